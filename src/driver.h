@@ -1,0 +1,98 @@
+/*
+ * driver: the load-driver interface. A database backend plugs into the
+ * engine through one const struct driver_class (listed in
+ * collectors/registry.c). The engine never names a database.
+ *
+ * Threads: prepare/release/init/probe run on the main thread before or after
+ * the run and may block. Every conn_* callback runs on the one worker thread
+ * that owns the connection and must never block: it does one step of work
+ * and says what it waits for (DRV_WANT_READ / DRV_WANT_WRITE on conn_fd()).
+ *
+ * Call order for one client connection:
+ *   conn_new -> conn_connect_start -> conn_connect_poll* (until DRV_DONE)
+ *     -> { conn_txn_start -> conn_txn_poll* (until DRV_DONE) }*
+ *     -> conn_disconnect -> (conn_connect_start again on reconnect)
+ *   conn_free at the end (after conn_disconnect or on a connected conn).
+ * On DRV_ERROR from any conn_* step the connection is unusable: the engine
+ * calls conn_disconnect and later reconnects with backoff.
+ * Errors that leave the connection usable (a deadlock, a serialization
+ * failure) are not DRV_ERROR: conn_txn_poll finishes the transaction
+ * (rolling back if needed) and returns DRV_DONE with res->err set.
+ */
+#ifndef BENCHTOP_DRIVER_H
+#define BENCHTOP_DRIVER_H
+
+#include <stdint.h>
+#include "runconf.h"
+#include "rand.h"
+
+enum drv_status {
+    DRV_ERROR = -1,     /* the connection is lost or unusable; message in err */
+    DRV_DONE = 0,       /* the step finished */
+    DRV_WANT_READ = 1,  /* call again when conn_fd() is readable */
+    DRV_WANT_WRITE = 2, /* call again when conn_fd() is writable */
+};
+
+/* Error kinds, counted separately. Names in err_kind_name(). */
+enum err_kind {
+    ERR_NONE = 0,
+    ERR_CONN,          /* connection lost or refused mid-run */
+    ERR_DEADLOCK,      /* the server chose this transaction as a deadlock victim */
+    ERR_SERIALIZATION, /* serialization failure: retrying could succeed */
+    ERR_OTHER,         /* any other statement error */
+    ERR__COUNT
+};
+
+const char *err_kind_name(enum err_kind k);
+
+/* The outcome of one transaction, filled by conn_txn_poll. */
+struct txn_result {
+    enum err_kind err;
+    int ops;              /* statements/requests completed in it */
+    char msg[256];        /* first line of the server's error, when err != ERR_NONE */
+};
+
+/* What `benchtop init` asked for. */
+struct init_conf {
+    const char *target;
+    int scale;
+    int force;
+    int quiet;
+};
+
+struct driver_class {
+    const char *name;                 /* "postgres" */
+    const char *const *schemes;       /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
+    const char *const *workloads;     /* -w names; the first is the default; NULL-terminated */
+    const char *const *modes;         /* -M names; the first is the default; NULL-terminated */
+
+    /* 1 if target is for this driver even without a scheme (e.g. a conninfo string). */
+    int (*claims)(const char *target);
+    /* A newly allocated copy of target with any password replaced by "***". */
+    char *(*mask)(const char *target);
+
+    /*
+     * Blocking, main thread, before the run: checks the target (connects once),
+     * the workload and its tables, and builds the read-only state shared by
+     * all connections. Returns NULL and a one-line "problem; fix" in err.
+     */
+    void *(*prepare)(const struct runconf *rc, char *err);
+    void (*release)(void *shared);
+
+    /* Allocates a connection object (not connected). rng is the worker's, for the script. */
+    void *(*conn_new)(void *shared, int client_id, struct rng *rng);
+    void (*conn_free)(void *conn);
+    int (*conn_fd)(void *conn);
+    enum drv_status (*conn_connect_start)(void *conn, char *err);
+    enum drv_status (*conn_connect_poll)(void *conn, char *err);
+    /* Begins one transaction (sends its first statement). */
+    enum drv_status (*conn_txn_start)(void *conn, struct txn_result *res);
+    /* Advances the transaction when the socket is ready. */
+    enum drv_status (*conn_txn_poll)(void *conn, struct txn_result *res);
+    void (*conn_disconnect)(void *conn);
+
+    /* `benchtop init`: blocking; creates and fills the workload's tables. 0 or -1 with err. */
+    int (*init)(const struct init_conf *ic, char *err);
+};
+
+#endif

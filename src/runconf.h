@@ -1,0 +1,36 @@
+/*
+ * runconf: what the user asked for, after option parsing. Filled once by
+ * main.c from the option table (options.c), then read-only for everyone.
+ */
+#ifndef BENCHTOP_RUNCONF_H
+#define BENCHTOP_RUNCONF_H
+
+#include <stdint.h>
+
+struct driver_class;
+
+struct runconf {
+    const char *command;        /* "run", "init", "demo", "serve" */
+    char *target;               /* as given (password intact; never printed) */
+    char *target_masked;        /* password replaced by "***": safe to print */
+    const struct driver_class *driver;
+
+    char *workload;             /* -w; NULL means the driver's default */
+    char *mode;                 /* -M; NULL means the driver's default */
+    char *script_file;          /* -f */
+    int clients;                /* -c */
+    int threads;                /* -j */
+    double duration_s;          /* -T; 0 when -t is used */
+    long long transactions;     /* -t, per client; 0 when -T is used */
+    double rate;                /* -R, total transactions/s; 0 = closed loop */
+    double interval_s;          /* -P */
+    double late_ms;             /* --late-ms: schedule lag that makes a transaction late */
+    int connect_per_txn;        /* -C */
+    int headless;               /* --headless, or stdout is not a terminal */
+    int scale;                  /* init --scale */
+    int force;                  /* init --force */
+    uint64_t seed;              /* --seed */
+    int quiet;                  /* -q: no human summary on stderr */
+};
+
+#endif

@@ -1,0 +1,131 @@
+/* util: checked allocation, clocks and error exits. */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void
+oom(size_t n)
+{
+    fprintf(stderr, "benchtop: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (p == NULL)
+        oom(n);
+    return p;
+}
+
+void *
+xcalloc(size_t nmemb, size_t size)
+{
+    void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+    if (p == NULL)
+        oom(nmemb * size);
+    return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (q == NULL)
+        oom(n);
+    return q;
+}
+
+char *
+xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+
+    va_start(ap, fmt);
+    if (vasprintf(&s, fmt, ap) < 0)
+        oom(0);
+    va_end(ap);
+    return s;
+}
+
+uint64_t
+now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+void
+usage_fatal(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("benchtop: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("benchtop: internal error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
+}
+
+int
+seterr(char *err, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(err, BT_ERRLEN, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void
+first_line(char *dst, size_t dstlen, const char *src)
+{
+    size_t n;
+
+    while (*src == ' ' || *src == '\t' || *src == '\n')
+        src++;
+    n = strcspn(src, "\n");
+    while (n > 0 && (src[n - 1] == ' ' || src[n - 1] == '\r'))
+        n--;
+    if (n >= dstlen)
+        n = dstlen - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}

@@ -1,0 +1,38 @@
+/*
+ * util: checked allocation, time, and the two ways a run ends early.
+ *
+ * Owns nothing global. Every allocation in benchtop goes through the
+ * x-functions so a failure is reported once, here, instead of at each call.
+ */
+#ifndef BENCHTOP_UTIL_H
+#define BENCHTOP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#define BT_ERRLEN 512
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Monotonic clock in microseconds. */
+uint64_t now_us(void);
+
+/* A user error: one line "benchtop: MESSAGE" on stderr, exit code 2. */
+void usage_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* A state that cannot happen: message and abort. */
+void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* Writes a formatted message into err (size BT_ERRLEN); returns -1 for "return seterr(...)". */
+int seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* First line of a (possibly multi-line) library message, trimmed, into dst. */
+void first_line(char *dst, size_t dstlen, const char *src);
+
+#endif
