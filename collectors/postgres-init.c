@@ -1,0 +1,785 @@
+/*
+ * postgres-init: blocking connection, target masking, error hints and
+ * `benchtop init` for PostgreSQL.
+ *
+ * init reproduces `pgbench -i -s SCALE` of PostgreSQL 15 (client-side data
+ * generation): same tables, columns, fillfactor, rows, keys and filler
+ * values, so scripts and results stay comparable with pgbench. Unlike
+ * pgbench it does everything up to the primary keys in one transaction, so
+ * a failure or a killed client leaves nothing half-built behind.
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* pgbench's rows per unit of scale (nbranches, ntellers, naccounts). */
+enum {
+    BRANCHES_PER_SCALE = 1,
+    TELLERS_PER_SCALE = 10,
+    ACCOUNTS_PER_SCALE = 100000,
+};
+
+/* From this scale on pgbench declares aid as bigint (SCALE_32BIT_THRESHOLD). */
+enum { BIGINT_SCALE = 20000 };
+
+/* COPY data goes out in chunks this big; ROW_MAX bounds one formatted row. */
+enum { COPY_CHUNK = 64 * 1024, ROW_MAX = 64 };
+
+enum { US_PER_S = 1000000 };
+
+static const char target_hint[] = "(use postgres://user@host:port/dbname or 'host=... dbname=...')";
+
+/*
+ * Fixes for the messages users actually meet. Matched on libpq's English
+ * text, first match wins, so specific entries come before general ones.
+ */
+static const struct pg_hint {
+    const char *needle;
+    const char *also; /* a second substring that must appear too, or NULL */
+    const char *hint;
+} pg_hints[] = {
+    {"password authentication failed", NULL, "(check the password, ~/.pgpass or PGPASSWORD)"},
+    {"no password supplied", NULL, "(put the password in ~/.pgpass or PGPASSWORD)"},
+    {"database \"", "does not exist",
+     "(create it with createdb, or name an existing database in the target)"},
+    {"role \"", "does not exist", "(name an existing user in the target)"},
+    {"Connection refused", NULL, "(is the server running and is host:port right?)"},
+    {"on socket", "No such file or directory", "(is the server running and is host:port right?)"},
+    {"could not translate host name", NULL, "(check the host name)"},
+    {"Name or service not known", NULL, "(check the host name)"},
+    {"unknown host", NULL, "(check the host name)"},
+    {"timeout expired", NULL, "(check the host and firewall)"},
+    {"timed out", NULL, "(check the host and firewall)"},
+    {"No route to host", NULL, "(check the host and firewall)"},
+    {"invalid response to SSL negotiation", NULL, "(is host:port a PostgreSQL server?)"},
+    {"expected authentication request", NULL, "(is host:port a PostgreSQL server?)"},
+    {"no pg_hba.conf entry", NULL, "(allow this host, user and database in pg_hba.conf)"},
+    {"too many clients", NULL, "(raise max_connections or close other sessions)"},
+    {"remaining connection slots", NULL, "(raise max_connections or close other sessions)"},
+    {"the database system is", NULL, "(wait until the server accepts connections)"},
+    {"server does not support SSL", NULL, "(use sslmode=prefer or sslmode=disable)"},
+    {"permission denied for schema", NULL,
+     "(grant the user CREATE on the schema, or use a database the user owns)"},
+    {"must be owner", NULL, "(connect as the owner of the tables or a superuser)"},
+    {"permission denied", NULL, "(connect as a user with the needed privileges)"},
+    {"No space left on device", NULL, "(free disk space on the server)"},
+    {"server closed the connection", NULL, "(check the server log)"},
+    {"invalid integer value", NULL, target_hint},
+    {"invalid port number", NULL, target_hint},
+    {"could not match", NULL, target_hint},
+    {"invalid ", " value: \"", target_hint},
+    {"connection info string", NULL, target_hint},
+    {"in URI", NULL, target_hint},
+};
+
+static const char *const uri_schemes[] = {"postgresql://", "postgres://"};
+
+/* A password's place in a target string. */
+struct span {
+    size_t off;
+    size_t len;
+};
+
+struct spans {
+    struct span *v;
+    size_t n;
+    size_t cap;
+};
+
+/* One pgbench table; the rows of the array are in pgbench's fill order. */
+struct pg_table {
+    const char *name;
+    const char *columns;     /* keys as int */
+    const char *big_columns; /* aid as bigint, from BIGINT_SCALE on */
+    int fillfactor;          /* pgbench declares fillfactor=100 on all but history */
+    int rows_per_scale;      /* 0: created empty */
+    size_t (*format_row)(char *dst, int64_t row);
+    const char *key; /* primary key column, or NULL */
+};
+
+/* State of one `benchtop init`. Times are in microseconds. */
+struct init_run {
+    PGconn *conn;
+    const struct init_conf *ic;
+    int64_t rows_total;
+    int64_t rows_done;
+    int64_t last_tenth;
+    uint64_t last_report_us;
+    int tty;
+    uint64_t drop_us;
+    uint64_t create_us;
+    uint64_t copy_us;
+    uint64_t keys_us;
+    uint64_t vacuum_us;
+};
+
+static void
+spans_add(struct spans *s, size_t off, size_t len)
+{
+    if (len == 0)
+        return;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 4;
+        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n].off = off;
+    s->v[s->n].len = len;
+    s->n++;
+}
+
+static size_t
+uri_prefix_len(const char *t)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof uri_schemes / sizeof uri_schemes[0]; i++) {
+        size_t n = strlen(uri_schemes[i]);
+        if (strncmp(t, uri_schemes[i], n) == 0)
+            return n;
+    }
+    return 0;
+}
+
+/* Like libpq, user[:password] ends at the first '@' that comes before any '/'. */
+static void
+uri_passwords(const char *t, size_t start, struct spans *s)
+{
+    size_t at = start + strcspn(t + start, "@/");
+    size_t p = start;
+
+    if (t[at] == '@') {
+        size_t colon = start + strcspn(t + start, ":@");
+        if (t[colon] == ':')
+            spans_add(s, colon + 1, at - colon - 1);
+        p = at + 1;
+    }
+    /* The query may carry one too: ?password=...&... */
+    p += strcspn(t + p, "?");
+    while (t[p] == '?' || t[p] == '&') {
+        size_t key = p + 1;
+        size_t end = key + strcspn(t + key, "&");
+        if (strncmp(t + key, "password=", 9) == 0)
+            spans_add(s, key + 9, end - key - 9);
+        p = end;
+    }
+}
+
+/* libpq ends a conninfo value at a space, or at the closing quote; '\' escapes either. */
+static size_t
+conninfo_value_end(const char *t, size_t p)
+{
+    int quoted = t[p] == '\'';
+
+    if (quoted)
+        p++;
+    while (t[p] != '\0') {
+        if (t[p] == '\\' && t[p + 1] != '\0') {
+            p += 2;
+            continue;
+        }
+        if (quoted ? t[p] == '\'' : isspace((unsigned char)t[p]))
+            return p + quoted;
+        p++;
+    }
+    return p;
+}
+
+/*
+ * Walks "key = value" pairs as libpq does. A word without '=' is skipped
+ * rather than ending the walk, so a typo earlier in the string cannot
+ * expose a password later in it.
+ */
+static void
+conninfo_passwords(const char *t, struct spans *s)
+{
+    size_t p = 0;
+
+    while (t[p] != '\0') {
+        size_t key, keylen, val, end;
+
+        while (isspace((unsigned char)t[p]))
+            p++;
+        key = p;
+        while (t[p] != '\0' && t[p] != '=' && !isspace((unsigned char)t[p]))
+            p++;
+        keylen = p - key;
+        while (isspace((unsigned char)t[p]))
+            p++;
+        if (t[p] != '=')
+            continue;
+        p++;
+        while (isspace((unsigned char)t[p]))
+            p++;
+        val = p;
+        p = end = conninfo_value_end(t, p);
+        if (keylen != 8 || strncmp(t + key, "password", 8) != 0)
+            continue;
+        if (t[val] == '\'') {
+            val++;
+            if (end > val && t[end - 1] == '\'')
+                end--;
+        }
+        spans_add(s, val, end - val);
+    }
+}
+
+static void
+find_passwords(const char *target, struct spans *s)
+{
+    size_t n = uri_prefix_len(target);
+
+    if (n > 0)
+        uri_passwords(target, n, s);
+    else
+        conninfo_passwords(target, s);
+}
+
+static char *
+replace_all(const char *s, const char *needle, const char *with)
+{
+    size_t nlen = strlen(needle), wlen = strlen(with), count = 0, o = 0;
+    const char *p;
+    char *out;
+
+    for (p = s; (p = strstr(p, needle)) != NULL; p += nlen)
+        count++;
+    out = xmalloc(strlen(s) + count * wlen + 1);
+    while ((p = strstr(s, needle)) != NULL) {
+        memcpy(out + o, s, (size_t)(p - s));
+        o += (size_t)(p - s);
+        memcpy(out + o, with, wlen);
+        o += wlen;
+        s = p + nlen;
+    }
+    strcpy(out + o, s);
+    return out;
+}
+
+/* libpq echoes a malformed URI, password included, in its parse errors. */
+static void
+scrub_passwords(char *line, size_t size, const char *target)
+{
+    struct spans s = {0};
+    size_t i;
+
+    find_passwords(target, &s);
+    for (i = 0; i < s.n; i++) {
+        char *secret = xstrndup(target + s.v[i].off, s.v[i].len);
+        char *clean = replace_all(line, secret, "***");
+        snprintf(line, size, "%s", clean);
+        free(clean);
+        free(secret);
+    }
+    free(s.v);
+}
+
+/* The first line of a libpq message, safe to print. */
+static void
+clean_line(char *dst, size_t size, const char *message, const char *target)
+{
+    first_line(dst, size, message);
+    scrub_passwords(dst, size, target);
+}
+
+static int
+target_error(const char *target, const char *line, char *err)
+{
+    char *masked = pg_mask_target(target);
+
+    seterr(err, "invalid target '%s': %s %s", masked, line, target_hint);
+    free(masked);
+    return -1;
+}
+
+/* A malformed target is the user's typo, not a connection problem: say so early. */
+static int
+check_target(const char *target, char *err)
+{
+    char *msg = NULL;
+    char line[BT_ERRLEN];
+    PQconninfoOption *opts = PQconninfoParse(target, &msg);
+
+    if (opts != NULL) {
+        PQconninfoFree(opts);
+        return 0;
+    }
+    clean_line(line, sizeof line, msg != NULL ? msg : "out of memory", target);
+    PQfreemem(msg);
+    return target_error(target, line, err);
+}
+
+static int
+connect_error(const char *target, const char *message, char *err)
+{
+    char line[BT_ERRLEN];
+    const char *hint = pg_error_hint(message);
+
+    clean_line(line, sizeof line, message, target);
+    /* Option values (a port "x") are only checked when connecting. */
+    if (hint == target_hint)
+        return target_error(target, line, err);
+    return seterr(err, "could not connect: %s%s%s", line, *hint ? " " : "", hint);
+}
+
+/* "could not VERB OBJECT: server message (fix)" from a failed result. */
+static int
+sql_error(PGconn *conn, const PGresult *res, const char *verb, const char *object, char *err)
+{
+    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    char line[BT_ERRLEN];
+    const char *hint;
+
+    if (msg == NULL)
+        msg = PQerrorMessage(conn);
+    first_line(line, sizeof line, msg);
+    hint = pg_error_hint(msg);
+    return seterr(err, "could not %s %s: %s%s%s", verb, object, line, *hint ? " " : "", hint);
+}
+
+static int
+run_sql(PGconn *conn, const char *sql, const char *verb, const char *object, char *err)
+{
+    PGresult *res = PQexec(conn, sql);
+    int rc = 0;
+
+    if (PQresultStatus(res) != PGRES_COMMAND_OK)
+        rc = sql_error(conn, res, verb, object, err);
+    PQclear(res);
+    return rc;
+}
+
+/* Reads every pending result so the connection is ready for the next command. */
+static int
+drain_results(PGconn *conn, const char *verb, const char *object, char *err)
+{
+    PGresult *res;
+    int rc = 0;
+
+    while ((res = PQgetResult(conn)) != NULL) {
+        if (rc == 0 && PQresultStatus(res) != PGRES_COMMAND_OK)
+            rc = sql_error(conn, res, verb, object, err);
+        PQclear(res);
+    }
+    return rc;
+}
+
+static size_t
+put_uint(char *dst, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0, i;
+
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    for (i = 0; i < n; i++)
+        dst[i] = tmp[n - 1 - i];
+    return n;
+}
+
+static size_t
+put_text(char *dst, const char *s)
+{
+    size_t n = strlen(s);
+
+    memcpy(dst, s, n);
+    return n;
+}
+
+/* pgbench 15 INSERTs branches and tellers without filler, so it stays NULL (\N). */
+static size_t
+branch_row(char *dst, int64_t row)
+{
+    size_t n = put_uint(dst, (uint64_t)row + 1);
+
+    return n + put_text(dst + n, "\t0\t\\N\n");
+}
+
+static size_t
+teller_row(char *dst, int64_t row)
+{
+    size_t n = put_uint(dst, (uint64_t)row + 1);
+
+    dst[n++] = '\t';
+    n += put_uint(dst + n, (uint64_t)(row / TELLERS_PER_SCALE) + 1);
+    return n + put_text(dst + n, "\t0\t\\N\n");
+}
+
+/* An empty filler that char(84) pads with blanks: pgbench's nod to TPC-B's row size. */
+static size_t
+account_row(char *dst, int64_t row)
+{
+    size_t n = put_uint(dst, (uint64_t)row + 1);
+
+    dst[n++] = '\t';
+    n += put_uint(dst + n, (uint64_t)(row / ACCOUNTS_PER_SCALE) + 1);
+    return n + put_text(dst + n, "\t0\t\n");
+}
+
+static const struct pg_table pg_tables[] = {
+    {"pgbench_branches", "bid int not null,bbalance int,filler char(88)",
+     "bid int not null,bbalance int,filler char(88)", 1, BRANCHES_PER_SCALE, branch_row, "bid"},
+    {"pgbench_tellers", "tid int not null,bid int,tbalance int,filler char(84)",
+     "tid int not null,bid int,tbalance int,filler char(84)", 1, TELLERS_PER_SCALE, teller_row,
+     "tid"},
+    {"pgbench_accounts", "aid int not null,bid int,abalance int,filler char(84)",
+     "aid bigint not null,bid int,abalance int,filler char(84)", 1, ACCOUNTS_PER_SCALE, account_row,
+     "aid"},
+    {"pgbench_history", "tid int,bid int,aid int,delta int,mtime timestamp,filler char(22)",
+     "tid int,bid int,aid bigint,delta int,mtime timestamp,filler char(22)", 0, 0, NULL, NULL},
+};
+
+enum { N_TABLES = sizeof pg_tables / sizeof pg_tables[0] };
+
+static void
+say(const struct init_run *r, const char *msg)
+{
+    if (!r->ic->quiet)
+        fprintf(stderr, "%s\n", msg);
+}
+
+static double
+seconds(uint64_t us)
+{
+    return (double)us / US_PER_S;
+}
+
+/*
+ * At most once a second; on a terminal the line is rewritten in place every
+ * second, elsewhere (a log) a line is added only for each new tenth.
+ */
+static void
+report_progress(struct init_run *r)
+{
+    uint64_t now = now_us();
+    int64_t tenth = r->rows_done * 10 / r->rows_total;
+    int done = r->rows_done == r->rows_total;
+
+    if (r->ic->quiet)
+        return;
+    if (!done && (now - r->last_report_us < US_PER_S || (!r->tty && tenth <= r->last_tenth)))
+        return;
+    fprintf(stderr, "generating data (COPY)... %lld of %lld rows (%d%%)%c", (long long)r->rows_done,
+            (long long)r->rows_total, (int)(r->rows_done * 100 / r->rows_total),
+            r->tty && !done ? '\r' : '\n');
+    r->last_report_us = now;
+    r->last_tenth = tenth;
+}
+
+/* Existing tables may hold someone's data: touch them only when asked to. */
+static int
+check_existing(struct init_run *r, char *err)
+{
+    static const char sql[] =
+        "select count(*) from pg_catalog.pg_class where relname in ('pgbench_accounts', "
+        "'pgbench_branches', 'pgbench_history', 'pgbench_tellers') "
+        "and pg_catalog.pg_table_is_visible(oid)";
+    PGresult *res = PQexec(r->conn, sql);
+    int found;
+
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        sql_error(r->conn, res, "look for", "existing pgbench tables", err);
+        PQclear(res);
+        return -1;
+    }
+    found = atoi(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    if (found > 0 && !r->ic->force)
+        return seterr(err,
+                      "pgbench tables already exist in database %s "
+                      "(use --force to drop and recreate them)",
+                      PQdb(r->conn));
+    return 0;
+}
+
+static int
+drop_tables(struct init_run *r, char *err)
+{
+    say(r, "dropping old tables...");
+    return run_sql(r->conn,
+                   "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, "
+                   "pgbench_tellers",
+                   "drop", "the old pgbench tables", err);
+}
+
+static int
+create_tables(struct init_run *r, char *err)
+{
+    int big = r->ic->scale >= BIGINT_SCALE;
+    size_t i;
+
+    say(r, "creating tables...");
+    for (i = 0; i < N_TABLES; i++) {
+        const struct pg_table *t = &pg_tables[i];
+        char *sql = xasprintf("create table %s(%s)%s", t->name, big ? t->big_columns : t->columns,
+                              t->fillfactor ? " with (fillfactor=100)" : "");
+        int rc = run_sql(r->conn, sql, "create", t->name, err);
+
+        free(sql);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int
+put_chunk(struct init_run *r, const struct pg_table *t, const char *buf, size_t len, char *err)
+{
+    if (len > 0 && PQputCopyData(r->conn, buf, (int)len) != 1)
+        return sql_error(r->conn, NULL, "copy into", t->name, err);
+    report_progress(r);
+    return 0;
+}
+
+static int
+copy_rows(struct init_run *r, const struct pg_table *t, char *buf, char *err)
+{
+    int64_t nrows = (int64_t)t->rows_per_scale * r->ic->scale;
+    int64_t row;
+    size_t len = 0;
+
+    for (row = 0; row < nrows; row++) {
+        if (len > COPY_CHUNK - ROW_MAX) {
+            if (put_chunk(r, t, buf, len, err) < 0)
+                return -1;
+            len = 0;
+        }
+        len += t->format_row(buf + len, row);
+        r->rows_done++;
+    }
+    return put_chunk(r, t, buf, len, err);
+}
+
+/*
+ * FREEZE (as pgbench does from server 14 on) is allowed because the table
+ * was created in this transaction, and spares VACUUM a pass over the rows.
+ */
+static int
+copy_table(struct init_run *r, const struct pg_table *t, char *err)
+{
+    int freeze = PQserverVersion(r->conn) >= 140000;
+    char *sql = xasprintf("copy %s from stdin%s", t->name, freeze ? " with (freeze on)" : "");
+    PGresult *res = PQexec(r->conn, sql);
+    char *buf;
+    int rc;
+
+    free(sql);
+    if (PQresultStatus(res) != PGRES_COPY_IN) {
+        sql_error(r->conn, res, "copy into", t->name, err);
+        PQclear(res);
+        return -1;
+    }
+    PQclear(res);
+    buf = xmalloc(COPY_CHUNK);
+    rc = copy_rows(r, t, buf, err);
+    free(buf);
+    /* On failure the caller drops the connection, which ends the COPY and the transaction. */
+    if (rc < 0)
+        return -1;
+    if (PQputCopyEnd(r->conn, NULL) != 1)
+        return sql_error(r->conn, NULL, "copy into", t->name, err);
+    return drain_results(r->conn, "copy into", t->name, err);
+}
+
+static int
+copy_tables(struct init_run *r, char *err)
+{
+    size_t i;
+
+    r->rows_total = 0;
+    for (i = 0; i < N_TABLES; i++)
+        r->rows_total += (int64_t)pg_tables[i].rows_per_scale * r->ic->scale;
+    r->last_report_us = now_us();
+    for (i = 0; i < N_TABLES; i++)
+        if (pg_tables[i].rows_per_scale > 0 && copy_table(r, &pg_tables[i], err) < 0)
+            return -1;
+    return 0;
+}
+
+static int
+create_keys(struct init_run *r, char *err)
+{
+    size_t i;
+
+    say(r, "creating primary keys...");
+    for (i = 0; i < N_TABLES; i++) {
+        const struct pg_table *t = &pg_tables[i];
+        char *sql;
+        int rc;
+
+        if (t->key == NULL)
+            continue;
+        sql = xasprintf("alter table %s add primary key (%s)", t->name, t->key);
+        rc = run_sql(r->conn, sql, "add a primary key to", t->name, err);
+        free(sql);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* VACUUM cannot run in a transaction block, so it comes after the commit. */
+static int
+vacuum_tables(struct init_run *r, char *err)
+{
+    size_t i;
+
+    say(r, "vacuuming...");
+    for (i = 0; i < N_TABLES; i++) {
+        char *sql = xasprintf("vacuum analyze %s", pg_tables[i].name);
+        int rc = run_sql(r->conn, sql, "vacuum", pg_tables[i].name, err);
+
+        free(sql);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Everything that must appear at once or not at all. */
+static int
+build_tables(struct init_run *r, char *err)
+{
+    uint64_t t0;
+
+    if (run_sql(r->conn, "begin", "start", "a transaction", err) < 0)
+        return -1;
+    /* DROP ... IF EXISTS would print a NOTICE per missing table. */
+    if (run_sql(r->conn, "set local client_min_messages = warning", "set", "client_min_messages",
+                err) < 0)
+        return -1;
+    if (check_existing(r, err) < 0)
+        return -1;
+    t0 = now_us();
+    if (r->ic->force && drop_tables(r, err) < 0)
+        return -1;
+    r->drop_us = now_us() - t0;
+    t0 = now_us();
+    if (create_tables(r, err) < 0)
+        return -1;
+    r->create_us = now_us() - t0;
+    t0 = now_us();
+    if (copy_tables(r, err) < 0)
+        return -1;
+    r->copy_us = now_us() - t0;
+    t0 = now_us();
+    if (create_keys(r, err) < 0)
+        return -1;
+    r->keys_us = now_us() - t0;
+    return run_sql(r->conn, "commit", "commit", "the new tables", err);
+}
+
+static void
+print_summary(const struct init_run *r, uint64_t total_us)
+{
+    if (r->ic->quiet)
+        return;
+    fprintf(stderr,
+            "done in %.2f s (drop %.2f s, create %.2f s, copy %.2f s, keys %.2f s, "
+            "vacuum %.2f s)\n",
+            seconds(total_us), seconds(r->drop_us), seconds(r->create_us), seconds(r->copy_us),
+            seconds(r->keys_us), seconds(r->vacuum_us));
+}
+
+char *
+pg_mask_target(const char *target)
+{
+    struct spans s = {0};
+    char *out, *o;
+    size_t i, from = 0;
+
+    find_passwords(target, &s);
+    /* Each masked span is at least one byte long and becomes three. */
+    out = o = xmalloc(3 * strlen(target) + 1);
+    for (i = 0; i < s.n; i++) {
+        memcpy(o, target + from, s.v[i].off - from);
+        o += s.v[i].off - from;
+        memcpy(o, "***", 3);
+        o += 3;
+        from = s.v[i].off + s.v[i].len;
+    }
+    strcpy(o, target + from);
+    free(s.v);
+    return out;
+}
+
+const char *
+pg_error_hint(const char *libpq_message)
+{
+    size_t i;
+
+    if (libpq_message == NULL)
+        return "";
+    for (i = 0; i < sizeof pg_hints / sizeof pg_hints[0]; i++) {
+        const struct pg_hint *h = &pg_hints[i];
+        if (strstr(libpq_message, h->needle) != NULL &&
+            (h->also == NULL || strstr(libpq_message, h->also) != NULL))
+            return h->hint;
+    }
+    return "";
+}
+
+int
+pg_connect_blocking(const char *target, PGconn **out, char *err)
+{
+    /*
+     * dbname with expand_dbname=1 takes a URI or a conninfo string whole.
+     * fallback_application_name yields to the target's application_name
+     * and to PGAPPNAME, so the user's choice wins.
+     */
+    const char *const keys[] = {"dbname", "fallback_application_name", NULL};
+    const char *const values[] = {target, "benchtop", NULL};
+    PGconn *conn;
+
+    *out = NULL;
+    if (check_target(target, err) < 0)
+        return -1;
+    conn = PQconnectdbParams(keys, values, 1);
+    if (conn == NULL)
+        return seterr(err, "could not connect: out of memory");
+    if (PQstatus(conn) != CONNECTION_OK) {
+        connect_error(target, PQerrorMessage(conn), err);
+        PQfinish(conn);
+        return -1;
+    }
+    *out = conn;
+    return 0;
+}
+
+int
+pg_init(const struct init_conf *ic, char *err)
+{
+    struct init_run r = {0};
+    uint64_t t0, total;
+    int rc;
+
+    if (ic->scale < 1)
+        return seterr(err, "scale must be at least 1, not %d (use --scale 1 or more)", ic->scale);
+    if (pg_connect_blocking(ic->target, &r.conn, err) < 0)
+        return -1;
+    r.ic = ic;
+    r.tty = isatty(STDERR_FILENO);
+    t0 = now_us();
+    /* On failure closing the connection rolls the whole transaction back. */
+    rc = build_tables(&r, err);
+    if (rc == 0) {
+        uint64_t v0 = now_us();
+        char why[BT_ERRLEN];
+
+        rc = vacuum_tables(&r, why);
+        r.vacuum_us = now_us() - v0;
+        /* Say the data is there, or a rerun would only meet "already exist". */
+        if (rc < 0)
+            seterr(err, "tables created and filled, but %s", why);
+    }
+    total = now_us() - t0;
+    PQfinish(r.conn);
+    if (rc == 0)
+        print_summary(&r, total);
+    return rc;
+}

@@ -1,0 +1,47 @@
+/*
+ * postgres: the PostgreSQL backend's private interface, shared by the
+ * files in collectors/ that talk to PostgreSQL through libpq. Nothing
+ * outside collectors/ includes it; the engine sees only the class structs.
+ *
+ * postgres-init.c owns connecting (blocking), target masking, error hints
+ * and `benchtop init`.
+ */
+#ifndef BENCHTOP_POSTGRES_H
+#define BENCHTOP_POSTGRES_H
+
+#include <libpq-fe.h>
+#include "driver.h"
+#include "util.h"
+
+/* --- connecting (postgres-init.c) --- */
+
+/*
+ * Blocking connect for the main thread. target is a libpq URI
+ * (postgres://...) or a conninfo string; PG* variables, ~/.pgpass and
+ * sslmode apply as in psql. application_name defaults to "benchtop" unless
+ * the target or PGAPPNAME names one. Returns 0 with *out connected (the
+ * caller PQfinish()es it), or -1 with a one-line "problem (fix)" in err
+ * that never contains the password.
+ */
+int pg_connect_blocking(const char *target, PGconn **out, char *err);
+
+/* A newly xmalloc'ed copy of target with every password replaced by "***". */
+char *pg_mask_target(const char *target);
+
+/*
+ * A parenthesised fix for a libpq or server message, such as
+ * "(check the host name)"; "" when no fix is known. Never NULL.
+ */
+const char *pg_error_hint(const char *libpq_message);
+
+/* --- `benchtop init` (postgres-init.c) --- */
+
+/*
+ * Creates and fills the pgbench tables exactly as `pgbench -i -s SCALE`
+ * (PostgreSQL 15, client-side generation) does, all in one transaction,
+ * then VACUUM ANALYZE. Refuses existing tables unless ic->force.
+ * 0, or -1 with a one-line message in err.
+ */
+int pg_init(const struct init_conf *ic, char *err);
+
+#endif
