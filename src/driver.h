@@ -85,7 +85,10 @@ struct driver_class {
     int (*conn_fd)(void *conn);
     enum drv_status (*conn_connect_start)(void *conn, char *err);
     enum drv_status (*conn_connect_poll)(void *conn, char *err);
-    /* Begins one transaction (sends its first statement). */
+    /*
+     * Begins one transaction (sends its first statement). DRV_DONE only when it
+     * failed before sending anything (res->err set, connection still usable).
+     */
     enum drv_status (*conn_txn_start)(void *conn, struct txn_result *res);
     /* Advances the transaction when the socket is ready. */
     enum drv_status (*conn_txn_poll)(void *conn, struct txn_result *res);

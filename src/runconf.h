@@ -31,6 +31,9 @@ struct runconf {
     int force;                  /* init --force */
     uint64_t seed;              /* --seed */
     int quiet;                  /* -q: no human summary on stderr */
+    int show_help;              /* -h */
+    int show_version;           /* -V */
+    uint64_t given;             /* bit i: option_table[i] was on the command line */
 };
 
 #endif

@@ -1,0 +1,29 @@
+/*
+ * registry: the database backends compiled in. configure decides which
+ * files are built; this is the one place that lists their classes.
+ */
+#include "config.h"
+
+#include <stddef.h>
+
+#include "driver.h"
+#include "server.h"
+
+#ifdef HAVE_POSTGRES
+extern const struct driver_class postgres_driver;
+extern const struct server_class postgres_server_class;
+#endif
+
+const struct driver_class *const driver_classes[] = {
+#ifdef HAVE_POSTGRES
+    &postgres_driver,
+#endif
+    NULL,
+};
+
+const struct server_class *const server_classes[] = {
+#ifdef HAVE_POSTGRES
+    &postgres_server_class,
+#endif
+    NULL,
+};

@@ -1,0 +1,255 @@
+/*
+ * client: the per-client state machine. Every transition happens in
+ * client_advance(), which loops until the client has to wait.
+ */
+#include "client.h"
+
+#include <poll.h>
+#include <string.h>
+
+#include "engine.h"
+#include "util.h"
+#include "worker.h"
+
+#define BACKOFF_MIN_MS 10
+#define BACKOFF_MAX_MS 1000
+
+static short
+poll_events(enum drv_status st)
+{
+    return st == DRV_WANT_WRITE ? POLLOUT : POLLIN;
+}
+
+static void
+note_error(struct worker *w, enum err_kind kind, const char *msg)
+{
+    struct wstats *s = worker_stats(w);
+
+    s->errors[kind]++;
+    first_line(s->last_error, sizeof(s->last_error), msg);
+}
+
+/* The connection is gone: count it, close it, and wait before trying again. */
+static void
+lose_connection(struct worker *w, struct client *c, const char *msg)
+{
+    const struct engine *e = w->eng;
+
+    note_error(w, ERR_CONN, msg);
+    e->drv->conn_disconnect(c->conn);
+    c->lost = 1;
+    c->has_slot = 0;
+    c->state = CS_BACKOFF;
+    c->wake_us = now_us() + (uint64_t)c->backoff_ms * 1000u;
+    c->backoff_ms = c->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : c->backoff_ms * 2;
+}
+
+static int
+reached_limit(const struct worker *w, const struct client *c)
+{
+    long long t = w->eng->rc->transactions;
+
+    return t > 0 && c->done >= t;
+}
+
+static void
+start_connect(struct worker *w, struct client *c)
+{
+    char err[BT_ERRLEN];
+    enum drv_status st;
+
+    c->connect_us = now_us();
+    st = w->eng->drv->conn_connect_start(c->conn, err);
+    if (st == DRV_ERROR) {
+        lose_connection(w, c, err);
+        return;
+    }
+    c->state = CS_CONNECTING;
+    c->want = poll_events(st);
+}
+
+static void
+connected(struct worker *w, struct client *c)
+{
+    struct wstats *s = worker_stats(w);
+    uint64_t now = now_us();
+
+    s->connects++;
+    s->connect_us += now - c->connect_us;
+    if (c->lost)
+        s->reconnects++;
+    c->lost = 0;
+    c->backoff_ms = BACKOFF_MIN_MS;
+    c->state = CS_IDLE;
+}
+
+static void
+finish_txn(struct worker *w, struct client *c)
+{
+    struct wstats *s = worker_stats(w);
+
+    c->done++;
+    if (c->res.err == ERR_NONE) {
+        s->txns++;
+        s->ops += (uint64_t)c->res.ops;
+        hist_record(s->lat, now_us() - c->origin_us);
+    } else {
+        note_error(w, c->res.err, c->res.msg);
+    }
+    if (w->eng->rc->connect_per_txn) {
+        w->eng->drv->conn_disconnect(c->conn);
+        c->state = CS_DISCONNECTED;
+    } else {
+        c->state = CS_IDLE;
+    }
+}
+
+static void
+start_txn(struct worker *w, struct client *c)
+{
+    enum drv_status st;
+
+    if (!c->has_slot)
+        c->origin_us = now_us();
+    c->has_slot = 0;
+    memset(&c->res, 0, sizeof(c->res.err) + sizeof(c->res.ops));
+    st = w->eng->drv->conn_txn_start(c->conn, &c->res);
+    if (st == DRV_ERROR) {
+        lose_connection(w, c, c->res.msg);
+        return;
+    }
+    c->state = CS_RUNNING;
+    c->want = poll_events(st);
+    if (st == DRV_DONE)
+        finish_txn(w, c);
+}
+
+static enum drv_status
+poll_step(struct worker *w, struct client *c, char *err)
+{
+    const struct driver_class *drv = w->eng->drv;
+
+    if (c->state == CS_CONNECTING)
+        return drv->conn_connect_poll(c->conn, err);
+    return drv->conn_txn_poll(c->conn, &c->res);
+}
+
+/* The socket is ready (or a step finished at once): one driver step. */
+static int
+socket_step(struct worker *w, struct client *c)
+{
+    char err[BT_ERRLEN];
+    enum drv_status st = poll_step(w, c, err);
+
+    if (st == DRV_ERROR) {
+        lose_connection(w, c, c->state == CS_CONNECTING ? err : c->res.msg);
+        return 0;
+    }
+    if (st != DRV_DONE) {
+        c->want = poll_events(st);
+        return 0;
+    }
+    if (c->state == CS_CONNECTING)
+        connected(w, c);
+    else
+        finish_txn(w, c);
+    return 1;
+}
+
+void
+client_init(struct client *c, int id, void *conn)
+{
+    memset(c, 0, sizeof(*c));
+    c->id = id;
+    c->conn = conn;
+    c->state = CS_DISCONNECTED;
+    c->backoff_ms = BACKOFF_MIN_MS;
+}
+
+int
+client_wants_slot(const struct worker *w, const struct client *c)
+{
+    if (!w->open_loop || c->has_slot)
+        return 0;
+    if (w->eng->rc->connect_per_txn)
+        return c->state == CS_DISCONNECTED;
+    return c->state == CS_IDLE;
+}
+
+void
+client_give_slot(struct worker *w, struct client *c, uint64_t sched_us)
+{
+    struct wstats *s = worker_stats(w);
+    uint64_t now = now_us();
+    uint64_t lag = now > sched_us ? now - sched_us : 0;
+
+    c->has_slot = 1;
+    c->origin_us = sched_us;
+    s->lag_sum_us += lag;
+    if (lag > s->lag_max_us)
+        s->lag_max_us = lag;
+    if (sched_is_late(sched_us, now, w->eng->late_us))
+        s->late++;
+    client_advance(w, c);
+}
+
+void
+client_advance(struct worker *w, struct client *c)
+{
+    int per_txn = w->eng->rc->connect_per_txn;
+
+    for (;;) {
+        switch (c->state) {
+        case CS_DISCONNECTED:
+            if (reached_limit(w, c)) {
+                c->state = CS_FINISHED;
+                return;
+            }
+            if (per_txn && w->open_loop && !c->has_slot)
+                return; /* waits for the schedule */
+            if (per_txn && !c->has_slot) {
+                c->has_slot = 1; /* closed loop: the transaction starts now, connect included */
+                c->origin_us = now_us();
+            }
+            start_connect(w, c);
+            if (c->state != CS_CONNECTING)
+                return;
+            break;
+        case CS_CONNECTING:
+        case CS_RUNNING:
+            /* want is cleared by the worker when the socket is ready */
+            if (c->want != 0 || !socket_step(w, c))
+                return;
+            break;
+        case CS_IDLE:
+            if (reached_limit(w, c)) {
+                client_close(w, c);
+                c->state = CS_FINISHED;
+                return;
+            }
+            if (w->open_loop && !c->has_slot)
+                return;
+            start_txn(w, c);
+            if (c->state == CS_IDLE)
+                c->wake_us = now_us(); /* failed at once: retry after one loop turn */
+            if (c->state != CS_BACKOFF)
+                return;
+            break;
+        case CS_BACKOFF:
+            if (now_us() < c->wake_us)
+                return;
+            c->state = CS_DISCONNECTED;
+            break;
+        case CS_FINISHED:
+            return;
+        }
+    }
+}
+
+void
+client_close(struct worker *w, struct client *c)
+{
+    if (c->state == CS_CONNECTING || c->state == CS_IDLE || c->state == CS_RUNNING)
+        w->eng->drv->conn_disconnect(c->conn);
+    c->state = CS_DISCONNECTED;
+}

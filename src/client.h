@@ -1,0 +1,60 @@
+/*
+ * client: one simulated client, a state machine over one driver connection,
+ * advanced by client_advance() only (pgbench's advanceConnectionState idea).
+ * A client belongs to one worker thread for its whole life.
+ */
+#ifndef BENCHTOP_CLIENT_H
+#define BENCHTOP_CLIENT_H
+
+#include <stdint.h>
+#include "driver.h"
+
+struct worker;
+
+enum client_state {
+    /*
+     * No connection. Connects at once, except with -C in open loop, where
+     * it first waits for a scheduled transaction (the worker hands it one).
+     */
+    CS_DISCONNECTED,
+    /* Connection being established; waits on the socket. */
+    CS_CONNECTING,
+    /*
+     * Connected, no transaction in flight. In closed loop it starts the
+     * next one at once; in open loop it waits for the schedule.
+     */
+    CS_IDLE,
+    /* A transaction is in flight; waits on the socket. */
+    CS_RUNNING,
+    /* The connection was lost; waits until wake_us, then reconnects. */
+    CS_BACKOFF,
+    /* Done: -t reached. Holds no connection. */
+    CS_FINISHED,
+};
+
+struct client {
+    int id;
+    enum client_state state;
+    void *conn;
+    short want;           /* POLLIN / POLLOUT while waiting on the socket */
+    int has_slot;         /* a transaction is due: origin_us is its start */
+    int lost;             /* the previous connection was lost: next connect is a reconnect */
+    unsigned backoff_ms;  /* next reconnect delay */
+    uint64_t origin_us;   /* latency origin: scheduled (open loop) or actual start */
+    uint64_t wake_us;     /* CS_BACKOFF, or CS_IDLE after a failed start: when to go on (0 = not) */
+    uint64_t connect_us;  /* when the current connect began */
+    long long done;       /* transactions finished, ok or not */
+    struct txn_result res;
+};
+
+void client_init(struct client *c, int id, void *conn);
+/* Runs the state machine until it must wait (socket, timer or schedule). */
+void client_advance(struct worker *w, struct client *c);
+/* Open loop: gives a waiting client the transaction scheduled at sched_us. */
+void client_give_slot(struct worker *w, struct client *c, uint64_t sched_us);
+/* Whether the client waits for a scheduled transaction (open loop). */
+int client_wants_slot(const struct worker *w, const struct client *c);
+/* Closes the connection, if any (end of run). */
+void client_close(struct worker *w, struct client *c);
+
+#endif

@@ -1,0 +1,179 @@
+/* report: JSON lines and human-readable progress and summary. */
+#include "report.h"
+
+#include <string.h>
+
+#include "hist.h"
+
+struct lat {
+    double mean;
+    uint64_t p50, p90, p99, p999, max;
+};
+
+static void
+lat_of(const struct hist *h, struct lat *l)
+{
+    l->mean = hist_mean(h);
+    l->p50 = hist_percentile(h, 50);
+    l->p90 = hist_percentile(h, 90);
+    l->p99 = hist_percentile(h, 99);
+    l->p999 = hist_percentile(h, 99.9);
+    l->max = hist_max(h);
+}
+
+void
+json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static double
+per_s(uint64_t n, double secs)
+{
+    return secs > 0 ? (double)n / secs : 0.0;
+}
+
+static void
+json_common(FILE *f, const struct wstats *s, double secs)
+{
+    struct lat l;
+    int k;
+
+    lat_of(s->lat, &l);
+    fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"late\":%llu,", per_s(s->txns, secs),
+            per_s(s->ops, secs), (unsigned long long)wstats_errors(s),
+            (unsigned long long)s->late);
+    fputs("\"errors_by_kind\":{", f);
+    for (k = ERR_NONE + 1; k < ERR__COUNT; k++)
+        fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
+                (unsigned long long)s->errors[k]);
+    fprintf(f, "},\"reconnects\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
+            (unsigned long long)s->reconnects, s->txns ? (double)s->lag_sum_us / (double)s->txns : 0.0,
+            (unsigned long long)s->lag_max_us);
+    fprintf(f,
+            "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,"
+            "\"max\":%llu}",
+            l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90,
+            (unsigned long long)l.p99, (unsigned long long)l.p999, (unsigned long long)l.max);
+}
+
+static void
+json_interval(FILE *f, const struct snapshot *snap)
+{
+    fprintf(f, "{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":%.3f,\"clients\":%d,\"connected\":%llu,",
+            snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
+    json_common(f, &snap->cur, snap->interval_s);
+    fputs("}\n", f);
+    fflush(f);
+}
+
+static void
+json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
+{
+    const struct runconf *rc = ctx->rc;
+    const struct wstats *s = &snap->total;
+
+    fprintf(f, "{\"type\":\"summary\",\"duration_s\":%.3f,\"transactions\":%llu,\"ops_total\":%llu,",
+            snap->t, (unsigned long long)s->txns, (unsigned long long)s->ops);
+    fputs("\"workload\":", f);
+    json_string(f, ctx->workload);
+    fputs(",\"protocol\":", f);
+    json_string(f, ctx->mode);
+    fputs(",\"target\":", f);
+    json_string(f, rc->target_masked);
+    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,", rc->clients,
+            rc->threads, rc->rate, rc->connect_per_txn ? "true" : "false");
+    fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
+            s->connects ? (double)s->connect_us / (double)s->connects : 0.0);
+    json_common(f, s, snap->t);
+    fputs("}\n", f);
+    fflush(f);
+}
+
+static void
+human_progress(FILE *f, const struct snapshot *snap)
+{
+    const struct wstats *s = &snap->cur;
+
+    fprintf(f, "progress: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %llu failed", snap->t,
+            per_s(s->txns, snap->interval_s), hist_mean(s->lat) / 1000.0,
+            (double)hist_percentile(s->lat, 99) / 1000.0, (unsigned long long)wstats_errors(s));
+    if (s->reconnects)
+        fprintf(f, ", %llu reconnects", (unsigned long long)s->reconnects);
+    if (s->late)
+        fprintf(f, ", %llu late", (unsigned long long)s->late);
+    if (s->last_error[0])
+        fprintf(f, " (last error: %s)", s->last_error);
+    fputc('\n', f);
+}
+
+static void
+human_errors(FILE *f, const struct wstats *s)
+{
+    int k;
+
+    fprintf(f, "number of failed transactions: %llu", (unsigned long long)wstats_errors(s));
+    for (k = ERR_NONE + 1; k < ERR__COUNT; k++)
+        if (s->errors[k])
+            fprintf(f, ", %s %llu", err_kind_name(k), (unsigned long long)s->errors[k]);
+    fputc('\n', f);
+    if (s->last_error[0])
+        fprintf(f, "last error: %s\n", s->last_error);
+}
+
+static void
+human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
+{
+    const struct runconf *rc = ctx->rc;
+    const struct wstats *s = &snap->total;
+    struct lat l;
+
+    lat_of(s->lat, &l);
+    fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", ctx->workload, ctx->mode,
+            rc->target_masked);
+    fprintf(f, "clients: %d, threads: %d%s\n", rc->clients, rc->threads,
+            rc->connect_per_txn ? ", new connection per transaction" : "");
+    fprintf(f, "duration: %.3f s\nnumber of transactions: %llu\n", snap->t,
+            (unsigned long long)s->txns);
+    human_errors(f, s);
+    if (s->reconnects)
+        fprintf(f, "reconnects: %llu\n", (unsigned long long)s->reconnects);
+    if (rc->rate > 0)
+        fprintf(f, "rate: %.1f tps target, schedule lag mean %.3f ms max %.3f ms, late %llu\n",
+                rc->rate, s->txns ? (double)s->lag_sum_us / (double)s->txns / 1000.0 : 0.0,
+                (double)s->lag_max_us / 1000.0, (unsigned long long)s->late);
+    fprintf(f, "latency ms: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n",
+            l.mean / 1000.0, l.p50 / 1000.0, l.p90 / 1000.0, l.p99 / 1000.0, l.p999 / 1000.0,
+            l.max / 1000.0);
+    if (s->connects)
+        fprintf(f, "connections: %llu, mean set-up %.3f ms\n", (unsigned long long)s->connects,
+                (double)s->connect_us / (double)s->connects / 1000.0);
+    fprintf(f, "tps = %.3f\n", per_s(s->txns, snap->t));
+}
+
+void
+report_snapshot(const struct snapshot *snap, void *arg)
+{
+    const struct report_ctx *ctx = arg;
+
+    if (ctx->json)
+        json_interval(ctx->json, snap);
+    if (ctx->human && !ctx->json)
+        human_progress(ctx->human, snap);
+    if (!snap->final)
+        return;
+    if (ctx->json)
+        json_summary(ctx->json, snap, ctx);
+    if (ctx->human)
+        human_summary(ctx->human, snap, ctx);
+}

@@ -1,0 +1,68 @@
+/* stats: the per-thread counters' lifecycle and merge. */
+#include "stats.h"
+
+#include <string.h>
+
+void
+wstats_init(struct wstats *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->lat = hist_new();
+}
+
+void
+wstats_free(struct wstats *s)
+{
+    hist_free(s->lat);
+    s->lat = NULL;
+}
+
+void
+wstats_reset(struct wstats *s)
+{
+    struct hist *h = s->lat;
+
+    memset(s, 0, sizeof(*s));
+    s->lat = h;
+    hist_reset(h);
+}
+
+void
+wstats_merge(struct wstats *dst, const struct wstats *src)
+{
+    int k;
+    uint64_t lag_max = dst->lag_max_us > src->lag_max_us ? dst->lag_max_us : src->lag_max_us;
+
+#define STATS_ADD(name) dst->name += src->name;
+    STATS_COUNTERS(STATS_ADD)
+#undef STATS_ADD
+    dst->lag_max_us = lag_max;
+    for (k = 0; k < ERR__COUNT; k++)
+        dst->errors[k] += src->errors[k];
+    dst->connected += src->connected;
+    hist_merge(dst->lat, src->lat);
+    if (src->last_error[0] != '\0')
+        memcpy(dst->last_error, src->last_error, sizeof(dst->last_error));
+}
+
+uint64_t
+wstats_errors(const struct wstats *s)
+{
+    uint64_t n = 0;
+    int k;
+
+    for (k = 0; k < ERR__COUNT; k++)
+        n += s->errors[k];
+    return n;
+}
+
+const char *
+err_kind_name(enum err_kind k)
+{
+    static const char *const names[ERR__COUNT] = {
+        [ERR_NONE] = "none",           [ERR_CONN] = "connection",
+        [ERR_DEADLOCK] = "deadlock",   [ERR_SERIALIZATION] = "serialization",
+        [ERR_OTHER] = "other",
+    };
+    return (k >= 0 && k < ERR__COUNT) ? names[k] : "?";
+}

@@ -1,0 +1,56 @@
+/*
+ * stats: per-thread counters and latency histograms, and the snapshot the
+ * reporters read.
+ *
+ * Each worker writes only its own struct wstats; the main thread swaps a
+ * worker's pair of buffers at each tick (see worker.h) and merges the
+ * quiet one into a struct snapshot. No lock or atomic per transaction.
+ * The scalar counters are listed once in STATS_COUNTERS, which generates
+ * the struct fields and the merge (memcached's THREAD_STATS_FIELDS idea).
+ */
+#ifndef BENCHTOP_STATS_H
+#define BENCHTOP_STATS_H
+
+#include <stdint.h>
+#include "driver.h"
+#include "hist.h"
+
+#define STATS_COUNTERS(X)                                                                   \
+    X(txns)        /* transactions that finished without error */                          \
+    X(ops)         /* statements/requests inside them */                                   \
+    X(late)        /* open loop: started --late-ms or more behind schedule */              \
+    X(lag_sum_us)  /* open loop: total schedule lag */                                     \
+    X(lag_max_us)  /* open loop: largest schedule lag (merged with max) */                 \
+    X(connects)    /* connections established */                                          \
+    X(connect_us)  /* time spent establishing them */                                      \
+    X(reconnects)  /* connections re-established after a loss */
+
+struct wstats {
+#define STATS_FIELD(name) uint64_t name;
+    STATS_COUNTERS(STATS_FIELD)
+#undef STATS_FIELD
+    uint64_t errors[ERR__COUNT];
+    uint64_t connected; /* gauge: clients connected at the tick (summed over workers) */
+    struct hist *lat; /* latency of successful transactions, us */
+    char last_error[160]; /* message of the latest error in this interval */
+};
+
+/* What one report shows: one interval and the whole run so far. */
+struct snapshot {
+    double t;             /* seconds since the run started, at the end of this interval */
+    double interval_s;    /* length of this interval */
+    int clients;          /* clients configured */
+    int connected;        /* clients with an open connection at the tick */
+    int final;            /* the run is over: this is the last interval */
+    struct wstats cur;    /* this interval */
+    struct wstats total;  /* since the start */
+};
+
+void wstats_init(struct wstats *s);
+void wstats_free(struct wstats *s);
+void wstats_reset(struct wstats *s);
+/* dst += src (histograms merged, maxima kept, last_error taken if set). */
+void wstats_merge(struct wstats *dst, const struct wstats *src);
+uint64_t wstats_errors(const struct wstats *s);
+
+#endif

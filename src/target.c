@@ -1,0 +1,53 @@
+/*
+ * target: which driver a target string belongs to, and keeping its
+ * password out of `ps`.
+ */
+#include "registry.h"
+#include "target.h"
+
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const struct driver_class *
+driver_for_target(const char *target)
+{
+    const struct driver_class *const *d;
+    const char *const *s;
+
+    for (d = driver_classes; *d != NULL; d++)
+        for (s = (*d)->schemes; *s != NULL; s++)
+            if (strncmp(target, *s, strlen(*s)) == 0)
+                return *d;
+    for (d = driver_classes; *d != NULL; d++)
+        if ((*d)->claims != NULL && (*d)->claims(target))
+            return *d;
+    return NULL;
+}
+
+void
+target_scrub_arg(char *arg, const char *masked)
+{
+    size_t n = strlen(arg), m = strlen(masked);
+
+    if (strcmp(arg, masked) == 0)
+        return;
+    if (m <= n) {
+        memcpy(arg, masked, m);
+        memset(arg + m, '\0', n - m);
+    } else {
+        memset(arg, '*', n);
+    }
+}
+
+void
+target_known_schemes(char *buf, size_t len)
+{
+    const struct driver_class *const *d;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (d = driver_classes; *d != NULL && used < len; d++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s...", used ? ", " : "",
+                                 (*d)->schemes[0]);
+}
