@@ -24,13 +24,14 @@ struct command {
     unsigned mask; /* CMD_* for the options that apply */
     int (*fn)(struct runconf *rc, char **pos, int npos, char **argv_target);
     const char *usage;
-    const char *summary;
+    const char *summary; /* NULL: hidden from --help (developer commands) */
 };
 
 static int cmd_run(struct runconf *rc, char **pos, int npos, char **argv_target);
 static int cmd_init(struct runconf *rc, char **pos, int npos, char **argv_target);
 static int cmd_demo(struct runconf *rc, char **pos, int npos, char **argv_target);
 static int cmd_serve(struct runconf *rc, char **pos, int npos, char **argv_target);
+static int cmd_man_options(struct runconf *rc, char **pos, int npos, char **argv_target);
 
 static const struct command commands[] = {
     {"run", CMD_RUN, cmd_run, "benchtop [run] TARGET [OPTIONS]",
@@ -41,6 +42,7 @@ static const struct command commands[] = {
      "start a throwaway local server, fill it and run against it"},
     {"serve", CMD_RUN, cmd_serve, "benchtop serve postgres",
      "(for tests) start a throwaway server and print its target until stdin closes"},
+    {"man-options", CMD_RUN, cmd_man_options, "benchtop man-options", NULL},
     {NULL, 0, NULL, NULL, NULL},
 };
 
@@ -52,13 +54,14 @@ print_help(const struct command *cmd)
 
     printf("benchtop %s: live load and server view for databases\n\n", PACKAGE_VERSION);
     if (cmd != NULL) {
-        printf("usage: %s\n  %s\n\noptions:\n", cmd->usage, cmd->summary);
+        printf("usage: %s\n  %s\n\noptions:\n", cmd->usage, cmd->summary ? cmd->summary : "");
         options_print_help(stdout, cmd->mask);
         return;
     }
     printf("usage:\n");
     for (c = commands; c->name != NULL; c++)
-        printf("  %-44s %s\n", c->usage, c->summary);
+        if (c->summary != NULL)
+            printf("  %-44s %s\n", c->usage, c->summary);
     target_known_schemes(schemes, sizeof(schemes));
     printf("\nTARGET: %s (or a libpq conninfo string)\n\noptions:\n", schemes);
     options_print_help(stdout, CMD_RUN | CMD_INIT | CMD_DEMO);
@@ -227,6 +230,14 @@ cmd_serve(struct runconf *rc, char **pos, int npos, char **argv_target)
     if (npos != 1)
         usage_fatal("serve needs a backend name (e.g. benchtop serve postgres)");
     return serve_main(pos[0]);
+}
+
+/* The man page's OPTIONS section, from the option table (make man). */
+static int
+cmd_man_options(struct runconf *rc, char **pos, int npos, char **argv_target)
+{
+    options_print_man(stdout);
+    return 0;
 }
 
 static const struct command *
