@@ -338,6 +338,15 @@ pg_conn_connect_poll(void *conn, char *err)
     }
 }
 
+/*
+ * Server notices (and the FATAL a server sends as it shuts down) would go to
+ * stderr from every client at once; errors are counted and shown instead.
+ */
+static void
+ignore_notice(void *arg, const char *message)
+{
+}
+
 static enum drv_status
 pg_conn_connect_start(void *conn, char *err)
 {
@@ -348,6 +357,7 @@ pg_conn_connect_start(void *conn, char *err)
     c->pg = PQconnectStartParams(keys, vals, 1);
     if (c->pg == NULL || PQstatus(c->pg) == CONNECTION_BAD)
         return conn_failed(c, err);
+    PQsetNoticeProcessor(c->pg, ignore_notice, NULL);
     return DRV_WANT_WRITE; /* libpq: behave as if PQconnectPoll said WRITING */
 }
 

@@ -35,7 +35,10 @@ lose_connection(struct worker *w, struct client *c, const char *msg)
 {
     const struct engine *e = w->eng;
 
-    note_error(w, ERR_CONN, msg);
+    if (c->lost)
+        worker_stats(w)->connect_fails++; /* still the same outage: one error is enough */
+    else
+        note_error(w, ERR_CONN, msg);
     e->drv->conn_disconnect(c->conn);
     c->lost = 1;
     c->has_slot = 0;

@@ -57,8 +57,8 @@ json_common(FILE *f, const struct wstats *s, double secs)
     for (k = ERR_NONE + 1; k < ERR__COUNT; k++)
         fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
                 (unsigned long long)s->errors[k]);
-    fprintf(f, "},\"reconnects\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
-            (unsigned long long)s->reconnects, s->txns ? (double)s->lag_sum_us / (double)s->txns : 0.0,
+    fprintf(f, "},\"reconnects\":%llu,\"connect_fails\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
+            (unsigned long long)s->reconnects, (unsigned long long)s->connect_fails, s->txns ? (double)s->lag_sum_us / (double)s->txns : 0.0,
             (unsigned long long)s->lag_max_us);
     fprintf(f,
             "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,"
@@ -146,8 +146,9 @@ human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx
     fprintf(f, "duration: %.3f s\nnumber of transactions: %llu\n", snap->t,
             (unsigned long long)s->txns);
     human_errors(f, s);
-    if (s->reconnects)
-        fprintf(f, "reconnects: %llu\n", (unsigned long long)s->reconnects);
+    if (s->reconnects || s->connect_fails)
+        fprintf(f, "reconnects: %llu (failed attempts: %llu)\n", (unsigned long long)s->reconnects,
+                (unsigned long long)s->connect_fails);
     if (rc->rate > 0)
         fprintf(f, "rate: %.1f tps target, schedule lag mean %.3f ms max %.3f ms, late %llu\n",
                 rc->rate, s->txns ? (double)s->lag_sum_us / (double)s->txns / 1000.0 : 0.0,

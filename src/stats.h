@@ -23,7 +23,8 @@
     X(lag_max_us)  /* open loop: largest schedule lag (merged with max) */                 \
     X(connects)    /* connections established */                                          \
     X(connect_us)  /* time spent establishing them */                                      \
-    X(reconnects)  /* connections re-established after a loss */
+    X(reconnects)  /* connections re-established after a loss */                          \
+    X(connect_fails) /* failed attempts to re-establish a lost connection */
 
 struct wstats {
 #define STATS_FIELD(name) uint64_t name;

@@ -1,0 +1,249 @@
+/*
+ * itest: what the integration tests share: running ./benchtop as a child
+ * with its output captured, reading fields out of its JSON lines, and
+ * asking the test server through libpq. Header-only so each test is one
+ * self-contained binary (tests/run-integration starts the servers).
+ */
+#ifndef BENCHTOP_ITEST_H
+#define BENCHTOP_ITEST_H
+
+#include <errno.h>
+#include <math.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libpq-fe.h>
+
+struct run {
+    int status;       /* exit code, or 128+signal */
+    char *out;        /* stdout */
+    char *err;        /* stderr */
+    pid_t pid;
+};
+
+static char *
+itest_env(const char *name)
+{
+    char *v = getenv(name);
+
+    if (v == NULL || *v == '\0') {
+        fprintf(stderr, "%s is not set: run this through tests/run-integration\n", name);
+        exit(1);
+    }
+    return v;
+}
+
+static char *
+itest_slurp(int fd)
+{
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    ssize_t n;
+
+    while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+        len += (size_t)n;
+        if (cap - len < 2048)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* Starts benchtop with argv (NULL-terminated, without the program); stdout/stderr to temp files. */
+static pid_t
+itest_spawn(char *const args[], int *outfd, int *errfd)
+{
+    char tmpl_o[] = "/tmp/itest-out-XXXXXX", tmpl_e[] = "/tmp/itest-err-XXXXXX";
+    char *argv[64];
+    int i, o = mkstemp(tmpl_o), e = mkstemp(tmpl_e);
+    pid_t pid;
+
+    unlink(tmpl_o);
+    unlink(tmpl_e);
+    argv[0] = itest_env("BENCHTOP_BIN");
+    for (i = 0; args[i] != NULL && i < 62; i++)
+        argv[i + 1] = args[i];
+    argv[i + 1] = NULL;
+    pid = fork();
+    if (pid == 0) {
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    *outfd = o;
+    *errfd = e;
+    return pid;
+}
+
+static struct run
+itest_finish(pid_t pid, int o, int e)
+{
+    struct run r = {.pid = pid};
+    int st;
+
+    waitpid(pid, &st, 0);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    lseek(o, 0, SEEK_SET);
+    lseek(e, 0, SEEK_SET);
+    r.out = itest_slurp(o);
+    r.err = itest_slurp(e);
+    close(o);
+    close(e);
+    return r;
+}
+
+/* Runs benchtop to the end: itest_run("run", target, "-T", "2", NULL). */
+static struct run
+itest_runv(char *const args[])
+{
+    int o, e;
+    pid_t pid = itest_spawn(args, &o, &e);
+
+    return itest_finish(pid, o, e);
+}
+
+static void
+itest_free(struct run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* The last line of `text` that contains `needle` (copied into a static buffer). */
+static const char *
+itest_line(const char *text, const char *needle)
+{
+    static char line[65536];
+    const char *p = text, *found = NULL;
+
+    while ((p = strstr(p, needle)) != NULL) {
+        found = p;
+        p++;
+    }
+    if (found == NULL)
+        return NULL;
+    while (found > text && found[-1] != '\n')
+        found--;
+    size_t n = strcspn(found, "\n");
+    if (n >= sizeof(line))
+        n = sizeof(line) - 1;
+    memcpy(line, found, n);
+    line[n] = '\0';
+    return line;
+}
+
+/* A number after "key": in a JSON line (first occurrence); NAN if missing. */
+static double
+itest_num(const char *line, const char *key)
+{
+    char pat[128];
+    const char *p;
+
+    if (line == NULL)
+        return -1e300;
+    snprintf(pat, sizeof(pat), "\"%s\":", key);
+    p = strstr(line, pat);
+    if (p == NULL)
+        return -1e300;
+    return strtod(p + strlen(pat), NULL);
+}
+
+static int
+itest_count_lines(const char *text, const char *needle)
+{
+    int n = 0;
+    const char *p = text;
+
+    while ((p = strstr(p, needle)) != NULL) {
+        n++;
+        p++;
+    }
+    return n;
+}
+
+static int
+itest_lines(const char *text)
+{
+    int n = 0;
+
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+/* A connection to the test server (the target with its database replaced). */
+static PGconn *
+itest_pg(const char *dbname)
+{
+    const char *keys[] = {"dbname", "dbname", NULL};
+    const char *vals[] = {itest_env("BENCHTOP_PG_TARGET"), dbname, NULL};
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+
+    if (PQstatus(c) != CONNECTION_OK) {
+        fprintf(stderr, "cannot connect to the test server: %s", PQerrorMessage(c));
+        exit(1);
+    }
+    return c;
+}
+
+static void
+itest_exec(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+
+    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
+        fprintf(stderr, "%s: %s", sql, PQresultErrorMessage(r));
+        exit(1);
+    }
+    PQclear(r);
+}
+
+static long long
+itest_scalar(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    long long v = -1;
+
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0)
+        v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    else
+        fprintf(stderr, "%s: %s", sql, PQresultErrorMessage(r));
+    PQclear(r);
+    return v;
+}
+
+/* A target URI for another database of the test server. */
+static char *
+itest_target(const char *dbname)
+{
+    static char buf[4][512];
+    static int k;
+    const char *t = itest_env("BENCHTOP_PG_TARGET");
+    const char *slash = strrchr(t, '/');
+    char *out = buf[k++ % 4];
+
+    snprintf(out, 512, "%.*s/%s", (int)(slash - t), t, dbname);
+    return out;
+}
+
+static void
+itest_sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+#endif

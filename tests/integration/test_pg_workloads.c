@@ -1,0 +1,226 @@
+/*
+ * Every PostgreSQL workload and protocol, headless for a few seconds against
+ * the throwaway server: tps > 0, no errors, and benchtop's transaction count
+ * equals the server's xact_commit delta for the database within 1%.
+ */
+#include "itest.h"
+
+#define DB "bt_work"
+
+static PGconn *admin;
+
+/* xact_commit for DB once the finished backends' statistics have landed. */
+static long long
+commits(void)
+{
+    long long prev = -1, v = -1;
+    int i;
+
+    for (i = 0; i < 50; i++) {
+        itest_exec(admin, "SELECT pg_stat_clear_snapshot()");
+        v = itest_scalar(admin, "SELECT xact_commit FROM pg_stat_database WHERE datname = '" DB "'");
+        if (v == prev)
+            break;
+        prev = v;
+        itest_sleep_ms(300);
+    }
+    return v;
+}
+
+static int
+setup(void **state)
+{
+    PGconn *c = itest_pg("postgres");
+    char *args[] = {"init", itest_target(DB), "--scale", "1", "-q", NULL};
+    struct run r;
+
+    itest_exec(c, "DROP DATABASE IF EXISTS " DB);
+    itest_exec(c, "CREATE DATABASE " DB);
+    PQfinish(c);
+    r = itest_runv(args);
+    if (r.status != 0) {
+        fprintf(stderr, "init failed: %s", r.err);
+        return -1;
+    }
+    itest_free(&r);
+    admin = itest_pg(DB);
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    PQfinish(admin);
+    return 0;
+}
+
+/* Runs one headless load; returns its summary line's transactions after checking the rest. */
+static double
+run_checked(char **args, double *tps)
+{
+    long long before = commits(), after;
+    struct run r = itest_runv(args);
+    const char *sum = itest_line(r.out, "\"type\":\"summary\"");
+    double txns;
+
+    if (r.status != 0 || sum == NULL)
+        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(sum);
+    txns = itest_num(sum, "transactions");
+    *tps = itest_num(sum, "tps");
+    assert_true(*tps > 0);
+    assert_true(txns > 0);
+    assert_int_equal((long long)itest_num(sum, "errors"), 0);
+    assert_true(itest_count_lines(r.out, "\"type\":\"interval\"") >= 2);
+    after = commits();
+    fprintf(stderr, "  %s %s: %.0f transactions, server commits +%lld, %.0f tps\n", args[6],
+            args[8], txns, after - before, *tps);
+    assert_true(fabs((double)(after - before) - txns) <= 0.01 * txns);
+    itest_free(&r);
+    return txns;
+}
+
+static void
+workload_mode(const char *workload, const char *mode)
+{
+    char *args[] = {"run",         itest_target(DB), "--headless", "-T", "3", "-w",
+                    (char *)workload, "-M",        (char *)mode,   "-c", "4", "-j",
+                    "2",           "-q",             NULL};
+    double tps;
+
+    run_checked(args, &tps);
+}
+
+static void
+test_tpcb_simple(void **state)
+{
+    workload_mode("tpcb-like", "simple");
+}
+
+static void
+test_tpcb_extended(void **state)
+{
+    workload_mode("tpcb-like", "extended");
+}
+
+static void
+test_tpcb_prepared(void **state)
+{
+    workload_mode("tpcb-like", "prepared");
+}
+
+static void
+test_simple_update_all_modes(void **state)
+{
+    workload_mode("simple-update", "simple");
+    workload_mode("simple-update", "extended");
+    workload_mode("simple-update", "prepared");
+}
+
+static void
+test_select_only_all_modes(void **state)
+{
+    workload_mode("select-only", "simple");
+    workload_mode("select-only", "extended");
+    workload_mode("select-only", "prepared");
+}
+
+/* -t: exactly clients * t transactions, and the history table grows by as much. */
+static void
+test_transaction_count(void **state)
+{
+    char *args[] = {"run", itest_target(DB), "--headless", "-t", "250", "-c", "4", "-j", "2",
+                    "-q", NULL};
+    long long hist_before = itest_scalar(admin, "SELECT count(*) FROM pgbench_history");
+    struct run r = itest_runv(args);
+    const char *sum = itest_line(r.out, "\"type\":\"summary\"");
+
+    assert_int_equal(r.status, 0);
+    assert_non_null(sum);
+    assert_int_equal((long long)itest_num(sum, "transactions"), 1000);
+    assert_int_equal(itest_scalar(admin, "SELECT count(*) FROM pgbench_history") - hist_before,
+                     1000);
+    itest_free(&r);
+}
+
+/* A custom script: its \set ranges are honoured (every aid it inserts is in range). */
+static void
+test_custom_script(void **state)
+{
+    char path[] = "/tmp/itest-script-XXXXXX";
+    int fd = mkstemp(path);
+    const char *text = "-- a custom transaction\n"
+                       "\\set aid random(1, 1000)\n"
+                       "\\set d random(-5, 5) * 2\n"
+                       "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime)\n"
+                       "  VALUES (1, 1, :aid, :d, now());\n";
+    char *args[] = {"run", itest_target(DB), "--headless", "-t", "100", "-c", "2", "-f", path,
+                    "-M", "prepared", "-q", NULL};
+    struct run r;
+
+    assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    itest_exec(admin, "TRUNCATE pgbench_history");
+    r = itest_runv(args);
+    unlink(path);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(itest_scalar(admin, "SELECT count(*) FROM pgbench_history"), 200);
+    assert_int_equal(itest_scalar(admin, "SELECT count(*) FROM pgbench_history WHERE aid < 1 "
+                                         "OR aid > 1000 OR delta % 2 <> 0 OR abs(delta) > 10"),
+                     0);
+    itest_free(&r);
+}
+
+/* Open loop: the achieved rate is the asked one, and a light load is never late. */
+static void
+test_rate(void **state)
+{
+    char *args[] = {"run", itest_target(DB), "--headless", "-T", "4", "-R", "200", "-w",
+                    "select-only", "-c", "4", "-j", "2", "-q", NULL};
+    struct run r = itest_runv(args);
+    const char *sum = itest_line(r.out, "\"type\":\"summary\"");
+    double tps = itest_num(sum, "tps");
+
+    assert_int_equal(r.status, 0);
+    fprintf(stderr, "  -R 200: %.1f tps, late %.0f\n", tps, itest_num(sum, "late"));
+    assert_true(tps > 170 && tps < 230);
+    assert_true(itest_num(sum, "late") < 0.05 * itest_num(sum, "transactions"));
+    itest_free(&r);
+}
+
+/* -C: one connection per transaction, and its set-up time is reported. */
+static void
+test_connect_per_txn(void **state)
+{
+    char *args[] = {"run", itest_target(DB), "--headless", "-T", "3", "-C", "-w", "select-only",
+                    "-c", "2", "-q", NULL};
+    struct run r = itest_runv(args);
+    const char *sum = itest_line(r.out, "\"type\":\"summary\"");
+    double txns = itest_num(sum, "transactions");
+
+    assert_int_equal(r.status, 0);
+    assert_true(txns > 10);
+    assert_int_equal((long long)itest_num(sum, "errors"), 0);
+    /* one connect per transaction (a few more: the ones cut off at the end) */
+    assert_true(itest_num(sum, "connects") >= txns && itest_num(sum, "connects") <= txns + 2);
+    assert_true(itest_num(sum, "connect_us_mean") > 0);
+    itest_free(&r);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tpcb_simple),
+        cmocka_unit_test(test_tpcb_extended),
+        cmocka_unit_test(test_tpcb_prepared),
+        cmocka_unit_test(test_simple_update_all_modes),
+        cmocka_unit_test(test_select_only_all_modes),
+        cmocka_unit_test(test_transaction_count),
+        cmocka_unit_test(test_custom_script),
+        cmocka_unit_test(test_rate),
+        cmocka_unit_test(test_connect_per_txn),
+    };
+    return cmocka_run_group_tests_name("pg_workloads", tests, setup, teardown);
+}
