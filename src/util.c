@@ -80,13 +80,14 @@ now_us(void)
 void
 usage_fatal(const char *fmt, ...)
 {
+    char line[2048];
     va_list ap;
 
-    fputs("benchtop: ", stderr);
+    /* one write: the line arrives whole even when stderr is shared */
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "benchtop: %s\n", line);
     exit(2);
 }
 

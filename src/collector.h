@@ -1,0 +1,82 @@
+/*
+ * collector: the server-side view of one target. A database backend plugs
+ * in one const struct collector_class (listed in collectors/registry.c,
+ * found by the same name as its driver class).
+ *
+ * Threads: every callback except derive runs on the collector's own thread
+ * (src/collect.c), on its own connection: never on a load thread, never on
+ * the UI thread, so a slow server never freezes the screen. derive is pure
+ * (no I/O, no globals) so tests feed it captured samples.
+ *
+ * Call order: open -> { sample }* -> close, with open again after a sample
+ * failed (the connection is re-opened at the next tick). After each sample
+ * after the first, derive(prev, cur) turns the two raw samples into rows.
+ */
+#ifndef BENCHTOP_COLLECTOR_H
+#define BENCHTOP_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define COLL_MAX_ROWS 48
+#define COLL_MAX_EVENTS 4
+
+enum row_level {
+    ROW_NORMAL,
+    ROW_GOOD,  /* e.g. a high cache hit ratio */
+    ROW_WARN,  /* worth a look: waits, idle in transaction, temp files */
+    ROW_BAD,   /* likely a problem: deadlocks, locks not granted */
+    ROW_DIM,   /* not available (missing privilege, older server) */
+};
+
+/* One line of the server pane: "label  value", grouped by section. */
+struct coll_row {
+    char section[16]; /* e.g. "sessions", "database", "checkpoints", "wal", "locks", "settings" */
+    char label[32];
+    char value[64];
+    double num;       /* the value as a number (rates per second, counts, %); NAN if none */
+    enum row_level level;
+};
+
+/* What derive produces for the UI, the JSON record and (later) the verdict. */
+struct coll_view {
+    int nrows;
+    struct coll_row rows[COLL_MAX_ROWS];
+    double server_tps;  /* the server's own transactions/s (commits + rollbacks); NAN if unknown */
+    int nevents;        /* things that happened between the two samples, e.g. a checkpoint */
+    char events[COLL_MAX_EVENTS][96];
+    char note[160];     /* one line: what is degraded and why ("needs pg_monitor for ...") */
+};
+
+struct collector_class {
+    const char *name;    /* same as the driver's: "postgres" */
+    size_t sample_size;  /* bytes of one raw sample (a class-private struct) */
+
+    /* Connects (blocking, with a short timeout). NULL and a one-line err on failure. */
+    void *(*open)(const char *target, char *err);
+    void (*close)(void *conn);
+    /*
+     * Reads the raw counters into out (sample_size bytes, zeroed by the
+     * caller). 0, or -1 with err when the connection failed (it is closed
+     * and re-opened at the next tick). Missing privileges are not failures:
+     * the sample records what is missing and derive shows it dimmed.
+     */
+    int (*sample)(void *conn, void *out, char *err);
+    /*
+     * Pure: rows from two samples secs apart (prev NULL for the first one:
+     * gauges only, rates shown as "-"). Fills every field of view.
+     */
+    void (*derive)(const void *prev, const void *cur, double secs, struct coll_view *view);
+};
+
+/* Adds a row; ignored past COLL_MAX_ROWS. Returns the row for tweaks, or NULL. */
+struct coll_row *coll_row_add(struct coll_view *v, const char *section, const char *label,
+                              double num, enum row_level level, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* Adds an event line; ignored past COLL_MAX_EVENTS. */
+void coll_event_add(struct coll_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The row with this section and label, or NULL. */
+const struct coll_row *coll_row_find(const struct coll_view *v, const char *section,
+                                     const char *label);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * The option table: defaults, parsing of every type, positional arguments
+ * in any order, and the one-line errors (exit 2) for bad values.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "options.h"
+
+static void
+parse(struct runconf *rc, unsigned cmd, char **argv, char ***pos, int *npos)
+{
+    int argc = 0;
+
+    while (argv[argc] != NULL)
+        argc++;
+    memset(rc, 0, sizeof(*rc));
+    options_defaults(rc);
+    options_parse(rc, cmd, argc, argv, pos, npos);
+}
+
+static void
+test_defaults(void **state)
+{
+    struct runconf rc;
+    char **pos;
+    int npos;
+    char *argv[] = {"run", NULL};
+
+    parse(&rc, CMD_RUN, argv, &pos, &npos);
+    assert_int_equal(rc.clients, 1);
+    assert_int_equal(rc.threads, 1);
+    assert_true(rc.interval_s == 1.0);
+    assert_true(rc.rate == 0.0);
+    assert_true(rc.late_ms == 1.0);
+    assert_null(rc.workload);
+    assert_int_equal(npos, 0);
+    assert_int_equal(options_given(&rc, "clients"), 0);
+    free(pos);
+}
+
+static void
+test_values_and_positionals(void **state)
+{
+    struct runconf rc;
+    char **pos;
+    int npos;
+    char *argv[] = {"run", "-c", "16", "postgres://h/db", "--threads=4", "-P", "0.25",
+                    "-w", "select-only", "-C", "--seed", "12345678901", "-t", "50", NULL};
+
+    parse(&rc, CMD_RUN, argv, &pos, &npos);
+    assert_int_equal(rc.clients, 16);
+    assert_int_equal(rc.threads, 4);
+    assert_true(rc.interval_s == 0.25);
+    assert_string_equal(rc.workload, "select-only");
+    assert_int_equal(rc.connect_per_txn, 1);
+    assert_true(rc.seed == 12345678901ull);
+    assert_int_equal(rc.transactions, 50);
+    assert_int_equal(npos, 1);
+    assert_string_equal(pos[0], "postgres://h/db");
+    assert_int_equal(options_given(&rc, "clients"), 1);
+    assert_int_equal(options_given(&rc, "time"), 0);
+    free(pos);
+    free(rc.workload);
+}
+
+/* Runs options_parse in a child; returns its exit status and first stderr line. */
+static int
+parse_error(unsigned cmd, char **argv, char *msg, size_t len)
+{
+    int fds[2], st;
+    pid_t pid;
+    ssize_t n;
+
+    assert_int_equal(pipe(fds), 0);
+    pid = fork();
+    if (pid == 0) {
+        struct runconf rc;
+        char **pos;
+        int npos;
+        dup2(fds[1], 2);
+        parse(&rc, cmd, argv, &pos, &npos);
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    while (got < len - 1 && (n = read(fds[0], msg + got, len - 1 - got)) > 0)
+        got += (size_t)n;
+    msg[got] = '\0';
+    close(fds[0]);
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void
+expect(unsigned cmd, char **argv, const char *a, const char *b)
+{
+    char msg[512];
+
+    assert_int_equal(parse_error(cmd, argv, msg, sizeof(msg)), 2);
+    if (strstr(msg, a) == NULL || strstr(msg, b) == NULL)
+        fail_msg("expected '%s' and '%s' in: %s", a, b, msg);
+    assert_non_null(strstr(msg, a));
+    assert_non_null(strstr(msg, b));
+    assert_non_null(strchr(msg, '\n'));
+    assert_string_equal(strchr(msg, '\n'), "\n"); /* exactly one line */
+}
+
+static void
+test_bad_values(void **state)
+{
+    char *a1[] = {"run", "-c", "0", NULL};
+    char *a2[] = {"run", "-R", "-5", NULL};
+    char *a3[] = {"run", "-c", "lots", NULL};
+    char *a4[] = {"run", "-c", "2.5", NULL};
+    char *a5[] = {"run", "--bogus", NULL};
+    char *a6[] = {"run", "-Z", NULL};
+    char *a7[] = {"run", "-c", NULL};
+    char *a8[] = {"run", "--force", NULL};
+    char *a9[] = {"run", "-P", "0", NULL};
+
+    expect(CMD_RUN, a1, "--clients", "between 1 and");
+    expect(CMD_RUN, a2, "--rate", "between 0 and");
+    expect(CMD_RUN, a3, "--clients takes a number", "'lots'");
+    expect(CMD_RUN, a4, "whole number", "2.5");
+    expect(CMD_RUN, a5, "unknown option '--bogus'", "--help");
+    expect(CMD_RUN, a6, "unknown option '-Z'", "--help");
+    expect(CMD_RUN, a7, "-c needs a value", "--help");
+    expect(CMD_RUN, a8, "--force does not apply", "benchtop run");
+    expect(CMD_RUN, a9, "--interval", "between 0.01");
+}
+
+static void
+test_help_lists_every_option(void **state)
+{
+    char buf[8192];
+    FILE *f = fmemopen(buf, sizeof(buf), "w");
+    const struct option_def *o;
+    char flag[64];
+
+    options_print_help(f, CMD_RUN | CMD_INIT | CMD_DEMO);
+    fclose(f);
+    for (o = option_table; o->name != NULL; o++) {
+        snprintf(flag, sizeof(flag), "--%s", o->name);
+        assert_non_null(strstr(buf, flag));
+    }
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_values_and_positionals),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_help_lists_every_option),
+    };
+    return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}

@@ -1,0 +1,112 @@
+/*
+ * dash: everything the dashboard shows, as plain data. The TUI loop fills
+ * one struct dash from the engine's snapshots and the collectors' views;
+ * the panes (ui/pane-*.c) turn it into cells. Nothing here names a
+ * database: server figures arrive as collector rows.
+ */
+#ifndef BENCHTOP_DASH_H
+#define BENCHTOP_DASH_H
+
+#include <stdint.h>
+
+#include "collector.h"
+#include "grid.h"
+
+#define DASH_HISTORY 256  /* intervals of throughput history kept */
+#define DASH_EVENTS 64    /* events kept (newest last) */
+#define DASH_SERVERS 4    /* targets watched at once */
+#define DASH_LOG2 33      /* latency buckets: [2^i, 2^(i+1)) us */
+
+enum run_state {
+    RUN_STARTING,
+    RUN_RUNNING,
+    RUN_PAUSED,
+    RUN_RECONNECTING, /* some clients lost their connection and retry */
+    RUN_WATCHING,     /* watch mode: no load */
+    RUN_DONE,
+};
+
+struct dash_latency {
+    double mean;
+    uint64_t p50, p90, p99, p999, max;
+};
+
+struct dash_event {
+    double t;          /* seconds since the start */
+    enum row_level level;
+    char text[96];
+};
+
+struct dash_server {
+    char name[16];        /* collector name, "postgres" */
+    char target[160];     /* masked */
+    int ok;               /* the last sample succeeded */
+    int have_view;        /* view holds at least one derive */
+    double cost_ms;       /* time the last sample took */
+    uint64_t late;        /* samples skipped because one took longer than the interval */
+    char error[160];      /* why not ok */
+    struct coll_view view;
+};
+
+struct dash {
+    /* header */
+    char target[256];     /* masked */
+    char workload[64];
+    char mode[16];
+    int load;             /* 1 when benchtop puts load; 0 in watch mode */
+    int clients, threads, connected;
+    double rate;          /* -R target; 0 = closed loop */
+    double elapsed_s;
+    double duration_s;    /* 0 = until q (or -t) */
+    double interval_s;
+    enum run_state state;
+    double own_cpu_pct;   /* benchtop's CPU over the last interval, % of one core */
+
+    /* throughput (last interval) and its history, oldest first */
+    double tps, ops;
+    double server_tps;    /* NAN if no collector reports it */
+    int nhist;
+    double tps_hist[DASH_HISTORY];
+    double server_tps_hist[DASH_HISTORY]; /* NAN where unknown */
+    uint64_t errors;        /* last interval */
+    uint64_t errors_total, reconnects_total, late_total, txns_total;
+
+    /* latency, us */
+    struct dash_latency lat_cur, lat_total;
+    uint64_t lat_log2[DASH_LOG2]; /* whole run */
+
+    int nservers;
+    struct dash_server servers[DASH_SERVERS];
+
+    int nevents;
+    struct dash_event events[DASH_EVENTS];
+
+    /* display state */
+    int utf8;  /* Unicode blocks/braille and box drawing; ASCII otherwise */
+    int zoom;  /* 0: every pane; 1..5: that pane alone (header stays) */
+    int help;  /* the help overlay is open */
+    const char *help_lines[40]; /* for the overlay: "key  what it does", NULL-terminated */
+};
+
+/* Appends an event (dropping the oldest when full). */
+void dash_event_add(struct dash *d, enum row_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Appends a throughput sample to the history (dropping the oldest when full). */
+void dash_history_push(struct dash *d, double tps, double server_tps);
+
+/* The panes: each draws into r only. 1..5 are the zoom numbers. */
+void pane_header(const struct dash *d, struct grid *g, struct rect r);
+void pane_throughput(const struct dash *d, struct grid *g, struct rect r); /* 1 */
+void pane_latency(const struct dash *d, struct grid *g, struct rect r);    /* 2 */
+void pane_server(const struct dash *d, struct grid *g, struct rect r);     /* 3 */
+void pane_events(const struct dash *d, struct grid *g, struct rect r);     /* 4 */
+/* 5 zooms the server pane's settings and session detail (pane_server with more rows). */
+
+/* The minimum size; below it layout_draw shows a "terminal too small" notice. */
+#define DASH_MIN_W 80
+#define DASH_MIN_H 24
+
+/* Lays out the whole screen for g's size: panes, zoom, help overlay, too-small notice. */
+void layout_draw(const struct dash *d, struct grid *g);
+
+#endif
