@@ -208,8 +208,8 @@ client_advance(struct worker *w, struct client *c)
                 c->state = CS_FINISHED;
                 return;
             }
-            if (per_txn && w->open_loop && !c->has_slot)
-                return; /* waits for the schedule */
+            if (per_txn && ((w->open_loop && !c->has_slot) || w->paused))
+                return; /* waits for the schedule, or for the end of the pause */
             if (per_txn && !c->has_slot) {
                 c->has_slot = 1; /* closed loop: the transaction starts now, connect included */
                 c->origin_us = now_us();
@@ -230,7 +230,7 @@ client_advance(struct worker *w, struct client *c)
                 c->state = CS_FINISHED;
                 return;
             }
-            if (w->open_loop && !c->has_slot)
+            if ((w->open_loop && !c->has_slot) || w->paused)
                 return;
             start_txn(w, c);
             if (c->state == CS_IDLE)

@@ -1,7 +1,10 @@
 /*
- * engine: runs one load: starts the workers, ticks every interval,
- * merges their stats into snapshots for a reporter, and stops them at the
- * end (-T reached, every client reached -t, SIGINT or SIGTERM).
+ * engine: one load, driven from the main thread. The front end (the
+ * headless loop in engine_run, or the dashboard) owns the main loop and
+ * calls engine_tick once per interval; the engine owns the workers.
+ *
+ * Lifecycle: engine_start -> { engine_tick | engine_set_* }* -> engine_stop
+ * -> engine_free. Every function here is for the main thread only.
  */
 #ifndef BENCHTOP_ENGINE_H
 #define BENCHTOP_ENGINE_H
@@ -15,23 +18,54 @@
 
 struct worker;
 
+/* What the main thread asks of a worker, applied at the worker's next loop turn. */
+struct worker_ctl {
+    int clients;   /* clients this worker should run */
+    int paused;    /* start no new transaction */
+    double rate;   /* this worker's share of -R; 0 = closed loop */
+};
+
 struct engine {
     const struct runconf *rc;
     const struct driver_class *drv;
     void *shared;          /* the driver's prepare() result */
     uint64_t start_us;
+    uint64_t end_us;       /* 0 with -t or when the front end decides */
     uint64_t late_us;
     atomic_int stop;       /* set by main: workers leave their loops */
     int ack_fd;            /* eventfd: worker -> main, one per swap */
-    int notify_fd;         /* eventfd: worker -> main, a worker finished */
+    int notify_fd;         /* eventfd: worker -> main, a worker finished its -t */
     struct worker *workers;
     int nworkers;
+    int clients;           /* as last set */
+    int paused;
+    double rate;
+    uint64_t last_tick_us;
+    struct snapshot snap;  /* cur = the last interval, total = the run */
+    int stopped;
 };
 
-/* Called on the main thread once per interval and once at the end (snap->final). */
+/* Starts the workers; the run's clock starts now. NULL and err on failure. */
+struct engine *engine_start(const struct runconf *rc, void *shared, char *err);
+/* Ends the current interval: swaps and merges every worker's stats into e->snap. */
+const struct snapshot *engine_tick(struct engine *e);
+/* Stops the workers and merges what is left; e->snap.final is set. */
+const struct snapshot *engine_stop(struct engine *e);
+void engine_free(struct engine *e);
+
+/* Readable when a worker finished its -t; then engine_finished() tells if all did. */
+int engine_notify_fd(const struct engine *e);
+int engine_finished(struct engine *e);
+
+/* Live control (the dashboard's keys). */
+void engine_set_clients(struct engine *e, int clients);
+void engine_set_paused(struct engine *e, int paused);
+void engine_set_rate(struct engine *e, double rate);
+
+/* Called once per interval and once at the end (snap->final) by engine_run. */
 typedef void (*report_fn)(const struct snapshot *snap, void *arg);
 
-/* Runs the load; returns 0, or -1 with err if it could not start. */
+/* The headless front end: ticks every -P until -T, -t, SIGINT or SIGTERM. */
 int engine_run(const struct runconf *rc, void *shared, report_fn report, void *arg, char *err);
 
 #endif

@@ -28,7 +28,7 @@ const struct option_def option_table[] = {
      "run this many transactions per client instead of -T"},
     {"rate", 'R', OPT_DOUBLE, OFF(rate), 0, 1e9, "0", "TPS", LOAD,
      "open loop: this many transactions/s in total (Poisson arrivals)"},
-    {"late-ms", 0, OPT_DOUBLE, OFF(late_ms), 0, 1e7, "1", "MS", LOAD,
+    {"late-ms", 0, OPT_DOUBLE, OFF(late_ms), 0, 1e7, "10", "MS", LOAD,
      "with -R, a transaction starting this long after its schedule is late"},
     {"interval", 'P', OPT_DOUBLE, OFF(interval_s), 0.01, 3600, "1", "SECONDS", LOAD,
      "report interval (fractions allowed)"},

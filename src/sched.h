@@ -14,7 +14,7 @@
 #include "rand.h"
 
 /* A transaction that starts this much or more after its scheduled time is late. */
-#define SCHED_LATE_US_DEFAULT 1000
+#define SCHED_LATE_US_DEFAULT 10000
 
 struct sched {
     double rate;     /* transactions per second for this thread, > 0 */

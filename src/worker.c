@@ -74,6 +74,70 @@ assign_slots(struct worker *w)
     }
 }
 
+static void
+add_client(struct worker *w)
+{
+    struct client *c = &w->clients[w->nclients++];
+    const struct engine *e = w->eng;
+
+    client_init(c, w->next_id, e->drv->conn_new(e->shared, w->next_id, &w->rng));
+    w->next_id += e->nworkers;
+}
+
+static void
+remove_client(struct worker *w)
+{
+    struct client *c = &w->clients[--w->nclients];
+
+    client_close(w, c);
+    w->eng->drv->conn_free(c->conn);
+}
+
+/* Grows or shrinks to n clients; new ones start connecting at once. */
+static void
+resize(struct worker *w, int n)
+{
+    int i, old = w->nclients;
+
+    if (n > w->capacity) {
+        w->capacity = n * 2;
+        w->clients = xrealloc(w->clients, (size_t)w->capacity * sizeof(*w->clients));
+        w->pfds = xrealloc(w->pfds, ((size_t)w->capacity + 2) * sizeof(*w->pfds));
+        w->pfd_client = xrealloc(w->pfd_client, ((size_t)w->capacity + 2) * sizeof(int));
+    }
+    while (w->nclients > n)
+        remove_client(w);
+    while (w->nclients < n)
+        add_client(w);
+    for (i = old; i < w->nclients; i++)
+        client_advance(w, &w->clients[i]);
+    w->npfds_valid = 0; /* the pollfd array no longer matches the clients */
+    atomic_store(&w->nclients_seen, w->nclients);
+}
+
+/* The main thread changed ctl: clients, pause, rate. */
+static void
+apply_control(struct worker *w)
+{
+    struct worker_ctl ctl;
+    uint64_t v;
+    int i, was_paused = w->paused;
+
+    if (read(w->ctl_fd, &v, sizeof(v)) != sizeof(v))
+        return;
+    pthread_mutex_lock(&w->ctl_lock);
+    ctl = w->ctl;
+    pthread_mutex_unlock(&w->ctl_lock);
+    w->paused = ctl.paused;
+    if (ctl.rate > 0 && (!w->open_loop || ctl.rate != w->sched.rate || was_paused))
+        sched_init(&w->sched, ctl.rate, now_us(), rng_next(&w->rng));
+    w->open_loop = ctl.rate > 0;
+    resize(w, ctl.clients);
+    if (was_paused && !w->paused)
+        for (i = 0; i < w->nclients; i++)
+            client_advance(w, &w->clients[i]);
+}
+
 static int
 has_waiting_client(const struct worker *w)
 {
@@ -109,10 +173,12 @@ static int
 fill_pollfds(struct worker *w)
 {
     const struct driver_class *drv = w->eng->drv;
-    int i, n = 1;
+    int i, n = 2;
 
     w->pfds[0].fd = w->wake_fd;
     w->pfds[0].events = POLLIN;
+    w->pfds[1].fd = w->ctl_fd;
+    w->pfds[1].events = POLLIN;
     for (i = 0; i < w->nclients; i++) {
         struct client *c = &w->clients[i];
         if ((c->state != CS_CONNECTING && c->state != CS_RUNNING) || c->want == 0)
@@ -129,6 +195,8 @@ static void
 wait_events(struct worker *w)
 {
     int i, n = fill_pollfds(w);
+
+    w->npfds_valid = n;
     uint64_t deadline = next_deadline(w), now = now_us();
     struct timespec ts, *tsp = NULL;
 
@@ -145,7 +213,9 @@ wait_events(struct worker *w)
     }
     if (w->pfds[0].revents)
         swap_buffers(w);
-    for (i = 1; i < n; i++) {
+    if (w->pfds[1].revents)
+        apply_control(w);
+    for (i = 2; i < n && i < w->npfds_valid; i++) {
         struct client *c = &w->clients[w->pfd_client[i]];
         if (w->pfds[i].revents == 0)
             continue;
@@ -175,6 +245,8 @@ all_finished(const struct worker *w)
 {
     int i;
 
+    if (w->eng->rc->transactions == 0)
+        return 0;
     for (i = 0; i < w->nclients; i++)
         if (w->clients[i].state != CS_FINISHED)
             return 0;
@@ -185,12 +257,14 @@ static void *
 worker_main(void *arg)
 {
     struct worker *w = arg;
-    int i;
+    int i, n;
 
-    for (i = 0; i < w->nclients; i++)
-        client_advance(w, &w->clients[i]);
+    pthread_mutex_lock(&w->ctl_lock);
+    n = w->ctl.clients;
+    pthread_mutex_unlock(&w->ctl_lock);
+    resize(w, n); /* on this thread: it owns its clients from the first one */
     while (!atomic_load(&w->eng->stop)) {
-        if (w->open_loop)
+        if (w->open_loop && !w->paused)
             assign_slots(w);
         wait_events(w);
         wake_timers(w);
@@ -205,35 +279,50 @@ worker_main(void *arg)
 }
 
 int
-worker_start(struct worker *w, const struct engine *eng, int id, int first, int n, char *err)
+worker_start(struct worker *w, const struct engine *eng, int id, const struct worker_ctl *ctl,
+             char *err)
 {
     const struct runconf *rc = eng->rc;
     uint64_t seed = rc->seed ? rc->seed : now_us();
-    int i, rv;
+    int rv;
 
     memset(w, 0, sizeof(*w));
     w->id = id;
     w->eng = eng;
-    w->nclients = n;
+    w->next_id = id;
+    w->ctl = *ctl;
+    w->paused = ctl->paused;
+    pthread_mutex_init(&w->ctl_lock, NULL);
     rng_seed(&w->rng, seed * 2654435761u + (uint64_t)id);
-    w->open_loop = rc->rate > 0;
+    w->open_loop = ctl->rate > 0;
     if (w->open_loop)
-        sched_init(&w->sched, rc->rate / eng->nworkers, eng->start_us, seed + (uint64_t)id);
+        sched_init(&w->sched, ctl->rate, eng->start_us, seed + (uint64_t)id);
     wstats_init(&w->stats[0]);
     wstats_init(&w->stats[1]);
-    w->clients = xcalloc((size_t)n, sizeof(*w->clients));
-    w->pfds = xcalloc((size_t)n + 1, sizeof(*w->pfds));
-    w->pfd_client = xcalloc((size_t)n + 1, sizeof(int));
-    for (i = 0; i < n; i++)
-        client_init(&w->clients[i], first + i,
-                    eng->drv->conn_new(eng->shared, first + i, &w->rng));
+    w->capacity = ctl->clients > 0 ? ctl->clients : 1;
+    w->clients = xcalloc((size_t)w->capacity, sizeof(*w->clients));
+    w->pfds = xcalloc((size_t)w->capacity + 2, sizeof(*w->pfds));
+    w->pfd_client = xcalloc((size_t)w->capacity + 2, sizeof(int));
     w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (w->wake_fd < 0)
+    w->ctl_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (w->wake_fd < 0 || w->ctl_fd < 0)
         return seterr(err, "eventfd: %s", strerror(errno));
     rv = pthread_create(&w->thread, NULL, worker_main, w);
     if (rv != 0)
         return seterr(err, "cannot start a worker thread: %s (try a smaller -j)", strerror(rv));
     return 0;
+}
+
+void
+worker_control(struct worker *w, const struct worker_ctl *ctl)
+{
+    uint64_t one = 1;
+
+    pthread_mutex_lock(&w->ctl_lock);
+    w->ctl = *ctl;
+    pthread_mutex_unlock(&w->ctl_lock);
+    if (write(w->ctl_fd, &one, sizeof(one)) != sizeof(one))
+        fatal("eventfd write: %s", strerror(errno));
 }
 
 void
@@ -253,6 +342,8 @@ worker_free(struct worker *w)
     free(w->pfds);
     free(w->pfd_client);
     close(w->wake_fd);
+    close(w->ctl_fd);
+    pthread_mutex_destroy(&w->ctl_lock);
     wstats_free(&w->stats[0]);
     wstats_free(&w->stats[1]);
 }

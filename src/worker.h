@@ -20,9 +20,8 @@
 #include "client.h"
 #include "rand.h"
 #include "sched.h"
+#include "engine.h"
 #include "stats.h"
-
-struct engine;
 
 struct worker {
     int id;
@@ -33,17 +32,27 @@ struct worker {
     struct rng rng;
     int open_loop;
     struct sched sched;
+    int paused;           /* start no new transaction (a copy of ctl.paused) */
     struct wstats stats[2];
     int cur;              /* the buffer this worker writes into */
-    int wake_fd;          /* eventfd: main -> worker */
+    int wake_fd;          /* eventfd: main -> worker, "swap buffers" (or stop) */
+    int ctl_fd;           /* eventfd: main -> worker, "ctl changed" */
+    pthread_mutex_t ctl_lock; /* guards ctl: taken once per change, never per transaction */
+    struct worker_ctl ctl;
+    int next_id;          /* client ids: id, id + nworkers, ... (unique across workers) */
     atomic_int finished;  /* every client reached -t */
-    struct pollfd *pfds;  /* scratch for the loop */
+    atomic_int nclients_seen; /* clients, for the main thread's display */
+    int capacity;         /* clients allocated */
+    struct pollfd *pfds;  /* scratch for the loop: [0] wake, [1] ctl, then clients */
     int *pfd_client;
+    int npfds_valid;      /* pfds entries that still match clients (0 after a resize) */
 };
 
-/* Sets up the worker's clients [first, first+n) and starts the thread. 0 or -1 with err. */
-int worker_start(struct worker *w, const struct engine *eng, int id, int first, int n,
+/* Sets up the worker with ctl->clients clients and starts the thread. 0 or -1 with err. */
+int worker_start(struct worker *w, const struct engine *eng, int id, const struct worker_ctl *ctl,
                  char *err);
+/* Asks the worker to apply ctl at its next loop turn. */
+void worker_control(struct worker *w, const struct worker_ctl *ctl);
 /* Joins the thread and frees what the worker owns (not its stats: engine reads them first). */
 void worker_join(struct worker *w);
 void worker_free(struct worker *w);

@@ -31,7 +31,7 @@ struct run {
     pid_t pid;
 };
 
-static char *
+static inline char *
 itest_env(const char *name)
 {
     char *v = getenv(name);
@@ -43,7 +43,7 @@ itest_env(const char *name)
     return v;
 }
 
-static char *
+static inline char *
 itest_slurp(int fd)
 {
     size_t len = 0, cap = 4096;
@@ -60,7 +60,7 @@ itest_slurp(int fd)
 }
 
 /* Starts benchtop with argv (NULL-terminated, without the program); stdout/stderr to temp files. */
-static pid_t
+static inline pid_t
 itest_spawn(char *const args[], int *outfd, int *errfd)
 {
     char tmpl_o[] = "/tmp/itest-out-XXXXXX", tmpl_e[] = "/tmp/itest-err-XXXXXX";
@@ -86,7 +86,7 @@ itest_spawn(char *const args[], int *outfd, int *errfd)
     return pid;
 }
 
-static struct run
+static inline struct run
 itest_finish(pid_t pid, int o, int e)
 {
     struct run r = {.pid = pid};
@@ -104,7 +104,7 @@ itest_finish(pid_t pid, int o, int e)
 }
 
 /* Runs benchtop to the end: itest_run("run", target, "-T", "2", NULL). */
-static struct run
+static inline struct run
 itest_runv(char *const args[])
 {
     int o, e;
@@ -113,7 +113,7 @@ itest_runv(char *const args[])
     return itest_finish(pid, o, e);
 }
 
-static void
+static inline void
 itest_free(struct run *r)
 {
     free(r->out);
@@ -121,7 +121,7 @@ itest_free(struct run *r)
 }
 
 /* The last line of `text` that contains `needle` (copied into a static buffer). */
-static const char *
+static inline const char *
 itest_line(const char *text, const char *needle)
 {
     static char line[65536];
@@ -144,7 +144,7 @@ itest_line(const char *text, const char *needle)
 }
 
 /* A number after "key": in a JSON line (first occurrence); NAN if missing. */
-static double
+static inline double
 itest_num(const char *line, const char *key)
 {
     char pat[128];
@@ -159,7 +159,7 @@ itest_num(const char *line, const char *key)
     return strtod(p + strlen(pat), NULL);
 }
 
-static int
+static inline int
 itest_count_lines(const char *text, const char *needle)
 {
     int n = 0;
@@ -172,7 +172,7 @@ itest_count_lines(const char *text, const char *needle)
     return n;
 }
 
-static int
+static inline int
 itest_lines(const char *text)
 {
     int n = 0;
@@ -197,7 +197,7 @@ itest_pg(const char *dbname)
     return c;
 }
 
-static void
+static inline void
 itest_exec(PGconn *c, const char *sql)
 {
     PGresult *r = PQexec(c, sql);
@@ -209,7 +209,7 @@ itest_exec(PGconn *c, const char *sql)
     PQclear(r);
 }
 
-static long long
+static inline long long
 itest_scalar(PGconn *c, const char *sql)
 {
     PGresult *r = PQexec(c, sql);
@@ -224,7 +224,7 @@ itest_scalar(PGconn *c, const char *sql)
 }
 
 /* A target URI for another database of the test server. */
-static char *
+static inline char *
 itest_target(const char *dbname)
 {
     static char buf[4][512];
@@ -237,7 +237,7 @@ itest_target(const char *dbname)
     return out;
 }
 
-static void
+static inline void
 itest_sleep_ms(int ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};

@@ -160,7 +160,7 @@ static void
 test_wrong_password(void **state)
 {
     const char *dir = itest_env("BENCHTOP_PG_DIR");
-    char hba[512], cmd[1024], target[512];
+    char hba[512], cmd[2048], target[512];
     const char *t = itest_env("BENCHTOP_PG_TARGET");
     const char *at = strchr(t, '@');
     char *args[] = {"run", target, "-T", "1", NULL};

@@ -40,7 +40,7 @@ test_defaults(void **state)
     assert_int_equal(rc.threads, 1);
     assert_true(rc.interval_s == 1.0);
     assert_true(rc.rate == 0.0);
-    assert_true(rc.late_ms == 1.0);
+    assert_true(rc.late_ms == 10.0);
     assert_null(rc.workload);
     assert_int_equal(npos, 0);
     assert_int_equal(options_given(&rc, "clients"), 0);

@@ -1,0 +1,53 @@
+/* collector: the helpers every collector class uses to fill a coll_view. */
+#include "collector.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct coll_row *
+coll_row_add(struct coll_view *v, const char *section, const char *label, double num,
+             enum row_level level, const char *fmt, ...)
+{
+    struct coll_row *r;
+    va_list ap;
+
+    if (v->nrows >= COLL_MAX_ROWS)
+        return NULL;
+    r = &v->rows[v->nrows++];
+    /* snprintf truncates where strncpy would leave the name unterminated. */
+    snprintf(r->section, sizeof r->section, "%s", section);
+    snprintf(r->label, sizeof r->label, "%s", label);
+    va_start(ap, fmt);
+    vsnprintf(r->value, sizeof r->value, fmt, ap);
+    va_end(ap);
+    r->num = num;
+    r->level = level;
+    return r;
+}
+
+void
+coll_event_add(struct coll_view *v, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (v->nevents >= COLL_MAX_EVENTS)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(v->events[v->nevents], sizeof v->events[0], fmt, ap);
+    va_end(ap);
+    v->nevents++;
+}
+
+const struct coll_row *
+coll_row_find(const struct coll_view *v, const char *section, const char *label)
+{
+    int i;
+
+    for (i = 0; i < v->nrows; i++) {
+        const struct coll_row *r = &v->rows[i];
+        if (strcmp(r->section, section) == 0 && strcmp(r->label, label) == 0)
+            return r;
+    }
+    return NULL;
+}
