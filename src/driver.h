@@ -55,7 +55,9 @@ struct txn_result {
 /* What `benchtop init` asked for. */
 struct init_conf {
     const char *target;
-    int scale;
+    int scale;              /* postgres: pgbench scale */
+    int tables;             /* mysql: sbtest1..N */
+    long long table_size;   /* mysql: rows per table */
     int force;
     int quiet;
 };

@@ -47,6 +47,31 @@ static const struct command commands[] = {
 };
 
 static void
+print_list(const char *const *names)
+{
+    int i;
+
+    for (i = 0; names[i] != NULL; i++)
+        printf("%s%s%s", i ? ", " : "", names[i], i == 0 ? " (default)" : "");
+}
+
+/* Workloads and protocols come from the driver classes, so help cannot go stale. */
+static void
+print_backends(void)
+{
+    const struct driver_class *const *d;
+
+    printf("\nworkloads (-w) and protocols (-M):\n");
+    for (d = driver_classes; *d != NULL; d++) {
+        printf("  %-10s -w ", (*d)->name);
+        print_list((*d)->workloads);
+        printf("\n  %-10s -M ", "");
+        print_list((*d)->modes);
+        printf("\n");
+    }
+}
+
+static void
 print_help(const struct command *cmd)
 {
     const struct command *c;
@@ -65,6 +90,7 @@ print_help(const struct command *cmd)
     target_known_schemes(schemes, sizeof(schemes));
     printf("\nTARGET: %s (or a libpq conninfo string)\n\noptions:\n", schemes);
     options_print_help(stdout, CMD_RUN | CMD_INIT | CMD_DEMO);
+    print_backends();
     printf("\nSee benchtop(1) for the JSON fields and more.\n");
 }
 
@@ -155,6 +181,8 @@ cmd_init(struct runconf *rc, char **pos, int npos, char **argv_target)
     resolve_target(rc, pos[0], argv_target[0]);
     ic.target = rc->target;
     ic.scale = rc->scale;
+    ic.tables = rc->tables;
+    ic.table_size = rc->table_size;
     ic.force = rc->force;
     ic.quiet = rc->quiet;
     if (rc->driver->init(&ic, err) < 0)
@@ -175,7 +203,12 @@ interrupted(void)
 static int
 demo_load(struct runconf *rc, struct server *srv)
 {
-    struct init_conf ic = {.target = srv->target, .scale = rc->scale, .force = 1, .quiet = rc->quiet};
+    struct init_conf ic = {.target = srv->target,
+                           .scale = rc->scale,
+                           .tables = rc->tables,
+                           .table_size = rc->table_size,
+                           .force = 1,
+                           .quiet = rc->quiet};
     char err[BT_ERRLEN];
 
     resolve_target(rc, srv->target, NULL);

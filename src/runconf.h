@@ -27,8 +27,17 @@ struct runconf {
     double late_ms;             /* --late-ms: schedule lag that makes a transaction late */
     int connect_per_txn;        /* -C */
     int headless;               /* --headless, or stdout is not a terminal */
-    int scale;                  /* init --scale */
+    int scale;                  /* init --scale (postgres) */
     int force;                  /* init --force */
+    int tables;                 /* init/run --tables (mysql: sbtest1..N) */
+    long long table_size;       /* init/run --table-size (mysql: rows per table) */
+    long long keys;             /* --keys: key space (redis, memcached) */
+    char *key_pattern;          /* --key-pattern: seq, uniform, zipf */
+    int value_size;             /* --value-size: bytes per value */
+    char *ratio;                /* --ratio SET:GET; NULL = the driver's default */
+    int pipeline;               /* --pipeline: requests in flight per connection */
+    int batch;                  /* --batch: keys per multiget */
+    int fill;                   /* --fill: preload the key space before the run */
     uint64_t seed;              /* --seed */
     int quiet;                  /* -q: no human summary on stderr */
     int show_help;              /* -h */
