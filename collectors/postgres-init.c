@@ -725,20 +725,35 @@ pg_error_hint(const char *libpq_message)
 }
 
 int
-pg_connect_blocking(const char *target, PGconn **out, char *err)
+pg_connect_as(const char *target, const char *application_name, int connect_timeout_s, PGconn **out,
+              char *err)
 {
     /*
+     * libpq applies the keys in order, the last value winning, and
      * dbname with expand_dbname=1 takes a URI or a conninfo string whole.
-     * fallback_application_name yields to the target's application_name
-     * and to PGAPPNAME, so the user's choice wins.
+     * So a connect_timeout before dbname is only a default the target may
+     * override, and an application_name after it overrides the target's.
+     * fallback_application_name yields to the target and to PGAPPNAME, so
+     * without a forced name the user's choice wins.
      */
-    const char *const keys[] = {"dbname", "fallback_application_name", NULL};
-    const char *const values[] = {target, "benchtop", NULL};
+    const char *keys[4], *values[4];
+    char timeout[16];
+    int n = 0;
     PGconn *conn;
 
     *out = NULL;
     if (check_target(target, err) < 0)
         return -1;
+    if (connect_timeout_s > 0) {
+        snprintf(timeout, sizeof timeout, "%d", connect_timeout_s);
+        keys[n] = "connect_timeout";
+        values[n++] = timeout;
+    }
+    keys[n] = "dbname";
+    values[n++] = target;
+    keys[n] = application_name ? "application_name" : "fallback_application_name";
+    values[n++] = application_name ? application_name : "benchtop";
+    keys[n] = values[n] = NULL;
     conn = PQconnectdbParams(keys, values, 1);
     if (conn == NULL)
         return seterr(err, "could not connect: out of memory");
@@ -749,6 +764,12 @@ pg_connect_blocking(const char *target, PGconn **out, char *err)
     }
     *out = conn;
     return 0;
+}
+
+int
+pg_connect_blocking(const char *target, PGconn **out, char *err)
+{
+    return pg_connect_as(target, NULL, 0, out, err);
 }
 
 int

@@ -25,6 +25,15 @@
  */
 int pg_connect_blocking(const char *target, PGconn **out, char *err);
 
+/*
+ * pg_connect_blocking with two choices for sessions that are not load:
+ * application_name, when not NULL, replaces the target's and PGAPPNAME's
+ * (so the session is told apart from benchtop's own "benchtop" ones);
+ * connect_timeout_s, when > 0, is the timeout unless the target sets one.
+ */
+int pg_connect_as(const char *target, const char *application_name, int connect_timeout_s,
+                  PGconn **out, char *err);
+
 /* A newly xmalloc'ed copy of target with every password replaced by "***". */
 char *pg_mask_target(const char *target);
 

@@ -6,12 +6,14 @@
 
 #include <stddef.h>
 
+#include "collector.h"
 #include "driver.h"
 #include "server.h"
 
 #ifdef HAVE_POSTGRES
 extern const struct driver_class postgres_driver;
 extern const struct server_class postgres_server_class;
+extern const struct collector_class postgres_collector;
 #endif
 
 const struct driver_class *const driver_classes[] = {
@@ -24,6 +26,13 @@ const struct driver_class *const driver_classes[] = {
 const struct server_class *const server_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_server_class,
+#endif
+    NULL,
+};
+
+const struct collector_class *const collector_classes[] = {
+#ifdef HAVE_POSTGRES
+    &postgres_collector,
 #endif
     NULL,
 };

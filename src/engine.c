@@ -1,19 +1,14 @@
 /*
  * engine: the main thread's side of a run: workers, ticks, live control,
- * stop. The headless front end (engine_run) is at the bottom; SIGINT and
- * SIGTERM are read there through a signalfd, so a signal never interrupts
- * a worker mid-step.
+ * stop. The main loop that drives it is in session.c.
  */
 #include "engine.h"
 
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -220,68 +215,4 @@ engine_free(struct engine *e)
     close(e->ack_fd);
     close(e->notify_fd);
     free(e);
-}
-
-/* ---- the headless front end ---- */
-
-static int
-block_signals(void)
-{
-    sigset_t set;
-
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
-/* Waits until `deadline`, a signal or a finished -t; returns 1 when the run must end. */
-static int
-wait_until(struct engine *e, int sigfd, uint64_t deadline)
-{
-    struct pollfd p[2] = {{.fd = sigfd, .events = POLLIN},
-                          {.fd = e->notify_fd, .events = POLLIN}};
-    uint64_t now = now_us();
-    struct timespec ts;
-    struct signalfd_siginfo si;
-
-    if (e->end_us && e->end_us < deadline)
-        deadline = e->end_us;
-    if (deadline > now) {
-        ts.tv_sec = (time_t)((deadline - now) / 1000000u);
-        ts.tv_nsec = (long)((deadline - now) % 1000000u) * 1000;
-        if (ppoll(p, 2, &ts, NULL) < 0 && errno != EINTR)
-            fatal("ppoll: %s", strerror(errno));
-    }
-    if (p[0].revents && read(sigfd, &si, sizeof(si)) > 0)
-        return 1;
-    if (p[1].revents && engine_finished(e))
-        return 1;
-    return e->end_us && now_us() >= e->end_us;
-}
-
-int
-engine_run(const struct runconf *rc, void *shared, report_fn report, void *arg, char *err)
-{
-    int sigfd = block_signals(); /* before the threads start: they inherit the mask */
-    struct engine *e = engine_start(rc, shared, err);
-    uint64_t interval = (uint64_t)(rc->interval_s * 1e6), next;
-
-    if (e == NULL || sigfd < 0)
-        return -1;
-    next = e->start_us + interval;
-    while (!wait_until(e, sigfd, next)) {
-        if (now_us() < next)
-            continue;
-        report(engine_tick(e), arg);
-        next += interval;
-        if (next <= now_us()) /* we fell behind (a stopped process): skip, do not burst */
-            next = now_us() + interval;
-    }
-    report(engine_stop(e), arg);
-    engine_free(e);
-    close(sigfd);
-    /* SIGINT/SIGTERM stay blocked: a second Ctrl-C must not kill the summary */
-    return 0;
 }

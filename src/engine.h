@@ -62,10 +62,4 @@ void engine_set_clients(struct engine *e, int clients);
 void engine_set_paused(struct engine *e, int paused);
 void engine_set_rate(struct engine *e, double rate);
 
-/* Called once per interval and once at the end (snap->final) by engine_run. */
-typedef void (*report_fn)(const struct snapshot *snap, void *arg);
-
-/* The headless front end: ticks every -P until -T, -t, SIGINT or SIGTERM. */
-int engine_run(const struct runconf *rc, void *shared, report_fn report, void *arg, char *err);
-
 #endif

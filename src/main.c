@@ -4,19 +4,23 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "collect.h"
 #include "engine.h"
+#include "headless.h"
 #include "options.h"
 #include "registry.h"
 #include "report.h"
 #include "serve.h"
 #include "server.h"
 #include "target.h"
+#include "tui.h"
 #include "util.h"
 
 struct command {
@@ -31,6 +35,7 @@ static int cmd_run(struct runconf *rc, char **pos, int npos, char **argv_target)
 static int cmd_init(struct runconf *rc, char **pos, int npos, char **argv_target);
 static int cmd_demo(struct runconf *rc, char **pos, int npos, char **argv_target);
 static int cmd_serve(struct runconf *rc, char **pos, int npos, char **argv_target);
+static int cmd_watch(struct runconf *rc, char **pos, int npos, char **argv_target);
 static int cmd_man_options(struct runconf *rc, char **pos, int npos, char **argv_target);
 
 static const struct command commands[] = {
@@ -40,6 +45,8 @@ static const struct command commands[] = {
      "create and fill the workload's tables (as pgbench -i)"},
     {"demo", CMD_DEMO, cmd_demo, "benchtop demo [OPTIONS]",
      "start a throwaway local server, fill it and run against it"},
+    {"watch", CMD_WATCH, cmd_watch, "benchtop watch TARGET... [OPTIONS]",
+     "the dashboard with no load: watch servers under someone else's load"},
     {"serve", CMD_RUN, cmd_serve, "benchtop serve postgres",
      "(for tests) start a throwaway server and print its target until stdin closes"},
     {"man-options", CMD_RUN, cmd_man_options, "benchtop man-options", NULL},
@@ -89,7 +96,7 @@ print_help(const struct command *cmd)
             printf("  %-44s %s\n", c->usage, c->summary);
     target_known_schemes(schemes, sizeof(schemes));
     printf("\nTARGET: %s (or a libpq conninfo string)\n\noptions:\n", schemes);
-    options_print_help(stdout, CMD_RUN | CMD_INIT | CMD_DEMO);
+    options_print_help(stdout, CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH);
     print_backends();
     printf("\nSee benchtop(1) for the JSON fields and more.\n");
 }
@@ -124,17 +131,71 @@ resolve_target(struct runconf *rc, const char *target, char *argv_target)
     return drv;
 }
 
+/* default_seconds applies headless; the dashboard runs until q unless -T or -t. */
 static void
 check_run_options(struct runconf *rc, int default_seconds)
 {
     if (options_given(rc, "time") && options_given(rc, "transactions"))
         usage_fatal("-T and -t cannot be used together (pick a duration or a count)");
-    if (!options_given(rc, "time") && !options_given(rc, "transactions"))
-        rc->duration_s = default_seconds;
     if (rc->threads > rc->clients)
         rc->threads = rc->clients;
     if (!rc->headless && !isatty(STDOUT_FILENO))
         rc->headless = 1;
+    if (!options_given(rc, "time") && !options_given(rc, "transactions"))
+        rc->duration_s = rc->headless ? default_seconds : 0;
+}
+
+static FILE *
+open_record(const struct runconf *rc)
+{
+    FILE *f;
+
+    if (rc->record == NULL)
+        return NULL;
+    f = fopen(rc->record, "w");
+    if (f == NULL)
+        usage_fatal("cannot write --record %s: %s (check the path)", rc->record, strerror(errno));
+    return f;
+}
+
+/* Adds a collector for target (driver drv) to the session; a failure is fatal. */
+static void
+add_collector(struct session *s, const struct driver_class *drv, const char *target,
+              const char **names)
+{
+    const struct collector_class *cls = collector_for(drv->name);
+    char err[BT_ERRLEN];
+
+    if (cls == NULL)
+        return; /* this backend has no collector yet: client figures only */
+    if (s->ncollect == SESSION_MAX_COLLECT)
+        usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
+    s->collect[s->ncollect] = collect_start(cls, target, s->interval_s, err);
+    if (s->collect[s->ncollect] == NULL)
+        usage_fatal("%s", err);
+    names[s->ncollect++] = cls->name;
+}
+
+/* Runs the session with the dashboard, or headless; then stops the collectors. */
+static void
+front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **names,
+          const char **targets)
+{
+    struct tui_conf tc = {.theme = s->rc->theme, .report = ctx};
+    struct headless_conf hc = {.report = ctx};
+    char err[BT_ERRLEN];
+    int i;
+
+    for (i = 0; i < s->ncollect; i++) {
+        tc.names[i] = hc.names[i] = names[i];
+        tc.targets[i] = hc.targets[i] = targets[i];
+    }
+    if (s->rc->headless)
+        headless_run(s, sigfd, &hc);
+    else if (tui_run(s, sigfd, &tc, err) < 0)
+        usage_fatal("%s", err);
+    for (i = 0; i < s->ncollect; i++)
+        collect_stop(s->collect[i]);
 }
 
 static int
@@ -144,16 +205,64 @@ run_load(struct runconf *rc)
     char err[BT_ERRLEN];
     void *shared = drv->prepare(rc, err);
     struct report_ctx ctx = {.rc = rc};
+    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1};
+    const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
+    int sigfd;
 
     if (shared == NULL)
         usage_fatal("%s", err);
     ctx.workload = rc->script_file ? rc->script_file : rc->workload ? rc->workload : drv->workloads[0];
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];
-    ctx.json = rc->headless ? stdout : NULL;
+    ctx.json = rc->headless ? stdout : open_record(rc);
     ctx.human = rc->quiet ? NULL : stderr;
-    if (engine_run(rc, shared, report_snapshot, &ctx, err) < 0)
+    sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
+    s.eng = engine_start(rc, shared, err);
+    if (s.eng == NULL || sigfd < 0)
         usage_fatal("%s", err);
+    if (!rc->no_collect)
+        add_collector(&s, drv, rc->target, names);
+    targets[0] = rc->target_masked;
+    front_end(&s, sigfd, &ctx, names, targets);
+    engine_free(s.eng);
     drv->release(shared);
+    if (ctx.json != NULL && ctx.json != stdout)
+        fclose(ctx.json);
+    return 0;
+}
+
+static int
+cmd_watch(struct runconf *rc, char **pos, int npos, char **argv_target)
+{
+    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1};
+    struct report_ctx ctx = {.rc = rc, .workload = "watch", .mode = ""};
+    const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
+    char joined[1024] = "";
+    int i, sigfd;
+
+    if (npos == 0)
+        usage_fatal("watch needs at least one target (e.g. benchtop watch postgres://localhost/db)");
+    if (npos > SESSION_MAX_COLLECT)
+        usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
+    if (!rc->headless && !isatty(STDOUT_FILENO))
+        rc->headless = 1;
+    ctx.json = rc->headless ? stdout : open_record(rc);
+    sigfd = session_block_signals();
+    for (i = 0; i < npos; i++) {
+        const struct driver_class *drv = resolve_target(rc, pos[i], argv_target[i]);
+        targets[s.ncollect] = rc->target_masked;
+        add_collector(&s, drv, rc->target, names);
+        if (s.ncollect != i + 1)
+            usage_fatal("%s targets cannot be watched yet (no collector for %s)", drv->name,
+                        drv->name);
+        snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s", i ? ", " : "",
+                 rc->target_masked);
+    }
+    rc->target_masked = xstrdup(joined);
+    if (options_given(rc, "time"))
+        s.until_us = now_us() + (uint64_t)(rc->duration_s * 1e6);
+    front_end(&s, sigfd, &ctx, names, targets);
+    if (ctx.json != NULL && ctx.json != stdout)
+        fclose(ctx.json);
     return 0;
 }
 

@@ -14,24 +14,25 @@
 #include "util.h"
 
 #define OFF(field) offsetof(struct runconf, field)
-#define ALL (CMD_RUN | CMD_INIT | CMD_DEMO)
+#define ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH)
 #define LOAD (CMD_RUN | CMD_DEMO)
+#define SHOW (CMD_RUN | CMD_DEMO | CMD_WATCH)
 
 const struct option_def option_table[] = {
     {"clients", 'c', OPT_INT, OFF(clients), 1, 100000, "1", "N", LOAD,
      "number of concurrent clients (connections)"},
     {"threads", 'j', OPT_INT, OFF(threads), 1, 1024, "1", "N", LOAD,
      "number of worker threads; clients are spread over them"},
-    {"time", 'T', OPT_DOUBLE, OFF(duration_s), 0.001, 1e7, "", "SECONDS", LOAD,
-     "run for this long (default 10, demo 20)"},
+    {"time", 'T', OPT_DOUBLE, OFF(duration_s), 0.001, 1e7, "", "SECONDS", SHOW,
+     "run for this long (headless default 10; the dashboard runs until q)"},
     {"transactions", 't', OPT_LLONG, OFF(transactions), 1, 1e15, "", "N", LOAD,
      "run this many transactions per client instead of -T"},
     {"rate", 'R', OPT_DOUBLE, OFF(rate), 0, 1e9, "0", "TPS", LOAD,
      "open loop: this many transactions/s in total (Poisson arrivals)"},
     {"late-ms", 0, OPT_DOUBLE, OFF(late_ms), 0, 1e7, "10", "MS", LOAD,
      "with -R, a transaction starting this long after its schedule is late"},
-    {"interval", 'P', OPT_DOUBLE, OFF(interval_s), 0.01, 3600, "1", "SECONDS", LOAD,
-     "report interval (fractions allowed)"},
+    {"interval", 'P', OPT_DOUBLE, OFF(interval_s), 0.01, 3600, "1", "SECONDS", SHOW,
+     "report and sample interval (fractions allowed)"},
     {"workload", 'w', OPT_STRING, OFF(workload), 0, 0, "", "NAME", LOAD,
      "built-in workload (listed per database below)"},
     {"protocol", 'M', OPT_STRING, OFF(mode), 0, 0, "", "MODE", LOAD,
@@ -40,8 +41,14 @@ const struct option_def option_table[] = {
      "run a custom script: SQL with :name variables and \\set lines"},
     {"connect", 'C', OPT_FLAG, OFF(connect_per_txn), 0, 1, "0", "", LOAD,
      "open a new connection for every transaction"},
-    {"headless", 0, OPT_FLAG, OFF(headless), 0, 1, "0", "", LOAD,
-     "JSON lines on stdout (also when stdout is not a terminal)"},
+    {"headless", 0, OPT_FLAG, OFF(headless), 0, 1, "0", "", SHOW,
+     "JSON lines on stdout instead of the dashboard (also when stdout is not a terminal)"},
+    {"record", 0, OPT_STRING, OFF(record), 0, 0, "", "FILE", SHOW,
+     "write the JSON lines to FILE while the dashboard runs"},
+    {"no-collect", 0, OPT_FLAG, OFF(no_collect), 0, 1, "0", "", LOAD,
+     "do not sample the server (client figures only)"},
+    {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
+     "dashboard colours: default, light, mono, or a .theme file"},
     {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", LOAD,
      "random seed (0 = from the clock)"},
     {"keys", 0, OPT_LLONG, OFF(keys), 1, 1e12, "100000", "N", LOAD,
@@ -189,7 +196,7 @@ lookup(int c)
 static const char *
 cmd_name(unsigned cmd)
 {
-    return cmd == CMD_INIT ? "init" : cmd == CMD_DEMO ? "demo" : "run";
+    return cmd == CMD_INIT ? "init" : cmd == CMD_DEMO ? "demo" : cmd == CMD_WATCH ? "watch" : "run";
 }
 
 static void

@@ -22,6 +22,7 @@ enum {
     CMD_RUN = 1 << 0,
     CMD_INIT = 1 << 1,
     CMD_DEMO = 1 << 2,
+    CMD_WATCH = 1 << 3,
 };
 
 struct option_def {

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "collect.h"
 #include "hist.h"
 
 struct lat {
@@ -91,7 +92,7 @@ json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     json_string(f, ctx->mode);
     fputs(",\"target\":", f);
     json_string(f, rc->target_masked);
-    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,", rc->clients,
+    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,", snap->clients,
             rc->threads, rc->rate, rc->connect_per_txn ? "true" : "false");
     fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
             s->connects ? (double)s->connect_us / (double)s->connects : 0.0);
@@ -131,8 +132,8 @@ human_errors(FILE *f, const struct wstats *s)
         fprintf(f, "last error: %s\n", s->last_error);
 }
 
-static void
-human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
+void
+report_human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
 {
     const struct runconf *rc = ctx->rc;
     const struct wstats *s = &snap->total;
@@ -141,7 +142,7 @@ human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx
     lat_of(s->lat, &l);
     fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", ctx->workload, ctx->mode,
             rc->target_masked);
-    fprintf(f, "clients: %d, threads: %d%s\n", rc->clients, rc->threads,
+    fprintf(f, "clients: %d, threads: %d%s\n", snap->clients, rc->threads,
             rc->connect_per_txn ? ", new connection per transaction" : "");
     fprintf(f, "duration: %.3f s\nnumber of transactions: %llu\n", snap->t,
             (unsigned long long)s->txns);
@@ -176,5 +177,66 @@ report_snapshot(const struct snapshot *snap, void *arg)
     if (ctx->json)
         json_summary(ctx->json, snap, ctx);
     if (ctx->human)
-        human_summary(ctx->human, snap, ctx);
+        report_human_summary(ctx->human, snap, ctx);
+}
+
+static void
+json_number(FILE *f, double v)
+{
+    if (v != v) /* NAN: JSON has no such number */
+        fputs("null", f);
+    else
+        fprintf(f, "%.6g", v);
+}
+
+static void
+json_rows(FILE *f, const struct coll_view *v)
+{
+    int i;
+
+    fputs(",\"rows\":[", f);
+    for (i = 0; i < v->nrows; i++) {
+        const struct coll_row *r = &v->rows[i];
+        fputs(i ? ",{\"section\":" : "{\"section\":", f);
+        json_string(f, r->section);
+        fputs(",\"label\":", f);
+        json_string(f, r->label);
+        fputs(",\"value\":", f);
+        json_string(f, r->value);
+        fputs(",\"num\":", f);
+        json_number(f, r->num);
+        fputc('}', f);
+    }
+    fputs("],\"events\":[", f);
+    for (i = 0; i < v->nevents; i++) {
+        if (i)
+            fputc(',', f);
+        json_string(f, v->events[i]);
+    }
+    fputc(']', f);
+}
+
+void
+report_server(FILE *f, double t, const char *name, const char *target,
+              const struct collect_result *res)
+{
+    fprintf(f, "{\"type\":\"server\",\"t\":%.3f,\"collector\":", t);
+    json_string(f, name);
+    fputs(",\"target\":", f);
+    json_string(f, target);
+    fprintf(f, ",\"ok\":%s,\"cost_ms\":%.3f,\"late\":%llu", res->ok ? "true" : "false",
+            res->cost_ms, (unsigned long long)res->late);
+    if (!res->ok) {
+        fputs(",\"error\":", f);
+        json_string(f, res->error);
+    }
+    if (res->have_view) {
+        fputs(",\"server_tps\":", f);
+        json_number(f, res->view.server_tps);
+        fputs(",\"note\":", f);
+        json_string(f, res->view.note);
+        json_rows(f, &res->view);
+    }
+    fputs("}\n", f);
+    fflush(f);
 }

@@ -22,6 +22,14 @@ struct report_ctx {
 /* The engine's report_fn: arg is a struct report_ctx. */
 void report_snapshot(const struct snapshot *snap, void *arg);
 
+struct collect_result;
+
+/* One collector result as a {"type":"server",...} JSON line. */
+void report_server(FILE *f, double t, const char *name, const char *target,
+                   const struct collect_result *res);
+/* The end summary for people (stderr), whatever the front end was. */
+void report_human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx);
+
 /* Writes s as a JSON string literal (quotes and escapes included). */
 void json_string(FILE *f, const char *s);
 

@@ -40,6 +40,9 @@ struct runconf {
     int fill;                   /* --fill: preload the key space before the run */
     uint64_t seed;              /* --seed */
     int quiet;                  /* -q: no human summary on stderr */
+    int no_collect;             /* --no-collect: no server-side collectors */
+    char *record;               /* --record FILE: JSON lines while the dashboard runs */
+    char *theme;                /* --theme NAME or path */
     int show_help;              /* -h */
     int show_version;           /* -V */
     uint64_t given;             /* bit i: option_table[i] was on the command line */

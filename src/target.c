@@ -51,3 +51,14 @@ target_known_schemes(char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, "%s%s...", used ? ", " : "",
                                  (*d)->schemes[0]);
 }
+
+const struct collector_class *
+collector_for(const char *name)
+{
+    const struct collector_class *const *c;
+
+    for (c = collector_classes; *c != NULL; c++)
+        if (strcmp((*c)->name, name) == 0)
+            return *c;
+    return NULL;
+}

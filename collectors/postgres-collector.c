@@ -1,0 +1,862 @@
+/*
+ * postgres-collector: the server pane for PostgreSQL (12 to 17; 10 and 11
+ * answer the same queries).
+ *
+ * One sample is one round trip: the statements of pg_collector_sql() go
+ * out as one simple query, which the server runs as one implicit
+ * transaction. The collector so adds exactly one commit per sample to
+ * xact_commit (1/s at the default interval), small enough next to any
+ * load that derive reports the server's own count as it is rather than
+ * guessing when the collector's commit was flushed. Its own session is
+ * left out of every session count (pg_backend_pid()).
+ *
+ * Versions differ only in the SQL: every variant of a statement returns the
+ * same column names, with NULLs for counters a server does not have, so the
+ * parsers and derive never ask which version answered.
+ */
+#include "postgres.h"
+#include "postgres-collector.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    CONNECT_TIMEOUT_S = 3,
+    MIN_VERSION = 100000, /* backend_type and pg_monitor appeared in 10 */
+    V14 = 140000,
+    V17 = 170000,
+    V18 = 180000,
+    SLOW_QUERY_S = 60, /* an active query older than this is worth a look */
+    LABEL_MAX = 24,
+};
+
+static const char app_name[] = "benchtop-collector";
+static const char hidden_note[] = "needs pg_monitor for other sessions' queries and waits";
+
+/* Section names, as the pane groups rows. */
+static const char SESSIONS[] = "sessions", WAITS[] = "waits", DATABASE[] = "database",
+                  CHECKPOINTS[] = "checkpoints", WAL[] = "wal", LOCKS[] = "locks",
+                  SETTINGS[] = "settings";
+
+static const char *const setting_names[PG_NSETTINGS] = {
+    "shared_buffers", "max_connections",    "synchronous_commit",
+    "wal_level",      "checkpoint_timeout", "work_mem",
+};
+
+/* What a sample's pg_stat_activity.state (or our 'hidden') is called, by enum pg_state. */
+static const char *const state_names[PG_NSTATES] = {
+    [PG_ACTIVE] = "active",
+    [PG_IDLE] = "idle",
+    [PG_IDLE_TX] = "idle in transaction",
+    [PG_IDLE_TX_ABORTED] = "idle in transaction (aborted)",
+    [PG_OTHER_STATE] = "",
+    [PG_HIDDEN] = "hidden",
+};
+
+struct pg_collector {
+    PGconn *conn;
+    int version;
+    int privileged;
+    char *sql; /* pg_collector_sql(version) */
+};
+
+/* --- the query, one statement per part --- */
+
+/*
+ * Superuser, or allowed to read every session's activity: pg_read_all_stats
+ * grants that, and pg_monitor includes it. Looked up through pg_roles so
+ * that a server without those roles answers instead of failing.
+ */
+static const char privilege_sql[] = "SELECT current_setting('server_version_num')::int AS version,"
+                                    " r.rolsuper OR EXISTS (SELECT 1 FROM pg_roles m"
+                                    " WHERE m.rolname IN ('pg_monitor', 'pg_read_all_stats')"
+                                    " AND pg_has_role(current_user, m.oid, 'USAGE')) AS privileged"
+                                    " FROM pg_roles r WHERE r.rolname = current_user";
+
+/*
+ * Client sessions by (ours, state). Without pg_read_all_stats another
+ * user's session shows NULL in every column from state on, backend_type
+ * included: a NULL backend_type with a database and a user is taken for
+ * such a hidden client (another user's parallel worker would count too).
+ * now() is our transaction's start, so a query that began after it shows
+ * a small negative age, clamped when parsed.
+ */
+static const char sessions_sql[] =
+    "SELECT coalesce(application_name = 'benchtop', false) AS ours,"
+    " CASE WHEN backend_type IS NULL THEN 'hidden' ELSE state END AS state,"
+    " count(*) AS n,"
+    " count(*) FILTER (WHERE wait_event_type = 'Lock') AS lock_waiters,"
+    " count(*) FILTER (WHERE state <> 'idle' AND wait_event IS NOT NULL) AS waiting,"
+    " extract(epoch FROM max(now() - query_start) FILTER (WHERE state = 'active')) AS oldest_s"
+    " FROM pg_stat_activity"
+    " WHERE pid <> pg_backend_pid()"
+    " AND (backend_type = 'client backend'"
+    " OR (backend_type IS NULL AND datid IS NOT NULL AND usesysid IS NOT NULL))"
+    " GROUP BY 1, 2";
+
+/* Idle sessions all wait on Client:ClientRead, which says nothing; LIMIT is PG_TOP_WAITS. */
+static const char waits_sql[] = "SELECT wait_event_type || ':' || wait_event AS wait, count(*) AS n"
+                                " FROM pg_stat_activity"
+                                " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
+                                " AND state <> 'idle' AND wait_event IS NOT NULL"
+                                " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5";
+
+static const char database_sql[] =
+    "SELECT xact_commit, xact_rollback, blks_read, blks_hit, tup_returned, tup_fetched,"
+    " tup_inserted, tup_updated, tup_deleted, deadlocks, temp_files, temp_bytes"
+    " FROM pg_stat_database WHERE datname = current_database()";
+
+static const char checkpoints_sql_10[] =
+    "SELECT checkpoints_timed AS timed, checkpoints_req AS requested,"
+    " checkpoint_write_time AS write_ms, checkpoint_sync_time AS sync_ms,"
+    " buffers_checkpoint, buffers_clean, buffers_backend"
+    " FROM pg_stat_bgwriter";
+
+/*
+ * 17 moved the checkpointer's counters to pg_stat_checkpointer under new
+ * names and dropped buffers_backend (backends' writes are in pg_stat_io).
+ */
+static const char checkpoints_sql_17[] =
+    "SELECT c.num_timed AS timed, c.num_requested AS requested,"
+    " c.write_time AS write_ms, c.sync_time AS sync_ms,"
+    " c.buffers_written AS buffers_checkpoint, b.buffers_clean,"
+    " NULL::bigint AS buffers_backend"
+    " FROM pg_stat_checkpointer c, pg_stat_bgwriter b";
+
+static const char wal_sql_10[] =
+    "SELECT NULL::bigint AS wal_records, NULL::numeric AS wal_bytes,"
+    " NULL::bigint AS wal_sync, NULL::double precision AS wal_sync_time";
+
+static const char wal_sql_14[] =
+    "SELECT wal_records, wal_bytes, wal_sync, wal_sync_time FROM pg_stat_wal";
+
+/* 18 moved WAL syncs to pg_stat_io. */
+static const char wal_sql_18[] = "SELECT wal_records, wal_bytes, NULL::bigint AS wal_sync,"
+                                 " NULL::double precision AS wal_sync_time FROM pg_stat_wal";
+
+static const char locks_sql[] = "SELECT count(*) AS not_granted FROM pg_locks WHERE NOT granted";
+
+/* current_setting formats as SHOW does ("128MB", "5min"); missing_ok before 14. */
+static const char settings_sql[] =
+    "SELECT current_setting('shared_buffers') AS shared_buffers,"
+    " current_setting('max_connections') AS max_connections,"
+    " current_setting('synchronous_commit') AS synchronous_commit,"
+    " current_setting('wal_level') AS wal_level,"
+    " current_setting('checkpoint_timeout') AS checkpoint_timeout,"
+    " current_setting('work_mem') AS work_mem,"
+    " current_setting('track_wal_io_timing', true) AS track_wal_io_timing";
+
+/* --- reading results --- */
+
+static const char *
+get_text(const PGresult *res, int row, const char *col)
+{
+    int f = PQfnumber(res, col);
+
+    if (f < 0 || row >= PQntuples(res) || PQgetisnull(res, row, f))
+        return NULL;
+    return PQgetvalue(res, row, f);
+}
+
+static int64_t
+get_i64(const PGresult *res, int row, const char *col, int64_t if_null)
+{
+    const char *s = get_text(res, row, col);
+
+    return s ? strtoll(s, NULL, 10) : if_null;
+}
+
+static double
+get_f64(const PGresult *res, int row, const char *col, double if_null)
+{
+    const char *s = get_text(res, row, col);
+
+    return s ? strtod(s, NULL) : if_null;
+}
+
+static enum pg_state
+state_of(const char *name)
+{
+    int i;
+
+    for (i = 0; i < PG_NSTATES; i++) {
+        if (name != NULL && *name && strcmp(name, state_names[i]) == 0)
+            return (enum pg_state)i;
+    }
+    return PG_OTHER_STATE;
+}
+
+static void
+parse_sessions(const PGresult *res, struct pg_sample *s)
+{
+    struct pg_sessions *ss = &s->sessions;
+    int row;
+
+    ss->oldest_query_s = -1;
+    for (row = 0; row < PQntuples(res); row++) {
+        const char *ours = get_text(res, row, "ours");
+        struct pg_count *c = &ss->state[state_of(get_text(res, row, "state"))];
+        int n = (int)get_i64(res, row, "n", 0);
+        double age = get_f64(res, row, "oldest_s", -1);
+
+        /* A query that began after our own transaction did shows a negative age. */
+        if (get_text(res, row, "oldest_s") != NULL && age < 0)
+            age = 0;
+
+        if (ours != NULL && strcmp(ours, "t") == 0)
+            c->ours += n;
+        else
+            c->others += n;
+        ss->lock_waiters += (int)get_i64(res, row, "lock_waiters", 0);
+        ss->waiting += (int)get_i64(res, row, "waiting", 0);
+        if (age > ss->oldest_query_s)
+            ss->oldest_query_s = age;
+    }
+}
+
+static void
+parse_waits(const PGresult *res, struct pg_sample *s)
+{
+    struct pg_sessions *ss = &s->sessions;
+    int row;
+
+    for (row = 0; row < PQntuples(res) && row < PG_TOP_WAITS; row++) {
+        const char *name = get_text(res, row, "wait");
+
+        snprintf(ss->waits[row].name, sizeof ss->waits[row].name, "%s", name ? name : "?");
+        ss->waits[row].count = (int)get_i64(res, row, "n", 0);
+        ss->nwaits = row + 1;
+    }
+}
+
+static void
+parse_database(const PGresult *res, struct pg_sample *s)
+{
+    struct pg_database *d = &s->db;
+
+    d->xact_commit = get_i64(res, 0, "xact_commit", 0);
+    d->xact_rollback = get_i64(res, 0, "xact_rollback", 0);
+    d->blks_read = get_i64(res, 0, "blks_read", 0);
+    d->blks_hit = get_i64(res, 0, "blks_hit", 0);
+    d->tup_returned = get_i64(res, 0, "tup_returned", 0);
+    d->tup_fetched = get_i64(res, 0, "tup_fetched", 0);
+    d->tup_inserted = get_i64(res, 0, "tup_inserted", 0);
+    d->tup_updated = get_i64(res, 0, "tup_updated", 0);
+    d->tup_deleted = get_i64(res, 0, "tup_deleted", 0);
+    d->deadlocks = get_i64(res, 0, "deadlocks", 0);
+    d->temp_files = get_i64(res, 0, "temp_files", 0);
+    d->temp_bytes = get_i64(res, 0, "temp_bytes", 0);
+}
+
+static void
+parse_checkpoints(const PGresult *res, struct pg_sample *s)
+{
+    struct pg_checkpoints *c = &s->ckpt;
+
+    c->timed = get_i64(res, 0, "timed", 0);
+    c->requested = get_i64(res, 0, "requested", 0);
+    c->write_ms = get_f64(res, 0, "write_ms", 0);
+    c->sync_ms = get_f64(res, 0, "sync_ms", 0);
+    c->buffers_checkpoint = get_i64(res, 0, "buffers_checkpoint", 0);
+    c->buffers_clean = get_i64(res, 0, "buffers_clean", 0);
+    c->buffers_backend = get_i64(res, 0, "buffers_backend", -1);
+}
+
+static void
+parse_wal(const PGresult *res, struct pg_sample *s)
+{
+    struct pg_wal *w = &s->wal;
+
+    w->have = get_text(res, 0, "wal_records") != NULL;
+    w->have_sync = get_text(res, 0, "wal_sync") != NULL;
+    w->records = get_i64(res, 0, "wal_records", 0);
+    /* numeric, but always a whole number of bytes */
+    w->bytes = get_i64(res, 0, "wal_bytes", 0);
+    w->syncs = get_i64(res, 0, "wal_sync", 0);
+    w->sync_ms = get_f64(res, 0, "wal_sync_time", 0);
+}
+
+static void
+parse_locks(const PGresult *res, struct pg_sample *s)
+{
+    s->locks_not_granted = (int)get_i64(res, 0, "not_granted", 0);
+}
+
+static void
+parse_settings(const PGresult *res, struct pg_sample *s)
+{
+    const char *timing = get_text(res, 0, "track_wal_io_timing");
+    int i;
+
+    for (i = 0; i < PG_NSETTINGS; i++) {
+        const char *v = get_text(res, 0, setting_names[i]);
+        snprintf(s->settings[i], sizeof s->settings[i], "%s", v ? v : "");
+    }
+    s->wal.io_timing = timing != NULL && strcmp(timing, "on") == 0;
+}
+
+/* --- the parts of one sample --- */
+
+/* A statement as servers from `since` on (server_version_num) understand it. */
+struct sql_variant {
+    int since;
+    const char *text;
+};
+
+enum { MAX_VARIANTS = 3 };
+
+struct sql_part {
+    struct sql_variant variants[MAX_VARIANTS]; /* oldest first; unused ones are {0, NULL} */
+    void (*parse)(const PGresult *res, struct pg_sample *s);
+};
+
+/* In the order of the statements, so the Nth result belongs to the Nth part. */
+static const struct sql_part sql_parts[] = {
+    {{{0, sessions_sql}}, parse_sessions},
+    {{{0, waits_sql}}, parse_waits},
+    {{{0, database_sql}}, parse_database},
+    {{{0, checkpoints_sql_10}, {V17, checkpoints_sql_17}}, parse_checkpoints},
+    {{{0, wal_sql_10}, {V14, wal_sql_14}, {V18, wal_sql_18}}, parse_wal},
+    {{{0, locks_sql}}, parse_locks},
+    {{{0, settings_sql}}, parse_settings},
+};
+
+enum { NPARTS = sizeof sql_parts / sizeof sql_parts[0] };
+
+static const char *
+part_sql(const struct sql_part *p, int version)
+{
+    const char *text = p->variants[0].text;
+    int i;
+
+    for (i = 1; i < MAX_VARIANTS && p->variants[i].text != NULL; i++) {
+        if (version >= p->variants[i].since)
+            text = p->variants[i].text;
+    }
+    return text;
+}
+
+/* --- formatting values --- */
+
+/* 0.5/s, 12/s, 12.3k/s, 4.5M/s: three significant digits at most. */
+static void
+fmt_si(char *dst, size_t len, double v, const char *unit)
+{
+    static const char *const prefix[] = {"", "k", "M", "G", "T"};
+    int i = 0;
+
+    while (fabs(v) >= 999.5 && i < 4) {
+        v /= 1000;
+        i++;
+    }
+    if (i > 0)
+        snprintf(dst, len, "%.1f%s%s", v, prefix[i], unit);
+    else if (v != floor(v) && fabs(v) < 9.95)
+        snprintf(dst, len, "%.1f%s", v, unit);
+    else
+        snprintf(dst, len, "%.0f%s", v, unit);
+}
+
+/* 512 B/s, 1.2 MiB/s. */
+static void
+fmt_iec(char *dst, size_t len, double v, const char *unit)
+{
+    static const char *const prefix[] = {"", "Ki", "Mi", "Gi", "Ti"};
+    int i = 0;
+
+    while (fabs(v) >= 1024 && i < 4) {
+        v /= 1024;
+        i++;
+    }
+    if (i > 0)
+        snprintf(dst, len, "%.1f %sB%s", v, prefix[i], unit);
+    else
+        snprintf(dst, len, "%.0f B%s", v, unit);
+}
+
+/* 0.4 ms, 850 ms, 12.3 s, 5m 03s, 2h 10m. */
+static void
+fmt_duration(char *dst, size_t len, double secs)
+{
+    long s = lround(secs);
+    double ms = secs * 1000;
+
+    if (ms < 9.95 && ms != floor(ms))
+        snprintf(dst, len, "%.1f ms", ms);
+    else if (secs < 1)
+        snprintf(dst, len, "%.0f ms", ms);
+    else if (secs < 59.95)
+        snprintf(dst, len, "%.1f s", secs);
+    else if (s < 3600)
+        snprintf(dst, len, "%ldm %02lds", s / 60, s % 60);
+    else
+        snprintf(dst, len, "%ldh %02ldm", s / 3600, s % 3600 / 60);
+}
+
+/* --- rows --- */
+
+static void
+add_rate(struct coll_view *v, const char *section, const char *label, double per_s,
+         enum row_level level)
+{
+    char buf[32];
+
+    if (isnan(per_s)) {
+        coll_row_add(v, section, label, NAN, ROW_NORMAL, "-");
+        return;
+    }
+    fmt_si(buf, sizeof buf, per_s, "/s");
+    coll_row_add(v, section, label, per_s, level, "%s", buf);
+}
+
+static void
+add_bytes_rate(struct coll_view *v, const char *section, const char *label, double per_s,
+               enum row_level level)
+{
+    char buf[32];
+
+    if (isnan(per_s)) {
+        coll_row_add(v, section, label, NAN, ROW_NORMAL, "-");
+        return;
+    }
+    fmt_iec(buf, sizeof buf, per_s, "/s");
+    coll_row_add(v, section, label, per_s, level, "%s", buf);
+}
+
+static void
+add_count(struct coll_view *v, const char *section, const char *label, double n,
+          enum row_level level)
+{
+    if (isnan(n))
+        coll_row_add(v, section, label, NAN, ROW_NORMAL, "-");
+    else
+        coll_row_add(v, section, label, n, level, "%.0f", n);
+}
+
+/* num is in seconds. */
+static void
+add_duration(struct coll_view *v, const char *section, const char *label, double secs,
+             enum row_level level)
+{
+    char buf[32];
+
+    if (isnan(secs)) {
+        coll_row_add(v, section, label, NAN, ROW_NORMAL, "-");
+        return;
+    }
+    fmt_duration(buf, sizeof buf, secs);
+    coll_row_add(v, section, label, secs, level, "%s", buf);
+}
+
+/*
+ * The level of a session count when some sessions are hidden from us:
+ * a finding (a warning level with n > 0) still shows; anything else is
+ * dimmed, because the true number may be higher than what we see.
+ */
+static enum row_level
+session_level(int n, enum row_level busy, int hidden)
+{
+    if (n > 0 && busy != ROW_NORMAL)
+        return busy;
+    return hidden ? ROW_DIM : ROW_NORMAL;
+}
+
+/* "12 (10 benchtop)", or "2" when none is ours. */
+static void
+add_sessions(struct coll_view *v, const char *label, struct pg_count c, enum row_level level)
+{
+    int n = c.ours + c.others;
+
+    if (c.ours > 0)
+        coll_row_add(v, SESSIONS, label, n, level, "%d (%d benchtop)", n, c.ours);
+    else
+        coll_row_add(v, SESSIONS, label, n, level, "%d", n);
+}
+
+static void
+add_state(struct coll_view *v, const char *label, struct pg_count c, enum row_level busy,
+          int hidden)
+{
+    add_sessions(v, label, c, session_level(c.ours + c.others, busy, hidden));
+}
+
+static int
+hidden_sessions(const struct pg_sample *s)
+{
+    const struct pg_count *c = &s->sessions.state[PG_HIDDEN];
+
+    return s->privileged ? 0 : c->ours + c->others;
+}
+
+static void
+derive_sessions(const struct pg_sample *cur, struct coll_view *v)
+{
+    const struct pg_sessions *ss = &cur->sessions;
+    struct pg_count all = {0, 0};
+    int hidden = hidden_sessions(cur) > 0;
+    double oldest = ss->oldest_query_s < 0 ? NAN : ss->oldest_query_s;
+    int i;
+
+    for (i = 0; i < PG_NSTATES; i++) {
+        all.ours += ss->state[i].ours;
+        all.others += ss->state[i].others;
+    }
+    add_sessions(v, "client sessions", all, ROW_NORMAL);
+    add_state(v, "active", ss->state[PG_ACTIVE], ROW_NORMAL, hidden);
+    add_state(v, "idle", ss->state[PG_IDLE], ROW_NORMAL, hidden);
+    add_state(v, "idle in transaction", ss->state[PG_IDLE_TX], ROW_WARN, hidden);
+    add_state(v, "idle in xact (aborted)", ss->state[PG_IDLE_TX_ABORTED], ROW_WARN, hidden);
+    if (hidden)
+        add_sessions(v, "state hidden", ss->state[PG_HIDDEN], ROW_DIM);
+    add_count(v, SESSIONS, "waiting on a lock", ss->lock_waiters,
+              session_level(ss->lock_waiters, ROW_WARN, hidden));
+    add_duration(v, SESSIONS, "oldest query", oldest,
+                 session_level(oldest >= SLOW_QUERY_S, ROW_WARN, hidden));
+}
+
+static void
+derive_waits(const struct pg_sample *cur, struct coll_view *v)
+{
+    const struct pg_sessions *ss = &cur->sessions;
+    int hidden = hidden_sessions(cur) > 0;
+    int i;
+
+    add_count(v, WAITS, "sessions waiting", ss->waiting, hidden ? ROW_DIM : ROW_NORMAL);
+    for (i = 0; i < ss->nwaits && i < PG_TOP_WAITS; i++) {
+        const struct pg_wait *w = &ss->waits[i];
+        char label[LABEL_MAX + 1];
+        int lock = strncmp(w->name, "Lock:", 5) == 0;
+
+        snprintf(label, sizeof label, "%.*s", LABEL_MAX, w->name);
+        add_count(v, WAITS, label, w->count,
+                  session_level(w->count, lock ? ROW_WARN : ROW_NORMAL, hidden));
+    }
+}
+
+/*
+ * Two samples, for deltas. Without a usable earlier sample (the first one,
+ * a server that changed under us, no time between) every delta is NAN.
+ */
+struct span {
+    const struct pg_sample *prev; /* cur itself when there is none */
+    const struct pg_sample *cur;
+    double secs;
+    int known; /* deltas mean something */
+    int reset; /* a counter went backwards: statistics reset or server restarted */
+};
+
+static struct span
+span_make(const struct pg_sample *prev, const struct pg_sample *cur, double secs)
+{
+    struct span sp = {.prev = prev ? prev : cur, .cur = cur, .secs = secs};
+
+    sp.known = prev != NULL && secs > 0 && prev->version == cur->version;
+    return sp;
+}
+
+static double
+span_delta(struct span *sp, double before, double after)
+{
+    if (!sp->known)
+        return NAN;
+    if (after < before) {
+        sp->reset = 1;
+        return NAN;
+    }
+    return after - before;
+}
+
+static double
+span_rate(struct span *sp, double before, double after)
+{
+    return span_delta(sp, before, after) / sp->secs;
+}
+
+/* Over the interval, not since the statistics were reset: the cumulative ratio hides a change. */
+static void
+add_cache_hit(struct coll_view *v, double hits, double reads)
+{
+    double pct;
+
+    if (isnan(hits) || isnan(reads) || hits + reads <= 0) {
+        coll_row_add(v, DATABASE, "cache hit", NAN, ROW_NORMAL, "-");
+        return;
+    }
+    pct = 100 * hits / (hits + reads);
+    coll_row_add(v, DATABASE, "cache hit", pct,
+                 pct >= 99  ? ROW_GOOD
+                 : pct < 90 ? ROW_WARN
+                            : ROW_NORMAL,
+                 "%.1f %%", pct);
+}
+
+static void
+derive_database(struct span *sp, struct coll_view *v)
+{
+    const struct pg_database *a = &sp->prev->db, *b = &sp->cur->db;
+    double commits = span_delta(sp, a->xact_commit, b->xact_commit);
+    double rollbacks = span_delta(sp, a->xact_rollback, b->xact_rollback);
+    double deadlocks = span_delta(sp, a->deadlocks, b->deadlocks);
+    double temp_files = span_delta(sp, a->temp_files, b->temp_files);
+    double temp_bytes = span_rate(sp, a->temp_bytes, b->temp_bytes);
+
+    /* NAN (shown "-") unless both counters moved forward over a known interval. */
+    v->server_tps = (commits + rollbacks) / sp->secs;
+    add_rate(v, DATABASE, "transactions/s", v->server_tps, ROW_NORMAL);
+    add_rate(v, DATABASE, "rollbacks/s", rollbacks / sp->secs, ROW_NORMAL);
+    add_cache_hit(v, span_delta(sp, a->blks_hit, b->blks_hit),
+                  span_delta(sp, a->blks_read, b->blks_read));
+    add_rate(v, DATABASE, "blocks read/s", span_rate(sp, a->blks_read, b->blks_read), ROW_NORMAL);
+    add_rate(v, DATABASE, "rows returned/s", span_rate(sp, a->tup_returned, b->tup_returned),
+             ROW_NORMAL);
+    add_rate(v, DATABASE, "rows fetched/s", span_rate(sp, a->tup_fetched, b->tup_fetched),
+             ROW_NORMAL);
+    add_rate(v, DATABASE, "rows inserted/s", span_rate(sp, a->tup_inserted, b->tup_inserted),
+             ROW_NORMAL);
+    add_rate(v, DATABASE, "rows updated/s", span_rate(sp, a->tup_updated, b->tup_updated),
+             ROW_NORMAL);
+    add_rate(v, DATABASE, "rows deleted/s", span_rate(sp, a->tup_deleted, b->tup_deleted),
+             ROW_NORMAL);
+    add_count(v, DATABASE, "deadlocks", deadlocks, deadlocks > 0 ? ROW_BAD : ROW_NORMAL);
+    add_count(v, DATABASE, "temp files", temp_files, temp_files > 0 ? ROW_WARN : ROW_NORMAL);
+    add_bytes_rate(v, DATABASE, "temp bytes/s", temp_bytes, temp_bytes > 0 ? ROW_WARN : ROW_NORMAL);
+    if (deadlocks > 0)
+        coll_event_add(v, "%.0f deadlock%s: a transaction was rolled back", deadlocks,
+                       deadlocks > 1 ? "s" : "");
+}
+
+/* "checkpoint (timed): 1234 buffers, write 2345 ms, sync 12 ms" */
+static void
+checkpoint_event(struct coll_view *v, double timed, double requested, double buffers,
+                 double write_ms, double sync_ms)
+{
+    double n = timed + requested;
+    const char *kind = requested <= 0 ? "timed" : timed <= 0 ? "requested" : "timed, requested";
+    char count[16] = "";
+
+    if (isnan(n) || n <= 0)
+        return;
+    if (n > 1)
+        snprintf(count, sizeof count, "%.0f ", n);
+    coll_event_add(v, "%scheckpoint%s (%s): %.0f buffers, write %.0f ms, sync %.0f ms", count,
+                   n > 1 ? "s" : "", kind, isnan(buffers) ? 0 : buffers,
+                   isnan(write_ms) ? 0 : write_ms, isnan(sync_ms) ? 0 : sync_ms);
+}
+
+static void
+derive_checkpoints(struct span *sp, struct coll_view *v)
+{
+    const struct pg_checkpoints *a = &sp->prev->ckpt, *b = &sp->cur->ckpt;
+    double timed = span_delta(sp, a->timed, b->timed);
+    double requested = span_delta(sp, a->requested, b->requested);
+    double buffers = span_delta(sp, a->buffers_checkpoint, b->buffers_checkpoint);
+    double write_ms = span_delta(sp, a->write_ms, b->write_ms);
+    double sync_ms = span_delta(sp, a->sync_ms, b->sync_ms);
+
+    coll_row_add(v, CHECKPOINTS, "timed", b->timed, ROW_NORMAL, "%lld", (long long)b->timed);
+    /* Requested ones during a run usually mean max_wal_size is too small for the load. */
+    coll_row_add(v, CHECKPOINTS, "requested", b->requested, requested > 0 ? ROW_WARN : ROW_NORMAL,
+                 "%lld", (long long)b->requested);
+    add_duration(v, CHECKPOINTS, "write time", write_ms / 1000, ROW_NORMAL);
+    add_duration(v, CHECKPOINTS, "sync time", sync_ms / 1000, ROW_NORMAL);
+    add_rate(v, CHECKPOINTS, "buffers written/s", buffers / sp->secs, ROW_NORMAL);
+    add_rate(v, CHECKPOINTS, "bgwriter buffers/s",
+             span_rate(sp, a->buffers_clean, b->buffers_clean), ROW_NORMAL);
+    if (b->buffers_backend < 0)
+        coll_row_add(v, CHECKPOINTS, "backend buffers/s", NAN, ROW_DIM, "n/a in 17+");
+    else
+        add_rate(v, CHECKPOINTS, "backend buffers/s",
+                 span_rate(sp, a->buffers_backend, b->buffers_backend), ROW_NORMAL);
+    checkpoint_event(v, timed, requested, buffers, write_ms, sync_ms);
+}
+
+/* Milliseconds per fsync of WAL over the interval; only measured with track_wal_io_timing. */
+static void
+add_wal_sync_time(struct span *sp, struct coll_view *v)
+{
+    const struct pg_wal *a = &sp->prev->wal, *b = &sp->cur->wal;
+    double syncs = span_delta(sp, a->syncs, b->syncs);
+    double ms = span_delta(sp, a->sync_ms, b->sync_ms);
+
+    if (!b->io_timing) {
+        coll_row_add(v, WAL, "avg sync time", NAN, ROW_DIM, "off (track_wal_io_timing)");
+        return;
+    }
+    add_duration(v, WAL, "avg sync time", syncs > 0 ? ms / syncs / 1000 : NAN, ROW_NORMAL);
+}
+
+static void
+derive_wal(struct span *sp, struct coll_view *v)
+{
+    const struct pg_wal *a = &sp->prev->wal, *b = &sp->cur->wal;
+
+    if (!b->have) {
+        coll_row_add(v, WAL, "pg_stat_wal", NAN, ROW_DIM, "needs PostgreSQL 14+");
+        return;
+    }
+    add_rate(v, WAL, "records/s", span_rate(sp, a->records, b->records), ROW_NORMAL);
+    add_bytes_rate(v, WAL, "bytes/s", span_rate(sp, a->bytes, b->bytes), ROW_NORMAL);
+    if (!b->have_sync) {
+        coll_row_add(v, WAL, "syncs/s", NAN, ROW_DIM, "n/a in 18+");
+        return;
+    }
+    add_rate(v, WAL, "syncs/s", span_rate(sp, a->syncs, b->syncs), ROW_NORMAL);
+    add_wal_sync_time(sp, v);
+}
+
+static void
+derive_locks(const struct pg_sample *cur, struct coll_view *v)
+{
+    int n = cur->locks_not_granted;
+
+    add_count(v, LOCKS, "not granted", n, n > 0 ? ROW_WARN : ROW_NORMAL);
+}
+
+static void
+derive_settings(const struct pg_sample *cur, struct coll_view *v)
+{
+    int i;
+
+    for (i = 0; i < PG_NSETTINGS; i++)
+        coll_row_add(v, SETTINGS, setting_names[i], NAN, ROW_NORMAL, "%s",
+                     cur->settings[i][0] ? cur->settings[i] : "-");
+}
+
+/* --- the class --- */
+
+static int
+query_error(PGconn *conn, const PGresult *res, const char *what, char *err)
+{
+    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    char line[BT_ERRLEN];
+    const char *hint;
+
+    if (msg == NULL)
+        msg = PQerrorMessage(conn);
+    first_line(line, sizeof line, msg);
+    hint = pg_error_hint(msg);
+    return seterr(err, "could not %s: %s%s%s", what, line, *hint ? " " : "", hint);
+}
+
+/* Reads the version and whether we see every session; 0 or -1 with err. */
+static int
+read_privileges(struct pg_collector *c, char *err)
+{
+    PGresult *res = PQexec(c->conn, privilege_sql);
+    const char *priv;
+
+    if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+        query_error(c->conn, res, "read the server version", err);
+        PQclear(res);
+        return -1;
+    }
+    c->version = (int)get_i64(res, 0, "version", 0);
+    priv = get_text(res, 0, "privileged");
+    c->privileged = priv != NULL && strcmp(priv, "t") == 0;
+    PQclear(res);
+    if (c->version < MIN_VERSION)
+        return seterr(err, "PostgreSQL %d.%d is too old for the server pane (it needs 10 or newer)",
+                      c->version / 10000, c->version / 100 % 100);
+    return 0;
+}
+
+static void
+pg_coll_close(void *conn)
+{
+    struct pg_collector *c = conn;
+
+    if (c == NULL)
+        return;
+    PQfinish(c->conn);
+    free(c->sql);
+    free(c);
+}
+
+static void *
+pg_coll_open(const char *target, char *err)
+{
+    struct pg_collector *c = xcalloc(1, sizeof *c);
+
+    if (pg_connect_as(target, app_name, CONNECT_TIMEOUT_S, &c->conn, err) < 0 ||
+        read_privileges(c, err) < 0) {
+        pg_coll_close(c);
+        return NULL;
+    }
+    c->sql = pg_collector_sql(c->version);
+    return c;
+}
+
+static int
+pg_coll_sample(void *conn, void *out, char *err)
+{
+    struct pg_collector *c = conn;
+    struct pg_sample *s = out;
+    PGresult *res;
+    int i, rc = 0;
+
+    s->version = c->version;
+    s->privileged = c->privileged;
+    if (!PQsendQuery(c->conn, c->sql))
+        return query_error(c->conn, NULL, "sample the server", err);
+    /* Read every result, even after an error, so the connection is ready for the next one. */
+    for (i = 0; (res = PQgetResult(c->conn)) != NULL; i++) {
+        if (rc == 0 && (i >= NPARTS || PQresultStatus(res) != PGRES_TUPLES_OK))
+            rc = query_error(c->conn, res, "sample the server", err);
+        else if (rc == 0)
+            sql_parts[i].parse(res, s);
+        PQclear(res);
+    }
+    if (rc == 0 && i != NPARTS)
+        rc = seterr(err, "could not sample the server: %d results instead of %d", i, NPARTS);
+    return rc;
+}
+
+static void
+pg_coll_derive(const void *prev, const void *cur, double secs, struct coll_view *v)
+{
+    struct span sp = span_make(prev, cur, secs);
+    const struct pg_sample *p = prev;
+
+    memset(v, 0, sizeof *v);
+    v->server_tps = NAN;
+    derive_sessions(sp.cur, v);
+    derive_waits(sp.cur, v);
+    derive_database(&sp, v);
+    derive_checkpoints(&sp, v);
+    derive_wal(&sp, v);
+    derive_locks(sp.cur, v);
+    derive_settings(sp.cur, v);
+    if (sp.reset)
+        coll_event_add(v, "counters went backwards: statistics reset or server restarted");
+    if (p != NULL && p->version != sp.cur->version)
+        coll_event_add(v, "server is now PostgreSQL %d.%d", sp.cur->version / 10000,
+                       sp.cur->version % 100);
+    if (hidden_sessions(sp.cur) > 0)
+        snprintf(v->note, sizeof v->note, "%s", hidden_note);
+}
+
+char *
+pg_collector_sql(int server_version_num)
+{
+    static const char sep[] = ";\n";
+    size_t len = 1, i;
+    char *sql, *p;
+
+    for (i = 0; i < NPARTS; i++)
+        len += strlen(part_sql(&sql_parts[i], server_version_num)) + strlen(sep);
+    sql = p = xmalloc(len);
+    for (i = 0; i < NPARTS; i++)
+        p += sprintf(p, "%s%s", part_sql(&sql_parts[i], server_version_num), sep);
+    return sql;
+}
+
+const struct collector_class postgres_collector = {
+    .name = "postgres",
+    .sample_size = sizeof(struct pg_sample),
+    .open = pg_coll_open,
+    .close = pg_coll_close,
+    .sample = pg_coll_sample,
+    .derive = pg_coll_derive,
+};

@@ -1,0 +1,110 @@
+/*
+ * postgres-collector: the PostgreSQL collector's raw sample and its pure
+ * parts, private to collectors/postgres-collector.c and its unit tests.
+ *
+ * A sample holds only numbers and fixed arrays (no pointers), so the
+ * engine copies samples with memcpy and tests build them by hand.
+ */
+#ifndef BENCHTOP_POSTGRES_COLLECTOR_H
+#define BENCHTOP_POSTGRES_COLLECTOR_H
+
+#include <stdint.h>
+
+#include "collector.h"
+
+/* pg_stat_activity.state of a client session; HIDDEN: another user's, without pg_monitor. */
+enum pg_state {
+    PG_ACTIVE,
+    PG_IDLE,
+    PG_IDLE_TX,
+    PG_IDLE_TX_ABORTED,
+    PG_OTHER_STATE, /* fastpath function call, disabled (track_activities off) */
+    PG_HIDDEN,
+    PG_NSTATES,
+};
+
+/* shared_buffers, max_connections, synchronous_commit, wal_level, checkpoint_timeout, work_mem. */
+enum { PG_NSETTINGS = 6, PG_SETTING_LEN = 32 };
+
+enum { PG_TOP_WAITS = 5, PG_WAIT_LEN = 48 };
+
+/* Sessions of one state: benchtop's own (application_name "benchtop") and the rest. */
+struct pg_count {
+    int ours;
+    int others;
+};
+
+struct pg_wait {
+    char name[PG_WAIT_LEN]; /* "type:event", e.g. "Lock:transactionid" */
+    int count;
+};
+
+/* Client sessions other than the collector's own (pg_stat_activity). */
+struct pg_sessions {
+    struct pg_count state[PG_NSTATES];
+    int lock_waiters;      /* wait_event_type = 'Lock' */
+    int waiting;           /* not idle and waiting on any event */
+    double oldest_query_s; /* age of the oldest active query; -1 when none runs */
+    int nwaits;
+    struct pg_wait waits[PG_TOP_WAITS]; /* most frequent first */
+};
+
+/* pg_stat_database for the current database: cumulative counters. */
+struct pg_database {
+    int64_t xact_commit;
+    int64_t xact_rollback;
+    int64_t blks_read;
+    int64_t blks_hit;
+    int64_t tup_returned;
+    int64_t tup_fetched;
+    int64_t tup_inserted;
+    int64_t tup_updated;
+    int64_t tup_deleted;
+    int64_t deadlocks;
+    int64_t temp_files;
+    int64_t temp_bytes;
+};
+
+/* pg_stat_bgwriter (up to 16) or pg_stat_checkpointer + pg_stat_bgwriter (17+). */
+struct pg_checkpoints {
+    int64_t timed;
+    int64_t requested;
+    double write_ms;
+    double sync_ms;
+    int64_t buffers_checkpoint;
+    int64_t buffers_clean;
+    int64_t buffers_backend; /* -1: not counted any more (17+) */
+};
+
+/* pg_stat_wal (14+). */
+struct pg_wal {
+    int have;      /* 0 before PostgreSQL 14 */
+    int have_sync; /* wal_sync and wal_sync_time exist (14 to 17) */
+    int io_timing; /* track_wal_io_timing is on, so sync_ms means something */
+    int64_t records;
+    int64_t bytes;
+    int64_t syncs;
+    double sync_ms;
+};
+
+struct pg_sample {
+    int version;    /* server_version_num, e.g. 150004 */
+    int privileged; /* superuser or member of pg_monitor: sees every session */
+    struct pg_sessions sessions;
+    struct pg_database db;
+    struct pg_checkpoints ckpt;
+    struct pg_wal wal;
+    int locks_not_granted;                       /* pg_locks, whole server */
+    char settings[PG_NSETTINGS][PG_SETTING_LEN]; /* as SHOW prints them */
+};
+
+/*
+ * The text of one sample's query for a server_version_num: several
+ * statements, sent in one round trip, run as one implicit transaction.
+ * Newly xmalloc'ed; the caller frees it.
+ */
+char *pg_collector_sql(int server_version_num);
+
+extern const struct collector_class postgres_collector;
+
+#endif

@@ -1,0 +1,36 @@
+/* headless: the session hooks that print (see headless.h). */
+#include "headless.h"
+
+static void
+on_tick(struct session *s, const struct snapshot *snap, void *arg)
+{
+    struct headless_conf *conf = arg;
+
+    report_snapshot(snap, conf->report);
+}
+
+static void
+on_server(struct session *s, int i, const struct collect_result *res, void *arg)
+{
+    struct headless_conf *conf = arg;
+
+    if (conf->report->json)
+        report_server(conf->report->json, res->t, conf->names[i], conf->targets[i], res);
+}
+
+static int
+no_input(struct session *s, void *arg)
+{
+    return 0;
+}
+
+void
+headless_run(struct session *s, int sigfd, struct headless_conf *conf)
+{
+    s->input_fd = -1;
+    s->stay_after_load = 0;
+    s->hooks = (struct session_hooks){.on_tick = on_tick, .on_server = on_server,
+                                      .on_input = no_input, .on_idle_tick = NULL};
+    s->arg = conf;
+    session_run(s, sigfd);
+}

@@ -1,0 +1,145 @@
+/* session: the main loop (see session.h). */
+#include "session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+enum { FD_SIG, FD_FINISHED, FD_INPUT, FD_COLLECT };
+
+int
+session_block_signals(void)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+void
+session_set_interval(struct session *s, double interval_s)
+{
+    int i;
+
+    s->interval_s = interval_s;
+    for (i = 0; i < s->ncollect; i++)
+        collect_set_interval(s->collect[i], interval_s);
+}
+
+static void
+end_load(struct session *s)
+{
+    s->load_over = 1;
+    s->hooks.on_tick(s, engine_stop(s->eng), s->arg);
+}
+
+static int
+fill(struct session *s, int sigfd, struct pollfd *p)
+{
+    int i;
+
+    memset(p, 0, sizeof(*p) * (FD_COLLECT + SESSION_MAX_COLLECT));
+    p[FD_SIG].fd = sigfd;
+    p[FD_FINISHED].fd = s->eng && !s->load_over ? engine_notify_fd(s->eng) : -1;
+    p[FD_INPUT].fd = s->input_fd;
+    for (i = 0; i < s->ncollect; i++)
+        p[FD_COLLECT + i].fd = collect_notify_fd(s->collect[i]);
+    for (i = 0; i < FD_COLLECT + s->ncollect; i++)
+        p[i].events = POLLIN;
+    return FD_COLLECT + s->ncollect;
+}
+
+/* Waits for the next event or until deadline; returns 1 when the session must end. */
+static int
+wait_events(struct session *s, int sigfd, uint64_t deadline)
+{
+    struct pollfd p[FD_COLLECT + SESSION_MAX_COLLECT];
+    struct signalfd_siginfo si;
+    struct collect_result res;
+    uint64_t now = now_us();
+    struct timespec ts = {0, 0};
+    int i, n = fill(s, sigfd, p);
+
+    if (deadline > now) {
+        ts.tv_sec = (time_t)((deadline - now) / 1000000u);
+        ts.tv_nsec = (long)((deadline - now) % 1000000u) * 1000;
+    }
+    if (ppoll(p, (nfds_t)n, &ts, NULL) < 0) {
+        if (errno != EINTR) /* SIGWINCH lands here for the dashboard */
+            fatal("ppoll: %s", strerror(errno));
+        return 0;
+    }
+    if (p[FD_SIG].revents && read(sigfd, &si, sizeof(si)) > 0)
+        return 1;
+    for (i = 0; i < s->ncollect; i++) {
+        if (p[FD_COLLECT + i].revents) {
+            collect_read(s->collect[i], &res);
+            s->hooks.on_server(s, i, &res, s->arg);
+        }
+    }
+    if (p[FD_FINISHED].revents && engine_finished(s->eng)) {
+        end_load(s);
+        if (!s->stay_after_load)
+            return 1;
+    }
+    if (p[FD_INPUT].revents && s->hooks.on_input(s, s->arg))
+        return 1;
+    return 0;
+}
+
+/* The load's end (-T), or a watch's end; 0 when none is due. */
+static uint64_t
+end_time(const struct session *s)
+{
+    if (s->eng)
+        return s->load_over ? 0 : s->eng->end_us;
+    return s->until_us;
+}
+
+static uint64_t
+deadline(const struct session *s, uint64_t next)
+{
+    uint64_t end = end_time(s);
+
+    return end && end < next ? end : next;
+}
+
+void
+session_run(struct session *s, int sigfd)
+{
+    uint64_t next;
+
+    s->start_us = s->eng ? s->eng->start_us : now_us();
+    next = s->start_us + (uint64_t)(s->interval_s * 1e6);
+    for (;;) {
+        if (wait_events(s, sigfd, deadline(s, next)))
+            break;
+        if (end_time(s) && now_us() >= end_time(s)) {
+            if (s->eng == NULL)
+                return;
+            end_load(s);
+            if (!s->stay_after_load)
+                return;
+        }
+        if (now_us() < next)
+            continue;
+        if (s->eng && !s->load_over)
+            s->hooks.on_tick(s, engine_tick(s->eng), s->arg);
+        else if (s->hooks.on_idle_tick)
+            s->hooks.on_idle_tick(s, s->arg);
+        next += (uint64_t)(s->interval_s * 1e6);
+        if (next <= now_us()) /* we fell behind (a stopped process): skip, do not burst */
+            next = now_us() + (uint64_t)(s->interval_s * 1e6);
+    }
+    if (s->eng && !s->load_over)
+        end_load(s);
+}

@@ -1,0 +1,58 @@
+/*
+ * session: the main loop shared by the headless output and the dashboard.
+ * It waits (ppoll, timeout from the next tick) on the signals, the
+ * engine's "finished" eventfd, every collector's eventfd and, for the
+ * dashboard, the terminal; and calls the front end's hooks.
+ *
+ * A session has a load (an engine), collectors, or both (`watch` has no
+ * load). It ends on SIGINT/SIGTERM, when a hook asks to quit, or when the
+ * load is over (-T reached, every client ran -t) unless stay_after_load.
+ */
+#ifndef BENCHTOP_SESSION_H
+#define BENCHTOP_SESSION_H
+
+#include <stdint.h>
+
+#include "collect.h"
+#include "engine.h"
+
+#define SESSION_MAX_COLLECT 4
+
+struct session;
+
+struct session_hooks {
+    /* Each interval, and once more with snap->final when the load ends. */
+    void (*on_tick)(struct session *s, const struct snapshot *snap, void *arg);
+    /* A collector published a result. */
+    void (*on_server)(struct session *s, int i, const struct collect_result *res, void *arg);
+    /* input_fd is readable. Returns 1 to end the session. */
+    int (*on_input)(struct session *s, void *arg);
+    /* The interval passed without a load (watch mode), for redraws and clocks. */
+    void (*on_idle_tick)(struct session *s, void *arg);
+};
+
+struct session {
+    const struct runconf *rc;
+    struct engine *eng;      /* NULL: no load */
+    int ncollect;
+    struct collect *collect[SESSION_MAX_COLLECT];
+    int input_fd;            /* -1: none */
+    int stay_after_load;     /* keep going (collectors, input) after the load ended */
+    double interval_s;       /* may change while running (session_set_interval) */
+    uint64_t until_us;       /* without a load: end at this time (0 = on a signal or quit) */
+    uint64_t start_us;
+    int load_over;
+    struct session_hooks hooks;
+    void *arg;
+};
+
+/*
+ * Blocks SIGINT and SIGTERM for the whole process (call before any thread
+ * starts, so every thread inherits the mask) and returns a signalfd for them.
+ */
+int session_block_signals(void);
+/* Runs the loop until the end (see above). sigfd from session_block_signals. */
+void session_run(struct session *s, int sigfd);
+void session_set_interval(struct session *s, double interval_s);
+
+#endif

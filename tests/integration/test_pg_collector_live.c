@@ -1,0 +1,456 @@
+/*
+ * The PostgreSQL collector against the throwaway server: its counts match
+ * what the test did on other connections, and its SQL runs on this server
+ * for every version branch.
+ *
+ * The load runs in its own database, read by a collector connected to it;
+ * the test's own bookkeeping connects to "postgres", so that it never adds
+ * to the counters under test.
+ */
+#include "itest.h"
+
+#include "collector.h"
+#include "postgres-collector.h"
+#include "util.h"
+
+#define DB "bt_coll"
+#define NOMON "bt_nomon"
+
+enum { N = 2000, POLL_MS = 50, POLL_TRIES = 200, SAMPLES = 10 };
+
+static PGconn *admin; /* to the "postgres" database */
+
+static int
+setup(void **state)
+{
+    admin = itest_pg("postgres");
+    itest_exec(admin, "SET client_min_messages = warning");
+    itest_exec(admin, "DROP DATABASE IF EXISTS " DB);
+    itest_exec(admin, "CREATE DATABASE " DB);
+    itest_exec(admin, "DROP ROLE IF EXISTS " NOMON);
+    itest_exec(admin, "CREATE ROLE " NOMON " LOGIN");
+    {
+        PGconn *c = itest_pg(DB);
+        /* No autovacuum work in the database whose transactions we count. */
+        itest_exec(c, "CREATE TABLE t (x int) WITH (autovacuum_enabled = off)");
+        itest_exec(c, "GRANT SELECT ON t TO " NOMON);
+        PQfinish(c);
+    }
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    PQfinish(admin);
+    return 0;
+}
+
+/* A connection to dbname as user (NULL: the target's) with this application_name. */
+static PGconn *
+connect_as(const char *dbname, const char *user, const char *app)
+{
+    const char *keys[] = {"dbname", "dbname", "application_name", user ? "user" : NULL, NULL};
+    const char *vals[] = {itest_env("BENCHTOP_PG_TARGET"), dbname, app, user, NULL};
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+
+    if (PQstatus(c) != CONNECTION_OK)
+        fail_msg("cannot connect to %s: %s", dbname, PQerrorMessage(c));
+    return c;
+}
+
+/* The target of DB with the user replaced: postgres://USER@127.0.0.1:PORT/DB. */
+static char *
+target_as(const char *user)
+{
+    static char buf[512];
+    const char *t = itest_target(DB);
+    const char *at = strchr(t, '@');
+
+    snprintf(buf, sizeof buf, "postgres://%s%s", user, at);
+    return buf;
+}
+
+static void *
+open_collector(const char *target)
+{
+    char err[BT_ERRLEN] = "";
+    void *c = postgres_collector.open(target, err);
+
+    if (c == NULL)
+        fail_msg("open %s: %s", target, err);
+    return c;
+}
+
+static void
+take(void *c, struct pg_sample *s, uint64_t *t_us)
+{
+    char err[BT_ERRLEN] = "";
+
+    memset(s, 0, sizeof *s);
+    if (postgres_collector.sample(c, s, err) < 0)
+        fail_msg("sample: %s", err);
+    *t_us = now_us();
+}
+
+/* A second sample after a, and the view of the two; secs gets the interval. */
+static struct coll_view
+view_since(void *c, const struct pg_sample *a, uint64_t ta, double *secs)
+{
+    struct pg_sample b;
+    struct coll_view v;
+    uint64_t tb;
+
+    take(c, &b, &tb);
+    *secs = (double)(tb - ta) / 1e6;
+    postgres_collector.derive(a, &b, *secs, &v);
+    return v;
+}
+
+static const struct coll_row *
+row(const struct coll_view *v, const char *section, const char *label)
+{
+    const struct coll_row *r = coll_row_find(v, section, label);
+
+    if (r == NULL)
+        fail_msg("no row %s / %s", section, label);
+    return r;
+}
+
+/*
+ * Backends report their counters at most once a second; 15 can be told to
+ * report at the end of the next statement. Older servers report when the
+ * session ends, so there *c is closed and set to NULL.
+ */
+static void
+flush_stats(PGconn **c)
+{
+    long long before, now;
+    int i;
+
+    if (PQserverVersion(*c) >= 150000) {
+        itest_exec(*c, "SELECT pg_stat_force_next_flush()");
+        return;
+    }
+    PQfinish(*c);
+    *c = NULL;
+    before = -1;
+    for (i = 0; i < POLL_TRIES; i++) {
+        itest_sleep_ms(POLL_MS * 4);
+        now = itest_scalar(admin, "SELECT xact_commit FROM pg_stat_database"
+                                  " WHERE datname = '" DB "'");
+        if (now == before)
+            return;
+        before = now;
+    }
+}
+
+static void
+test_open_failure(void **state)
+{
+    char err[BT_ERRLEN] = "";
+    void *c = postgres_collector.open("postgres://postgres:hunter2@127.0.0.1:1/x", err);
+
+    assert_null(c);
+    fprintf(stderr, "  %s\n", err);
+    assert_non_null(strstr(err, "Connection refused"));
+    assert_null(strstr(err, "hunter2"));
+}
+
+/* N one-statement transactions on another connection show up as N commits. */
+static void
+test_commits_add_up(void **state)
+{
+    void *c = open_collector(itest_target(DB));
+    PGconn *load = connect_as(DB, NULL, "bt-load");
+    struct pg_sample a;
+    struct coll_view v;
+    uint64_t ta;
+    double secs, commits;
+    int i;
+
+    take(c, &a, &ta);
+    for (i = 0; i < N; i++)
+        itest_exec(load, "SELECT 1");
+    flush_stats(&load);
+    v = view_since(c, &a, ta, &secs);
+    commits = v.server_tps * secs;
+    fprintf(stderr, "  %d transactions, the collector saw %.1f over %.3f s\n", N, commits, secs);
+    assert_true(fabs(commits - N) <= N / 100.0);
+    assert_true(row(&v, "database", "transactions/s")->num == v.server_tps);
+    assert_string_equal(v.note, "");
+    PQfinish(load); /* NULL is fine */
+    postgres_collector.close(c);
+}
+
+/* A session left in a transaction, from benchtop's own application_name. */
+static void
+test_idle_in_transaction(void **state)
+{
+    void *c = open_collector(itest_target(DB));
+    PGconn *x = connect_as(DB, NULL, "benchtop");
+    const struct coll_row *r;
+    struct pg_sample a;
+    struct coll_view v;
+    uint64_t ta;
+    double secs;
+
+    take(c, &a, &ta);
+    itest_exec(x, "BEGIN");
+    itest_exec(x, "SELECT 1");
+    v = view_since(c, &a, ta, &secs);
+    r = row(&v, "sessions", "idle in transaction");
+    fprintf(stderr, "  idle in transaction: %s\n", r->value);
+    assert_true(r->num == 1);
+    assert_string_equal(r->value, "1 (1 benchtop)");
+    assert_int_equal(r->level, ROW_WARN);
+    assert_true(row(&v, "sessions", "client sessions")->num >= 2); /* x and admin */
+    itest_exec(x, "ROLLBACK");
+
+    take(c, &a, &ta);
+    v = view_since(c, &a, ta, &secs);
+    assert_true(row(&v, "sessions", "idle in transaction")->num == 0);
+    assert_int_equal(row(&v, "sessions", "idle in transaction")->level, ROW_NORMAL);
+    PQfinish(x);
+    postgres_collector.close(c);
+}
+
+/* Waits until the server has n lock requests waiting; fails after ~10 s. */
+static void
+wait_for_waiters(int n)
+{
+    int i;
+
+    for (i = 0; i < POLL_TRIES; i++) {
+        if (itest_scalar(admin, "SELECT count(*) FROM pg_locks WHERE NOT granted") == n)
+            return;
+        itest_sleep_ms(POLL_MS);
+    }
+    fail_msg("no lock waiter after %d ms", POLL_TRIES * POLL_MS);
+}
+
+static void
+test_lock_waiter(void **state)
+{
+    void *c = open_collector(itest_target(DB));
+    PGconn *holder = connect_as(DB, NULL, "bt-holder");
+    PGconn *waiter = connect_as(DB, NULL, "bt-waiter");
+    const struct coll_row *r;
+    struct pg_sample a;
+    struct coll_view v;
+    PGresult *res;
+    uint64_t ta;
+    double secs;
+
+    itest_exec(holder, "BEGIN");
+    itest_exec(holder, "LOCK TABLE t IN ACCESS EXCLUSIVE MODE");
+    assert_int_equal(PQsendQuery(waiter, "SELECT count(*) FROM t"), 1);
+    wait_for_waiters(1);
+    take(c, &a, &ta);
+    v = view_since(c, &a, ta, &secs);
+
+    r = row(&v, "locks", "not granted");
+    fprintf(stderr, "  locks not granted: %s\n", r->value);
+    assert_true(r->num == 1);
+    assert_int_equal(r->level, ROW_WARN);
+    r = row(&v, "sessions", "waiting on a lock");
+    assert_true(r->num == 1);
+    assert_int_equal(r->level, ROW_WARN);
+    r = row(&v, "waits", "Lock:relation");
+    assert_true(r->num == 1);
+    assert_int_equal(r->level, ROW_WARN);
+    assert_true(row(&v, "sessions", "idle in transaction")->num == 1); /* the holder */
+    assert_true(row(&v, "sessions", "oldest query")->num >= 0);
+
+    itest_exec(holder, "ROLLBACK");
+    while ((res = PQgetResult(waiter)) != NULL) {
+        assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+        PQclear(res);
+    }
+    PQfinish(waiter);
+    PQfinish(holder);
+    postgres_collector.close(c);
+}
+
+/* Without pg_monitor others' sessions are hidden: a note, and the rest still works. */
+static void
+test_without_pg_monitor(void **state)
+{
+    void *c = open_collector(target_as(NOMON));
+    PGconn *other = connect_as(DB, NULL, "bt-other");
+    const struct coll_row *r;
+    struct pg_sample a;
+    struct coll_view v;
+    uint64_t ta;
+    double secs;
+    int i;
+
+    take(c, &a, &ta);
+    assert_int_equal(a.privileged, 0);
+    for (i = 0; i < 100; i++)
+        itest_exec(other, "SELECT 1");
+    itest_exec(other, "BEGIN");
+    itest_exec(other, "SELECT 1"); /* idle in transaction, but we cannot see that */
+    v = view_since(c, &a, ta, &secs);
+
+    fprintf(stderr, "  note: %s\n", v.note);
+    assert_string_equal(v.note, "needs pg_monitor for other sessions' queries and waits");
+    r = row(&v, "sessions", "state hidden");
+    assert_true(r->num >= 1); /* other and admin */
+    assert_int_equal(r->level, ROW_DIM);
+    assert_true(row(&v, "sessions", "client sessions")->num >= 2);
+    assert_true(row(&v, "sessions", "idle in transaction")->num == 0);
+    assert_int_equal(row(&v, "sessions", "idle in transaction")->level, ROW_DIM);
+    /* Counters are not per user. */
+    r = row(&v, "database", "transactions/s");
+    assert_false(isnan(r->num));
+    assert_int_equal(r->level, ROW_NORMAL);
+    assert_int_not_equal(row(&v, "database", "cache hit")->level, ROW_DIM);
+    assert_false(isnan(row(&v, "wal", "bytes/s")->num));
+    assert_true(row(&v, "settings", "max_connections")->value[0] != '-');
+    itest_exec(other, "ROLLBACK");
+    PQfinish(other);
+    postgres_collector.close(c);
+}
+
+/*
+ * DB's commit count once every session that touched it has gone and
+ * reported: a backend reports its last counters while exiting, after it
+ * left pg_stat_activity, so wait for the count to stay put too.
+ */
+static long long
+settled_commits(void)
+{
+    long long before = -1, now;
+    int i, same = 0;
+
+    for (i = 0; i < POLL_TRIES && same < 3; i++) {
+        itest_sleep_ms(POLL_MS * 2);
+        if (itest_scalar(admin, "SELECT count(*) FROM pg_stat_activity WHERE datname = '" DB "'") >
+            0)
+            continue;
+        now = itest_scalar(admin,
+                           "SELECT xact_commit FROM pg_stat_database WHERE datname = '" DB "'");
+        same = now == before ? same + 1 : 0;
+        before = now;
+    }
+    return before;
+}
+
+/* The commits of opening a collector, taking `samples` samples and closing it. */
+static long long
+collector_commits(int samples)
+{
+    long long before = settled_commits();
+    void *c = open_collector(itest_target(DB));
+    struct pg_sample s;
+    uint64_t t;
+    int i;
+
+    for (i = 0; i < samples; i++)
+        take(c, &s, &t);
+    postgres_collector.close(c);
+    return settled_commits() - before;
+}
+
+/*
+ * A sample is one implicit transaction however many statements it has, so
+ * the collector barely shows in the server's transactions/s. An autovacuum
+ * worker visiting DB meanwhile may add a commit or two.
+ */
+static void
+test_one_commit_per_sample(void **state)
+{
+    long long none = collector_commits(0), some = collector_commits(SAMPLES);
+
+    fprintf(stderr, "  open+close: %lld commits; with %d samples: %lld\n", none, SAMPLES, some);
+    assert_in_range(some - none, SAMPLES, SAMPLES + 2);
+}
+
+/* The sample matches what SHOW and the server say; the session is named as the collector. */
+static void
+test_settings_and_version(void **state)
+{
+    char target[600];
+    void *c;
+    struct pg_sample a;
+    struct coll_view v;
+    uint64_t ta;
+    char show[64];
+    PGresult *res = PQexec(admin, "SHOW shared_buffers");
+
+    snprintf(show, sizeof show, "%s", PQgetvalue(res, 0, 0));
+    PQclear(res);
+    /* Even when the target names one, so that it never counts as benchtop's load. */
+    snprintf(target, sizeof target, "%s?application_name=benchtop", itest_target(DB));
+    c = open_collector(target);
+    assert_int_equal(itest_scalar(admin, "SELECT count(*) FROM pg_stat_activity"
+                                         " WHERE application_name = 'benchtop-collector'"),
+                     1);
+    take(c, &a, &ta);
+    assert_int_equal(a.version, PQserverVersion(admin));
+    assert_int_equal(a.privileged, 1);
+    postgres_collector.derive(NULL, &a, 0, &v);
+    assert_string_equal(row(&v, "settings", "shared_buffers")->value, show);
+    assert_string_equal(row(&v, "settings", "max_connections")->value, "200");
+    assert_string_equal(row(&v, "database", "transactions/s")->value, "-");
+    postgres_collector.close(c);
+}
+
+/* Runs every statement of sql on c; fails on the first error. Returns the number of results. */
+static int
+run_all(PGconn *c, const char *sql)
+{
+    PGresult *res;
+    int n = 0;
+
+    assert_int_equal(PQsendQuery(c, sql), 1);
+    while ((res = PQgetResult(c)) != NULL) {
+        if (PQresultStatus(res) != PGRES_TUPLES_OK)
+            fail_msg("statement %d: %s", n + 1, PQresultErrorMessage(res));
+        PQclear(res);
+        n++;
+    }
+    return n;
+}
+
+/*
+ * Only 15 runs here, so the 17 branch runs against a stand-in for
+ * pg_stat_checkpointer with the columns PostgreSQL 17 documents; found
+ * through search_path because pg_catalog has no such view before 17.
+ */
+static void
+test_sql_every_branch(void **state)
+{
+    PGconn *c = itest_pg(DB);
+    static const int versions[] = {120000, 140000, 150000, 170000, 180000};
+    size_t i;
+
+    itest_exec(c, "CREATE SCHEMA IF NOT EXISTS bt_pg17");
+    itest_exec(c, "CREATE OR REPLACE VIEW bt_pg17.pg_stat_checkpointer AS SELECT"
+                  " 1::bigint AS num_timed, 2::bigint AS num_requested,"
+                  " 0::bigint AS restartpoints_timed, 0::bigint AS restartpoints_req,"
+                  " 0::bigint AS restartpoints_done, 3.5::double precision AS write_time,"
+                  " 0.5::double precision AS sync_time, 42::bigint AS buffers_written,"
+                  " now() AS stats_reset");
+    itest_exec(c, "SET search_path = bt_pg17, public");
+    for (i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+        char *sql = pg_collector_sql(versions[i]);
+        assert_int_equal(run_all(c, sql), 7);
+        free(sql);
+    }
+    PQfinish(c);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open_failure),          cmocka_unit_test(test_commits_add_up),
+        cmocka_unit_test(test_one_commit_per_sample), cmocka_unit_test(test_idle_in_transaction),
+        cmocka_unit_test(test_lock_waiter),           cmocka_unit_test(test_without_pg_monitor),
+        cmocka_unit_test(test_settings_and_version),  cmocka_unit_test(test_sql_every_branch),
+    };
+
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

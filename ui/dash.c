@@ -1,0 +1,39 @@
+/* dash: the two appends the TUI loop makes; the rest of struct dash is filled in place. */
+#include "dash.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void
+dash_event_add(struct dash *d, enum row_level level, const char *fmt, ...)
+{
+    struct dash_event *e;
+    va_list ap;
+
+    /* Full: the oldest goes, so the pane always has the newest DASH_EVENTS. */
+    if (d->nevents >= DASH_EVENTS) {
+        memmove(&d->events[0], &d->events[1], (DASH_EVENTS - 1) * sizeof(d->events[0]));
+        d->nevents = DASH_EVENTS - 1;
+    }
+    e = &d->events[d->nevents++];
+    e->t = d->elapsed_s;
+    e->level = level;
+    va_start(ap, fmt);
+    vsnprintf(e->text, sizeof(e->text), fmt, ap);
+    va_end(ap);
+}
+
+void
+dash_history_push(struct dash *d, double tps, double server_tps)
+{
+    if (d->nhist >= DASH_HISTORY) {
+        memmove(&d->tps_hist[0], &d->tps_hist[1], (DASH_HISTORY - 1) * sizeof(d->tps_hist[0]));
+        memmove(&d->server_tps_hist[0], &d->server_tps_hist[1],
+                (DASH_HISTORY - 1) * sizeof(d->server_tps_hist[0]));
+        d->nhist = DASH_HISTORY - 1;
+    }
+    d->tps_hist[d->nhist] = tps;
+    d->server_tps_hist[d->nhist] = server_tps;
+    d->nhist++;
+}

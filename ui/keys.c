@@ -1,0 +1,57 @@
+/* keys: the key table (tmux's cmd_table idea: a table, not a switch of strcmps). */
+#include "keys.h"
+
+#include <stddef.h>
+
+struct key_binding {
+    int key;
+    enum key_action act;
+    const char *help; /* NULL: same line as the previous binding */
+};
+
+static const struct key_binding key_table[] = {
+    {'q', KEY_ACT_QUIT, "q        quit (the screen is restored, then the summary printed)"},
+    {'Q', KEY_ACT_QUIT, NULL},
+    {' ', KEY_ACT_PAUSE, "space    pause / resume the load (connections stay open)"},
+    {'+', KEY_ACT_MORE_CLIENTS, "+ -      add / remove a client"},
+    {'=', KEY_ACT_MORE_CLIENTS, NULL},
+    {'-', KEY_ACT_FEWER_CLIENTS, NULL},
+    {'r', KEY_ACT_LOWER_RATE, "r R      lower / raise the target rate by 10% (open loop)"},
+    {'R', KEY_ACT_RAISE_RATE, NULL},
+    {'<', KEY_ACT_SHORTER_INTERVAL, "< >      shorter / longer refresh interval"},
+    {'>', KEY_ACT_LONGER_INTERVAL, NULL},
+    {'1', KEY_ACT_ZOOM, "1 - 5    zoom: throughput, latency, server, events, server detail"},
+    {'2', KEY_ACT_ZOOM, NULL},
+    {'3', KEY_ACT_ZOOM, NULL},
+    {'4', KEY_ACT_ZOOM, NULL},
+    {'5', KEY_ACT_ZOOM, NULL},
+    {'0', KEY_ACT_UNZOOM, "0 Esc    every pane again"},
+    {27, KEY_ACT_UNZOOM, NULL},
+    {'?', KEY_ACT_HELP, "?        this help (any key closes it)"},
+    {'h', KEY_ACT_HELP, NULL},
+};
+
+#define NKEYS (sizeof(key_table) / sizeof(key_table[0]))
+
+enum key_action
+keys_action(int key)
+{
+    size_t i;
+
+    for (i = 0; i < NKEYS; i++)
+        if (key_table[i].key == key)
+            return key_table[i].act;
+    return KEY_ACT_NONE;
+}
+
+void
+keys_help_lines(const char **lines, int max)
+{
+    size_t i;
+    int n = 0;
+
+    for (i = 0; i < NKEYS && n < max - 1; i++)
+        if (key_table[i].help != NULL)
+            lines[n++] = key_table[i].help;
+    lines[n] = NULL;
+}

@@ -1,0 +1,28 @@
+/*
+ * keys: the dashboard's key table. The help overlay is made from it, so
+ * every key is listed exactly where it is bound.
+ */
+#ifndef BENCHTOP_KEYS_H
+#define BENCHTOP_KEYS_H
+
+enum key_action {
+    KEY_ACT_NONE,
+    KEY_ACT_QUIT,
+    KEY_ACT_PAUSE,
+    KEY_ACT_MORE_CLIENTS,
+    KEY_ACT_FEWER_CLIENTS,
+    KEY_ACT_LOWER_RATE,
+    KEY_ACT_RAISE_RATE,
+    KEY_ACT_SHORTER_INTERVAL,
+    KEY_ACT_LONGER_INTERVAL,
+    KEY_ACT_HELP,
+    KEY_ACT_ZOOM,   /* the key's digit is the pane */
+    KEY_ACT_UNZOOM,
+};
+
+/* What a key does; KEY_ACT_NONE for an unbound key. */
+enum key_action keys_action(int key);
+/* Fills lines (NULL-terminated, at most max-1) with "key  what it does". */
+void keys_help_lines(const char **lines, int max);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * tui without ncurses (./configure found no ncursesw or inih): on a
+ * terminal, benchtop prints pgbench-like progress lines instead of the
+ * dashboard. The same session runs; only the front end differs.
+ */
+#include "tui.h"
+
+#include "headless.h"
+
+int
+tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
+{
+    struct report_ctx progress = *conf->report;
+    struct headless_conf hc = {.report = &progress};
+    int i;
+
+    progress.json = conf->report->json; /* --record still records */
+    for (i = 0; i < s->ncollect; i++) {
+        hc.names[i] = conf->names[i];
+        hc.targets[i] = conf->targets[i];
+    }
+    if (s->eng != NULL && progress.human == NULL)
+        progress.human = stderr;
+    headless_run(s, sigfd, &hc);
+    return 0;
+}

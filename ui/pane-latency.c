@@ -1,0 +1,168 @@
+/*
+ * pane-latency: the percentiles of the last interval beside those of the
+ * whole run, then the run's distribution as horizontal bars per power-of-two
+ * bucket (beside the table when wide enough, under it when tall enough).
+ */
+#include "dash.h"
+
+#include <math.h>
+#include <stdio.h>
+
+enum {
+    LABEL_W = 6, /* "p99.9" and a space */
+    COL_W = 9,   /* " 4.56 ms", right-aligned */
+    TABLE_W = LABEL_W + 2 * COL_W,
+    TABLE_H = 7, /* the column heads and six rows */
+    GAP = 3,
+    HIST_MIN_W = 22,
+    HIST_LABEL_W = 7,
+    HIST_PCT_W = 5,
+};
+
+static const char *const EIGHTHS[9] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"};
+
+/* Microseconds with 3 significant digits in us, ms or s: "812 us", "4.56 ms", "1.20 s". */
+static void
+fmt_us(char *buf, size_t len, double us)
+{
+    static const struct {
+        double div;
+        const char *unit;
+    } UNITS[] = {{1.0, "us"}, {1e3, "ms"}, {1e6, "s"}};
+    int i = 0;
+    double v = us;
+
+    /* Compare with the rounding edge, so 999.7 us becomes "1.00 ms", not "1000 us". */
+    while (i < 2 && v >= 999.5)
+        v = us / UNITS[++i].div;
+    if (v >= 99.5)
+        snprintf(buf, len, "%.0f %s", v, UNITS[i].unit);
+    else if (v >= 9.995)
+        snprintf(buf, len, "%.1f %s", v, UNITS[i].unit);
+    else
+        snprintf(buf, len, "%.2f %s", v, UNITS[i].unit);
+}
+
+static int
+has_samples(const struct dash_latency *l)
+{
+    return l->max > 0 || l->mean > 0.0;
+}
+
+static void
+put_value(struct grid *g, int x, int y, int end, const struct dash_latency *l, double us)
+{
+    char buf[32] = "-";
+
+    if (x >= end)
+        return;
+    if (has_samples(l))
+        fmt_us(buf, sizeof(buf), us);
+    grid_printf(g, x, y, end - x, ST_VALUE, "%*s", COL_W, buf);
+}
+
+static void
+draw_table(const struct dash *d, struct grid *g, struct rect in)
+{
+    static const char *const NAMES[] = {"mean", "p50", "p90", "p99", "p99.9", "max"};
+    const struct dash_latency *c = &d->lat_cur, *t = &d->lat_total;
+    double cur[6] = {c->mean,        (double)c->p50,  (double)c->p90,
+                     (double)c->p99, (double)c->p999, (double)c->max};
+    double run[6] = {t->mean,        (double)t->p50,  (double)t->p90,
+                     (double)t->p99, (double)t->p999, (double)t->max};
+    int end = in.x + in.w;
+
+    grid_printf(g, in.x, in.y, in.w, ST_DIM, "%*s%*s%*s", LABEL_W, "", COL_W, "last", COL_W, "run");
+    for (int i = 0; i < 6 && i + 1 < in.h; i++) {
+        int y = in.y + 1 + i;
+
+        grid_put(g, in.x, y, in.w < LABEL_W ? in.w : LABEL_W, ST_LABEL, NAMES[i]);
+        put_value(g, in.x + LABEL_W, y, end, c, cur[i]);
+        put_value(g, in.x + LABEL_W + COL_W, y, end, t, run[i]);
+    }
+}
+
+static void
+draw_bar(struct grid *g, int x, int y, int w, double frac, int utf8)
+{
+    int eighths = (int)lround(frac * w * 8), cells;
+
+    /* A bucket with counts never looks empty. */
+    eighths = eighths < 1 ? 1 : eighths;
+    if (!utf8) {
+        cells = (eighths + 4) / 8;
+        for (int i = 0; i < (cells < 1 ? 1 : cells) && i < w; i++)
+            grid_put(g, x + i, y, 1, ST_GRAPH_CLIENT, "#");
+        return;
+    }
+    for (int i = 0; i < w && eighths > 0; i++, eighths -= 8)
+        grid_put(g, x + i, y, 1, ST_GRAPH_CLIENT, EIGHTHS[eighths > 8 ? 8 : eighths]);
+}
+
+/* The sum of lat_log2 over [from, from + n), clipped to the array. */
+static uint64_t
+bucket_sum(const struct dash *d, int from, int n)
+{
+    uint64_t s = 0;
+
+    for (int i = from; i < from + n && i < DASH_LOG2; i++)
+        s += d->lat_log2[i];
+    return s;
+}
+
+/*
+ * The buckets from the lowest to the highest with counts (empty ones in
+ * between stay, they are part of the shape); neighbours are merged when
+ * there are more buckets than rows.
+ */
+static void
+draw_histogram(const struct dash *d, struct grid *g, struct rect a)
+{
+    int lo = 0, hi = DASH_LOG2 - 1, rows = a.h - 1, group,
+        bar_w = a.w - HIST_LABEL_W - 1 - HIST_PCT_W;
+    uint64_t total = bucket_sum(d, 0, DASH_LOG2), max = 0;
+    char label[32];
+
+    grid_put(g, a.x, a.y, a.w, ST_DIM, "run distribution");
+    if (total == 0 || rows < 1) {
+        grid_put(g, a.x, a.y + 1, a.w, ST_DIM, "no samples yet");
+        return;
+    }
+    while (d->lat_log2[lo] == 0)
+        lo++;
+    while (d->lat_log2[hi] == 0)
+        hi--;
+    group = (hi - lo + rows) / rows;
+    for (int b = lo; b <= hi; b += group) {
+        uint64_t s = bucket_sum(d, b, group);
+        max = s > max ? s : max;
+    }
+    for (int b = lo, y = a.y + 1; b <= hi; b += group, y++) {
+        uint64_t s = bucket_sum(d, b, group);
+        double pct = 100.0 * (double)s / (double)total;
+
+        fmt_us(label, sizeof(label), ldexp(1.0, b));
+        grid_printf(g, a.x, y, HIST_LABEL_W, ST_LABEL, "%*s", HIST_LABEL_W, label);
+        if (s > 0)
+            draw_bar(g, a.x + HIST_LABEL_W + 1, y, bar_w, (double)s / (double)max, d->utf8);
+        if (s > 0 && pct < 1.0)
+            grid_put(g, a.x + a.w - HIST_PCT_W, y, HIST_PCT_W, ST_DIM, "  <1%");
+        else if (s > 0)
+            grid_printf(g, a.x + a.w - HIST_PCT_W, y, HIST_PCT_W, ST_DIM, "%4.0f%%", pct);
+    }
+}
+
+void
+pane_latency(const struct dash *d, struct grid *g, struct rect r)
+{
+    struct rect in = {r.x + 2, r.y + 1, r.w - 3, r.h - 2};
+
+    grid_box(g, r, "2 latency", d->utf8);
+    if (in.w <= 0 || in.h <= 0)
+        return;
+    draw_table(d, g, in);
+    if (in.w >= TABLE_W + GAP + HIST_MIN_W)
+        draw_histogram(d, g, (struct rect){in.x + TABLE_W + GAP, in.y, in.w - TABLE_W - GAP, in.h});
+    else if (in.h >= TABLE_H + 1 + 2 && in.w >= HIST_MIN_W)
+        draw_histogram(d, g, (struct rect){in.x, in.y + TABLE_H + 1, in.w, in.h - TABLE_H - 1});
+}

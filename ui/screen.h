@@ -1,0 +1,31 @@
+/*
+ * screen: the only file that talks to ncurses. It copies a grid to the
+ * terminal, reads keys, and guarantees the terminal is restored: on
+ * screen_end, at exit, and on a crash signal.
+ */
+#ifndef BENCHTOP_SCREEN_H
+#define BENCHTOP_SCREEN_H
+
+#include "grid.h"
+#include "theme.h"
+
+/* Sets the locale, enters curses mode with the theme's colours. 0 or -1 with err. */
+int screen_init(const struct theme *t, char *err);
+/* Whether the locale can show UTF-8 (block and braille characters). */
+int screen_utf8(void);
+/* Whether the terminal can show colours. */
+int screen_has_colors(void);
+/* The terminal's size now (after a resize, too). */
+void screen_size(int *w, int *h);
+/* Copies g to the terminal (curses sends only what changed). */
+void screen_draw(const struct grid *g);
+/* The next key, or -1 when none is waiting; a resize comes as SCREEN_RESIZE. */
+int screen_key(void);
+/* Restores the terminal; safe to call twice. */
+void screen_end(void);
+/* The file descriptor that becomes readable on input. */
+int screen_input_fd(void);
+
+#define SCREEN_RESIZE 0x19a /* KEY_RESIZE, without including curses.h here */
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * theme: colours and attributes per screen element (enum style), read from
+ * themes/NAME.theme files with libinih. Pure data: ui/screen.c turns a
+ * theme into curses colour pairs.
+ */
+#ifndef BENCHTOP_THEME_H
+#define BENCHTOP_THEME_H
+
+#include "grid.h"
+
+enum theme_attr {
+    TA_BOLD = 1 << 0,
+    TA_REVERSE = 1 << 1,
+    TA_UNDERLINE = 1 << 2,
+    TA_DIM = 1 << 3,
+};
+
+struct theme {
+    short fg[ST__COUNT]; /* -1 = the terminal's default */
+    short bg[ST__COUNT];
+    unsigned attr[ST__COUNT];
+};
+
+/*
+ * Loads a theme by name (looked up as themes/NAME.theme next to the
+ * executable, then in the installed data folder) or by path (a name with a
+ * '/'). 0, or -1 with a one-line err naming the file and line.
+ */
+int theme_load(struct theme *t, const char *name, char *err);
+/* Drops the colours, keeps the attributes (NO_COLOR, or a terminal without colours). */
+void theme_strip_colors(struct theme *t);
+/* The element names, as in the files ("graph_client"), for messages and tests. */
+const char *theme_element_name(enum style st);
+
+#endif

@@ -1,0 +1,363 @@
+/* tui: the dashboard's hooks, keys and drawing (see tui.h). */
+#include "tui.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "dash.h"
+#include "hist.h"
+#include "keys.h"
+#include "screen.h"
+#include "theme.h"
+#include "util.h"
+
+struct tui {
+    struct dash d;
+    struct grid *g;
+    const struct tui_conf *conf;
+    struct session *s;
+    struct report_ctx record; /* the --record file: JSON only, never the human text */
+    double last_cpu_s;
+    uint64_t last_cpu_us;
+    double last_server_tps;
+    int have_summary;
+};
+
+static double
+cpu_seconds(void)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* benchtop's CPU since the last call, % of one core. */
+static void
+update_cpu(struct tui *t)
+{
+    double cpu = cpu_seconds();
+    uint64_t now = now_us();
+
+    if (t->last_cpu_us != 0 && now > t->last_cpu_us)
+        t->d.own_cpu_pct = (cpu - t->last_cpu_s) * 1e8 / (double)(now - t->last_cpu_us);
+    t->last_cpu_s = cpu;
+    t->last_cpu_us = now;
+}
+
+static void
+redraw(struct tui *t)
+{
+    int w, h;
+
+    screen_size(&w, &h);
+    if (t->g == NULL || t->g->w != w || t->g->h != h) {
+        grid_free(t->g);
+        t->g = grid_new(w, h);
+    }
+    layout_draw(&t->d, t->g);
+    screen_draw(t->g);
+}
+
+static void
+latency_of(const struct hist *h, struct dash_latency *l)
+{
+    l->mean = hist_mean(h);
+    l->p50 = hist_percentile(h, 50);
+    l->p90 = hist_percentile(h, 90);
+    l->p99 = hist_percentile(h, 99);
+    l->p999 = hist_percentile(h, 99.9);
+    l->max = hist_max(h);
+}
+
+static enum run_state
+state_of(const struct tui *t, const struct snapshot *snap)
+{
+    const struct wstats *c = &snap->cur;
+
+    if (snap->final)
+        return RUN_DONE;
+    if (t->s->eng->paused)
+        return RUN_PAUSED;
+    if (c->connected < (uint64_t)snap->clients && (c->errors[ERR_CONN] || c->connect_fails))
+        return RUN_RECONNECTING;
+    return RUN_RUNNING;
+}
+
+static void
+note_interval_events(struct tui *t, const struct snapshot *snap)
+{
+    const struct wstats *c = &snap->cur;
+    uint64_t errs = wstats_errors(c);
+
+    if (errs)
+        dash_event_add(&t->d, c->errors[ERR_CONN] ? ROW_BAD : ROW_WARN,
+                       "%llu failed transactions: %s", (unsigned long long)errs, c->last_error);
+    if (c->reconnects)
+        dash_event_add(&t->d, ROW_GOOD, "%llu connections re-established",
+                       (unsigned long long)c->reconnects);
+}
+
+static void
+on_tick(struct session *s, const struct snapshot *snap, void *arg)
+{
+    struct tui *t = arg;
+    struct dash *d = &t->d;
+    double secs = snap->interval_s > 0 ? snap->interval_s : 1;
+
+    d->elapsed_s = snap->t;
+    d->clients = snap->clients;
+    d->connected = (int)snap->cur.connected;
+    d->rate = s->eng->rate;
+    d->tps = (double)snap->cur.txns / secs;
+    d->ops = (double)snap->cur.ops / secs;
+    d->errors = wstats_errors(&snap->cur);
+    d->errors_total = wstats_errors(&snap->total);
+    d->reconnects_total = snap->total.reconnects;
+    d->late_total = snap->total.late;
+    d->txns_total = snap->total.txns;
+    d->state = state_of(t, snap);
+    d->server_tps = t->last_server_tps;
+    latency_of(snap->cur.lat, &d->lat_cur);
+    latency_of(snap->total.lat, &d->lat_total);
+    hist_log2_counts(snap->total.lat, d->lat_log2, DASH_LOG2);
+    update_cpu(t);
+    if (!snap->final || snap->interval_s > 0.05)
+        dash_history_push(d, d->tps, d->server_tps);
+    note_interval_events(t, snap);
+    if (snap->final)
+        dash_event_add(d, ROW_NORMAL, "load finished: %llu transactions (press q to quit)",
+                       (unsigned long long)snap->total.txns);
+    if (t->record.json)
+        report_snapshot(snap, &t->record);
+    t->have_summary = snap->final;
+    redraw(t);
+}
+
+static void
+on_idle_tick(struct session *s, void *arg)
+{
+    struct tui *t = arg;
+
+    t->d.elapsed_s = (double)(now_us() - s->start_us) / 1e6;
+    update_cpu(t);
+    if (!s->eng)
+        dash_history_push(&t->d, NAN, t->last_server_tps);
+    redraw(t);
+}
+
+static void
+on_server(struct session *s, int i, const struct collect_result *res, void *arg)
+{
+    struct tui *t = arg;
+    struct dash_server *ds = &t->d.servers[i];
+    int k;
+
+    ds->ok = res->ok;
+    ds->have_view = res->have_view;
+    ds->cost_ms = res->cost_ms;
+    ds->late = res->late;
+    snprintf(ds->error, sizeof(ds->error), "%s", res->error);
+    if (res->have_view) {
+        ds->view = res->view;
+        if (i == 0)
+            t->last_server_tps = res->view.server_tps;
+        for (k = 0; k < res->view.nevents; k++)
+            dash_event_add(&t->d, ROW_NORMAL, "%s: %s", ds->name, res->view.events[k]);
+    }
+    if (!res->ok)
+        dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
+    if (t->record.json)
+        report_server(t->record.json, res->t, ds->name, ds->target, res);
+    redraw(t);
+}
+
+static void
+change_clients(struct tui *t, int delta)
+{
+    struct engine *e = t->s->eng;
+    int before = e->clients;
+
+    engine_set_clients(e, e->clients + delta);
+    dash_event_add(&t->d, ROW_NORMAL, "clients %d -> %d", before, e->clients);
+    t->d.clients = e->clients;
+}
+
+/* r / R: 10% steps; from a closed loop, the first step starts at the current tps. */
+static void
+change_rate(struct tui *t, double factor)
+{
+    struct engine *e = t->s->eng;
+    double base = e->rate > 0 ? e->rate : t->d.tps;
+
+    if (base <= 0) {
+        dash_event_add(&t->d, ROW_WARN, "no throughput yet to base a rate on");
+        return;
+    }
+    engine_set_rate(e, ceil(base * factor));
+    t->d.rate = e->rate;
+    dash_event_add(&t->d, ROW_NORMAL, "target rate %.0f tps (open loop)", e->rate);
+}
+
+static void
+change_interval(struct tui *t, double factor)
+{
+    double v = t->s->interval_s * factor;
+
+    v = v < 0.1 ? 0.1 : v > 60 ? 60 : v;
+    session_set_interval(t->s, v);
+    t->d.interval_s = v;
+    dash_event_add(&t->d, ROW_NORMAL, "refresh interval %.2g s", v);
+}
+
+static int
+load_key(struct tui *t, enum key_action act)
+{
+    struct engine *e = t->s->eng;
+
+    if (e == NULL || t->s->load_over) {
+        dash_event_add(&t->d, ROW_WARN, "%s", e ? "the load is over" : "no load in watch mode");
+        return 0;
+    }
+    if (act == KEY_ACT_PAUSE) {
+        engine_set_paused(e, !e->paused);
+        t->d.state = e->paused ? RUN_PAUSED : RUN_RUNNING;
+        dash_event_add(&t->d, ROW_NORMAL, "%s", e->paused ? "paused" : "resumed");
+    } else if (act == KEY_ACT_MORE_CLIENTS || act == KEY_ACT_FEWER_CLIENTS) {
+        change_clients(t, act == KEY_ACT_MORE_CLIENTS ? 1 : -1);
+    } else {
+        change_rate(t, act == KEY_ACT_RAISE_RATE ? 1.1 : 0.9);
+    }
+    return 0;
+}
+
+/* One key; 1 to quit. */
+static int
+handle_key(struct tui *t, int key)
+{
+    enum key_action act = keys_action(key);
+
+    if (key == SCREEN_RESIZE)
+        return 0;
+    if (t->d.help && act != KEY_ACT_QUIT) {
+        t->d.help = 0; /* any key closes the help */
+        return 0;
+    }
+    switch (act) {
+    case KEY_ACT_QUIT:
+        return 1;
+    case KEY_ACT_PAUSE:
+    case KEY_ACT_MORE_CLIENTS:
+    case KEY_ACT_FEWER_CLIENTS:
+    case KEY_ACT_LOWER_RATE:
+    case KEY_ACT_RAISE_RATE:
+        return load_key(t, act);
+    case KEY_ACT_SHORTER_INTERVAL:
+    case KEY_ACT_LONGER_INTERVAL:
+        change_interval(t, act == KEY_ACT_SHORTER_INTERVAL ? 0.5 : 2.0);
+        return 0;
+    case KEY_ACT_HELP:
+        t->d.help = 1;
+        return 0;
+    case KEY_ACT_ZOOM:
+        t->d.zoom = t->d.zoom == key - '0' ? 0 : key - '0';
+        return 0;
+    case KEY_ACT_UNZOOM:
+        t->d.zoom = 0;
+        return 0;
+    case KEY_ACT_NONE:
+        return 0;
+    }
+    return 0;
+}
+
+static int
+on_input(struct session *s, void *arg)
+{
+    struct tui *t = arg;
+    int key, quit = 0;
+
+    while (!quit && (key = screen_key()) >= 0)
+        quit = handle_key(t, key);
+    redraw(t);
+    return quit;
+}
+
+static int
+load_theme(const struct tui_conf *conf, struct theme *th, char *err)
+{
+    const char *no_color = getenv("NO_COLOR");
+    int mono = no_color != NULL && no_color[0] != '\0';
+    const char *name = conf->theme ? conf->theme : mono ? "mono" : "default";
+
+    if (theme_load(th, name, err) < 0)
+        return -1;
+    if (mono)
+        theme_strip_colors(th);
+    return 0;
+}
+
+static void
+fill_header(struct tui *t, const struct session *s)
+{
+    struct dash *d = &t->d;
+    const struct report_ctx *rc = t->conf->report;
+    int i;
+
+    d->load = s->eng != NULL;
+    d->state = s->eng ? RUN_STARTING : RUN_WATCHING;
+    d->interval_s = s->interval_s;
+    d->duration_s = s->rc->duration_s;
+    d->threads = s->rc->threads;
+    d->clients = s->rc->clients;
+    d->rate = s->rc->rate;
+    d->server_tps = NAN;
+    t->last_server_tps = NAN;
+    snprintf(d->target, sizeof(d->target), "%s", s->rc->target_masked ? s->rc->target_masked : "");
+    snprintf(d->workload, sizeof(d->workload), "%s", rc && rc->workload ? rc->workload : "watch");
+    snprintf(d->mode, sizeof(d->mode), "%s", rc && rc->mode ? rc->mode : "");
+    d->nservers = s->ncollect;
+    for (i = 0; i < s->ncollect; i++) {
+        snprintf(d->servers[i].name, sizeof(d->servers[i].name), "%s", t->conf->names[i]);
+        snprintf(d->servers[i].target, sizeof(d->servers[i].target), "%s", t->conf->targets[i]);
+        snprintf(d->servers[i].error, sizeof(d->servers[i].error), "connecting");
+    }
+    keys_help_lines(d->help_lines, (int)(sizeof(d->help_lines) / sizeof(d->help_lines[0])));
+}
+
+int
+tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
+{
+    struct tui *t = xcalloc(1, sizeof(*t));
+    struct theme th;
+
+    t->conf = conf;
+    t->s = s;
+    if (conf->report) {
+        t->record = *conf->report;
+        t->record.human = NULL;
+    }
+    if (load_theme(conf, &th, err) < 0 || screen_init(&th, err) < 0) {
+        free(t);
+        return -1;
+    }
+    t->d.utf8 = screen_utf8();
+    fill_header(t, s);
+    s->input_fd = screen_input_fd();
+    s->stay_after_load = 1;
+    s->hooks = (struct session_hooks){.on_tick = on_tick, .on_server = on_server,
+                                      .on_input = on_input, .on_idle_tick = on_idle_tick};
+    s->arg = t;
+    redraw(t);
+    session_run(s, sigfd);
+    screen_end();
+    if (s->eng && conf->report && conf->report->human)
+        report_human_summary(conf->report->human, &s->eng->snap, conf->report);
+    grid_free(t->g);
+    free(t);
+    return 0;
+}
