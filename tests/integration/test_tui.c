@@ -1,0 +1,259 @@
+/*
+ * The dashboard in a real terminal: tmux (detached, fixed size) runs
+ * benchtop; capture-pane reads the screen. Checks that tps is shown,
+ * non-zero and changing, that '+' adds a client, that a resize to 60x15
+ * shows the too-small notice and back restores the panes, and that 'q'
+ * exits 0 with the summary; the same for `benchtop demo`.
+ */
+#include "itest.h"
+
+#define SOCK "-L benchtop-itest"
+#define DB "bt_tui"
+
+static char dir[64];
+
+static void
+tmux(const char *fmt, ...)
+{
+    char cmd[2048], args[1800];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof(args), fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof(cmd), "tmux " SOCK " %s", args);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The visible screen as text. */
+static char *
+capture(void)
+{
+    FILE *p = popen("tmux " SOCK " capture-pane -p -t bt", "r");
+    char *text;
+
+    assert_non_null(p);
+    text = itest_slurp(fileno(p));
+    pclose(p);
+    return text;
+}
+
+/* Waits up to ms for `needle` on screen; returns the screen. */
+static char *
+wait_for(const char *needle, int ms)
+{
+    char *s = NULL;
+    int waited;
+
+    for (waited = 0; waited <= ms; waited += 200) {
+        free(s);
+        s = capture();
+        if (strstr(s, needle) != NULL)
+            return s;
+        itest_sleep_ms(200);
+    }
+    fail_msg("'%s' not on screen after %d ms:\n%s", needle, ms, s);
+    return s;
+}
+
+/* The number after `label` on the screen ("tps 1234.5"), or -1. */
+static double
+figure(const char *screen, const char *label)
+{
+    const char *p = strstr(screen, label);
+
+    return p ? strtod(p + strlen(label), NULL) : -1;
+}
+
+static char *
+slurp_file(const char *name)
+{
+    char path[128];
+    int fd;
+    char *s;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return strdup("");
+    s = itest_slurp(fd);
+    close(fd);
+    return s;
+}
+
+/* Starts `benchtop ARGS` in a fresh 120x40 tmux session; stderr and the exit code go to dir. */
+static void
+start(const char *args)
+{
+    char path[128];
+
+    snprintf(path, sizeof(path), "%s/rc", dir);
+    unlink(path); /* a stale exit code would end the next wait at once */
+    snprintf(path, sizeof(path), "%s/err", dir);
+    unlink(path);
+    system("tmux " SOCK " kill-server 2>/dev/null");
+    tmux("new-session -d -s bt -x 120 -y 40 \"sh -c '%s %s 2>%s/err; echo \\$? >%s/rc; "
+         "sleep 600'\"",
+         itest_env("BENCHTOP_BIN"), args, dir, dir);
+}
+
+static int
+exit_code(void)
+{
+    char *rc = NULL;
+    int i, v = -1;
+
+    for (i = 0; i < 100 && (rc == NULL || rc[0] == '\0'); i++) {
+        free(rc);
+        itest_sleep_ms(100);
+        rc = slurp_file("rc");
+    }
+    if (rc[0] != '\0')
+        v = atoi(rc);
+    free(rc);
+    return v;
+}
+
+static int
+setup(void **state)
+{
+    PGconn *c = itest_pg("postgres");
+    char *args[] = {"init", itest_target(DB), "-q", NULL};
+    struct run r;
+
+    snprintf(dir, sizeof(dir), "/tmp/itest-tui-XXXXXX");
+    if (mkdtemp(dir) == NULL)
+        return -1;
+    itest_exec(c, "DROP DATABASE IF EXISTS " DB);
+    itest_exec(c, "CREATE DATABASE " DB);
+    PQfinish(c);
+    r = itest_runv(args);
+    itest_free(&r);
+    return r.status;
+}
+
+static int
+teardown(void **state)
+{
+    char cmd[128];
+
+    system("tmux " SOCK " kill-server 2>/dev/null");
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    return system(cmd);
+}
+
+static void
+test_dashboard(void **state)
+{
+    char args[600], *s1, *s2, *s3;
+    double tps1, tps2;
+
+    snprintf(args, sizeof(args), "%s -c 2 -j 2 -w select-only --record %s/rec.jsonl",
+             itest_target(DB), dir);
+    start(args);
+    s1 = wait_for("clients 2/2", 8000);
+    itest_sleep_ms(1500);
+    free(s1);
+    s1 = capture();
+    tps1 = figure(s1, "tps ");
+    itest_sleep_ms(2100);
+    s2 = capture();
+    tps2 = figure(s2, "tps ");
+    fprintf(stderr, "  tps on screen: %.1f then %.1f\n", tps1, tps2);
+    assert_true(tps1 > 0 && tps2 > 0);
+    assert_true(tps1 != tps2);
+    assert_non_null(strstr(s2, "3 server"));
+    assert_non_null(strstr(s2, "client sessions")); /* the collector's rows */
+
+    tmux("send-keys -t bt +");
+    free(s1);
+    s1 = wait_for("clients 3/3", 5000);
+
+    tmux("resize-window -t bt -x 60 -y 15");
+    free(s2);
+    s2 = wait_for("terminal too small", 3000);
+    tmux("resize-window -t bt -x 120 -y 40");
+    s3 = wait_for("1 throughput", 3000);
+    assert_true(figure(s3, "tps ") > 0);
+
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    free(s1);
+    s1 = slurp_file("err");
+    assert_non_null(strstr(s1, "number of transactions:"));
+    assert_non_null(strstr(s1, "clients: 3"));
+    free(s1);
+    /* --record: the headless lines, server samples included, written while the TUI ran */
+    s1 = slurp_file("rec.jsonl");
+    assert_true(itest_count_lines(s1, "\"type\":\"interval\"") >= 4);
+    assert_true(itest_count_lines(s1, "\"type\":\"server\"") >= 4);
+    assert_int_equal(itest_count_lines(s1, "\"type\":\"summary\""), 1);
+    assert_non_null(strstr(s1, "\"label\":\"client sessions\""));
+    free(s1);
+    free(s2);
+    free(s3);
+}
+
+/* The help overlay lists every key, and pause shows on the header. */
+static void
+test_help_and_pause(void **state)
+{
+    char args[600], *s;
+
+    snprintf(args, sizeof(args), "%s -c 1 -w select-only", itest_target(DB));
+    start(args);
+    free(wait_for("clients 1/1", 8000));
+    tmux("send-keys -t bt ?");
+    s = wait_for("pause / resume", 3000);
+    assert_non_null(strstr(s, "add / remove a client"));
+    assert_non_null(strstr(s, "zoom"));
+    free(s);
+    tmux("send-keys -t bt x"); /* any key closes the help */
+    tmux("send-keys -t bt Space");
+    free(wait_for("PAUSED", 3000));
+    itest_sleep_ms(1200);
+    s = wait_for("tps 0.0", 3000); /* paused: no transactions in the last interval */
+    free(s);
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+}
+
+static void
+test_demo(void **state)
+{
+    char *s;
+
+    start("demo -c 2");
+    s = wait_for("clients 2/2", 60000);
+    free(s);
+    itest_sleep_ms(2500);
+    s = capture();
+    assert_true(figure(s, "tps ") > 0);
+    free(s);
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    s = slurp_file("err");
+    assert_non_null(strstr(s, "number of transactions:"));
+    assert_non_null(strstr(s, "demo: stopping the postgres server"));
+    /* the private folder is gone */
+    {
+        const char *f = strstr(s, "(folder ");
+        char folder[128];
+        assert_non_null(f);
+        snprintf(folder, sizeof(folder), "%.*s", (int)strcspn(f + 8, ")"), f + 8);
+        if (access(folder, F_OK) == 0)
+            fail_msg("%s is still there after the demo", folder);
+    }
+    free(s);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dashboard),
+        cmocka_unit_test(test_help_and_pause),
+        cmocka_unit_test(test_demo),
+    };
+    return cmocka_run_group_tests_name("tui", tests, setup, teardown);
+}
