@@ -26,17 +26,17 @@
 struct command {
     const char *name;
     unsigned mask; /* CMD_* for the options that apply */
-    int (*fn)(struct runconf *rc, char **pos, int npos, char **argv_target);
+    int (*fn)(struct runconf *rc, char **pos, int npos);
     const char *usage;
     const char *summary; /* NULL: hidden from --help (developer commands) */
 };
 
-static int cmd_run(struct runconf *rc, char **pos, int npos, char **argv_target);
-static int cmd_init(struct runconf *rc, char **pos, int npos, char **argv_target);
-static int cmd_demo(struct runconf *rc, char **pos, int npos, char **argv_target);
-static int cmd_serve(struct runconf *rc, char **pos, int npos, char **argv_target);
-static int cmd_watch(struct runconf *rc, char **pos, int npos, char **argv_target);
-static int cmd_man_options(struct runconf *rc, char **pos, int npos, char **argv_target);
+static int cmd_run(struct runconf *rc, char **pos, int npos);
+static int cmd_init(struct runconf *rc, char **pos, int npos);
+static int cmd_demo(struct runconf *rc, char **pos, int npos);
+static int cmd_serve(struct runconf *rc, char **pos, int npos);
+static int cmd_watch(struct runconf *rc, char **pos, int npos);
+static int cmd_man_options(struct runconf *rc, char **pos, int npos);
 
 static const struct command commands[] = {
     {"run", CMD_RUN, cmd_run, "benchtop [run] TARGET [OPTIONS]",
@@ -112,8 +112,12 @@ print_version(void)
     printf("\n");
 }
 
+/*
+ * target points into argv (getopt keeps the strings in place), so masking
+ * it there hides the password from `ps` (in_argv: 0 for a target we made).
+ */
 static const struct driver_class *
-resolve_target(struct runconf *rc, const char *target, char *argv_target)
+resolve_target(struct runconf *rc, char *target, int in_argv)
 {
     const struct driver_class *drv = driver_for_target(target);
     char schemes[256];
@@ -126,8 +130,8 @@ resolve_target(struct runconf *rc, const char *target, char *argv_target)
     rc->target = xstrdup(target);
     rc->target_masked = drv->mask(target);
     rc->driver = drv;
-    if (argv_target != NULL)
-        target_scrub_arg(argv_target, rc->target_masked);
+    if (in_argv)
+        target_scrub_arg(target, rc->target_masked);
     return drv;
 }
 
@@ -231,7 +235,7 @@ run_load(struct runconf *rc)
 }
 
 static int
-cmd_watch(struct runconf *rc, char **pos, int npos, char **argv_target)
+cmd_watch(struct runconf *rc, char **pos, int npos)
 {
     struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1};
     struct report_ctx ctx = {.rc = rc, .workload = "watch", .mode = ""};
@@ -248,7 +252,7 @@ cmd_watch(struct runconf *rc, char **pos, int npos, char **argv_target)
     ctx.json = rc->headless ? stdout : open_record(rc);
     sigfd = session_block_signals();
     for (i = 0; i < npos; i++) {
-        const struct driver_class *drv = resolve_target(rc, pos[i], argv_target[i]);
+        const struct driver_class *drv = resolve_target(rc, pos[i], 1);
         targets[s.ncollect] = rc->target_masked;
         add_collector(&s, drv, rc->target, names);
         if (s.ncollect != i + 1)
@@ -267,19 +271,19 @@ cmd_watch(struct runconf *rc, char **pos, int npos, char **argv_target)
 }
 
 static int
-cmd_run(struct runconf *rc, char **pos, int npos, char **argv_target)
+cmd_run(struct runconf *rc, char **pos, int npos)
 {
     if (npos == 0)
         usage_fatal("no target given (e.g. benchtop run postgres://user@localhost/dbname)");
     if (npos > 1)
         usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
-    resolve_target(rc, pos[0], argv_target[0]);
+    resolve_target(rc, pos[0], 1);
     check_run_options(rc, 10);
     return run_load(rc);
 }
 
 static int
-cmd_init(struct runconf *rc, char **pos, int npos, char **argv_target)
+cmd_init(struct runconf *rc, char **pos, int npos)
 {
     struct init_conf ic;
     char err[BT_ERRLEN];
@@ -287,7 +291,7 @@ cmd_init(struct runconf *rc, char **pos, int npos, char **argv_target)
     if (npos != 1)
         usage_fatal("init needs exactly one target (e.g. benchtop init "
                     "postgres://localhost/dbname --scale 10)");
-    resolve_target(rc, pos[0], argv_target[0]);
+    resolve_target(rc, pos[0], 1);
     ic.target = rc->target;
     ic.scale = rc->scale;
     ic.tables = rc->tables;
@@ -320,7 +324,7 @@ demo_load(struct runconf *rc, struct server *srv)
                            .quiet = rc->quiet};
     char err[BT_ERRLEN];
 
-    resolve_target(rc, srv->target, NULL);
+    resolve_target(rc, srv->target, 0);
     if (!rc->quiet)
         fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->target_masked,
                 srv->dir);
@@ -339,7 +343,7 @@ demo_load(struct runconf *rc, struct server *srv)
 }
 
 static int
-cmd_demo(struct runconf *rc, char **pos, int npos, char **argv_target)
+cmd_demo(struct runconf *rc, char **pos, int npos)
 {
     const struct server_class *cls = server_classes[0];
     struct server srv;
@@ -367,7 +371,7 @@ cmd_demo(struct runconf *rc, char **pos, int npos, char **argv_target)
 }
 
 static int
-cmd_serve(struct runconf *rc, char **pos, int npos, char **argv_target)
+cmd_serve(struct runconf *rc, char **pos, int npos)
 {
     if (npos != 1)
         usage_fatal("serve needs a backend name (e.g. benchtop serve postgres)");
@@ -376,7 +380,7 @@ cmd_serve(struct runconf *rc, char **pos, int npos, char **argv_target)
 
 /* The man page's OPTIONS section, from the option table (make man). */
 static int
-cmd_man_options(struct runconf *rc, char **pos, int npos, char **argv_target)
+cmd_man_options(struct runconf *rc, char **pos, int npos)
 {
     options_print_man(stdout);
     return 0;
@@ -391,18 +395,6 @@ find_command(const char *word)
         if (strcmp(c->name, word) == 0)
             return c;
     return NULL;
-}
-
-/* Where in argv the (first) positional argument sits, for scrubbing. */
-static char **
-first_positional(int argc, char **argv, char **pos, int npos)
-{
-    int i;
-
-    for (i = 1; npos > 0 && i < argc; i++)
-        if (argv[i] == pos[0])
-            return &argv[i];
-    return pos;
 }
 
 int
@@ -428,5 +420,5 @@ main(int argc, char **argv)
     }
     if (cmd == NULL)
         cmd = &commands[0];
-    return cmd->fn(&rc, pos, npos, first_positional(argc, argv, pos, npos));
+    return cmd->fn(&rc, pos, npos);
 }
