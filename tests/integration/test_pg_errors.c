@@ -253,7 +253,7 @@ test_server_restart(void **state)
     assert_true(itest_num(sum, "reconnects") >= 4);
     assert_true(itest_num(sum, "connection") >= 1);
     /* the intervals after the restart carry load again */
-    last = itest_line(r.out, "\"t\":8.");
+    last = itest_line(r.out, "\"type\":\"interval\",\"t\":8.");
     assert_non_null(last);
     assert_true(itest_num(last, "tps") > 0);
     assert_int_equal((long long)itest_num(last, "connected"), 4);
