@@ -17,12 +17,19 @@ tmux(const char *fmt, ...)
 {
     char cmd[2048], args[1800];
     va_list ap;
+    int i, rv = -1;
 
     va_start(ap, fmt);
     vsnprintf(args, sizeof(args), fmt, ap);
     va_end(ap);
     snprintf(cmd, sizeof(cmd), "tmux " SOCK " %s", args);
-    assert_int_equal(system(cmd), 0);
+    /* a tmux server that is still exiting (kill-server) refuses for a moment */
+    for (i = 0; i < 20 && rv != 0; i++) {
+        if (i > 0)
+            itest_sleep_ms(100);
+        rv = system(cmd);
+    }
+    assert_int_equal(rv, 0);
 }
 
 /* The visible screen as text. */
