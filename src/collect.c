@@ -135,8 +135,7 @@ collect_main(void *arg)
 }
 
 struct collect *
-collect_start(const struct collector_class *cls, const char *target, double interval_s,
-              char *err)
+collect_start(const struct collector_class *cls, const char *target, double interval_s, char *err)
 {
     struct collect *c = xcalloc(1, sizeof(*c));
     int rv;

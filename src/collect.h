@@ -16,13 +16,13 @@ struct collect;
 
 /* The latest published state of one collector. */
 struct collect_result {
-    int ok;              /* the last sample succeeded */
-    int have_view;       /* view holds a derive of at least one sample */
-    double t;            /* seconds since the collector started, at the sample */
-    double cost_ms;      /* how long the last sample took */
-    uint64_t samples;    /* samples taken */
-    uint64_t late;       /* ticks skipped because a sample overran the interval */
-    char error[160];     /* why not ok */
+    int ok;           /* the last sample succeeded */
+    int have_view;    /* view holds a derive of at least one sample */
+    double t;         /* seconds since the collector started, at the sample */
+    double cost_ms;   /* how long the last sample took */
+    uint64_t samples; /* samples taken */
+    uint64_t late;    /* ticks skipped because a sample overran the interval */
+    char error[160];  /* why not ok */
     struct coll_view view;
 };
 

@@ -23,10 +23,10 @@
 
 enum row_level {
     ROW_NORMAL,
-    ROW_GOOD,  /* e.g. a high cache hit ratio */
-    ROW_WARN,  /* worth a look: waits, idle in transaction, temp files */
-    ROW_BAD,   /* likely a problem: deadlocks, locks not granted */
-    ROW_DIM,   /* not available (missing privilege, older server) */
+    ROW_GOOD, /* e.g. a high cache hit ratio */
+    ROW_WARN, /* worth a look: waits, idle in transaction, temp files */
+    ROW_BAD,  /* likely a problem: deadlocks, locks not granted */
+    ROW_DIM,  /* not available (missing privilege, older server) */
 };
 
 /* One line of the server pane: "label  value", grouped by section. */
@@ -34,7 +34,7 @@ struct coll_row {
     char section[16]; /* e.g. "sessions", "database", "checkpoints", "wal", "locks", "settings" */
     char label[32];
     char value[64];
-    double num;       /* the value as a number (rates per second, counts, %); NAN if none */
+    double num; /* the value as a number (rates per second, counts, %); NAN if none */
     enum row_level level;
 };
 
@@ -42,15 +42,15 @@ struct coll_row {
 struct coll_view {
     int nrows;
     struct coll_row rows[COLL_MAX_ROWS];
-    double server_tps;  /* the server's own transactions/s (commits + rollbacks); NAN if unknown */
-    int nevents;        /* things that happened between the two samples, e.g. a checkpoint */
+    double server_tps; /* the server's own transactions/s (commits + rollbacks); NAN if unknown */
+    int nevents;       /* things that happened between the two samples, e.g. a checkpoint */
     char events[COLL_MAX_EVENTS][96];
-    char note[160];     /* one line: what is degraded and why ("needs pg_monitor for ...") */
+    char note[160]; /* one line: what is degraded and why ("needs pg_monitor for ...") */
 };
 
 struct collector_class {
-    const char *name;    /* same as the driver's: "postgres" */
-    size_t sample_size;  /* bytes of one raw sample (a class-private struct) */
+    const char *name;   /* same as the driver's: "postgres" */
+    size_t sample_size; /* bytes of one raw sample (a class-private struct) */
 
     /* Connects (blocking, with a short timeout). NULL and a one-line err on failure. */
     void *(*open)(const char *target, char *err);
@@ -74,7 +74,8 @@ struct coll_row *coll_row_add(struct coll_view *v, const char *section, const ch
                               double num, enum row_level level, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 /* Adds an event line; ignored past COLL_MAX_EVENTS. */
-void coll_event_add(struct coll_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void coll_event_add(struct coll_view *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* The row with this section and label, or NULL. */
 const struct coll_row *coll_row_find(const struct coll_view *v, const char *section,
                                      const char *label);

@@ -20,28 +20,28 @@ struct worker;
 
 /* What the main thread asks of a worker, applied at the worker's next loop turn. */
 struct worker_ctl {
-    int clients;   /* clients this worker should run */
-    int paused;    /* start no new transaction */
-    double rate;   /* this worker's share of -R; 0 = closed loop */
+    int clients; /* clients this worker should run */
+    int paused;  /* start no new transaction */
+    double rate; /* this worker's share of -R; 0 = closed loop */
 };
 
 struct engine {
     const struct runconf *rc;
     const struct driver_class *drv;
-    void *shared;          /* the driver's prepare() result */
+    void *shared; /* the driver's prepare() result */
     uint64_t start_us;
-    uint64_t end_us;       /* 0 with -t or when the front end decides */
+    uint64_t end_us; /* 0 with -t or when the front end decides */
     uint64_t late_us;
-    atomic_int stop;       /* set by main: workers leave their loops */
-    int ack_fd;            /* eventfd: worker -> main, one per swap */
-    int notify_fd;         /* eventfd: worker -> main, a worker finished its -t */
+    atomic_int stop; /* set by main: workers leave their loops */
+    int ack_fd;      /* eventfd: worker -> main, one per swap */
+    int notify_fd;   /* eventfd: worker -> main, a worker finished its -t */
     struct worker *workers;
     int nworkers;
-    int clients;           /* as last set */
+    int clients; /* as last set */
     int paused;
     double rate;
     uint64_t last_tick_us;
-    struct snapshot snap;  /* cur = the last interval, total = the run */
+    struct snapshot snap; /* cur = the last interval, total = the run */
     int stopped;
 };
 

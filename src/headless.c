@@ -29,8 +29,8 @@ headless_run(struct session *s, int sigfd, struct headless_conf *conf)
 {
     s->input_fd = -1;
     s->stay_after_load = 0;
-    s->hooks = (struct session_hooks){.on_tick = on_tick, .on_server = on_server,
-                                      .on_input = no_input, .on_idle_tick = NULL};
+    s->hooks = (struct session_hooks){
+        .on_tick = on_tick, .on_server = on_server, .on_input = no_input, .on_idle_tick = NULL};
     s->arg = conf;
     session_run(s, sigfd);
 }

@@ -251,3 +251,14 @@ hist_log2_counts(const struct hist *h, uint64_t *counts, int nbuckets)
     counts[n - 1] += h->overflow;
     return n;
 }
+
+void
+hist_summarize(const struct hist *h, struct hist_summary *out)
+{
+    out->mean = hist_mean(h);
+    out->p50 = hist_percentile(h, 50);
+    out->p90 = hist_percentile(h, 90);
+    out->p99 = hist_percentile(h, 99);
+    out->p999 = hist_percentile(h, 99.9);
+    out->max = hist_max(h);
+}

@@ -29,6 +29,14 @@ uint64_t hist_max(const struct hist *h);
 /* Value at percentile pct (0 < pct <= 100); 0 for an empty histogram. */
 uint64_t hist_percentile(const struct hist *h, double pct);
 
+/* The figures every report shows. */
+struct hist_summary {
+    double mean;
+    uint64_t p50, p90, p99, p999, max;
+};
+
+void hist_summarize(const struct hist *h, struct hist_summary *out);
+
 /*
  * Coarse view for small displays: counts per power-of-two bucket
  * [2^i, 2^(i+1)) us for i in 0..nbuckets-1 (bucket 0 holds 0 and 1 us,

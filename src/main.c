@@ -124,8 +124,7 @@ resolve_target(struct runconf *rc, char *target, int in_argv)
 
     if (drv == NULL) {
         target_known_schemes(schemes, sizeof(schemes));
-        usage_fatal("don't know what database '%s' is (start the target with %s)", target,
-                    schemes);
+        usage_fatal("don't know what database '%s' is (start the target with %s)", target, schemes);
     }
     rc->target = xstrdup(target);
     rc->target_masked = drv->mask(target);
@@ -215,7 +214,9 @@ run_load(struct runconf *rc)
 
     if (shared == NULL)
         usage_fatal("%s", err);
-    ctx.workload = rc->script_file ? rc->script_file : rc->workload ? rc->workload : drv->workloads[0];
+    ctx.workload = rc->script_file ? rc->script_file
+                   : rc->workload  ? rc->workload
+                                   : drv->workloads[0];
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];
     ctx.json = rc->headless ? stdout : open_record(rc);
     ctx.human = rc->quiet ? NULL : stderr;
@@ -244,7 +245,8 @@ cmd_watch(struct runconf *rc, char **pos, int npos)
     int i, sigfd;
 
     if (npos == 0)
-        usage_fatal("watch needs at least one target (e.g. benchtop watch postgres://localhost/db)");
+        usage_fatal(
+            "watch needs at least one target (e.g. benchtop watch postgres://localhost/db)");
     if (npos > SESSION_MAX_COLLECT)
         usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
     if (!rc->headless && !isatty(STDOUT_FILENO))
@@ -408,8 +410,7 @@ main(int argc, char **argv)
     memset(&rc, 0, sizeof(rc));
     options_defaults(&rc);
     rc.command = cmd ? cmd->name : "run";
-    options_parse(&rc, cmd ? cmd->mask : CMD_RUN, argc - shift, argv + shift,
-                  &pos, &npos);
+    options_parse(&rc, cmd ? cmd->mask : CMD_RUN, argc - shift, argv + shift, &pos, &npos);
     if (rc.show_help || (argc == 1)) {
         print_help(cmd);
         return 0;

@@ -26,8 +26,8 @@ enum {
 };
 
 struct option_def {
-    const char *name;    /* long name, without "--" */
-    int short_name;      /* 0 when there is none */
+    const char *name; /* long name, without "--" */
+    int short_name;   /* 0 when there is none */
     enum opt_type type;
     size_t offset;       /* into struct runconf */
     double min, max;     /* accepted range for numbers */
@@ -46,8 +46,7 @@ void options_defaults(struct runconf *rc);
  * (CMD_*). Positional arguments are returned in *pos / *npos. Any bad
  * option exits with a one-line error and code 2.
  */
-void options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***pos,
-                   int *npos);
+void options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***pos, int *npos);
 /* Whether an option was given explicitly on the command line. */
 int options_given(const struct runconf *rc, const char *name);
 /* --help text, and the man page OPTIONS section in troff. */

@@ -6,22 +6,6 @@
 #include "collect.h"
 #include "hist.h"
 
-struct lat {
-    double mean;
-    uint64_t p50, p90, p99, p999, max;
-};
-
-static void
-lat_of(const struct hist *h, struct lat *l)
-{
-    l->mean = hist_mean(h);
-    l->p50 = hist_percentile(h, 50);
-    l->p90 = hist_percentile(h, 90);
-    l->p99 = hist_percentile(h, 99);
-    l->p999 = hist_percentile(h, 99.9);
-    l->max = hist_max(h);
-}
-
 void
 json_string(FILE *f, const char *s)
 {
@@ -47,32 +31,34 @@ per_s(uint64_t n, double secs)
 static void
 json_common(FILE *f, const struct wstats *s, double secs)
 {
-    struct lat l;
+    struct hist_summary l;
     int k;
 
-    lat_of(s->lat, &l);
+    hist_summarize(s->lat, &l);
     fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"late\":%llu,", per_s(s->txns, secs),
-            per_s(s->ops, secs), (unsigned long long)wstats_errors(s),
-            (unsigned long long)s->late);
+            per_s(s->ops, secs), (unsigned long long)wstats_errors(s), (unsigned long long)s->late);
     fputs("\"errors_by_kind\":{", f);
     for (k = ERR_NONE + 1; k < ERR__COUNT; k++)
         fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
                 (unsigned long long)s->errors[k]);
-    fprintf(f, "},\"reconnects\":%llu,\"connect_fails\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
-            (unsigned long long)s->reconnects, (unsigned long long)s->connect_fails, s->txns ? (double)s->lag_sum_us / (double)s->txns : 0.0,
-            (unsigned long long)s->lag_max_us);
+    fprintf(
+        f, "},\"reconnects\":%llu,\"connect_fails\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
+        (unsigned long long)s->reconnects, (unsigned long long)s->connect_fails,
+        s->txns ? (double)s->lag_sum_us / (double)s->txns : 0.0, (unsigned long long)s->lag_max_us);
     fprintf(f,
             "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,"
             "\"max\":%llu}",
-            l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90,
-            (unsigned long long)l.p99, (unsigned long long)l.p999, (unsigned long long)l.max);
+            l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90, (unsigned long long)l.p99,
+            (unsigned long long)l.p999, (unsigned long long)l.max);
 }
 
 static void
 json_interval(FILE *f, const struct snapshot *snap)
 {
-    fprintf(f, "{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":%.3f,\"clients\":%d,\"connected\":%llu,",
-            snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
+    fprintf(
+        f,
+        "{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":%.3f,\"clients\":%d,\"connected\":%llu,",
+        snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
     json_common(f, &snap->cur, snap->interval_s);
     fputs("}\n", f);
     fflush(f);
@@ -84,7 +70,8 @@ json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     const struct runconf *rc = ctx->rc;
     const struct wstats *s = &snap->total;
 
-    fprintf(f, "{\"type\":\"summary\",\"duration_s\":%.3f,\"transactions\":%llu,\"ops_total\":%llu,",
+    fprintf(f,
+            "{\"type\":\"summary\",\"duration_s\":%.3f,\"transactions\":%llu,\"ops_total\":%llu,",
             snap->t, (unsigned long long)s->txns, (unsigned long long)s->ops);
     fputs("\"workload\":", f);
     json_string(f, ctx->workload);
@@ -92,8 +79,8 @@ json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     json_string(f, ctx->mode);
     fputs(",\"target\":", f);
     json_string(f, rc->target_masked);
-    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,", snap->clients,
-            rc->threads, rc->rate, rc->connect_per_txn ? "true" : "false");
+    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,",
+            snap->clients, rc->threads, rc->rate, rc->connect_per_txn ? "true" : "false");
     fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
             s->connects ? (double)s->connect_us / (double)s->connects : 0.0);
     json_common(f, s, snap->t);
@@ -137,9 +124,9 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
 {
     const struct runconf *rc = ctx->rc;
     const struct wstats *s = &snap->total;
-    struct lat l;
+    struct hist_summary l;
 
-    lat_of(s->lat, &l);
+    hist_summarize(s->lat, &l);
     fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", ctx->workload, ctx->mode,
             rc->target_masked);
     fprintf(f, "clients: %d, threads: %d%s\n", snap->clients, rc->threads,

@@ -10,42 +10,42 @@
 struct driver_class;
 
 struct runconf {
-    const char *command;        /* "run", "init", "demo", "serve" */
-    char *target;               /* as given (password intact; never printed) */
-    char *target_masked;        /* password replaced by "***": safe to print */
+    const char *command; /* "run", "init", "demo", "serve" */
+    char *target;        /* as given (password intact; never printed) */
+    char *target_masked; /* password replaced by "***": safe to print */
     const struct driver_class *driver;
 
-    char *workload;             /* -w; NULL means the driver's default */
-    char *mode;                 /* -M; NULL means the driver's default */
-    char *script_file;          /* -f */
-    int clients;                /* -c */
-    int threads;                /* -j */
-    double duration_s;          /* -T; 0 when -t is used */
-    long long transactions;     /* -t, per client; 0 when -T is used */
-    double rate;                /* -R, total transactions/s; 0 = closed loop */
-    double interval_s;          /* -P */
-    double late_ms;             /* --late-ms: schedule lag that makes a transaction late */
-    int connect_per_txn;        /* -C */
-    int headless;               /* --headless, or stdout is not a terminal */
-    int scale;                  /* init --scale (postgres) */
-    int force;                  /* init --force */
-    int tables;                 /* init/run --tables (mysql: sbtest1..N) */
-    long long table_size;       /* init/run --table-size (mysql: rows per table) */
-    long long keys;             /* --keys: key space (redis, memcached) */
-    char *key_pattern;          /* --key-pattern: seq, uniform, zipf */
-    int value_size;             /* --value-size: bytes per value */
-    char *ratio;                /* --ratio SET:GET; NULL = the driver's default */
-    int pipeline;               /* --pipeline: requests in flight per connection */
-    int batch;                  /* --batch: keys per multiget */
-    int fill;                   /* --fill: preload the key space before the run */
-    uint64_t seed;              /* --seed */
-    int quiet;                  /* -q: no human summary on stderr */
-    int no_collect;             /* --no-collect: no server-side collectors */
-    char *record;               /* --record FILE: JSON lines while the dashboard runs */
-    char *theme;                /* --theme NAME or path */
-    int show_help;              /* -h */
-    int show_version;           /* -V */
-    uint64_t given;             /* bit i: option_table[i] was on the command line */
+    char *workload;         /* -w; NULL means the driver's default */
+    char *mode;             /* -M; NULL means the driver's default */
+    char *script_file;      /* -f */
+    int clients;            /* -c */
+    int threads;            /* -j */
+    double duration_s;      /* -T; 0 when -t is used */
+    long long transactions; /* -t, per client; 0 when -T is used */
+    double rate;            /* -R, total transactions/s; 0 = closed loop */
+    double interval_s;      /* -P */
+    double late_ms;         /* --late-ms: schedule lag that makes a transaction late */
+    int connect_per_txn;    /* -C */
+    int headless;           /* --headless, or stdout is not a terminal */
+    int scale;              /* init --scale (postgres) */
+    int force;              /* init --force */
+    int tables;             /* init/run --tables (mysql: sbtest1..N) */
+    long long table_size;   /* init/run --table-size (mysql: rows per table) */
+    long long keys;         /* --keys: key space (redis, memcached) */
+    char *key_pattern;      /* --key-pattern: seq, uniform, zipf */
+    int value_size;         /* --value-size: bytes per value */
+    char *ratio;            /* --ratio SET:GET; NULL = the driver's default */
+    int pipeline;           /* --pipeline: requests in flight per connection */
+    int batch;              /* --batch: keys per multiget */
+    int fill;               /* --fill: preload the key space before the run */
+    uint64_t seed;          /* --seed */
+    int quiet;              /* -q: no human summary on stderr */
+    int no_collect;         /* --no-collect: no server-side collectors */
+    char *record;           /* --record FILE: JSON lines while the dashboard runs */
+    char *theme;            /* --theme NAME or path */
+    int show_help;          /* -h */
+    int show_version;       /* -V */
+    uint64_t given;         /* bit i: option_table[i] was on the command line */
 };
 
 #endif

@@ -17,8 +17,8 @@
 #define SCHED_LATE_US_DEFAULT 10000
 
 struct sched {
-    double rate;     /* transactions per second for this thread, > 0 */
-    double next_us;  /* scheduled time of the next transaction */
+    double rate;    /* transactions per second for this thread, > 0 */
+    double next_us; /* scheduled time of the next transaction */
     struct rng rng;
 };
 

@@ -33,13 +33,13 @@ struct session_hooks {
 
 struct session {
     const struct runconf *rc;
-    struct engine *eng;      /* NULL: no load */
+    struct engine *eng; /* NULL: no load */
     int ncollect;
     struct collect *collect[SESSION_MAX_COLLECT];
-    int input_fd;            /* -1: none */
-    int stay_after_load;     /* keep going (collectors, input) after the load ended */
-    double interval_s;       /* may change while running (session_set_interval) */
-    uint64_t until_us;       /* without a load: end at this time (0 = on a signal or quit) */
+    int input_fd;        /* -1: none */
+    int stay_after_load; /* keep going (collectors, input) after the load ended */
+    double interval_s;   /* may change while running (session_set_interval) */
+    uint64_t until_us;   /* without a load: end at this time (0 = on a signal or quit) */
     uint64_t start_us;
     int load_over;
     struct session_hooks hooks;

@@ -60,8 +60,8 @@ const char *
 err_kind_name(enum err_kind k)
 {
     static const char *const names[ERR__COUNT] = {
-        [ERR_NONE] = "none",           [ERR_CONN] = "connection",
-        [ERR_DEADLOCK] = "deadlock",   [ERR_SERIALIZATION] = "serialization",
+        [ERR_NONE] = "none",         [ERR_CONN] = "connection",
+        [ERR_DEADLOCK] = "deadlock", [ERR_SERIALIZATION] = "serialization",
         [ERR_OTHER] = "other",
     };
     return (k >= 0 && k < ERR__COUNT) ? names[k] : "?";

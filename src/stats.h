@@ -15,15 +15,15 @@
 #include "driver.h"
 #include "hist.h"
 
-#define STATS_COUNTERS(X)                                                                   \
-    X(txns)        /* transactions that finished without error */                          \
-    X(ops)         /* statements/requests inside them */                                   \
-    X(late)        /* open loop: started --late-ms or more behind schedule */              \
-    X(lag_sum_us)  /* open loop: total schedule lag */                                     \
-    X(lag_max_us)  /* open loop: largest schedule lag (merged with max) */                 \
-    X(connects)    /* connections established */                                          \
-    X(connect_us)  /* time spent establishing them */                                      \
-    X(reconnects)  /* connections re-established after a loss */                          \
+#define STATS_COUNTERS(X)                                                                          \
+    X(txns)          /* transactions that finished without error */                                \
+    X(ops)           /* statements/requests inside them */                                         \
+    X(late)          /* open loop: started --late-ms or more behind schedule */                    \
+    X(lag_sum_us)    /* open loop: total schedule lag */                                           \
+    X(lag_max_us)    /* open loop: largest schedule lag (merged with max) */                       \
+    X(connects)      /* connections established */                                                 \
+    X(connect_us)    /* time spent establishing them */                                            \
+    X(reconnects)    /* connections re-established after a loss */                                 \
     X(connect_fails) /* failed attempts to re-establish a lost connection */
 
 struct wstats {
@@ -31,20 +31,20 @@ struct wstats {
     STATS_COUNTERS(STATS_FIELD)
 #undef STATS_FIELD
     uint64_t errors[ERR__COUNT];
-    uint64_t connected; /* gauge: clients connected at the tick (summed over workers) */
-    struct hist *lat; /* latency of successful transactions, us */
+    uint64_t connected;   /* gauge: clients connected at the tick (summed over workers) */
+    struct hist *lat;     /* latency of successful transactions, us */
     char last_error[160]; /* message of the latest error in this interval */
 };
 
 /* What one report shows: one interval and the whole run so far. */
 struct snapshot {
-    double t;             /* seconds since the run started, at the end of this interval */
-    double interval_s;    /* length of this interval */
-    int clients;          /* clients configured */
-    int connected;        /* clients with an open connection at the tick */
-    int final;            /* the run is over: this is the last interval */
-    struct wstats cur;    /* this interval */
-    struct wstats total;  /* since the start */
+    double t;            /* seconds since the run started, at the end of this interval */
+    double interval_s;   /* length of this interval */
+    int clients;         /* clients configured */
+    int connected;       /* clients with an open connection at the tick */
+    int final;           /* the run is over: this is the last interval */
+    struct wstats cur;   /* this interval */
+    struct wstats total; /* since the start */
 };
 
 void wstats_init(struct wstats *s);

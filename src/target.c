@@ -48,8 +48,8 @@ target_known_schemes(char *buf, size_t len)
 
     buf[0] = '\0';
     for (d = driver_classes; *d != NULL && used < len; d++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s...", used ? ", " : "",
-                                 (*d)->schemes[0]);
+        used +=
+            (size_t)snprintf(buf + used, len - used, "%s%s...", used ? ", " : "", (*d)->schemes[0]);
 }
 
 const struct collector_class *

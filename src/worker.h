@@ -32,20 +32,20 @@ struct worker {
     struct rng rng;
     int open_loop;
     struct sched sched;
-    int paused;           /* start no new transaction (a copy of ctl.paused) */
+    int paused; /* start no new transaction (a copy of ctl.paused) */
     struct wstats stats[2];
-    int cur;              /* the buffer this worker writes into */
-    int wake_fd;          /* eventfd: main -> worker, "swap buffers" (or stop) */
-    int ctl_fd;           /* eventfd: main -> worker, "ctl changed" */
+    int cur;                  /* the buffer this worker writes into */
+    int wake_fd;              /* eventfd: main -> worker, "swap buffers" (or stop) */
+    int ctl_fd;               /* eventfd: main -> worker, "ctl changed" */
     pthread_mutex_t ctl_lock; /* guards ctl: taken once per change, never per transaction */
     struct worker_ctl ctl;
-    int next_id;          /* client ids: id, id + nworkers, ... (unique across workers) */
-    atomic_int finished;  /* every client reached -t */
+    int next_id;              /* client ids: id, id + nworkers, ... (unique across workers) */
+    atomic_int finished;      /* every client reached -t */
     atomic_int nclients_seen; /* clients, for the main thread's display */
-    int capacity;         /* clients allocated */
-    struct pollfd *pfds;  /* scratch for the loop: [0] wake, [1] ctl, then clients */
+    int capacity;             /* clients allocated */
+    struct pollfd *pfds;      /* scratch for the loop: [0] wake, [1] ctl, then clients */
     int *pfd_client;
-    int npfds_valid;      /* pfds entries that still match clients (0 after a resize) */
+    int npfds_valid; /* pfds entries that still match clients (0 after a resize) */
 };
 
 /* Sets up the worker with ctl->clients clients and starts the thread. 0 or -1 with err. */

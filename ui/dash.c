@@ -37,3 +37,31 @@ dash_history_push(struct dash *d, double tps, double server_tps)
     d->server_tps_hist[d->nhist] = server_tps;
     d->nhist++;
 }
+
+enum style
+dash_level_style(enum row_level level, enum style plain)
+{
+    switch (level) {
+    case ROW_GOOD:
+        return ST_GOOD;
+    case ROW_WARN:
+        return ST_WARN;
+    case ROW_BAD:
+        return ST_BAD;
+    case ROW_DIM:
+        return ST_DIM;
+    case ROW_NORMAL:
+        break;
+    }
+    return plain;
+}
+
+int
+dash_cells(const char *s)
+{
+    int n = 0;
+
+    for (; *s != '\0'; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}

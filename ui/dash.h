@@ -11,11 +11,12 @@
 
 #include "collector.h"
 #include "grid.h"
+#include "hist.h"
 
-#define DASH_HISTORY 256  /* intervals of throughput history kept */
-#define DASH_EVENTS 64    /* events kept (newest last) */
-#define DASH_SERVERS 4    /* targets watched at once */
-#define DASH_LOG2 33      /* latency buckets: [2^i, 2^(i+1)) us */
+#define DASH_HISTORY 256 /* intervals of throughput history kept */
+#define DASH_EVENTS 64   /* events kept (newest last) */
+#define DASH_SERVERS 4   /* targets watched at once */
+#define DASH_LOG2 33     /* latency buckets: [2^i, 2^(i+1)) us */
 
 enum run_state {
     RUN_STARTING,
@@ -26,53 +27,48 @@ enum run_state {
     RUN_DONE,
 };
 
-struct dash_latency {
-    double mean;
-    uint64_t p50, p90, p99, p999, max;
-};
-
 struct dash_event {
-    double t;          /* seconds since the start */
+    double t; /* seconds since the start */
     enum row_level level;
     char text[96];
 };
 
 struct dash_server {
-    char name[16];        /* collector name, "postgres" */
-    char target[160];     /* masked */
-    int ok;               /* the last sample succeeded */
-    int have_view;        /* view holds at least one derive */
-    double cost_ms;       /* time the last sample took */
-    uint64_t late;        /* samples skipped because one took longer than the interval */
-    char error[160];      /* why not ok */
+    char name[16];    /* collector name, "postgres" */
+    char target[160]; /* masked */
+    int ok;           /* the last sample succeeded */
+    int have_view;    /* view holds at least one derive */
+    double cost_ms;   /* time the last sample took */
+    uint64_t late;    /* samples skipped because one took longer than the interval */
+    char error[160];  /* why not ok */
     struct coll_view view;
 };
 
 struct dash {
     /* header */
-    char target[256];     /* masked */
+    char target[256]; /* masked */
     char workload[64];
     char mode[16];
-    int load;             /* 1 when benchtop puts load; 0 in watch mode */
+    int load; /* 1 when benchtop puts load; 0 in watch mode */
     int clients, threads, connected;
-    double rate;          /* -R target; 0 = closed loop */
+    double rate; /* -R target; 0 = closed loop */
     double elapsed_s;
-    double duration_s;    /* 0 = until q (or -t) */
+    double duration_s; /* 0 = until q (or -t) */
     double interval_s;
     enum run_state state;
-    double own_cpu_pct;   /* benchtop's CPU over the last interval, % of one core */
+    double own_cpu_pct; /* benchtop's CPU over the last interval, % of one core */
 
     /* throughput (last interval) and its history, oldest first */
     double tps, ops;
-    double server_tps;    /* NAN if no collector reports it */
+    double server_tps; /* NAN if no collector reports it */
     int nhist;
     double tps_hist[DASH_HISTORY];
     double server_tps_hist[DASH_HISTORY]; /* NAN where unknown */
-    uint64_t errors;        /* last interval */
+    uint64_t errors;                      /* last interval */
     uint64_t errors_total, reconnects_total, late_total, txns_total;
 
     /* latency, us */
-    struct dash_latency lat_cur, lat_total;
+    struct hist_summary lat_cur, lat_total;
     uint64_t lat_log2[DASH_LOG2]; /* whole run */
 
     int nservers;
@@ -82,11 +78,16 @@ struct dash {
     struct dash_event events[DASH_EVENTS];
 
     /* display state */
-    int utf8;  /* Unicode blocks/braille and box drawing; ASCII otherwise */
-    int zoom;  /* 0: every pane; 1..5: that pane alone (header stays) */
-    int help;  /* the help overlay is open */
+    int utf8;                   /* Unicode blocks/braille and box drawing; ASCII otherwise */
+    int zoom;                   /* 0: every pane; 1..5: that pane alone (header stays) */
+    int help;                   /* the help overlay is open */
     const char *help_lines[40]; /* for the overlay: "key  what it does", NULL-terminated */
 };
+
+/* The style a collector row's level is drawn in (normal: `plain`). */
+enum style dash_level_style(enum row_level level, enum style plain);
+/* Cells a UTF-8 string takes (one per code point, as grid_put counts). */
+int dash_cells(const char *s);
 
 /* Appends an event (dropping the oldest when full). */
 void dash_event_add(struct dash *d, enum row_level level, const char *fmt, ...)

@@ -249,3 +249,10 @@ grid_at(const struct grid *g, int x, int y)
         return NULL;
     return &g->cells[(size_t)y * (size_t)g->w + (size_t)x];
 }
+
+void
+grid_put_run(struct grid *g, int *x, int y, int end, enum style st, const char *text)
+{
+    if (*x < end)
+        *x += grid_put(g, *x, y, end - *x, st, text);
+}

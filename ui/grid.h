@@ -11,8 +11,8 @@
 
 enum style {
     ST_NORMAL,
-    ST_HEADER,       /* the top bar */
-    ST_TITLE,        /* pane titles */
+    ST_HEADER, /* the top bar */
+    ST_TITLE,  /* pane titles */
     ST_BORDER,
     ST_LABEL,
     ST_VALUE,
@@ -52,6 +52,8 @@ void grid_fill(struct grid *g, struct rect r, enum style st);
  * number of cells written. Never writes outside the grid.
  */
 int grid_put(struct grid *g, int x, int y, int max_w, enum style st, const char *text);
+/* grid_put at *x, never past column end, then moves *x past what it wrote. */
+void grid_put_run(struct grid *g, int *x, int y, int end, enum style st, const char *text);
 int grid_printf(struct grid *g, int x, int y, int max_w, enum style st, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 /* A box border around r with a title in its top edge (ASCII when !utf8). */

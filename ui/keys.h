@@ -16,7 +16,7 @@ enum key_action {
     KEY_ACT_SHORTER_INTERVAL,
     KEY_ACT_LONGER_INTERVAL,
     KEY_ACT_HELP,
-    KEY_ACT_ZOOM,   /* the key's digit is the pane */
+    KEY_ACT_ZOOM, /* the key's digit is the pane */
     KEY_ACT_UNZOOM,
 };
 

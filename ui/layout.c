@@ -31,16 +31,6 @@ static pane_fn *const ZOOMED[] = {NULL,        pane_throughput, pane_latency,
                                   pane_server, pane_events,     pane_server};
 
 static int
-cells_of(const char *s)
-{
-    int n = 0;
-
-    for (; *s != '\0'; s++)
-        n += ((unsigned char)*s & 0xc0) != 0x80;
-    return n;
-}
-
-static int
 imin(int a, int b)
 {
     return a < b ? a : b;
@@ -55,7 +45,7 @@ imax(int a, int b)
 static void
 put_centred(struct grid *g, int y, const char *text)
 {
-    grid_put(g, imax(0, (g->w - cells_of(text)) / 2), y, -1, ST_WARN, text);
+    grid_put(g, imax(0, (g->w - dash_cells(text)) / 2), y, -1, ST_WARN, text);
 }
 
 /* One centred line; split in three when it does not fit and there are rows for it. */
@@ -67,7 +57,7 @@ draw_too_small(struct grid *g)
     snprintf(have, sizeof(have), "have %dx%d", g->w, g->h);
     snprintf(line, sizeof(line), "terminal too small: need %dx%d, %s", DASH_MIN_W, DASH_MIN_H,
              have);
-    if (cells_of(line) <= g->w || g->h < 3) {
+    if (dash_cells(line) <= g->w || g->h < 3) {
         put_centred(g, g->h / 2, line);
         return;
     }
@@ -84,7 +74,7 @@ draw_help(const struct dash *d, struct grid *g)
     struct rect r;
 
     for (; n < HELP_MAX_LINES && d->help_lines[n] != NULL; n++)
-        w = imax(w, cells_of(d->help_lines[n]) + 4);
+        w = imax(w, dash_cells(d->help_lines[n]) + 4);
     r.w = imin(w, g->w - 2);
     r.h = imin(n + 2, g->h - 2);
     r.x = (g->w - r.w) / 2;

@@ -10,24 +10,6 @@ enum {
     TIME_W = 6, /* "  12.0s": the column holds until 9999.9 s, 2.7 hours */
 };
 
-static enum style
-level_style(enum row_level level)
-{
-    switch (level) {
-    case ROW_GOOD:
-        return ST_GOOD;
-    case ROW_WARN:
-        return ST_WARN;
-    case ROW_BAD:
-        return ST_BAD;
-    case ROW_DIM:
-        return ST_DIM;
-    case ROW_NORMAL:
-        break;
-    }
-    return ST_NORMAL;
-}
-
 void
 pane_events(const struct dash *d, struct grid *g, struct rect r)
 {
@@ -48,6 +30,7 @@ pane_events(const struct dash *d, struct grid *g, struct rect r)
         int x = in.x + grid_printf(g, in.x, y, in.w, ST_DIM, "%*.1fs", TIME_W, e->t);
 
         if (x + 2 < in.x + in.w)
-            grid_put(g, x + 2, y, in.x + in.w - x - 2, level_style(e->level), e->text);
+            grid_put(g, x + 2, y, in.x + in.w - x - 2, dash_level_style(e->level, ST_NORMAL),
+                     e->text);
     }
 }

@@ -28,24 +28,6 @@ static const struct {
 /* benchtop near a full core is itself the bottleneck: worth a colour. */
 static const double CPU_WARN_PCT = 90.0;
 
-/* Writes text at *x, never past end, and moves *x past it. */
-static void
-put_run(struct grid *g, int *x, int y, int end, enum style st, const char *text)
-{
-    if (*x < end)
-        *x += grid_put(g, *x, y, end - *x, st, text);
-}
-
-static int
-cells_of(const char *s)
-{
-    int n = 0;
-
-    for (; *s != '\0'; s++)
-        n += ((unsigned char)*s & 0xc0) != 0x80;
-    return n;
-}
-
 /* Like put_run, but a cut string ends in an ellipsis so the cut is visible. */
 static void
 put_ellipsized(struct grid *g, int *x, int y, int end, enum style st, const char *text, int utf8)
@@ -56,12 +38,12 @@ put_ellipsized(struct grid *g, int *x, int y, int end, enum style st, const char
 
     if (room <= 0)
         return;
-    if (cells_of(text) <= room || room <= dots_w) {
-        put_run(g, x, y, end, st, text);
+    if (dash_cells(text) <= room || room <= dots_w) {
+        grid_put_run(g, x, y, end, st, text);
         return;
     }
     *x += grid_put(g, *x, y, room - dots_w, st, text);
-    put_run(g, x, y, end, st, dots);
+    grid_put_run(g, x, y, end, st, dots);
 }
 
 /* Whole seconds as m:ss or h:mm:ss; round_up for a countdown, so it reaches 0:00 last. */
@@ -91,10 +73,10 @@ static void
 put_pair(struct grid *g, int *x, int y, int end, const char *label, enum style st,
          const char *value)
 {
-    put_run(g, x, y, end, ST_LABEL, label);
-    put_run(g, x, y, end, ST_LABEL, " ");
-    put_run(g, x, y, end, st, value);
-    put_run(g, x, y, end, ST_LABEL, "  ");
+    grid_put_run(g, x, y, end, ST_LABEL, label);
+    grid_put_run(g, x, y, end, ST_LABEL, " ");
+    grid_put_run(g, x, y, end, st, value);
+    grid_put_run(g, x, y, end, ST_LABEL, "  ");
 }
 
 static void
@@ -111,21 +93,21 @@ draw_bar(const struct dash *d, struct grid *g, struct rect r)
         grid_put(g, end, r.y, 6, ST_HEADER, "? help");
         end -= 2;
         snprintf(buf, sizeof(buf), "benchtop cpu %.0f%%", fmin(fmax(d->own_cpu_pct, 0.0), 9999.0));
-        x = end - cells_of(buf);
-        put_run(g, &x, r.y, end, d->own_cpu_pct >= CPU_WARN_PCT ? ST_WARN : ST_HEADER, buf);
-        end -= cells_of(buf) + 2;
+        x = end - dash_cells(buf);
+        grid_put_run(g, &x, r.y, end, d->own_cpu_pct >= CPU_WARN_PCT ? ST_WARN : ST_HEADER, buf);
+        end -= dash_cells(buf) + 2;
     }
     x = r.x + 1;
     snprintf(buf, sizeof(buf), " %s ", STATES[state].name);
-    put_run(g, &x, r.y, end, STATES[state].st, buf);
-    put_run(g, &x, r.y, end, ST_HEADER, "  ");
-    put_run(g, &x, r.y, end, ST_HEADER, d->workload);
+    grid_put_run(g, &x, r.y, end, STATES[state].st, buf);
+    grid_put_run(g, &x, r.y, end, ST_HEADER, "  ");
+    grid_put_run(g, &x, r.y, end, ST_HEADER, d->workload);
     if (d->mode[0] != '\0') {
-        put_run(g, &x, r.y, end, ST_HEADER, " (");
-        put_run(g, &x, r.y, end, ST_HEADER, d->mode);
-        put_run(g, &x, r.y, end, ST_HEADER, ")");
+        grid_put_run(g, &x, r.y, end, ST_HEADER, " (");
+        grid_put_run(g, &x, r.y, end, ST_HEADER, d->mode);
+        grid_put_run(g, &x, r.y, end, ST_HEADER, ")");
     }
-    put_run(g, &x, r.y, end, ST_HEADER, "  ");
+    grid_put_run(g, &x, r.y, end, ST_HEADER, "  ");
     put_ellipsized(g, &x, r.y, end, ST_HEADER, d->target, d->utf8);
 }
 
@@ -144,16 +126,16 @@ draw_shape(const struct dash *d, struct grid *g, struct rect r)
             fmt_rate(buf, sizeof(buf), d->rate);
             put_pair(g, &x, y, end, "rate", ST_VALUE, buf);
         } else
-            put_run(g, &x, y, end, ST_VALUE, "closed loop  ");
+            grid_put_run(g, &x, y, end, ST_VALUE, "closed loop  ");
     } else
-        put_run(g, &x, y, end, ST_VALUE, "watching, no load  ");
+        grid_put_run(g, &x, y, end, ST_VALUE, "watching, no load  ");
     fmt_clock(buf, sizeof(buf), d->elapsed_s, 0);
     put_pair(g, &x, y, end, "elapsed", ST_VALUE, buf);
     if (d->duration_s > 0) {
         fmt_clock(buf, sizeof(buf), d->duration_s - d->elapsed_s, 1);
         put_pair(g, &x, y, end, "remaining", ST_VALUE, buf);
     } else
-        put_run(g, &x, y, end, ST_DIM, "until q");
+        grid_put_run(g, &x, y, end, ST_DIM, "until q");
 }
 
 void

@@ -44,13 +44,13 @@ fmt_us(char *buf, size_t len, double us)
 }
 
 static int
-has_samples(const struct dash_latency *l)
+has_samples(const struct hist_summary *l)
 {
     return l->max > 0 || l->mean > 0.0;
 }
 
 static void
-put_value(struct grid *g, int x, int y, int end, const struct dash_latency *l, double us)
+put_value(struct grid *g, int x, int y, int end, const struct hist_summary *l, double us)
 {
     char buf[32] = "-";
 
@@ -65,7 +65,7 @@ static void
 draw_table(const struct dash *d, struct grid *g, struct rect in)
 {
     static const char *const NAMES[] = {"mean", "p50", "p90", "p99", "p99.9", "max"};
-    const struct dash_latency *c = &d->lat_cur, *t = &d->lat_total;
+    const struct hist_summary *c = &d->lat_cur, *t = &d->lat_total;
     double cur[6] = {c->mean,        (double)c->p50,  (double)c->p90,
                      (double)c->p99, (double)c->p999, (double)c->max};
     double run[6] = {t->mean,        (double)t->p50,  (double)t->p90,

@@ -26,48 +26,12 @@ struct flow {
     int headings; /* section headings; not in a block of two lines, where they would be all */
 };
 
-/* Writes text at *x, never past end, and moves *x past it. */
-static void
-put_run(struct grid *g, int *x, int y, int end, enum style st, const char *text)
-{
-    if (*x < end)
-        *x += grid_put(g, *x, y, end - *x, st, text);
-}
-
-static int
-cells_of(const char *s)
-{
-    int n = 0;
-
-    for (; *s != '\0'; s++)
-        n += ((unsigned char)*s & 0xc0) != 0x80;
-    return n;
-}
-
-static enum style
-level_style(enum row_level level)
-{
-    switch (level) {
-    case ROW_GOOD:
-        return ST_GOOD;
-    case ROW_WARN:
-        return ST_WARN;
-    case ROW_BAD:
-        return ST_BAD;
-    case ROW_DIM:
-        return ST_DIM;
-    case ROW_NORMAL:
-        break;
-    }
-    return ST_VALUE;
-}
-
 static void
 draw_row(struct grid *g, const struct flow *f, int col, int line, const struct coll_row *row)
 {
     int x = f->area.x + col * f->col_w + 1, y = f->area.y + line;
     int end = f->area.x + (col + 1) * f->col_w - 1;
-    enum style st = level_style(row->level);
+    enum style st = dash_level_style(row->level, ST_VALUE);
 
     /* A flagged row is flagged whole, label included: the eye finds it by colour. */
     grid_put(g, x, y, f->label_w < end - x ? f->label_w : end - x,
@@ -132,7 +96,7 @@ label_width(const struct coll_view *v, int col_w)
     int w = 0, cap = (col_w - 3) * 3 / 5; /* labels name the figure: they get the larger share */
 
     for (int i = 0; i < v->nrows && i < COLL_MAX_ROWS; i++) {
-        int n = cells_of(v->rows[i].label);
+        int n = dash_cells(v->rows[i].label);
         w = n > w ? n : w;
     }
     return w < cap ? w : cap;
@@ -160,7 +124,7 @@ draw_more(const struct dash *d, struct grid *g, const struct flow *f, const stru
         snprintf(buf, sizeof(buf), "+%d more%s", hidden, hint);
     x = f->area.x + (f->ncols - 1) * f->col_w + 1;
     grid_put(g, x, f->area.y + f->area.h - 1, f->area.x + f->area.w - x,
-             flagged ? level_style(worst) : ST_DIM, buf);
+             flagged ? dash_level_style(worst, ST_VALUE) : ST_DIM, buf);
 }
 
 static void
@@ -218,21 +182,21 @@ draw_title(struct grid *g, struct rect in, int y, const struct dash_server *s)
     else
         snprintf(cost, sizeof(cost), "  sample -");
     snprintf(late, sizeof(late), "  late %llu", (unsigned long long)s->late);
-    put_run(g, &x, y, end, ST_TITLE, s->name);
-    put_run(g, &x, y, end, ST_LABEL, "  ");
+    grid_put_run(g, &x, y, end, ST_TITLE, s->name);
+    grid_put_run(g, &x, y, end, ST_LABEL, "  ");
     if (s->ok)
-        put_run(g, &x, y, end, ST_GOOD, "ok");
+        grid_put_run(g, &x, y, end, ST_GOOD, "ok");
     else {
-        err_end = end - cells_of(cost) - cells_of(late);
+        err_end = end - dash_cells(cost) - dash_cells(late);
         err_end = err_end < x + 12 ? end : err_end;
-        put_run(g, &x, y, err_end, ST_BAD, "error: ");
-        put_run(g, &x, y, err_end, ST_BAD, s->error[0] != '\0' ? s->error : "unknown");
+        grid_put_run(g, &x, y, err_end, ST_BAD, "error: ");
+        grid_put_run(g, &x, y, err_end, ST_BAD, s->error[0] != '\0' ? s->error : "unknown");
     }
-    put_run(g, &x, y, end, ST_LABEL, cost);
-    put_run(g, &x, y, end, s->late ? ST_WARN : ST_LABEL, late);
+    grid_put_run(g, &x, y, end, ST_LABEL, cost);
+    grid_put_run(g, &x, y, end, s->late ? ST_WARN : ST_LABEL, late);
     if (s->target[0] != '\0' && s->ok) {
-        put_run(g, &x, y, end, ST_DIM, "  ");
-        put_run(g, &x, y, end, ST_DIM, s->target);
+        grid_put_run(g, &x, y, end, ST_DIM, "  ");
+        grid_put_run(g, &x, y, end, ST_DIM, s->target);
     }
 }
 

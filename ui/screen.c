@@ -96,8 +96,9 @@ screen_init(const struct theme *t, char *err)
         return seterr(err, "the dashboard needs a terminal (use --headless for JSON lines)");
     tcgetattr(STDIN_FILENO, &saved_tio);
     if (newterm(NULL, stdout, stdin) == NULL)
-        return seterr(err, "cannot start the terminal UI for TERM=%s (set TERM, or use "
-                           "--headless)",
+        return seterr(err,
+                      "cannot start the terminal UI for TERM=%s (set TERM, or use "
+                      "--headless)",
                       getenv("TERM") ? getenv("TERM") : "");
     curses_on = 1;
     install_crash_handlers();

@@ -16,12 +16,18 @@
 #endif
 
 static const char *const element_names[ST__COUNT] = {
-    [ST_NORMAL] = "normal",     [ST_HEADER] = "header",
-    [ST_TITLE] = "title",       [ST_BORDER] = "border",
-    [ST_LABEL] = "label",       [ST_VALUE] = "value",
-    [ST_GOOD] = "good",         [ST_WARN] = "warn",
-    [ST_BAD] = "bad",           [ST_DIM] = "dim",
-    [ST_GRAPH_CLIENT] = "graph_client", [ST_GRAPH_SERVER] = "graph_server",
+    [ST_NORMAL] = "normal",
+    [ST_HEADER] = "header",
+    [ST_TITLE] = "title",
+    [ST_BORDER] = "border",
+    [ST_LABEL] = "label",
+    [ST_VALUE] = "value",
+    [ST_GOOD] = "good",
+    [ST_WARN] = "warn",
+    [ST_BAD] = "bad",
+    [ST_DIM] = "dim",
+    [ST_GRAPH_CLIENT] = "graph_client",
+    [ST_GRAPH_SERVER] = "graph_server",
     [ST_HELP] = "help",
 };
 
@@ -32,7 +38,10 @@ static const struct {
     const char *name;
     unsigned bit;
 } attr_names[] = {
-    {"bold", TA_BOLD}, {"reverse", TA_REVERSE}, {"underline", TA_UNDERLINE}, {"dim", TA_DIM},
+    {"bold", TA_BOLD},
+    {"reverse", TA_REVERSE},
+    {"underline", TA_UNDERLINE},
+    {"dim", TA_DIM},
 };
 
 struct parse {
@@ -94,7 +103,7 @@ parse_value(struct theme *t, int st, const char *value, char *bad, size_t badlen
     snprintf(buf, sizeof(buf), "%s", value);
     t->attr[st] = 0;
     for (w = strtok_r(buf, " \t", &save); w != NULL; w = strtok_r(NULL, " \t", &save), n++) {
-        int rv = n == 0 ? parse_color(w, &t->fg[st])
+        int rv = n == 0   ? parse_color(w, &t->fg[st])
                  : n == 1 ? parse_color(w, &t->bg[st])
                           : parse_attr(w, &t->attr[st]);
         if (rv < 0) {
@@ -127,8 +136,9 @@ on_entry(void *user, const char *section, const char *name, const char *value)
         return 0;
     }
     if (parse_value(p->t, st, value, bad, sizeof(bad)) < 0) {
-        seterr(p->err, "%s: %s: bad colour or attribute '%s' (use: FG BG [bold|reverse|"
-                       "underline|dim], colours by name or 0-255)",
+        seterr(p->err,
+               "%s: %s: bad colour or attribute '%s' (use: FG BG [bold|reverse|"
+               "underline|dim], colours by name or 0-255)",
                p->path, name, bad);
         return 0;
     }
@@ -177,8 +187,9 @@ theme_load(struct theme *t, const char *name, char *err)
         t->attr[i] = 0;
     }
     if (find_theme(name, path, sizeof(path)) < 0)
-        return seterr(err, "theme '%s' not found (use default, light or mono, or a path to a "
-                           ".theme file)",
+        return seterr(err,
+                      "theme '%s' not found (use default, light or mono, or a path to a "
+                      ".theme file)",
                       name);
     err[0] = '\0';
     rv = ini_parse(path, on_entry, &p);

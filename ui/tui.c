@@ -63,17 +63,6 @@ redraw(struct tui *t)
     screen_draw(t->g);
 }
 
-static void
-latency_of(const struct hist *h, struct dash_latency *l)
-{
-    l->mean = hist_mean(h);
-    l->p50 = hist_percentile(h, 50);
-    l->p90 = hist_percentile(h, 90);
-    l->p99 = hist_percentile(h, 99);
-    l->p999 = hist_percentile(h, 99.9);
-    l->max = hist_max(h);
-}
-
 static enum run_state
 state_of(const struct tui *t, const struct snapshot *snap)
 {
@@ -122,8 +111,8 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     d->txns_total = snap->total.txns;
     d->state = state_of(t, snap);
     d->server_tps = t->last_server_tps;
-    latency_of(snap->cur.lat, &d->lat_cur);
-    latency_of(snap->total.lat, &d->lat_total);
+    hist_summarize(snap->cur.lat, &d->lat_cur);
+    hist_summarize(snap->total.lat, &d->lat_total);
     hist_log2_counts(snap->total.lat, d->lat_log2, DASH_LOG2);
     update_cpu(t);
     if (!snap->final || snap->interval_s > 0.05)
@@ -349,8 +338,10 @@ tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
     fill_header(t, s);
     s->input_fd = screen_input_fd();
     s->stay_after_load = 1;
-    s->hooks = (struct session_hooks){.on_tick = on_tick, .on_server = on_server,
-                                      .on_input = on_input, .on_idle_tick = on_idle_tick};
+    s->hooks = (struct session_hooks){.on_tick = on_tick,
+                                      .on_server = on_server,
+                                      .on_input = on_input,
+                                      .on_idle_tick = on_idle_tick};
     s->arg = t;
     redraw(t);
     session_run(s, sigfd);

@@ -12,10 +12,10 @@
 #include "session.h"
 
 struct tui_conf {
-    const char *theme;      /* --theme; NULL: default (mono under NO_COLOR) */
+    const char *theme;                        /* --theme; NULL: default (mono under NO_COLOR) */
     const char *names[SESSION_MAX_COLLECT];   /* collector name per session collector */
     const char *targets[SESSION_MAX_COLLECT]; /* masked target per session collector */
-    struct report_ctx *report; /* workload names; json = --record file or NULL */
+    struct report_ctx *report;                /* workload names; json = --record file or NULL */
 };
 
 /*

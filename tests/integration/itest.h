@@ -25,9 +25,9 @@
 #include <libpq-fe.h>
 
 struct run {
-    int status;       /* exit code, or 128+signal */
-    char *out;        /* stdout */
-    char *err;        /* stderr */
+    int status; /* exit code, or 128+signal */
+    char *out;  /* stdout */
+    char *err;  /* stderr */
     pid_t pid;
 };
 

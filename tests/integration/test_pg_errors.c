@@ -236,7 +236,7 @@ static void
 test_server_restart(void **state)
 {
     char *args[] = {"run", itest_target(DB), "--headless", "-T", "9", "-c", "4", "-j", "2",
-                    "-w", "select-only", NULL};
+                    "-w",  "select-only",    NULL};
     pid_t serve = (pid_t)atoi(itest_env("BENCHTOP_PG_SERVE_PID"));
     int o, e;
     pid_t pid = itest_spawn(args, &o, &e);
@@ -264,20 +264,13 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_unknown_flag),
-        cmocka_unit_test(test_malformed_uri),
-        cmocka_unit_test(test_unreachable),
-        cmocka_unit_test(test_missing_database),
-        cmocka_unit_test(test_missing_tables),
-        cmocka_unit_test(test_zero_clients),
-        cmocka_unit_test(test_negative_rate),
-        cmocka_unit_test(test_unreadable_script),
-        cmocka_unit_test(test_script_syntax_error),
-        cmocka_unit_test(test_script_server_rejects),
-        cmocka_unit_test(test_wrong_password),
-        cmocka_unit_test(test_password_hidden),
-        cmocka_unit_test(test_init_refuses),
-        cmocka_unit_test(test_server_restart),
+        cmocka_unit_test(test_unknown_flag),        cmocka_unit_test(test_malformed_uri),
+        cmocka_unit_test(test_unreachable),         cmocka_unit_test(test_missing_database),
+        cmocka_unit_test(test_missing_tables),      cmocka_unit_test(test_zero_clients),
+        cmocka_unit_test(test_negative_rate),       cmocka_unit_test(test_unreadable_script),
+        cmocka_unit_test(test_script_syntax_error), cmocka_unit_test(test_script_server_rejects),
+        cmocka_unit_test(test_wrong_password),      cmocka_unit_test(test_password_hidden),
+        cmocka_unit_test(test_init_refuses),        cmocka_unit_test(test_server_restart),
     };
     return cmocka_run_group_tests_name("pg_errors", tests, setup, teardown);
 }

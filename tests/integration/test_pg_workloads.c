@@ -29,7 +29,8 @@ commits(void)
     }
     for (i = 0; i < 50; i++) {
         itest_exec(admin, "SELECT pg_stat_clear_snapshot()");
-        v = itest_scalar(admin, "SELECT xact_commit FROM pg_stat_database WHERE datname = '" DB "'");
+        v = itest_scalar(admin,
+                         "SELECT xact_commit FROM pg_stat_database WHERE datname = '" DB "'");
         if (v == prev)
             break;
         prev = v;
@@ -95,9 +96,9 @@ run_checked(char **args, double *tps)
 static void
 workload_mode(const char *workload, const char *mode)
 {
-    char *args[] = {"run",         itest_target(DB), "--headless", "-T", "3", "-w",
-                    (char *)workload, "-M",        (char *)mode,   "-c", "4", "-j",
-                    "2",           "-q",             NULL};
+    char *args[] = {"run", itest_target(DB), "--headless", "-T", "3",  "-w", (char *)workload,
+                    "-M",  (char *)mode,     "-c",         "4",  "-j", "2",  "-q",
+                    NULL};
     double tps;
 
     run_checked(args, &tps);
@@ -141,8 +142,8 @@ test_select_only_all_modes(void **state)
 static void
 test_transaction_count(void **state)
 {
-    char *args[] = {"run", itest_target(DB), "--headless", "-t", "250", "-c", "4", "-j", "2",
-                    "-q", NULL};
+    char *args[] = {"run", itest_target(DB), "--headless", "-t", "250", "-c", "4", "-j", "2", "-q",
+                    NULL};
     long long hist_before = itest_scalar(admin, "SELECT count(*) FROM pgbench_history");
     struct run r = itest_runv(args);
     const char *sum = itest_line(r.out, "\"type\":\"summary\"");
@@ -167,7 +168,7 @@ test_custom_script(void **state)
                        "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime)\n"
                        "  VALUES (1, 1, :aid, :d, now());\n";
     char *args[] = {"run", itest_target(DB), "--headless", "-t", "100", "-c", "2", "-f", path,
-                    "-M", "prepared", "-q", NULL};
+                    "-M",  "prepared",       "-q",         NULL};
     struct run r;
 
     assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
@@ -187,8 +188,9 @@ test_custom_script(void **state)
 static void
 test_rate(void **state)
 {
-    char *args[] = {"run", itest_target(DB), "--headless", "-T", "4", "-R", "200", "-w",
-                    "select-only", "-c", "4", "-j", "2", "-q", NULL};
+    char *args[] = {"run", itest_target(DB), "--headless", "-T", "4",  "-R", "200",
+                    "-w",  "select-only",    "-c",         "4",  "-j", "2",  "-q",
+                    NULL};
     struct run r = itest_runv(args);
     const char *sum = itest_line(r.out, "\"type\":\"summary\"");
     double tps = itest_num(sum, "tps");
@@ -204,8 +206,8 @@ test_rate(void **state)
 static void
 test_rate_overload(void **state)
 {
-    char *args[] = {"run", itest_target(DB), "--headless", "-T", "2", "-R", "100000", "-w",
-                    "tpcb-like", "-c", "1", "-q", NULL};
+    char *args[] = {"run", itest_target(DB), "--headless", "-T", "2",  "-R", "100000",
+                    "-w",  "tpcb-like",      "-c",         "1",  "-q", NULL};
     struct run r = itest_runv(args);
     const char *sum = itest_line(r.out, "\"type\":\"summary\"");
     double txns = itest_num(sum, "transactions");
@@ -225,8 +227,8 @@ test_rate_overload(void **state)
 static void
 test_connect_per_txn(void **state)
 {
-    char *args[] = {"run", itest_target(DB), "--headless", "-T", "3", "-C", "-w", "select-only",
-                    "-c", "2", "-q", NULL};
+    char *args[] = {"run", itest_target(DB), "--headless", "-T", "3",  "-C",
+                    "-w",  "select-only",    "-c",         "2",  "-q", NULL};
     struct run r = itest_runv(args);
     const char *sum = itest_line(r.out, "\"type\":\"summary\"");
     double txns = itest_num(sum, "transactions");

@@ -57,8 +57,9 @@ test_values_and_positionals(void **state)
     struct runconf rc;
     char **pos;
     int npos;
-    char *argv[] = {"run", "-c", "16", "postgres://h/db", "--threads=4", "-P", "0.25",
-                    "-w", "select-only", "-C", "--seed", "12345678901", "-t", "50", NULL};
+    char *argv[] = {"run", "-c",          "16", "postgres://h/db", "--threads=4", "-P", "0.25",
+                    "-w",  "select-only", "-C", "--seed",          "12345678901", "-t", "50",
+                    NULL};
 
     parse(&rc, CMD_RUN, argv, &pos, &npos);
     assert_int_equal(rc.clients, 16);

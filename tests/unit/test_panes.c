@@ -118,8 +118,8 @@ fill_dash(struct dash *d)
     d->errors = 3;
     d->errors_total = 17;
     d->reconnects_total = 2;
-    d->lat_cur = (struct dash_latency){1234.5, 1020, 2100, 4560, 8900, 15200};
-    d->lat_total = (struct dash_latency){1310.2, 1050, 2200, 5010, 12300, 98700};
+    d->lat_cur = (struct hist_summary){1234.5, 1020, 2100, 4560, 8900, 15200};
+    d->lat_total = (struct hist_summary){1310.2, 1050, 2200, 5010, 12300, 98700};
     memcpy(d->lat_log2, BUCKETS, sizeof(BUCKETS));
     d->nservers = 1;
     snprintf(d->servers[0].name, sizeof(d->servers[0].name), "postgres");
