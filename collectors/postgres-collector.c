@@ -89,6 +89,14 @@ static const char sessions_sql[] =
     " count(*) AS n,"
     " count(*) FILTER (WHERE wait_event_type = 'Lock') AS lock_waiters,"
     " count(*) FILTER (WHERE state <> 'idle' AND wait_event IS NOT NULL) AS waiting,"
+    " count(*) FILTER (WHERE state = 'active') AS active,"
+    " count(*) FILTER (WHERE state = 'active' AND wait_event IS NULL) AS on_cpu,"
+    " count(*) FILTER (WHERE state <> 'idle' AND wait_event_type = 'LWLock'"
+    " AND wait_event NOT IN ('WALWrite', 'WALInsert', 'WALBufMapping')) AS lwlock_waiters,"
+    " count(*) FILTER (WHERE state <> 'idle' AND wait_event_type = 'IO'"
+    " AND wait_event NOT LIKE 'WAL%') AS io_waiters,"
+    " count(*) FILTER (WHERE state <> 'idle' AND (wait_event IN ('WALSync', 'WALWrite',"
+    " 'WALInitSync', 'WALInsert', 'WALBufMapping', 'SyncRep'))) AS commit_waiters,"
     " extract(epoch FROM max(now() - query_start) FILTER (WHERE state = 'active')) AS oldest_s"
     " FROM pg_stat_activity"
     " WHERE pid <> pg_backend_pid()"
@@ -211,6 +219,11 @@ parse_sessions(const PGresult *res, struct pg_sample *s)
             c->others += n;
         ss->lock_waiters += (int)get_i64(res, row, "lock_waiters", 0);
         ss->waiting += (int)get_i64(res, row, "waiting", 0);
+        ss->active += (int)get_i64(res, row, "active", 0);
+        ss->on_cpu += (int)get_i64(res, row, "on_cpu", 0);
+        ss->lwlock_waiters += (int)get_i64(res, row, "lwlock_waiters", 0);
+        ss->io_waiters += (int)get_i64(res, row, "io_waiters", 0);
+        ss->commit_waiters += (int)get_i64(res, row, "commit_waiters", 0);
         if (age > ss->oldest_query_s)
             ss->oldest_query_s = age;
     }
@@ -706,6 +719,28 @@ derive_wal(struct span *sp, struct coll_view *v)
     add_wal_sync_time(sp, v);
 }
 
+/* The verdict's inputs: where the sessions are, and the WAL's sync time when timed. */
+static void
+derive_signals(struct span *sp, struct coll_view *v)
+{
+    const struct pg_sessions *ss = &sp->cur->sessions;
+    struct coll_signals *g = &v->sig;
+    int i, total = 0;
+
+    for (i = 0; i < PG_NSTATES; i++)
+        total += ss->state[i].ours + ss->state[i].others;
+    g->sessions = total;
+    g->active = ss->active;
+    g->on_cpu = ss->on_cpu;
+    g->lock_wait = ss->lock_waiters;
+    g->lwlock_wait = ss->lwlock_waiters;
+    g->io_wait = ss->io_waiters;
+    g->commit_wait = ss->commit_waiters;
+    g->rtt_ms = sp->cur->rtt_ms;
+    if (sp->known && sp->cur->wal.have_sync && sp->cur->wal.io_timing)
+        g->log_sync_ms_s = (sp->cur->wal.sync_ms - sp->prev->wal.sync_ms) / sp->secs;
+}
+
 static void
 derive_locks(const struct pg_sample *cur, struct coll_view *v)
 {
@@ -788,6 +823,24 @@ pg_coll_open(const char *target, char *err)
     return c;
 }
 
+/*
+ * An empty query's round trip: the network and protocol cost with no
+ * server work, which the verdict compares with the clients' latency.
+ */
+static int
+measure_rtt(PGconn *conn, double *rtt_ms, char *err)
+{
+    uint64_t t0 = now_us();
+    PGresult *res = PQexec(conn, "");
+    int ok = PQresultStatus(res) == PGRES_EMPTY_QUERY;
+
+    *rtt_ms = (double)(now_us() - t0) / 1000.0;
+    if (!ok)
+        return query_error(conn, res, "measure a round trip", err);
+    PQclear(res);
+    return 0;
+}
+
 static int
 pg_coll_sample(void *conn, void *out, char *err)
 {
@@ -798,6 +851,8 @@ pg_coll_sample(void *conn, void *out, char *err)
 
     s->version = c->version;
     s->privileged = c->privileged;
+    if (measure_rtt(c->conn, &s->rtt_ms, err) < 0)
+        return -1;
     if (!PQsendQuery(c->conn, c->sql))
         return query_error(c->conn, NULL, "sample the server", err);
     /* Read every result, even after an error, so the connection is ready for the next one. */
@@ -819,9 +874,9 @@ pg_coll_derive(const void *prev, const void *cur, double secs, struct coll_view 
     struct span sp = span_make(prev, cur, secs);
     const struct pg_sample *p = prev;
 
-    memset(v, 0, sizeof *v);
-    v->server_tps = NAN;
+    coll_view_reset(v);
     derive_sessions(sp.cur, v);
+    derive_signals(&sp, v);
     derive_waits(sp.cur, v);
     derive_database(&sp, v);
     derive_checkpoints(&sp, v);

@@ -43,6 +43,11 @@ struct pg_wait {
 struct pg_sessions {
     struct pg_count state[PG_NSTATES];
     int lock_waiters;      /* wait_event_type = 'Lock' */
+    int active;            /* state = 'active' */
+    int on_cpu;            /* active and not waiting */
+    int lwlock_waiters;    /* LWLock waits other than the WAL's */
+    int io_waiters;        /* IO waits other than the WAL's */
+    int commit_waiters;    /* waiting on the WAL write/sync of a commit */
     int waiting;           /* not idle and waiting on any event */
     double oldest_query_s; /* age of the oldest active query; -1 when none runs */
     int nwaits;
@@ -95,6 +100,7 @@ struct pg_sample {
     struct pg_checkpoints ckpt;
     struct pg_wal wal;
     int locks_not_granted;                       /* pg_locks, whole server */
+    double rtt_ms;                               /* a SELECT 1 round trip before the sample */
     char settings[PG_NSETTINGS][PG_SETTING_LEN]; /* as SHOW prints them */
 };
 

@@ -1,6 +1,8 @@
 /* collector: the helpers every collector class uses to fill a coll_view. */
 #include "collector.h"
 
+#include <math.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,4 +52,16 @@ coll_row_find(const struct coll_view *v, const char *section, const char *label)
             return r;
     }
     return NULL;
+}
+
+void
+coll_view_reset(struct coll_view *v)
+{
+    struct coll_signals *g = &v->sig;
+
+    memset(v, 0, sizeof(*v));
+    v->server_tps = NAN;
+    g->sessions = g->active = g->on_cpu = g->lock_wait = g->lwlock_wait = NAN;
+    g->io_wait = g->commit_wait = g->log_sync_ms_s = NAN;
+    g->server_cpu_pct = g->server_cpu_limit = g->rtt_ms = NAN;
 }

@@ -38,7 +38,26 @@ struct coll_row {
     enum row_level level;
 };
 
-/* What derive produces for the UI, the JSON record and (later) the verdict. */
+/*
+ * Where the server's time goes, for the verdict (src/verdict.h): each field
+ * is NAN when this collector cannot tell. Session counts are of client
+ * sessions at the sample's instant, the collector's own excluded.
+ */
+struct coll_signals {
+    double sessions;         /* client sessions connected */
+    double active;           /* ... running a statement */
+    double on_cpu;           /* ... of those, not waiting on anything: using (or queued for) CPU */
+    double lock_wait;        /* ... waiting on row or table locks */
+    double lwlock_wait;      /* ... waiting on the server's internal locks (not the commit's) */
+    double io_wait;          /* ... waiting on data file I/O */
+    double commit_wait;      /* ... waiting for the commit's log write or sync */
+    double log_sync_ms_s;    /* ms spent in log syncs per second, when the server times them */
+    double server_cpu_pct;   /* the server's own CPU, % of one core */
+    double server_cpu_limit; /* the % at which it is saturated (Redis 100: one main thread) */
+    double rtt_ms;           /* one trivial round trip on the collector's own connection */
+};
+
+/* What derive produces for the UI, the JSON record and the verdict. */
 struct coll_view {
     int nrows;
     struct coll_row rows[COLL_MAX_ROWS];
@@ -46,7 +65,11 @@ struct coll_view {
     int nevents;       /* things that happened between the two samples, e.g. a checkpoint */
     char events[COLL_MAX_EVENTS][96];
     char note[160]; /* one line: what is degraded and why ("needs pg_monitor for ...") */
+    struct coll_signals sig;
 };
+
+/* Empties v: no rows, no events, server_tps and every signal NAN. Derives start with it. */
+void coll_view_reset(struct coll_view *v);
 
 struct collector_class {
     const char *name;   /* same as the driver's: "postgres" */

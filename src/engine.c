@@ -11,6 +11,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "util.h"
 #include "worker.h"
 
@@ -59,11 +60,33 @@ collect(struct engine *e, int both)
     wstats_merge(&snap->total, &snap->cur);
 }
 
+/* CPU over the interval: the busiest worker thread and the whole process, % of one core. */
+static void
+measure_cpu(struct engine *e, double secs)
+{
+    double proc = cpu_process_seconds(), max = 0;
+    int i;
+
+    for (i = 0; i < e->nworkers; i++) {
+        struct worker *w = &e->workers[i];
+        double t = cpu_thread_seconds((pid_t)atomic_load(&w->tid));
+        if (t < 0)
+            continue;
+        if (secs > 0 && (t - w->cpu_s) * 100 / secs > max)
+            max = (t - w->cpu_s) * 100 / secs;
+        w->cpu_s = t;
+    }
+    e->snap.worker_cpu_max = max;
+    e->snap.own_cpu_pct = secs > 0 ? (proc - e->last_cpu_s) * 100 / secs : 0;
+    e->last_cpu_s = proc;
+}
+
 static void
 stamp(struct engine *e, int final)
 {
     uint64_t now = now_us();
 
+    measure_cpu(e, (double)(now - e->last_tick_us) / 1e6);
     e->snap.t = (double)(now - e->start_us) / 1e6;
     e->snap.interval_s = (double)(now - e->last_tick_us) / 1e6;
     e->snap.final = final;
@@ -190,6 +213,7 @@ engine_start(const struct runconf *rc, void *shared, char *err)
     wstats_init(&e->snap.total);
     e->start_us = now_us();
     e->last_tick_us = e->start_us;
+    e->last_cpu_s = cpu_process_seconds();
     e->end_us = rc->duration_s > 0 ? e->start_us + (uint64_t)(rc->duration_s * 1e6) : 0;
     e->workers = xcalloc((size_t)e->nworkers, sizeof(*e->workers));
     for (i = 0; i < e->nworkers; i++) {

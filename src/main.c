@@ -129,6 +129,7 @@ resolve_target(struct runconf *rc, char *target, int in_argv)
     rc->target = xstrdup(target);
     rc->target_masked = drv->mask(target);
     rc->driver = drv;
+    rc->server_local = target_is_local(target);
     if (in_argv)
         target_scrub_arg(target, rc->target_masked);
     return drv;

@@ -53,6 +53,21 @@ json_common(FILE *f, const struct wstats *s, double secs)
 }
 
 static void
+json_verdict(FILE *f, const struct verdict *v)
+{
+    fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"label\":", verdict_key(v->kind));
+    json_string(f, verdict_label(v->kind));
+    fprintf(f, ",\"confidence\":\"%s\",\"score\":%.2f", v->confidence ? v->confidence : "",
+            v->score);
+    if (v->kind == VK_MIXED)
+        fprintf(f, ",\"first\":\"%s\",\"second\":\"%s\"", verdict_key(v->first),
+                verdict_key(v->second));
+    fputs(",\"evidence\":", f);
+    json_string(f, v->evidence);
+    fputc('}', f);
+}
+
+static void
 json_interval(FILE *f, const struct snapshot *snap)
 {
     fprintf(
@@ -60,6 +75,9 @@ json_interval(FILE *f, const struct snapshot *snap)
         "{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":%.3f,\"clients\":%d,\"connected\":%llu,",
         snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
     json_common(f, &snap->cur, snap->interval_s);
+    fprintf(f, ",\"cpu\":{\"benchtop\":%.1f,\"worker_max\":%.1f}", snap->own_cpu_pct,
+            snap->worker_cpu_max);
+    json_verdict(f, &snap->verdict);
     fputs("}\n", f);
     fflush(f);
 }

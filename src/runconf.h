@@ -43,6 +43,7 @@ struct runconf {
     int no_collect;         /* --no-collect: no server-side collectors */
     char *record;           /* --record FILE: JSON lines while the dashboard runs */
     char *theme;            /* --theme NAME or path */
+    int server_local;           /* the target is on this machine: its CPU is ours to read */
     int show_help;          /* -h */
     int show_version;       /* -V */
     uint64_t given;         /* bit i: option_table[i] was on the command line */

@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -35,11 +36,59 @@ session_set_interval(struct session *s, double interval_s)
         collect_set_interval(s->collect[i], interval_s);
 }
 
+/* The verdict's inputs from the interval just merged, the collector and the host. */
+static void
+judge(struct session *s, struct snapshot *snap)
+{
+    struct verdict_input in = {0};
+    const struct wstats *c = &snap->cur;
+    struct cpu_host now;
+    double lat_sum_us = hist_mean(c->lat) * (double)hist_count(c->lat);
+
+    in.load = !s->eng->paused && !snap->final && c->txns + wstats_errors(c) > 0;
+    in.tps = snap->interval_s > 0 ? (double)c->txns / snap->interval_s : 0;
+    in.lat_mean_ms = hist_mean(c->lat) / 1000.0;
+    in.connect_share = s->rc->connect_per_txn && lat_sum_us > 0
+                           ? fmin((double)c->connect_us / lat_sum_us, 1.0)
+                           : NAN;
+    in.worker_cpu_max = snap->worker_cpu_max;
+    in.own_cpu_pct = snap->own_cpu_pct;
+    in.cores = cpu_cores();
+    in.clients = snap->clients;
+    in.rate = s->eng->rate;
+    in.host_busy_pct = NAN;
+    if (cpu_host_read(&now) == 0) {
+        if (s->rc->server_local && s->host.total)
+            in.host_busy_pct = cpu_host_busy_pct(&s->host, &now);
+        s->host = now;
+    }
+    in.have_server = s->have_sig;
+    in.sig = s->sig;
+    if (!s->have_sig) {
+        struct coll_view blank;
+        coll_view_reset(&blank);
+        in.sig = blank.sig;
+    }
+    verdict_step(&s->verdict, &in, &snap->verdict);
+}
+
+static void
+tick(struct session *s)
+{
+    struct snapshot *snap = (struct snapshot *)engine_tick(s->eng);
+
+    judge(s, snap);
+    s->hooks.on_tick(s, snap, s->arg);
+}
+
 static void
 end_load(struct session *s)
 {
+    struct snapshot *snap = (struct snapshot *)engine_stop(s->eng);
+
     s->load_over = 1;
-    s->hooks.on_tick(s, engine_stop(s->eng), s->arg);
+    judge(s, snap);
+    s->hooks.on_tick(s, snap, s->arg);
 }
 
 static int
@@ -83,6 +132,10 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
     for (i = 0; i < s->ncollect; i++) {
         if (p[FD_COLLECT + i].revents) {
             collect_read(s->collect[i], &res);
+            if (i == 0 && res.have_view) {
+                s->sig = res.view.sig;
+                s->have_sig = res.ok;
+            }
             s->hooks.on_server(s, i, &res, s->arg);
         }
     }
@@ -119,6 +172,8 @@ session_run(struct session *s, int sigfd)
     uint64_t next;
 
     s->start_us = s->eng ? s->eng->start_us : now_us();
+    verdict_init(&s->verdict);
+    cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);
     for (;;) {
         if (wait_events(s, sigfd, deadline(s, next)))
@@ -133,7 +188,7 @@ session_run(struct session *s, int sigfd)
         if (now_us() < next)
             continue;
         if (s->eng && !s->load_over)
-            s->hooks.on_tick(s, engine_tick(s->eng), s->arg);
+            tick(s);
         else if (s->hooks.on_idle_tick)
             s->hooks.on_idle_tick(s, s->arg);
         next += (uint64_t)(s->interval_s * 1e6);

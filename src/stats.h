@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "driver.h"
 #include "hist.h"
+#include "verdict.h"
 
 #define STATS_COUNTERS(X)                                                                          \
     X(txns)          /* transactions that finished without error */                                \
@@ -43,6 +44,9 @@ struct snapshot {
     int clients;         /* clients configured */
     int connected;       /* clients with an open connection at the tick */
     int final;           /* the run is over: this is the last interval */
+    double worker_cpu_max; /* the busiest worker thread's CPU in this interval, % of a core */
+    double own_cpu_pct;    /* this whole process's CPU in this interval, % of one core */
+    struct verdict verdict; /* what limits throughput (filled by the session) */
     struct wstats cur;   /* this interval */
     struct wstats total; /* since the start */
 };

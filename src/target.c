@@ -62,3 +62,50 @@ collector_for(const char *name)
             return *c;
     return NULL;
 }
+
+static int
+host_is_local(const char *host, size_t n)
+{
+    if (n == 0 || host[0] == '/')
+        return 1; /* no host: a unix socket or the library's local default */
+    if (n >= 4 && strncmp(host, "127.", 4) == 0)
+        return 1;
+    return (n == 9 && strncmp(host, "localhost", 9) == 0) || (n == 5 && strncmp(host, "[::1]", 5) == 0) ||
+           (n == 3 && strncmp(host, "::1", 3) == 0);
+}
+
+/* The host part of "scheme://[user[:pass]@]host[:port][/...]", as a span. */
+static const char *
+uri_host(const char *target, size_t *n)
+{
+    const char *p = strstr(target, "://") + 3;
+    const char *end = p + strcspn(p, "/?");
+    const char *at = memchr(p, '@', (size_t)(end - p));
+    const char *h = at ? at + 1 : p;
+
+    if (*h == '[')
+        *n = strcspn(h, "]") + 1;
+    else
+        *n = strcspn(h, ":/?,");
+    if (h + *n > end)
+        *n = (size_t)(end - h);
+    return h;
+}
+
+int
+target_is_local(const char *target)
+{
+    const char *h;
+    size_t n;
+
+    if (strstr(target, "://") != NULL) {
+        h = uri_host(target, &n);
+        return host_is_local(h, n);
+    }
+    h = strstr(target, "host=");
+    if (h == NULL)
+        return 1;
+    h += 5;
+    n = strcspn(h, " \t");
+    return host_is_local(h, n);
+}

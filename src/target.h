@@ -10,6 +10,13 @@
  * stars when that does not fit), so `ps` no longer shows the password.
  */
 void target_scrub_arg(char *arg, const char *masked);
+/*
+ * Whether a target's server runs on this machine: a loopback host
+ * (127.0.0.0/8, ::1, localhost), a unix socket, or no host at all (the
+ * client library's local default). From a URI's authority or a
+ * conninfo "host=" word.
+ */
+int target_is_local(const char *target);
 /* "postgres://..., redis://..." for error messages. */
 void target_known_schemes(char *buf, size_t len);
 

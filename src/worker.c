@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "engine.h"
 #include "util.h"
 
@@ -259,6 +260,7 @@ worker_main(void *arg)
     struct worker *w = arg;
     int i, n;
 
+    atomic_store(&w->tid, (int)cpu_gettid());
     pthread_mutex_lock(&w->ctl_lock);
     n = w->ctl.clients;
     pthread_mutex_unlock(&w->ctl_lock);

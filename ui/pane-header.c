@@ -138,6 +138,22 @@ draw_shape(const struct dash *d, struct grid *g, struct rect r)
         grid_put_run(g, &x, y, end, ST_DIM, "until q");
 }
 
+/* The third line: what limits throughput now, and the figures that show it. */
+static void
+draw_verdict(const struct dash *d, struct grid *g, struct rect r)
+{
+    int y = r.y + 2, x = r.x + 1, end = r.x + r.w;
+
+    if (!d->load)
+        return;
+    if (d->verdict[0] == '\0') {
+        grid_put_run(g, &x, y, end, ST_DIM, "limit: measuring...");
+        return;
+    }
+    grid_put_run(g, &x, y, end, ST_LABEL, "limit: ");
+    grid_put_run(g, &x, y, end, dash_level_style(d->verdict_level, ST_VALUE), d->verdict);
+}
+
 void
 pane_header(const struct dash *d, struct grid *g, struct rect r)
 {
@@ -146,4 +162,6 @@ pane_header(const struct dash *d, struct grid *g, struct rect r)
     draw_bar(d, g, r);
     if (r.h >= 2)
         draw_shape(d, g, r);
+    if (r.h >= 3)
+        draw_verdict(d, g, r);
 }

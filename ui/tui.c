@@ -1,6 +1,7 @@
 /* tui: the dashboard's hooks, keys and drawing (see tui.h). */
 #include "tui.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ struct tui {
     uint64_t last_cpu_us;
     double last_server_tps;
     int have_summary;
+    enum verdict_kind last_verdict;
 };
 
 static double
@@ -91,6 +93,28 @@ note_interval_events(struct tui *t, const struct snapshot *snap)
                        (unsigned long long)c->reconnects);
 }
 
+/* "CLIENT-BOUND (clear): figures"; a change of verdict is also an event. */
+static void
+show_verdict(struct tui *t, const struct verdict *v)
+{
+    char label[48];
+    size_t i;
+
+    if (v->kind == VK_NONE) {
+        t->d.verdict[0] = '\0';
+        return;
+    }
+    snprintf(label, sizeof(label), "%s", verdict_label(v->kind));
+    for (i = 0; label[i]; i++)
+        label[i] = (char)toupper((unsigned char)label[i]);
+    snprintf(t->d.verdict, sizeof(t->d.verdict), "%s (%s): %s", label, v->confidence,
+             v->evidence);
+    t->d.verdict_level = v->kind == VK_UNDERLOADED ? ROW_GOOD : ROW_WARN;
+    if (v->kind != t->last_verdict)
+        dash_event_add(&t->d, ROW_NORMAL, "limit: %s", verdict_label(v->kind));
+    t->last_verdict = v->kind;
+}
+
 static void
 on_tick(struct session *s, const struct snapshot *snap, void *arg)
 {
@@ -114,9 +138,10 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     hist_summarize(snap->cur.lat, &d->lat_cur);
     hist_summarize(snap->total.lat, &d->lat_total);
     hist_log2_counts(snap->total.lat, d->lat_log2, DASH_LOG2);
-    update_cpu(t);
+    d->own_cpu_pct = snap->own_cpu_pct;
     if (!snap->final || snap->interval_s > 0.05)
         dash_history_push(d, d->tps, d->server_tps);
+    show_verdict(t, &snap->verdict);
     note_interval_events(t, snap);
     if (snap->final)
         dash_event_add(d, ROW_NORMAL, "load finished: %llu transactions (press q to quit)",

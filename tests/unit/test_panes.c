@@ -431,7 +431,7 @@ test_figures_in_their_panes(void **state)
         assert_int_equal(row_of_text(g, inner(ev), "waiting on locks"),
                          row_of_text(g, inner(ev), "checkpoint complete") + 1);
         /* Panes tile the screen under the header without overlapping. */
-        assert_true(tp.y == 2 && ev.y + ev.h == g->h && srv.y >= tp.y + tp.h);
+        assert_true(tp.y == 3 && ev.y + ev.h == g->h && srv.y >= tp.y + tp.h);
         assert_true(tp.x + tp.w <= lat.x || lat.y >= tp.y + tp.h);
         grid_free(g);
     }
@@ -507,7 +507,7 @@ test_cut_rows_marker_flags_hidden_problems(void **state)
     g = render(d, 90, 50);
     srv = pane_rect(g, "3 server");
     assert_true(srv.w == 90 && srv.h > 12);
-    assert_true(find_text(g, "more (press 3)", &x, &y));
+    assert_true(find_text(g, "(press 3)", &x, &y));
     assert_int_equal(y, srv.y + srv.h - 3);
     assert_int_equal(row_of_text(g, inner(srv), "needs pg_monitor"), srv.y + srv.h - 2);
     grid_free(g);
@@ -704,7 +704,7 @@ test_zoom_shows_one_pane(void **state)
     d->zoom = 2;
     g = render(d, 80, 24);
     lat = pane_rect(g, "2 latency");
-    assert_true(lat.x == 0 && lat.y == 2 && lat.w == 80 && lat.h == 22);
+    assert_true(lat.x == 0 && lat.y == 3 && lat.w == 80 && lat.h == 21);
     assert_false(has_text(g, "1 throughput"));
     assert_false(has_text(g, "3 server"));
     assert_false(has_text(g, "4 events"));
