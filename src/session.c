@@ -45,9 +45,14 @@ judge(struct session *s, struct snapshot *snap)
     struct cpu_host now;
     double lat_sum_us = hist_mean(c->lat) * (double)hist_count(c->lat);
 
-    in.load = !s->eng->paused && !snap->final && c->txns + wstats_errors(c) > 0;
+    if (snap->final) { /* the sliver of an interval at the end says nothing new */
+        snap->verdict = s->verdict.last;
+        return;
+    }
+    /* a stall with no transaction finished is load too: often the one that matters */
+    in.load = !s->eng->paused && snap->clients > 0;
     in.tps = snap->interval_s > 0 ? (double)c->txns / snap->interval_s : 0;
-    in.lat_mean_ms = hist_mean(c->lat) / 1000.0;
+    in.lat_mean_ms = hist_count(c->lat) ? hist_mean(c->lat) / 1000.0 : NAN;
     in.connect_share = s->rc->connect_per_txn && lat_sum_us > 0
                            ? fmin((double)c->connect_us / lat_sum_us, 1.0)
                            : NAN;

@@ -77,20 +77,16 @@ max2(double a, double b)
     return isnan(b) || a > b ? a : b;
 }
 
-/* The share of the server's CPU capacity in use (0..1), from whatever tells it; NAN if nothing. */
+/*
+ * The share of the server's CPU capacity in use (0..1): its own process CPU
+ * against its limit, or its sessions on CPU against the cores; NAN if
+ * nothing tells. The host's CPU is evidence only: on a shared machine
+ * anything else running would pass for the server.
+ */
 static double
 server_load(const struct verdict_state *st, const struct verdict_input *in)
 {
-    double load = frac(in->sig.server_cpu_pct, in->sig.server_cpu_limit);
-    double others;
-
-    load = max2(load, st->cpu_frac);
-    if (!isnan(in->host_busy_pct) && in->cores > 0) {
-        /* what the host's CPU did apart from benchtop itself */
-        others = (in->host_busy_pct * in->cores - in->own_cpu_pct) / (100.0 * in->cores);
-        load = max2(load, others);
-    }
-    return load;
+    return max2(frac(in->sig.server_cpu_pct, in->sig.server_cpu_limit), st->cpu_frac);
 }
 
 static void

@@ -1,0 +1,271 @@
+/*
+ * Each verdict from a staged scenario against a real PostgreSQL, within
+ * 10 s, and no verdict in a steady scenario it does not fit: after a
+ * warm-up, every interval of a scenario must name the expected limit.
+ *
+ * The commit-bound scenario runs its own server with an LD_PRELOAD shim
+ * that delays fsync/fdatasync by 20 ms (tests/tools/slow-fsync.c): this
+ * machine's disk syncs too fast to make a commit the limit otherwise. The
+ * network-bound one goes through a delaying proxy on loopback
+ * (tests/tools/delay-proxy.c, 10 ms each way), since tc netem is not
+ * available here.
+ */
+#include "itest.h"
+
+#define DB "bt_verdict"
+#define WARMUP_S 4.5 /* intervals before this may still show the previous state */
+
+static PGconn *admin;
+static char tools[512];
+
+static int
+setup(void **state)
+{
+    PGconn *c = itest_pg("postgres");
+    char *args[] = {"init", itest_target(DB), "-q", NULL};
+    struct run r;
+    char *slash;
+
+    snprintf(tools, sizeof(tools), "%s", itest_env("BENCHTOP_BIN"));
+    slash = strrchr(tools, '/');
+    snprintf(slash, sizeof(tools) - (size_t)(slash - tools), "/build/tools");
+    itest_exec(c, "DROP DATABASE IF EXISTS " DB);
+    itest_exec(c, "CREATE DATABASE " DB);
+    /* the lock scenario: commits must not wait on the WAL, so locks are all that is left */
+    itest_exec(c, "ALTER DATABASE " DB " SET synchronous_commit = off");
+    PQfinish(c);
+    r = itest_runv(args);
+    itest_free(&r);
+    admin = itest_pg(DB);
+    return r.status;
+}
+
+static int
+teardown(void **state)
+{
+    PQfinish(admin);
+    return 0;
+}
+
+static char *
+write_script(const char *text)
+{
+    static char path[64];
+    int fd;
+
+    snprintf(path, sizeof(path), "/tmp/itest-verdict-XXXXXX");
+    fd = mkstemp(path);
+    assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+/*
+ * Runs a scenario and checks every interval from WARMUP_S on names `want`
+ * (the JSON key of the verdict). Prints the verdicts it saw.
+ */
+static void
+expect_verdict(char **args, const char *want)
+{
+    struct run r = itest_runv(args);
+    const char *p = r.out;
+    char pat[64];
+    int seen = 0, wrong = 0;
+
+    snprintf(pat, sizeof(pat), "\"kind\":\"%s\"", want);
+    assert_int_equal(r.status, 0);
+    while ((p = strstr(p, "{\"type\":\"interval\"")) != NULL) {
+        const char *end = strchr(p, '\n');
+        char line[4096];
+        double t = itest_num(p, "t");
+        const char *v;
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+
+        snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
+        v = strstr(line, "\"verdict\":");
+        fprintf(stderr, "    t=%.1f %.300s\n", t, v ? v + 10 : "(none)");
+        p += n;
+        if (t < WARMUP_S || strstr(line, "\"interval_s\":0.0") != NULL)
+            continue; /* warm-up, or the sliver of an interval at the very end */
+        seen++;
+        wrong += strstr(line, pat) == NULL;
+    }
+    itest_free(&r);
+    assert_true(seen >= 3);
+    assert_int_equal(wrong, 0);
+}
+
+static void
+test_server_cpu_bound(void **state)
+{
+    char *script = write_script("SELECT count(*) FROM generate_series(1, 200000) g\n"
+                                "  WHERE g % 7 = :client_id % 7;\n");
+    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "10", "-c", "8", "-j", "1",
+                    "-f", script, NULL};
+
+    expect_verdict(args, "server_cpu");
+    unlink(script);
+}
+
+static void
+test_lock_bound(void **state)
+{
+    char *script = write_script("BEGIN;\n"
+                                "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
+                                "SELECT pg_sleep(0.002);\n"
+                                "END;\n");
+    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "10", "-c", "8", "-j", "1",
+                    "-f", script, NULL};
+
+    expect_verdict(args, "lock");
+    unlink(script);
+}
+
+static void
+test_connection_bound(void **state)
+{
+    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "10", "-C", "-c", "2",
+                    "-w", "select-only", NULL};
+
+    expect_verdict(args, "connection");
+}
+
+static void
+test_not_enough_load(void **state)
+{
+    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "10", "-c", "1", "-R", "50",
+                    "-w", "select-only", NULL};
+
+    expect_verdict(args, "underloaded");
+}
+
+/* Starts a tool in the background with its stdout on a pipe; returns the first line. */
+static pid_t
+start_tool(char *const argv[], char *first, size_t len)
+{
+    int fds[2];
+    pid_t pid;
+    FILE *f;
+
+    assert_int_equal(pipe(fds), 0);
+    pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    f = fdopen(fds[0], "r");
+    if (fgets(first, (int)len, f) == NULL)
+        first[0] = '\0';
+    fclose(f);
+    return pid;
+}
+
+static void
+test_network_bound(void **state)
+{
+    const char *t = itest_env("BENCHTOP_PG_TARGET");
+    const char *colon = strrchr(t, ':');
+    char port[16], proxy[600], line[64], bin[600], target[600];
+    char *argv[] = {bin, "0", "127.0.0.1", port, "10", "60", NULL};
+    pid_t pid;
+
+    snprintf(port, sizeof(port), "%d", atoi(colon + 1));
+    snprintf(bin, sizeof(bin), "%s/delay-proxy", tools);
+    pid = start_tool(argv, line, sizeof(line));
+    assert_non_null(strstr(line, "port="));
+    snprintf(target, sizeof(target), "%s", itest_target(DB));
+    /* the same target, through the proxy's port */
+    {
+        char *c = strrchr(target, ':');
+        char *slash = strchr(c, '/');
+        snprintf(proxy, sizeof(proxy), "%.*s:%d%s", (int)(c - target), target,
+                 atoi(line + 5), slash);
+    }
+    {
+        char *args[] = {"run", proxy, "--headless", "-q", "-T", "10", "-c", "4", "-j", "1",
+                        "-w", "select-only", NULL};
+        expect_verdict(args, "network");
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+}
+
+/*
+ * Starts `benchtop serve postgres` with the slow-fsync shim preloaded;
+ * returns its pid, the target in target, and in *keep the pipe that holds
+ * its stdin open (closing it stops the server).
+ */
+static pid_t
+start_slow_server(char *target, size_t len, int *keep)
+{
+    int in[2], out[2];
+    char shim[600], line[600];
+    pid_t pid;
+    FILE *f;
+
+    snprintf(shim, sizeof(shim), "%s/slow-fsync.so", tools);
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(out), 0);
+    pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        setenv("LD_PRELOAD", shim, 1);
+        setenv("SLOW_FSYNC_MS", "20", 1);
+        execl(itest_env("BENCHTOP_BIN"), "benchtop", "serve", "postgres", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    *keep = in[1];
+    f = fdopen(out[0], "r");
+    target[0] = '\0';
+    while (fgets(line, sizeof(line), f) != NULL && strncmp(line, "ready", 5) != 0)
+        if (strncmp(line, "target=", 7) == 0)
+            snprintf(target, len, "%.*s", (int)strcspn(line + 7, "\n"), line + 7);
+    fclose(f);
+    return pid;
+}
+
+static void
+test_commit_bound(void **state)
+{
+    char target[600];
+    char *script = write_script("INSERT INTO commit_t (v) VALUES (:client_id);\n");
+    char *args[] = {"run", target, "--headless", "-q", "-T", "10", "-c", "1", "-f", script, NULL};
+    int keep;
+    pid_t pid = start_slow_server(target, sizeof(target), &keep);
+    PGconn *c;
+
+    assert_true(target[0] != '\0');
+    c = PQconnectdb(target);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    itest_exec(c, "CREATE TABLE commit_t (id bigserial PRIMARY KEY, v int)");
+    /* lets the collector time the WAL syncs as well as see the sessions wait on them */
+    itest_exec(c, "ALTER SYSTEM SET track_wal_io_timing = on");
+    itest_exec(c, "SELECT pg_reload_conf()");
+    PQfinish(c);
+    expect_verdict(args, "commit");
+    unlink(script);
+    close(keep); /* serve stops the server and removes its folder */
+    waitpid(pid, NULL, 0);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_server_cpu_bound),
+        cmocka_unit_test(test_lock_bound),
+        cmocka_unit_test(test_connection_bound),
+        cmocka_unit_test(test_not_enough_load),
+        cmocka_unit_test(test_network_bound),
+        cmocka_unit_test(test_commit_bound),
+    };
+    return cmocka_run_group_tests_name("verdict", tests, setup, teardown);
+}
