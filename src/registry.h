@@ -2,11 +2,13 @@
 #ifndef BENCHTOP_REGISTRY_H
 #define BENCHTOP_REGISTRY_H
 
+#include "collector.h"
 #include "driver.h"
 #include "server.h"
 
 extern const struct driver_class *const driver_classes[];
 extern const struct server_class *const server_classes[];
+extern const struct collector_class *const collector_classes[];
 
 /* The driver for a target (by URI scheme, then by claims()), or NULL. */
 const struct driver_class *driver_for_target(const char *target);
