@@ -351,10 +351,14 @@ static int
 explain_no_reply(const redisContext *c, const char *cmd, const char *where, int timeout_ms,
                  char *err)
 {
+    if (c->err == REDIS_ERR_PROTOCOL && strstr(c->errstr, "\"E\"") != NULL)
+        return seterr(err,
+                      "%s does not speak the Redis protocol: %s, as from memcached, which "
+                      "answers %s with ERROR (check the port)",
+                      where, c->errstr, cmd);
     if (c->err == REDIS_ERR_PROTOCOL)
-        return seterr(
-            err, "%s does not speak the Redis protocol: %s%s (check the port)", where, c->errstr,
-            strstr(c->errstr, "\"E\"") ? ", as memcached answers an unknown command" : "");
+        return seterr(err, "%s does not speak the Redis protocol: %s (check the port)", where,
+                      c->errstr);
     if (c->err == REDIS_ERR_EOF)
         return seterr(err,
                       "%s closed the connection when sent %s: not a Redis server? "
@@ -377,6 +381,14 @@ explain_refusal(const char *cmd, const char *msg, const struct redis_target *t, 
     char line[256];
 
     first_line(line, sizeof line, msg);
+    if (strncmp(line, "NOAUTH", 6) == 0)
+        return seterr(err,
+                      "redis at %s needs a password: %s (put it in the target: "
+                      "redis://:PASSWORD@%s)",
+                      where, line, where);
+    if (strncmp(line, "LOADING", 7) == 0)
+        return seterr(err, "redis at %s is loading its data: %s (wait, then run again)", where,
+                      line);
     if (strcmp(cmd, "AUTH") == 0 && strstr(line, "without any password") != NULL)
         return seterr(err,
                       "redis at %s has no password set: %s (drop the password from the "
@@ -392,14 +404,6 @@ explain_refusal(const char *cmd, const char *msg, const struct redis_target *t, 
                       "redis at %s refused database %d: %s (use a database the server has, "
                       "e.g. /0)",
                       where, t->db, line);
-    if (strncmp(line, "NOAUTH", 6) == 0)
-        return seterr(err,
-                      "redis at %s needs a password: %s (put it in the target: "
-                      "redis://:PASSWORD@%s)",
-                      where, line, where);
-    if (strncmp(line, "LOADING", 7) == 0)
-        return seterr(err, "redis at %s is loading its data: %s (wait, then run again)", where,
-                      line);
     return seterr(err, "redis at %s answered %s with an error: %s", where, cmd, line);
 }
 
