@@ -553,6 +553,20 @@ format_requests(struct rd_shared *sh, int value_size)
     free(value);
 }
 
+/* Adds one formatted command to the handshake. */
+static void
+add_handshake(struct rd_shared *sh, int argc, const char *const *argv, const size_t *lens)
+{
+    struct rd_cmd c;
+
+    format_cmd(&c, argc, argv, lens, -1);
+    sh->hs = xrealloc(sh->hs, sh->hs_len + c.len);
+    memcpy(sh->hs + sh->hs_len, c.buf, c.len);
+    sh->hs_len += c.len;
+    sh->hs_count++;
+    free(c.buf);
+}
+
 /* AUTH and SELECT, sent by every new connection before its first request. */
 static void
 format_handshake(struct rd_shared *sh)
@@ -562,27 +576,12 @@ format_handshake(struct rd_shared *sh)
     const char *auth[] = {"AUTH", t->user[0] ? t->user : t->pass, t->pass};
     const char *select[] = {"SELECT", db};
     size_t la[] = {4, strlen(auth[1]), strlen(t->pass)}, ls[] = {6, 0};
-    struct rd_cmd c;
 
     ls[1] = (size_t)snprintf(db, sizeof db, "%d", t->db);
-    sh->hs = xstrdup("");
-    sh->hs_len = 0;
-    if (t->pass[0] != '\0') {
-        format_cmd(&c, t->user[0] ? 3 : 2, auth, la, -1);
-        sh->hs = xrealloc(sh->hs, sh->hs_len + c.len);
-        memcpy(sh->hs + sh->hs_len, c.buf, c.len);
-        sh->hs_len += c.len;
-        sh->hs_count++;
-        free(c.buf);
-    }
-    if (t->db != 0) {
-        format_cmd(&c, 2, select, ls, -1);
-        sh->hs = xrealloc(sh->hs, sh->hs_len + c.len);
-        memcpy(sh->hs + sh->hs_len, c.buf, c.len);
-        sh->hs_len += c.len;
-        sh->hs_count++;
-        free(c.buf);
-    }
+    if (t->pass[0] != '\0')
+        add_handshake(sh, t->user[0] ? 3 : 2, auth, la);
+    if (t->db != 0)
+        add_handshake(sh, 2, select, ls);
 }
 
 /* ---- the reply reader's object functions: nothing allocated per reply ---- */
@@ -973,6 +972,7 @@ rd_conn_connect_start(void *conn, char *err)
     }
     if (!t->path[0])
         setsockopt(c->ctx->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* hiredis 0.14 takes a non-const pointer; it never writes through it */
     c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
     c->ctx->reader->privdata = c;
     c->ctx->reader->maxbuf = 0; /* keep its buffer: no free and malloc between replies */

@@ -246,6 +246,29 @@ test_missing_database(void **state)
     expect_error(args, want, NULL);
 }
 
+/*
+ * Interval lines from t >= from (after the restart) in which every client was
+ * connected and requests went through. Ticks can be skipped on a loaded
+ * machine, so any such interval counts, whatever its t.
+ */
+static int
+loaded_intervals_after(const char *out, double from, int clients)
+{
+    const char *p = out;
+    int n = 0;
+
+    while ((p = strstr(p, "{\"type\":\"interval\"")) != NULL) {
+        char line[2048];
+        size_t len = strcspn(p, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        if (itest_num(line, "t") >= from && itest_num(line, "tps") > 0 &&
+            (int)itest_num(line, "connected") == clients)
+            n++;
+        p += len;
+    }
+    return n;
+}
+
 /* The server restarts mid-run: the run goes on, reconnects, and its later intervals carry load. */
 static void
 test_server_restart(void **state)
@@ -261,7 +284,7 @@ test_server_restart(void **state)
     int o, e;
     pid_t pid = itest_spawn(args, &o, &e);
     struct run r;
-    const char *sum, *last;
+    const char *sum;
     double txns;
 
     itest_sleep_ms(2000);
@@ -275,11 +298,8 @@ test_server_restart(void **state)
     assert_true(itest_num(sum, "connection") >= 1);
     assert_true(itest_num(sum, "connects") >= 8);
     txns = itest_num(sum, "transactions");
-    last = itest_line(r.out, "\"t\":5.");
-    assert_non_null(last);
-    assert_true(itest_num(last, "tps") > 0);
-    assert_int_equal((long long)itest_num(last, "connected"), 4);
-    /* a new server (its uptime restarted) that served INCRs since */
+    assert_true(loaded_intervals_after(r.out, 3.5, 4) >= 1);
+    /* a new server (its counters started again) that served INCRs since */
     redisFree(admin);
     admin = rtest_connect();
     assert_true(rtest_calls(admin, "incr") > 0);
