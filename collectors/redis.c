@@ -35,6 +35,7 @@
 #define RD_KEY_DIGITS 12 /* key:000000000042, as redis-benchmark -r writes them */
 #define RD_CONNECT_TIMEOUT_MS 5000
 #define RD_READ_CHUNK 16384
+#define RD_OBUF_START (1u << 20)
 #define RD_FILL_BATCH 1000
 #define RD_FILL_BATCH_BYTES (4u << 20)
 
@@ -822,7 +823,11 @@ rd_conn_new(void *shared, int client_id, struct rng *rng)
 
     c->sh = sh;
     c->rng = rng;
+    /* room for a full pipe up to RD_OBUF_START; past that it grows once, on demand */
     c->ocap = (size_t)sh->depth * sh->longest + sh->hs_len;
+    if (c->ocap > RD_OBUF_START)
+        c->ocap =
+            RD_OBUF_START > sh->longest + sh->hs_len ? RD_OBUF_START : sh->longest + sh->hs_len;
     c->obuf = xmalloc(c->ocap);
     /* seq: each connection sweeps the whole key space, from its own share's start */
     c->seq = (uint64_t)(client_id % clients) * sh->keys / (uint64_t)clients;
