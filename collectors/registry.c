@@ -15,10 +15,18 @@ extern const struct driver_class postgres_driver;
 extern const struct server_class postgres_server_class;
 extern const struct collector_class postgres_collector;
 #endif
+#ifdef HAVE_REDIS
+extern const struct driver_class redis_driver;
+extern const struct server_class redis_server_class;
+extern const struct collector_class redis_collector;
+#endif
 
 const struct driver_class *const driver_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_driver,
+#endif
+#ifdef HAVE_REDIS
+    &redis_driver,
 #endif
     NULL,
 };
@@ -27,12 +35,19 @@ const struct server_class *const server_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_server_class,
 #endif
+#ifdef HAVE_REDIS
+    &redis_server_class,
+#endif
     NULL,
 };
 
+/* Found by the driver's name (collector.h). */
 const struct collector_class *const collector_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_collector,
+#endif
+#ifdef HAVE_REDIS
+    &redis_collector,
 #endif
     NULL,
 };

@@ -5,6 +5,7 @@
 #include "client.h"
 
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
@@ -40,6 +41,8 @@ lose_connection(struct worker *w, struct client *c, const char *msg)
     else
         note_error(w, ERR_CONN, msg);
     e->drv->conn_disconnect(c->conn);
+    c->inflight = 0; /* one loss is one error, however many requests were in flight */
+    c->head = 0;
     c->lost = 1;
     c->has_slot = 0;
     c->state = CS_BACKOFF;
@@ -86,19 +89,26 @@ connected(struct worker *w, struct client *c)
     c->state = CS_IDLE;
 }
 
+/* Counts one finished transaction, its latency taken from origin. */
 static void
-finish_txn(struct worker *w, struct client *c)
+record(struct worker *w, struct client *c, uint64_t origin, const struct txn_result *res)
 {
     struct wstats *s = worker_stats(w);
 
     c->done++;
-    if (c->res.err == ERR_NONE) {
+    if (res->err == ERR_NONE) {
         s->txns++;
-        s->ops += (uint64_t)c->res.ops;
-        hist_record(s->lat, now_us() - c->origin_us);
+        s->ops += (uint64_t)res->ops;
+        hist_record(s->lat, now_us() - origin);
     } else {
-        note_error(w, c->res.err, c->res.msg);
+        note_error(w, res->err, res->msg);
     }
+}
+
+/* Nothing is in flight any more: wait for the next start, or with -C close. */
+static void
+settle(struct worker *w, struct client *c)
+{
     if (w->eng->rc->connect_per_txn) {
         w->eng->drv->conn_disconnect(c->conn);
         c->state = CS_DISCONNECTED;
@@ -107,24 +117,83 @@ finish_txn(struct worker *w, struct client *c)
     }
 }
 
+/* conn_txn_poll said DRV_DONE: the oldest transaction in flight is over. */
 static void
+finish_txn(struct worker *w, struct client *c)
+{
+    uint64_t origin = c->origins[c->head];
+
+    c->head = c->head + 1 == c->depth ? 0 : c->head + 1;
+    c->inflight--;
+    record(w, c, origin, &c->res);
+    c->res.err = ERR_NONE;
+    c->res.ops = 0;
+    if (c->inflight == 0)
+        settle(w, c);
+}
+
+/* Whether one more transaction may start now. */
+static int
+may_start(const struct worker *w, const struct client *c)
+{
+    long long t = w->eng->rc->transactions;
+
+    if (c->inflight >= c->depth || w->paused || (w->open_loop && !c->has_slot))
+        return 0;
+    return t == 0 || c->done + c->inflight < t;
+}
+
+/* Starts one transaction; returns the driver's answer, already acted upon. */
+static enum drv_status
 start_txn(struct worker *w, struct client *c)
 {
+    uint64_t origin = c->has_slot ? c->origin_us : now_us();
+    struct txn_result spare;
+    /* c->res is the oldest in flight's: a pipelined start gets its own */
+    struct txn_result *res = c->inflight == 0 ? &c->res : &spare;
     enum drv_status st;
+    int tail;
 
-    if (!c->has_slot)
-        c->origin_us = now_us();
     c->has_slot = 0;
-    memset(&c->res, 0, sizeof(c->res.err) + sizeof(c->res.ops));
-    st = w->eng->drv->conn_txn_start(c->conn, &c->res);
+    res->err = ERR_NONE;
+    res->ops = 0;
+    st = w->eng->drv->conn_txn_start(c->conn, res);
     if (st == DRV_ERROR) {
-        lose_connection(w, c, c->res.msg);
-        return;
+        lose_connection(w, c, res->msg);
+        return st;
     }
+    if (st == DRV_DONE) {
+        record(w, c, origin, res);
+        if (c->inflight == 0)
+            settle(w, c);
+        return st;
+    }
+    tail = c->head + c->inflight;
+    c->origins[tail >= c->depth ? tail - c->depth : tail] = origin;
+    c->inflight++;
     c->state = CS_RUNNING;
     c->want = poll_events(st);
-    if (st == DRV_DONE)
-        finish_txn(w, c);
+    return st;
+}
+
+/*
+ * Pipelining: starts transactions while the client may (one per reply that
+ * came in, so the pipe streams), then asks for an immediate conn_txn_poll
+ * (want = 0), which sends them in one write or takes the next reply already
+ * read. -1 if the connection was lost.
+ */
+static int
+refill(struct worker *w, struct client *c)
+{
+    while (may_start(w, c)) {
+        enum drv_status st = start_txn(w, c);
+        if (st == DRV_ERROR)
+            return -1;
+        if (st == DRV_DONE)
+            break; /* failed at once: do not spin on it; the next reply brings us back */
+    }
+    c->want = 0;
+    return 0;
 }
 
 static enum drv_status
@@ -160,13 +229,22 @@ socket_step(struct worker *w, struct client *c)
 }
 
 void
-client_init(struct client *c, int id, void *conn)
+client_init(struct client *c, int id, void *conn, int depth)
 {
     memset(c, 0, sizeof(*c));
     c->id = id;
     c->conn = conn;
     c->state = CS_DISCONNECTED;
     c->backoff_ms = BACKOFF_MIN_MS;
+    c->depth = depth > 0 ? depth : 1;
+    c->origins = xcalloc((size_t)c->depth, sizeof(*c->origins));
+}
+
+void
+client_free(struct client *c)
+{
+    free(c->origins);
+    c->origins = NULL;
 }
 
 int
@@ -176,7 +254,7 @@ client_wants_slot(const struct worker *w, const struct client *c)
         return 0;
     if (w->eng->rc->connect_per_txn)
         return c->state == CS_DISCONNECTED;
-    return c->state == CS_IDLE;
+    return (c->state == CS_IDLE || c->state == CS_RUNNING) && c->inflight < c->depth;
 }
 
 void
@@ -200,6 +278,7 @@ void
 client_advance(struct worker *w, struct client *c)
 {
     int per_txn = w->eng->rc->connect_per_txn;
+    int pipelining = w->eng->drv->pipelining;
 
     for (;;) {
         switch (c->state) {
@@ -219,7 +298,6 @@ client_advance(struct worker *w, struct client *c)
                 return;
             break;
         case CS_CONNECTING:
-        case CS_RUNNING:
             /* want is cleared by the worker when the socket is ready */
             if (c->want != 0 || !socket_step(w, c))
                 return;
@@ -230,12 +308,20 @@ client_advance(struct worker *w, struct client *c)
                 c->state = CS_FINISHED;
                 return;
             }
-            if ((w->open_loop && !c->has_slot) || w->paused)
+            if (!may_start(w, c))
                 return;
             start_txn(w, c);
             if (c->state == CS_IDLE)
                 c->wake_us = now_us(); /* failed at once: retry after one loop turn */
+            if (c->state == CS_RUNNING && pipelining)
+                break; /* fill the pipe, then send it all at once (CS_RUNNING) */
             if (c->state != CS_BACKOFF)
+                return;
+            break;
+        case CS_RUNNING:
+            if (pipelining && refill(w, c) < 0)
+                break; /* lost: CS_BACKOFF */
+            if (c->want != 0 || !socket_step(w, c))
                 return;
             break;
         case CS_BACKOFF:

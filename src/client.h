@@ -24,7 +24,10 @@ enum client_state {
      * next one at once; in open loop it waits for the schedule.
      */
     CS_IDLE,
-    /* A transaction is in flight; waits on the socket. */
+    /*
+     * Transactions are in flight (one, or up to depth with a pipelining
+     * driver, which may start more here as replies arrive); waits on the socket.
+     */
     CS_RUNNING,
     /* The connection was lost; waits until wake_us, then reconnects. */
     CS_BACKOFF,
@@ -36,18 +39,25 @@ struct client {
     int id;
     enum client_state state;
     void *conn;
-    short want;          /* POLLIN / POLLOUT while waiting on the socket */
-    int has_slot;        /* a transaction is due: origin_us is its start */
-    int lost;            /* the previous connection was lost: next connect is a reconnect */
-    unsigned backoff_ms; /* next reconnect delay */
-    uint64_t origin_us;  /* latency origin: scheduled (open loop) or actual start */
-    uint64_t wake_us;    /* CS_BACKOFF, or CS_IDLE after a failed start: when to go on (0 = not) */
-    uint64_t connect_us; /* when the current connect began */
-    long long done;      /* transactions finished, ok or not */
+    short want;           /* POLLIN / POLLOUT while waiting on the socket */
+    int has_slot;         /* a transaction is due: origin_us is its start */
+    int lost;             /* the previous connection was lost: next connect is a reconnect */
+    unsigned backoff_ms;  /* next reconnect delay */
+    uint64_t origin_us;   /* latency origin: scheduled (open loop) or actual start */
+    uint64_t wake_us;     /* CS_BACKOFF, or CS_IDLE after a failed start: when to go on (0 = not) */
+    uint64_t connect_us;  /* when the current connect began */
+    long long done;       /* transactions finished, ok or not */
+    int depth;            /* transactions allowed in flight: --pipeline, or 1 */
+    int inflight;         /* transactions started and not finished */
+    int head;             /* origins[head] is the oldest in flight's latency origin */
+    uint64_t *origins;    /* ring of depth entries: one latency origin per transaction */
     struct txn_result res;
 };
 
-void client_init(struct client *c, int id, void *conn);
+/* depth: transactions in flight per connection (1 unless the driver pipelines). */
+void client_init(struct client *c, int id, void *conn, int depth);
+/* Frees what client_init allocated (not conn: the driver's). */
+void client_free(struct client *c);
 /* Runs the state machine until it must wait (socket, timer or schedule). */
 void client_advance(struct worker *w, struct client *c);
 /* Open loop: gives a waiting client the transaction scheduled at sched_us. */

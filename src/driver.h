@@ -18,6 +18,20 @@
  * Errors that leave the connection usable (a deadlock, a serialization
  * failure) are not DRV_ERROR: conn_txn_poll finishes the transaction
  * (rolling back if needed) and returns DRV_DONE with res->err set.
+ *
+ * Pipelining (drivers with .pipelining = 1, and --pipeline DEPTH): the engine
+ * calls conn_txn_start up to DEPTH times before the first reply, so DEPTH
+ * transactions are in flight on one connection. conn_txn_start then only
+ * queues its request (DRV_WANT_WRITE) and the engine calls conn_txn_poll right
+ * after its last start, which sends what was queued. Each DRV_DONE from
+ * conn_txn_poll finishes the OLDEST transaction in flight (replies come in
+ * order) and the engine calls conn_txn_poll again, before waiting on the
+ * socket, while any are in flight: so one read that brings several replies
+ * gives several DRV_DONE, each timed from its own request's start, and the
+ * engine refills one request per reply (streaming, not batch by batch).
+ * conn_txn_poll returns DRV_WANT_READ / DRV_WANT_WRITE only when it has no
+ * complete reply left in its buffer. Without .pipelining, DEPTH is 1 and
+ * none of this changes anything.
  */
 #ifndef BENCHTOP_DRIVER_H
 #define BENCHTOP_DRIVER_H
@@ -48,25 +62,26 @@ const char *err_kind_name(enum err_kind k);
 /* The outcome of one transaction, filled by conn_txn_poll. */
 struct txn_result {
     enum err_kind err;
-    int ops;       /* statements/requests completed in it */
-    char msg[256]; /* first line of the server's error, when err != ERR_NONE */
+    int ops;              /* statements/requests completed in it */
+    char msg[256];        /* first line of the server's error, when err != ERR_NONE */
 };
 
 /* What `benchtop init` asked for. */
 struct init_conf {
     const char *target;
-    int scale;            /* postgres: pgbench scale */
-    int tables;           /* mysql: sbtest1..N */
-    long long table_size; /* mysql: rows per table */
+    int scale;              /* postgres: pgbench scale */
+    int tables;             /* mysql: sbtest1..N */
+    long long table_size;   /* mysql: rows per table */
     int force;
     int quiet;
 };
 
 struct driver_class {
-    const char *name;             /* "postgres" */
-    const char *const *schemes;   /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
-    const char *const *workloads; /* -w names; the first is the default; NULL-terminated */
-    const char *const *modes;     /* -M names; the first is the default; NULL-terminated */
+    const char *name;                 /* "postgres" */
+    const char *const *schemes;       /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
+    const char *const *workloads;     /* -w names; the first is the default; NULL-terminated */
+    const char *const *modes;         /* -M names; the first is the default; NULL-terminated */
+    int pipelining;                   /* 1: several transactions in flight per connection (above) */
 
     /* 1 if target is for this driver even without a scheme (e.g. a conninfo string). */
     int (*claims)(const char *target);
@@ -88,11 +103,15 @@ struct driver_class {
     enum drv_status (*conn_connect_start)(void *conn, char *err);
     enum drv_status (*conn_connect_poll)(void *conn, char *err);
     /*
-     * Begins one transaction (sends its first statement). DRV_DONE only when it
-     * failed before sending anything (res->err set, connection still usable).
+     * Begins one transaction (sends its first statement, or with .pipelining
+     * queues it). DRV_DONE only when it failed before sending anything (res->err
+     * set, connection still usable; it is then not in flight).
      */
     enum drv_status (*conn_txn_start)(void *conn, struct txn_result *res);
-    /* Advances the transaction when the socket is ready. */
+    /*
+     * Advances the transaction when the socket is ready. DRV_DONE: the oldest
+     * transaction in flight finished, with its outcome in res.
+     */
     enum drv_status (*conn_txn_poll)(void *conn, struct txn_result *res);
     void (*conn_disconnect)(void *conn);
 

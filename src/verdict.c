@@ -167,6 +167,12 @@ score_network(const struct verdict_input *in, struct scores *sc, const char *ser
     double ratio = rtt >= 1.0 ? rtt / in->lat_mean_ms : NAN;
     double busy = sc->s[VK_CLIENT] > sc->s[VK_SERVER_CPU] ? sc->s[VK_CLIENT] : sc->s[VK_SERVER_CPU];
 
+    /*
+     * On a saturated host a local round trip is slow because nobody gets a
+     * CPU, not because of the network.
+     */
+    if (!isnan(in->host_busy_pct) && in->host_busy_pct >= 90)
+        ratio = NAN;
     sc->s[VK_NETWORK] = ramp(ratio, 0.2, 0.5) * (1 - busy);
     snprintf(sc->ev[VK_NETWORK], sizeof(sc->ev[0]),
              "a round trip takes %.1f ms of %.1f ms latency; benchtop %.0f%% CPU, %s", rtt,

@@ -80,8 +80,10 @@ add_client(struct worker *w)
 {
     struct client *c = &w->clients[w->nclients++];
     const struct engine *e = w->eng;
+    /* -C gives each request its own connection: nothing to pipeline */
+    int depth = e->drv->pipelining && !e->rc->connect_per_txn ? e->rc->pipeline : 1;
 
-    client_init(c, w->next_id, e->drv->conn_new(e->shared, w->next_id, &w->rng));
+    client_init(c, w->next_id, e->drv->conn_new(e->shared, w->next_id, &w->rng), depth);
     w->next_id += e->nworkers;
 }
 
@@ -92,6 +94,7 @@ remove_client(struct worker *w)
 
     client_close(w, c);
     w->eng->drv->conn_free(c->conn);
+    client_free(c);
 }
 
 /* Grows or shrinks to n clients; new ones start connecting at once. */
@@ -338,8 +341,10 @@ worker_free(struct worker *w)
 {
     int i;
 
-    for (i = 0; i < w->nclients; i++)
+    for (i = 0; i < w->nclients; i++) {
         w->eng->drv->conn_free(w->clients[i].conn);
+        client_free(&w->clients[i]);
+    }
     free(w->clients);
     free(w->pfds);
     free(w->pfd_client);

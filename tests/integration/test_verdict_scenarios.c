@@ -1,5 +1,6 @@
 /*
- * Each verdict from a staged scenario against a real PostgreSQL, within
+ * Each verdict from a staged scenario against a real PostgreSQL (Redis for
+ * client-bound: one thread, many pipelined clients), within
  * 10 s, and no verdict in a steady scenario it does not fit: after a
  * warm-up, every interval of a scenario must name the expected limit.
  *
@@ -256,10 +257,21 @@ test_commit_bound(void **state)
     waitpid(pid, NULL, 0);
 }
 
+/* One worker thread driving many pipelined Redis clients: benchtop is the limit. */
+static void
+test_client_bound(void **state)
+{
+    char *args[] = {"run", itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q", "-T", "10",
+                    "-w", "get", "--pipeline", "16", "-c", "50", "-j", "1", NULL};
+
+    expect_verdict(args, "client");
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_client_bound),
         cmocka_unit_test(test_server_cpu_bound),
         cmocka_unit_test(test_lock_bound),
         cmocka_unit_test(test_connection_bound),

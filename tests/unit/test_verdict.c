@@ -165,6 +165,10 @@ test_network_bound(void **state)
     in.lat_mean_ms = 21;
     in.sig.rtt_ms = 20;
     assert_int_equal(steady(&in), VK_NETWORK);
+    /* slow round trips to a local server on a saturated host are not the network */
+    in.host_busy_pct = 97;
+    assert_int_not_equal(steady(&in), VK_NETWORK);
+    in.host_busy_pct = NAN;
     /* the same latency on loopback round trips is not the network */
     in.sig.rtt_ms = 0.2;
     assert_int_not_equal(steady(&in), VK_NETWORK);

@@ -1,0 +1,1137 @@
+/*
+ * redis: the Redis load driver, its targets and its blocking connect.
+ *
+ * hiredis provides the connect (redisConnectNonBlock, TCP or Unix socket)
+ * and the RESP reply reader; benchtop does the socket I/O itself on the
+ * worker's event loop. Why not hiredis's async API: it allocates a callback
+ * record per command and a reply object per reply, and needs an event-library
+ * adapter; here every request is copied from a command preformatted once
+ * (only the key digits change), sent with one send() per batch, and replies
+ * are parsed by a reader whose object functions allocate nothing (they note
+ * the reply's type and, for an error, its text). So the hot path allocates
+ * nothing at all.
+ *
+ * One request is one transaction. With --pipeline D a connection keeps D
+ * requests in flight (.pipelining, see driver.h): conn_txn_start only queues
+ * a request, conn_txn_poll sends the queue, reads, and hands back replies
+ * one at a time, oldest first.
+ */
+#include "redis.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "util.h"
+#include "zipf.h"
+
+#define RD_DEFAULT_PORT 6379
+#define RD_KEY_DIGITS 12 /* key:000000000042, as redis-benchmark -r writes them */
+#define RD_CONNECT_TIMEOUT_MS 5000
+#define RD_READ_CHUNK 16384
+#define RD_OBUF_START (1u << 20)
+#define RD_FILL_BATCH 1000
+#define RD_FILL_BATCH_BYTES (4u << 20)
+
+enum rd_workload { W_GET, W_SET, W_INCR, W_MIXED };
+enum rd_pattern { P_SEQ, P_UNIFORM, P_ZIPF };
+enum rd_op { OP_GET, OP_SET, OP_INCR, OP_FILL, OP__COUNT };
+
+/* Where a connection is. */
+enum rd_step {
+    STEP_CONNECTING, /* waiting for the TCP (or Unix) connect to finish */
+    STEP_HANDSHAKE,  /* AUTH / SELECT sent, waiting for their replies */
+    STEP_READY,      /* requests flow */
+};
+
+/* A request formatted once; only its RD_KEY_DIGITS key digits (at key_at) change. */
+struct rd_cmd {
+    char *buf;
+    size_t len;
+    size_t key_at;
+};
+
+struct rd_shared {
+    struct redis_target t;
+    char where[300];
+    enum rd_workload workload;
+    enum rd_pattern pattern;
+    uint64_t keys;
+    int clients;
+    unsigned set_share; /* mixed: a draw below set_share of ratio_total is a SET */
+    unsigned ratio_total;
+    struct zipf zipf;
+    struct rd_cmd cmd[OP__COUNT];
+    size_t longest; /* longest request, for the output buffers */
+    int depth;      /* --pipeline */
+    char *hs;       /* AUTH and SELECT, formatted once */
+    size_t hs_len;
+    int hs_count;
+    redisReplyObjectFunctions fns; /* the reader's allocation-free object functions */
+};
+
+struct rd_conn {
+    const struct rd_shared *sh;
+    struct rng *rng;
+    redisContext *ctx;
+    enum rd_step step;
+    int hs_left; /* handshake replies still due */
+    char *obuf;  /* requests queued; obuf[opos..olen) not sent yet */
+    size_t olen, opos, ocap;
+    uint64_t seq;     /* --key-pattern seq: the next key */
+    int rtype;        /* REDIS_REPLY_* of the last complete reply */
+    char errmsg[256]; /* its text when it was an error */
+};
+
+static const char *const rd_schemes[] = {"redis://", "rediss://", "redis+unix://", NULL};
+static const char *const rd_workloads[] = {"get", "set", "incr", "mixed", NULL};
+static const char *const rd_modes[] = {"resp2", NULL};
+static const char *const rd_patterns[] = {"seq", "uniform", "zipf", NULL};
+
+static int
+index_of(const char *const *names, const char *name)
+{
+    int i;
+
+    for (i = 0; names[i] != NULL; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- targets ---- */
+
+/* Where the userinfo ends (its '@'), or NULL: a path right after the scheme has none. */
+static const char *
+userinfo_end(const char *rest)
+{
+    return rest[0] == '/' ? NULL : strrchr(rest, '@');
+}
+
+static const char *
+scheme_of(const char *target)
+{
+    const char *const *s;
+
+    for (s = rd_schemes; *s != NULL; s++)
+        if (strncmp(target, *s, strlen(*s)) == 0)
+            return *s;
+    return NULL;
+}
+
+static int
+hex_digit(int ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* %-decodes n bytes of s into out; -1 if a % is malformed or it does not fit. */
+static int
+pct_decode(const char *s, size_t n, char *out, size_t outlen)
+{
+    size_t i, k = 0;
+
+    for (i = 0; i < n; i++) {
+        int ch = (unsigned char)s[i];
+        if (ch == '%') {
+            int hi = i + 2 < n ? hex_digit((unsigned char)s[i + 1]) : -1;
+            int lo = i + 2 < n ? hex_digit((unsigned char)s[i + 2]) : -1;
+            if (hi < 0 || lo < 0)
+                return -1;
+            ch = hi * 16 + lo;
+            i += 2;
+        }
+        if (k + 1 >= outlen)
+            return -1;
+        out[k++] = (char)ch;
+    }
+    out[k] = '\0';
+    return 0;
+}
+
+static int
+parse_userinfo(const char *s, size_t n, struct redis_target *t)
+{
+    const char *colon = memchr(s, ':', n);
+
+    if (colon == NULL) /* redis-cli reads a lone word as the password */
+        return pct_decode(s, n, t->pass, sizeof t->pass);
+    return pct_decode(s, (size_t)(colon - s), t->user, sizeof t->user) < 0
+               ? -1
+               : pct_decode(colon + 1, n - (size_t)(colon - s) - 1, t->pass, sizeof t->pass);
+}
+
+/* For the target parsers: records why and fails. */
+static int
+bad(const char **why, const char *what)
+{
+    *why = what;
+    return -1;
+}
+
+/* A decimal number in [lo, hi] filling exactly n bytes. */
+static int
+parse_number(const char *s, size_t n, long lo, long hi, int *out)
+{
+    long v = 0;
+    size_t i;
+
+    if (n == 0 || n > 10)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* "host", "host:port", "[v6]:port" in n bytes. */
+static int
+parse_hostport(const char *s, size_t n, struct redis_target *t, const char **why)
+{
+    const char *host = s, *port = NULL;
+    size_t hlen = n;
+
+    if (n > 0 && s[0] == '[') {
+        const char *close = memchr(s, ']', n);
+        if (close == NULL)
+            return bad(why, "an IPv6 address needs its closing ']'");
+        host = s + 1;
+        hlen = (size_t)(close - host);
+        if ((size_t)(close - s) + 1 < n) {
+            if (close[1] != ':')
+                return bad(why, "expected ':PORT' after ']'");
+            port = close + 2;
+        }
+    } else {
+        const char *colon = memchr(s, ':', n);
+        if (colon != NULL) {
+            hlen = (size_t)(colon - s);
+            port = colon + 1;
+        }
+    }
+    if (hlen >= sizeof t->host)
+        return bad(why, "the host name is too long");
+    memcpy(t->host, host, hlen);
+    t->host[hlen] = '\0';
+    if (hlen == 0)
+        snprintf(t->host, sizeof t->host, "127.0.0.1");
+    t->port = RD_DEFAULT_PORT;
+    if (port != NULL && parse_number(port, (size_t)(s + n - port), 1, 65535, &t->port) < 0)
+        return bad(why, "the port must be a number from 1 to 65535");
+    return 0;
+}
+
+/* After the host: "" or "/" or "/DB". */
+static int
+parse_db(const char *s, struct redis_target *t, const char **why)
+{
+    if (*s == '\0' || strcmp(s, "/") == 0)
+        return 0;
+    if (parse_number(s + 1, strlen(s + 1), 0, 1000000, &t->db) < 0)
+        return bad(why, "the database after '/' must be a number (e.g. /0)");
+    return 0;
+}
+
+/* redis+unix: "/path" or "/path?db=N". */
+static int
+parse_socket(const char *s, struct redis_target *t, const char **why)
+{
+    const char *q = strchr(s, '?');
+    size_t plen = q ? (size_t)(q - s) : strlen(s);
+
+    if (s[0] != '/')
+        return bad(why,
+                   "redis+unix:// takes an absolute socket path (redis+unix:///run/redis.sock)");
+    if (plen >= sizeof t->path)
+        return bad(why, "the socket path is too long");
+    memcpy(t->path, s, plen);
+    t->path[plen] = '\0';
+    if (q != NULL &&
+        (strncmp(q, "?db=", 4) != 0 || parse_number(q + 4, strlen(q + 4), 0, 1000000, &t->db) < 0))
+        return bad(why, "the only parameter is ?db=N");
+    return 0;
+}
+
+static int
+parse_rest(const char *scheme, const char *rest, struct redis_target *t, const char **why)
+{
+    const char *at = userinfo_end(rest), *hp = at ? at + 1 : rest;
+    const char *slash = strchr(hp, '/');
+    size_t hplen = slash ? (size_t)(slash - hp) : strlen(hp);
+
+    if (at != NULL && parse_userinfo(rest, (size_t)(at - rest), t) < 0)
+        return bad(why, "the user or password is too long or has a bad %-escape");
+    if (strcmp(scheme, "redis+unix://") == 0) {
+        if (hplen != 0)
+            return bad(why, "redis+unix:// takes no host: redis+unix:///path/to/redis.sock");
+        return parse_socket(hp, t, why);
+    }
+    if (strchr(hp, '?') != NULL)
+        return bad(why, "redis:// takes no ?parameters (the database is /DB)");
+    if (parse_hostport(hp, hplen, t, why) < 0)
+        return -1;
+    return parse_db(slash ? slash : "", t, why);
+}
+
+int
+redis_target_parse(const char *target, struct redis_target *t, char *err)
+{
+    const char *scheme = scheme_of(target), *why = NULL;
+    char *masked;
+
+    memset(t, 0, sizeof *t);
+    if (scheme == NULL)
+        return seterr(err, "not a redis target (use redis://HOST:PORT/DB)");
+    t->tls = strcmp(scheme, "rediss://") == 0;
+    if (parse_rest(scheme, target + strlen(scheme), t, &why) == 0)
+        return 0;
+    masked = redis_mask_target(target);
+    seterr(err, "invalid target '%s': %s (e.g. redis://:PASSWORD@127.0.0.1:6379/0)", masked, why);
+    free(masked);
+    return -1;
+}
+
+char *
+redis_mask_target(const char *target)
+{
+    const char *scheme = scheme_of(target), *rest, *at, *colon;
+
+    if (scheme == NULL)
+        return xstrdup(target);
+    rest = target + strlen(scheme);
+    at = userinfo_end(rest);
+    if (at == NULL)
+        return xstrdup(target);
+    colon = memchr(rest, ':', (size_t)(at - rest));
+    if (colon == NULL)
+        return xasprintf("%s***%s", scheme, at);
+    return xasprintf("%.*s:***%s", (int)(colon - target), target, at);
+}
+
+void
+redis_target_where(const struct redis_target *t, char *out, size_t len)
+{
+    if (t->path[0] != '\0')
+        snprintf(out, len, "%s", t->path);
+    else if (strchr(t->host, ':') != NULL)
+        snprintf(out, len, "[%s]:%d", t->host, t->port);
+    else
+        snprintf(out, len, "%s:%d", t->host, t->port);
+}
+
+/* ---- blocking connect (main thread, collector) ---- */
+
+static int
+tls_refused(char *err)
+{
+    return seterr(err,
+                  "rediss:// needs TLS, which hiredis %d.%d.%d (built in) does not have "
+                  "(use redis:// through a TLS tunnel such as stunnel)",
+                  HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
+}
+
+/* No reply: the connection broke, timed out, or the peer does not speak RESP. */
+static int
+explain_no_reply(const redisContext *c, const char *cmd, const char *where, int timeout_ms,
+                 char *err)
+{
+    if (c->err == REDIS_ERR_PROTOCOL && strstr(c->errstr, "\"E\"") != NULL)
+        return seterr(err,
+                      "%s does not speak the Redis protocol: %s, as from memcached, which "
+                      "answers %s with ERROR (check the port)",
+                      where, c->errstr, cmd);
+    if (c->err == REDIS_ERR_PROTOCOL)
+        return seterr(err, "%s does not speak the Redis protocol: %s (check the port)", where,
+                      c->errstr);
+    if (c->err == REDIS_ERR_EOF)
+        return seterr(err,
+                      "%s closed the connection when sent %s: not a Redis server? "
+                      "(check the port; PostgreSQL, for one, does this)",
+                      where, cmd);
+    if (c->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return seterr(err,
+                      "%s did not answer %s within %d ms: not a Redis server, or a stuck "
+                      "one (check the port)",
+                      where, cmd, timeout_ms);
+    return seterr(err, "lost the connection to %s during %s: %s (check the server's log)", where,
+                  cmd, c->errstr);
+}
+
+/* The server answered with an error: say what to change. */
+static int
+explain_refusal(const char *cmd, const char *msg, const struct redis_target *t, const char *where,
+                char *err)
+{
+    char line[256];
+
+    first_line(line, sizeof line, msg);
+    if (strncmp(line, "NOAUTH", 6) == 0)
+        return seterr(err,
+                      "redis at %s needs a password: %s (put it in the target: "
+                      "redis://:PASSWORD@%s)",
+                      where, line, where);
+    if (strncmp(line, "LOADING", 7) == 0)
+        return seterr(err, "redis at %s is loading its data: %s (wait, then run again)", where,
+                      line);
+    if (strcmp(cmd, "AUTH") == 0 && strstr(line, "without any password") != NULL)
+        return seterr(err,
+                      "redis at %s has no password set: %s (drop the password from the "
+                      "target)",
+                      where, line);
+    if (strcmp(cmd, "AUTH") == 0)
+        return seterr(err,
+                      "redis at %s refused the login: %s (check the user and password in "
+                      "the target)",
+                      where, line);
+    if (strcmp(cmd, "SELECT") == 0)
+        return seterr(err,
+                      "redis at %s refused database %d: %s (use a database the server has, "
+                      "e.g. /0)",
+                      where, t->db, line);
+    return seterr(err, "redis at %s answered %s with an error: %s", where, cmd, line);
+}
+
+/* Runs one handshake command; 0 if the reply is what a Redis server says. */
+static int
+blocking_step(redisContext *c, int argc, const char **argv, const struct redis_target *t,
+              const char *where, int timeout_ms, char *err)
+{
+    redisReply *r = redisCommandArgv(c, argc, argv, NULL);
+    int rv = 0;
+
+    if (r == NULL)
+        return explain_no_reply(c, argv[0], where, timeout_ms, err);
+    if (r->type == REDIS_REPLY_ERROR)
+        rv = explain_refusal(argv[0], r->str, t, where, err);
+    else if (strcmp(argv[0], "PING") == 0 &&
+             (r->type != REDIS_REPLY_STATUS || strcmp(r->str, "PONG") != 0))
+        rv = seterr(err,
+                    "%s answered PING with something other than PONG: not a Redis server? "
+                    "(check the port)",
+                    where);
+    freeReplyObject(r);
+    return rv;
+}
+
+static int
+blocking_handshake(redisContext *c, const struct redis_target *t, const char *where, int timeout_ms,
+                   char *err)
+{
+    char db[16];
+    const char *auth[] = {"AUTH", t->user[0] ? t->user : t->pass, t->pass};
+    const char *select[] = {"SELECT", db};
+    const char *ping[] = {"PING"};
+
+    snprintf(db, sizeof db, "%d", t->db);
+    if (t->pass[0] != '\0' &&
+        blocking_step(c, t->user[0] ? 3 : 2, auth, t, where, timeout_ms, err) < 0)
+        return -1;
+    if (t->db != 0 && blocking_step(c, 2, select, t, where, timeout_ms, err) < 0)
+        return -1;
+    return blocking_step(c, 1, ping, t, where, timeout_ms, err);
+}
+
+int
+redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisContext **out, char *err)
+{
+    struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
+    char where[300];
+    redisContext *c;
+
+    *out = NULL;
+    if (t->tls)
+        return tls_refused(err);
+    redis_target_where(t, where, sizeof where);
+    c = t->path[0] ? redisConnectUnixWithTimeout(t->path, tv)
+                   : redisConnectWithTimeout(t->host, t->port, tv);
+    if (c == NULL)
+        return seterr(err, "cannot connect to redis at %s: out of memory", where);
+    if (c->err) {
+        seterr(err,
+               "cannot connect to redis at %s: %s (is redis-server running there? check the %s)",
+               where, c->errstr, t->path[0] ? "socket path" : "host and port");
+        redisFree(c);
+        return -1;
+    }
+    if (redisSetTimeout(c, tv) != REDIS_OK ||
+        blocking_handshake(c, t, where, timeout_ms, err) < 0) {
+        if (c->err && err[0] == '\0')
+            seterr(err, "%s: %s", where, c->errstr);
+        redisFree(c);
+        return -1;
+    }
+    *out = c;
+    return 0;
+}
+
+/* ---- requests formatted once ---- */
+
+/* Appends one RESP bulk string; returns where its bytes start. */
+static size_t
+put_bulk(char **buf, size_t *len, const char *s, size_t n)
+{
+    char head[32];
+    int h = snprintf(head, sizeof head, "$%zu\r\n", n);
+    size_t at;
+
+    *buf = xrealloc(*buf, *len + (size_t)h + n + 2);
+    memcpy(*buf + *len, head, (size_t)h);
+    at = *len + (size_t)h;
+    memcpy(*buf + at, s, n);
+    memcpy(*buf + at + n, "\r\n", 2);
+    *len = at + n + 2;
+    return at;
+}
+
+/* Formats argv as one RESP command; key_arg's last RD_KEY_DIGITS bytes are the key digits. */
+static void
+format_cmd(struct rd_cmd *cmd, int argc, const char *const *argv, const size_t *lens, int key_arg)
+{
+    char head[16];
+    int i, h = snprintf(head, sizeof head, "*%d\r\n", argc);
+
+    cmd->buf = xstrdup(head);
+    cmd->len = (size_t)h;
+    cmd->key_at = 0;
+    for (i = 0; i < argc; i++) {
+        size_t at = put_bulk(&cmd->buf, &cmd->len, argv[i], lens[i]);
+        if (i == key_arg)
+            cmd->key_at = at + lens[i] - RD_KEY_DIGITS;
+    }
+}
+
+static void
+put_key(char *at, uint64_t key)
+{
+    int i;
+
+    for (i = RD_KEY_DIGITS - 1; i >= 0; i--) {
+        at[i] = (char)('0' + key % 10);
+        key /= 10;
+    }
+}
+
+/* GET/SET/INCR and the fill's SET; incr works on counter:N keys (as redis-benchmark does). */
+static void
+format_requests(struct rd_shared *sh, int value_size)
+{
+    const char *prefix = sh->workload == W_INCR ? "counter:" : "key:";
+    char key[32];
+    char *value = xmalloc((size_t)value_size);
+    const char *get[] = {"GET", key}, *set[] = {"SET", key, value}, *incr[] = {"INCR", key};
+    const char *fill[] = {"SET", key, sh->workload == W_INCR ? "0" : value};
+    size_t klen = (size_t)snprintf(key, sizeof key, "%s%0*d", prefix, RD_KEY_DIGITS, 0);
+    size_t vlen = (size_t)value_size;
+    size_t l2[] = {3, klen}, l3[] = {3, klen, vlen};
+    size_t lfill[] = {3, klen, sh->workload == W_INCR ? 1 : vlen}, lincr[] = {4, klen};
+    int i;
+
+    memset(value, 'x', vlen); /* redis-benchmark's filler too */
+    format_cmd(&sh->cmd[OP_GET], 2, get, l2, 1);
+    format_cmd(&sh->cmd[OP_SET], 3, set, l3, 1);
+    format_cmd(&sh->cmd[OP_INCR], 2, incr, lincr, 1);
+    format_cmd(&sh->cmd[OP_FILL], 3, fill, lfill, 1);
+    for (i = 0; i < OP__COUNT; i++)
+        if (sh->cmd[i].len > sh->longest)
+            sh->longest = sh->cmd[i].len;
+    free(value);
+}
+
+/* Adds one formatted command to the handshake. */
+static void
+add_handshake(struct rd_shared *sh, int argc, const char *const *argv, const size_t *lens)
+{
+    struct rd_cmd c;
+
+    format_cmd(&c, argc, argv, lens, -1);
+    sh->hs = xrealloc(sh->hs, sh->hs_len + c.len);
+    memcpy(sh->hs + sh->hs_len, c.buf, c.len);
+    sh->hs_len += c.len;
+    sh->hs_count++;
+    free(c.buf);
+}
+
+/* AUTH and SELECT, sent by every new connection before its first request. */
+static void
+format_handshake(struct rd_shared *sh)
+{
+    const struct redis_target *t = &sh->t;
+    char db[16];
+    const char *auth[] = {"AUTH", t->user[0] ? t->user : t->pass, t->pass};
+    const char *select[] = {"SELECT", db};
+    size_t la[] = {4, strlen(auth[1]), strlen(t->pass)}, ls[] = {6, 0};
+
+    ls[1] = (size_t)snprintf(db, sizeof db, "%d", t->db);
+    if (t->pass[0] != '\0')
+        add_handshake(sh, t->user[0] ? 3 : 2, auth, la);
+    if (t->db != 0)
+        add_handshake(sh, 2, select, ls);
+}
+
+/* ---- the reply reader's object functions: nothing allocated per reply ---- */
+
+static void
+note_reply(const redisReadTask *task)
+{
+    struct rd_conn *c = task->privdata;
+
+    if (task->parent == NULL)
+        c->rtype = task->type;
+}
+
+static void *
+reply_string(const redisReadTask *task, char *str, size_t len)
+{
+    struct rd_conn *c = task->privdata;
+
+    note_reply(task);
+    if (task->parent == NULL && task->type == REDIS_REPLY_ERROR)
+        snprintf(c->errmsg, sizeof c->errmsg, "%.*s", (int)(len < 255 ? len : 255), str);
+    return c; /* any non-NULL pointer: hiredis treats NULL as out of memory */
+}
+
+static void *
+reply_array(const redisReadTask *task, int elements)
+{
+    note_reply(task);
+    return task->privdata;
+}
+
+static void *
+reply_integer(const redisReadTask *task, long long value)
+{
+    note_reply(task);
+    return task->privdata;
+}
+
+static void *
+reply_nil(const redisReadTask *task)
+{
+    note_reply(task);
+    return task->privdata;
+}
+
+static void
+reply_free(void *obj)
+{
+}
+
+/* ---- --fill (main thread, blocking) ---- */
+
+static void
+fill_progress(const struct runconf *rc, uint64_t done, uint64_t total, uint64_t t0, uint64_t *last)
+{
+    uint64_t now = now_us();
+
+    if (rc->quiet || (now - *last < 1000000u && done < total))
+        return;
+    *last = now;
+    if (done < total)
+        fprintf(stderr, "fill: %llu/%llu keys (%.0f%%)\n", (unsigned long long)done,
+                (unsigned long long)total, 100.0 * (double)done / (double)total);
+    else
+        fprintf(stderr, "fill: %llu keys of %d bytes in %.1f s\n", (unsigned long long)total,
+                rc->value_size, (double)(now - t0) / 1e6);
+}
+
+/* Sends n SETs from key `from` in one write, then takes their n replies. */
+static int
+fill_batch(const struct rd_shared *sh, redisContext *ctx, char *buf, uint64_t from, uint64_t n,
+           char *err)
+{
+    const struct rd_cmd *cmd = &sh->cmd[OP_FILL];
+    redisReply *r;
+    uint64_t i;
+    int rv = 0;
+
+    for (i = 0; i < n; i++) {
+        memcpy(buf + i * cmd->len, cmd->buf, cmd->len);
+        put_key(buf + i * cmd->len + cmd->key_at, from + i);
+    }
+    if (redisAppendFormattedCommand(ctx, buf, n * cmd->len) != REDIS_OK)
+        return seterr(err, "fill: %s", ctx->errstr);
+    for (i = 0; i < n; i++) {
+        if (redisGetReply(ctx, (void **)&r) != REDIS_OK)
+            return seterr(err, "fill: lost the connection to %s: %s", sh->where, ctx->errstr);
+        if (r->type == REDIS_REPLY_ERROR && rv == 0)
+            rv = seterr(err,
+                        "fill: redis at %s refused SET: %s (check maxmemory and the "
+                        "server's log)",
+                        sh->where, r->str);
+        freeReplyObject(r);
+    }
+    return rv;
+}
+
+static int
+fill_keys(const struct rd_shared *sh, const struct runconf *rc, redisContext *ctx, char *err)
+{
+    uint64_t per = RD_FILL_BATCH_BYTES / sh->cmd[OP_FILL].len, k, n, t0 = now_us(), last = t0;
+    char *buf;
+    int rv = 0;
+
+    per = per < 1 ? 1 : per > RD_FILL_BATCH ? RD_FILL_BATCH : per;
+    buf = xmalloc(per * sh->cmd[OP_FILL].len);
+    for (k = 0; k < sh->keys && rv == 0; k += n) {
+        n = sh->keys - k < per ? sh->keys - k : per;
+        rv = fill_batch(sh, ctx, buf, k, n, err);
+        fill_progress(rc, k + n, sh->keys, t0, &last);
+    }
+    free(buf);
+    return rv;
+}
+
+/* ---- the class's main-thread callbacks ---- */
+
+static int
+parse_ratio(const char *s, unsigned *set, unsigned *get)
+{
+    char *end;
+    unsigned long a, b;
+
+    errno = 0;
+    a = strtoul(s, &end, 10);
+    if (end == s || *end != ':' || s[0] == '-')
+        return -1;
+    s = end + 1;
+    b = strtoul(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || a > 1000000 || b > 1000000 ||
+        a + b == 0)
+        return -1;
+    *set = (unsigned)a;
+    *get = (unsigned)b;
+    return 0;
+}
+
+/* The options that need no server: checked first, so a typo fails at once. */
+static int
+check_options(struct rd_shared *sh, const struct runconf *rc, char *err)
+{
+    const char *w = rc->workload ? rc->workload : rd_workloads[0];
+    unsigned set = 1, get = 10;
+    int i;
+
+    if (rc->script_file != NULL)
+        return seterr(err, "redis runs built-in workloads, not scripts (use -w get, set, incr or "
+                           "mixed instead of -f)");
+    if ((i = index_of(rd_workloads, w)) < 0)
+        return seterr(err, "unknown workload '%s' for redis (use -w get, set, incr or mixed)", w);
+    sh->workload = (enum rd_workload)i;
+    if (rc->mode != NULL && index_of(rd_modes, rc->mode) < 0)
+        return seterr(err, "unknown protocol '%s' for redis (hiredis %d.%d speaks -M resp2 only)",
+                      rc->mode, HIREDIS_MAJOR, HIREDIS_MINOR);
+    if ((i = index_of(rd_patterns, rc->key_pattern ? rc->key_pattern : "uniform")) < 0)
+        return seterr(err, "unknown key pattern '%s' (use --key-pattern seq, uniform or zipf)",
+                      rc->key_pattern);
+    sh->pattern = (enum rd_pattern)i;
+    if (rc->ratio != NULL && sh->workload != W_MIXED)
+        return seterr(err, "--ratio sets the mix of -w mixed (add -w mixed, or drop --ratio)");
+    if (rc->ratio != NULL && parse_ratio(rc->ratio, &set, &get) < 0)
+        return seterr(err,
+                      "--ratio takes SET:GET as two whole numbers, not '%s' (e.g. --ratio "
+                      "1:10)",
+                      rc->ratio);
+    if (rc->connect_per_txn && rc->pipeline > 1)
+        return seterr(err,
+                      "-C opens a connection per request, so --pipeline %d has nothing to "
+                      "pipeline (drop one of them)",
+                      rc->pipeline);
+    sh->set_share = set;
+    sh->ratio_total = set + get;
+    return 0;
+}
+
+static void rd_release(void *shared);
+
+static void *
+rd_prepare(const struct runconf *rc, char *err)
+{
+    struct rd_shared *sh = xcalloc(1, sizeof(*sh));
+    redisContext *ctx = NULL;
+
+    if (redis_target_parse(rc->target, &sh->t, err) < 0 || check_options(sh, rc, err) < 0)
+        goto fail;
+    if (sh->t.tls) {
+        tls_refused(err);
+        goto fail;
+    }
+    redis_target_where(&sh->t, sh->where, sizeof sh->where);
+    sh->keys = (uint64_t)rc->keys;
+    sh->clients = rc->clients;
+    sh->depth = rc->pipeline;
+    if (sh->pattern == P_ZIPF)
+        zipf_init(&sh->zipf, sh->keys, ZIPF_THETA);
+    format_requests(sh, rc->value_size);
+    format_handshake(sh);
+    sh->fns = (redisReplyObjectFunctions){reply_string, reply_array, reply_integer, reply_nil,
+                                          reply_free};
+    if (redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, &ctx, err) < 0)
+        goto fail;
+    if (rc->fill && fill_keys(sh, rc, ctx, err) < 0)
+        goto fail;
+    redisFree(ctx);
+    return sh;
+fail:
+    if (ctx != NULL)
+        redisFree(ctx);
+    rd_release(sh);
+    return NULL;
+}
+
+static void
+rd_release(void *shared)
+{
+    struct rd_shared *sh = shared;
+    int i;
+
+    if (sh == NULL)
+        return;
+    for (i = 0; i < OP__COUNT; i++)
+        free(sh->cmd[i].buf);
+    if (sh->hs != NULL)
+        memset(sh->hs, 0, sh->hs_len); /* it holds the password */
+    free(sh->hs);
+    memset(&sh->t, 0, sizeof sh->t);
+    free(sh);
+}
+
+/* ---- per-connection callbacks (worker threads, never blocking) ---- */
+
+static void *
+rd_conn_new(void *shared, int client_id, struct rng *rng)
+{
+    struct rd_shared *sh = shared;
+    struct rd_conn *c = xcalloc(1, sizeof(*c));
+    int clients = sh->clients > 0 ? sh->clients : 1;
+
+    c->sh = sh;
+    c->rng = rng;
+    /* room for a full pipe up to RD_OBUF_START; past that it grows once, on demand */
+    c->ocap = (size_t)sh->depth * sh->longest + sh->hs_len;
+    if (c->ocap > RD_OBUF_START)
+        c->ocap =
+            RD_OBUF_START > sh->longest + sh->hs_len ? RD_OBUF_START : sh->longest + sh->hs_len;
+    c->obuf = xmalloc(c->ocap);
+    /* seq: each connection sweeps the whole key space, from its own share's start */
+    c->seq = (uint64_t)(client_id % clients) * sh->keys / (uint64_t)clients;
+    return c;
+}
+
+static void
+rd_conn_disconnect(void *conn)
+{
+    struct rd_conn *c = conn;
+
+    if (c->ctx != NULL)
+        redisFree(c->ctx);
+    c->ctx = NULL;
+    c->olen = c->opos = 0;
+    c->step = STEP_CONNECTING;
+}
+
+static void
+rd_conn_free(void *conn)
+{
+    struct rd_conn *c = conn;
+
+    rd_conn_disconnect(c);
+    free(c->obuf);
+    free(c);
+}
+
+static int
+rd_conn_fd(void *conn)
+{
+    struct rd_conn *c = conn;
+
+    return c->ctx ? c->ctx->fd : -1;
+}
+
+static void
+queue_bytes(struct rd_conn *c, const char *bytes, size_t n)
+{
+    if (c->olen + n > c->ocap && c->opos > 0) {
+        /* the front was sent: make room there before growing */
+        memmove(c->obuf, c->obuf + c->opos, c->olen - c->opos);
+        c->olen -= c->opos;
+        c->opos = 0;
+    }
+    if (c->olen + n > c->ocap) {
+        c->ocap = (c->olen + n) * 2;
+        c->obuf = xrealloc(c->obuf, c->ocap);
+    }
+    memcpy(c->obuf + c->olen, bytes, n);
+    c->olen += n;
+}
+
+/* Sends what is queued: DRV_WANT_READ when all went, DRV_WANT_WRITE when the socket is full. */
+static enum drv_status
+flush_out(struct rd_conn *c, char *msg, size_t msglen)
+{
+    while (c->opos < c->olen) {
+        ssize_t n = send(c->ctx->fd, c->obuf + c->opos, c->olen - c->opos, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return DRV_WANT_WRITE;
+        if (n < 0) {
+            snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, strerror(errno));
+            return DRV_ERROR;
+        }
+        c->opos += (size_t)n;
+    }
+    c->olen = c->opos = 0;
+    return DRV_WANT_READ;
+}
+
+/* Reads what the socket has into the reader: 1 read some, 0 nothing yet, -1 lost (msg). */
+static int
+read_in(struct rd_conn *c, char *msg, size_t msglen)
+{
+    char buf[RD_READ_CHUNK];
+    ssize_t n;
+
+    do
+        n = read(c->ctx->fd, buf, sizeof buf);
+    while (n < 0 && errno == EINTR);
+    if (n > 0) {
+        if (redisReaderFeed(c->ctx->reader, buf, (size_t)n) == REDIS_OK)
+            return 1;
+        snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, c->ctx->reader->errstr);
+        return -1;
+    }
+    if (n == 0) {
+        snprintf(msg, msglen, "%.200s closed the connection", c->sh->where);
+        return -1;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return 0;
+    snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, strerror(errno));
+    return -1;
+}
+
+/*
+ * Takes the next complete reply (its type in c->rtype, an error's text in
+ * c->errmsg): DRV_DONE. Replies already read come first; only when there is
+ * none left is the queue sent (in one send()) and the socket read. After a
+ * send it waits for the socket rather than read at once: the answer cannot be
+ * there yet, and the worker's ppoll serves every connection in one call.
+ */
+static enum drv_status
+next_reply(struct rd_conn *c, char *msg, size_t msglen)
+{
+    void *reply;
+
+    for (;;) {
+        if (redisReaderGetReply(c->ctx->reader, &reply) != REDIS_OK) {
+            snprintf(msg, msglen, "%.100s sent something that is not a Redis reply: %.100s",
+                     c->sh->where, c->ctx->reader->errstr);
+            return DRV_ERROR;
+        }
+        if (reply != NULL)
+            return DRV_DONE;
+        if (c->opos < c->olen)
+            return flush_out(c, msg, msglen);
+        switch (read_in(c, msg, msglen)) {
+        case -1:
+            return DRV_ERROR;
+        case 0:
+            return DRV_WANT_READ;
+        }
+    }
+}
+
+static enum drv_status
+rd_conn_connect_start(void *conn, char *err)
+{
+    struct rd_conn *c = conn;
+    const struct redis_target *t = &c->sh->t;
+    int one = 1;
+
+    c->ctx =
+        t->path[0] ? redisConnectUnixNonBlock(t->path) : redisConnectNonBlock(t->host, t->port);
+    if (c->ctx == NULL) {
+        seterr(err, "%s: out of memory", c->sh->where);
+        return DRV_ERROR;
+    }
+    if (c->ctx->err) {
+        seterr(err, "cannot connect to %s: %s", c->sh->where, c->ctx->errstr);
+        return DRV_ERROR;
+    }
+    if (!t->path[0])
+        setsockopt(c->ctx->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* hiredis 0.14 takes a non-const pointer; it never writes through it */
+    c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
+    c->ctx->reader->privdata = c;
+    c->ctx->reader->maxbuf = 0; /* keep its buffer: no free and malloc between replies */
+    c->olen = c->opos = 0;
+    c->step = STEP_CONNECTING;
+    return DRV_WANT_WRITE;
+}
+
+static int
+socket_error(int fd)
+{
+    int e = 0;
+    socklen_t len = sizeof e;
+
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+        return errno;
+    return e;
+}
+
+static enum drv_status
+rd_conn_connect_poll(void *conn, char *err)
+{
+    struct rd_conn *c = conn;
+    char msg[256];
+    enum drv_status st;
+    int e;
+
+    if (c->step == STEP_CONNECTING) {
+        if ((e = socket_error(c->ctx->fd)) != 0) {
+            seterr(err, "cannot connect to %s: %s", c->sh->where, strerror(e));
+            return DRV_ERROR;
+        }
+        if (c->sh->hs_count == 0) {
+            c->step = STEP_READY;
+            return DRV_DONE;
+        }
+        queue_bytes(c, c->sh->hs, c->sh->hs_len);
+        c->hs_left = c->sh->hs_count;
+        c->step = STEP_HANDSHAKE;
+    }
+    while ((st = next_reply(c, msg, sizeof msg)) == DRV_DONE) {
+        if (c->rtype == REDIS_REPLY_ERROR) {
+            seterr(err, "%s refused the connection's set-up: %s", c->sh->where, c->errmsg);
+            return DRV_ERROR;
+        }
+        if (--c->hs_left == 0) {
+            c->step = STEP_READY;
+            return DRV_DONE;
+        }
+    }
+    if (st == DRV_ERROR)
+        seterr(err, "%s", msg);
+    return st;
+}
+
+static uint64_t
+next_key(struct rd_conn *c)
+{
+    const struct rd_shared *sh = c->sh;
+    uint64_t k;
+
+    switch (sh->pattern) {
+    case P_SEQ:
+        k = c->seq;
+        c->seq = k + 1 >= sh->keys ? 0 : k + 1;
+        return k;
+    case P_ZIPF:
+        return zipf_next(&sh->zipf, c->rng);
+    case P_UNIFORM:
+        break;
+    }
+    return (uint64_t)rng_range(c->rng, 0, (int64_t)sh->keys - 1);
+}
+
+static enum rd_op
+next_op(struct rd_conn *c)
+{
+    const struct rd_shared *sh = c->sh;
+
+    switch (sh->workload) {
+    case W_GET:
+        return OP_GET;
+    case W_SET:
+        return OP_SET;
+    case W_INCR:
+        return OP_INCR;
+    case W_MIXED:
+        break;
+    }
+    return (unsigned)rng_range(c->rng, 0, sh->ratio_total - 1) < sh->set_share ? OP_SET : OP_GET;
+}
+
+/* Queues one request; conn_txn_poll sends it (with the others queued meanwhile). */
+static enum drv_status
+rd_conn_txn_start(void *conn, struct txn_result *res)
+{
+    struct rd_conn *c = conn;
+    const struct rd_cmd *cmd = &c->sh->cmd[next_op(c)];
+
+    queue_bytes(c, cmd->buf, cmd->len);
+    put_key(c->obuf + c->olen - cmd->len + cmd->key_at, next_key(c));
+    return DRV_WANT_WRITE;
+}
+
+static enum drv_status
+rd_conn_txn_poll(void *conn, struct txn_result *res)
+{
+    struct rd_conn *c = conn;
+    enum drv_status st = next_reply(c, res->msg, sizeof res->msg);
+
+    if (st == DRV_ERROR)
+        res->err = ERR_CONN;
+    if (st != DRV_DONE)
+        return st;
+    res->ops = 1;
+    if (c->rtype == REDIS_REPLY_ERROR) {
+        res->err = ERR_OTHER;
+        snprintf(res->msg, sizeof res->msg, "%s", c->errmsg);
+    } else {
+        res->err = ERR_NONE;
+    }
+    return DRV_DONE;
+}
+
+static char *
+rd_mask(const char *target)
+{
+    return redis_mask_target(target);
+}
+
+static int
+rd_init(const struct init_conf *ic, char *err)
+{
+    return seterr(err, "redis needs no init: the run makes its keys (add --fill to the run to "
+                       "write every key first)");
+}
+
+const struct driver_class redis_driver = {
+    .name = "redis",
+    .schemes = rd_schemes,
+    .workloads = rd_workloads,
+    .modes = rd_modes,
+    .pipelining = 1,
+    .claims = NULL,
+    .mask = rd_mask,
+    .prepare = rd_prepare,
+    .release = rd_release,
+    .conn_new = rd_conn_new,
+    .conn_free = rd_conn_free,
+    .conn_fd = rd_conn_fd,
+    .conn_connect_start = rd_conn_connect_start,
+    .conn_connect_poll = rd_conn_connect_poll,
+    .conn_txn_start = rd_conn_txn_start,
+    .conn_txn_poll = rd_conn_txn_poll,
+    .conn_disconnect = rd_conn_disconnect,
+    .init = rd_init,
+};

@@ -1,0 +1,210 @@
+/*
+ * The Redis collector against the throwaway redis-server: a known number of
+ * commands between two samples comes out as rate * seconds = that number,
+ * hits and misses as their exact ratio, a user without +slowlog as a note
+ * rather than a failure, and a restart as a failed sample, a reopen and an
+ * event.
+ */
+#include "itest-redis.h"
+
+#include "collector.h"
+
+extern const struct collector_class redis_collector;
+
+static redisContext *admin;
+
+static int
+setup(void **state)
+{
+    admin = rtest_connect();
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    redisFree(admin);
+    return 0;
+}
+
+/* Sends n copies of cmd pipelined and takes their replies. */
+static void
+pipeline(redisContext *c, const char *cmd, int n)
+{
+    redisReply *r;
+    int i;
+
+    for (i = 0; i < n; i++)
+        redisAppendCommand(c, cmd);
+    for (i = 0; i < n; i++) {
+        assert_int_equal(redisGetReply(c, (void **)&r), REDIS_OK);
+        freeReplyObject(r);
+    }
+}
+
+static void *
+open_ok(const char *target)
+{
+    char err[BT_ERRLEN];
+    void *conn = redis_collector.open(target, err);
+
+    if (conn == NULL)
+        fail_msg("open: %s", err);
+    return conn;
+}
+
+static void
+sample_ok(void *conn, struct redis_sample *s)
+{
+    char err[BT_ERRLEN];
+
+    memset(s, 0, sizeof *s);
+    if (redis_collector.sample(conn, s, err) != 0)
+        fail_msg("sample: %s", err);
+}
+
+static double
+row_num(const struct coll_view *v, const char *section, const char *label)
+{
+    const struct coll_row *r = coll_row_find(v, section, label);
+
+    if (r == NULL)
+        fail_msg("no row %s/%s", section, label);
+    return r->num;
+}
+
+/* N INCRs between two samples: commands/s * seconds = N (the collector's own commands out). */
+static void
+test_commands_rate(void **state)
+{
+    const int n = 20000;
+    void *conn = open_ok(itest_env("BENCHTOP_RD_TARGET"));
+    struct redis_sample a, b;
+    struct coll_view v;
+    uint64_t t0, t1;
+    double secs, cmds;
+
+    rtest_do(admin, "DEL collector:counter");
+    sample_ok(conn, &a);
+    t0 = now_us();
+    pipeline(admin, "INCR collector:counter", n);
+    sample_ok(conn, &b);
+    t1 = now_us();
+    secs = (double)(t1 - t0) / 1e6;
+    redis_collector.derive(&a, &b, secs, &v);
+    cmds = row_num(&v, "throughput", "commands");
+    fprintf(stderr, "  %d INCRs: %.1f commands/s over %.3f s = %.1f\n", n, cmds, secs, cmds * secs);
+    assert_true(fabs(cmds * secs - n) <= 0.01 * n);
+    assert_true(fabs(v.server_tps * secs - n) <= 0.01 * n);
+    /* the top-commands table: incr alone, exactly n calls */
+    assert_true(fabs(row_num(&v, "commands", "incr") * secs - n) < 1e-6 * n);
+    assert_null(coll_row_find(&v, "commands", "info"));
+    assert_int_equal(rtest_integer(admin, "GET collector:counter"), n);
+    assert_true(row_num(&v, "clients", "connected") >= 2);
+    assert_false(isnan(row_num(&v, "cpu", "redis cpu")));
+    assert_string_equal(b.info.version, a.info.version);
+    assert_true(b.info.version[0] == '7' || b.info.version[0] == '6' || b.info.version[0] == '5');
+    redis_collector.close(conn);
+}
+
+/* 3,000 GETs that hit and 1,000 that miss: a 75.0% hit ratio, hits/s * s = 3,000. */
+static void
+test_hit_ratio(void **state)
+{
+    void *conn = open_ok(itest_env("BENCHTOP_RD_TARGET"));
+    struct redis_sample a, b;
+    struct coll_view v;
+
+    rtest_do(admin, "SET collector:present 1");
+    rtest_do(admin, "DEL collector:absent");
+    sample_ok(conn, &a);
+    pipeline(admin, "GET collector:present", 3000);
+    pipeline(admin, "GET collector:absent", 1000);
+    sample_ok(conn, &b);
+    redis_collector.derive(&a, &b, 2.0, &v);
+    assert_true(row_num(&v, "keyspace", "hit ratio") == 75.0);
+    assert_true(row_num(&v, "keyspace", "hits") * 2.0 == 3000.0);
+    assert_true(row_num(&v, "keyspace", "misses") * 2.0 == 1000.0);
+    redis_collector.close(conn);
+}
+
+/* An ACL user without SLOWLOG: samples still work; the view says what is missing. */
+static void
+test_missing_privilege(void **state)
+{
+    char target[512];
+    const char *t = itest_env("BENCHTOP_RD_TARGET") + strlen("redis://");
+    void *conn;
+    struct redis_sample a, b;
+    struct coll_view v;
+
+    rtest_do(admin, "ACL SETUSER bt_watch on >watchpw ~* +@all -slowlog");
+    snprintf(target, sizeof target, "redis://bt_watch:watchpw@%s", t);
+    conn = open_ok(target);
+    sample_ok(conn, &a);
+    sample_ok(conn, &b);
+    assert_int_equal(b.slowlog_len, -1);
+    assert_non_null(strstr(b.refused, "SLOWLOG"));
+    redis_collector.derive(&a, &b, 1.0, &v);
+    assert_int_equal(coll_row_find(&v, "slowlog", "entries")->level, ROW_DIM);
+    assert_non_null(strstr(v.note, "NOPERM"));
+    /* what it may read is still there */
+    assert_false(isnan(row_num(&v, "throughput", "commands")));
+    redis_collector.close(conn);
+    rtest_do(admin, "ACL DELUSER bt_watch");
+}
+
+/* Reads the serve process's answer to SIGUSR1. */
+static void
+wait_restarted(void)
+{
+    int fd = atoi(itest_env("BENCHTOP_RD_SERVE_FD"));
+    char line[256];
+    size_t n = 0;
+
+    while (n + 1 < sizeof line && read(fd, line + n, 1) == 1 && line[n] != '\n')
+        n++;
+    line[n] = '\0';
+    assert_string_equal(line, "restarted");
+}
+
+/* A restart: the next sample fails, a reopen works, and derive reports the reset counters. */
+static void
+test_restart(void **state)
+{
+    void *conn = open_ok(itest_env("BENCHTOP_RD_TARGET"));
+    struct redis_sample a, b;
+    struct coll_view v;
+    char err[BT_ERRLEN] = "";
+    int i, found = 0;
+
+    pipeline(admin, "PING", 100);
+    sample_ok(conn, &a);
+    assert_int_equal(kill((pid_t)atoi(itest_env("BENCHTOP_RD_SERVE_PID")), SIGUSR1), 0);
+    wait_restarted();
+    assert_int_equal(redis_collector.sample(conn, &b, err), -1);
+    assert_non_null(strstr(err, "lost the connection"));
+    redis_collector.close(conn);
+    conn = open_ok(itest_env("BENCHTOP_RD_TARGET"));
+    sample_ok(conn, &b);
+    redis_collector.derive(&a, &b, 1.0, &v);
+    for (i = 0; i < v.nevents; i++)
+        found |= strstr(v.events[i], "restarted") != NULL;
+    assert_true(found);
+    assert_true(isnan(row_num(&v, "throughput", "commands")));
+    redis_collector.close(conn);
+    redisFree(admin);
+    admin = rtest_connect();
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_commands_rate),
+        cmocka_unit_test(test_hit_ratio),
+        cmocka_unit_test(test_missing_privilege),
+        cmocka_unit_test(test_restart),
+    };
+    return cmocka_run_group_tests_name("redis_collector", tests, setup, teardown);
+}
