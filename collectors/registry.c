@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "collector.h"
 #include "driver.h"
 #include "server.h"
 
@@ -13,10 +14,18 @@
 extern const struct driver_class postgres_driver;
 extern const struct server_class postgres_server_class;
 #endif
+#ifdef HAVE_MEMCACHED
+extern const struct driver_class memcached_driver;
+extern const struct server_class memcached_server_class;
+extern const struct collector_class memcached_collector;
+#endif
 
 const struct driver_class *const driver_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_driver,
+#endif
+#ifdef HAVE_MEMCACHED
+    &memcached_driver,
 #endif
     NULL,
 };
@@ -24,6 +33,17 @@ const struct driver_class *const driver_classes[] = {
 const struct server_class *const server_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_server_class,
+#endif
+#ifdef HAVE_MEMCACHED
+    &memcached_server_class,
+#endif
+    NULL,
+};
+
+/* Found by the same name as the driver class. */
+const struct collector_class *const collector_classes[] = {
+#ifdef HAVE_MEMCACHED
+    &memcached_collector,
 #endif
     NULL,
 };
