@@ -276,11 +276,14 @@ recv_some(int fd, const struct mc_addr *a, const char *what, char *buf, size_t c
         *len += (size_t)n;
         return 0;
     }
-    if (n == 0)
+    /* Only the first question can meet a server of another kind. */
+    if (n == 0 && strcmp(what, "version") == 0)
         return seterr(err,
                       "%s closed the connection without answering '%s' (is it a memcached "
                       "server? check the port)",
                       a->name, what);
+    if (n == 0)
+        return seterr(err, "memcached at %s closed the connection during '%s'", a->name, what);
     if (errno == EAGAIN || errno == EWOULDBLOCK)
         return seterr(err,
                       "%s did not answer '%s' within %d s (is it a memcached server? check "
