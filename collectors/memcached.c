@@ -412,11 +412,18 @@ parse_choices(const struct runconf *rc, struct mc_shared *sh, char *err)
 static int
 not_memcached(const struct mc_addr *a, const char *line, size_t n, char *err)
 {
-    char q[64];
+    char q[80];
     size_t j = 0;
 
-    for (size_t i = 0; i < n && i < 50 && j + 1 < sizeof q; i++)
+    /* The whole first line of what it said, up to a length that keeps the message one line. */
+    while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == '\n' || line[n - 1] == ' '))
+        n--;
+    for (size_t i = 0; i < n && j + 4 < sizeof q; i++)
         q[j++] = line[i] >= 0x20 && line[i] < 0x7f ? line[i] : '.';
+    if (j < n) {
+        memcpy(q + j, "...", 3);
+        j += 3;
+    }
     q[j] = '\0';
     /* RESP: every Redis reply starts with one of these. */
     if (n > 0 && strchr("-+:$*", line[0]) != NULL)

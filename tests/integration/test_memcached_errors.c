@@ -86,6 +86,67 @@ test_redis_port(void **state)
     waitpid(child, &status, 0);
 }
 
+/* Waits until 127.0.0.1:port accepts, up to 10 s. */
+static int
+wait_listening(int port)
+{
+    for (int i = 0; i < 200; i++) {
+        int fd = mc_dial(port);
+        if (fd >= 0) {
+            close(fd);
+            return 0;
+        }
+        itest_sleep_ms(50);
+    }
+    return -1;
+}
+
+/*
+ * The same against a real Redis: the redis backend's test server when
+ * run-integration starts one (BENCHTOP_RD_TARGET), else redis-server when
+ * it is installed, else skipped.
+ */
+static void
+test_real_redis(void **state)
+{
+    const char *rd = getenv("BENCHTOP_RD_TARGET");
+    const char *prog = access("/usr/bin/redis-server", X_OK) == 0 ? "/usr/bin/redis-server"
+                       : access("/usr/local/bin/redis-server", X_OK) == 0
+                           ? "/usr/local/bin/redis-server"
+                           : NULL;
+    char target[64], hint[64], portstr[16];
+    char *args[] = {"run", target, "-T", "1", NULL};
+    const char *want[] = {"does not speak the memcached protocol", "is it redis?", hint, NULL};
+    pid_t child = 0;
+    int port, status;
+
+    if (rd != NULL && *rd != '\0' && strrchr(rd, ':') != NULL) {
+        port = atoi(strrchr(rd, ':') + 1);
+    } else {
+        if (prog == NULL)
+            skip();
+        port = free_port();
+        snprintf(portstr, sizeof portstr, "%d", port);
+        child = fork();
+        if (child == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            execl(prog, "redis-server", "--port", portstr, "--bind", "127.0.0.1", "--save", "",
+                  "--appendonly", "no", (char *)NULL);
+            _exit(127);
+        }
+        assert_int_equal(wait_listening(port), 0);
+    }
+    snprintf(target, sizeof target, "memcached://127.0.0.1:%d", port);
+    snprintf(hint, sizeof hint, "use redis://127.0.0.1:%d", port);
+    mc_expect_error(args, want);
+    if (child > 0) {
+        kill(child, SIGTERM);
+        waitpid(child, &status, 0);
+    }
+}
+
 static void
 test_bad_targets(void **state)
 {
@@ -200,9 +261,10 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_postgres_port), cmocka_unit_test(test_nothing_listening),
-        cmocka_unit_test(test_redis_port),    cmocka_unit_test(test_bad_targets),
-        cmocka_unit_test(test_bad_options),   cmocka_unit_test(test_server_restart),
+        cmocka_unit_test(test_postgres_port),  cmocka_unit_test(test_nothing_listening),
+        cmocka_unit_test(test_redis_port),     cmocka_unit_test(test_real_redis),
+        cmocka_unit_test(test_bad_targets),    cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_server_restart),
     };
     return cmocka_run_group_tests_name("memcached_errors", tests, NULL, NULL);
 }
