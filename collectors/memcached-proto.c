@@ -226,70 +226,6 @@ bin_set(struct mc_req *r, size_t value_size)
     r->key_at[0] = MC_BIN_HEADER + 8 + MC_KEY_PREFIX_LEN;
 }
 
-int
-mc_key_digits(uint64_t nkeys)
-{
-    int d = 1;
-
-    for (uint64_t top = nkeys > 0 ? nkeys - 1 : 0; top >= 10; top /= 10)
-        d++;
-    return d < MC_KEY_MIN_DIGITS ? MC_KEY_MIN_DIGITS : d;
-}
-
-void
-mc_req_init(struct mc_req *r, enum mc_proto proto, enum mc_op op, int nkeys, int digits,
-            const char *value, size_t value_size)
-{
-    memset(r, 0, sizeof *r);
-    r->op = op;
-    r->nkeys = op == MC_OP_MULTIGET ? nkeys : 1;
-    r->digits = digits;
-    r->key_at = xcalloc((size_t)r->nkeys, sizeof *r->key_at);
-    if (op == MC_OP_SET && proto == MC_TEXT)
-        text_set(r, value_size);
-    else if (op == MC_OP_SET)
-        bin_set(r, value_size);
-    else if (proto == MC_TEXT)
-        text_get(r);
-    else
-        bin_get(r);
-    r->iov[0].iov_base = r->head;
-    r->iov[0].iov_len = r->head_len;
-    r->niov = 1;
-    if (op == MC_OP_SET) {
-        /* The text protocol ends the data with "\r\n"; the binary one counts it in the header. */
-        r->iov[1].iov_base = (void *)value;
-        r->iov[1].iov_len = value_size + (proto == MC_TEXT ? 2 : 0);
-        r->niov = 2;
-    }
-    for (int i = 0; i < r->nkeys; i++)
-        mc_req_key(r, i, 0);
-}
-
-void
-mc_req_free(struct mc_req *r)
-{
-    free(r->head);
-    free(r->key_at);
-    memset(r, 0, sizeof *r);
-}
-
-void
-mc_req_key(struct mc_req *r, int i, uint64_t k)
-{
-    write_digits(r->head + r->key_at[i], r->digits, k);
-}
-
-size_t
-mc_req_len(const struct mc_req *r)
-{
-    size_t n = 0;
-
-    for (int i = 0; i < r->niov; i++)
-        n += r->iov[i].iov_len;
-    return n;
-}
-
 /* ---- text replies ---- */
 
 /* "VALUE key flags bytes [cas]" followed by the data and "\r\n". */
@@ -356,41 +292,6 @@ starts_word(const char *buf, size_t line_len, const char *word)
     return line_len > n && memcmp(buf, word, n) == 0 && buf[n] == ' ';
 }
 
-ssize_t
-mc_text_parse(const char *buf, size_t len, struct mc_reply *r, size_t *need, char *err)
-{
-    const char *eol = memchr(buf, '\n', len < MC_MAX_LINE ? len : MC_MAX_LINE);
-    size_t line_len;
-
-    memset(r, 0, sizeof *r);
-    *need = 0;
-    if (eol == NULL)
-        return len < MC_MAX_LINE ? 0 : not_memcached(err, "reply line too long", buf, len);
-    line_len = (size_t)(eol - buf);
-    if (line_len == 0 || buf[line_len - 1] != '\r')
-        return not_memcached(err, "reply line not ended by \\r\\n", buf, line_len);
-    line_len--;
-    if (starts_word(buf, line_len, "VALUE"))
-        return text_value(buf, len, line_len, r, need, err);
-    if (starts_word(buf, line_len, "STAT"))
-        return text_stat(buf, line_len, r, err);
-    for (const struct word_kind *w = fixed_words; w->word != NULL; w++) {
-        if (is_word(buf, line_len, w->word)) {
-            r->kind = w->kind;
-            return (ssize_t)line_len + 2;
-        }
-    }
-    for (const struct word_kind *w = message_words; w->word != NULL; w++) {
-        if (starts_word(buf, line_len, w->word)) {
-            r->kind = w->kind;
-            r->data = buf + strlen(w->word) + 1;
-            r->data_len = line_len - strlen(w->word) - 1;
-            return (ssize_t)line_len + 2;
-        }
-    }
-    return not_memcached(err, "not a memcached reply", buf, line_len);
-}
-
 /* ---- binary replies ---- */
 
 static enum mc_kind
@@ -439,50 +340,6 @@ bin_error_kind(uint16_t status)
     default: /* 0x03 too large, 0x82 out of memory, 0x83 not supported, 0x84 internal, 0x85 busy */
         return MC_R_SERVER_ERROR;
     }
-}
-
-ssize_t
-mc_bin_parse(const char *buf, size_t len, struct mc_reply *r, size_t *need, char *err)
-{
-    const unsigned char *h = (const unsigned char *)buf;
-    size_t klen, extlen, body;
-
-    memset(r, 0, sizeof *r);
-    *need = 0;
-    if (len >= 1 && h[0] != MC_BIN_RES)
-        return not_memcached(err, "not a binary memcached reply", buf, len < 24 ? len : 24);
-    if (len < MC_BIN_HEADER) {
-        *need = MC_BIN_HEADER;
-        return 0;
-    }
-    klen = get_be16(h + 2);
-    extlen = h[4];
-    body = get_be32(h + 8);
-    if (h[5] != 0 || body > MC_MAX_BODY || klen + extlen > body)
-        return not_memcached(err, "malformed binary reply header", buf, MC_BIN_HEADER);
-    if (len < MC_BIN_HEADER + body) {
-        *need = MC_BIN_HEADER + body;
-        return 0;
-    }
-    r->opcode = h[1];
-    r->status = get_be16(h + 6);
-    r->kind = r->status == 0 ? bin_ok_kind(r->opcode) : bin_error_kind(r->status);
-    if (r->kind == MC_R_VALUE && extlen >= 4)
-        r->flags = get_be32(h + MC_BIN_HEADER);
-    r->key = buf + MC_BIN_HEADER + extlen;
-    r->key_len = klen;
-    r->data = r->key + klen;
-    r->data_len = body - extlen - klen;
-    return (ssize_t)(MC_BIN_HEADER + body);
-}
-
-ssize_t
-mc_parse(enum mc_proto proto, const char *buf, size_t len, struct mc_reply *r, size_t *need,
-         char *err)
-{
-    if (proto == MC_TEXT)
-        return mc_text_parse(buf, len, r, need, err);
-    return mc_bin_parse(buf, len, r, need, err);
 }
 
 /* ---- following one transaction's reply ---- */
@@ -591,6 +448,151 @@ feed_binary(struct mc_txn *t, const struct mc_reply *r)
     else if (r->kind != MC_R_STORED || t->op != MC_OP_SET)
         refuse(t, r);
     return MC_FEED_DONE;
+}
+
+/* ---- the interface (memcached.h) ---- */
+
+int
+mc_key_digits(uint64_t nkeys)
+{
+    int d = 1;
+
+    for (uint64_t top = nkeys > 0 ? nkeys - 1 : 0; top >= 10; top /= 10)
+        d++;
+    return d < MC_KEY_MIN_DIGITS ? MC_KEY_MIN_DIGITS : d;
+}
+
+void
+mc_req_init(struct mc_req *r, enum mc_proto proto, enum mc_op op, int nkeys, int digits,
+            const char *value, size_t value_size)
+{
+    memset(r, 0, sizeof *r);
+    r->op = op;
+    r->nkeys = op == MC_OP_MULTIGET ? nkeys : 1;
+    r->digits = digits;
+    r->key_at = xcalloc((size_t)r->nkeys, sizeof *r->key_at);
+    if (op == MC_OP_SET && proto == MC_TEXT)
+        text_set(r, value_size);
+    else if (op == MC_OP_SET)
+        bin_set(r, value_size);
+    else if (proto == MC_TEXT)
+        text_get(r);
+    else
+        bin_get(r);
+    r->iov[0].iov_base = r->head;
+    r->iov[0].iov_len = r->head_len;
+    r->niov = 1;
+    if (op == MC_OP_SET) {
+        /* The text protocol ends the data with "\r\n"; the binary one counts it in the header. */
+        r->iov[1].iov_base = (void *)value;
+        r->iov[1].iov_len = value_size + (proto == MC_TEXT ? 2 : 0);
+        r->niov = 2;
+    }
+    for (int i = 0; i < r->nkeys; i++)
+        mc_req_key(r, i, 0);
+}
+
+void
+mc_req_free(struct mc_req *r)
+{
+    free(r->head);
+    free(r->key_at);
+    memset(r, 0, sizeof *r);
+}
+
+void
+mc_req_key(struct mc_req *r, int i, uint64_t k)
+{
+    write_digits(r->head + r->key_at[i], r->digits, k);
+}
+
+size_t
+mc_req_len(const struct mc_req *r)
+{
+    size_t n = 0;
+
+    for (int i = 0; i < r->niov; i++)
+        n += r->iov[i].iov_len;
+    return n;
+}
+
+ssize_t
+mc_text_parse(const char *buf, size_t len, struct mc_reply *r, size_t *need, char *err)
+{
+    const char *eol = memchr(buf, '\n', len < MC_MAX_LINE ? len : MC_MAX_LINE);
+    size_t line_len;
+
+    memset(r, 0, sizeof *r);
+    *need = 0;
+    if (eol == NULL)
+        return len < MC_MAX_LINE ? 0 : not_memcached(err, "reply line too long", buf, len);
+    line_len = (size_t)(eol - buf);
+    if (line_len == 0 || buf[line_len - 1] != '\r')
+        return not_memcached(err, "reply line not ended by \\r\\n", buf, line_len);
+    line_len--;
+    if (starts_word(buf, line_len, "VALUE"))
+        return text_value(buf, len, line_len, r, need, err);
+    if (starts_word(buf, line_len, "STAT"))
+        return text_stat(buf, line_len, r, err);
+    for (const struct word_kind *w = fixed_words; w->word != NULL; w++) {
+        if (is_word(buf, line_len, w->word)) {
+            r->kind = w->kind;
+            return (ssize_t)line_len + 2;
+        }
+    }
+    for (const struct word_kind *w = message_words; w->word != NULL; w++) {
+        if (starts_word(buf, line_len, w->word)) {
+            r->kind = w->kind;
+            r->data = buf + strlen(w->word) + 1;
+            r->data_len = line_len - strlen(w->word) - 1;
+            return (ssize_t)line_len + 2;
+        }
+    }
+    return not_memcached(err, "not a memcached reply", buf, line_len);
+}
+
+ssize_t
+mc_bin_parse(const char *buf, size_t len, struct mc_reply *r, size_t *need, char *err)
+{
+    const unsigned char *h = (const unsigned char *)buf;
+    size_t klen, extlen, body;
+
+    memset(r, 0, sizeof *r);
+    *need = 0;
+    if (len >= 1 && h[0] != MC_BIN_RES)
+        return not_memcached(err, "not a binary memcached reply", buf, len < 24 ? len : 24);
+    if (len < MC_BIN_HEADER) {
+        *need = MC_BIN_HEADER;
+        return 0;
+    }
+    klen = get_be16(h + 2);
+    extlen = h[4];
+    body = get_be32(h + 8);
+    if (h[5] != 0 || body > MC_MAX_BODY || klen + extlen > body)
+        return not_memcached(err, "malformed binary reply header", buf, MC_BIN_HEADER);
+    if (len < MC_BIN_HEADER + body) {
+        *need = MC_BIN_HEADER + body;
+        return 0;
+    }
+    r->opcode = h[1];
+    r->status = get_be16(h + 6);
+    r->kind = r->status == 0 ? bin_ok_kind(r->opcode) : bin_error_kind(r->status);
+    if (r->kind == MC_R_VALUE && extlen >= 4)
+        r->flags = get_be32(h + MC_BIN_HEADER);
+    r->key = buf + MC_BIN_HEADER + extlen;
+    r->key_len = klen;
+    r->data = r->key + klen;
+    r->data_len = body - extlen - klen;
+    return (ssize_t)(MC_BIN_HEADER + body);
+}
+
+ssize_t
+mc_parse(enum mc_proto proto, const char *buf, size_t len, struct mc_reply *r, size_t *need,
+         char *err)
+{
+    if (proto == MC_TEXT)
+        return mc_text_parse(buf, len, r, need, err);
+    return mc_bin_parse(buf, len, r, need, err);
 }
 
 void

@@ -162,27 +162,6 @@ resolve(const char *host, const char *port, struct mc_addr *out, char *err)
     return 0;
 }
 
-int
-mc_target_parse(const char *target, struct mc_addr *out, char *err)
-{
-    const char *rest = target + strlen(MC_SCHEME);
-    char host[256], port[8];
-
-    memset(out, 0, sizeof *out);
-    if (strncmp(target, MC_SCHEME, strlen(MC_SCHEME)) != 0)
-        return seterr(err, "invalid target '%s' (use memcached://HOST:PORT)", target);
-    if (*rest == '/')
-        return rest[1] == '\0' ? seterr(err, "invalid target: no socket path after "
-                                             "memcached:// (use memcached:///path/to/socket)")
-                               : parse_unix(rest, out, err);
-    if (strchr(rest, '@') != NULL)
-        return seterr(err, "invalid target: memcached targets take no user or password (SASL is "
-                           "not supported; use memcached://HOST:PORT)");
-    if (split_host_port(rest, host, sizeof host, port, sizeof port, err) < 0)
-        return -1;
-    return resolve(host, port, out, err);
-}
-
 /* ---- blocking helpers (main thread, collector thread) ---- */
 
 static void
@@ -221,28 +200,6 @@ finish_connect(int fd, int timeout_ms)
     if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
         return errno;
     return soerr;
-}
-
-int
-mc_connect_blocking(const struct mc_addr *a, int timeout_ms, char *err)
-{
-    struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
-    int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int e = 0;
-
-    if (fd < 0)
-        return connect_error(a, errno, err);
-    if (connect(fd, (const struct sockaddr *)&a->sa, a->salen) < 0)
-        e = errno == EINPROGRESS ? finish_connect(fd, timeout_ms) : errno;
-    if (e != 0) {
-        close(fd);
-        return connect_error(a, e, err);
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    set_nodelay(fd, a);
-    return fd;
 }
 
 static int
@@ -304,37 +261,6 @@ stats_complete(const char *buf, size_t len)
                           strncmp(buf, "SERVER_ERROR", 12) == 0);
 }
 
-int
-mc_stats_roundtrip(int fd, const struct mc_addr *a, const char *req, char **out, size_t *outlen,
-                   char *err)
-{
-    size_t cap = 16384, len = 0;
-    char *buf;
-    char what[64];
-
-    snprintf(what, sizeof what, "%.*s", (int)strcspn(req, "\r\n"), req);
-    if (send_all(fd, a, req, strlen(req), err) < 0)
-        return -1;
-    buf = xmalloc(cap);
-    while (len == 0 || !stats_complete(buf, len)) {
-        if (cap - len < 4096 && cap >= MC_MAX_STATS_REPLY) {
-            free(buf);
-            return seterr(err, "the reply of %s to '%s' is over %u MB (is it memcached?)", a->name,
-                          what, MC_MAX_STATS_REPLY >> 20);
-        }
-        if (cap - len < 4096)
-            buf = xrealloc(buf, cap *= 2);
-        if (recv_some(fd, a, what, buf, cap - 1, &len, err) < 0) {
-            free(buf);
-            return -1;
-        }
-    }
-    buf[len] = '\0';
-    *out = buf;
-    *outlen = len;
-    return 0;
-}
-
 /* ---- prepare: options ---- */
 
 static int
@@ -376,11 +302,6 @@ check_options(const struct runconf *rc, struct mc_shared *sh, char *err)
     sh->set_p = 0.1; /* 1:9 */
     if (rc->ratio != NULL && parse_ratio(rc->ratio, &sh->set_p, err) < 0)
         return -1;
-    if (sh->wl == WL_MULTIGET && (size_t)rc->batch * (MC_KEY_PREFIX_LEN + 21) > 1000000)
-        return seterr(err,
-                      "--batch %d makes a request line too long for memcached (use at most "
-                      "10000 / 3)",
-                      rc->batch);
     return 0;
 }
 
@@ -703,6 +624,15 @@ mc_release(void *shared)
     free(sh);
 }
 
+static int
+mc_init(const struct init_conf *ic, char *err)
+{
+    return seterr(err,
+                  "memcached has no tables to create (use benchtop run %s --fill to write "
+                  "every key before the load)",
+                  ic->target);
+}
+
 /* ---- per-connection callbacks (worker threads, never blocking) ---- */
 
 static void *
@@ -973,13 +903,80 @@ mc_conn_txn_poll(void *conn, struct txn_result *res)
     }
 }
 
-static int
-mc_init(const struct init_conf *ic, char *err)
+/* ---- shared with the other memcached files (memcached.h) ---- */
+
+int
+mc_target_parse(const char *target, struct mc_addr *out, char *err)
 {
-    return seterr(err,
-                  "memcached has no tables to create (use benchtop run %s --fill to write "
-                  "every key before the load)",
-                  ic->target);
+    const char *rest = target + strlen(MC_SCHEME);
+    char host[256], port[8];
+
+    memset(out, 0, sizeof *out);
+    if (strncmp(target, MC_SCHEME, strlen(MC_SCHEME)) != 0)
+        return seterr(err, "invalid target '%s' (use memcached://HOST:PORT)", target);
+    if (*rest == '/')
+        return rest[1] == '\0' ? seterr(err, "invalid target: no socket path after "
+                                             "memcached:// (use memcached:///path/to/socket)")
+                               : parse_unix(rest, out, err);
+    if (strchr(rest, '@') != NULL)
+        return seterr(err, "invalid target: memcached targets take no user or password (SASL is "
+                           "not supported; use memcached://HOST:PORT)");
+    if (split_host_port(rest, host, sizeof host, port, sizeof port, err) < 0)
+        return -1;
+    return resolve(host, port, out, err);
+}
+
+int
+mc_connect_blocking(const struct mc_addr *a, int timeout_ms, char *err)
+{
+    struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
+    int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int e = 0;
+
+    if (fd < 0)
+        return connect_error(a, errno, err);
+    if (connect(fd, (const struct sockaddr *)&a->sa, a->salen) < 0)
+        e = errno == EINPROGRESS ? finish_connect(fd, timeout_ms) : errno;
+    if (e != 0) {
+        close(fd);
+        return connect_error(a, e, err);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    set_nodelay(fd, a);
+    return fd;
+}
+
+int
+mc_stats_roundtrip(int fd, const struct mc_addr *a, const char *req, char **out, size_t *outlen,
+                   char *err)
+{
+    size_t cap = 16384, len = 0;
+    char *buf;
+    char what[64];
+
+    snprintf(what, sizeof what, "%.*s", (int)strcspn(req, "\r\n"), req);
+    if (send_all(fd, a, req, strlen(req), err) < 0)
+        return -1;
+    buf = xmalloc(cap);
+    while (len == 0 || !stats_complete(buf, len)) {
+        if (cap - len < 4096 && cap >= MC_MAX_STATS_REPLY) {
+            free(buf);
+            return seterr(err, "the reply of %s to '%s' is over %u MB (is it memcached?)", a->name,
+                          what, MC_MAX_STATS_REPLY >> 20);
+        }
+        if (cap - len < 4096)
+            buf = xrealloc(buf, cap *= 2);
+        if (recv_some(fd, a, what, buf, cap - 1, &len, err) < 0) {
+            free(buf);
+            return -1;
+        }
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *outlen = len;
+    return 0;
 }
 
 const struct driver_class memcached_driver = {
