@@ -254,10 +254,11 @@ all_finished(const struct worker *w)
 }
 
 /*
- * Like memaslap, each worker keeps to one of the CPUs we may use, when
- * there are as many as workers: on a machine shared with the server, a
- * load thread that wanders between CPUs waits longer for its turn
- * (bench/vs-memaslap on 2 busy cores: about 1.4 times the ops/s pinned).
+ * --pin: like memaslap, each worker keeps to one of the CPUs we may use,
+ * when there are as many as workers. It helps short requests (memcached on
+ * 2 busy cores: about 1.4 times the ops/s) and can hurt transactions that
+ * wait on the disk (a pinned thread waits for its own CPU to wake up), so
+ * it is asked for, not the default.
  */
 static void
 pin_to_cpu(const struct worker *w)
@@ -286,7 +287,8 @@ worker_main(void *arg)
     struct worker *w = arg;
     int i, n;
 
-    pin_to_cpu(w);
+    if (w->eng->rc->pin)
+        pin_to_cpu(w);
     pthread_mutex_lock(&w->ctl_lock);
     n = w->ctl.clients;
     pthread_mutex_unlock(&w->ctl_lock);
