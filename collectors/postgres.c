@@ -38,14 +38,14 @@ struct pg_conn {
     PGconn *pg;
     struct rng *rng;
     int client_id;
-    int cmd; /* index of the current script command */
+    int cmd;              /* index of the current script command */
     enum pg_step step;
-    enum err_kind err; /* first error seen in the current statement */
-    char *prepared;    /* per command: prepared on this connection */
+    enum err_kind err;    /* first error seen in the current statement */
+    char *prepared;       /* per command: prepared on this connection */
     int64_t vars[SCRIPT_MAX_VARS];
     char params[SCRIPT_MAX_PARAMS][24];
     const char *param_ptrs[SCRIPT_MAX_PARAMS];
-    char *render; /* simple protocol text */
+    char *render;         /* simple protocol text */
 };
 
 static const char *const pg_schemes[] = {"postgres://", "postgresql://", NULL};
@@ -130,9 +130,8 @@ load_script(const struct runconf *rc, char *err)
         return script_load(rc->script_file, pg_predef, err);
     i = index_of(pg_workloads, w);
     if (i < 0) {
-        seterr(err,
-               "unknown workload '%s' for postgres (use -w tpcb-like, simple-update or "
-               "select-only, or -f FILE)",
+        seterr(err, "unknown workload '%s' for postgres (use -w tpcb-like, simple-update or "
+                    "select-only, or -f FILE)",
                w);
         return NULL;
     }
@@ -150,17 +149,15 @@ read_scale(PGconn *pg, const struct runconf *rc, int64_t *scale, char *err)
     if (PQresultStatus(res) == PGRES_TUPLES_OK) {
         *scale = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
         if (*scale < 1 && rc->script_file == NULL)
-            rv = seterr(err,
-                        "pgbench_branches is empty in database %s (run: benchtop init "
-                        "TARGET --scale N --force)",
+            rv = seterr(err, "pgbench_branches is empty in database %s (run: benchtop init "
+                             "TARGET --scale N --force)",
                         PQdb(pg));
     } else if (rc->script_file != NULL) {
         *scale = 1; /* a custom script need not use the pgbench tables */
     } else {
         first_line(line, sizeof(line), PQresultErrorMessage(res));
-        rv = seterr(err,
-                    "pgbench tables not found in database %s: %s (run: benchtop init "
-                    "TARGET --scale N)",
+        rv = seterr(err, "pgbench tables not found in database %s: %s (run: benchtop init "
+                         "TARGET --scale N)",
                     PQdb(pg), line);
     }
     PQclear(res);
@@ -370,7 +367,8 @@ fill_params(struct pg_conn *c, const struct script_cmd *cmd)
     int i;
 
     for (i = 0; i < cmd->nparams; i++)
-        snprintf(c->params[i], sizeof(c->params[i]), "%lld", (long long)c->vars[cmd->param_var[i]]);
+        snprintf(c->params[i], sizeof(c->params[i]), "%lld",
+                 (long long)c->vars[cmd->param_var[i]]);
 }
 
 static int
@@ -385,8 +383,8 @@ send_statement(struct pg_conn *c, const struct script_cmd *cmd)
         return PQsendQuery(c->pg, c->render);
     case PG_EXTENDED:
         fill_params(c, cmd);
-        return PQsendQueryParams(c->pg, cmd->sql_params, cmd->nparams, NULL, c->param_ptrs, NULL,
-                                 NULL, 0);
+        return PQsendQueryParams(c->pg, cmd->sql_params, cmd->nparams, NULL, c->param_ptrs,
+                                 NULL, NULL, 0);
     case PG_PREPARED:
         snprintf(name, sizeof(name), "P%d", c->cmd);
         if (!c->prepared[c->cmd]) {
