@@ -20,6 +20,11 @@ extern const struct driver_class redis_driver;
 extern const struct server_class redis_server_class;
 extern const struct collector_class redis_collector;
 #endif
+#ifdef HAVE_MEMCACHED
+extern const struct driver_class memcached_driver;
+extern const struct server_class memcached_server_class;
+extern const struct collector_class memcached_collector;
+#endif
 
 const struct driver_class *const driver_classes[] = {
 #ifdef HAVE_POSTGRES
@@ -27,6 +32,9 @@ const struct driver_class *const driver_classes[] = {
 #endif
 #ifdef HAVE_REDIS
     &redis_driver,
+#endif
+#ifdef HAVE_MEMCACHED
+    &memcached_driver,
 #endif
     NULL,
 };
@@ -38,6 +46,9 @@ const struct server_class *const server_classes[] = {
 #ifdef HAVE_REDIS
     &redis_server_class,
 #endif
+#ifdef HAVE_MEMCACHED
+    &memcached_server_class,
+#endif
     NULL,
 };
 
@@ -48,6 +59,9 @@ const struct collector_class *const collector_classes[] = {
 #endif
 #ifdef HAVE_REDIS
     &redis_collector,
+#endif
+#ifdef HAVE_MEMCACHED
+    &memcached_collector,
 #endif
     NULL,
 };

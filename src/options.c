@@ -23,6 +23,8 @@ const struct option_def option_table[] = {
      "number of concurrent clients (connections)"},
     {"threads", 'j', OPT_INT, OFF(threads), 1, 1024, "1", "N", LOAD,
      "number of worker threads; clients are spread over them"},
+    {"pin", 0, OPT_FLAG, OFF(pin), 0, 1, "0", "", LOAD,
+     "keep each -j thread on a CPU of its own, as memaslap does"},
     {"time", 'T', OPT_DOUBLE, OFF(duration_s), 0.001, 1e7, "", "SECONDS", SHOW,
      "run for this long (headless default 10; the dashboard runs until q)"},
     {"transactions", 't', OPT_LLONG, OFF(transactions), 1, 1e15, "", "N", LOAD,

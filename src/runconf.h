@@ -20,6 +20,7 @@ struct runconf {
     char *script_file;      /* -f */
     int clients;            /* -c */
     int threads;            /* -j */
+    int pin;                /* --pin: each -j thread keeps to one CPU */
     double duration_s;      /* -T; 0 when -t is used */
     long long transactions; /* -t, per client; 0 when -T is used */
     double rate;            /* -R, total transactions/s; 0 = closed loop */

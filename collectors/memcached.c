@@ -1,0 +1,999 @@
+/*
+ * memcached: the memcached load driver, on raw non-blocking sockets.
+ *
+ * One transaction is one request: a get, a set, or a multiget of --batch
+ * keys (one "get k1 k2 ..." line, or GETKQ per key and a NOOP in the
+ * binary protocol). Each connection lays its requests out once
+ * (memcached-proto.c) and only rewrites the key digits afterwards; a set's
+ * value is one buffer shared by every connection and sent with sendmsg,
+ * so the hot path allocates nothing.
+ *
+ * Also here, for the other memcached files: parsing targets, and the
+ * blocking connect and stats round trip of prepare, --fill and the
+ * collector.
+ */
+#include "memcached.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "zipf.h"
+
+#define MC_SCHEME "memcached://"
+#define MC_CONNECT_TIMEOUT_MS 5000
+#define MC_REPLY_TIMEOUT_MS 5000
+/* The longest stats reply accepted (`stats items` of 63 classes is ~40 KB). */
+#define MC_MAX_STATS_REPLY (16u << 20)
+/* --fill sends this much at once before reading the replies (8 bytes each: they fit in buffers). */
+#define MC_FILL_WINDOW_BYTES (256u << 10)
+#define MC_FILL_WINDOW_MAX 512
+/* Item header, key and suffix on top of the value: what memcached's item size limit covers. */
+#define MC_ITEM_OVERHEAD 64
+
+enum mc_workload { WL_MIXED, WL_GET, WL_SET, WL_MULTIGET };
+enum mc_pattern { KP_SEQ, KP_UNIFORM, KP_ZIPF };
+
+static const char *const mc_schemes[] = {MC_SCHEME, NULL};
+/* The first is the default: mixed is memaslap's and most caches' shape. */
+static const char *const mc_workloads[] = {"mixed", "get", "set", "multiget", NULL};
+static const char *const mc_modes[] = {"text", "binary", NULL};
+static const char *const mc_patterns[] = {"seq", "uniform", "zipf", NULL};
+
+struct mc_shared {
+    struct mc_addr addr;
+    enum mc_proto proto;
+    enum mc_workload wl;
+    enum mc_pattern pattern;
+    double set_p;  /* mixed: probability that a request is a set */
+    int batch;     /* multiget: keys per request */
+    uint64_t keys; /* key space: key 0 .. keys-1 */
+    int digits;
+    int clients;
+    struct zipf zipf;
+    char *value; /* value_size bytes, then "\r\n" */
+    size_t value_size;
+    size_t rbuf_size; /* a connection's first read buffer */
+};
+
+struct mc_conn {
+    const struct mc_shared *sh;
+    struct rng *rng;
+    int fd;
+    uint64_t seq;         /* next key of the seq pattern */
+    struct mc_req req[3]; /* by enum mc_op; only the ones the workload uses are laid out */
+    struct iovec out[2];  /* what is left to send of the current request */
+    int nout;
+    int out_at; /* first iovec of out not fully sent */
+    struct mc_txn txn;
+    char *rbuf;
+    size_t rcap, rlen;
+};
+
+/* ---- targets ---- */
+
+static int
+index_of(const char *const *names, const char *name)
+{
+    for (int i = 0; names[i] != NULL; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static int
+parse_unix(const char *path, struct mc_addr *out, char *err)
+{
+    struct sockaddr_un *un = (struct sockaddr_un *)&out->sa;
+
+    if (strlen(path) >= sizeof un->sun_path)
+        return seterr(err, "socket path '%s' is too long (use a shorter path)", path);
+    un->sun_family = AF_UNIX;
+    strcpy(un->sun_path, path);
+    out->salen = sizeof *un;
+    snprintf(out->name, sizeof out->name, "%s", path);
+    return 0;
+}
+
+/* "host", "host:port", "[v6]", "[v6]:port", with an optional "/" at the end. */
+static int
+split_host_port(const char *s, char *host, size_t hostlen, char *port, size_t portlen, char *err)
+{
+    const char *end, *p;
+    size_t n;
+
+    if (*s == '[') {
+        end = strchr(s, ']');
+        if (end == NULL)
+            return seterr(err, "invalid target: '[' without ']' (use memcached://[::1]:11211)");
+        n = (size_t)(end - s - 1);
+        p = end + 1;
+        s++;
+    } else {
+        n = strcspn(s, ":/");
+        p = s + n;
+    }
+    if (n == 0 || n >= hostlen)
+        return seterr(err, "invalid target: no host (use memcached://HOST:PORT or "
+                           "memcached:///path/to/socket)");
+    memcpy(host, s, n);
+    host[n] = '\0';
+    snprintf(port, portlen, "%d", MC_DEFAULT_PORT);
+    if (*p == ':') {
+        size_t d = strspn(p + 1, "0123456789");
+        long v = d > 0 && d < 6 ? strtol(p + 1, NULL, 10) : 0;
+        if (v < 1 || v > 65535)
+            return seterr(err, "invalid target: bad port in '%s' (use 1 to 65535)", s);
+        snprintf(port, portlen, "%ld", v);
+        p += 1 + d;
+    }
+    if (*p == '/')
+        p++;
+    if (*p != '\0')
+        return seterr(err,
+                      "invalid target: unexpected '%s' (a memcached target is "
+                      "memcached://HOST:PORT, with no database or options)",
+                      p);
+    return 0;
+}
+
+static int
+resolve(const char *host, const char *port, struct mc_addr *out, char *err)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
+    int rc = getaddrinfo(host, port, &hints, &res);
+
+    if (rc != 0)
+        return seterr(err, "cannot resolve '%s': %s (check the host name)", host, gai_strerror(rc));
+    memcpy(&out->sa, res->ai_addr, res->ai_addrlen);
+    out->salen = res->ai_addrlen;
+    freeaddrinfo(res);
+    snprintf(out->name, sizeof out->name, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
+    return 0;
+}
+
+/* ---- blocking helpers (main thread, collector thread) ---- */
+
+static void
+set_nodelay(int fd, const struct mc_addr *a)
+{
+    int one = 1;
+
+    /* One small request per round trip: Nagle would only add delay. */
+    if (a->sa.ss_family != AF_UNIX)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+static int
+connect_error(const struct mc_addr *a, int e, char *err)
+{
+    const char *hint = a->sa.ss_family == AF_UNIX ? "is memcached running with -s on this path?"
+                                                  : "is memcached running there? check the host "
+                                                    "and port";
+
+    return seterr(err, "cannot connect to memcached at %s: %s (%s)", a->name, strerror(e), hint);
+}
+
+/* Waits for a non-blocking connect; 0 or an errno. */
+static int
+finish_connect(int fd, int timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    int soerr = 0, rc;
+    socklen_t len = sizeof soerr;
+
+    do
+        rc = poll(&p, 1, timeout_ms);
+    while (rc < 0 && errno == EINTR);
+    if (rc == 0)
+        return ETIMEDOUT;
+    if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
+        return errno;
+    return soerr;
+}
+
+static int
+send_all(int fd, const struct mc_addr *a, const void *buf, size_t len, char *err)
+{
+    const char *p = buf;
+
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return seterr(err, "cannot send to memcached at %s: %s", a->name, strerror(errno));
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* One recv into buf[*len..cap); -1 with err on a timeout, an error or the end of the stream. */
+static int
+recv_some(int fd, const struct mc_addr *a, const char *what, char *buf, size_t cap, size_t *len,
+          char *err)
+{
+    ssize_t n;
+
+    do
+        n = recv(fd, buf + *len, cap - *len, 0);
+    while (n < 0 && errno == EINTR);
+    if (n > 0) {
+        *len += (size_t)n;
+        return 0;
+    }
+    /* Only the first question can meet a server of another kind. */
+    if (n == 0 && strcmp(what, "version") == 0)
+        return seterr(err,
+                      "%s closed the connection without answering '%s' (is it a memcached "
+                      "server? check the port)",
+                      a->name, what);
+    if (n == 0)
+        return seterr(err, "memcached at %s closed the connection during '%s'", a->name, what);
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return seterr(err,
+                      "%s did not answer '%s' within %d s (is it a memcached server? check "
+                      "the port)",
+                      a->name, what, MC_REPLY_TIMEOUT_MS / 1000);
+    return seterr(err, "cannot read from memcached at %s: %s", a->name, strerror(errno));
+}
+
+/* A stats reply is complete at its END line, or at an error line in its place. */
+static int
+stats_complete(const char *buf, size_t len)
+{
+    const char *nl = memchr(buf, '\n', len);
+
+    if (len >= 5 && memcmp(buf + len - 5, "END\r\n", 5) == 0 && (len == 5 || buf[len - 6] == '\n'))
+        return 1;
+    return nl != NULL && (strncmp(buf, "ERROR", 5) == 0 || strncmp(buf, "CLIENT_ERROR", 12) == 0 ||
+                          strncmp(buf, "SERVER_ERROR", 12) == 0);
+}
+
+/* ---- prepare: options ---- */
+
+static int
+parse_ratio(const char *s, double *set_p, char *err)
+{
+    char *end, *end2;
+    double set, get;
+
+    set = strtod(s, &end);
+    if (end == s || *end != ':')
+        goto bad;
+    get = strtod(end + 1, &end2);
+    if (end2 == end + 1 || *end2 != '\0' || !(set >= 0) || !(get >= 0) || set + get <= 0 ||
+        set + get > 1e12)
+        goto bad;
+    *set_p = set / (set + get);
+    return 0;
+bad:
+    return seterr(err,
+                  "--ratio takes SET:GET, two numbers that are not both 0, not '%s' (e.g. "
+                  "--ratio 1:9)",
+                  s);
+}
+
+/* Options that make no sense for memcached, or for this workload, are refused, not ignored. */
+static int
+check_options(const struct runconf *rc, struct mc_shared *sh, char *err)
+{
+    if (rc->script_file != NULL)
+        return seterr(err, "memcached runs no scripts (drop -f; use -w mixed, get, set or "
+                           "multiget)");
+    if (rc->pipeline > 1)
+        return seterr(err, "--pipeline is not supported for memcached (use -w multiget --batch N "
+                           "for several keys per request, or more -c)");
+    if (rc->ratio != NULL && sh->wl != WL_MIXED)
+        return seterr(err, "--ratio applies to -w mixed only (add -w mixed or drop --ratio)");
+    if (options_given(rc, "batch") && sh->wl != WL_MULTIGET)
+        return seterr(err, "--batch applies to -w multiget only (add -w multiget or drop --batch)");
+    sh->set_p = 0.1; /* 1:9 */
+    if (rc->ratio != NULL && parse_ratio(rc->ratio, &sh->set_p, err) < 0)
+        return -1;
+    return 0;
+}
+
+static int
+parse_choices(const struct runconf *rc, struct mc_shared *sh, char *err)
+{
+    const char *w = rc->workload ? rc->workload : mc_workloads[0];
+    const char *m = rc->mode ? rc->mode : mc_modes[0];
+    const char *p = rc->key_pattern ? rc->key_pattern : "uniform";
+    int i;
+
+    if ((i = index_of(mc_workloads, w)) < 0)
+        return seterr(err,
+                      "unknown workload '%s' for memcached (use -w mixed, get, set or "
+                      "multiget)",
+                      w);
+    sh->wl = (enum mc_workload)i;
+    if ((i = index_of(mc_modes, m)) < 0)
+        return seterr(err, "unknown protocol '%s' for memcached (use -M text or binary)", m);
+    sh->proto = (enum mc_proto)i;
+    if ((i = index_of(mc_patterns, p)) < 0)
+        return seterr(err, "unknown key pattern '%s' (use --key-pattern seq, uniform or zipf)", p);
+    sh->pattern = (enum mc_pattern)i;
+    return check_options(rc, sh, err);
+}
+
+/* ---- prepare: is it memcached? ---- */
+
+static int
+not_memcached(const struct mc_addr *a, const char *line, size_t n, char *err)
+{
+    char q[80];
+    size_t j = 0;
+
+    /* The whole first line of what it said, up to a length that keeps the message one line. */
+    while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == '\n' || line[n - 1] == ' '))
+        n--;
+    for (size_t i = 0; i < n && j + 4 < sizeof q; i++)
+        q[j++] = line[i] >= 0x20 && line[i] < 0x7f ? line[i] : '.';
+    if (j < n) {
+        memcpy(q + j, "...", 3);
+        j += 3;
+    }
+    q[j] = '\0';
+    /* RESP: every Redis reply starts with one of these. */
+    if (n > 0 && strchr("-+:$*", line[0]) != NULL)
+        return seterr(err,
+                      "%s does not speak the memcached protocol: it answered \"%s\" (is it "
+                      "redis? use redis://%s)",
+                      a->name, q, a->name);
+    return seterr(err,
+                  "%s does not speak the memcached protocol: it answered \"%s\" (check the "
+                  "port)",
+                  a->name, q);
+}
+
+/* Sends "version" and insists on "VERSION ..." back: the cheapest question every memcached answers.
+ */
+static int
+identify(int fd, const struct mc_addr *a, char *version, size_t vlen, char *err)
+{
+    char buf[512];
+    size_t len = 0;
+    const char *nl = NULL;
+
+    if (send_all(fd, a, "version\r\n", 9, err) < 0)
+        return -1;
+    while (nl == NULL && len < sizeof buf - 1) {
+        if (recv_some(fd, a, "version", buf, sizeof buf - 1, &len, err) < 0)
+            return len > 0 ? not_memcached(a, buf, len, err) : -1;
+        nl = memchr(buf, '\n', len);
+    }
+    if (nl == NULL || len < 10 || memcmp(buf, "VERSION ", 8) != 0)
+        return not_memcached(a, buf, nl ? (size_t)(nl - buf) : len, err);
+    snprintf(version, vlen, "%.*s", (int)strcspn(buf + 8, "\r\n"), buf + 8);
+    return 0;
+}
+
+/* memcached -B ascii refuses binary packets: find out now rather than with every request. */
+static int
+check_binary(int fd, const struct mc_addr *a, char *err)
+{
+    unsigned char req[MC_BIN_HEADER] = {MC_BIN_REQ, MC_BIN_VERSION};
+    char buf[512], perr[BT_ERRLEN];
+    size_t len = 0, need;
+    struct mc_reply r;
+    ssize_t n = 0;
+
+    if (send_all(fd, a, req, sizeof req, err) < 0)
+        return -1;
+    while (n == 0 && len < sizeof buf) {
+        if (recv_some(fd, a, "binary version", buf, sizeof buf, &len, perr) < 0)
+            break;
+        n = mc_bin_parse(buf, len, &r, &need, perr);
+    }
+    if (n > 0 && r.opcode == MC_BIN_VERSION && r.status == 0)
+        return 0;
+    return seterr(err,
+                  "memcached at %s does not accept the binary protocol (start it with -B "
+                  "auto, or use -M text)",
+                  a->name);
+}
+
+/* The value must fit in one item: memcached refuses larger ones with every set. */
+static int
+check_item_size(int fd, const struct mc_shared *sh, char *err)
+{
+    char *reply;
+    size_t len;
+    uint64_t max;
+    int rc = 0;
+
+    if (mc_stats_roundtrip(fd, &sh->addr, "stats settings\r\n", &reply, &len, err) < 0)
+        return -1;
+    if (mc_stats_find(reply, len, "item_size_max", &max) == 0 &&
+        sh->value_size + MC_ITEM_OVERHEAD > max)
+        rc = seterr(err,
+                    "--value-size %zu does not fit in memcached's items of at most %llu "
+                    "bytes (use a smaller --value-size, or start memcached with a larger -I)",
+                    sh->value_size, (unsigned long long)max);
+    free(reply);
+    return rc;
+}
+
+/* ---- prepare: --fill ---- */
+
+/* Reads the replies of n pipelined sets; every one must be STORED. */
+static int
+fill_replies(int fd, const struct mc_addr *a, uint64_t first, int n, char *rbuf, size_t cap,
+             char *err)
+{
+    size_t len = 0, pos = 0, need;
+    struct mc_reply r;
+    char perr[BT_ERRLEN];
+    int got = 0;
+
+    while (got < n) {
+        ssize_t k = pos < len ? mc_text_parse(rbuf + pos, len - pos, &r, &need, perr) : 0;
+        if (k < 0)
+            return seterr(err, "fill: %s", perr);
+        if (k == 0) {
+            memmove(rbuf, rbuf + pos, len - pos);
+            len -= pos;
+            pos = 0;
+            if (recv_some(fd, a, "set", rbuf, cap, &len, err) < 0)
+                return -1;
+            continue;
+        }
+        if (r.kind != MC_R_STORED)
+            return seterr(err,
+                          "fill: memcached refused key %llu: %.*s (use a smaller --keys or "
+                          "--value-size, or give memcached more memory with -m)",
+                          (unsigned long long)(first + (uint64_t)got),
+                          (int)(k > 2 && k < 200 ? k - 2 : 0), rbuf + pos);
+        pos += (size_t)k;
+        got++;
+    }
+    return 0;
+}
+
+static void
+fill_progress(const struct runconf *rc, uint64_t done, uint64_t total, uint64_t start_us,
+              uint64_t *last_us)
+{
+    uint64_t now = now_us();
+
+    if (rc->quiet || (now - *last_us < 1000000 && done < total))
+        return;
+    *last_us = now;
+    if (done < total)
+        fprintf(stderr, "fill: %llu of %llu keys (%.0f%%)\n", (unsigned long long)done,
+                (unsigned long long)total, 100.0 * (double)done / (double)total);
+    else
+        fprintf(stderr, "fill: %llu keys of %zu bytes in %.1f s\n", (unsigned long long)total,
+                (size_t)rc->value_size, (double)(now - start_us) / 1e6);
+}
+
+/* Warns when the server could not keep every key (its memory is smaller than the key space). */
+static void
+fill_check(int fd, const struct runconf *rc, const struct mc_shared *sh)
+{
+    char *reply, err[BT_ERRLEN];
+    size_t len;
+    uint64_t items, limit;
+
+    if (rc->quiet || mc_stats_roundtrip(fd, &sh->addr, "stats\r\n", &reply, &len, err) < 0)
+        return;
+    if (mc_stats_find(reply, len, "curr_items", &items) == 0 && items < sh->keys &&
+        mc_stats_find(reply, len, "limit_maxbytes", &limit) == 0)
+        fprintf(stderr,
+                "fill: memcached holds %llu of the %llu keys: its %llu MB are full, so "
+                "some gets will miss (start it with a larger -m, or use fewer --keys)\n",
+                (unsigned long long)items, (unsigned long long)sh->keys,
+                (unsigned long long)(limit >> 20));
+    free(reply);
+}
+
+/* SETs every key once, text protocol, a window of requests at a time on one connection. */
+static int
+fill(int fd, const struct runconf *rc, const struct mc_shared *sh, char *err)
+{
+    struct mc_req req;
+    size_t one, window;
+    char *out, rbuf[8192];
+    uint64_t k = 0, start = now_us(), last = start;
+    int rv = 0;
+
+    mc_req_init(&req, MC_TEXT, MC_OP_SET, 1, sh->digits, sh->value, sh->value_size);
+    one = mc_req_len(&req);
+    window = MC_FILL_WINDOW_BYTES / one;
+    window = window < 1 ? 1 : window > MC_FILL_WINDOW_MAX ? MC_FILL_WINDOW_MAX : window;
+    out = xmalloc(window * one);
+    while (k < sh->keys && rv == 0) {
+        uint64_t n = sh->keys - k < window ? sh->keys - k : window;
+        for (uint64_t i = 0; i < n; i++) {
+            mc_req_key(&req, 0, k + i);
+            memcpy(out + i * one, req.head, req.head_len);
+            memcpy(out + i * one + req.head_len, sh->value, sh->value_size + 2);
+        }
+        rv = send_all(fd, &sh->addr, out, n * one, err);
+        if (rv == 0)
+            rv = fill_replies(fd, &sh->addr, k, (int)n, rbuf, sizeof rbuf, err);
+        k += n;
+        if (rv == 0)
+            fill_progress(rc, k, sh->keys, start, &last);
+    }
+    free(out);
+    mc_req_free(&req);
+    if (rv == 0)
+        fill_check(fd, rc, sh);
+    return rv;
+}
+
+/* ---- the class's main-thread callbacks ---- */
+
+static char *
+mc_mask(const char *target)
+{
+    const char *at = strchr(target, '@');
+    const char *rest =
+        strncmp(target, MC_SCHEME, strlen(MC_SCHEME)) == 0 ? target + strlen(MC_SCHEME) : target;
+
+    /* No passwords in memcached targets; should one be typed anyway, it is not echoed. */
+    if (at == NULL || at < rest)
+        return xstrdup(target);
+    return xasprintf("%.*s***%s", (int)(rest - target), target, at);
+}
+
+static void
+fill_value(struct mc_shared *sh)
+{
+    static const char pattern[] = "benchtop-memcached-value-";
+
+    sh->value = xmalloc(sh->value_size + 3);
+    for (size_t i = 0; i < sh->value_size; i++)
+        sh->value[i] = pattern[i % (sizeof pattern - 1)];
+    memcpy(sh->value + sh->value_size, "\r\n", 3);
+}
+
+static int
+setup_keys(const struct runconf *rc, struct mc_shared *sh, char *err)
+{
+    sh->keys = (uint64_t)rc->keys;
+    sh->digits = mc_key_digits(sh->keys);
+    sh->batch = sh->wl == WL_MULTIGET ? rc->batch : 1;
+    sh->clients = rc->clients > 0 ? rc->clients : 1;
+    sh->value_size = (size_t)rc->value_size;
+    if (sh->pattern == KP_ZIPF)
+        zipf_init(&sh->zipf, sh->keys, ZIPF_THETA); /* --keys is at least 1 (option table) */
+    fill_value(sh);
+    /* Room for a whole reply when it is small; larger ones grow the buffer on demand. */
+    sh->rbuf_size = (size_t)sh->batch * (sh->value_size + 64) + 64;
+    sh->rbuf_size = sh->rbuf_size < 4096           ? 4096
+                    : sh->rbuf_size > (256u << 10) ? 256u << 10
+                                                   : sh->rbuf_size;
+    return 0;
+}
+
+static void mc_release(void *shared);
+
+static void *
+mc_prepare(const struct runconf *rc, char *err)
+{
+    struct mc_shared *sh = xcalloc(1, sizeof *sh);
+    char version[64];
+    int fd = -1;
+
+    if (parse_choices(rc, sh, err) < 0 || setup_keys(rc, sh, err) < 0 ||
+        mc_target_parse(rc->target, &sh->addr, err) < 0)
+        goto fail;
+    fd = mc_connect_blocking(&sh->addr, MC_CONNECT_TIMEOUT_MS, err);
+    if (fd < 0 || identify(fd, &sh->addr, version, sizeof version, err) < 0 ||
+        check_item_size(fd, sh, err) < 0 || (rc->fill && fill(fd, rc, sh, err) < 0))
+        goto fail;
+    close(fd);
+    /* A fresh connection: memcached picks the protocol from a connection's first byte. */
+    if (sh->proto == MC_BINARY) {
+        fd = mc_connect_blocking(&sh->addr, MC_CONNECT_TIMEOUT_MS, err);
+        if (fd < 0 || check_binary(fd, &sh->addr, err) < 0)
+            goto fail;
+        close(fd);
+    }
+    return sh;
+fail:
+    if (fd >= 0)
+        close(fd);
+    mc_release(sh);
+    return NULL;
+}
+
+static void
+mc_release(void *shared)
+{
+    struct mc_shared *sh = shared;
+
+    if (sh == NULL)
+        return;
+    free(sh->value);
+    free(sh);
+}
+
+static int
+mc_init(const struct init_conf *ic, char *err)
+{
+    return seterr(err,
+                  "memcached has no tables to create (use benchtop run %s --fill to write "
+                  "every key before the load)",
+                  ic->target);
+}
+
+/* ---- per-connection callbacks (worker threads, never blocking) ---- */
+
+static void *
+mc_conn_new(void *shared, int client_id, struct rng *rng)
+{
+    const struct mc_shared *sh = shared;
+    struct mc_conn *c = xcalloc(1, sizeof *c);
+    int uses_get = sh->wl == WL_GET || sh->wl == WL_MIXED;
+    int uses_set = sh->wl == WL_SET || sh->wl == WL_MIXED;
+
+    c->sh = sh;
+    c->rng = rng;
+    c->fd = -1;
+    /* Connections walk the key space from evenly spread starting points. */
+    c->seq = (uint64_t)client_id % (uint64_t)sh->clients * sh->keys / (uint64_t)sh->clients;
+    if (uses_get)
+        mc_req_init(&c->req[MC_OP_GET], sh->proto, MC_OP_GET, 1, sh->digits, NULL, 0);
+    if (uses_set)
+        mc_req_init(&c->req[MC_OP_SET], sh->proto, MC_OP_SET, 1, sh->digits, sh->value,
+                    sh->value_size);
+    if (sh->wl == WL_MULTIGET)
+        mc_req_init(&c->req[MC_OP_MULTIGET], sh->proto, MC_OP_MULTIGET, sh->batch, sh->digits, NULL,
+                    0);
+    c->rcap = sh->rbuf_size;
+    c->rbuf = xmalloc(c->rcap);
+    return c;
+}
+
+static void
+mc_conn_disconnect(void *conn)
+{
+    struct mc_conn *c = conn;
+
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    c->rlen = 0;
+    c->nout = 0;
+}
+
+static void
+mc_conn_free(void *conn)
+{
+    struct mc_conn *c = conn;
+
+    mc_conn_disconnect(c);
+    for (int i = 0; i < 3; i++)
+        if (c->req[i].head != NULL)
+            mc_req_free(&c->req[i]);
+    free(c->rbuf);
+    free(c);
+}
+
+static int
+mc_conn_fd(void *conn)
+{
+    return ((struct mc_conn *)conn)->fd;
+}
+
+static enum drv_status
+mc_conn_connect_start(void *conn, char *err)
+{
+    struct mc_conn *c = conn;
+    const struct mc_addr *a = &c->sh->addr;
+
+    c->rlen = 0;
+    c->nout = 0;
+    c->fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (c->fd < 0) {
+        seterr(err, "cannot create a socket: %s", strerror(errno));
+        return DRV_ERROR;
+    }
+    set_nodelay(c->fd, a);
+    if (connect(c->fd, (const struct sockaddr *)&a->sa, a->salen) < 0 && errno != EINPROGRESS) {
+        connect_error(a, errno, err);
+        return DRV_ERROR;
+    }
+    /* Even a connect that is already done waits for writability: DRV_DONE here would wait on input.
+     */
+    return DRV_WANT_WRITE;
+}
+
+static enum drv_status
+mc_conn_connect_poll(void *conn, char *err)
+{
+    struct mc_conn *c = conn;
+    int soerr = 0;
+    socklen_t len = sizeof soerr;
+
+    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
+        soerr = errno;
+    if (soerr == 0)
+        return DRV_DONE;
+    connect_error(&c->sh->addr, soerr, err);
+    return DRV_ERROR;
+}
+
+static uint64_t
+next_key(struct mc_conn *c)
+{
+    const struct mc_shared *sh = c->sh;
+    uint64_t k;
+
+    switch (sh->pattern) {
+    case KP_SEQ:
+        k = c->seq;
+        c->seq = k + 1 == sh->keys ? 0 : k + 1;
+        return k;
+    case KP_ZIPF:
+        return zipf_next(&sh->zipf, c->rng);
+    case KP_UNIFORM:
+    default:
+        return (uint64_t)rng_range(c->rng, 0, (int64_t)(sh->keys - 1));
+    }
+}
+
+static enum mc_op
+pick_op(struct mc_conn *c)
+{
+    switch (c->sh->wl) {
+    case WL_GET:
+        return MC_OP_GET;
+    case WL_SET:
+        return MC_OP_SET;
+    case WL_MULTIGET:
+        return MC_OP_MULTIGET;
+    case WL_MIXED:
+    default:
+        return rng_double(c->rng) < c->sh->set_p ? MC_OP_SET : MC_OP_GET;
+    }
+}
+
+/* The connection cannot go on: what happened, and the system's reason when there is one. */
+static enum drv_status
+lost(struct txn_result *res, const char *what, const char *why)
+{
+    res->err = ERR_CONN;
+    snprintf(res->msg, sizeof res->msg, "%.200s%s%.50s", what, why ? ": " : "", why ? why : "");
+    return DRV_ERROR;
+}
+
+/* Sends what is left of the request; WANT_READ once all of it is out. */
+static enum drv_status
+send_rest(struct mc_conn *c, struct txn_result *res)
+{
+    while (c->out_at < c->nout) {
+        struct msghdr m = {.msg_iov = c->out + c->out_at,
+                           .msg_iovlen = (size_t)(c->nout - c->out_at)};
+        ssize_t n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return DRV_WANT_WRITE;
+        if (n < 0)
+            return lost(res, "cannot send to memcached", strerror(errno));
+        while (n > 0 && c->out_at < c->nout) {
+            struct iovec *v = &c->out[c->out_at];
+            size_t step = (size_t)n < v->iov_len ? (size_t)n : v->iov_len;
+            v->iov_base = (char *)v->iov_base + step;
+            v->iov_len -= step;
+            n -= (ssize_t)step;
+            if (v->iov_len == 0)
+                c->out_at++;
+        }
+    }
+    return DRV_WANT_READ;
+}
+
+static enum drv_status
+mc_conn_txn_start(void *conn, struct txn_result *res)
+{
+    struct mc_conn *c = conn;
+    enum mc_op op = pick_op(c);
+    struct mc_req *r = &c->req[op];
+
+    for (int i = 0; i < r->nkeys; i++)
+        mc_req_key(r, i, next_key(c));
+    mc_txn_begin(&c->txn, c->sh->proto, op, r->nkeys);
+    c->out[0] = r->iov[0];
+    c->out[1] = r->iov[1];
+    c->nout = r->niov;
+    c->out_at = 0;
+    c->rlen = 0;
+    return send_rest(c, res);
+}
+
+static enum drv_status
+txn_done(struct mc_conn *c, struct txn_result *res)
+{
+    res->ops = c->txn.nkeys;
+    if (c->txn.failed) {
+        res->err = ERR_OTHER;
+        snprintf(res->msg, sizeof res->msg, "%s", c->txn.msg);
+    }
+    return DRV_DONE;
+}
+
+/* The parser needs `need` bytes for one element: a value larger than the buffer. */
+static void
+grow_rbuf(struct mc_conn *c, size_t need)
+{
+    size_t cap = c->rcap;
+
+    while (cap < need)
+        cap *= 2;
+    if (cap != c->rcap) {
+        c->rbuf = xrealloc(c->rbuf, cap);
+        c->rcap = cap;
+    }
+}
+
+/* Takes every complete element in rbuf. DRV_WANT_READ: the reply goes on. */
+static enum drv_status
+consume(struct mc_conn *c, struct txn_result *res)
+{
+    size_t pos = 0, need = 0;
+    struct mc_reply r;
+    char perr[BT_ERRLEN];
+
+    while (pos < c->rlen) {
+        ssize_t n = mc_parse(c->sh->proto, c->rbuf + pos, c->rlen - pos, &r, &need, perr);
+        if (n < 0)
+            return lost(res, perr, NULL);
+        if (n == 0)
+            break;
+        pos += (size_t)n;
+        switch (mc_txn_feed(&c->txn, &r)) {
+        case MC_FEED_DESYNC:
+            return lost(res, c->txn.msg, NULL);
+        case MC_FEED_DONE:
+            if (pos != c->rlen)
+                return lost(res, "memcached sent more than the reply (protocol out of step)", NULL);
+            c->rlen = 0;
+            return txn_done(c, res);
+        case MC_FEED_MORE:
+            break;
+        }
+    }
+    memmove(c->rbuf, c->rbuf + pos, c->rlen - pos);
+    c->rlen -= pos;
+    grow_rbuf(c, need > c->rlen + 1 ? need : c->rlen + 1);
+    return DRV_WANT_READ;
+}
+
+static enum drv_status
+mc_conn_txn_poll(void *conn, struct txn_result *res)
+{
+    struct mc_conn *c = conn;
+    enum drv_status st;
+    ssize_t n;
+
+    if (c->out_at < c->nout && (st = send_rest(c, res)) != DRV_WANT_READ)
+        return st;
+    for (;;) {
+        n = recv(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen, 0);
+        if (n == 0)
+            return lost(res, "memcached closed the connection", NULL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return DRV_WANT_READ;
+        if (n < 0)
+            return lost(res, "cannot read from memcached", strerror(errno));
+        c->rlen += (size_t)n;
+        st = consume(c, res);
+        if (st != DRV_WANT_READ)
+            return st;
+    }
+}
+
+/* ---- shared with the other memcached files (memcached.h) ---- */
+
+int
+mc_target_parse(const char *target, struct mc_addr *out, char *err)
+{
+    const char *rest = target + strlen(MC_SCHEME);
+    char host[256], port[8];
+
+    memset(out, 0, sizeof *out);
+    if (strncmp(target, MC_SCHEME, strlen(MC_SCHEME)) != 0)
+        return seterr(err, "invalid target '%s' (use memcached://HOST:PORT)", target);
+    if (*rest == '/')
+        return rest[1] == '\0' ? seterr(err, "invalid target: no socket path after "
+                                             "memcached:// (use memcached:///path/to/socket)")
+                               : parse_unix(rest, out, err);
+    if (strchr(rest, '@') != NULL)
+        return seterr(err, "invalid target: memcached targets take no user or password (SASL is "
+                           "not supported; use memcached://HOST:PORT)");
+    if (split_host_port(rest, host, sizeof host, port, sizeof port, err) < 0)
+        return -1;
+    return resolve(host, port, out, err);
+}
+
+int
+mc_connect_blocking(const struct mc_addr *a, int timeout_ms, char *err)
+{
+    struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
+    int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int e = 0;
+
+    if (fd < 0)
+        return connect_error(a, errno, err);
+    if (connect(fd, (const struct sockaddr *)&a->sa, a->salen) < 0)
+        e = errno == EINPROGRESS ? finish_connect(fd, timeout_ms) : errno;
+    if (e != 0) {
+        close(fd);
+        return connect_error(a, e, err);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    set_nodelay(fd, a);
+    return fd;
+}
+
+int
+mc_stats_roundtrip(int fd, const struct mc_addr *a, const char *req, char **out, size_t *outlen,
+                   char *err)
+{
+    size_t cap = 16384, len = 0;
+    char *buf;
+    char what[64];
+
+    snprintf(what, sizeof what, "%.*s", (int)strcspn(req, "\r\n"), req);
+    if (send_all(fd, a, req, strlen(req), err) < 0)
+        return -1;
+    buf = xmalloc(cap);
+    while (len == 0 || !stats_complete(buf, len)) {
+        if (cap - len < 4096 && cap >= MC_MAX_STATS_REPLY) {
+            free(buf);
+            return seterr(err, "the reply of %s to '%s' is over %u MB (is it memcached?)", a->name,
+                          what, MC_MAX_STATS_REPLY >> 20);
+        }
+        if (cap - len < 4096)
+            buf = xrealloc(buf, cap *= 2);
+        if (recv_some(fd, a, what, buf, cap - 1, &len, err) < 0) {
+            free(buf);
+            return -1;
+        }
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *outlen = len;
+    return 0;
+}
+
+const struct driver_class memcached_driver = {
+    .name = "memcached",
+    .schemes = mc_schemes,
+    .workloads = mc_workloads,
+    .modes = mc_modes,
+    .claims = NULL,
+    .mask = mc_mask,
+    .prepare = mc_prepare,
+    .release = mc_release,
+    .conn_new = mc_conn_new,
+    .conn_free = mc_conn_free,
+    .conn_fd = mc_conn_fd,
+    .conn_connect_start = mc_conn_connect_start,
+    .conn_connect_poll = mc_conn_connect_poll,
+    .conn_txn_start = mc_conn_txn_start,
+    .conn_txn_poll = mc_conn_txn_poll,
+    .conn_disconnect = mc_conn_disconnect,
+    .init = mc_init,
+};
