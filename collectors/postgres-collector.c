@@ -824,20 +824,25 @@ pg_coll_open(const char *target, char *err)
 }
 
 /*
- * An empty query's round trip: the network and protocol cost with no
- * server work, which the verdict compares with the clients' latency.
+ * A protocol round trip with no statement in it (a lone Sync, sent in
+ * pipeline mode): the network and protocol cost with no server work and
+ * no transaction, which the verdict compares with the clients' latency.
  */
 static int
 measure_rtt(PGconn *conn, double *rtt_ms, char *err)
 {
     uint64_t t0 = now_us();
-    PGresult *res = PQexec(conn, "");
-    int ok = PQresultStatus(res) == PGRES_EMPTY_QUERY;
+    PGresult *res;
+    int ok;
 
+    if (!PQenterPipelineMode(conn) || !PQpipelineSync(conn))
+        return query_error(conn, NULL, "measure a round trip", err);
+    res = PQgetResult(conn);
+    ok = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
     *rtt_ms = (double)(now_us() - t0) / 1000.0;
-    if (!ok)
-        return query_error(conn, res, "measure a round trip", err);
     PQclear(res);
+    if (!ok || !PQexitPipelineMode(conn))
+        return query_error(conn, NULL, "measure a round trip", err);
     return 0;
 }
 

@@ -249,7 +249,7 @@ test_server_restart(void **state)
     assert_true(itest_num(sum, "connection") == lost);
     assert_true(itest_num(sum, "connects") == 4 + lost);
     /* the requests after the restart reached the new server, and benchtop counted them */
-    last = itest_line(r.out, "\"t\":5.");
+    last = itest_line(r.out, "\"type\":\"interval\",\"t\":5.");
     assert_non_null(last);
     assert_true(itest_num(last, "tps") > 0);
     assert_int_equal((long long)itest_num(last, "connected"), 4);
