@@ -38,6 +38,23 @@ cpu_thread_seconds(pid_t tid)
 }
 
 double
+cpu_thread_wait_seconds(pid_t tid)
+{
+    char path[64];
+    unsigned long long run, wait;
+    FILE *f;
+    int n;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    n = fscanf(f, "%llu %llu", &run, &wait);
+    fclose(f);
+    return n == 2 ? (double)wait / 1e9 : -1;
+}
+
+double
 cpu_process_seconds(void)
 {
     struct rusage ru;
@@ -57,8 +74,8 @@ cpu_host_read(struct cpu_host *h)
     if (f == NULL)
         return -1;
     /* user nice system idle iowait irq softirq steal */
-    n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-               &v[4], &v[5], &v[6], &v[7]);
+    n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+               &v[5], &v[6], &v[7]);
     fclose(f);
     if (n < 4)
         return -1;

@@ -12,6 +12,11 @@
 pid_t cpu_gettid(void);
 /* User + system seconds of one of this process's threads; -1 if it is gone. */
 double cpu_thread_seconds(pid_t tid);
+/*
+ * Seconds one of this process's threads spent runnable but waiting for a
+ * CPU (the run queue), from /proc/self/task/TID/schedstat; -1 if unknown.
+ */
+double cpu_thread_wait_seconds(pid_t tid);
 /* User + system seconds of this whole process. */
 double cpu_process_seconds(void);
 

@@ -60,23 +60,35 @@ collect(struct engine *e, int both)
     wstats_merge(&snap->total, &snap->cur);
 }
 
-/* CPU over the interval: the busiest worker thread and the whole process, % of one core. */
+/*
+ * CPU over the interval: the busiest worker thread (running, and waiting in
+ * the run queue for a CPU: a starved thread wants the CPU as much as a busy
+ * one) and the whole process, % of one core.
+ */
 static void
 measure_cpu(struct engine *e, double secs)
 {
-    double proc = cpu_process_seconds(), max = 0;
+    double proc = cpu_process_seconds(), max = -1, max_wait = 0;
     int i;
 
-    for (i = 0; i < e->nworkers; i++) {
+    for (i = 0; i < e->nworkers && secs > 0; i++) {
         struct worker *w = &e->workers[i];
-        double t = cpu_thread_seconds((pid_t)atomic_load(&w->tid));
+        pid_t tid = (pid_t)atomic_load(&w->tid);
+        double t = cpu_thread_seconds(tid), q = cpu_thread_wait_seconds(tid);
+        double run = (t - w->cpu_s) * 100 / secs, wait = q >= 0 ? (q - w->wait_s) * 100 / secs : 0;
         if (t < 0)
             continue;
-        if (secs > 0 && (t - w->cpu_s) * 100 / secs > max)
-            max = (t - w->cpu_s) * 100 / secs;
+        if (run + wait > max) {
+            max = run + wait;
+            e->snap.worker_cpu_max = run;
+            max_wait = wait;
+        }
         w->cpu_s = t;
+        w->wait_s = q >= 0 ? q : 0;
     }
-    e->snap.worker_cpu_max = max;
+    if (max < 0)
+        e->snap.worker_cpu_max = 0;
+    e->snap.worker_wait_max = max_wait;
     e->snap.own_cpu_pct = secs > 0 ? (proc - e->last_cpu_s) * 100 / secs : 0;
     e->last_cpu_s = proc;
 }

@@ -75,8 +75,8 @@ json_interval(FILE *f, const struct snapshot *snap)
         "{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":%.3f,\"clients\":%d,\"connected\":%llu,",
         snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
     json_common(f, &snap->cur, snap->interval_s);
-    fprintf(f, ",\"cpu\":{\"benchtop\":%.1f,\"worker_max\":%.1f}", snap->own_cpu_pct,
-            snap->worker_cpu_max);
+    fprintf(f, ",\"cpu\":{\"benchtop\":%.1f,\"worker_max\":%.1f,\"worker_wait\":%.1f}",
+            snap->own_cpu_pct, snap->worker_cpu_max, snap->worker_wait_max);
     json_verdict(f, &snap->verdict);
     fputs("}\n", f);
     fflush(f);

@@ -57,6 +57,7 @@ judge(struct session *s, struct snapshot *snap)
                            ? fmin((double)c->connect_us / lat_sum_us, 1.0)
                            : NAN;
     in.worker_cpu_max = snap->worker_cpu_max;
+    in.worker_wait_max = snap->worker_wait_max;
     in.own_cpu_pct = snap->own_cpu_pct;
     in.cores = cpu_cores();
     in.clients = snap->clients;

@@ -45,6 +45,7 @@ struct snapshot {
     int connected;       /* clients with an open connection at the tick */
     int final;           /* the run is over: this is the last interval */
     double worker_cpu_max; /* the busiest worker thread's CPU in this interval, % of a core */
+    double worker_wait_max; /* ... and that thread's wait for a CPU, % of the interval */
     double own_cpu_pct;    /* this whole process's CPU in this interval, % of one core */
     struct verdict verdict; /* what limits throughput (filled by the session) */
     struct wstats cur;   /* this interval */

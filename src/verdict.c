@@ -19,17 +19,21 @@ struct scores {
 };
 
 static const char *const labels[VK__COUNT] = {
-    [VK_NONE] = "no verdict yet",      [VK_CLIENT] = "client-bound",
-    [VK_SERVER_CPU] = "server CPU-bound", [VK_LOCK] = "lock-bound",
-    [VK_COMMIT] = "commit/I/O-bound",  [VK_CONNECTION] = "connection-bound",
-    [VK_NETWORK] = "network-bound",    [VK_UNDERLOADED] = "not enough load",
+    [VK_NONE] = "no verdict yet",
+    [VK_CLIENT] = "client-bound",
+    [VK_SERVER_CPU] = "server CPU-bound",
+    [VK_LOCK] = "lock-bound",
+    [VK_COMMIT] = "commit/I/O-bound",
+    [VK_CONNECTION] = "connection-bound",
+    [VK_NETWORK] = "network-bound",
+    [VK_UNDERLOADED] = "not enough load",
     [VK_MIXED] = "mixed",
 };
 
 static const char *const keys[VK__COUNT] = {
-    [VK_NONE] = "none",         [VK_CLIENT] = "client",       [VK_SERVER_CPU] = "server_cpu",
-    [VK_LOCK] = "lock",         [VK_COMMIT] = "commit",       [VK_CONNECTION] = "connection",
-    [VK_NETWORK] = "network",   [VK_UNDERLOADED] = "underloaded", [VK_MIXED] = "mixed",
+    [VK_NONE] = "none",       [VK_CLIENT] = "client",           [VK_SERVER_CPU] = "server_cpu",
+    [VK_LOCK] = "lock",       [VK_COMMIT] = "commit",           [VK_CONNECTION] = "connection",
+    [VK_NETWORK] = "network", [VK_UNDERLOADED] = "underloaded", [VK_MIXED] = "mixed",
 };
 
 const char *
@@ -86,7 +90,12 @@ max2(double a, double b)
 static double
 server_load(const struct verdict_state *st, const struct verdict_input *in)
 {
-    return max2(frac(in->sig.server_cpu_pct, in->sig.server_cpu_limit), st->cpu_frac);
+    double limit = in->sig.server_cpu_limit;
+
+    /* a local server's threads cannot use more cores than the host has */
+    if (!isnan(in->host_busy_pct) && in->cores > 0 && limit > 100.0 * in->cores)
+        limit = 100.0 * in->cores;
+    return max2(frac(in->sig.server_cpu_pct, limit), st->cpu_frac);
 }
 
 static void
@@ -98,26 +107,37 @@ describe_server(const struct verdict_state *st, const struct verdict_input *in, 
     if (!isnan(g->server_cpu_pct))
         snprintf(buf, len, "server CPU %.0f%%", g->server_cpu_pct);
     else if (!isnan(g->on_cpu))
-        snprintf(buf, len, "server %.0f of %.0f sessions on CPU (%d cores)", g->on_cpu,
-                 g->sessions, in->cores);
+        snprintf(buf, len, "server %.0f of %.0f sessions on CPU (%d cores)", g->on_cpu, g->sessions,
+                 in->cores);
     else if (!isnan(in->host_busy_pct))
         snprintf(buf, len, "host CPU %.0f%%", in->host_busy_pct);
     else
         snprintf(buf, len, "server load unknown");
 }
 
+/*
+ * A worker thread that runs or waits for a CPU all the time can start no
+ * more work: its share of a core plus its run-queue wait is what counts.
+ */
 static void
 score_client(const struct verdict_state *st, const struct verdict_input *in, struct scores *sc,
              const char *server)
 {
-    sc->s[VK_CLIENT] = ramp(in->worker_cpu_max, 75, 95);
-    snprintf(sc->ev[VK_CLIENT], sizeof(sc->ev[0]), "benchtop thread at %.0f%% CPU; %s",
-             in->worker_cpu_max, server);
+    double wait = isnan(in->worker_wait_max) ? 0 : in->worker_wait_max;
+
+    sc->s[VK_CLIENT] = ramp(in->worker_cpu_max + wait, 75, 95);
+    if (wait >= 10)
+        snprintf(sc->ev[VK_CLIENT], sizeof(sc->ev[0]),
+                 "benchtop thread at %.0f%% CPU and %.0f%% waiting for one; %s", in->worker_cpu_max,
+                 wait, server);
+    else
+        snprintf(sc->ev[VK_CLIENT], sizeof(sc->ev[0]), "benchtop thread at %.0f%% CPU; %s",
+                 in->worker_cpu_max, server);
 }
 
 static void
-score_server_cpu(const struct verdict_state *st, const struct verdict_input *in,
-                 struct scores *sc, const char *server)
+score_server_cpu(const struct verdict_state *st, const struct verdict_input *in, struct scores *sc,
+                 const char *server)
 {
     double load = server_load(st, in);
 
@@ -142,8 +162,8 @@ score_waits(struct verdict_state *st, const struct verdict_input *in, struct sco
              g->lock_wait, g->active);
     sc->s[VK_COMMIT] = ramp(commit, 0.25, 0.6);
     snprintf(sc->ev[VK_COMMIT], sizeof(sc->ev[0]),
-             "%.0f of %.0f active sessions wait on the log sync or I/O", g->commit_wait + g->io_wait,
-             g->active);
+             "%.0f of %.0f active sessions wait on the log sync or I/O",
+             g->commit_wait + g->io_wait, g->active);
     if (!isnan(sync))
         snprintf(sc->ev[VK_COMMIT] + strlen(sc->ev[VK_COMMIT]),
                  sizeof(sc->ev[0]) - strlen(sc->ev[VK_COMMIT]), "; log sync %.0f ms/s",
@@ -182,12 +202,13 @@ score_network(const struct verdict_input *in, struct scores *sc, const char *ser
 static void
 score_underloaded(const struct verdict_input *in, struct scores *sc, const char *server)
 {
+    double top = 0,
+           wants = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
     int k;
-    double top = 0;
 
     for (k = VK_CLIENT; k < VK_UNDERLOADED; k++)
         top = sc->s[k] > top ? sc->s[k] : top;
-    sc->s[VK_UNDERLOADED] = top < THRESHOLD && in->worker_cpu_max < 60 ? 0.6 : 0;
+    sc->s[VK_UNDERLOADED] = top < THRESHOLD && wants < 60 ? 0.6 : 0;
     snprintf(sc->ev[VK_UNDERLOADED], sizeof(sc->ev[0]),
              "benchtop thread at %.0f%% CPU, %s, %d clients%s: add clients", in->worker_cpu_max,
              server, in->clients, in->rate > 0 ? " at a set rate" : "");

@@ -33,6 +33,7 @@ struct verdict_input {
     double lat_mean_ms;     /* client latency, last interval */
     double connect_share;   /* -C: connection set-up / latency (0..1); NAN without -C */
     double worker_cpu_max;  /* the busiest worker thread, % of one core */
+    double worker_wait_max; /* ... and its time waiting for a CPU, % of the interval */
     double own_cpu_pct;     /* benchtop as a whole, % of one core */
     double host_busy_pct;   /* the host's CPU when the server runs on it, % of all cores; NAN */
     int cores;              /* the host's cores */

@@ -28,6 +28,7 @@ calm(void)
     in.lat_mean_ms = 2.0;
     in.connect_share = NAN;
     in.worker_cpu_max = 20;
+    in.worker_wait_max = 0;
     in.own_cpu_pct = 25;
     in.host_busy_pct = 30;
     in.cores = 4;
