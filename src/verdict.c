@@ -188,10 +188,10 @@ score_network(const struct verdict_input *in, struct scores *sc, const char *ser
     double busy = sc->s[VK_CLIENT] > sc->s[VK_SERVER_CPU] ? sc->s[VK_CLIENT] : sc->s[VK_SERVER_CPU];
 
     /*
-     * On a saturated host a local round trip is slow because nobody gets a
-     * CPU, not because of the network.
+     * On a saturated host a local round trip of a few ms is slow because
+     * nobody gets a CPU, not because of the network.
      */
-    if (!isnan(in->host_busy_pct) && in->host_busy_pct >= 90)
+    if (!isnan(in->host_busy_pct) && in->host_busy_pct >= 90 && rtt < 5)
         ratio = NAN;
     sc->s[VK_NETWORK] = ramp(ratio, 0.2, 0.5) * (1 - busy);
     snprintf(sc->ev[VK_NETWORK], sizeof(sc->ev[0]),
