@@ -555,5 +555,6 @@ const struct driver_class postgres_driver = {
     .conn_txn_start = pg_conn_txn_start,
     .conn_txn_poll = pg_conn_txn_poll,
     .conn_disconnect = pg_conn_disconnect,
+    .needs_init = 1,
     .init = pg_init_tables,
 };

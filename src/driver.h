@@ -115,6 +115,9 @@ struct driver_class {
     enum drv_status (*conn_txn_poll)(void *conn, struct txn_result *res);
     void (*conn_disconnect)(void *conn);
 
+    /* 1: the workload needs tables that `init` creates; 0: key-value, warmed with --fill. */
+    int needs_init;
+
     /* `benchtop init`: blocking; creates and fills the workload's tables. 0 or -1 with err. */
     int (*init)(const struct init_conf *ic, char *err);
 };

@@ -43,7 +43,7 @@ static const struct command commands[] = {
      "put load on TARGET and report throughput and latency"},
     {"init", CMD_INIT, cmd_init, "benchtop init TARGET [--scale N] [--force]",
      "create and fill the workload's tables (as pgbench -i)"},
-    {"demo", CMD_DEMO, cmd_demo, "benchtop demo [OPTIONS]",
+    {"demo", CMD_DEMO, cmd_demo, "benchtop demo [postgres|redis|memcached|mysql] [OPTIONS]",
      "start a throwaway local server, fill it and run against it"},
     {"watch", CMD_WATCH, cmd_watch, "benchtop watch TARGET... [OPTIONS]",
      "the dashboard with no load: watch servers under someone else's load"},
@@ -331,7 +331,9 @@ demo_load(struct runconf *rc, struct server *srv)
     if (!rc->quiet)
         fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->target_masked,
                 srv->dir);
-    if (rc->driver->init(&ic, err) < 0) {
+    if (!rc->driver->needs_init)
+        rc->fill = 1; /* a key-value store: write the keys first, so gets hit */
+    else if (rc->driver->init(&ic, err) < 0) {
         fprintf(stderr, "benchtop: demo: %s\n", err);
         return 1;
     }
@@ -345,17 +347,31 @@ demo_load(struct runconf *rc, struct server *srv)
     return run_load(rc);
 }
 
+/* "postgres, redis, ..." : the servers a demo can start. */
+static const char *
+demo_names(char *buf, size_t len)
+{
+    const struct server_class *const *c;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (c = server_classes; *c != NULL && used < len; c++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", (*c)->name);
+    return buf;
+}
+
 static int
 cmd_demo(struct runconf *rc, char **pos, int npos)
 {
-    const struct server_class *cls = server_classes[0];
+    const struct server_class *cls = npos > 0 ? server_class_find(pos[0]) : server_classes[0];
     struct server srv;
     char err[BT_ERRLEN];
     sigset_t set;
     int rv;
 
-    if (npos > 0)
-        usage_fatal("demo takes no target (it starts its own servers; use 'benchtop run TARGET')");
+    if (npos > 1 || (npos == 1 && cls == NULL))
+        usage_fatal("demo takes a database name, not '%s' (one of: %s)", pos[npos - 1],
+                    demo_names(err, sizeof(err)));
     if (cls == NULL)
         usage_fatal("no backend compiled in that can start a demo server (install libpq-dev and "
                     "rebuild)");
