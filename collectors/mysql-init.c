@@ -1,0 +1,1075 @@
+/*
+ * mysql-init: targets, blocking connections, error hints and `benchtop
+ * init` for MySQL and MariaDB.
+ *
+ * init reproduces sysbench 1.0's oltp_common.lua prepare: the same
+ * sbtestN tables (columns, engine, primary key, the secondary index k_N
+ * created after the load), the same values (k uniform in [1, table_size],
+ * c and pad as groups of random digits), loaded with multi-row INSERTs, so
+ * sysbench and benchtop can run on the same data. MySQL cannot roll DDL
+ * back, so init remembers which tables it created and drops them again when
+ * it fails or is interrupted (SIGINT, SIGTERM).
+ */
+#include "mysql.h"
+
+#include <errmsg.h>
+#include <mysqld_error.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "rand.h"
+
+static const char target_usage[] =
+    "(use mysql://user:password@host:port/dbname, or ?socket=/path for a unix socket)";
+
+static const char *const my_schemes[] = {"mysql://", "mariadb://"};
+
+/* Blocking connects give up after this long, so a port where nothing speaks MySQL fails soon. */
+enum { CONNECT_TIMEOUT_S = 5 };
+
+/* INSERT statements of init are at most this big (and below the server's max_allowed_packet). */
+enum { BATCH_MAX = 4 << 20, ROW_MAX = 256 };
+
+enum { US_PER_S = 1000000 };
+
+const char my_c_template[MY_C_LEN + 1] =
+    "###########-###########-###########-###########-###########-"
+    "###########-###########-###########-###########-###########";
+const char my_pad_template[MY_PAD_LEN + 1] =
+    "###########-###########-###########-###########-###########";
+
+/* How a ?key=value parameter of the target is applied. */
+enum param_kind {
+    P_STRING, /* a string option */
+    P_BOOL,   /* a my_bool option: 1/0, true/false, on/off */
+    P_SOCKET, /* the unix socket path */
+    P_SSL_MODE,
+};
+
+static const struct my_param {
+    const char *key;
+    enum param_kind kind;
+    enum mysql_option opt;
+} my_params[] = {
+    {"socket", P_SOCKET, 0},
+    {"ssl-mode", P_SSL_MODE, 0},
+    {"ssl-ca", P_STRING, MYSQL_OPT_SSL_CA},
+    {"ssl-capath", P_STRING, MYSQL_OPT_SSL_CAPATH},
+    {"ssl-cert", P_STRING, MYSQL_OPT_SSL_CERT},
+    {"ssl-key", P_STRING, MYSQL_OPT_SSL_KEY},
+    {"ssl-cipher", P_STRING, MYSQL_OPT_SSL_CIPHER},
+#ifdef LIBMARIADB
+    /* Connector/C's names; libmysqlclient has MYSQL_OPT_SSL_MODE instead. */
+    {"ssl", P_BOOL, MYSQL_OPT_SSL_ENFORCE},
+    {"ssl-crl", P_STRING, MYSQL_OPT_SSL_CRL},
+    {"ssl-verify-server-cert", P_BOOL, MYSQL_OPT_SSL_VERIFY_SERVER_CERT},
+    {"tls-version", P_STRING, MARIADB_OPT_TLS_VERSION},
+#endif
+};
+
+enum { N_PARAMS = sizeof my_params / sizeof my_params[0] };
+
+/*
+ * Fixes for the errors users actually meet, by error number; first match
+ * wins. needle narrows an entry to messages containing it (NULL: any).
+ */
+static const struct my_hint {
+    unsigned errnum;
+    const char *needle;
+    const char *hint;
+} my_hints[] = {
+    {ER_ACCESS_DENIED_ERROR, NULL, "(check the user and password, or ~/.my.cnf)"},
+    {ER_DBACCESS_DENIED_ERROR, NULL, "(grant the user access to this database, or name another)"},
+    {ER_BAD_DB_ERROR, NULL,
+     "(create it with CREATE DATABASE, or name an existing database in the target)"},
+    {ER_HOST_NOT_PRIVILEGED, NULL, "(create the user for this client's host, e.g. 'user'@'%')"},
+    {ER_CON_COUNT_ERROR, NULL, "(raise max_connections or close other sessions)"},
+    {ER_TOO_MANY_USER_CONNECTIONS, NULL, "(raise the user's connection limit)"},
+    {ER_SERVER_SHUTDOWN, NULL, "(wait until the server accepts connections)"},
+    {ER_NO_SUCH_TABLE, NULL, "(run: benchtop init TARGET)"},
+    {ER_TABLEACCESS_DENIED_ERROR, NULL, "(grant the user the privileges it needs on the tables)"},
+    {ER_SPECIFIC_ACCESS_DENIED_ERROR, NULL, "(connect as a user with the needed privileges)"},
+    {ER_RECORD_FILE_FULL, NULL, "(free disk space on the server)"},
+    {CR_CONNECTION_ERROR, NULL, "(is the server running? check the socket path)"},
+    {CR_CONN_HOST_ERROR, NULL, "(is the server running and is host:port right?)"},
+    {CR_UNKNOWN_HOST, NULL, "(check the host name)"},
+    {CR_SERVER_LOST, "handshake", "(is host:port a MySQL or MariaDB server?)"},
+    {CR_SERVER_LOST, "initial communication", "(is host:port a MySQL or MariaDB server?)"},
+    {CR_SERVER_LOST, NULL, "(check the server log)"},
+    {CR_SERVER_GONE_ERROR, NULL, "(check the server log)"},
+    {CR_VERSION_ERROR, NULL, "(is host:port a MySQL or MariaDB server?)"},
+    {CR_MALFORMED_PACKET, NULL, "(is host:port a MySQL or MariaDB server?)"},
+    {CR_SERVER_HANDSHAKE_ERR, NULL, "(is host:port a MySQL or MariaDB server?)"},
+    {CR_SSL_CONNECTION_ERROR, NULL, "(check the ssl-* parameters of the target)"},
+    {CR_AUTH_PLUGIN_CANNOT_LOAD, NULL,
+     "(the server asks for an authentication plugin this client lacks)"},
+};
+
+/* Where the password sits in a target string. */
+struct span {
+    size_t off;
+    size_t len;
+};
+
+/* Where the parts of a target are, before percent-decoding. */
+struct uri_parts {
+    struct span user, password, host, port, db, query;
+    int has_password;
+};
+
+/* State of one `benchtop init`. Times are in microseconds. */
+struct init_run {
+    MYSQL *m;
+    const struct init_conf *ic;
+    struct rng rng;
+    char *created; /* [i] for sbtest(i+1), [tables] for the counter table: made by this run */
+    char *batch;   /* one INSERT statement */
+    char db[80];   /* the target's database, for messages */
+    size_t batch_max;
+    int64_t rows_total;
+    int64_t rows_done;
+    int64_t last_tenth;
+    uint64_t last_report_us;
+    int tty;
+    uint64_t drop_us, create_us, insert_us, index_us;
+};
+
+/* ---- targets ---- */
+
+static size_t
+scheme_len(const char *t)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof my_schemes / sizeof my_schemes[0]; i++) {
+        size_t n = strlen(my_schemes[i]);
+        if (strncmp(t, my_schemes[i], n) == 0)
+            return n;
+    }
+    return 0;
+}
+
+/* The last c in [from, to), or to. */
+static size_t
+last_of(const char *t, size_t from, size_t to, char c)
+{
+    size_t i, found = to;
+
+    for (i = from; i < to; i++)
+        if (t[i] == c)
+            found = i;
+    return found;
+}
+
+static size_t
+first_of(const char *t, size_t from, size_t to, char c)
+{
+    size_t i;
+
+    for (i = from; i < to; i++)
+        if (t[i] == c)
+            return i;
+    return to;
+}
+
+/*
+ * user[:password] ends at the last '@' before the query, so that '@', ':'
+ * and '/' in a password work without percent-escapes (as in most drivers);
+ * an '@' in the database name must then be written %40.
+ */
+static void
+split_uri(const char *t, size_t start, struct uri_parts *u)
+{
+    size_t end = strlen(t);
+    size_t q = first_of(t, start, end, '?');
+    size_t at = last_of(t, start, q, '@');
+    size_t host = start, slash, colon;
+
+    memset(u, 0, sizeof *u);
+    if (at < q) {
+        colon = first_of(t, start, at, ':');
+        u->user = (struct span){start, colon - start};
+        if (colon < at) {
+            u->has_password = 1;
+            u->password = (struct span){colon + 1, at - colon - 1};
+        }
+        host = at + 1;
+    }
+    slash = first_of(t, host, q, '/');
+    u->host = (struct span){host, slash - host};
+    if (slash < q)
+        u->db = (struct span){slash + 1, q - slash - 1};
+    if (q < end)
+        u->query = (struct span){q + 1, end - q - 1};
+}
+
+static int
+hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* A decoded, xmalloc'ed copy of the span; NULL (and *bad set) for a broken %-escape. */
+static char *
+decode(const char *t, struct span s, int *bad)
+{
+    char *out = xmalloc(s.len + 1);
+    size_t i, o = 0;
+
+    for (i = 0; i < s.len; i++) {
+        char c = t[s.off + i];
+        if (c == '%') {
+            if (i + 2 >= s.len || hex_value(t[s.off + i + 1]) < 0 ||
+                hex_value(t[s.off + i + 2]) < 0) {
+                *bad = 1;
+                free(out);
+                return NULL;
+            }
+            c = (char)(hex_value(t[s.off + i + 1]) * 16 + hex_value(t[s.off + i + 2]));
+            i += 2;
+        }
+        out[o++] = c;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static int
+invalid(const char *target, const char *why, char *err)
+{
+    char *masked = my_mask_target(target);
+
+    seterr(err, "invalid target '%s': %s %s", masked, why, target_usage);
+    free(masked);
+    return -1;
+}
+
+/* host, [v6host], host:port, [v6host]:port */
+static int
+parse_host_port(const char *t, struct span h, struct uri_parts *u, char *why, size_t whylen)
+{
+    size_t end = h.off + h.len, close, colon;
+
+    u->port = (struct span){end, 0};
+    if (h.len > 0 && t[h.off] == '[') {
+        close = first_of(t, h.off, end, ']');
+        if (close == end) {
+            snprintf(why, whylen, "'[' without ']' in the host");
+            return -1;
+        }
+        u->host = (struct span){h.off + 1, close - h.off - 1};
+        if (close + 1 < end && t[close + 1] != ':') {
+            snprintf(why, whylen, "unexpected text after ']'");
+            return -1;
+        }
+        if (close + 1 < end)
+            u->port = (struct span){close + 2, end - close - 2};
+        return 0;
+    }
+    colon = first_of(t, h.off, end, ':');
+    u->host = (struct span){h.off, colon - h.off};
+    if (colon < end)
+        u->port = (struct span){colon + 1, end - colon - 1};
+    return 0;
+}
+
+static int
+parse_port(const char *t, struct span p, unsigned *port, char *why, size_t whylen)
+{
+    unsigned long v = 0;
+    size_t i;
+
+    if (p.len == 0)
+        return 0;
+    for (i = 0; i < p.len; i++) {
+        char c = t[p.off + i];
+        if (c < '0' || c > '9' || v > 65535) {
+            snprintf(why, whylen, "the port must be a number from 1 to 65535");
+            return -1;
+        }
+        v = v * 10 + (unsigned long)(c - '0');
+    }
+    if (v < 1 || v > 65535) {
+        snprintf(why, whylen, "the port must be a number from 1 to 65535");
+        return -1;
+    }
+    *port = (unsigned)v;
+    return 0;
+}
+
+static int
+parse_bool(const char *v, my_bool *out)
+{
+    static const char *const yes[] = {"1", "true", "on", "yes"};
+    static const char *const no[] = {"0", "false", "off", "no"};
+    size_t i;
+
+    for (i = 0; i < 4; i++) {
+        if (strcasecmp(v, yes[i]) == 0) {
+            *out = 1;
+            return 0;
+        }
+        if (strcasecmp(v, no[i]) == 0) {
+            *out = 0;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void
+add_bool(struct my_target *t, enum mysql_option opt, my_bool v)
+{
+    struct my_option *o = &t->opts[t->nopts++];
+
+    o->opt = opt;
+    o->is_bool = 1;
+    o->flag = v;
+}
+
+/* ssl-mode as in the mysql client: DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY. */
+static int
+apply_ssl_mode(struct my_target *t, const char *v, char *why, size_t whylen)
+{
+#ifdef LIBMARIADB
+    if (strcasecmp(v, "DISABLED") == 0 || strcasecmp(v, "PREFERRED") == 0)
+        return 0;
+    if (strcasecmp(v, "REQUIRED") == 0) {
+        add_bool(t, MYSQL_OPT_SSL_ENFORCE, 1);
+        return 0;
+    }
+    if (strcasecmp(v, "VERIFY_CA") == 0 || strcasecmp(v, "VERIFY_IDENTITY") == 0) {
+        add_bool(t, MYSQL_OPT_SSL_ENFORCE, 1);
+        add_bool(t, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, 1);
+        return 0;
+    }
+#endif
+    snprintf(why, whylen,
+             "ssl-mode must be DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY");
+    return -1;
+}
+
+static const struct my_param *
+find_param(const char *key)
+{
+    char norm[64];
+    size_t i;
+
+    snprintf(norm, sizeof norm, "%s", key);
+    for (i = 0; norm[i] != '\0'; i++)
+        if (norm[i] == '_')
+            norm[i] = '-'; /* ssl_ca as in my.cnf works too */
+    for (i = 0; i < N_PARAMS; i++)
+        if (strcmp(my_params[i].key, norm) == 0)
+            return &my_params[i];
+    return NULL;
+}
+
+static int
+apply_param(struct my_target *t, const char *key, char *value, char *why, size_t whylen)
+{
+    const struct my_param *p = find_param(key);
+    struct my_option *o;
+
+    if (p == NULL) {
+        snprintf(why, whylen,
+                 "unknown parameter '%s' (known: socket, ssl-mode, ssl-ca, ssl-cert, "
+                 "ssl-key, ...)",
+                 key);
+        return -1;
+    }
+    if (t->nopts + 2 > MY_MAX_OPTS) {
+        snprintf(why, whylen, "too many parameters");
+        return -1;
+    }
+    switch (p->kind) {
+    case P_SOCKET:
+        free(t->socket);
+        t->socket = xstrdup(value);
+        return 0;
+    case P_SSL_MODE:
+        return apply_ssl_mode(t, value, why, whylen);
+    case P_BOOL:
+        o = &t->opts[t->nopts];
+        if (parse_bool(value, &o->flag) < 0) {
+            snprintf(why, whylen, "%s takes 1 or 0, not '%s'", p->key, value);
+            return -1;
+        }
+        o->opt = p->opt;
+        o->is_bool = 1;
+        t->nopts++;
+        return 0;
+    case P_STRING:
+        o = &t->opts[t->nopts++];
+        o->opt = p->opt;
+        o->str = xstrdup(value);
+        return 0;
+    }
+    return 0;
+}
+
+static int
+parse_query(const char *s, struct span q, struct my_target *t, char *why, size_t whylen)
+{
+    size_t p = q.off, end = q.off + q.len;
+    int bad = 0;
+
+    while (p < end) {
+        size_t amp = first_of(s, p, end, '&');
+        size_t eq = first_of(s, p, amp, '=');
+        char *key, *value;
+        int rc;
+
+        if (amp == p) {
+            p++;
+            continue;
+        }
+        if (eq == amp) {
+            snprintf(why, whylen, "parameter without a value (write key=value)");
+            return -1;
+        }
+        key = decode(s, (struct span){p, eq - p}, &bad);
+        value = decode(s, (struct span){eq + 1, amp - eq - 1}, &bad);
+        rc = bad ? -1 : apply_param(t, key, value, why, whylen);
+        if (bad)
+            snprintf(why, whylen, "a '%%' not followed by two hex digits");
+        free(key);
+        free(value);
+        if (rc < 0)
+            return -1;
+        p = amp + 1;
+    }
+    return 0;
+}
+
+static char *
+decode_or_null(const char *s, struct span sp, int *bad)
+{
+    return sp.len == 0 ? NULL : decode(s, sp, bad);
+}
+
+static int
+parse_parts(const char *target, const struct uri_parts *u, struct my_target *t, char *why,
+            size_t whylen)
+{
+    int bad = 0;
+
+    t->user = decode_or_null(target, u->user, &bad);
+    if (u->has_password)
+        t->password = decode(target, u->password, &bad); /* "user:@" is an empty password */
+    t->host = decode_or_null(target, u->host, &bad);
+    t->db = decode_or_null(target, u->db, &bad);
+    if (bad) {
+        snprintf(why, whylen, "a '%%' not followed by two hex digits");
+        return -1;
+    }
+    if (t->db != NULL && strchr(t->db, '/') != NULL) {
+        snprintf(why, whylen, "the database name contains '/'");
+        return -1;
+    }
+    /* A host that is a path (percent-encoded, as libpq allows) names a unix socket. */
+    if (t->host != NULL && t->host[0] == '/') {
+        t->socket = t->host;
+        t->host = xstrdup("localhost");
+    }
+    if (parse_port(target, u->port, &t->port, why, whylen) < 0)
+        return -1;
+    return parse_query(target, u->query, t, why, whylen);
+}
+
+int
+my_target_parse(const char *target, struct my_target *t, char *err)
+{
+    size_t start = scheme_len(target);
+    struct uri_parts u;
+    char why[200];
+
+    memset(t, 0, sizeof *t);
+    if (start == 0)
+        return invalid(target, "it does not start with mysql:// or mariadb://", err);
+    split_uri(target, start, &u);
+    if (parse_host_port(target, u.host, &u, why, sizeof why) < 0 ||
+        parse_parts(target, &u, t, why, sizeof why) < 0) {
+        my_target_free(t);
+        return invalid(target, why, err);
+    }
+    return 0;
+}
+
+void
+my_target_free(struct my_target *t)
+{
+    int i;
+
+    free(t->user);
+    free(t->password);
+    free(t->host);
+    free(t->socket);
+    free(t->db);
+    for (i = 0; i < t->nopts; i++)
+        free(t->opts[i].str);
+    memset(t, 0, sizeof *t);
+}
+
+int
+my_target_apply(MYSQL *m, const struct my_target *t, unsigned timeout_s, char *err)
+{
+    int i, rc = 0;
+
+    /*
+     * Reads [client] (and [client-server], [client-mariadb]) plus
+     * [benchtop] from the option files, as the mysql client does; the
+     * target's own user, password, host, port, socket and database win
+     * because they are passed to mysql_real_connect.
+     */
+    rc |= mysql_options(m, MYSQL_READ_DEFAULT_GROUP, "benchtop");
+    if (timeout_s > 0)
+        rc |= mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout_s);
+    for (i = 0; i < t->nopts; i++) {
+        const struct my_option *o = &t->opts[i];
+        rc |= mysql_options(m, o->opt, o->is_bool ? (const void *)&o->flag : o->str);
+    }
+    if (rc != 0)
+        return seterr(err, "the client library rejected an option of the target %s", target_usage);
+    return 0;
+}
+
+/* The password's place in target, or len 0 when it has none. */
+static struct span
+password_span(const char *target)
+{
+    size_t start = scheme_len(target);
+    struct uri_parts u;
+
+    if (start == 0)
+        return (struct span){0, 0};
+    split_uri(target, start, &u);
+    return u.has_password ? u.password : (struct span){0, 0};
+}
+
+char *
+my_mask_target(const char *target)
+{
+    struct span s = password_span(target);
+    size_t n = strlen(target);
+    char *out;
+
+    if (s.len == 0)
+        return xstrdup(target);
+    out = xmalloc(n - s.len + 4);
+    memcpy(out, target, s.off);
+    memcpy(out + s.off, "***", 3);
+    strcpy(out + s.off + 3, target + s.off + s.len);
+    return out;
+}
+
+/* ---- errors ---- */
+
+const char *
+my_error_hint(unsigned errnum, const char *message)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof my_hints / sizeof my_hints[0]; i++) {
+        const struct my_hint *h = &my_hints[i];
+        if (h->errnum == errnum &&
+            (h->needle == NULL || (message != NULL && strstr(message, h->needle) != NULL)))
+            return h->hint;
+    }
+    return "";
+}
+
+int
+my_error_is_conn_lost(unsigned errnum)
+{
+    /*
+     * Client-side errors (2000-2999) mean the client no longer knows the
+     * connection's state: reconnecting is the only safe move. The server
+     * errors are its "going away" ones (shutdown, killed, idle timeout).
+     */
+    if (errnum >= CR_MIN_ERROR && errnum <= 2999)
+        return 1;
+    switch (errnum) {
+    case ER_SERVER_SHUTDOWN:
+    case ER_ABORTING_CONNECTION:
+    case ER_NET_READ_ERROR:
+    case ER_NET_READ_INTERRUPTED:
+    case ER_NET_ERROR_ON_WRITE:
+    case ER_NET_WRITE_INTERRUPTED:
+    case 1927: /* MariaDB ER_CONNECTION_KILLED */
+    case 4031: /* MySQL 8 ER_CLIENT_INTERACTION_TIMEOUT */
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Replaces every copy of the password in line by ***: defensive, servers do not echo it. */
+static void
+scrub(char *line, size_t size, const char *password)
+{
+    size_t plen = password ? strlen(password) : 0;
+    char *p;
+
+    if (plen < 3)
+        return; /* scrubbing "a" would mangle the message and protect nothing */
+    while ((p = strstr(line, password)) != NULL) {
+        size_t tail = strlen(p + plen);
+        if ((size_t)(p - line) + 3 + tail >= size)
+            break;
+        memmove(p + 3, p + plen, tail + 1);
+        memcpy(p, "***", 3);
+    }
+}
+
+static int
+connect_error(MYSQL *m, const struct my_target *t, char *err)
+{
+    char line[BT_ERRLEN], where[300];
+    const char *hint = my_error_hint(mysql_errno(m), mysql_error(m));
+
+    first_line(line, sizeof line, mysql_error(m));
+    scrub(line, sizeof line, t->password);
+    if (t->socket != NULL)
+        snprintf(where, sizeof where, "%s", t->socket);
+    else if (t->port != 0)
+        snprintf(where, sizeof where, "%s:%u", t->host ? t->host : "localhost", t->port);
+    else
+        snprintf(where, sizeof where, "%s", t->host ? t->host : "localhost");
+    return seterr(err, "could not connect to %s: %s%s%s", where, line, *hint ? " " : "", hint);
+}
+
+int
+my_connect_blocking(const char *target, MYSQL **out, char *err)
+{
+    struct my_target t;
+    MYSQL *m;
+    int rc = 0;
+
+    *out = NULL;
+    if (my_target_parse(target, &t, err) < 0)
+        return -1;
+    mysql_library_init(0, NULL, NULL);
+    m = mysql_init(NULL);
+    if (m == NULL) {
+        my_target_free(&t);
+        return seterr(err, "could not connect: out of memory");
+    }
+    if (my_target_apply(m, &t, CONNECT_TIMEOUT_S, err) < 0)
+        rc = -1;
+    else if (mysql_real_connect(m, t.host, t.user, t.password, t.db, t.port, t.socket, 0) == NULL)
+        rc = connect_error(m, &t, err);
+    my_target_free(&t);
+    if (rc < 0) {
+        mysql_close(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+int
+my_sql_error(MYSQL *m, const char *verb, const char *object, char *err)
+{
+    char line[BT_ERRLEN];
+    const char *hint = my_error_hint(mysql_errno(m), mysql_error(m));
+
+    first_line(line, sizeof line, mysql_error(m));
+    return seterr(err, "could not %s %s: %s%s%s", verb, object, line, *hint ? " " : "", hint);
+}
+
+/* ---- random values ---- */
+
+void
+my_rand_digits(char *out, const char *template, struct rng *rng)
+{
+    uint64_t r = 0;
+    int left = 0;
+
+    /* One 64-bit draw gives 19 decimal digits (10^19 < 2^64; the bias is below 1e-19 * 10). */
+    for (; *template != '\0'; template ++, out++) {
+        if (*template != '#') {
+            *out = *template;
+            continue;
+        }
+        if (left == 0) {
+            r = rng_next(rng);
+            left = 19;
+        }
+        *out = (char)('0' + r % 10);
+        r /= 10;
+        left--;
+    }
+}
+
+/* ---- `benchtop init` ---- */
+
+static void say(const struct init_run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+say(const struct init_run *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (r->ic->quiet)
+        return;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static double
+seconds(uint64_t us)
+{
+    return (double)us / US_PER_S;
+}
+
+/* At most once a second; in place on a terminal, a line per new tenth elsewhere. */
+static void
+report_progress(struct init_run *r)
+{
+    uint64_t now = now_us();
+    int64_t tenth = r->rows_done * 10 / r->rows_total;
+    int done = r->rows_done == r->rows_total;
+
+    if (r->ic->quiet)
+        return;
+    if (!done && (now - r->last_report_us < US_PER_S || (!r->tty && tenth <= r->last_tenth)))
+        return;
+    fprintf(stderr, "inserting rows... %lld of %lld (%d%%)%c", (long long)r->rows_done,
+            (long long)r->rows_total, (int)(r->rows_done * 100 / r->rows_total),
+            r->tty && !done ? '\r' : '\n');
+    r->last_report_us = now;
+    r->last_tenth = tenth;
+}
+
+/* Ctrl-C or SIGTERM arrived (they are blocked during init and looked at between statements). */
+static int
+interrupted(void)
+{
+    sigset_t pending;
+
+    sigpending(&pending);
+    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM);
+}
+
+static int
+run_sql(struct init_run *r, const char *sql, const char *verb, const char *object, char *err)
+{
+    if (mysql_query(r->m, sql) != 0)
+        return my_sql_error(r->m, verb, object, err);
+    return 0;
+}
+
+static int
+check_database(struct init_run *r, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+    int ok;
+
+    if (mysql_query(r->m, "SELECT DATABASE()") != 0 || (res = mysql_store_result(r->m)) == NULL)
+        return my_sql_error(r->m, "read", "the current database", err);
+    row = mysql_fetch_row(res);
+    ok = row != NULL && row[0] != NULL;
+    if (ok)
+        snprintf(r->db, sizeof r->db, "%s", row[0]);
+    mysql_free_result(res);
+    if (!ok)
+        return seterr(err, "the target names no database (add one: mysql://user@host:port/dbname; "
+                           "create it with CREATE DATABASE)");
+    return 0;
+}
+
+/* 1 if name is one of the tables this init would create. */
+static int
+ours(const struct init_run *r, const char *name)
+{
+    char *end;
+    long n;
+
+    if (strcmp(name, MY_COUNTER_TABLE) == 0)
+        return 1;
+    if (strncmp(name, "sbtest", 6) != 0 || name[6] < '1' || name[6] > '9')
+        return 0;
+    n = strtol(name + 6, &end, 10);
+    return *end == '\0' && n >= 1 && n <= r->ic->tables;
+}
+
+/* Existing tables may hold someone's data: touch them only when asked to. */
+static int
+check_existing(struct init_run *r, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+    char names[160] = "";
+    int found = 0;
+
+    if (mysql_query(r->m,
+                    "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+                    "DATABASE() AND (TABLE_NAME LIKE 'sbtest%' OR TABLE_NAME = '" MY_COUNTER_TABLE
+                    "') ORDER BY LENGTH(TABLE_NAME), TABLE_NAME") != 0 ||
+        (res = mysql_store_result(r->m)) == NULL)
+        return my_sql_error(r->m, "look for", "existing tables", err);
+    while ((row = mysql_fetch_row(res)) != NULL) {
+        size_t len = strlen(names);
+        if (row[0] == NULL || !ours(r, row[0]))
+            continue;
+        if (found++ < 3)
+            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", row[0]);
+    }
+    mysql_free_result(res);
+    if (found > 0 && !r->ic->force)
+        return seterr(err,
+                      "%d of the tables already exist (%s%s) in database %s (use --force to "
+                      "drop and recreate them)",
+                      found, names, found > 3 ? ", ..." : "", r->db);
+    return 0;
+}
+
+static int
+drop_table(struct init_run *r, const char *name, char *err)
+{
+    char sql[96];
+
+    snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS %s", name);
+    return run_sql(r, sql, "drop", name, err);
+}
+
+static int
+drop_old(struct init_run *r, char *err)
+{
+    char name[32];
+    int i;
+
+    say(r, "dropping old tables...");
+    for (i = 1; i <= r->ic->tables; i++) {
+        snprintf(name, sizeof name, "sbtest%d", i);
+        if (drop_table(r, name, err) < 0)
+            return -1;
+    }
+    return drop_table(r, MY_COUNTER_TABLE, err);
+}
+
+/* sysbench 1.0's CREATE TABLE, word for word (auto_inc on, secondary off). */
+static int
+create_table(struct init_run *r, int n, char *err)
+{
+    char sql[512], name[32];
+
+    snprintf(name, sizeof name, "sbtest%d", n);
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE sbtest%d(\n"
+             "  id INTEGER NOT NULL AUTO_INCREMENT,\n"
+             "  k INTEGER DEFAULT '0' NOT NULL,\n"
+             "  c CHAR(120) DEFAULT '' NOT NULL,\n"
+             "  pad CHAR(60) DEFAULT '' NOT NULL,\n"
+             "  PRIMARY KEY (id)\n"
+             ") /*! ENGINE = innodb */ ",
+             n);
+    if (run_sql(r, sql, "create", name, err) < 0)
+        return -1;
+    r->created[n - 1] = 1;
+    return 0;
+}
+
+static size_t
+put_row(struct init_run *r, char *dst, int first)
+{
+    size_t n = 0;
+
+    if (!first)
+        dst[n++] = ',';
+    n += (size_t)sprintf(dst + n, "(%lld,'", (long long)rng_range(&r->rng, 1, r->ic->table_size));
+    my_rand_digits(dst + n, my_c_template, &r->rng);
+    n += sizeof my_c_template - 1;
+    memcpy(dst + n, "','", 3);
+    n += 3;
+    my_rand_digits(dst + n, my_pad_template, &r->rng);
+    n += sizeof my_pad_template - 1;
+    memcpy(dst + n, "')", 2);
+    return n + 2;
+}
+
+static int
+insert_rows(struct init_run *r, int n, char *err)
+{
+    char head[64], name[32];
+    long long row = 0;
+    size_t hlen, len;
+
+    snprintf(name, sizeof name, "sbtest%d", n);
+    hlen = (size_t)snprintf(head, sizeof head, "INSERT INTO sbtest%d(k, c, pad) VALUES", n);
+    while (row < r->ic->table_size) {
+        memcpy(r->batch, head, hlen);
+        len = hlen;
+        for (; row < r->ic->table_size && len + ROW_MAX < r->batch_max; row++) {
+            len += put_row(r, r->batch + len, len == hlen);
+            r->rows_done++;
+        }
+        if (mysql_real_query(r->m, r->batch, (unsigned long)len) != 0)
+            return my_sql_error(r->m, "insert into", name, err);
+        if (interrupted())
+            return seterr(err, "interrupted; the tables created so far were dropped again");
+        report_progress(r);
+    }
+    return 0;
+}
+
+static int
+create_index(struct init_run *r, int n, char *err)
+{
+    char sql[96], name[32];
+
+    snprintf(name, sizeof name, "sbtest%d", n);
+    snprintf(sql, sizeof sql, "CREATE INDEX k_%d ON sbtest%d(k)", n, n);
+    return run_sql(r, sql, "index", name, err);
+}
+
+static int
+create_counter(struct init_run *r, char *err)
+{
+    if (run_sql(r,
+                "CREATE TABLE " MY_COUNTER_TABLE "(id INTEGER NOT NULL, n BIGINT DEFAULT 0 NOT "
+                "NULL, PRIMARY KEY (id)) /*! ENGINE = innodb */",
+                "create", MY_COUNTER_TABLE, err) < 0)
+        return -1;
+    r->created[r->ic->tables] = 1;
+    return run_sql(r, "INSERT INTO " MY_COUNTER_TABLE "(id, n) VALUES (1, 0)", "fill",
+                   MY_COUNTER_TABLE, err);
+}
+
+/* The largest INSERT the server takes, within BATCH_MAX. */
+static void
+pick_batch_size(struct init_run *r)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+    long long max = 0;
+
+    if (mysql_query(r->m, "SELECT @@max_allowed_packet") == 0 &&
+        (res = mysql_store_result(r->m)) != NULL) {
+        row = mysql_fetch_row(res);
+        if (row != NULL && row[0] != NULL)
+            max = atoll(row[0]);
+        mysql_free_result(res);
+    }
+    r->batch_max = max > 0 && max - 1024 < BATCH_MAX ? (size_t)(max - 1024) : BATCH_MAX;
+    if (r->batch_max < 4 * ROW_MAX)
+        r->batch_max = 4 * ROW_MAX;
+}
+
+static int
+build_table(struct init_run *r, int n, char *err)
+{
+    uint64_t t0 = now_us();
+
+    say(r, "creating table sbtest%d...", n);
+    if (create_table(r, n, err) < 0)
+        return -1;
+    r->create_us += now_us() - t0;
+    t0 = now_us();
+    if (insert_rows(r, n, err) < 0)
+        return -1;
+    r->insert_us += now_us() - t0;
+    t0 = now_us();
+    say(r, "creating a secondary index on sbtest%d...", n);
+    if (create_index(r, n, err) < 0)
+        return -1;
+    r->index_us += now_us() - t0;
+    return interrupted() ? seterr(err, "interrupted; the tables created so far were dropped again")
+                         : 0;
+}
+
+static int
+build_all(struct init_run *r, char *err)
+{
+    uint64_t t0;
+    int i;
+
+    if (check_database(r, err) < 0 || check_existing(r, err) < 0)
+        return -1;
+    t0 = now_us();
+    if (r->ic->force && drop_old(r, err) < 0)
+        return -1;
+    r->drop_us = now_us() - t0;
+    pick_batch_size(r);
+    r->batch = xmalloc(r->batch_max);
+    r->rows_total = (int64_t)r->ic->tables * r->ic->table_size;
+    r->last_report_us = now_us();
+    for (i = 1; i <= r->ic->tables; i++)
+        if (build_table(r, i, err) < 0)
+            return -1;
+    return create_counter(r, err);
+}
+
+/* After a failure: what this run created goes again (DDL cannot be rolled back). */
+static void
+undo(struct init_run *r)
+{
+    char name[32], ignored[BT_ERRLEN];
+    int i;
+
+    for (i = 1; i <= r->ic->tables; i++) {
+        snprintf(name, sizeof name, "sbtest%d", i);
+        if (r->created[i - 1])
+            drop_table(r, name, ignored);
+    }
+    if (r->created[r->ic->tables])
+        drop_table(r, MY_COUNTER_TABLE, ignored);
+}
+
+static void
+print_summary(const struct init_run *r, uint64_t total_us)
+{
+    say(r, "done in %.2f s (drop %.2f s, create %.2f s, insert %.2f s, index %.2f s)",
+        seconds(total_us), seconds(r->drop_us), seconds(r->create_us), seconds(r->insert_us),
+        seconds(r->index_us));
+}
+
+int
+my_init(const struct init_conf *ic, char *err)
+{
+    struct init_run r = {0};
+    sigset_t stop, old;
+    uint64_t t0 = now_us();
+    int rc;
+
+    if (ic->tables < 1 || ic->table_size < 1)
+        return seterr(err, "--tables and --table-size must be at least 1");
+    if (my_connect_blocking(ic->target, &r.m, err) < 0)
+        return -1;
+    r.ic = ic;
+    r.tty = isatty(STDERR_FILENO);
+    rng_seed(&r.rng, now_us());
+    r.created = xcalloc((size_t)ic->tables + 1, 1);
+    /* Held until the end and looked at between statements, so a Ctrl-C still cleans up. */
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    rc = build_all(&r, err);
+    if (rc < 0)
+        undo(&r);
+    mysql_close(r.m);
+    free(r.created);
+    free(r.batch);
+    if (rc == 0)
+        print_summary(&r, now_us() - t0);
+    /* A signal that arrived is delivered here, after the clean-up, unless the caller blocks it. */
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
