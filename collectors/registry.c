@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "collector.h"
 #include "driver.h"
 #include "server.h"
 
@@ -13,10 +14,25 @@
 extern const struct driver_class postgres_driver;
 extern const struct server_class postgres_server_class;
 #endif
+#ifdef HAVE_MYSQL
+extern const struct driver_class mysql_driver;
+extern const struct collector_class mysql_collector;
+extern const struct server_class mysql_server_class;
+#endif
 
 const struct driver_class *const driver_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_driver,
+#endif
+#ifdef HAVE_MYSQL
+    &mysql_driver,
+#endif
+    NULL,
+};
+
+const struct collector_class *const collector_classes[] = {
+#ifdef HAVE_MYSQL
+    &mysql_collector,
 #endif
     NULL,
 };
@@ -24,6 +40,9 @@ const struct driver_class *const driver_classes[] = {
 const struct server_class *const server_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_server_class,
+#endif
+#ifdef HAVE_MYSQL
+    &mysql_server_class,
 #endif
     NULL,
 };

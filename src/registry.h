@@ -5,7 +5,10 @@
 #include "driver.h"
 #include "server.h"
 
+struct collector_class;
+
 extern const struct driver_class *const driver_classes[];
+extern const struct collector_class *const collector_classes[];
 extern const struct server_class *const server_classes[];
 
 /* The driver for a target (by URI scheme, then by claims()), or NULL. */
