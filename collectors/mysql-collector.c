@@ -43,6 +43,19 @@ static const char process_sql[] =
     "AND GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', "
     "SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')";
 
+/*
+ * Stand-ins for a counter a server lacks: MariaDB 10.6+ dropped
+ * Innodb_rows_read but counts the same rows (temporary tables excluded) as
+ * Rows_read. Handler_write is no stand-in for Innodb_rows_inserted: it also
+ * counts the temporary tables of DISTINCT and ORDER BY, so those rows stay
+ * "n/a" on MariaDB rather than show a wrong figure.
+ */
+static const struct alternate {
+    enum my_status_var var, alt;
+} alternates[] = {
+    {MY_ROWS_READ, MY_SQL_ROWS_READ},
+};
+
 /* A rate row: which counter, its label and when it deserves attention. */
 struct rate_row {
     enum my_status_var var;
@@ -99,12 +112,19 @@ find_status(const char *name, size_t len)
     return -1;
 }
 
-static void
-trim(const char **p, const char **end)
+static int
+is_blank(char c, int tabs)
 {
-    while (*p < *end && (**p == ' ' || **p == '\t'))
+    return c == ' ' || c == '\r' || (tabs && c == '\t');
+}
+
+/* Trims blanks; tabs only when asked, since a tab separates an empty value from its name. */
+static void
+trim(const char **p, const char **end, int tabs)
+{
+    while (*p < *end && is_blank(**p, tabs))
         (*p)++;
-    while (*end > *p && ((*end)[-1] == ' ' || (*end)[-1] == '\t' || (*end)[-1] == '\r'))
+    while (*end > *p && is_blank((*end)[-1], tabs))
         (*end)--;
 }
 
@@ -119,7 +139,7 @@ split_line(const char *line, const char *eol, const char **name, const char **na
 {
     const char *sep;
 
-    trim(&line, &eol);
+    trim(&line, &eol, 0);
     if (line == eol || *line == '+')
         return 0;
     if (*line == '|') {
@@ -136,8 +156,8 @@ split_line(const char *line, const char *eol, const char **name, const char **na
     *name_end = sep;
     *value = sep + 1;
     *value_end = eol;
-    trim(name, name_end);
-    trim(value, value_end);
+    trim(name, name_end, 1);
+    trim(value, value_end, 1);
     return 1;
 }
 
@@ -264,12 +284,39 @@ my_setting_set(struct my_sample *s, const char *name, const char *value)
 
 /* ---- deriving rows (pure) ---- */
 
+/* The variable that stands for v in cur: v itself, or its stand-in when only that is there. */
+static enum my_status_var
+source(const struct my_sample *cur, enum my_status_var v)
+{
+    size_t i;
+
+    if (present(cur, v))
+        return v;
+    for (i = 0; i < sizeof alternates / sizeof alternates[0]; i++)
+        if (alternates[i].var == v && present(cur, alternates[i].alt))
+            return alternates[i].alt;
+    return v;
+}
+
+/* 1 if v is a stand-in, or a counter whose stand-in is there: not worth a "missing" note. */
+static int
+covered(const struct my_sample *cur, enum my_status_var v)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof alternates / sizeof alternates[0]; i++)
+        if (alternates[i].alt == v || (alternates[i].var == v && present(cur, alternates[i].alt)))
+            return 1;
+    return 0;
+}
+
 /* The counter's increase per second, or NAN when it cannot be known. */
 static double
 rate(const struct my_sample *prev, const struct my_sample *cur, enum my_status_var v, double secs)
 {
     double d;
 
+    v = source(cur, v);
     if (prev == NULL || secs <= 0 || !present(prev, v) || !present(cur, v))
         return NAN;
     d = cur->status[v] - prev->status[v];
@@ -291,7 +338,7 @@ rate_rows(struct coll_view *v, const char *section, const struct rate_row *rows,
     for (i = 0; i < n; i++) {
         const struct rate_row *r = &rows[i];
         double x = rate(prev, cur, r->var, secs);
-        if (!present(cur, r->var))
+        if (!present(cur, source(cur, r->var)))
             missing_row(v, section, r->label);
         else if (isnan(x))
             coll_row_add(v, section, r->label, NAN, ROW_NORMAL, "-");
@@ -486,8 +533,7 @@ setting_rows(struct coll_view *v, const struct my_sample *s)
 static void
 write_note(struct coll_view *v, const struct my_sample *cur)
 {
-    char names[160] = "";
-    size_t len = 0;
+    size_t base, len;
     int i;
 
     if (cur->proc_partial) {
@@ -495,12 +541,13 @@ write_note(struct coll_view *v, const struct my_sample *cur)
                  "sessions show only this user's own (grant PROCESS to see all)");
         return;
     }
-    for (i = 0; i < MY_NSTATUS && len < sizeof names; i++)
-        if (!present(cur, (enum my_status_var)i))
-            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
-                                    status_names[i]);
-    if (len > 0)
-        snprintf(v->note, sizeof v->note, "not reported by this server: %s", names);
+    len = base = (size_t)snprintf(v->note, sizeof v->note, "not reported by this server: ");
+    for (i = 0; i < MY_NSTATUS && len < sizeof v->note; i++)
+        if (!present(cur, (enum my_status_var)i) && !covered(cur, (enum my_status_var)i))
+            len += (size_t)snprintf(v->note + len, sizeof v->note - len, "%s%s",
+                                    len > base ? ", " : "", status_names[i]);
+    if (len == base)
+        v->note[0] = '\0';
 }
 
 void

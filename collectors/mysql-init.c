@@ -95,7 +95,9 @@ static const struct my_hint {
     {ER_TABLEACCESS_DENIED_ERROR, NULL, "(grant the user the privileges it needs on the tables)"},
     {ER_SPECIFIC_ACCESS_DENIED_ERROR, NULL, "(connect as a user with the needed privileges)"},
     {ER_RECORD_FILE_FULL, NULL, "(free disk space on the server)"},
-    {CR_CONNECTION_ERROR, NULL, "(is the server running? check the socket path)"},
+    /* Connector/C reports refused TCP connections as 2002 too, with a host in the message. */
+    {CR_CONNECTION_ERROR, "socket", "(is the server running? check the socket path)"},
+    {CR_CONNECTION_ERROR, NULL, "(is the server running and is host:port right?)"},
     {CR_CONN_HOST_ERROR, NULL, "(is the server running and is host:port right?)"},
     {CR_UNKNOWN_HOST, NULL, "(check the host name)"},
     {CR_SERVER_LOST, "handshake", "(is host:port a MySQL or MariaDB server?)"},
@@ -545,11 +547,12 @@ my_target_apply(MYSQL *m, const struct my_target *t, unsigned timeout_s, char *e
     return 0;
 }
 
-/* The password's place in target, or len 0 when it has none. */
+/* The password's place in target, or len 0 when it has none; any scheme://, to be safe. */
 static struct span
 password_span(const char *target)
 {
-    size_t start = scheme_len(target);
+    const char *sep = strstr(target, "://");
+    size_t start = sep ? (size_t)(sep - target) + 3 : 0;
     struct uri_parts u;
 
     if (start == 0)

@@ -151,6 +151,7 @@ extern const char my_pad_template[MY_PAD_LEN + 1];
     X(ROWS_INSERTED, "Innodb_rows_inserted")                                                       \
     X(ROWS_UPDATED, "Innodb_rows_updated")                                                         \
     X(ROWS_DELETED, "Innodb_rows_deleted")                                                         \
+    X(SQL_ROWS_READ, "Rows_read") /* MariaDB, which has no Innodb_rows_read */                     \
     X(TMP_DISK_TABLES, "Created_tmp_disk_tables")                                                  \
     X(SLOW_QUERIES, "Slow_queries")
 
