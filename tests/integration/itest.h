@@ -183,7 +183,7 @@ itest_lines(const char *text)
 }
 
 /* A connection to the test server (the target with its database replaced). */
-static PGconn *
+static inline PGconn *
 itest_pg(const char *dbname)
 {
     const char *keys[] = {"dbname", "dbname", NULL};
