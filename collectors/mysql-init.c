@@ -22,7 +22,9 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "rand.h"
+#include "runconf.h"
 
 static const char target_usage[] =
     "(use mysql://user:password@host:port/dbname, or ?socket=/path for a unix socket)";
@@ -692,6 +694,157 @@ my_sql_error(MYSQL *m, const char *verb, const char *object, char *err)
     return seterr(err, "could not %s %s: %s%s%s", verb, object, line, *hint ? " " : "", hint);
 }
 
+/* ---- what a run needs ---- */
+
+/* The connection's database into db; -1 with a hint when the target names none. */
+static int
+current_db(MYSQL *m, char *db, size_t dblen, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+    int ok;
+
+    if (mysql_query(m, "SELECT DATABASE()") != 0 || (res = mysql_store_result(m)) == NULL)
+        return my_sql_error(m, "read", "the current database", err);
+    row = mysql_fetch_row(res);
+    ok = row != NULL && row[0] != NULL;
+    if (ok)
+        snprintf(db, dblen, "%s", row[0]);
+    mysql_free_result(res);
+    if (!ok)
+        return seterr(err, "the target names no database (add one: "
+                           "mysql://user@host:port/dbname; create it with CREATE DATABASE)");
+    return 0;
+}
+
+static int
+query_int64(MYSQL *m, const char *sql, int64_t *out, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+
+    if (mysql_query(m, sql) != 0 || (res = mysql_store_result(m)) == NULL)
+        return my_sql_error(m, "run", sql, err);
+    row = mysql_fetch_row(res);
+    *out = row != NULL && row[0] != NULL ? strtoll(row[0], NULL, 10) : -1;
+    mysql_free_result(res);
+    return 0;
+}
+
+/* How many of sbtest1, sbtest2, ... exist without a gap (the highest is <= limit). */
+static int
+count_tables(MYSQL *m, int limit, int *count, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+    char *have = xcalloc((size_t)limit + 2, 1);
+    int n;
+
+    if (mysql_query(m, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+                       "DATABASE() AND TABLE_NAME LIKE 'sbtest%'") != 0 ||
+        (res = mysql_store_result(m)) == NULL) {
+        free(have);
+        return my_sql_error(m, "look for", "the sbtest tables", err);
+    }
+    while ((row = mysql_fetch_row(res)) != NULL) {
+        char *end;
+        long i;
+        if (row[0] == NULL || row[0][6] < '1' || row[0][6] > '9')
+            continue; /* sbtest01 is not sbtest1 */
+        i = strtol(row[0] + 6, &end, 10);
+        if (*end == '\0' && i <= limit)
+            have[i] = 1;
+    }
+    mysql_free_result(res);
+    for (n = 0; n < limit && have[n + 1]; n++)
+        ;
+    free(have);
+    *count = n;
+    return 0;
+}
+
+/*
+ * --tables as given, else every sbtestN present from 1 on. Without
+ * --table-size, the smallest table's largest id: sysbench's tables hold
+ * ids 1..table_size, and neither read-write nor insert leaves gaps below.
+ */
+static int
+find_tables(MYSQL *m, const struct runconf *rc, int empty_ok, struct my_tables *out, char *err)
+{
+    const char *db = out->db;
+    int given = options_given(rc, "tables");
+    int n = 0, i;
+    int64_t max, least = -1;
+    char sql[96];
+
+    if (count_tables(m, given ? rc->tables : 10000, &n, err) < 0)
+        return -1;
+    if (n == 0)
+        return seterr(err,
+                      "sysbench tables not found in database %s: no table sbtest1 (run: "
+                      "benchtop init TARGET --tables N --table-size M)",
+                      db);
+    if (given && n < rc->tables)
+        return seterr(err,
+                      "table sbtest%d not found in database %s (run: benchtop init TARGET "
+                      "--tables %d --table-size M --force)",
+                      n + 1, db, rc->tables);
+    out->tables = given ? rc->tables : n;
+    out->table_size = rc->table_size;
+    if (options_given(rc, "table-size"))
+        return 0;
+    for (i = 1; i <= out->tables; i++) {
+        snprintf(sql, sizeof sql, "SELECT MAX(id) FROM sbtest%d", i);
+        if (query_int64(m, sql, &max, err) < 0)
+            return -1;
+        if (least < 0 || max < least)
+            least = max;
+    }
+    if (least > 0)
+        out->table_size = least;
+    else if (!empty_ok)
+        return seterr(err,
+                      "table sbtest%d is empty in database %s (run: benchtop init TARGET "
+                      "--force)",
+                      out->tables, db);
+    return 0;
+}
+
+static int
+find_counter(MYSQL *m, const char *db, char *err)
+{
+    int64_t n;
+
+    if (query_int64(m, "SELECT COUNT(*) FROM " MY_COUNTER_TABLE " WHERE id = 1", &n, err) < 0) {
+        if (mysql_errno(m) == ER_NO_SUCH_TABLE)
+            return seterr(err,
+                          "table " MY_COUNTER_TABLE " not found in database %s (run: "
+                          "benchtop init TARGET)",
+                          db);
+        return -1;
+    }
+    if (n != 1)
+        return seterr(err,
+                      MY_COUNTER_TABLE " has no row with id 1 in database %s (run: benchtop "
+                                       "init TARGET --force)",
+                      db);
+    return 0;
+}
+
+int
+my_find_tables(MYSQL *m, const struct runconf *rc, int uses_sbtest, int empty_ok,
+               struct my_tables *out, char *err)
+{
+    memset(out, 0, sizeof *out);
+    out->tables = 1;
+    out->table_size = rc->table_size;
+    if (current_db(m, out->db, sizeof out->db, err) < 0)
+        return -1;
+    if (uses_sbtest)
+        return find_tables(m, rc, empty_ok, out, err);
+    return find_counter(m, out->db, err);
+}
+
 /* ---- random values ---- */
 
 void
@@ -774,26 +927,6 @@ run_sql(struct init_run *r, const char *sql, const char *verb, const char *objec
 {
     if (mysql_query(r->m, sql) != 0)
         return my_sql_error(r->m, verb, object, err);
-    return 0;
-}
-
-static int
-check_database(struct init_run *r, char *err)
-{
-    MYSQL_RES *res;
-    MYSQL_ROW row;
-    int ok;
-
-    if (mysql_query(r->m, "SELECT DATABASE()") != 0 || (res = mysql_store_result(r->m)) == NULL)
-        return my_sql_error(r->m, "read", "the current database", err);
-    row = mysql_fetch_row(res);
-    ok = row != NULL && row[0] != NULL;
-    if (ok)
-        snprintf(r->db, sizeof r->db, "%s", row[0]);
-    mysql_free_result(res);
-    if (!ok)
-        return seterr(err, "the target names no database (add one: mysql://user@host:port/dbname; "
-                           "create it with CREATE DATABASE)");
     return 0;
 }
 
@@ -1003,7 +1136,7 @@ build_all(struct init_run *r, char *err)
     uint64_t t0;
     int i;
 
-    if (check_database(r, err) < 0 || check_existing(r, err) < 0)
+    if (current_db(r->m, r->db, sizeof r->db, err) < 0 || check_existing(r, err) < 0)
         return -1;
     t0 = now_us();
     if (r->ic->force && drop_old(r, err) < 0)

@@ -93,6 +93,27 @@ int my_connect_blocking(const char *target, MYSQL **out, char *err);
 /* "could not VERB OBJECT: server message (fix)" for the last error on m; returns -1. */
 int my_sql_error(MYSQL *m, const char *verb, const char *object, char *err);
 
+/* --- what a run needs in the database (mysql-init.c) --- */
+
+struct runconf;
+
+struct my_tables {
+    char db[80];        /* the target's database */
+    int tables;         /* sbtest1..tables */
+    int64_t table_size; /* their ids: 1..table_size */
+};
+
+/*
+ * Blocking, before a run: the target must name a database that holds what
+ * the workload needs. With uses_sbtest: sbtest1..N, N from --tables or else
+ * every table present from sbtest1 on; the size from --table-size or else
+ * the smallest table's largest id (empty tables only when empty_ok).
+ * Without: the counter table and its row. 0, or -1 with a one-line
+ * "problem (run: benchtop init ...)" in err.
+ */
+int my_find_tables(MYSQL *m, const struct runconf *rc, int uses_sbtest, int empty_ok,
+                   struct my_tables *out, char *err);
+
 /* --- `benchtop init` (mysql-init.c) --- */
 
 /* The counter workload's table: one row (id 1) whose n each transaction increments. */
@@ -117,6 +138,27 @@ void my_rand_digits(char *out, const char *template, struct rng *rng);
 enum { MY_C_LEN = 119, MY_PAD_LEN = 59 };
 extern const char my_c_template[MY_C_LEN + 1];
 extern const char my_pad_template[MY_PAD_LEN + 1];
+
+/* --- a thread per connection, without the non-blocking API (mysql-thread.c) --- */
+
+struct my_thread;
+
+/* Starts the connection's thread (idle). */
+struct my_thread *my_thread_new(void);
+/* Readable once the job handed over last has finished: what the worker waits on. */
+int my_thread_fd(const struct my_thread *t);
+/* Hands job(arg) to the thread; none may be running. Returns at once. */
+void my_thread_post(struct my_thread *t, void (*job)(void *), void *arg);
+/* 1 (and the fd drained) if no job runs any more; 0 if one still runs. Never blocks. */
+int my_thread_take(struct my_thread *t);
+/* The socket the jobs block on (-1: none): my_thread_cancel shuts it down. Called by jobs. */
+void my_thread_set_cancel_fd(struct my_thread *t, int fd);
+/* Ends a running job early by shutting its socket down (its call fails as a lost connection). */
+void my_thread_cancel(struct my_thread *t);
+/* Runs job(arg) on the thread and waits for it (after the running job, if any). */
+void my_thread_run(struct my_thread *t, void (*job)(void *), void *arg);
+/* Waits for a running job, then ends the thread. NULL is fine. */
+void my_thread_free(struct my_thread *t);
 
 /* --- the collector's pure half (mysql-collector.c) --- */
 
