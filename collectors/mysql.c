@@ -36,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
 #include "runconf.h"
 
 enum my_mode { MODE_TEXT, MODE_PREPARED };
@@ -212,6 +211,11 @@ struct my_conn {
     MYSQL_STMT **stmts;  /* [slot * tables + table - 1]; NULL: not prepared on this connection */
     struct my_values v;
     char text[TEXT_MAX];
+    /* without the non-blocking API: the connection's thread and its job's outcome */
+    struct my_thread *th;
+    struct txn_result *job_res;
+    enum drv_status job_status;
+    char job_err[BT_ERRLEN];
 };
 
 static const struct my_workload *
@@ -379,10 +383,14 @@ bind_values(struct my_conn *c, MYSQL_STMT *stmt, enum my_stmt st)
 /* ---- the library calls: the one place that knows whether they block ---- */
 
 /*
- * Each *_start returns the MYSQL_WAIT_* bits to wait for, or 0 when the
- * call finished (its result in c->ret, c->res or c->ret_conn). resume()
- * continues whatever call the phase left waiting.
+ * Each call_* returns the MYSQL_WAIT_* bits to wait for, or 0 when the
+ * call finished (its result in c->ret or c->res). resume() continues
+ * whatever call the phase left waiting. Without the non-blocking API they
+ * are the blocking calls, which always finish: the connection's own thread
+ * (mysql-thread.c) runs them.
  */
+#ifdef HAVE_MYSQL_NONBLOCK
+
 static int
 call_query(struct my_conn *c, const char *sql, size_t len)
 {
@@ -433,6 +441,45 @@ resume(struct my_conn *c)
     }
     fatal("mysql: unknown phase %d", (int)c->phase);
 }
+
+#else
+
+static int
+call_query(struct my_conn *c, const char *sql, size_t len)
+{
+    c->ret = mysql_real_query(c->m, sql, (unsigned long)len);
+    return 0;
+}
+
+static int
+call_store(struct my_conn *c)
+{
+    c->res = mysql_store_result(c->m);
+    return 0;
+}
+
+static int
+call_prepare(struct my_conn *c, const char *sql, size_t len)
+{
+    c->ret = mysql_stmt_prepare(c->stmt, sql, (unsigned long)len);
+    return 0;
+}
+
+static int
+call_execute(struct my_conn *c)
+{
+    c->ret = mysql_stmt_execute(c->stmt);
+    return 0;
+}
+
+static int
+call_stmt_store(struct my_conn *c)
+{
+    c->ret = mysql_stmt_store_result(c->stmt);
+    return 0;
+}
+
+#endif
 
 static enum drv_status
 waiting(struct my_conn *c, int status)
@@ -604,139 +651,6 @@ advance(struct my_conn *c, struct txn_result *res, enum step s, int status)
 
 /* ---- main-thread callbacks ---- */
 
-static int
-query_int64(MYSQL *m, const char *sql, int64_t *out, char *err)
-{
-    MYSQL_RES *res;
-    MYSQL_ROW row;
-
-    if (mysql_query(m, sql) != 0 || (res = mysql_store_result(m)) == NULL)
-        return my_sql_error(m, "run", sql, err);
-    row = mysql_fetch_row(res);
-    *out = row != NULL && row[0] != NULL ? strtoll(row[0], NULL, 10) : -1;
-    mysql_free_result(res);
-    return 0;
-}
-
-static int
-check_database(MYSQL *m, char *db, size_t dblen, char *err)
-{
-    MYSQL_RES *res;
-    MYSQL_ROW row;
-    int ok;
-
-    if (mysql_query(m, "SELECT DATABASE()") != 0 || (res = mysql_store_result(m)) == NULL)
-        return my_sql_error(m, "read", "the current database", err);
-    row = mysql_fetch_row(res);
-    ok = row != NULL && row[0] != NULL;
-    if (ok)
-        snprintf(db, dblen, "%s", row[0]);
-    mysql_free_result(res);
-    if (!ok)
-        return seterr(err, "the target names no database (add one: "
-                           "mysql://user@host:port/dbname, then run: benchtop init TARGET)");
-    return 0;
-}
-
-/* How many of sbtest1, sbtest2, ... exist without a gap (the highest is <= limit). */
-static int
-count_tables(MYSQL *m, int limit, int *count, char *err)
-{
-    MYSQL_RES *res;
-    MYSQL_ROW row;
-    char *have = xcalloc((size_t)limit + 2, 1);
-    int n;
-
-    if (mysql_query(m, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
-                       "DATABASE() AND TABLE_NAME LIKE 'sbtest%'") != 0 ||
-        (res = mysql_store_result(m)) == NULL) {
-        free(have);
-        return my_sql_error(m, "look for", "the sbtest tables", err);
-    }
-    while ((row = mysql_fetch_row(res)) != NULL) {
-        char *end;
-        long i;
-        if (row[0] == NULL || row[0][6] < '1' || row[0][6] > '9')
-            continue; /* sbtest01 is not sbtest1 */
-        i = strtol(row[0] + 6, &end, 10);
-        if (*end == '\0' && i <= limit)
-            have[i] = 1;
-    }
-    mysql_free_result(res);
-    for (n = 0; n < limit && have[n + 1]; n++)
-        ;
-    free(have);
-    *count = n;
-    return 0;
-}
-
-/*
- * --tables as given, else every sbtestN present from 1 on. Without
- * --table-size, the smallest table's largest id: sysbench's tables hold
- * ids 1..table_size, and neither read-write nor insert leaves gaps below.
- */
-static int
-find_tables(MYSQL *m, const struct runconf *rc, struct my_shared *sh, const char *db, char *err)
-{
-    int given = options_given(rc, "tables");
-    int n = 0, i;
-    int64_t max, least = -1;
-    char sql[96];
-
-    if (count_tables(m, given ? rc->tables : 10000, &n, err) < 0)
-        return -1;
-    if (n == 0)
-        return seterr(err,
-                      "sysbench tables not found in database %s: no table sbtest1 (run: "
-                      "benchtop init TARGET --tables N --table-size M)",
-                      db);
-    if (given && n < rc->tables)
-        return seterr(err,
-                      "table sbtest%d not found in database %s (run: benchtop init TARGET "
-                      "--tables %d --table-size M --force)",
-                      n + 1, db, rc->tables);
-    sh->tables = given ? rc->tables : n;
-    sh->table_size = rc->table_size;
-    if (options_given(rc, "table-size"))
-        return 0;
-    for (i = 1; i <= sh->tables; i++) {
-        snprintf(sql, sizeof sql, "SELECT MAX(id) FROM sbtest%d", i);
-        if (query_int64(m, sql, &max, err) < 0)
-            return -1;
-        if (least < 0 || max < least)
-            least = max;
-    }
-    if (least > 0)
-        sh->table_size = least;
-    else if (sh->w->ops[0].st != ST_INSERT_AUTO)
-        return seterr(err,
-                      "table sbtest%d is empty in database %s (run: benchtop init TARGET "
-                      "--force)",
-                      sh->tables, db);
-    return 0;
-}
-
-static int
-find_counter(MYSQL *m, const char *db, char *err)
-{
-    int64_t n;
-
-    if (query_int64(m, "SELECT COUNT(*) FROM " MY_COUNTER_TABLE " WHERE id = 1", &n, err) < 0) {
-        if (mysql_errno(m) == ER_NO_SUCH_TABLE)
-            return seterr(err,
-                          "table " MY_COUNTER_TABLE " not found in database %s (run: "
-                          "benchtop init TARGET)",
-                          db);
-        return -1;
-    }
-    if (n != 1)
-        return seterr(err,
-                      MY_COUNTER_TABLE " has no row with id 1 in database %s (run: benchtop "
-                                       "init TARGET --force)",
-                      db);
-    return 0;
-}
-
 /* Prepares every statement once on table 1, so a missing privilege fails now, not per transaction.
  */
 static int
@@ -814,21 +728,18 @@ static void *
 my_prepare(const struct runconf *rc, char *err)
 {
     struct my_shared *sh = xcalloc(1, sizeof *sh);
+    struct my_tables found;
     MYSQL *m = NULL;
-    char db[80];
 
     if (parse_choices(rc, sh, err) < 0 || my_target_parse(rc->target, &sh->target, err) < 0)
         goto fail;
-    if (my_connect_blocking(rc->target, &m, err) < 0 || check_database(m, db, sizeof db, err) < 0)
+    if (my_connect_blocking(rc->target, &m, err) < 0 ||
+        my_find_tables(m, rc, sh->w->uses_sbtest, sh->w->ops[0].st == ST_INSERT_AUTO, &found, err) <
+            0 ||
+        check_statements(m, sh, err) < 0)
         goto fail;
-    sh->tables = 1;
-    sh->table_size = rc->table_size;
-    if (sh->w->uses_sbtest && find_tables(m, rc, sh, db, err) < 0)
-        goto fail;
-    if (!sh->w->uses_sbtest && find_counter(m, db, err) < 0)
-        goto fail;
-    if (check_statements(m, sh, err) < 0)
-        goto fail;
+    sh->tables = found.tables;
+    sh->table_size = found.table_size;
     assign_slots(sh);
     mysql_close(m);
     return sh;
@@ -866,13 +777,16 @@ my_conn_new(void *shared, int client_id, struct rng *rng)
     c->v.pad_len = sizeof c->v.pad;
     if (sh->nslots > 0)
         c->stmts = xcalloc((size_t)sh->nslots * (size_t)sh->tables, sizeof *c->stmts);
+#ifndef HAVE_MYSQL_NONBLOCK
+    c->th = my_thread_new();
+#endif
     return c;
 }
 
+/* Closes the connection and forgets its prepared statements (they die with it). */
 static void
-my_conn_disconnect(void *conn)
+close_conn(struct my_conn *c)
 {
-    struct my_conn *c = conn;
     size_t i, n = (size_t)c->sh->nslots * (size_t)c->sh->tables;
 
     if (c->res != NULL)
@@ -890,22 +804,6 @@ my_conn_disconnect(void *conn)
     c->stmt = NULL;
 }
 
-static void
-my_conn_free(void *conn)
-{
-    struct my_conn *c = conn;
-
-    my_conn_disconnect(c);
-    free(c->stmts);
-    free(c);
-}
-
-static int
-my_conn_fd(void *conn)
-{
-    return (int)mysql_get_socket(((struct my_conn *)conn)->m);
-}
-
 static enum drv_status
 connect_failed(struct my_conn *c, char *err)
 {
@@ -917,14 +815,52 @@ connect_failed(struct my_conn *c, char *err)
     return DRV_ERROR;
 }
 
-static enum drv_status
-connect_status(struct my_conn *c, int status, char *err)
+/* A new handle with the target's options; NULL with err on failure. */
+static MYSQL *
+new_handle(struct my_conn *c, int nonblocking, char *err)
 {
-    if (status != 0)
-        return waiting(c, status);
-    if (c->ret_conn == NULL)
-        return connect_failed(c, err);
-    return DRV_DONE;
+    MYSQL *m = mysql_init(NULL);
+
+    if (m == NULL) {
+        seterr(err, "out of memory");
+        return NULL;
+    }
+#ifdef HAVE_MYSQL_NONBLOCK
+    if (nonblocking && mysql_options(m, MYSQL_OPT_NONBLOCK, 0) != 0) {
+        seterr(err, "the client library refused non-blocking mode");
+        mysql_close(m);
+        return NULL;
+    }
+#endif
+    if (my_target_apply(m, &c->sh->target, 0, err) < 0) {
+        mysql_close(m);
+        return NULL;
+    }
+    return m;
+}
+
+#ifdef HAVE_MYSQL_NONBLOCK
+
+static void
+my_conn_disconnect(void *conn)
+{
+    close_conn(conn);
+}
+
+static void
+my_conn_free(void *conn)
+{
+    struct my_conn *c = conn;
+
+    close_conn(c);
+    free(c->stmts);
+    free(c);
+}
+
+static int
+my_conn_fd(void *conn)
+{
+    return (int)mysql_get_socket(((struct my_conn *)conn)->m);
 }
 
 static enum drv_status
@@ -934,14 +870,10 @@ my_conn_connect_start(void *conn, char *err)
     const struct my_target *t = &c->sh->target;
     int status;
 
-    c->m = mysql_init(NULL);
-    if (c->m == NULL) {
-        seterr(err, "out of memory");
-        return DRV_ERROR;
-    }
     c->connected_early = 0;
-    if (mysql_options(c->m, MYSQL_OPT_NONBLOCK, 0) != 0 || my_target_apply(c->m, t, 0, err) < 0)
-        return connect_failed(c, err);
+    c->m = new_handle(c, 1, err);
+    if (c->m == NULL)
+        return DRV_ERROR;
     status = mysql_real_connect_start(&c->ret_conn, c->m, t->host, t->user, t->password, t->db,
                                       t->port, t->socket, 0);
     if (status != 0)
@@ -958,10 +890,14 @@ my_conn_connect_poll(void *conn, char *err)
 {
     struct my_conn *c = conn;
     int ready = c->wait & MYSQL_WAIT_WRITE ? MYSQL_WAIT_WRITE : MYSQL_WAIT_READ;
+    int status;
 
     if (c->connected_early)
         return DRV_DONE;
-    return connect_status(c, mysql_real_connect_cont(&c->ret_conn, c->m, ready), err);
+    status = mysql_real_connect_cont(&c->ret_conn, c->m, ready);
+    if (status != 0)
+        return waiting(c, status);
+    return c->ret_conn == NULL ? connect_failed(c, err) : DRV_DONE;
 }
 
 static enum drv_status
@@ -998,6 +934,118 @@ my_conn_txn_poll(void *conn, struct txn_result *res)
     return advance(c, res, STEP_CALL, resume(c));
 }
 
+#else
+
+/* The jobs the connection's thread runs: each blocks as long as it takes. */
+static void
+job_connect(void *arg)
+{
+    struct my_conn *c = arg;
+    const struct my_target *t = &c->sh->target;
+
+    c->job_status = DRV_ERROR;
+    c->m = new_handle(c, 0, c->job_err);
+    if (c->m == NULL)
+        return;
+    if (mysql_real_connect(c->m, t->host, t->user, t->password, t->db, t->port, t->socket, 0) ==
+        NULL) {
+        connect_failed(c, c->job_err);
+        return;
+    }
+    my_thread_set_cancel_fd(c->th, (int)mysql_get_socket(c->m));
+    c->job_status = DRV_DONE;
+}
+
+static void
+job_txn(void *arg)
+{
+    struct my_conn *c = arg;
+    int status = 0;
+    enum step s = start_op(c, c->job_res, &status);
+
+    c->job_status = advance(c, c->job_res, s, status);
+}
+
+static void
+job_close(void *arg)
+{
+    struct my_conn *c = arg;
+
+    my_thread_set_cancel_fd(c->th, -1);
+    close_conn(c);
+}
+
+static void
+my_conn_disconnect(void *conn)
+{
+    struct my_conn *c = conn;
+
+    /* At the end of a run a transaction may still be running: cut it short, then close. */
+    my_thread_cancel(c->th);
+    my_thread_run(c->th, job_close, c);
+}
+
+static void
+my_conn_free(void *conn)
+{
+    struct my_conn *c = conn;
+
+    my_conn_disconnect(c);
+    my_thread_free(c->th);
+    free(c->stmts);
+    free(c);
+}
+
+static int
+my_conn_fd(void *conn)
+{
+    return my_thread_fd(((struct my_conn *)conn)->th);
+}
+
+static enum drv_status
+my_conn_connect_start(void *conn, char *err)
+{
+    struct my_conn *c = conn;
+
+    my_thread_post(c->th, job_connect, c);
+    return DRV_WANT_READ;
+}
+
+static enum drv_status
+my_conn_connect_poll(void *conn, char *err)
+{
+    struct my_conn *c = conn;
+
+    if (!my_thread_take(c->th))
+        return DRV_WANT_READ;
+    if (c->job_status == DRV_ERROR)
+        snprintf(err, BT_ERRLEN, "%s", c->job_err);
+    return c->job_status;
+}
+
+static enum drv_status
+my_conn_txn_start(void *conn, struct txn_result *res)
+{
+    struct my_conn *c = conn;
+
+    c->iop = 0;
+    c->job_res = res;
+    my_thread_post(c->th, job_txn, c);
+    return DRV_WANT_READ;
+}
+
+static enum drv_status
+my_conn_txn_poll(void *conn, struct txn_result *res)
+{
+    struct my_conn *c = conn;
+
+    if (!my_thread_take(c->th))
+        return DRV_WANT_READ;
+    return c->job_status;
+}
+
+#endif
+
 static char *
 my_mask(const char *target)
 {
@@ -1010,8 +1058,15 @@ my_init_tables(const struct init_conf *ic, char *err)
     return my_init(ic, err);
 }
 
+#ifdef HAVE_MYSQL_NONBLOCK
+#define MY_IO_NOTE "connections on the worker loops (non-blocking client API)"
+#else
+#define MY_IO_NOTE "a thread per connection (the client library has no non-blocking API)"
+#endif
+
 const struct driver_class mysql_driver = {
     .name = "mysql",
+    .version_note = MY_IO_NOTE,
     .schemes = my_schemes,
     .workloads = my_workloads,
     .modes = my_modes,

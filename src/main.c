@@ -103,6 +103,9 @@ print_version(void)
     for (d = driver_classes; *d != NULL; d++)
         printf(" %s", (*d)->name);
     printf("\n");
+    for (d = driver_classes; *d != NULL; d++)
+        if ((*d)->version_note != NULL)
+            printf("  %s: %s\n", (*d)->name, (*d)->version_note);
 }
 
 static const struct driver_class *
