@@ -385,6 +385,7 @@ apply_param(struct my_target *t, const char *key, char *value, char *why, size_t
 {
     const struct my_param *p = find_param(key);
     struct my_option *o;
+    my_bool flag;
 
     if (p == NULL) {
         snprintf(why, whylen,
@@ -405,14 +406,11 @@ apply_param(struct my_target *t, const char *key, char *value, char *why, size_t
     case P_SSL_MODE:
         return apply_ssl_mode(t, value, why, whylen);
     case P_BOOL:
-        o = &t->opts[t->nopts];
-        if (parse_bool(value, &o->flag) < 0) {
+        if (parse_bool(value, &flag) < 0) {
             snprintf(why, whylen, "%s takes 1 or 0, not '%s'", p->key, value);
             return -1;
         }
-        o->opt = p->opt;
-        o->is_bool = 1;
-        t->nopts++;
+        add_bool(t, p->opt, flag);
         return 0;
     case P_STRING:
         o = &t->opts[t->nopts++];

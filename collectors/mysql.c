@@ -952,7 +952,11 @@ job_connect(void *arg)
         connect_failed(c, c->job_err);
         return;
     }
+#ifdef LIBMARIADB
     my_thread_set_cancel_fd(c->th, (int)mysql_get_socket(c->m));
+#else
+    my_thread_set_cancel_fd(c->th, (int)c->m->net.fd); /* libmysqlclient has no getter */
+#endif
     c->job_status = DRV_DONE;
 }
 

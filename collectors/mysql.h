@@ -17,11 +17,24 @@
 #define BENCHTOP_MYSQL_H
 
 #include <mysql.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "collector.h"
 #include "driver.h"
 #include "util.h"
+
+/*
+ * Oracle's libmysqlclient (the thread-per-connection build): MySQL 8
+ * dropped my_bool for bool, and the wait bits exist only in Connector/C
+ * (blocking calls never return them).
+ */
+#if !defined(LIBMARIADB) && defined(MYSQL_VERSION_ID) && MYSQL_VERSION_ID >= 80000
+typedef bool my_bool;
+#endif
+#ifndef MYSQL_WAIT_READ
+enum { MYSQL_WAIT_READ = 1, MYSQL_WAIT_WRITE = 2 };
+#endif
 
 /* --- targets (mysql-init.c) --- */
 
