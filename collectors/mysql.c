@@ -68,29 +68,25 @@ enum my_val { V_END, V_ID, V_ID_END, V_K, V_C, V_PAD };
  */
 static const struct my_stmt_def {
     const char *sql;
-    int rows; /* returns a result set, which is read whole */
     enum my_val vals[5];
 } stmt_defs[ST__COUNT] = {
-    [ST_BEGIN] = {"BEGIN", 0, {V_END}},
-    [ST_COMMIT] = {"COMMIT", 0, {V_END}},
-    [ST_POINT] = {"SELECT c FROM sbtest# WHERE id=?", 1, {V_ID}},
-    [ST_SIMPLE_RANGE] = {"SELECT c FROM sbtest# WHERE id BETWEEN ? AND ?", 1, {V_ID, V_ID_END}},
-    [ST_SUM_RANGE] = {"SELECT SUM(k) FROM sbtest# WHERE id BETWEEN ? AND ?", 1, {V_ID, V_ID_END}},
+    [ST_BEGIN] = {"BEGIN", {V_END}},
+    [ST_COMMIT] = {"COMMIT", {V_END}},
+    [ST_POINT] = {"SELECT c FROM sbtest# WHERE id=?", {V_ID}},
+    [ST_SIMPLE_RANGE] = {"SELECT c FROM sbtest# WHERE id BETWEEN ? AND ?", {V_ID, V_ID_END}},
+    [ST_SUM_RANGE] = {"SELECT SUM(k) FROM sbtest# WHERE id BETWEEN ? AND ?", {V_ID, V_ID_END}},
     [ST_ORDER_RANGE] = {"SELECT c FROM sbtest# WHERE id BETWEEN ? AND ? ORDER BY c",
-                        1,
                         {V_ID, V_ID_END}},
     [ST_DISTINCT_RANGE] = {"SELECT DISTINCT c FROM sbtest# WHERE id BETWEEN ? AND ? ORDER BY c",
-                           1,
                            {V_ID, V_ID_END}},
-    [ST_INDEX_UPDATE] = {"UPDATE sbtest# SET k=k+1 WHERE id=?", 0, {V_ID}},
-    [ST_NON_INDEX_UPDATE] = {"UPDATE sbtest# SET c=? WHERE id=?", 0, {V_C, V_ID}},
-    [ST_DELETE] = {"DELETE FROM sbtest# WHERE id=?", 0, {V_ID}},
+    [ST_INDEX_UPDATE] = {"UPDATE sbtest# SET k=k+1 WHERE id=?", {V_ID}},
+    [ST_NON_INDEX_UPDATE] = {"UPDATE sbtest# SET c=? WHERE id=?", {V_C, V_ID}},
+    [ST_DELETE] = {"DELETE FROM sbtest# WHERE id=?", {V_ID}},
     [ST_INSERT] = {"INSERT INTO sbtest# (id, k, c, pad) VALUES (?, ?, ?, ?)",
-                   0,
                    {V_ID, V_K, V_C, V_PAD}},
-    [ST_INSERT_AUTO] = {"INSERT INTO sbtest# (k, c, pad) VALUES (?, ?, ?)", 0, {V_K, V_C, V_PAD}},
-    [ST_COUNTER_UPDATE] = {"UPDATE " MY_COUNTER_TABLE " SET n=n+1 WHERE id=1", 0, {V_END}},
-    [ST_COUNTER_SELECT] = {"SELECT n FROM " MY_COUNTER_TABLE " WHERE id=1", 1, {V_END}},
+    [ST_INSERT_AUTO] = {"INSERT INTO sbtest# (k, c, pad) VALUES (?, ?, ?)", {V_K, V_C, V_PAD}},
+    [ST_COUNTER_UPDATE] = {"UPDATE " MY_COUNTER_TABLE " SET n=n+1 WHERE id=1", {V_END}},
+    [ST_COUNTER_SELECT] = {"SELECT n FROM " MY_COUNTER_TABLE " WHERE id=1", {V_END}},
 };
 
 /* One operation of a workload: a statement, on a newly drawn table or the previous one. */
@@ -99,43 +95,38 @@ struct my_op {
     int new_table;
 };
 
-/* sysbench: 10 point selects on one table; each range query, update and delete on its own. */
+/*
+ * sysbench: 10 point selects on one table; each range query, update and
+ * delete on a table of its own; the INSERT puts back the deleted id.
+ * (Kept as rows of four: clang-format would give each entry a line.)
+ */
+/* clang-format off */
 static const struct my_op w_point_select[] = {{ST_POINT, 1}};
 static const struct my_op w_read_only[] = {
-    {ST_BEGIN, 0},     {ST_POINT, 1},       {ST_POINT, 0},          {ST_POINT, 0},
-    {ST_POINT, 0},     {ST_POINT, 0},       {ST_POINT, 0},          {ST_POINT, 0},
-    {ST_POINT, 0},     {ST_POINT, 0},       {ST_POINT, 0},          {ST_SIMPLE_RANGE, 1},
-    {ST_SUM_RANGE, 1}, {ST_ORDER_RANGE, 1}, {ST_DISTINCT_RANGE, 1}, {ST_COMMIT, 0},
+    {ST_BEGIN, 0},
+    {ST_POINT, 1}, {ST_POINT, 0}, {ST_POINT, 0}, {ST_POINT, 0}, {ST_POINT, 0},
+    {ST_POINT, 0}, {ST_POINT, 0}, {ST_POINT, 0}, {ST_POINT, 0}, {ST_POINT, 0},
+    {ST_SIMPLE_RANGE, 1}, {ST_SUM_RANGE, 1}, {ST_ORDER_RANGE, 1}, {ST_DISTINCT_RANGE, 1},
+    {ST_COMMIT, 0},
 };
 static const struct my_op w_read_write[] = {
     {ST_BEGIN, 0},
-    {ST_POINT, 1},
-    {ST_POINT, 0},
-    {ST_POINT, 0},
-    {ST_POINT, 0},
-    {ST_POINT, 0},
-    {ST_POINT, 0},
-    {ST_POINT, 0},
-    {ST_POINT, 0},
-    {ST_POINT, 0},
-    {ST_POINT, 0},
-    {ST_SIMPLE_RANGE, 1},
-    {ST_SUM_RANGE, 1},
-    {ST_ORDER_RANGE, 1},
-    {ST_DISTINCT_RANGE, 1},
-    {ST_INDEX_UPDATE, 1},
-    {ST_NON_INDEX_UPDATE, 1},
-    {ST_DELETE, 1},
-    {ST_INSERT, 0},
+    {ST_POINT, 1}, {ST_POINT, 0}, {ST_POINT, 0}, {ST_POINT, 0}, {ST_POINT, 0},
+    {ST_POINT, 0}, {ST_POINT, 0}, {ST_POINT, 0}, {ST_POINT, 0}, {ST_POINT, 0},
+    {ST_SIMPLE_RANGE, 1}, {ST_SUM_RANGE, 1}, {ST_ORDER_RANGE, 1}, {ST_DISTINCT_RANGE, 1},
+    {ST_INDEX_UPDATE, 1}, {ST_NON_INDEX_UPDATE, 1}, {ST_DELETE, 1}, {ST_INSERT, 0},
     {ST_COMMIT, 0},
 };
 static const struct my_op w_write_only[] = {
-    {ST_BEGIN, 0},  {ST_INDEX_UPDATE, 1}, {ST_NON_INDEX_UPDATE, 1},
-    {ST_DELETE, 1}, {ST_INSERT, 0},       {ST_COMMIT, 0},
+    {ST_BEGIN, 0},
+    {ST_INDEX_UPDATE, 1}, {ST_NON_INDEX_UPDATE, 1}, {ST_DELETE, 1}, {ST_INSERT, 0},
+    {ST_COMMIT, 0},
 };
 static const struct my_op w_counter[] = {
-    {ST_BEGIN, 0}, {ST_COUNTER_UPDATE, 0}, {ST_COUNTER_SELECT, 0}, {ST_COMMIT, 0}};
+    {ST_BEGIN, 0}, {ST_COUNTER_UPDATE, 0}, {ST_COUNTER_SELECT, 0}, {ST_COMMIT, 0},
+};
 static const struct my_op w_insert[] = {{ST_INSERT_AUTO, 1}};
+/* clang-format on */
 
 static const struct my_workload {
     const char *name;
@@ -180,8 +171,7 @@ struct my_shared {
     const struct my_workload *w;
     int tables;
     int64_t table_size;
-    int slot[ST__COUNT]; /* prepared mode: the statement's index in a connection's table; -1: text
-                          */
+    int slot[ST__COUNT]; /* prepared mode: index in a connection's statements; -1: text */
     int nslots;
 };
 
@@ -197,7 +187,6 @@ struct my_conn {
     const struct my_shared *sh;
     MYSQL *m;
     struct rng *rng;
-    int client_id;
     int iop;   /* index of the current operation */
     int table; /* table of the current operation, 1-based */
     enum my_phase phase;
@@ -771,7 +760,6 @@ my_conn_new(void *shared, int client_id, struct rng *rng)
 
     c->sh = sh;
     c->rng = rng;
-    c->client_id = client_id;
     c->table = 1;
     c->v.c_len = sizeof c->v.c;
     c->v.pad_len = sizeof c->v.pad;
