@@ -846,20 +846,21 @@ my_find_tables(MYSQL *m, const struct runconf *rc, int uses_sbtest, int empty_ok
 /* ---- random values ---- */
 
 void
-my_rand_digits(char *out, const char *template, struct rng *rng)
+my_rand_digits(char *out, const char *tmpl, struct rng *rng)
 {
+    /* 18 digits per draw, uniform: rng_range rejects rather than folds, so no digit is favoured. */
+    static const int64_t per_draw = 999999999999999999LL;
     uint64_t r = 0;
     int left = 0;
 
-    /* One 64-bit draw gives 19 decimal digits (10^19 < 2^64; the bias is below 1e-19 * 10). */
-    for (; *template != '\0'; template ++, out++) {
-        if (*template != '#') {
-            *out = *template;
+    for (; *tmpl != '\0'; tmpl++, out++) {
+        if (*tmpl != '#') {
+            *out = *tmpl;
             continue;
         }
         if (left == 0) {
-            r = rng_next(rng);
-            left = 19;
+            r = (uint64_t)rng_range(rng, 0, per_draw);
+            left = 18;
         }
         *out = (char)('0' + r % 10);
         r /= 10;

@@ -142,10 +142,10 @@ int my_find_tables(MYSQL *m, const struct runconf *rc, int uses_sbtest, int empt
 int my_init(const struct init_conf *ic, char *err);
 
 /*
- * sysbench's random strings: every '#' of template becomes a random digit
- * (out must hold strlen(template) bytes; no NUL is written).
+ * sysbench's random strings: every '#' of tmpl becomes a random digit
+ * (out must hold strlen(tmpl) bytes; no NUL is written).
  */
-void my_rand_digits(char *out, const char *template, struct rng *rng);
+void my_rand_digits(char *out, const char *tmpl, struct rng *rng);
 
 /* sysbench's templates for c (10 groups of 11 digits) and pad (5 groups), '-' between groups. */
 enum { MY_C_LEN = 119, MY_PAD_LEN = 59 };
