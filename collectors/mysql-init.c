@@ -351,11 +351,13 @@ apply_ssl_mode(struct my_target *t, const char *v, char *why, size_t whylen)
         return 0;
     if (strcasecmp(v, "REQUIRED") == 0) {
         add_bool(t, MYSQL_OPT_SSL_ENFORCE, 1);
+        t->tls_required = 1;
         return 0;
     }
     if (strcasecmp(v, "VERIFY_CA") == 0 || strcasecmp(v, "VERIFY_IDENTITY") == 0) {
         add_bool(t, MYSQL_OPT_SSL_ENFORCE, 1);
         add_bool(t, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, 1);
+        t->tls_required = 1;
         return 0;
     }
 #endif
@@ -547,6 +549,15 @@ my_target_apply(MYSQL *m, const struct my_target *t, unsigned timeout_s, char *e
     return 0;
 }
 
+int
+my_target_check_tls(MYSQL *m, const struct my_target *t, char *err)
+{
+    if (!t->tls_required || mysql_get_ssl_cipher(m) != NULL)
+        return 0;
+    return seterr(err, "the server offers no TLS but the target asks for it (enable TLS on the "
+                       "server, or drop ssl-mode from the target)");
+}
+
 /* The password's place in target, or len 0 when it has none; any scheme://, to be safe. */
 static struct span
 password_span(const char *target)
@@ -673,6 +684,8 @@ my_connect_blocking(const char *target, MYSQL **out, char *err)
         rc = -1;
     else if (mysql_real_connect(m, t.host, t.user, t.password, t.db, t.port, t.socket, 0) == NULL)
         rc = connect_error(m, &t, err);
+    else
+        rc = my_target_check_tls(m, &t, err);
     my_target_free(&t);
     if (rc < 0) {
         mysql_close(m);

@@ -868,6 +868,8 @@ my_conn_connect_start(void *conn, char *err)
         return waiting(c, status);
     if (c->ret_conn == NULL)
         return connect_failed(c, err);
+    if (my_target_check_tls(c->m, t, err) < 0)
+        return DRV_ERROR;
     /* Finished at once (rare): the engine waits on the socket first, and it is writable. */
     c->connected_early = 1;
     return DRV_WANT_WRITE;
@@ -885,7 +887,9 @@ my_conn_connect_poll(void *conn, char *err)
     status = mysql_real_connect_cont(&c->ret_conn, c->m, ready);
     if (status != 0)
         return waiting(c, status);
-    return c->ret_conn == NULL ? connect_failed(c, err) : DRV_DONE;
+    if (c->ret_conn == NULL)
+        return connect_failed(c, err);
+    return my_target_check_tls(c->m, &c->sh->target, err) < 0 ? DRV_ERROR : DRV_DONE;
 }
 
 static enum drv_status
@@ -940,6 +944,8 @@ job_connect(void *arg)
         connect_failed(c, c->job_err);
         return;
     }
+    if (my_target_check_tls(c->m, t, c->job_err) < 0)
+        return;
 #ifdef LIBMARIADB
     my_thread_set_cancel_fd(c->th, (int)mysql_get_socket(c->m));
 #else

@@ -60,7 +60,8 @@ struct my_target {
     char *host;   /* NULL or "localhost": the unix socket */
     char *socket; /* ?socket=PATH, or a host starting with '/' */
     char *db;
-    unsigned port; /* 0: the default (3306 or the option files') */
+    unsigned port;    /* 0: the default (3306 or the option files') */
+    int tls_required; /* ssl-mode=REQUIRED or VERIFY_*: a plain connection is an error */
     int nopts;
     struct my_option opts[MY_MAX_OPTS];
 };
@@ -77,6 +78,13 @@ void my_target_free(struct my_target *t);
  * timeout_s > 0 (blocking connections only). 0, or -1 with err.
  */
 int my_target_apply(MYSQL *m, const struct my_target *t, unsigned timeout_s, char *err);
+
+/*
+ * After connecting: 0, or -1 with err when t requires TLS and the
+ * connection has none (Connector/C only insists when it verifies the
+ * certificate, so ssl-mode=REQUIRED is checked here).
+ */
+int my_target_check_tls(MYSQL *m, const struct my_target *t, char *err);
 
 /* A newly xmalloc'ed copy of target with its password replaced by "***". */
 char *my_mask_target(const char *target);

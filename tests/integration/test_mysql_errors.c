@@ -142,6 +142,19 @@ test_unknown_parameter(void **state)
     expect_error(args, want);
 }
 
+/* The test server has no TLS: a target that requires it is refused, not silently in the clear. */
+static void
+test_tls_required(void **state)
+{
+    char target[160];
+    char *args[] = {"run", target, "-T", "1", NULL};
+    const char *want[] = {"offers no TLS", "ssl-mode", NULL};
+
+    snprintf(target, sizeof target, "mysql://root@127.0.0.1:%u/%s?ssl-mode=REQUIRED",
+             itest_my_port(), DB);
+    expect_error(args, want);
+}
+
 static void
 test_refused(void **state)
 {
@@ -328,16 +341,16 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wrong_password),   cmocka_unit_test(test_unknown_database),
-        cmocka_unit_test(test_missing_tables),   cmocka_unit_test(test_missing_counter_table),
-        cmocka_unit_test(test_too_many_tables),  cmocka_unit_test(test_no_database_in_target),
-        cmocka_unit_test(test_malformed_uri),    cmocka_unit_test(test_unknown_parameter),
-        cmocka_unit_test(test_refused),          cmocka_unit_test(test_not_mysql),
-        cmocka_unit_test(test_unknown_workload), cmocka_unit_test(test_unknown_protocol),
-        cmocka_unit_test(test_script_refused),   cmocka_unit_test(test_missing_privilege),
-        cmocka_unit_test(test_password_hidden),  cmocka_unit_test(test_init_refuses),
-        cmocka_unit_test(test_init_force),       cmocka_unit_test(test_init_interrupted),
-        cmocka_unit_test(test_server_restart),
+        cmocka_unit_test(test_wrong_password),    cmocka_unit_test(test_unknown_database),
+        cmocka_unit_test(test_missing_tables),    cmocka_unit_test(test_missing_counter_table),
+        cmocka_unit_test(test_too_many_tables),   cmocka_unit_test(test_no_database_in_target),
+        cmocka_unit_test(test_malformed_uri),     cmocka_unit_test(test_unknown_parameter),
+        cmocka_unit_test(test_tls_required),      cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_not_mysql),         cmocka_unit_test(test_unknown_workload),
+        cmocka_unit_test(test_unknown_protocol),  cmocka_unit_test(test_script_refused),
+        cmocka_unit_test(test_missing_privilege), cmocka_unit_test(test_password_hidden),
+        cmocka_unit_test(test_init_refuses),      cmocka_unit_test(test_init_force),
+        cmocka_unit_test(test_init_interrupted),  cmocka_unit_test(test_server_restart),
     };
     return cmocka_run_group_tests_name("mysql_errors", tests, setup, teardown);
 }

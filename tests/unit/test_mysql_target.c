@@ -144,6 +144,14 @@ test_tls_parameters(void **state)
     assert_int_equal(t.opts[3].opt, MYSQL_OPT_SSL_ENFORCE);
     assert_true(t.opts[3].is_bool && t.opts[3].flag == 1);
     assert_int_equal(t.opts[4].opt, MYSQL_OPT_SSL_VERIFY_SERVER_CERT);
+    assert_true(t.tls_required);
+    my_target_free(&t);
+    parse_ok("mysql://u@h/db?ssl-mode=REQUIRED", &t);
+    assert_true(t.tls_required);
+    my_target_free(&t);
+    parse_ok("mysql://u@h/db?ssl-mode=PREFERRED", &t);
+    assert_false(t.tls_required);
+    assert_int_equal(t.nopts, 0);
     my_target_free(&t);
     parse_ok("mysql://u@h/db?ssl=off&ssl-mode=DISABLED", &t);
     assert_int_equal(t.nopts, 1);
