@@ -5,10 +5,12 @@
  * outside collectors/ and the tests includes it; the engine sees only the
  * class structs.
  *
- * mysql-init.c owns targets (parsing, masking, applying them to a
- * connection handle), connecting (blocking), error hints and `benchtop
- * init`. mysql-collector.c owns the SHOW STATUS parser and the rows derived
- * from two samples; both are pure so tests feed them captured text.
+ * mysql-target.c owns targets (parsing, masking, applying them to a
+ * connection handle); mysql-init.c connecting (blocking), error hints, the
+ * checks before a run and `benchtop init`; mysql-thread.c the threads of
+ * the blocking fallback. mysql-collector.c owns the SHOW STATUS parser and
+ * the rows derived from two samples; both are pure so tests feed them
+ * captured text.
  *
  * (<mysql.h> below is the client library's header: quoted includes find
  * this file first, angle brackets only the library's include path.)
@@ -36,7 +38,7 @@ typedef bool my_bool;
 enum { MYSQL_WAIT_READ = 1, MYSQL_WAIT_WRITE = 2 };
 #endif
 
-/* --- targets (mysql-init.c) --- */
+/* --- targets (mysql-target.c) --- */
 
 enum { MY_MAX_OPTS = 12 };
 
