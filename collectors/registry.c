@@ -25,10 +25,18 @@ extern const struct driver_class memcached_driver;
 extern const struct server_class memcached_server_class;
 extern const struct collector_class memcached_collector;
 #endif
+#ifdef HAVE_MYSQL
+extern const struct driver_class mysql_driver;
+extern const struct collector_class mysql_collector;
+extern const struct server_class mysql_server_class;
+#endif
 
 const struct driver_class *const driver_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_driver,
+#endif
+#ifdef HAVE_MYSQL
+    &mysql_driver,
 #endif
 #ifdef HAVE_REDIS
     &redis_driver,
@@ -42,6 +50,9 @@ const struct driver_class *const driver_classes[] = {
 const struct server_class *const server_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_server_class,
+#endif
+#ifdef HAVE_MYSQL
+    &mysql_server_class,
 #endif
 #ifdef HAVE_REDIS
     &redis_server_class,
@@ -62,6 +73,9 @@ const struct collector_class *const collector_classes[] = {
 #endif
 #ifdef HAVE_MEMCACHED
     &memcached_collector,
+#endif
+#ifdef HAVE_MYSQL
+    &mysql_collector,
 #endif
     NULL,
 };

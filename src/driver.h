@@ -78,6 +78,7 @@ struct init_conf {
 
 struct driver_class {
     const char *name;                 /* "postgres" */
+    const char *version_note;         /* how it runs, for --version; NULL: nothing to say */
     const char *const *schemes;       /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
     const char *const *workloads;     /* -w names; the first is the default; NULL-terminated */
     const char *const *modes;         /* -M names; the first is the default; NULL-terminated */

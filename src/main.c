@@ -41,13 +41,13 @@ static int cmd_man_options(struct runconf *rc, char **pos, int npos);
 static const struct command commands[] = {
     {"run", CMD_RUN, cmd_run, "benchtop [run] TARGET [OPTIONS]",
      "put load on TARGET and report throughput and latency"},
-    {"init", CMD_INIT, cmd_init, "benchtop init TARGET [--scale N] [--force]",
-     "create and fill the workload's tables (as pgbench -i)"},
+    {"init", CMD_INIT, cmd_init, "benchtop init TARGET [--scale N|--tables N]",
+     "create and fill the workload's tables (as pgbench -i, sysbench prepare)"},
     {"demo", CMD_DEMO, cmd_demo, "benchtop demo [postgres|redis|memcached|mysql] [OPTIONS]",
      "start a throwaway local server, fill it and run against it"},
     {"watch", CMD_WATCH, cmd_watch, "benchtop watch TARGET... [OPTIONS]",
      "the dashboard with no load: watch servers under someone else's load"},
-    {"serve", CMD_RUN, cmd_serve, "benchtop serve postgres",
+    {"serve", CMD_RUN, cmd_serve, "benchtop serve NAME",
      "(for tests) start a throwaway server and print its target until stdin closes"},
     {"man-options", CMD_RUN, cmd_man_options, "benchtop man-options", NULL},
     {NULL, 0, NULL, NULL, NULL},
@@ -110,6 +110,9 @@ print_version(void)
     for (d = driver_classes; *d != NULL; d++)
         printf(" %s", (*d)->name);
     printf("\n");
+    for (d = driver_classes; *d != NULL; d++)
+        if ((*d)->version_note != NULL)
+            printf("  %s: %s\n", (*d)->name, (*d)->version_note);
 }
 
 /*

@@ -6,7 +6,10 @@
 #include "driver.h"
 #include "server.h"
 
+struct collector_class;
+
 extern const struct driver_class *const driver_classes[];
+extern const struct collector_class *const collector_classes[];
 extern const struct server_class *const server_classes[];
 extern const struct collector_class *const collector_classes[];
 

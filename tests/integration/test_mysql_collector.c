@@ -1,0 +1,244 @@
+/*
+ * The MySQL collector against the throwaway MariaDB: rates times seconds
+ * give back what is known to have happened between two samples (N commits
+ * made by benchtop -t), a running statement shows up in the processlist,
+ * a user without PROCESS gets only those rows dimmed, and a restart is an
+ * event rather than negative rates.
+ */
+#include "config.h"
+
+#include "itest.h"
+
+#ifdef HAVE_MYSQL
+
+#include "collector.h"
+#include "itest-mysql.h"
+
+#define DB "bt_my_coll"
+
+extern const struct collector_class mysql_collector;
+
+static const struct collector_class *cls = &mysql_collector;
+
+static int
+setup(void **state)
+{
+    MYSQL *m = itest_my(NULL);
+
+    itest_my_exec(m, "DROP USER IF EXISTS 'bt_mon'@'127.0.0.1'");
+    itest_my_exec(m, "CREATE USER 'bt_mon'@'127.0.0.1' IDENTIFIED BY 'monpw'");
+    itest_my_exec(m, "GRANT SELECT ON " DB ".* TO 'bt_mon'@'127.0.0.1'");
+    mysql_close(m);
+    return itest_my_fresh_db(DB, "1", "2000");
+}
+
+static void *
+open_ok(const char *target)
+{
+    char err[512] = "";
+    void *c = cls->open(target, err);
+
+    if (c == NULL)
+        fail_msg("open: %s", err);
+    return c;
+}
+
+static void *
+sample_ok(void *conn)
+{
+    char err[512] = "";
+    void *s = calloc(1, cls->sample_size);
+
+    if (cls->sample(conn, s, err) != 0)
+        fail_msg("sample: %s", err);
+    return s;
+}
+
+static const struct coll_row *
+row(const struct coll_view *v, const char *section, const char *label)
+{
+    const struct coll_row *r = coll_row_find(v, section, label);
+
+    if (r == NULL)
+        fail_msg("no row %s / %s", section, label);
+    return r;
+}
+
+static double
+seconds_since(uint64_t t0)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - (double)t0 / 1e6;
+}
+
+static uint64_t
+now_mono_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* 1,000 known commits between two samples: commit/s times the seconds gives them back. */
+static void
+test_commit_rate(void **state)
+{
+    char *args[] = {"run", itest_my_target(DB), "--headless", "-t", "250", "-c", "4", "-j", "2",
+                    "-w",  "counter",           "-q",         NULL};
+    void *conn = open_ok(itest_my_target(DB));
+    void *s0 = sample_ok(conn), *s1;
+    uint64_t t0 = now_mono_us();
+    struct coll_view v;
+    struct run r = itest_runv(args);
+    double secs, commits, questions;
+
+    assert_int_equal(r.status, 0);
+    s1 = sample_ok(conn);
+    secs = seconds_since(t0);
+    cls->derive(s0, s1, secs, &v);
+    commits = row(&v, "queries", "commit/s")->num * secs;
+    questions = row(&v, "queries", "questions/s")->num * secs;
+    fprintf(stderr, "  %.2f s: commits %.1f, questions %.1f, server tps %.1f\n", secs, commits,
+            questions, v.server_tps);
+    assert_true(fabs(commits - 1000) <= 10);
+    assert_true(fabs(v.server_tps * secs - 1000) <= 10);
+    assert_true(fabs(row(&v, "queries", "update/s")->num * secs - 1000) <= 10);
+    /* 4 statements a transaction, plus benchtop's start-up check and our SHOW statements */
+    assert_true(questions >= 4000 && questions <= 4000 + 40);
+    assert_true(row(&v, "queries", "rollback/s")->num == 0);
+    assert_int_equal(row(&v, "innodb", "buffer pool hit %")->level, ROW_GOOD);
+    /* 1,000 updates of one row: InnoDB updated rows, MariaDB has no such counter: dimmed */
+    assert_string_equal(row(&v, "innodb", "rows updated/s")->value, "n/a");
+    assert_true(strstr(row(&v, "settings", "version")->value, "MariaDB") != NULL);
+    assert_string_equal(row(&v, "settings", "max connections")->value, "500");
+    assert_int_equal(v.nevents, 0);
+    itest_free(&r);
+    free(s0);
+    free(s1);
+    cls->close(conn);
+}
+
+/* A statement that runs while we sample is the longest query, in its own group. */
+static void
+test_processlist(void **state)
+{
+    MYSQL *busy = itest_my(DB);
+    void *conn = open_ok(itest_my_target(DB)), *s0, *s1;
+    struct coll_view v;
+    const struct coll_row *r;
+    MYSQL_RES *res;
+
+    s0 = sample_ok(conn);
+    assert_int_equal(mysql_send_query(busy, "SELECT SLEEP(3)", 15), 0);
+    itest_sleep_ms(1200);
+    s1 = sample_ok(conn);
+    cls->derive(s0, s1, 1.2, &v);
+    r = row(&v, "sessions", "longest query");
+    fprintf(stderr, "  longest: %s\n", r->value);
+    assert_non_null(strstr(r->value, "SELECT SLEEP(3)"));
+    assert_true(r->num >= 1 && r->num <= 3);
+    assert_int_equal(r->level, ROW_NORMAL);
+    assert_int_equal((long long)row(&v, "sessions", "Query: User sleep")->num, 1);
+    /* our own session is left out: the only Query is the sleeping one */
+    assert_null(coll_row_find(&v, "sessions", "Query: starting"));
+    assert_int_equal(mysql_read_query_result(busy), 0);
+    res = mysql_store_result(busy);
+    mysql_free_result(res);
+    mysql_close(busy);
+    free(s0);
+    free(s1);
+    cls->close(conn);
+}
+
+/* Without PROCESS: the session rows are dimmed and the note says why; the rest is as usual. */
+static void
+test_without_process(void **state)
+{
+    void *conn = open_ok(itest_my_target_as("bt_mon:monpw", DB)), *s0, *s1;
+    struct coll_view v;
+    int i, dim = 0;
+
+    s0 = sample_ok(conn);
+    s1 = sample_ok(conn);
+    cls->derive(s0, s1, 0.5, &v);
+    assert_non_null(strstr(v.note, "PROCESS"));
+    assert_int_equal(row(&v, "sessions", "longest query")->level, ROW_DIM);
+    assert_int_not_equal(row(&v, "queries", "questions/s")->level, ROW_DIM);
+    assert_int_not_equal(row(&v, "sessions", "connected")->level, ROW_DIM);
+    for (i = 0; i < v.nrows; i++)
+        dim += v.rows[i].level == ROW_DIM && strcmp(v.rows[i].section, "queries") == 0;
+    assert_int_equal(dim, 0);
+    free(s0);
+    free(s1);
+    cls->close(conn);
+}
+
+static void
+test_open_fails_cleanly(void **state)
+{
+    char err[512] = "";
+
+    assert_null(cls->open(itest_my_target_as("bt_mon:wrongpw", DB), err));
+    assert_non_null(strstr(err, "Access denied"));
+    assert_null(strstr(err, "wrongpw"));
+}
+
+/* A restart: the old connection's sample fails, a new one works, derive reports the event. */
+static void
+test_restart(void **state)
+{
+    pid_t serve = (pid_t)atoi(itest_env("BENCHTOP_MY_SERVE_PID"));
+    int fd = atoi(itest_env("BENCHTOP_MY_SERVE_FD"));
+    void *conn = open_ok(itest_my_target(DB)), *s0, *s1;
+    char line[256] = "", err[512], c;
+    size_t n = 0;
+    struct coll_view v;
+
+    itest_sleep_ms(1500); /* so that the uptime after the restart is the smaller one */
+    s0 = sample_ok(conn);
+    assert_int_equal(kill(serve, SIGUSR1), 0);
+    /* serve says when the server is back; the errors test reads its own line the same way */
+    while (n + 1 < sizeof line && read(fd, &c, 1) == 1 && c != '\n')
+        line[n++] = c;
+    line[n] = '\0';
+    assert_string_equal(line, "restarted");
+    s1 = calloc(1, cls->sample_size);
+    assert_int_equal(cls->sample(conn, s1, err), -1);
+    fprintf(stderr, "  sample after the restart: %s\n", err);
+    cls->close(conn);
+    conn = open_ok(itest_my_target(DB));
+    memset(s1, 0, cls->sample_size);
+    assert_int_equal(cls->sample(conn, s1, err), 0);
+    cls->derive(s0, s1, 3.0, &v);
+    assert_int_equal(v.nevents, 1);
+    assert_non_null(strstr(v.events[0], "restarted"));
+    assert_true(isnan(row(&v, "queries", "questions/s")->num));
+    free(s0);
+    free(s1);
+    cls->close(conn);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_commit_rate),     cmocka_unit_test(test_processlist),
+        cmocka_unit_test(test_without_process), cmocka_unit_test(test_open_fails_cleanly),
+        cmocka_unit_test(test_restart),
+    };
+    return cmocka_run_group_tests_name("mysql_collector", tests, setup, NULL);
+}
+
+#else
+
+int
+main(void)
+{
+    printf("mysql_collector: skipped (the mysql backend is not built)\n");
+    return 0;
+}
+
+#endif

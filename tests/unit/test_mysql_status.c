@@ -1,0 +1,467 @@
+/*
+ * The MySQL collector's pure half: SHOW GLOBAL STATUS parsing on output
+ * captured from MariaDB 10.11 and on a MySQL 8.0 sample, malformed and
+ * cut-off input, and the rows derive makes from two samples.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#ifdef HAVE_MYSQL
+
+#include "mysql.h"
+#include "mysql-status-samples.h"
+
+static void
+parse_ok(const char *text, struct my_sample *s)
+{
+    char err[BT_ERRLEN] = "";
+
+    memset(s, 0, sizeof *s);
+    if (my_status_parse(text, s, err) != 0)
+        fail_msg("parse failed: %s", err);
+}
+
+static int
+has(const struct my_sample *s, enum my_status_var v)
+{
+    return (int)((s->status_present >> v) & 1);
+}
+
+static const struct coll_row *
+row(const struct coll_view *v, const char *section, const char *label)
+{
+    const struct coll_row *r = coll_row_find(v, section, label);
+
+    if (r == NULL)
+        fail_msg("no row %s / %s", section, label);
+    return r;
+}
+
+static void
+test_parse_mariadb(void **state)
+{
+    struct my_sample s;
+
+    parse_ok(mariadb_10_11_status, &s);
+    assert_true(has(&s, MY_UPTIME));
+    assert_int_equal((long long)s.status[MY_UPTIME], 593);
+    assert_int_equal((long long)s.status[MY_QUESTIONS], 1231040);
+    assert_int_equal((long long)s.status[MY_COM_COMMIT], 38878);
+    assert_int_equal((long long)s.status[MY_COM_SELECT], 1004728);
+    assert_int_equal((long long)s.status[MY_THREADS_CONNECTED], 9);
+    assert_int_equal((long long)s.status[MY_BP_READ_REQUESTS], 3928875);
+    assert_int_equal((long long)s.status[MY_ROW_LOCK_WAITS], 14952);
+    assert_int_equal((long long)s.status[MY_SQL_ROWS_READ], 5898398);
+    /* MariaDB 10.11 has neither of these */
+    assert_false(has(&s, MY_LOG_FSYNCS));
+    assert_false(has(&s, MY_ROWS_READ));
+    assert_false(has(&s, MY_ROWS_INSERTED));
+}
+
+static void
+test_parse_mysql8(void **state)
+{
+    struct my_sample s;
+
+    parse_ok(mysql_8_0_status, &s);
+    assert_int_equal((long long)s.status[MY_UPTIME], 1834);
+    assert_int_equal((long long)s.status[MY_LOG_FSYNCS], 104112);
+    assert_int_equal((long long)s.status[MY_ROWS_READ], 11284004);
+    assert_int_equal((long long)s.status[MY_ROWS_UPDATED], 104003);
+    assert_false(has(&s, MY_SQL_ROWS_READ));
+}
+
+/* The interactive client's table, as someone might paste it. */
+static void
+test_parse_table_format(void **state)
+{
+    static const char text[] = "+---------------+-------+\n"
+                               "| Variable_name | Value |\n"
+                               "+---------------+-------+\n"
+                               "| Questions     | 77    |\n"
+                               "| Uptime        | 5     |\n"
+                               "+---------------+-------+\n";
+    struct my_sample s;
+
+    parse_ok(text, &s);
+    assert_int_equal((long long)s.status[MY_QUESTIONS], 77);
+    assert_int_equal((long long)s.status[MY_UPTIME], 5);
+}
+
+static void
+expect_error(const char *text, const char *want)
+{
+    struct my_sample s;
+    char err[BT_ERRLEN] = "";
+
+    memset(&s, 0, sizeof s);
+    assert_int_equal(my_status_parse(text, &s, err), -1);
+    if (strstr(err, want) == NULL)
+        fail_msg("'%s' not in '%s'", want, err);
+}
+
+static void
+test_malformed(void **state)
+{
+    expect_error("", "empty");
+    expect_error("Uptime\t5\nQuestions 7\n", "line 2");
+    expect_error("Uptime\t5\nQuestions\tabc\n", "Questions is not a number");
+    expect_error("Uptime\t5\nQuestions\t\n", "Questions is not a number");
+    expect_error("Uptime\t5\nQuestions\t12", "cut off");
+    expect_error("Questions\t12\nCom_select\t3\n", "no Uptime");
+    expect_error("Uptime\t1e999\n", "Uptime is not a number");
+}
+
+/*
+ * Every cut of the captured output: never a crash, and success exactly
+ * when the cut falls at the end of a line after the Uptime line.
+ */
+static void
+test_truncated(void **state)
+{
+    size_t n = strlen(mariadb_10_11_status), len;
+    char *buf = malloc(n + 1);
+    const char *uptime = strstr(mariadb_10_11_status, "\nUptime\t");
+    size_t need = (size_t)(strchr(uptime + 1, '\n') - mariadb_10_11_status) + 1;
+    int ok = 0;
+
+    for (len = 0; len <= n; len++) {
+        struct my_sample s;
+        char err[BT_ERRLEN];
+        int expect;
+
+        if (len % 7 != 0 && mariadb_10_11_status[len - 1] != '\n' && len != n)
+            continue; /* every 7th cut, and every line end */
+        memcpy(buf, mariadb_10_11_status, len);
+        buf[len] = '\0';
+        memset(&s, 0, sizeof s);
+        expect = len >= need && len > 0 && buf[len - 1] == '\n' ? 0 : -1;
+        assert_int_equal(my_status_parse(buf, &s, err), expect);
+        ok += expect == 0;
+    }
+    assert_true(ok > 10);
+    free(buf);
+}
+
+/* Bytes that are not text at all, including NULs cutting lines short. */
+static void
+test_garbage(void **state)
+{
+    char buf[4096];
+    unsigned x = 12345;
+    int round, i;
+
+    for (round = 0; round < 200; round++) {
+        struct my_sample s;
+        char err[BT_ERRLEN];
+
+        for (i = 0; i < (int)sizeof buf - 1; i++) {
+            x = x * 1103515245u + 12345u;
+            buf[i] = (char)(x >> 16);
+            if (buf[i] == 0)
+                buf[i] = '\n';
+        }
+        buf[sizeof buf - 1] = '\0';
+        memset(&s, 0, sizeof s);
+        assert_int_equal(my_status_parse(buf, &s, err), -1);
+    }
+}
+
+/* cur = prev plus the given deltas, secs apart. */
+static void
+advance_sample(struct my_sample *cur, const struct my_sample *prev)
+{
+    *cur = *prev;
+    cur->status[MY_UPTIME] += 2;
+    cur->status[MY_QUESTIONS] += 1000;
+    cur->status[MY_COM_COMMIT] += 250;
+    cur->status[MY_COM_ROLLBACK] += 5;
+    cur->status[MY_COM_SELECT] += 600;
+    cur->status[MY_BP_READ_REQUESTS] += 10000;
+    cur->status[MY_BP_READS] += 100;
+    cur->status[MY_ROW_LOCK_WAITS] += 4;
+    cur->status[MY_ROW_LOCK_TIME] += 10;
+    cur->status[MY_SQL_ROWS_READ] += 3000;
+    cur->status[MY_THREADS_CONNECTED] = 12;
+}
+
+static void
+test_derive_rates(void **state)
+{
+    struct my_sample prev, cur;
+    struct coll_view v;
+    const struct coll_row *r;
+
+    parse_ok(mariadb_10_11_status, &prev);
+    advance_sample(&cur, &prev);
+    my_derive(&prev, &cur, 2.0, &v);
+    assert_true(fabs(row(&v, "queries", "questions/s")->num - 500) < 1e-9);
+    assert_true(fabs(row(&v, "queries", "commit/s")->num - 125) < 1e-9);
+    assert_true(fabs(row(&v, "queries", "select/s")->num - 300) < 1e-9);
+    r = row(&v, "queries", "rollback/s");
+    assert_true(fabs(r->num - 2.5) < 1e-9);
+    assert_int_equal(r->level, ROW_WARN);
+    assert_string_equal(r->value, "2.5");
+    assert_true(fabs(v.server_tps - 127.5) < 1e-9);
+    /* 100 disk reads for 10,000 requests: 99.00 % */
+    r = row(&v, "innodb", "buffer pool hit %");
+    assert_true(fabs(r->num - 99.0) < 1e-9);
+    assert_int_equal(r->level, ROW_GOOD);
+    assert_true(fabs(row(&v, "innodb", "row lock ms/wait")->num - 2.5) < 1e-9);
+    assert_true(fabs(row(&v, "innodb", "row lock waits/s")->num - 2) < 1e-9);
+    /* MariaDB: rows read from Rows_read; the log fsyncs and rows inserted are not there */
+    assert_true(fabs(row(&v, "innodb", "rows read/s")->num - 1500) < 1e-9);
+    r = row(&v, "innodb", "log fsyncs/s");
+    assert_int_equal(r->level, ROW_DIM);
+    assert_string_equal(r->value, "n/a");
+    assert_true(isnan(r->num));
+    assert_int_equal(row(&v, "innodb", "rows inserted/s")->level, ROW_DIM);
+    assert_int_equal((long long)row(&v, "sessions", "connected")->num, 12);
+    assert_non_null(strstr(v.note, "Innodb_os_log_fsyncs"));
+    assert_non_null(strstr(v.note, "Innodb_rows_inserted"));
+    assert_null(strstr(v.note, "Innodb_rows_read"));
+    assert_null(strstr(v.note, "Rows_read"));
+    assert_int_equal(v.nevents, 0);
+    assert_true(v.nrows <= COLL_MAX_ROWS);
+}
+
+static void
+test_derive_first(void **state)
+{
+    struct my_sample s;
+    struct coll_view v;
+    const struct coll_row *r;
+
+    parse_ok(mariadb_10_11_status, &s);
+    my_derive(NULL, &s, 0, &v);
+    r = row(&v, "queries", "questions/s");
+    assert_true(isnan(r->num));
+    assert_string_equal(r->value, "-");
+    assert_true(isnan(v.server_tps));
+    assert_int_equal((long long)row(&v, "sessions", "connected")->num, 9);
+    assert_int_equal((long long)row(&v, "sessions", "running")->num, 2);
+    /* the first hit ratio is over the server's life: 170 reads for 3,928,875 requests */
+    assert_true(
+        fabs(row(&v, "innodb", "buffer pool hit %")->num - 100.0 * (1 - 170.0 / 3928875.0)) < 1e-9);
+}
+
+static void
+test_derive_restart(void **state)
+{
+    struct my_sample prev, cur;
+    struct coll_view v;
+
+    parse_ok(mariadb_10_11_status, &prev);
+    advance_sample(&cur, &prev);
+    cur.status[MY_UPTIME] = 3;
+    cur.status[MY_QUESTIONS] = 10;
+    my_derive(&prev, &cur, 2.0, &v);
+    assert_int_equal(v.nevents, 1);
+    assert_non_null(strstr(v.events[0], "restarted"));
+    assert_true(isnan(row(&v, "queries", "questions/s")->num));
+    assert_true(isnan(v.server_tps));
+}
+
+/* A counter that went down without a restart (FLUSH STATUS): no negative rate. */
+static void
+test_derive_counter_reset(void **state)
+{
+    struct my_sample prev, cur;
+    struct coll_view v;
+
+    parse_ok(mariadb_10_11_status, &prev);
+    advance_sample(&cur, &prev);
+    cur.status[MY_COM_SELECT] = 5;
+    my_derive(&prev, &cur, 2.0, &v);
+    assert_true(isnan(row(&v, "queries", "select/s")->num));
+    assert_true(fabs(row(&v, "queries", "questions/s")->num - 500) < 1e-9);
+}
+
+static void
+test_derive_mysql8(void **state)
+{
+    struct my_sample prev, cur;
+    struct coll_view v;
+    int i;
+
+    parse_ok(mysql_8_0_status, &prev);
+    cur = prev;
+    cur.status[MY_UPTIME] += 1;
+    cur.status[MY_LOG_FSYNCS] += 40;
+    cur.status[MY_ROWS_READ] += 900;
+    my_derive(&prev, &cur, 1.0, &v);
+    assert_true(fabs(row(&v, "innodb", "log fsyncs/s")->num - 40) < 1e-9);
+    assert_true(fabs(row(&v, "innodb", "rows read/s")->num - 900) < 1e-9);
+    for (i = 0; i < v.nrows; i++)
+        if (strcmp(v.rows[i].section, "queries") == 0 || strcmp(v.rows[i].section, "innodb") == 0)
+            assert_int_not_equal(v.rows[i].level, ROW_DIM);
+    assert_string_equal(v.note, "");
+}
+
+static void
+test_processlist(void **state)
+{
+    struct my_sample s;
+    struct coll_view v;
+    const struct coll_row *r;
+
+    parse_ok(mariadb_10_11_status, &s);
+    s.proc_ok = 1;
+    my_proc_add(&s, "Daemon", "InnoDB purge worker", 900, NULL);
+    my_proc_add(&s, "Sleep", "", 3, NULL);
+    my_proc_add(&s, "Query", "Sending data", 2, "SELECT c FROM sbtest1 WHERE id=5");
+    my_proc_add(&s, "Query", "Sending data", 14, "SELECT SUM(k) FROM sbtest2");
+    my_proc_add(&s, "Query", "Updating", 1, "UPDATE sbtest1 SET k=k+1 WHERE id=9");
+    my_proc_add(&s, "Sleep", "", 1, NULL);
+    my_proc_add(&s, "Sleep", "", 0, NULL);
+    assert_int_equal(s.proc_total, 6); /* the daemon is not a session */
+    my_derive(NULL, &s, 0, &v);
+    assert_int_equal((long long)row(&v, "sessions", "Sleep")->num, 3);
+    assert_int_equal((long long)row(&v, "sessions", "Query: Sending data")->num, 2);
+    assert_int_equal((long long)row(&v, "sessions", "Query: Updating")->num, 1);
+    /* the groups are listed largest first */
+    assert_true(row(&v, "sessions", "Sleep") < row(&v, "sessions", "Query: Sending data"));
+    r = row(&v, "sessions", "longest query");
+    assert_int_equal((long long)r->num, 14);
+    assert_int_equal(r->level, ROW_WARN);
+    assert_string_equal(r->value, "14 s SELECT SUM(k) FROM sbtest2");
+    assert_null(coll_row_find(&v, "sessions", "Daemon: InnoDB purge worker"));
+}
+
+/* More (command, state) pairs than groups: the rest is counted, not dropped. */
+static void
+test_processlist_overflow(void **state)
+{
+    struct my_sample s;
+    struct coll_view v;
+    char st[16];
+    int i;
+
+    parse_ok(mariadb_10_11_status, &s);
+    s.proc_ok = 1;
+    for (i = 0; i < MY_PROC_GROUPS + 3; i++) {
+        snprintf(st, sizeof st, "state %d", i);
+        my_proc_add(&s, "Query", st, 0, "SELECT 1");
+    }
+    assert_int_equal(s.proc_total, MY_PROC_GROUPS + 3);
+    my_derive(NULL, &s, 0, &v);
+    assert_int_equal((long long)row(&v, "sessions", "other")->num, 3);
+}
+
+/* Without PROCESS only their own sessions are visible: those rows are dimmed and the note says so.
+ */
+static void
+test_processlist_partial(void **state)
+{
+    struct my_sample s;
+    struct coll_view v;
+
+    parse_ok(mariadb_10_11_status, &s);
+    s.proc_ok = 1;
+    s.proc_partial = 1;
+    my_proc_add(&s, "Sleep", "", 0, NULL);
+    my_derive(NULL, &s, 0, &v);
+    assert_int_equal(row(&v, "sessions", "Sleep")->level, ROW_DIM);
+    assert_int_equal(row(&v, "sessions", "longest query")->level, ROW_DIM);
+    assert_int_not_equal(row(&v, "sessions", "connected")->level, ROW_DIM);
+    assert_non_null(strstr(v.note, "PROCESS"));
+}
+
+static void
+test_settings(void **state)
+{
+    struct my_sample s;
+    struct coll_view v;
+    const struct coll_row *r;
+
+    parse_ok(mariadb_10_11_status, &s);
+    my_setting_set(&s, "innodb_buffer_pool_size", "134217728");
+    my_setting_set(&s, "innodb_flush_log_at_trx_commit", "2");
+    my_setting_set(&s, "sync_binlog", "0");
+    my_setting_set(&s, "log_bin", "OFF");
+    my_setting_set(&s, "max_connections", "10");
+    my_setting_set(&s, "no_such_variable", "1");
+    snprintf(s.version, sizeof s.version, "10.11.19-MariaDB");
+    my_derive(NULL, &s, 0, &v);
+    assert_string_equal(row(&v, "settings", "buffer pool")->value, "128 MiB");
+    r = row(&v, "settings", "flush log at commit");
+    assert_int_equal((long long)r->num, 2);
+    assert_int_equal(r->level, ROW_WARN);
+    r = row(&v, "settings", "sync_binlog");
+    assert_string_equal(r->value, "0 (binlog off)");
+    assert_int_equal(r->level, ROW_NORMAL);
+    assert_string_equal(row(&v, "settings", "version")->value, "10.11.19-MariaDB");
+    /* 9 of 10 connections in use */
+    assert_int_equal(row(&v, "sessions", "connected")->level, ROW_BAD);
+    /* binlog on and not synced at every commit */
+    my_setting_set(&s, "log_bin", "ON");
+    my_derive(NULL, &s, 0, &v);
+    assert_int_equal(row(&v, "settings", "sync_binlog")->level, ROW_WARN);
+    assert_string_equal(row(&v, "settings", "sync_binlog")->value, "0");
+}
+
+static void
+test_settings_missing(void **state)
+{
+    struct my_sample s;
+    struct coll_view v;
+
+    parse_ok(mariadb_10_11_status, &s);
+    my_derive(NULL, &s, 0, &v);
+    assert_int_equal(row(&v, "settings", "buffer pool")->level, ROW_DIM);
+    assert_int_equal(row(&v, "settings", "version")->level, ROW_DIM);
+    assert_int_equal(row(&v, "sessions", "processlist")->level, ROW_DIM);
+}
+
+static void
+test_status_names(void **state)
+{
+    assert_string_equal(my_status_name(MY_COM_COMMIT), "Com_commit");
+    assert_string_equal(my_status_name(MY_LOG_FSYNCS), "Innodb_os_log_fsyncs");
+    assert_string_equal(my_status_name(MY_NSTATUS), "?");
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_mariadb),
+        cmocka_unit_test(test_parse_mysql8),
+        cmocka_unit_test(test_parse_table_format),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_derive_rates),
+        cmocka_unit_test(test_derive_first),
+        cmocka_unit_test(test_derive_restart),
+        cmocka_unit_test(test_derive_counter_reset),
+        cmocka_unit_test(test_derive_mysql8),
+        cmocka_unit_test(test_processlist),
+        cmocka_unit_test(test_processlist_overflow),
+        cmocka_unit_test(test_processlist_partial),
+        cmocka_unit_test(test_settings),
+        cmocka_unit_test(test_settings_missing),
+        cmocka_unit_test(test_status_names),
+    };
+    return cmocka_run_group_tests_name("mysql_status", tests, NULL, NULL);
+}
+
+#else
+
+int
+main(void)
+{
+    printf("mysql_status: skipped (the mysql backend is not built)\n");
+    return 0;
+}
+
+#endif
