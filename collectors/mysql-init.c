@@ -11,6 +11,7 @@
  * it fails or is interrupted (SIGINT, SIGTERM).
  */
 #include "mysql.h"
+#include "progress.h"
 
 #include <errmsg.h>
 #include <mysqld_error.h>
@@ -88,9 +89,7 @@ struct init_run {
     size_t batch_max;
     int64_t rows_total;
     int64_t rows_done;
-    int64_t last_tenth;
-    uint64_t last_report_us;
-    int tty;
+    struct progress progress;
     uint64_t drop_us, create_us, insert_us, index_us;
 };
 
@@ -411,23 +410,10 @@ seconds(uint64_t us)
     return (double)us / US_PER_S;
 }
 
-/* At most once a second; in place on a terminal, a line per new tenth elsewhere. */
 static void
 report_progress(struct init_run *r)
 {
-    uint64_t now = now_us();
-    int64_t tenth = r->rows_done * 10 / r->rows_total;
-    int done = r->rows_done == r->rows_total;
-
-    if (r->ic->quiet)
-        return;
-    if (!done && (now - r->last_report_us < US_PER_S || (!r->tty && tenth <= r->last_tenth)))
-        return;
-    fprintf(stderr, "inserting rows... %lld of %lld (%d%%)%c", (long long)r->rows_done,
-            (long long)r->rows_total, (int)(r->rows_done * 100 / r->rows_total),
-            r->tty && !done ? '\r' : '\n');
-    r->last_report_us = now;
-    r->last_tenth = tenth;
+    progress_show(&r->progress, r->rows_done);
 }
 
 /* Ctrl-C or SIGTERM arrived (they are blocked during init and looked at between statements). */
@@ -663,7 +649,7 @@ build_all(struct init_run *r, char *err)
     pick_batch_size(r);
     r->batch = xmalloc(r->batch_max);
     r->rows_total = (int64_t)r->ic->tables * r->ic->table_size;
-    r->last_report_us = now_us();
+    progress_start(&r->progress, "inserting rows", r->rows_total, r->ic->quiet);
     for (i = 1; i <= r->ic->tables; i++)
         if (build_table(r, i, err) < 0)
             return -1;
@@ -707,7 +693,6 @@ my_init(const struct init_conf *ic, char *err)
     if (my_connect_blocking(ic->target, &r.m, err) < 0)
         return -1;
     r.ic = ic;
-    r.tty = isatty(STDERR_FILENO);
     rng_seed(&r.rng, now_us());
     r.created = xcalloc((size_t)ic->tables + 1, 1);
     /* Held until the end and looked at between statements, so a Ctrl-C still cleans up. */

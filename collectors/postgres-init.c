@@ -9,6 +9,7 @@
  * a failure or a killed client leaves nothing half-built behind.
  */
 #include "postgres.h"
+#include "progress.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -107,9 +108,7 @@ struct init_run {
     const struct init_conf *ic;
     int64_t rows_total;
     int64_t rows_done;
-    int64_t last_tenth;
-    uint64_t last_report_us;
-    int tty;
+    struct progress progress;
     uint64_t drop_us;
     uint64_t create_us;
     uint64_t copy_us;
@@ -449,26 +448,10 @@ seconds(uint64_t us)
     return (double)us / US_PER_S;
 }
 
-/*
- * At most once a second; on a terminal the line is rewritten in place every
- * second, elsewhere (a log) a line is added only for each new tenth.
- */
 static void
 report_progress(struct init_run *r)
 {
-    uint64_t now = now_us();
-    int64_t tenth = r->rows_done * 10 / r->rows_total;
-    int done = r->rows_done == r->rows_total;
-
-    if (r->ic->quiet)
-        return;
-    if (!done && (now - r->last_report_us < US_PER_S || (!r->tty && tenth <= r->last_tenth)))
-        return;
-    fprintf(stderr, "generating data (COPY)... %lld of %lld rows (%d%%)%c", (long long)r->rows_done,
-            (long long)r->rows_total, (int)(r->rows_done * 100 / r->rows_total),
-            r->tty && !done ? '\r' : '\n');
-    r->last_report_us = now;
-    r->last_tenth = tenth;
+    progress_show(&r->progress, r->rows_done);
 }
 
 /* Existing tables may hold someone's data: touch them only when asked to. */
@@ -594,7 +577,7 @@ copy_tables(struct init_run *r, char *err)
     r->rows_total = 0;
     for (i = 0; i < N_TABLES; i++)
         r->rows_total += (int64_t)pg_tables[i].rows_per_scale * r->ic->scale;
-    r->last_report_us = now_us();
+    progress_start(&r->progress, "generating data (COPY)", r->rows_total, r->ic->quiet);
     for (i = 0; i < N_TABLES; i++)
         if (pg_tables[i].rows_per_scale > 0 && copy_table(r, &pg_tables[i], err) < 0)
             return -1;
@@ -784,7 +767,6 @@ pg_init(const struct init_conf *ic, char *err)
     if (pg_connect_blocking(ic->target, &r.conn, err) < 0)
         return -1;
     r.ic = ic;
-    r.tty = isatty(STDERR_FILENO);
     t0 = now_us();
     /* On failure closing the connection rolls the whole transaction back. */
     rc = build_tables(&r, err);

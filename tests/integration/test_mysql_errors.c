@@ -330,7 +330,7 @@ test_server_restart(void **state)
     assert_true(itest_num(sum, "connection") >= 1);
     assert_true(itest_num(sum, "transactions") > 0);
     /* the intervals after the restart carry load again */
-    last = itest_line(r.out, "\"t\":11.");
+    last = itest_line(r.out, "\"type\":\"interval\",\"t\":11.");
     assert_non_null(last);
     assert_true(itest_num(last, "tps") > 0);
     assert_int_equal((long long)itest_num(last, "connected"), 4);

@@ -1,0 +1,35 @@
+/* progress: see progress.h. */
+#include "progress.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void
+progress_start(struct progress *p, const char *what, int64_t total, int quiet)
+{
+    p->what = what;
+    p->total = total > 0 ? total : 1;
+    p->tty = isatty(STDERR_FILENO);
+    p->quiet = quiet;
+    p->last_tenth = -1;
+    p->last_us = now_us();
+}
+
+void
+progress_show(struct progress *p, int64_t done)
+{
+    uint64_t now = now_us();
+    int64_t tenth = done * 10 / p->total;
+    int end = done >= p->total;
+
+    if (p->quiet)
+        return;
+    if (!end && (now - p->last_us < 1000000u || (!p->tty && tenth <= p->last_tenth)))
+        return;
+    fprintf(stderr, "%s... %lld of %lld (%d%%)%c", p->what, (long long)done, (long long)p->total,
+            (int)(done * 100 / p->total), p->tty && !end ? '\r' : '\n');
+    p->last_us = now;
+    p->last_tenth = tenth;
+}
