@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "collect.h"
@@ -205,6 +206,26 @@ front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **nam
         collect_stop(s->collect[i]);
 }
 
+/*
+ * Each client holds a socket: raise the soft descriptor limit as far as the
+ * hard one allows, or say how to before anything starts.
+ */
+static void
+raise_fd_limit(int clients)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)clients + 64; /* collectors, eventfds, stdio, libraries */
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur < need)
+        usage_fatal("-c %d needs about %llu open files but the limit is %llu (raise it with "
+                    "ulimit -n, or use fewer clients)",
+                    clients, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+}
+
 static int
 run_load(struct runconf *rc)
 {
@@ -218,6 +239,7 @@ run_load(struct runconf *rc)
 
     if (shared == NULL)
         usage_fatal("%s", err);
+    raise_fd_limit(rc->clients);
     ctx.workload = rc->script_file ? rc->script_file
                    : rc->workload  ? rc->workload
                                    : drv->workloads[0];
