@@ -246,4 +246,43 @@ itest_sleep_ms(int ms)
         ;
 }
 
+/*
+ * What every server-restart test does: runs benchtop with args, restarts
+ * the test server (kill -USR1 BENCHTOP_<prefix>_SERVE_PID) after ms, and,
+ * when read_answer, reads serve's "restarted" from BENCHTOP_<prefix>_SERVE_FD
+ * so no later test mistakes it for its own. Checks exit 0, a summary, at
+ * least `clients` reconnects and a connection error; *sum is the summary.
+ */
+static inline struct run
+itest_run_through_restart(char *const args[], const char *prefix, int ms, int clients,
+                          int read_answer, const char **sum)
+{
+    char name[64], line[256] = "", c;
+    int o, e, fd;
+    size_t n = 0;
+    pid_t pid = itest_spawn(args, &o, &e), serve;
+    struct run r;
+
+    snprintf(name, sizeof(name), "BENCHTOP_%s_SERVE_PID", prefix);
+    serve = (pid_t)atoi(itest_env(name));
+    itest_sleep_ms(ms);
+    assert_int_equal(kill(serve, SIGUSR1), 0);
+    if (read_answer) {
+        snprintf(name, sizeof(name), "BENCHTOP_%s_SERVE_FD", prefix);
+        fd = atoi(itest_env(name));
+        while (n + 1 < sizeof(line) && read(fd, &c, 1) == 1 && c != '\n')
+            line[n++] = c;
+        line[n] = '\0';
+        assert_string_equal(line, "restarted");
+    }
+    r = itest_finish(pid, o, e);
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    *sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(*sum);
+    assert_true(itest_num(*sum, "reconnects") >= clients);
+    assert_true(itest_num(*sum, "connection") >= 1);
+    return r;
+}
+
 #endif

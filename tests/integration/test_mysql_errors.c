@@ -304,30 +304,9 @@ test_server_restart(void **state)
 {
     char *args[] = {"run", itest_my_target(DB), "--headless", "-T", "12", "-c", "4", "-j", "2",
                     "-w",  "read-write",        NULL};
-    pid_t serve = (pid_t)atoi(itest_env("BENCHTOP_MY_SERVE_PID"));
-    int o, e;
-    pid_t pid = itest_spawn(args, &o, &e);
-    struct run r;
     const char *sum, *last;
+    struct run r = itest_run_through_restart(args, "MY", 2500, 4, 1, &sum);
 
-    int fd = atoi(itest_env("BENCHTOP_MY_SERVE_FD"));
-    char line[256] = "", c;
-    size_t n = 0;
-
-    itest_sleep_ms(2500);
-    assert_int_equal(kill(serve, SIGUSR1), 0);
-    /* serve's answer, read so that no later test mistakes it for its own */
-    while (n + 1 < sizeof line && read(fd, &c, 1) == 1 && c != '\n')
-        line[n++] = c;
-    line[n] = '\0';
-    assert_string_equal(line, "restarted");
-    r = itest_finish(pid, o, e);
-    fprintf(stderr, "%s", r.err);
-    assert_int_equal(r.status, 0);
-    sum = itest_line(r.out, "\"type\":\"summary\"");
-    assert_non_null(sum);
-    assert_true(itest_num(sum, "reconnects") >= 4);
-    assert_true(itest_num(sum, "connection") >= 1);
     assert_true(itest_num(sum, "transactions") > 0);
     /* the intervals after the restart carry load again */
     last = itest_line(r.out, "\"type\":\"interval\",\"t\":11.");

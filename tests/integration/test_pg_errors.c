@@ -237,21 +237,9 @@ test_server_restart(void **state)
 {
     char *args[] = {"run", itest_target(DB), "--headless", "-T", "9", "-c", "4", "-j", "2",
                     "-w",  "select-only",    NULL};
-    pid_t serve = (pid_t)atoi(itest_env("BENCHTOP_PG_SERVE_PID"));
-    int o, e;
-    pid_t pid = itest_spawn(args, &o, &e);
-    struct run r;
     const char *sum, *last;
+    struct run r = itest_run_through_restart(args, "PG", 2500, 4, 0, &sum);
 
-    itest_sleep_ms(2500);
-    assert_int_equal(kill(serve, SIGUSR1), 0);
-    r = itest_finish(pid, o, e);
-    fprintf(stderr, "%s", r.err);
-    assert_int_equal(r.status, 0);
-    sum = itest_line(r.out, "\"type\":\"summary\"");
-    assert_non_null(sum);
-    assert_true(itest_num(sum, "reconnects") >= 4);
-    assert_true(itest_num(sum, "connection") >= 1);
     /* the intervals after the restart carry load again */
     last = itest_line(r.out, "\"type\":\"interval\",\"t\":8.");
     assert_non_null(last);

@@ -280,22 +280,10 @@ test_server_restart(void **state)
                     "2",          "-w",
                     "incr",       "--pipeline",
                     "4",          NULL};
-    pid_t serve = (pid_t)atoi(itest_env("BENCHTOP_RD_SERVE_PID"));
-    int o, e;
-    pid_t pid = itest_spawn(args, &o, &e);
-    struct run r;
     const char *sum;
     double txns;
+    struct run r = itest_run_through_restart(args, "RD", 2000, 4, 0, &sum);
 
-    itest_sleep_ms(2000);
-    assert_int_equal(kill(serve, SIGUSR1), 0);
-    r = itest_finish(pid, o, e);
-    fprintf(stderr, "%s", r.err);
-    assert_int_equal(r.status, 0);
-    sum = itest_line(r.out, "\"type\":\"summary\"");
-    assert_non_null(sum);
-    assert_true(itest_num(sum, "reconnects") >= 4);
-    assert_true(itest_num(sum, "connection") >= 1);
     assert_true(itest_num(sum, "connects") >= 8);
     txns = itest_num(sum, "transactions");
     assert_true(loaded_intervals_after(r.out, 3.5, 4) >= 1);
