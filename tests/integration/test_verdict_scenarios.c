@@ -10,12 +10,12 @@
  * (tests/tools/delay-proxy.c, 10 ms each way), since tc netem is not
  * available here.
  *
- * Client-bound: one worker thread driving 2000 Redis clients in an open
- * loop at 70,000 requests/s. With pipelining or a closed loop, Redis's main
+ * Client-bound: one worker thread driving 4000 Redis clients in an open
+ * loop at 60,000 requests/s. With pipelining or a closed loop, Redis's main
  * thread saturates as soon as benchtop's does on these 2-core machines (the
- * honest verdict there is mixed); with 2000 sockets on one thread, the
- * worker's ppoll over them is what runs out first (measured: worker 95%,
- * Redis 56-64% of its core), which is a real client limit: add -j.
+ * honest verdict there is mixed); with 4000 sockets on one thread, the
+ * worker's ppoll over them is what runs out first (measured: worker 95-97%,
+ * Redis about half its core), which is a real client limit: add -j.
  */
 #include "itest.h"
 
