@@ -271,9 +271,9 @@ test_client_bound(void **state)
                     "--headless", "-q",
                     "-T",         "10",
                     "-w",         "get",
-                    "-c",         "2000",
+                    "-c",         "4000",
                     "-j",         "1",
-                    "-R",         "70000",
+                    "-R",         "60000",
                     NULL};
 
     expect_verdict(args, "client");
