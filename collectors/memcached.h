@@ -265,6 +265,6 @@ struct mc_sample {
     double rtt_ms; /* the `stats` round trip */
 };
 
-extern const struct collector_class memcached_collector;
+extern const struct collector_class memcached_collector_class;
 
 #endif
