@@ -434,7 +434,7 @@ my_target_free(struct my_target *t)
     int i;
 
     free(t->user);
-    free(t->password);
+    free_secret(t->password);
     free(t->host);
     free(t->socket);
     free(t->db);

@@ -261,7 +261,7 @@ pg_release(void *shared)
         return;
     if (sh->script != NULL)
         script_free(sh->script);
-    free(sh->target);
+    free_secret(sh->target); /* a URI may hold the password */
     free(sh);
 }
 

@@ -50,13 +50,13 @@ rd_coll_open(const char *target, char *err)
 
     if (redis_target_parse(target, &t, err) < 0 ||
         redis_connect_blocking(&t, RC_TIMEOUT_MS, &ctx, err) < 0) {
-        memset(&t, 0, sizeof t);
+        explicit_bzero(&t, sizeof t);
         return NULL;
     }
     c = xcalloc(1, sizeof *c);
     c->ctx = ctx;
     redis_target_where(&t, c->where, sizeof c->where);
-    memset(&t, 0, sizeof t); /* the password */
+    explicit_bzero(&t, sizeof t); /* the password */
     return c;
 }
 

@@ -806,9 +806,9 @@ rd_release(void *shared)
     for (i = 0; i < OP__COUNT; i++)
         free(sh->cmd[i].buf);
     if (sh->hs != NULL)
-        memset(sh->hs, 0, sh->hs_len); /* it holds the password */
+        explicit_bzero(sh->hs, sh->hs_len); /* it holds the password */
     free(sh->hs);
-    memset(&sh->t, 0, sizeof sh->t);
+    explicit_bzero(&sh->t, sizeof sh->t);
     free(sh);
 }
 

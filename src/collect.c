@@ -38,13 +38,10 @@ struct sampler {
 static void
 publish(struct collect *c, const struct collect_result *res)
 {
-    uint64_t one = 1;
-
     pthread_mutex_lock(&c->lock);
     c->pub = *res;
     pthread_mutex_unlock(&c->lock);
-    if (write(c->notify_fd, &one, sizeof(one)) != sizeof(one))
-        fatal("eventfd write: %s", strerror(errno));
+    eventfd_post(c->notify_fd);
 }
 
 /* Waits until `deadline` or a stop request; 1 when asked to stop. */
@@ -187,14 +184,11 @@ collect_set_interval(struct collect *c, double interval_s)
 void
 collect_stop(struct collect *c)
 {
-    uint64_t one = 1;
-
-    if (write(c->stop_fd, &one, sizeof(one)) != sizeof(one))
-        fatal("eventfd write: %s", strerror(errno));
+    eventfd_post(c->stop_fd);
     pthread_join(c->thread, NULL);
     close(c->stop_fd);
     close(c->notify_fd);
     pthread_mutex_destroy(&c->lock);
-    free(c->target);
+    free_secret(c->target); /* a URI may hold the password */
     free(c);
 }

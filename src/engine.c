@@ -15,15 +15,6 @@
 #include "util.h"
 #include "worker.h"
 
-static void
-wake(int fd)
-{
-    uint64_t one = 1;
-
-    if (write(fd, &one, sizeof(one)) != sizeof(one))
-        fatal("eventfd write: %s", strerror(errno));
-}
-
 /* Blocks until n workers acknowledged a swap. */
 static void
 wait_acks(int fd, int n)
@@ -106,20 +97,20 @@ stamp(struct engine *e, int final)
     e->last_tick_us = now;
 }
 
-const struct snapshot *
+struct snapshot *
 engine_tick(struct engine *e)
 {
     int i;
 
     for (i = 0; i < e->nworkers; i++)
-        wake(e->workers[i].wake_fd);
+        eventfd_post(e->workers[i].wake_fd);
     wait_acks(e->ack_fd, e->nworkers);
     collect(e, 0);
     stamp(e, 0);
     return &e->snap;
 }
 
-const struct snapshot *
+struct snapshot *
 engine_stop(struct engine *e)
 {
     int i;
@@ -128,7 +119,7 @@ engine_stop(struct engine *e)
         return &e->snap;
     atomic_store(&e->stop, 1);
     for (i = 0; i < e->nworkers; i++)
-        wake(e->workers[i].wake_fd);
+        eventfd_post(e->workers[i].wake_fd);
     for (i = 0; i < e->nworkers; i++)
         worker_join(&e->workers[i]);
     collect(e, 1);
@@ -200,6 +191,19 @@ engine_set_rate(struct engine *e, double rate)
     control_all(e);
 }
 
+/*
+ * Worker `failed` could not start: frees what it holds, stops and joins the
+ * workers started before it and frees the engine, so that nothing keeps
+ * running behind the error.
+ */
+static void
+abandon_start(struct engine *e, int failed)
+{
+    worker_free(&e->workers[failed]);
+    e->nworkers = failed;
+    engine_free(e);
+}
+
 struct engine *
 engine_start(const struct runconf *rc, void *shared, char *err)
 {
@@ -218,6 +222,8 @@ engine_start(const struct runconf *rc, void *shared, char *err)
     e->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (e->ack_fd < 0 || e->notify_fd < 0) {
         seterr(err, "cannot create event descriptors: %s", strerror(errno));
+        if (e->ack_fd >= 0)
+            close(e->ack_fd);
         free(e);
         return NULL;
     }
@@ -230,9 +236,10 @@ engine_start(const struct runconf *rc, void *shared, char *err)
     e->workers = xcalloc((size_t)e->nworkers, sizeof(*e->workers));
     for (i = 0; i < e->nworkers; i++) {
         share(e, i, &ctl);
-        /* a thread that cannot start leaves the others running: the caller exits */
-        if (worker_start(&e->workers[i], e, i, &ctl, err) < 0)
+        if (worker_start(&e->workers[i], e, i, &ctl, err) < 0) {
+            abandon_start(e, i);
             return NULL;
+        }
     }
     return e;
 }

@@ -1,7 +1,7 @@
 /*
- * engine: one load, driven from the main thread. The front end (the
- * headless loop in engine_run, or the dashboard) owns the main loop and
- * calls engine_tick once per interval; the engine owns the workers.
+ * engine: one load, driven from the main thread. The session's main loop
+ * (session.c, for the headless front end and the dashboard alike) calls
+ * engine_tick once per interval; the engine owns the workers.
  *
  * Lifecycle: engine_start -> { engine_tick | engine_set_* }* -> engine_stop
  * -> engine_free. Every function here is for the main thread only.
@@ -48,10 +48,14 @@ struct engine {
 
 /* Starts the workers; the run's clock starts now. NULL and err on failure. */
 struct engine *engine_start(const struct runconf *rc, void *shared, char *err);
-/* Ends the current interval: swaps and merges every worker's stats into e->snap. */
-const struct snapshot *engine_tick(struct engine *e);
-/* Stops the workers and merges what is left; e->snap.final is set. */
-const struct snapshot *engine_stop(struct engine *e);
+/*
+ * Ends the current interval: swaps and merges every worker's stats into
+ * e->snap. The snapshot stays the engine's; the caller fills in its verdict.
+ */
+struct snapshot *engine_tick(struct engine *e);
+/* Stops the workers and merges what is left; e->snap.final is set. Same snapshot. */
+struct snapshot *engine_stop(struct engine *e);
+/* Stops the workers if engine_stop was not called, then frees everything. */
 void engine_free(struct engine *e);
 
 /* Readable when a worker finished its -t; then engine_finished() tells if all did. */

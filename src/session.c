@@ -81,7 +81,7 @@ judge(struct session *s, struct snapshot *snap)
 static void
 tick(struct session *s)
 {
-    struct snapshot *snap = (struct snapshot *)engine_tick(s->eng);
+    struct snapshot *snap = engine_tick(s->eng);
 
     judge(s, snap);
     s->hooks.on_tick(s, snap, s->arg);
@@ -90,7 +90,7 @@ tick(struct session *s)
 static void
 end_load(struct session *s)
 {
-    struct snapshot *snap = (struct snapshot *)engine_stop(s->eng);
+    struct snapshot *snap = engine_stop(s->eng);
 
     s->load_over = 1;
     judge(s, snap);

@@ -1,10 +1,13 @@
 /* util: checked allocation, clocks and error exits. */
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 static void
 oom(size_t n)
@@ -129,4 +132,22 @@ first_line(char *dst, size_t dstlen, const char *src)
         n = dstlen - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+
+void
+free_secret(char *s)
+{
+    if (s == NULL)
+        return;
+    explicit_bzero(s, strlen(s));
+    free(s);
+}
+
+void
+eventfd_post(int fd)
+{
+    uint64_t one = 1;
+
+    if (write(fd, &one, sizeof(one)) != sizeof(one))
+        fatal("eventfd write: %s", strerror(errno));
 }

@@ -1,5 +1,6 @@
 /*
- * util: checked allocation, time, and the two ways a run ends early.
+ * util: checked allocation, secret wiping, eventfd posting, time, and the
+ * two ways a run ends early.
  *
  * Owns nothing global. Every allocation in benchtop goes through the
  * x-functions so a failure is reported once, here, instead of at each call.
@@ -19,6 +20,11 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Wipes a string that may hold a password (explicit_bzero: not dropped by the compiler), then frees it. */
+void free_secret(char *s);
+
+/* Adds one to an eventfd counter (wakes its reader); a failed write is fatal. */
+void eventfd_post(int fd);
 
 /* Monotonic clock in microseconds. */
 uint64_t now_us(void);

@@ -24,15 +24,6 @@ worker_stats(struct worker *w)
     return &w->stats[w->cur];
 }
 
-static void
-notify(int fd)
-{
-    uint64_t one = 1;
-
-    if (write(fd, &one, sizeof(one)) != sizeof(one))
-        fatal("eventfd write: %s", strerror(errno));
-}
-
 static int
 connected_count(const struct worker *w)
 {
@@ -58,7 +49,7 @@ swap_buffers(struct worker *w)
     w->stats[w->cur].connected = (uint64_t)connected_count(w);
     w->cur ^= 1;
     atomic_thread_fence(memory_order_release);
-    notify(w->eng->ack_fd);
+    eventfd_post(w->eng->ack_fd);
 }
 
 /* Open loop: hand every due transaction to a client that waits for one. */
@@ -305,7 +296,7 @@ worker_main(void *arg)
         wake_timers(w);
         if (!atomic_load(&w->finished) && all_finished(w)) {
             atomic_store(&w->finished, 1);
-            notify(w->eng->notify_fd);
+            eventfd_post(w->eng->notify_fd);
         }
     }
     for (i = 0; i < w->nclients; i++)
@@ -351,13 +342,10 @@ worker_start(struct worker *w, const struct engine *eng, int id, const struct wo
 void
 worker_control(struct worker *w, const struct worker_ctl *ctl)
 {
-    uint64_t one = 1;
-
     pthread_mutex_lock(&w->ctl_lock);
     w->ctl = *ctl;
     pthread_mutex_unlock(&w->ctl_lock);
-    if (write(w->ctl_fd, &one, sizeof(one)) != sizeof(one))
-        fatal("eventfd write: %s", strerror(errno));
+    eventfd_post(w->ctl_fd);
 }
 
 void
