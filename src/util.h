@@ -20,7 +20,8 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Wipes a string that may hold a password (explicit_bzero: not dropped by the compiler), then frees it. */
+/* Wipes a string that may hold a password (explicit_bzero: not dropped by the compiler), then frees
+ * it. */
 void free_secret(char *s);
 
 /* Adds one to an eventfd counter (wakes its reader); a failed write is fatal. */
