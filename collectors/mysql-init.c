@@ -84,6 +84,7 @@ struct init_run {
     const struct init_conf *ic;
     struct rng rng;
     char *created; /* [i] for sbtest(i+1), [tables] for the counter table: made by this run */
+    char *kept;    /* indexed the same: there already, left alone (without --force) */
     char *batch;   /* one INSERT statement */
     char db[80];   /* the target's database, for messages */
     size_t batch_max;
@@ -434,7 +435,10 @@ run_sql(struct init_run *r, const char *sql, const char *verb, const char *objec
     return 0;
 }
 
-/* 1 if name is one of the tables this init would create. */
+/*
+ * The index into created[] and kept[] of a table this init would create
+ * (sbtestN at N-1, the counter table at tables), or -1.
+ */
 static int
 ours(const struct init_run *r, const char *name)
 {
@@ -442,21 +446,37 @@ ours(const struct init_run *r, const char *name)
     long n;
 
     if (strcmp(name, MY_COUNTER_TABLE) == 0)
-        return 1;
+        return r->ic->tables;
     if (strncmp(name, "sbtest", 6) != 0 || name[6] < '1' || name[6] > '9')
-        return 0;
+        return -1;
     n = strtol(name + 6, &end, 10);
-    return *end == '\0' && n >= 1 && n <= r->ic->tables;
+    return *end == '\0' && n >= 1 && n <= r->ic->tables ? (int)n - 1 : -1;
 }
 
-/* Existing tables may hold someone's data: touch them only when asked to. */
+/* "sbtest1, sbtest2, sbtest3, ..." from the table names seen, the first three of them. */
+static void
+add_name(char *names, size_t size, int nth, const char *name)
+{
+    size_t len = strlen(names);
+
+    if (nth < 3)
+        snprintf(names + len, size - len, "%s%s", len ? ", " : "", name);
+    else if (nth == 3)
+        snprintf(names + len, size - len, ", ...");
+}
+
+/*
+ * Existing tables may hold someone's data (sysbench's sbtest1, say): without
+ * --force they are kept and only the missing ones are created; when none
+ * is missing there is nothing to do, which is an error worth a hint.
+ */
 static int
 check_existing(struct init_run *r, char *err)
 {
     MYSQL_RES *res;
     MYSQL_ROW row;
     char names[160] = "";
-    int found = 0;
+    int found = 0, i;
 
     if (mysql_query(r->m,
                     "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
@@ -465,18 +485,21 @@ check_existing(struct init_run *r, char *err)
         (res = mysql_store_result(r->m)) == NULL)
         return my_sql_error(r->m, "look for", "existing tables", err);
     while ((row = mysql_fetch_row(res)) != NULL) {
-        size_t len = strlen(names);
-        if (row[0] == NULL || !ours(r, row[0]))
+        if (row[0] == NULL || (i = ours(r, row[0])) < 0)
             continue;
-        if (found++ < 3)
-            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", row[0]);
+        add_name(names, sizeof names, found++, row[0]);
+        r->kept[i] = !r->ic->force;
     }
     mysql_free_result(res);
-    if (found > 0 && !r->ic->force)
+    if (r->ic->force || found == 0)
+        return 0;
+    if (found == r->ic->tables + 1)
         return seterr(err,
-                      "%d of the tables already exist (%s%s) in database %s (use --force to "
+                      "%d of the tables already exist (%s) in database %s (use --force to "
                       "drop and recreate them)",
-                      found, names, found > 3 ? ", ..." : "", r->db);
+                      found, names, r->db);
+    say(r, "keeping %d existing table%s (%s); creating the missing ones (--force recreates all)",
+        found, found > 1 ? "s" : "", names);
     return 0;
 }
 
@@ -648,12 +671,13 @@ build_all(struct init_run *r, char *err)
     r->drop_us = now_us() - t0;
     pick_batch_size(r);
     r->batch = xmalloc(r->batch_max);
-    r->rows_total = (int64_t)r->ic->tables * r->ic->table_size;
+    for (i = 1; i <= r->ic->tables; i++)
+        r->rows_total += r->kept[i - 1] ? 0 : r->ic->table_size;
     progress_start(&r->progress, "inserting rows", r->rows_total, r->ic->quiet);
     for (i = 1; i <= r->ic->tables; i++)
-        if (build_table(r, i, err) < 0)
+        if (!r->kept[i - 1] && build_table(r, i, err) < 0)
             return -1;
-    return create_counter(r, err);
+    return r->kept[r->ic->tables] ? 0 : create_counter(r, err);
 }
 
 /* After a failure: what this run created goes again (DDL cannot be rolled back). */
@@ -695,6 +719,7 @@ my_init(const struct init_conf *ic, char *err)
     r.ic = ic;
     rng_seed(&r.rng, now_us());
     r.created = xcalloc((size_t)ic->tables + 1, 1);
+    r.kept = xcalloc((size_t)ic->tables + 1, 1);
     /* Held until the end and looked at between statements, so a Ctrl-C still cleans up. */
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
@@ -705,6 +730,7 @@ my_init(const struct init_conf *ic, char *err)
         undo(&r);
     mysql_close(r.m);
     free(r.created);
+    free(r.kept);
     free(r.batch);
     if (rc == 0)
         print_summary(&r, now_us() - t0);

@@ -242,7 +242,7 @@ static void
 test_connect_per_txn(void **state)
 {
     /* no collector: its own connection would count in the server's Connections */
-    char *args[] = {"run", itest_my_target(DB), "--headless", "-T", "2", "-C", "-c", "2",
+    char *args[] = {"run", itest_my_target(DB), "--headless", "-T",           "2", "-C", "-c", "2",
                     "-w",  "point-select",      "-q",         "--no-collect", NULL};
     long long c0 = itest_my_status(admin, "Connections");
     struct run r = itest_runv(args);
@@ -421,6 +421,46 @@ test_finds_tables(void **state)
     itest_free(&r);
 }
 
+/*
+ * sysbench prepared the database (sbtest1 only, here with a row of ours in
+ * it), so -w counter lacks benchtop_counter: init creates what is missing
+ * (sbtest2 and the counter table), leaves sbtest1 as it was and says so,
+ * and the counter workload then runs.
+ */
+static void
+test_init_adds_missing(void **state)
+{
+    char *init[] = {"init", itest_my_target("bt_my_sysb"), "--tables", "2", "--table-size", "200",
+                    NULL};
+    char *run[] = {"run",        itest_my_target("bt_my_sysb"),
+                   "--headless", "-t",
+                   "50",         "-c",
+                   "1",          "-w",
+                   "counter",    "-q",
+                   NULL};
+    MYSQL *m;
+    struct run r;
+
+    assert_int_equal(itest_my_fresh_db("bt_my_sysb", "2", "300"), 0);
+    m = itest_my("bt_my_sysb");
+    itest_my_exec(m, "DROP TABLE benchtop_counter, sbtest2");
+    itest_my_exec(m, "UPDATE sbtest1 SET k = 4242 WHERE id = 1");
+    r = itest_runv(init);
+    fprintf(stderr, "  %s", r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "keeping 1 existing table (sbtest1)"));
+    itest_free(&r);
+    assert_int_equal(itest_my_scalar(m, "SELECT k FROM sbtest1 WHERE id = 1"), 4242);
+    assert_int_equal(itest_my_scalar(m, "SELECT COUNT(*) FROM sbtest1"), 300);
+    assert_int_equal(itest_my_scalar(m, "SELECT COUNT(*) FROM sbtest2"), 200);
+    assert_int_equal(itest_my_scalar(m, "SELECT n FROM benchtop_counter WHERE id = 1"), 0);
+    r = itest_runv(run);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(itest_my_scalar(m, "SELECT n FROM benchtop_counter WHERE id = 1"), 50);
+    itest_free(&r);
+    mysql_close(m);
+}
+
 int
 main(void)
 {
@@ -431,7 +471,7 @@ main(void)
         cmocka_unit_test(test_transaction_count), cmocka_unit_test(test_insert_count),
         cmocka_unit_test(test_connect_per_txn),   cmocka_unit_test(test_deadlocks),
         cmocka_unit_test(test_unix_socket),       cmocka_unit_test(test_my_cnf),
-        cmocka_unit_test(test_finds_tables),
+        cmocka_unit_test(test_finds_tables),      cmocka_unit_test(test_init_adds_missing),
     };
     return cmocka_run_group_tests_name("mysql_workloads", tests, setup, teardown);
 }
