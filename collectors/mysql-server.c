@@ -30,7 +30,7 @@
 #define MY_SERVER_MISSING_FIX "install the mariadb-server package (apt-get install mariadb-server)"
 
 /* How long a clean shutdown may take before mariadbd is killed. */
-enum { STOP_TIMEOUT_MS = 60000, KILL_TIMEOUT_MS = 10000, READY_TIMEOUT_MS = 60000 };
+enum { STOP_TIMEOUT_MS = 60000, READY_TIMEOUT_MS = 60000 };
 
 static const char *const install_db_globs[] = {
     "/usr/bin/mariadb-install-db",
@@ -121,82 +121,6 @@ spawn_mariadbd(struct server *s, struct my_server *my, char *err)
     return s->pid < 0 ? -1 : 0;
 }
 
-/* 1 if the child exited (and is reaped, its status described in err). */
-static int
-exited(struct server *s, char *err)
-{
-    int status;
-    pid_t r = waitpid(s->pid, &status, WNOHANG);
-
-    if (r != s->pid)
-        return 0;
-    s->pid = 0;
-    if (WIFEXITED(status))
-        seterr(err, "mariadbd exited with status %d", WEXITSTATUS(status));
-    else
-        seterr(err, "mariadbd was killed by signal %d", WTERMSIG(status));
-    return 1;
-}
-
-/* Waits until the port accepts, giving up early when mariadbd dies (a port taken, bad data). */
-static int
-wait_ready(struct server *s, char *err)
-{
-    uint64_t deadline = now_us() + (uint64_t)READY_TIMEOUT_MS * 1000u;
-
-    while (now_us() < deadline) {
-        if (server_wait_port(s->port, 250) == 0)
-            return 0;
-        if (exited(s, err))
-            return -1;
-    }
-    return seterr(err,
-                  "mariadbd is running but 127.0.0.1:%d does not accept connections after %d s",
-                  s->port, READY_TIMEOUT_MS / 1000);
-}
-
-/* Waits for the child to end, up to timeout_ms: a pidfd when the kernel has them, else polling. */
-static int
-wait_exit(pid_t pid, int timeout_ms)
-{
-    uint64_t deadline = now_us() + (uint64_t)timeout_ms * 1000u;
-    int status, fd = (int)syscall(SYS_pidfd_open, pid, 0);
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-
-    for (;;) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        uint64_t now = now_us();
-        int left = now >= deadline ? 0 : (int)((deadline - now) / 1000u);
-
-        if (r == pid || (r < 0 && errno == ECHILD))
-            break;
-        if (left == 0) {
-            if (fd >= 0)
-                close(fd);
-            return -1;
-        }
-        if (fd < 0 || poll(&p, 1, left) < 0)
-            poll(NULL, 0, left < 20 ? left : 20);
-    }
-    if (fd >= 0)
-        close(fd);
-    return 0;
-}
-
-/* SIGTERM is mariadbd's clean shutdown; SIGKILL only when that hangs. */
-static void
-stop_mariadbd(struct server *s)
-{
-    if (s->pid <= 0)
-        return;
-    kill(s->pid, SIGTERM);
-    if (wait_exit(s->pid, STOP_TIMEOUT_MS) < 0) {
-        kill(s->pid, SIGKILL);
-        wait_exit(s->pid, KILL_TIMEOUT_MS);
-    }
-    s->pid = 0;
-}
-
 static int
 my_start(struct server *s, char *err)
 {
@@ -209,7 +133,8 @@ my_start(struct server *s, char *err)
     fill_args(s, my);
     /* server_create adds the log's last line and keeps it: no explaining here. */
     if (write_init_sql(my, err) < 0 || run_install_db(s, my, err) < 0 ||
-        spawn_mariadbd(s, my, err) < 0 || wait_ready(s, err) < 0)
+        spawn_mariadbd(s, my, err) < 0 ||
+        server_wait_ready(s, "mariadbd", READY_TIMEOUT_MS, err) < 0)
         return -1;
     snprintf(s->target, sizeof s->target, "mysql://root@127.0.0.1:%d/benchtop", s->port);
     return 0;
@@ -219,23 +144,21 @@ static int
 my_restart(struct server *s, char *err)
 {
     struct my_server *my = s->priv;
-    char tail[256], why[BT_ERRLEN];
 
     if (my == NULL)
         return seterr(err, "the mysql server was never started");
-    stop_mariadbd(s);
-    if (spawn_mariadbd(s, my, err) == 0 && wait_ready(s, err) == 0)
+    /* SIGTERM is mariadbd's clean shutdown; SIGKILL only when that hangs. */
+    server_stop_pid(s, STOP_TIMEOUT_MS);
+    if (spawn_mariadbd(s, my, err) == 0 &&
+        server_wait_ready(s, "mariadbd", READY_TIMEOUT_MS, err) == 0)
         return 0;
-    snprintf(why, sizeof why, "%s", err);
-    server_log_tail(s->log, tail, sizeof tail);
-    return seterr(err, "%s%s%s (log: %s)", why, tail[0] ? ": " : "", tail, s->log);
+    return server_explain(s, err);
 }
 
 static void
 my_stop(struct server *s)
 {
-    /* The folder is removed next: a server left running would hold deleted files forever. */
-    stop_mariadbd(s);
+    server_stop_pid(s, STOP_TIMEOUT_MS);
     free(s->priv);
     s->priv = NULL;
 }

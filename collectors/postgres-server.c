@@ -107,17 +107,6 @@ wait_accepting(const struct server *s, int timeout_ms, char *err)
     return seterr(err, "postgres is running but 127.0.0.1:%d does not accept connections", s->port);
 }
 
-/* After a failed command: its status, the line of the log that says why, and where the log is. */
-static int
-explain(const struct server *s, char *err)
-{
-    char why[BT_ERRLEN], tail[256];
-
-    snprintf(why, sizeof why, "%s", err);
-    server_log_tail(s->log, tail, sizeof tail);
-    return seterr(err, "%s%s%s (log: %s)", why, tail[0] ? ": " : "", tail, s->log);
-}
-
 static int
 pg_start(struct server *s, char *err)
 {
@@ -128,7 +117,7 @@ pg_start(struct server *s, char *err)
         return -1;
     snprintf(pg->data, sizeof pg->data, "%s/data", s->dir);
     snprintf(s->log, sizeof s->log, "%s/postgres.log", s->dir);
-    /* server_create adds the log's last line and keeps it: no explain() here. */
+    /* server_create adds the log's last line and keeps it: no server_explain() here. */
     if (run_initdb(s, pg, err) < 0 || run_pg_ctl_start(s, pg, err) < 0 ||
         wait_accepting(s, 10000, err) < 0)
         return -1;
@@ -144,7 +133,7 @@ pg_restart(struct server *s, char *err)
     if (pg == NULL)
         return seterr(err, "the postgres server was never started");
     if (run_pg_ctl_restart(s, pg, err) < 0)
-        return explain(s, err);
+        return server_explain(s, err);
     return wait_accepting(s, 30000, err);
 }
 

@@ -43,6 +43,9 @@ static const char *const unprivileged_users[] = {"postgres", "nobody", NULL};
 /* Upper-case severities; from one of them on, a line needs no timestamp or pid in front. */
 static const char *const severities[] = {"FATAL", "PANIC", "ERROR", NULL};
 
+/* How long a server has to go after SIGKILL. */
+enum { KILL_WAIT_MS = 10000 };
+
 /* What a child failed at before exec, sent to the parent over a close-on-exec pipe. */
 enum child_step { STEP_REDIRECT, STEP_USER, STEP_CHDIR, STEP_EXEC };
 
@@ -552,6 +555,72 @@ server_find_program(const char *name, const char *const *globs, char *out, size_
     if (outlen > 0)
         out[0] = '\0';
     return -1;
+}
+
+int
+server_wait_exit(pid_t pid, int timeout_ms)
+{
+    uint64_t deadline = now_us() + (uint64_t)timeout_ms * 1000u;
+    int status, fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    pid_t r;
+
+    while ((r = waitpid(pid, &status, WNOHANG)) == 0) {
+        int left = ms_left(deadline);
+        if (left == 0)
+            break;
+        /* A pidfd turns "exited yet?" into a poll with a timeout; without one (Linux < 5.3), ticks.
+         */
+        if (fd < 0 || poll(&p, 1, left) < 0)
+            poll(NULL, 0, left < 20 ? left : 20);
+    }
+    if (fd >= 0)
+        close(fd);
+    return r == pid || (r < 0 && errno == ECHILD) ? 0 : -1;
+}
+
+void
+server_stop_pid(struct server *s, int term_ms)
+{
+    if (s->pid <= 0)
+        return;
+    kill(s->pid, SIGTERM);
+    if (server_wait_exit(s->pid, term_ms) < 0) {
+        /* The folder is removed next: a server left running would hold the port and files. */
+        kill(s->pid, SIGKILL);
+        server_wait_exit(s->pid, KILL_WAIT_MS);
+    }
+    s->pid = 0;
+}
+
+int
+server_wait_ready(struct server *s, const char *name, int timeout_ms, char *err)
+{
+    uint64_t deadline = now_us() + (uint64_t)timeout_ms * 1000u;
+    int status;
+
+    do {
+        if (server_wait_port(s->port, 250) == 0)
+            return 0;
+        if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+            s->pid = 0;
+            if (WIFEXITED(status))
+                return seterr(err, "%s exited with status %d", name, WEXITSTATUS(status));
+            return seterr(err, "%s was killed by signal %d", name, WTERMSIG(status));
+        }
+    } while (ms_left(deadline) > 0);
+    return seterr(err, "%s is running but 127.0.0.1:%d does not accept connections after %d s",
+                  name, s->port, timeout_ms / 1000);
+}
+
+int
+server_explain(const struct server *s, char *err)
+{
+    char why[BT_ERRLEN], tail[256];
+
+    snprintf(why, sizeof why, "%s", err);
+    server_log_tail(s->log, tail, sizeof tail);
+    return seterr(err, "%s%s%s (log: %s)", why, tail[0] ? ": " : "", tail, s->log);
 }
 
 void

@@ -95,5 +95,17 @@ int server_find_program(const char *name, const char *const *globs, char *out, s
  * "error"), else the last non-empty line. "" if the file cannot be read.
  */
 void server_log_tail(const char *logpath, char *out, size_t outlen);
+/*
+ * Waits until s->port accepts, up to timeout_ms, giving up early when the
+ * process s->pid exits (a port taken meanwhile, a bad option): then it is
+ * reaped, s->pid is 0 and err says how it ended ("NAME exited with status 1").
+ */
+int server_wait_ready(struct server *s, const char *name, int timeout_ms, char *err);
+/* Waits for pid to exit and reaps it, up to timeout_ms (a pidfd: no sleep loop). 0 if it did. */
+int server_wait_exit(pid_t pid, int timeout_ms);
+/* SIGTERM to s->pid, SIGKILL when it has not exited after term_ms; s->pid is 0 after. */
+void server_stop_pid(struct server *s, int term_ms);
+/* After a failed restart: appends the log's telling line and where the log is to err; -1. */
+int server_explain(const struct server *s, char *err);
 
 #endif
