@@ -16,7 +16,6 @@
 #include <errmsg.h>
 #include <mysqld_error.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +30,6 @@ enum { CONNECT_TIMEOUT_S = 5 };
 
 /* INSERT statements of init are at most this big (and below the server's max_allowed_packet). */
 enum { BATCH_MAX = 4 << 20, ROW_MAX = 256 };
-
-enum { US_PER_S = 1000000 };
 
 const char my_c_template[MY_C_LEN + 1] =
     "###########-###########-###########-###########-###########-"
@@ -389,44 +386,6 @@ my_rand_digits(char *out, const char *tmpl, struct rng *rng)
 
 /* ---- `benchtop init` ---- */
 
-static void say(const struct init_run *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-say(const struct init_run *r, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (r->ic->quiet)
-        return;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-static double
-seconds(uint64_t us)
-{
-    return (double)us / US_PER_S;
-}
-
-static void
-report_progress(struct init_run *r)
-{
-    progress_show(&r->progress, r->rows_done);
-}
-
-/* Ctrl-C or SIGTERM arrived (they are blocked during init and looked at between statements). */
-static int
-interrupted(void)
-{
-    sigset_t pending;
-
-    sigpending(&pending);
-    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM);
-}
-
 static int
 run_sql(struct init_run *r, const char *sql, const char *verb, const char *object, char *err)
 {
@@ -498,7 +457,9 @@ check_existing(struct init_run *r, char *err)
                       "%d of the tables already exist (%s) in database %s (use --force to "
                       "drop and recreate them)",
                       found, names, r->db);
-    say(r, "keeping %d existing table%s (%s); creating the missing ones (--force recreates all)",
+    progress_say(
+        r->ic->quiet,
+        "keeping %d existing table%s (%s); creating the missing ones (--force recreates all)",
         found, found > 1 ? "s" : "", names);
     return 0;
 }
@@ -518,7 +479,7 @@ drop_old(struct init_run *r, char *err)
     char name[32];
     int i;
 
-    say(r, "dropping old tables...");
+    progress_say(r->ic->quiet, "dropping old tables...");
     for (i = 1; i <= r->ic->tables; i++) {
         snprintf(name, sizeof name, "sbtest%d", i);
         if (drop_table(r, name, err) < 0)
@@ -585,9 +546,9 @@ insert_rows(struct init_run *r, int n, char *err)
         }
         if (mysql_real_query(r->m, r->batch, (unsigned long)len) != 0)
             return my_sql_error(r->m, "insert into", name, err);
-        if (interrupted())
+        if (progress_interrupted())
             return seterr(err, "interrupted; the tables created so far were dropped again");
-        report_progress(r);
+        progress_show(&r->progress, r->rows_done);
     }
     return 0;
 }
@@ -640,7 +601,7 @@ build_table(struct init_run *r, int n, char *err)
 {
     uint64_t t0 = now_us();
 
-    say(r, "creating table sbtest%d...", n);
+    progress_say(r->ic->quiet, "creating table sbtest%d...", n);
     if (create_table(r, n, err) < 0)
         return -1;
     r->create_us += now_us() - t0;
@@ -649,12 +610,13 @@ build_table(struct init_run *r, int n, char *err)
         return -1;
     r->insert_us += now_us() - t0;
     t0 = now_us();
-    say(r, "creating a secondary index on sbtest%d...", n);
+    progress_say(r->ic->quiet, "creating a secondary index on sbtest%d...", n);
     if (create_index(r, n, err) < 0)
         return -1;
     r->index_us += now_us() - t0;
-    return interrupted() ? seterr(err, "interrupted; the tables created so far were dropped again")
-                         : 0;
+    return progress_interrupted()
+               ? seterr(err, "interrupted; the tables created so far were dropped again")
+               : 0;
 }
 
 static int
@@ -699,9 +661,14 @@ undo(struct init_run *r)
 static void
 print_summary(const struct init_run *r, uint64_t total_us)
 {
-    say(r, "done in %.2f s (drop %.2f s, create %.2f s, insert %.2f s, index %.2f s)",
-        seconds(total_us), seconds(r->drop_us), seconds(r->create_us), seconds(r->insert_us),
-        seconds(r->index_us));
+    const struct progress_step steps[] = {
+        {"drop", r->drop_us},
+        {"create", r->create_us},
+        {"insert", r->insert_us},
+        {"index", r->index_us},
+    };
+
+    progress_done(r->ic->quiet, total_us, steps, 4);
 }
 
 int

@@ -30,8 +30,6 @@ enum { BIGINT_SCALE = 20000 };
 /* COPY data goes out in chunks this big; ROW_MAX bounds one formatted row. */
 enum { COPY_CHUNK = 64 * 1024, ROW_MAX = 64 };
 
-enum { US_PER_S = 1000000 };
-
 static const char target_hint[] = "(use postgres://user@host:port/dbname or 'host=... dbname=...')";
 
 /*
@@ -435,25 +433,6 @@ static const struct pg_table pg_tables[] = {
 
 enum { N_TABLES = sizeof pg_tables / sizeof pg_tables[0] };
 
-static void
-say(const struct init_run *r, const char *msg)
-{
-    if (!r->ic->quiet)
-        fprintf(stderr, "%s\n", msg);
-}
-
-static double
-seconds(uint64_t us)
-{
-    return (double)us / US_PER_S;
-}
-
-static void
-report_progress(struct init_run *r)
-{
-    progress_show(&r->progress, r->rows_done);
-}
-
 /* Existing tables may hold someone's data: touch them only when asked to. */
 static int
 check_existing(struct init_run *r, char *err)
@@ -483,7 +462,7 @@ check_existing(struct init_run *r, char *err)
 static int
 drop_tables(struct init_run *r, char *err)
 {
-    say(r, "dropping old tables...");
+    progress_say(r->ic->quiet, "dropping old tables...");
     return run_sql(r->conn,
                    "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, "
                    "pgbench_tellers",
@@ -496,7 +475,7 @@ create_tables(struct init_run *r, char *err)
     int big = r->ic->scale >= BIGINT_SCALE;
     size_t i;
 
-    say(r, "creating tables...");
+    progress_say(r->ic->quiet, "creating tables...");
     for (i = 0; i < N_TABLES; i++) {
         const struct pg_table *t = &pg_tables[i];
         char *sql = xasprintf("create table %s(%s)%s", t->name, big ? t->big_columns : t->columns,
@@ -515,7 +494,7 @@ put_chunk(struct init_run *r, const struct pg_table *t, const char *buf, size_t 
 {
     if (len > 0 && PQputCopyData(r->conn, buf, (int)len) != 1)
         return sql_error(r->conn, NULL, "copy into", t->name, err);
-    report_progress(r);
+    progress_show(&r->progress, r->rows_done);
     return 0;
 }
 
@@ -589,7 +568,7 @@ create_keys(struct init_run *r, char *err)
 {
     size_t i;
 
-    say(r, "creating primary keys...");
+    progress_say(r->ic->quiet, "creating primary keys...");
     for (i = 0; i < N_TABLES; i++) {
         const struct pg_table *t = &pg_tables[i];
         char *sql;
@@ -612,7 +591,7 @@ vacuum_tables(struct init_run *r, char *err)
 {
     size_t i;
 
-    say(r, "vacuuming...");
+    progress_say(r->ic->quiet, "vacuuming...");
     for (i = 0; i < N_TABLES; i++) {
         char *sql = xasprintf("vacuum analyze %s", pg_tables[i].name);
         int rc = run_sql(r->conn, sql, "vacuum", pg_tables[i].name, err);
@@ -660,13 +639,12 @@ build_tables(struct init_run *r, char *err)
 static void
 print_summary(const struct init_run *r, uint64_t total_us)
 {
-    if (r->ic->quiet)
-        return;
-    fprintf(stderr,
-            "done in %.2f s (drop %.2f s, create %.2f s, copy %.2f s, keys %.2f s, "
-            "vacuum %.2f s)\n",
-            seconds(total_us), seconds(r->drop_us), seconds(r->create_us), seconds(r->copy_us),
-            seconds(r->keys_us), seconds(r->vacuum_us));
+    const struct progress_step steps[] = {
+        {"drop", r->drop_us}, {"create", r->create_us}, {"copy", r->copy_us},
+        {"keys", r->keys_us}, {"vacuum", r->vacuum_us},
+    };
+
+    progress_done(r->ic->quiet, total_us, steps, 5);
 }
 
 char *

@@ -1,6 +1,8 @@
 /* progress: see progress.h. */
 #include "progress.h"
 
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -32,4 +34,39 @@ progress_show(struct progress *p, int64_t done)
             (int)(done * 100 / p->total), p->tty && !end ? '\r' : '\n');
     p->last_us = now;
     p->last_tenth = tenth;
+}
+
+void
+progress_say(int quiet, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (quiet)
+        return;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void
+progress_done(int quiet, uint64_t total_us, const struct progress_step *steps, int nsteps)
+{
+    int i;
+
+    if (quiet)
+        return;
+    fprintf(stderr, "done in %.2f s (", (double)total_us / 1e6);
+    for (i = 0; i < nsteps; i++)
+        fprintf(stderr, "%s%s %.2f s", i ? ", " : "", steps[i].name, (double)steps[i].us / 1e6);
+    fprintf(stderr, ")\n");
+}
+
+int
+progress_interrupted(void)
+{
+    sigset_t pending;
+
+    sigpending(&pending);
+    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM);
 }

@@ -1,7 +1,8 @@
 /*
- * progress: "doing X... N of M (P%)" on stderr for long blocking steps
- * (init, --fill), at most once a second; in place on a terminal, a line per
- * new tenth in a log.
+ * progress: what a long blocking job (init, --fill) tells on stderr: its
+ * steps ("creating tables..."), "doing X... N of M (P%)" at most once a
+ * second (in place on a terminal, a line per new tenth in a log), and the
+ * time each step took at the end. Nothing with -q.
  */
 #ifndef BENCHTOP_PROGRESS_H
 #define BENCHTOP_PROGRESS_H
@@ -20,5 +21,22 @@ struct progress {
 void progress_start(struct progress *p, const char *what, int64_t total, int quiet);
 /* Shows done of total when a second passed (or a tenth, in a log), and always at the end. */
 void progress_show(struct progress *p, int64_t done);
+
+/* A step's line on stderr, unless quiet. */
+void progress_say(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One timed step of a job, for progress_done. */
+struct progress_step {
+    const char *name; /* "drop" */
+    uint64_t us;
+};
+/* "done in 1.25 s (drop 0.00 s, create 0.02 s, ...)" on stderr, unless quiet. */
+void progress_done(int quiet, uint64_t total_us, const struct progress_step *steps, int nsteps);
+
+/*
+ * Whether SIGINT or SIGTERM is pending. A job that must clean up after
+ * itself blocks them and looks here between statements.
+ */
+int progress_interrupted(void);
 
 #endif
