@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "uri.h"
 #include "zipf.h"
 
 #define MC_SCHEME "memcached://"
@@ -105,45 +106,46 @@ parse_unix(const char *path, struct mc_addr *out, char *err)
     return 0;
 }
 
+static int
+unexpected(const char *what, char *err)
+{
+    return seterr(err,
+                  "invalid target: unexpected '%s' (a memcached target is "
+                  "memcached://HOST:PORT, with no database or options)",
+                  what);
+}
+
 /* "host", "host:port", "[v6]", "[v6]:port", with an optional "/" at the end. */
 static int
-split_host_port(const char *s, char *host, size_t hostlen, char *port, size_t portlen, char *err)
+split_host_port(const char *t, struct uri *u, char *host, size_t hostlen, char *port,
+                size_t portlen, char *err)
 {
-    const char *end, *p;
-    size_t n;
+    int v;
 
-    if (*s == '[') {
-        end = strchr(s, ']');
-        if (end == NULL)
-            return seterr(err, "invalid target: '[' without ']' (use memcached://[::1]:11211)");
-        n = (size_t)(end - s - 1);
-        p = end + 1;
-        s++;
-    } else {
-        n = strcspn(s, ":/");
-        p = s + n;
+    switch (uri_split_host(t, u)) {
+    case URI_HOST_NO_CLOSE_BRACKET:
+        return seterr(err, "invalid target: '[' without ']' (use memcached://[::1]:11211)");
+    case URI_HOST_AFTER_BRACKET:
+        return unexpected(strchr(t + u->authority.off, ']') + 1, err);
+    case URI_HOST_OK:
+        break;
     }
-    if (n == 0 || n >= hostlen)
+    if (u->host.len == 0 || u->host.len >= hostlen)
         return seterr(err, "invalid target: no host (use memcached://HOST:PORT or "
                            "memcached:///path/to/socket)");
-    memcpy(host, s, n);
-    host[n] = '\0';
+    memcpy(host, t + u->host.off, u->host.len);
+    host[u->host.len] = '\0';
     snprintf(port, portlen, "%d", MC_DEFAULT_PORT);
-    if (*p == ':') {
-        size_t d = strspn(p + 1, "0123456789");
-        long v = d > 0 && d < 6 ? strtol(p + 1, NULL, 10) : 0;
-        if (v < 1 || v > 65535)
-            return seterr(err, "invalid target: bad port in '%s' (use 1 to 65535)", s);
-        snprintf(port, portlen, "%ld", v);
-        p += 1 + d;
+    if (u->has_port) {
+        if (uri_port(t, u->port, &v) < 0)
+            return seterr(err, "invalid target: bad port in '%s' (use 1 to 65535)",
+                          t + u->host.off);
+        snprintf(port, portlen, "%d", v);
     }
-    if (*p == '/')
-        p++;
-    if (*p != '\0')
-        return seterr(err,
-                      "invalid target: unexpected '%s' (a memcached target is "
-                      "memcached://HOST:PORT, with no database or options)",
-                      p);
+    if (u->path.len > 1)
+        return unexpected(t + u->path.off + 1, err);
+    if (u->has_query)
+        return unexpected(t + u->query.off - 1, err);
     return 0;
 }
 
@@ -909,18 +911,19 @@ mc_target_parse(const char *target, struct mc_addr *out, char *err)
 {
     const char *rest = target + strlen(MC_SCHEME);
     char host[256], port[8];
+    struct uri u;
 
     memset(out, 0, sizeof *out);
-    if (strncmp(target, MC_SCHEME, strlen(MC_SCHEME)) != 0)
+    if (strncmp(target, MC_SCHEME, strlen(MC_SCHEME)) != 0 || uri_split(target, &u) < 0)
         return seterr(err, "invalid target '%s' (use memcached://HOST:PORT)", target);
     if (*rest == '/')
         return rest[1] == '\0' ? seterr(err, "invalid target: no socket path after "
                                              "memcached:// (use memcached:///path/to/socket)")
                                : parse_unix(rest, out, err);
-    if (strchr(rest, '@') != NULL)
+    if (u.has_userinfo)
         return seterr(err, "invalid target: memcached targets take no user or password (SASL is "
                            "not supported; use memcached://HOST:PORT)");
-    if (split_host_port(rest, host, sizeof host, port, sizeof port, err) < 0)
+    if (split_host_port(target, &u, host, sizeof host, port, sizeof port, err) < 0)
         return -1;
     return resolve(host, port, out, err);
 }

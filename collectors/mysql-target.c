@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "uri.h"
+
 static const char target_usage[] =
     "(use mysql://user:password@host:port/dbname, or ?socket=/path for a unix socket)";
 
@@ -48,18 +50,6 @@ static const struct my_param {
 
 enum { N_PARAMS = sizeof my_params / sizeof my_params[0] };
 
-/* Where the password sits in a target string. */
-struct span {
-    size_t off;
-    size_t len;
-};
-
-/* Where the parts of a target are, before percent-decoding. */
-struct uri_parts {
-    struct span user, password, host, port, db, query;
-    int has_password;
-};
-
 /* ---- targets ---- */
 
 static size_t
@@ -75,18 +65,6 @@ scheme_len(const char *t)
     return 0;
 }
 
-/* The last c in [from, to), or to. */
-static size_t
-last_of(const char *t, size_t from, size_t to, char c)
-{
-    size_t i, found = to;
-
-    for (i = from; i < to; i++)
-        if (t[i] == c)
-            found = i;
-    return found;
-}
-
 static size_t
 first_of(const char *t, size_t from, size_t to, char c)
 {
@@ -98,72 +76,17 @@ first_of(const char *t, size_t from, size_t to, char c)
     return to;
 }
 
-/*
- * user[:password] ends at the last '@' before the query, so that '@', ':'
- * and '/' in a password work without percent-escapes (as in most drivers);
- * an '@' in the database name must then be written %40.
- */
-static void
-split_uri(const char *t, size_t start, struct uri_parts *u)
-{
-    size_t end = strlen(t);
-    size_t q = first_of(t, start, end, '?');
-    size_t at = last_of(t, start, q, '@');
-    size_t host = start, slash, colon;
-
-    memset(u, 0, sizeof *u);
-    if (at < q) {
-        colon = first_of(t, start, at, ':');
-        u->user = (struct span){start, colon - start};
-        if (colon < at) {
-            u->has_password = 1;
-            u->password = (struct span){colon + 1, at - colon - 1};
-        }
-        host = at + 1;
-    }
-    slash = first_of(t, host, q, '/');
-    u->host = (struct span){host, slash - host};
-    if (slash < q)
-        u->db = (struct span){slash + 1, q - slash - 1};
-    if (q < end)
-        u->query = (struct span){q + 1, end - q - 1};
-}
-
-static int
-hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* A decoded, xmalloc'ed copy of the span; NULL (and *bad set) for a broken %-escape. */
 static char *
-decode(const char *t, struct span s, int *bad)
+decode(const char *t, struct uri_span s, int *bad)
 {
     char *out = xmalloc(s.len + 1);
-    size_t i, o = 0;
 
-    for (i = 0; i < s.len; i++) {
-        char c = t[s.off + i];
-        if (c == '%') {
-            if (i + 2 >= s.len || hex_value(t[s.off + i + 1]) < 0 ||
-                hex_value(t[s.off + i + 2]) < 0) {
-                *bad = 1;
-                free(out);
-                return NULL;
-            }
-            c = (char)(hex_value(t[s.off + i + 1]) * 16 + hex_value(t[s.off + i + 2]));
-            i += 2;
-        }
-        out[o++] = c;
-    }
-    out[o] = '\0';
-    return out;
+    if (uri_decode(t, s, out, s.len + 1) == 0)
+        return out;
+    *bad = 1;
+    free(out);
+    return NULL;
 }
 
 static int
@@ -178,50 +101,29 @@ invalid(const char *target, const char *why, char *err)
 
 /* host, [v6host], host:port, [v6host]:port */
 static int
-parse_host_port(const char *t, struct span h, struct uri_parts *u, char *why, size_t whylen)
+parse_host_port(const char *t, struct uri *u, char *why, size_t whylen)
 {
-    size_t end = h.off + h.len, close, colon;
-
-    u->port = (struct span){end, 0};
-    if (h.len > 0 && t[h.off] == '[') {
-        close = first_of(t, h.off, end, ']');
-        if (close == end) {
-            snprintf(why, whylen, "'[' without ']' in the host");
-            return -1;
-        }
-        u->host = (struct span){h.off + 1, close - h.off - 1};
-        if (close + 1 < end && t[close + 1] != ':') {
-            snprintf(why, whylen, "unexpected text after ']'");
-            return -1;
-        }
-        if (close + 1 < end)
-            u->port = (struct span){close + 2, end - close - 2};
-        return 0;
+    switch (uri_split_host(t, u)) {
+    case URI_HOST_NO_CLOSE_BRACKET:
+        snprintf(why, whylen, "'[' without ']' in the host");
+        return -1;
+    case URI_HOST_AFTER_BRACKET:
+        snprintf(why, whylen, "unexpected text after ']'");
+        return -1;
+    case URI_HOST_OK:
+        break;
     }
-    colon = first_of(t, h.off, end, ':');
-    u->host = (struct span){h.off, colon - h.off};
-    if (colon < end)
-        u->port = (struct span){colon + 1, end - colon - 1};
     return 0;
 }
 
 static int
-parse_port(const char *t, struct span p, unsigned *port, char *why, size_t whylen)
+parse_port(const char *t, struct uri_span p, unsigned *port, char *why, size_t whylen)
 {
-    unsigned long v = 0;
-    size_t i;
+    int v;
 
     if (p.len == 0)
         return 0;
-    for (i = 0; i < p.len; i++) {
-        char c = t[p.off + i];
-        if (c < '0' || c > '9' || v > 65535) {
-            snprintf(why, whylen, "the port must be a number from 1 to 65535");
-            return -1;
-        }
-        v = v * 10 + (unsigned long)(c - '0');
-    }
-    if (v < 1 || v > 65535) {
+    if (uri_port(t, p, &v) < 0) {
         snprintf(why, whylen, "the port must be a number from 1 to 65535");
         return -1;
     }
@@ -341,7 +243,7 @@ apply_param(struct my_target *t, const char *key, char *value, char *why, size_t
 }
 
 static int
-parse_query(const char *s, struct span q, struct my_target *t, char *why, size_t whylen)
+parse_query(const char *s, struct uri_span q, struct my_target *t, char *why, size_t whylen)
 {
     size_t p = q.off, end = q.off + q.len;
     int bad = 0;
@@ -360,8 +262,8 @@ parse_query(const char *s, struct span q, struct my_target *t, char *why, size_t
             snprintf(why, whylen, "parameter without a value (write key=value)");
             return -1;
         }
-        key = decode(s, (struct span){p, eq - p}, &bad);
-        value = decode(s, (struct span){eq + 1, amp - eq - 1}, &bad);
+        key = decode(s, (struct uri_span){p, eq - p}, &bad);
+        value = decode(s, (struct uri_span){eq + 1, amp - eq - 1}, &bad);
         rc = bad ? -1 : apply_param(t, key, value, why, whylen);
         if (bad)
             snprintf(why, whylen, "a '%%' not followed by two hex digits");
@@ -375,14 +277,20 @@ parse_query(const char *s, struct span q, struct my_target *t, char *why, size_t
 }
 
 static char *
-decode_or_null(const char *s, struct span sp, int *bad)
+decode_or_null(const char *s, struct uri_span sp, int *bad)
 {
     return sp.len == 0 ? NULL : decode(s, sp, bad);
 }
 
+/* The database: the path without its '/'. */
+static struct uri_span
+db_span(const struct uri *u)
+{
+    return u->path.len > 0 ? (struct uri_span){u->path.off + 1, u->path.len - 1} : u->path;
+}
+
 static int
-parse_parts(const char *target, const struct uri_parts *u, struct my_target *t, char *why,
-            size_t whylen)
+parse_parts(const char *target, const struct uri *u, struct my_target *t, char *why, size_t whylen)
 {
     int bad = 0;
 
@@ -390,7 +298,7 @@ parse_parts(const char *target, const struct uri_parts *u, struct my_target *t, 
     if (u->has_password)
         t->password = decode(target, u->password, &bad); /* "user:@" is an empty password */
     t->host = decode_or_null(target, u->host, &bad);
-    t->db = decode_or_null(target, u->db, &bad);
+    t->db = decode_or_null(target, db_span(u), &bad);
     if (bad) {
         snprintf(why, whylen, "a '%%' not followed by two hex digits");
         return -1;
@@ -412,15 +320,13 @@ parse_parts(const char *target, const struct uri_parts *u, struct my_target *t, 
 int
 my_target_parse(const char *target, struct my_target *t, char *err)
 {
-    size_t start = scheme_len(target);
-    struct uri_parts u;
+    struct uri u;
     char why[200];
 
     memset(t, 0, sizeof *t);
-    if (start == 0)
+    if (scheme_len(target) == 0 || uri_split(target, &u) < 0)
         return invalid(target, "it does not start with mysql:// or mariadb://", err);
-    split_uri(target, start, &u);
-    if (parse_host_port(target, u.host, &u, why, sizeof why) < 0 ||
+    if (parse_host_port(target, &u, why, sizeof why) < 0 ||
         parse_parts(target, &u, t, why, sizeof why) < 0) {
         my_target_free(t);
         return invalid(target, why, err);
@@ -475,32 +381,13 @@ my_target_check_tls(MYSQL *m, const struct my_target *t, char *err)
                        "server, or drop ssl-mode from the target)");
 }
 
-/* The password's place in target, or len 0 when it has none; any scheme://, to be safe. */
-static struct span
-password_span(const char *target)
-{
-    const char *sep = strstr(target, "://");
-    size_t start = sep ? (size_t)(sep - target) + 3 : 0;
-    struct uri_parts u;
-
-    if (start == 0)
-        return (struct span){0, 0};
-    split_uri(target, start, &u);
-    return u.has_password ? u.password : (struct span){0, 0};
-}
-
+/* Any scheme://, to be safe; an empty password shows nothing and stays as it is. */
 char *
 my_mask_target(const char *target)
 {
-    struct span s = password_span(target);
-    size_t n = strlen(target);
-    char *out;
+    struct uri u;
 
-    if (s.len == 0)
+    if (uri_split(target, &u) < 0 || u.password.len == 0)
         return xstrdup(target);
-    out = xmalloc(n - s.len + 4);
-    memcpy(out, target, s.off);
-    memcpy(out + s.off, "***", 3);
-    strcpy(out + s.off + 3, target + s.off + s.len);
-    return out;
+    return uri_replace(target, u.password, "***");
 }

@@ -10,6 +10,7 @@
  */
 #include "postgres.h"
 #include "progress.h"
+#include "uri.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -141,27 +142,27 @@ uri_prefix_len(const char *t)
     return 0;
 }
 
-/* Like libpq, user[:password] ends at the first '@' that comes before any '/'. */
+/*
+ * The password after user: and any ?password=. libpq ends the userinfo at
+ * the first '@' before a '/'; uri.c's rule (the last '@' before the query)
+ * takes in at least as much, so masking never leaves part of one behind.
+ */
 static void
-uri_passwords(const char *t, size_t start, struct spans *s)
+uri_passwords(const char *t, struct spans *s)
 {
-    size_t at = start + strcspn(t + start, "@/");
-    size_t p = start;
+    struct uri u;
+    size_t p, end;
 
-    if (t[at] == '@') {
-        size_t colon = start + strcspn(t + start, ":@");
-        if (t[colon] == ':')
-            spans_add(s, colon + 1, at - colon - 1);
-        p = at + 1;
-    }
-    /* The query may carry one too: ?password=...&... */
-    p += strcspn(t + p, "?");
-    while (t[p] == '?' || t[p] == '&') {
-        size_t key = p + 1;
-        size_t end = key + strcspn(t + key, "&");
-        if (strncmp(t + key, "password=", 9) == 0)
-            spans_add(s, key + 9, end - key - 9);
-        p = end;
+    uri_split(t, &u);
+    if (u.has_password)
+        spans_add(s, u.password.off, u.password.len);
+    p = u.query.off;
+    end = u.query.off + u.query.len;
+    while (u.has_query && p < end) {
+        size_t amp = p + strcspn(t + p, "&");
+        if (strncmp(t + p, "password=", 9) == 0)
+            spans_add(s, p + 9, amp - p - 9);
+        p = amp + 1;
     }
 }
 
@@ -230,7 +231,7 @@ find_passwords(const char *target, struct spans *s)
     size_t n = uri_prefix_len(target);
 
     if (n > 0)
-        uri_passwords(target, n, s);
+        uri_passwords(target, s);
     else
         conninfo_passwords(target, s);
 }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "uri.h"
 #include "util.h"
 #include "zipf.h"
 
@@ -107,13 +108,6 @@ index_of(const char *const *names, const char *name)
 
 /* ---- targets ---- */
 
-/* Where the userinfo ends (its '@'), or NULL: a path right after the scheme has none. */
-static const char *
-userinfo_end(const char *rest)
-{
-    return rest[0] == '/' ? NULL : strrchr(rest, '@');
-}
-
 static const char *
 scheme_of(const char *target)
 {
@@ -125,52 +119,21 @@ scheme_of(const char *target)
     return NULL;
 }
 
-static int
-hex_digit(int ch)
+/* The password's place: after the ':', or the whole userinfo (redis-cli reads a lone word so). */
+static struct uri_span
+password_span(const struct uri *u)
 {
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
-/* %-decodes n bytes of s into out; -1 if a % is malformed or it does not fit. */
-static int
-pct_decode(const char *s, size_t n, char *out, size_t outlen)
-{
-    size_t i, k = 0;
-
-    for (i = 0; i < n; i++) {
-        int ch = (unsigned char)s[i];
-        if (ch == '%') {
-            int hi = i + 2 < n ? hex_digit((unsigned char)s[i + 1]) : -1;
-            int lo = i + 2 < n ? hex_digit((unsigned char)s[i + 2]) : -1;
-            if (hi < 0 || lo < 0)
-                return -1;
-            ch = hi * 16 + lo;
-            i += 2;
-        }
-        if (k + 1 >= outlen)
-            return -1;
-        out[k++] = (char)ch;
-    }
-    out[k] = '\0';
-    return 0;
+    return u->has_password ? u->password : u->user;
 }
 
 static int
-parse_userinfo(const char *s, size_t n, struct redis_target *t)
+parse_userinfo(const char *target, const struct uri *u, struct redis_target *t)
 {
-    const char *colon = memchr(s, ':', n);
-
-    if (colon == NULL) /* redis-cli reads a lone word as the password */
-        return pct_decode(s, n, t->pass, sizeof t->pass);
-    return pct_decode(s, (size_t)(colon - s), t->user, sizeof t->user) < 0
+    if (!u->has_password)
+        return uri_decode(target, u->user, t->pass, sizeof t->pass);
+    return uri_decode(target, u->user, t->user, sizeof t->user) < 0
                ? -1
-               : pct_decode(colon + 1, n - (size_t)(colon - s) - 1, t->pass, sizeof t->pass);
+               : uri_decode(target, u->password, t->pass, sizeof t->pass);
 }
 
 /* For the target parsers: records why and fails. */
@@ -201,93 +164,78 @@ parse_number(const char *s, size_t n, long lo, long hi, int *out)
     return 0;
 }
 
-/* "host", "host:port", "[v6]:port" in n bytes. */
+/* "host", "host:port", "[v6]:port". */
 static int
-parse_hostport(const char *s, size_t n, struct redis_target *t, const char **why)
+parse_hostport(const char *target, struct uri *u, struct redis_target *t, const char **why)
 {
-    const char *host = s, *port = NULL;
-    size_t hlen = n;
-
-    if (n > 0 && s[0] == '[') {
-        const char *close = memchr(s, ']', n);
-        if (close == NULL)
-            return bad(why, "an IPv6 address needs its closing ']'");
-        host = s + 1;
-        hlen = (size_t)(close - host);
-        if ((size_t)(close - s) + 1 < n) {
-            if (close[1] != ':')
-                return bad(why, "expected ':PORT' after ']'");
-            port = close + 2;
-        }
-    } else {
-        const char *colon = memchr(s, ':', n);
-        if (colon != NULL) {
-            hlen = (size_t)(colon - s);
-            port = colon + 1;
-        }
+    switch (uri_split_host(target, u)) {
+    case URI_HOST_NO_CLOSE_BRACKET:
+        return bad(why, "an IPv6 address needs its closing ']'");
+    case URI_HOST_AFTER_BRACKET:
+        return bad(why, "expected ':PORT' after ']'");
+    case URI_HOST_OK:
+        break;
     }
-    if (hlen >= sizeof t->host)
+    if (u->host.len >= sizeof t->host)
         return bad(why, "the host name is too long");
-    memcpy(t->host, host, hlen);
-    t->host[hlen] = '\0';
-    if (hlen == 0)
+    memcpy(t->host, target + u->host.off, u->host.len);
+    t->host[u->host.len] = '\0';
+    if (u->host.len == 0)
         snprintf(t->host, sizeof t->host, "127.0.0.1");
     t->port = RD_DEFAULT_PORT;
-    if (port != NULL && parse_number(port, (size_t)(s + n - port), 1, 65535, &t->port) < 0)
+    if (u->has_port && uri_port(target, u->port, &t->port) < 0)
         return bad(why, "the port must be a number from 1 to 65535");
     return 0;
 }
 
-/* After the host: "" or "/" or "/DB". */
+/* The path: "" or "/" or "/DB". */
 static int
-parse_db(const char *s, struct redis_target *t, const char **why)
+parse_db(const char *s, size_t n, struct redis_target *t, const char **why)
 {
-    if (*s == '\0' || strcmp(s, "/") == 0)
+    if (n <= 1)
         return 0;
-    if (parse_number(s + 1, strlen(s + 1), 0, 1000000, &t->db) < 0)
+    if (parse_number(s + 1, n - 1, 0, 1000000, &t->db) < 0)
         return bad(why, "the database after '/' must be a number (e.g. /0)");
     return 0;
 }
 
 /* redis+unix: "/path" or "/path?db=N". */
 static int
-parse_socket(const char *s, struct redis_target *t, const char **why)
+parse_socket(const char *target, const struct uri *u, struct redis_target *t, const char **why)
 {
-    const char *q = strchr(s, '?');
-    size_t plen = q ? (size_t)(q - s) : strlen(s);
+    const char *q = target + u->query.off;
 
-    if (s[0] != '/')
+    if (u->path.len == 0 || target[u->path.off] != '/')
         return bad(why,
                    "redis+unix:// takes an absolute socket path (redis+unix:///run/redis.sock)");
-    if (plen >= sizeof t->path)
+    if (u->path.len >= sizeof t->path)
         return bad(why, "the socket path is too long");
-    memcpy(t->path, s, plen);
-    t->path[plen] = '\0';
-    if (q != NULL &&
-        (strncmp(q, "?db=", 4) != 0 || parse_number(q + 4, strlen(q + 4), 0, 1000000, &t->db) < 0))
+    memcpy(t->path, target + u->path.off, u->path.len);
+    t->path[u->path.len] = '\0';
+    if (u->has_query && (strncmp(q, "db=", 3) != 0 ||
+                         parse_number(q + 3, u->query.len - 3, 0, 1000000, &t->db) < 0))
         return bad(why, "the only parameter is ?db=N");
     return 0;
 }
 
 static int
-parse_rest(const char *scheme, const char *rest, struct redis_target *t, const char **why)
+parse_rest(const char *scheme, const char *target, struct redis_target *t, const char **why)
 {
-    const char *at = userinfo_end(rest), *hp = at ? at + 1 : rest;
-    const char *slash = strchr(hp, '/');
-    size_t hplen = slash ? (size_t)(slash - hp) : strlen(hp);
+    struct uri u;
 
-    if (at != NULL && parse_userinfo(rest, (size_t)(at - rest), t) < 0)
+    uri_split(target, &u);
+    if (u.has_userinfo && parse_userinfo(target, &u, t) < 0)
         return bad(why, "the user or password is too long or has a bad %-escape");
     if (strcmp(scheme, "redis+unix://") == 0) {
-        if (hplen != 0)
+        if (u.authority.len != 0)
             return bad(why, "redis+unix:// takes no host: redis+unix:///path/to/redis.sock");
-        return parse_socket(hp, t, why);
+        return parse_socket(target, &u, t, why);
     }
-    if (strchr(hp, '?') != NULL)
+    if (u.has_query)
         return bad(why, "redis:// takes no ?parameters (the database is /DB)");
-    if (parse_hostport(hp, hplen, t, why) < 0)
+    if (parse_hostport(target, &u, t, why) < 0)
         return -1;
-    return parse_db(slash ? slash : "", t, why);
+    return parse_db(target + u.path.off, u.path.len, t, why);
 }
 
 int
@@ -300,7 +248,7 @@ redis_target_parse(const char *target, struct redis_target *t, char *err)
     if (scheme == NULL)
         return seterr(err, "not a redis target (use redis://HOST:PORT/DB)");
     t->tls = strcmp(scheme, "rediss://") == 0;
-    if (parse_rest(scheme, target + strlen(scheme), t, &why) == 0)
+    if (parse_rest(scheme, target, t, &why) == 0)
         return 0;
     masked = redis_mask_target(target);
     seterr(err, "invalid target '%s': %s (e.g. redis://:PASSWORD@127.0.0.1:6379/0)", masked, why);
@@ -311,18 +259,11 @@ redis_target_parse(const char *target, struct redis_target *t, char *err)
 char *
 redis_mask_target(const char *target)
 {
-    const char *scheme = scheme_of(target), *rest, *at, *colon;
+    struct uri u;
 
-    if (scheme == NULL)
+    if (scheme_of(target) == NULL || uri_split(target, &u) < 0 || !u.has_userinfo)
         return xstrdup(target);
-    rest = target + strlen(scheme);
-    at = userinfo_end(rest);
-    if (at == NULL)
-        return xstrdup(target);
-    colon = memchr(rest, ':', (size_t)(at - rest));
-    if (colon == NULL)
-        return xasprintf("%s***%s", scheme, at);
-    return xasprintf("%.*s:***%s", (int)(colon - target), target, at);
+    return uri_replace(target, password_span(&u), "***");
 }
 
 void

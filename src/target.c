@@ -4,6 +4,7 @@
  */
 #include "registry.h"
 #include "target.h"
+#include "uri.h"
 
 #include <string.h>
 #include <stdio.h>
@@ -70,26 +71,8 @@ host_is_local(const char *host, size_t n)
         return 1; /* no host: a unix socket or the library's local default */
     if (n >= 4 && strncmp(host, "127.", 4) == 0)
         return 1;
-    return (n == 9 && strncmp(host, "localhost", 9) == 0) || (n == 5 && strncmp(host, "[::1]", 5) == 0) ||
-           (n == 3 && strncmp(host, "::1", 3) == 0);
-}
-
-/* The host part of "scheme://[user[:pass]@]host[:port][/...]", as a span. */
-static const char *
-uri_host(const char *target, size_t *n)
-{
-    const char *p = strstr(target, "://") + 3;
-    const char *end = p + strcspn(p, "/?");
-    const char *at = memchr(p, '@', (size_t)(end - p));
-    const char *h = at ? at + 1 : p;
-
-    if (*h == '[')
-        *n = strcspn(h, "]") + 1;
-    else
-        *n = strcspn(h, ":/?,");
-    if (h + *n > end)
-        *n = (size_t)(end - h);
-    return h;
+    return (n == 9 && strncmp(host, "localhost", 9) == 0) ||
+           (n == 5 && strncmp(host, "[::1]", 5) == 0) || (n == 3 && strncmp(host, "::1", 3) == 0);
 }
 
 int
@@ -97,10 +80,12 @@ target_is_local(const char *target)
 {
     const char *h;
     size_t n;
+    struct uri u;
 
-    if (strstr(target, "://") != NULL) {
-        h = uri_host(target, &n);
-        return host_is_local(h, n);
+    if (uri_split(target, &u) == 0) {
+        if (uri_split_host(target, &u) != URI_HOST_OK)
+            return 0;
+        return host_is_local(target + u.host.off, u.host.len);
     }
     h = strstr(target, "host=");
     if (h == NULL)
