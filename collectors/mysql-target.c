@@ -17,7 +17,7 @@
 static const char target_usage[] =
     "(use mysql://user:password@host:port/dbname, or ?socket=/path for a unix socket)";
 
-static const char *const my_schemes[] = {"mysql://", "mariadb://"};
+static const char *const my_schemes[] = {"mysql://", "mariadb://", NULL};
 
 /* How a ?key=value parameter of the target is applied. */
 enum param_kind {
@@ -51,19 +51,6 @@ static const struct my_param {
 enum { N_PARAMS = sizeof my_params / sizeof my_params[0] };
 
 /* ---- targets ---- */
-
-static size_t
-scheme_len(const char *t)
-{
-    size_t i;
-
-    for (i = 0; i < sizeof my_schemes / sizeof my_schemes[0]; i++) {
-        size_t n = strlen(my_schemes[i]);
-        if (strncmp(t, my_schemes[i], n) == 0)
-            return n;
-    }
-    return 0;
-}
 
 static size_t
 first_of(const char *t, size_t from, size_t to, char c)
@@ -324,7 +311,7 @@ my_target_parse(const char *target, struct my_target *t, char *err)
     char why[200];
 
     memset(t, 0, sizeof *t);
-    if (scheme_len(target) == 0 || uri_split(target, &u) < 0)
+    if (uri_scheme_in(target, my_schemes) == NULL || uri_split(target, &u) < 0)
         return invalid(target, "it does not start with mysql:// or mariadb://", err);
     if (parse_host_port(target, &u, why, sizeof why) < 0 ||
         parse_parts(target, &u, t, why, sizeof why) < 0) {

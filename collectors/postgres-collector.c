@@ -761,20 +761,6 @@ derive_settings(const struct pg_sample *cur, struct coll_view *v)
 
 /* --- the class --- */
 
-static int
-query_error(PGconn *conn, const PGresult *res, const char *what, char *err)
-{
-    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-    char line[BT_ERRLEN];
-    const char *hint;
-
-    if (msg == NULL)
-        msg = PQerrorMessage(conn);
-    first_line(line, sizeof line, msg);
-    hint = pg_error_hint(msg);
-    return seterr(err, "could not %s: %s%s%s", what, line, *hint ? " " : "", hint);
-}
-
 /* Reads the version and whether we see every session; 0 or -1 with err. */
 static int
 read_privileges(struct pg_coll *c, char *err)
@@ -783,7 +769,7 @@ read_privileges(struct pg_coll *c, char *err)
     const char *priv;
 
     if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
-        query_error(c->conn, res, "read the server version", err);
+        pg_result_error(c->conn, res, "read the server version", err);
         PQclear(res);
         return -1;
     }
@@ -836,13 +822,13 @@ measure_rtt(PGconn *conn, double *rtt_ms, char *err)
     int ok;
 
     if (!PQenterPipelineMode(conn) || !PQpipelineSync(conn))
-        return query_error(conn, NULL, "measure a round trip", err);
+        return pg_result_error(conn, NULL, "measure a round trip", err);
     res = PQgetResult(conn);
     ok = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
     *rtt_ms = (double)(now_us() - t0) / 1000.0;
     PQclear(res);
     if (!ok || !PQexitPipelineMode(conn))
-        return query_error(conn, NULL, "measure a round trip", err);
+        return pg_result_error(conn, NULL, "measure a round trip", err);
     return 0;
 }
 
@@ -859,11 +845,11 @@ pg_coll_sample(void *conn, void *out, char *err)
     if (measure_rtt(c->conn, &s->rtt_ms, err) < 0)
         return -1;
     if (!PQsendQuery(c->conn, c->sql))
-        return query_error(c->conn, NULL, "sample the server", err);
+        return pg_result_error(c->conn, NULL, "sample the server", err);
     /* Read every result, even after an error, so the connection is ready for the next one. */
     for (i = 0; (res = PQgetResult(c->conn)) != NULL; i++) {
         if (rc == 0 && (i >= NPARTS || PQresultStatus(res) != PGRES_TUPLES_OK))
-            rc = query_error(c->conn, res, "sample the server", err);
+            rc = pg_result_error(c->conn, res, "sample the server", err);
         else if (rc == 0)
             sql_parts[i].parse(res, s);
         PQclear(res);

@@ -76,7 +76,7 @@ static const struct pg_hint {
     {"in URI", NULL, target_hint},
 };
 
-static const char *const uri_schemes[] = {"postgresql://", "postgres://"};
+static const char *const uri_schemes[] = {"postgresql://", "postgres://", NULL};
 
 /* A password's place in a target string. */
 struct span {
@@ -127,19 +127,6 @@ spans_add(struct spans *s, size_t off, size_t len)
     s->v[s->n].off = off;
     s->v[s->n].len = len;
     s->n++;
-}
-
-static size_t
-uri_prefix_len(const char *t)
-{
-    size_t i;
-
-    for (i = 0; i < sizeof uri_schemes / sizeof uri_schemes[0]; i++) {
-        size_t n = strlen(uri_schemes[i]);
-        if (strncmp(t, uri_schemes[i], n) == 0)
-            return n;
-    }
-    return 0;
 }
 
 /*
@@ -228,9 +215,7 @@ conninfo_passwords(const char *t, struct spans *s)
 static void
 find_passwords(const char *target, struct spans *s)
 {
-    size_t n = uri_prefix_len(target);
-
-    if (n > 0)
+    if (uri_scheme_in(target, uri_schemes) != NULL)
         uri_passwords(target, s);
     else
         conninfo_passwords(target, s);
@@ -327,15 +312,10 @@ connect_error(const char *target, const char *message, char *err)
 static int
 sql_error(PGconn *conn, const PGresult *res, const char *verb, const char *object, char *err)
 {
-    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-    char line[BT_ERRLEN];
-    const char *hint;
+    char what[160];
 
-    if (msg == NULL)
-        msg = PQerrorMessage(conn);
-    first_line(line, sizeof line, msg);
-    hint = pg_error_hint(msg);
-    return seterr(err, "could not %s %s: %s%s%s", verb, object, line, *hint ? " " : "", hint);
+    snprintf(what, sizeof what, "%s %s", verb, object);
+    return pg_result_error(conn, res, what, err);
 }
 
 static int
@@ -684,6 +664,20 @@ pg_error_hint(const char *libpq_message)
             return h->hint;
     }
     return "";
+}
+
+int
+pg_result_error(PGconn *conn, const PGresult *res, const char *what, char *err)
+{
+    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    char line[BT_ERRLEN];
+    const char *hint;
+
+    if (msg == NULL)
+        msg = PQerrorMessage(conn);
+    first_line(line, sizeof line, msg);
+    hint = pg_error_hint(msg);
+    return seterr(err, "could not %s: %s%s%s", what, line, *hint ? " " : "", hint);
 }
 
 int

@@ -43,6 +43,12 @@ char *pg_mask_target(const char *target);
  */
 const char *pg_error_hint(const char *libpq_message);
 
+/*
+ * "could not WHAT: server message (fix)" into err from a failed result (or,
+ * with res NULL, the connection's last error); returns -1.
+ */
+int pg_result_error(PGconn *conn, const PGresult *res, const char *what, char *err);
+
 /* --- `benchtop init` (postgres-init.c) --- */
 
 /*

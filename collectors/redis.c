@@ -108,17 +108,6 @@ index_of(const char *const *names, const char *name)
 
 /* ---- targets ---- */
 
-static const char *
-scheme_of(const char *target)
-{
-    const char *const *s;
-
-    for (s = rd_schemes; *s != NULL; s++)
-        if (strncmp(target, *s, strlen(*s)) == 0)
-            return *s;
-    return NULL;
-}
-
 /* The password's place: after the ':', or the whole userinfo (redis-cli reads a lone word so). */
 static struct uri_span
 password_span(const struct uri *u)
@@ -241,7 +230,7 @@ parse_rest(const char *scheme, const char *target, struct redis_target *t, const
 int
 redis_target_parse(const char *target, struct redis_target *t, char *err)
 {
-    const char *scheme = scheme_of(target), *why = NULL;
+    const char *scheme = uri_scheme_in(target, rd_schemes), *why = NULL;
     char *masked;
 
     memset(t, 0, sizeof *t);
@@ -261,7 +250,7 @@ redis_mask_target(const char *target)
 {
     struct uri u;
 
-    if (scheme_of(target) == NULL || uri_split(target, &u) < 0 || !u.has_userinfo)
+    if (uri_scheme_in(target, rd_schemes) == NULL || uri_split(target, &u) < 0 || !u.has_userinfo)
         return xstrdup(target);
     return uri_replace(target, password_span(&u), "***");
 }

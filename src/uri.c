@@ -53,6 +53,15 @@ split_userinfo(const char *t, size_t start, size_t at, struct uri *u)
     }
 }
 
+const char *
+uri_scheme_in(const char *target, const char *const *schemes)
+{
+    for (; *schemes != NULL; schemes++)
+        if (strncmp(target, *schemes, strlen(*schemes)) == 0)
+            return *schemes;
+    return NULL;
+}
+
 int
 uri_split(const char *t, struct uri *u)
 {

@@ -41,6 +41,8 @@ struct uri {
 /* Problems uri_split_host finds; each driver says them in its own words. */
 enum uri_host_error { URI_HOST_OK, URI_HOST_NO_CLOSE_BRACKET, URI_HOST_AFTER_BRACKET };
 
+/* Which of the NULL-terminated schemes ("mysql://", ...) target starts with, or NULL. */
+const char *uri_scheme_in(const char *target, const char *const *schemes);
 /* Splits target; -1 when it has no "scheme://". Decodes and checks nothing. */
 int uri_split(const char *target, struct uri *u);
 /* Splits u->authority into host and port ("h", "h:1", "[::1]", "[::1]:1"). */
