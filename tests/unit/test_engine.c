@@ -1,0 +1,165 @@
+/*
+ * Tests for engine: a run's threads all end with it, also when a worker
+ * cannot start (the ones started before it are stopped and joined, the
+ * descriptors closed). The driver here never connects: no server is needed
+ * and no load is made.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "engine.h"
+#include "util.h"
+
+static void *
+never_new(void *shared, int client_id, struct rng *rng)
+{
+    return xcalloc(1, 1);
+}
+
+static int
+never_fd(void *conn)
+{
+    return -1; /* poll() skips it: the client waits until the run stops */
+}
+
+static enum drv_status
+never_connect(void *conn, char *err)
+{
+    return DRV_WANT_READ;
+}
+
+static enum drv_status
+never_txn(void *conn, struct txn_result *res)
+{
+    return DRV_WANT_READ;
+}
+
+static void
+never_disconnect(void *conn)
+{
+}
+
+static const struct driver_class never_driver_class = {
+    .name = "never",
+    .conn_new = never_new,
+    .conn_free = free,
+    .conn_fd = never_fd,
+    .conn_connect_start = never_connect,
+    .conn_connect_poll = never_connect,
+    .conn_txn_start = never_txn,
+    .conn_txn_poll = never_txn,
+    .conn_disconnect = never_disconnect,
+};
+
+static int
+threads_now(void)
+{
+    char line[128];
+    int n = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "Threads: %d", &n) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return n;
+}
+
+/* Which descriptors are open (open[i]), and how many; the directory's own is left out. */
+static int
+fds_open(char *open, int size)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+
+    memset(open, 0, (size_t)size);
+    while ((e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] == '.' || fd == dirfd(d) || fd >= size)
+            continue;
+        open[fd] = 1;
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static struct runconf
+conf(int threads)
+{
+    struct runconf rc = {0};
+
+    rc.driver = &never_driver_class;
+    rc.threads = threads;
+    rc.clients = threads;
+    rc.late_ms = 1000;
+    rc.seed = 1;
+    return rc;
+}
+
+static void
+test_stop_joins_every_worker(void **state)
+{
+    (void)state;
+    struct runconf rc = conf(3);
+    char err[BT_ERRLEN] = "";
+    int before = threads_now();
+    struct engine *e = engine_start(&rc, NULL, err);
+
+    assert_non_null(e);
+    assert_int_equal(threads_now(), before + 3);
+    engine_stop(e);
+    engine_free(e);
+    assert_int_equal(threads_now(), before);
+}
+
+/*
+ * With room for only four more descriptors (the engine's two eventfds and
+ * the first worker's two), the second worker cannot start: engine_start
+ * fails, and the first worker's thread and every descriptor are gone.
+ */
+static void
+test_failed_worker_stops_the_others(void **state)
+{
+    (void)state;
+    struct runconf rc = conf(2);
+    char err[BT_ERRLEN] = "", open[1024];
+    int before_threads = threads_now(), before_fds = fds_open(open, sizeof open);
+    struct rlimit old, tight;
+    struct engine *e;
+    int limit, room = 0;
+
+    for (limit = 0; limit < (int)sizeof open && room < 4; limit++)
+        room += !open[limit];
+    getrlimit(RLIMIT_NOFILE, &old);
+    tight = old;
+    tight.rlim_cur = (rlim_t)limit;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &tight), 0);
+    e = engine_start(&rc, NULL, err);
+    setrlimit(RLIMIT_NOFILE, &old);
+    assert_null(e);
+    assert_non_null(strstr(err, "eventfd"));
+    assert_int_equal(threads_now(), before_threads);
+    assert_int_equal(fds_open(open, sizeof open), before_fds);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stop_joins_every_worker),
+        cmocka_unit_test(test_failed_worker_stops_the_others),
+    };
+    return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
+}
