@@ -14,21 +14,32 @@ cpu_gettid(void)
     return (pid_t)syscall(SYS_gettid);
 }
 
-double
-cpu_thread_seconds(pid_t tid)
+/* /proc/self/task/TID/NAME into buf (NUL-terminated); -1 if the thread is gone. */
+static int
+read_task_file(pid_t tid, const char *name, char *buf, size_t len)
 {
-    char path[64], buf[1024], *p;
-    unsigned long long ut, st;
+    char path[64];
     FILE *f;
     size_t n;
 
-    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+    snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int)tid, name);
     f = fopen(path, "r");
     if (f == NULL)
         return -1;
-    n = fread(buf, 1, sizeof(buf) - 1, f);
+    n = fread(buf, 1, len - 1, f);
     fclose(f);
     buf[n] = '\0';
+    return 0;
+}
+
+double
+cpu_thread_seconds(pid_t tid)
+{
+    char buf[1024], *p;
+    unsigned long long ut, st;
+
+    if (read_task_file(tid, "stat", buf, sizeof buf) < 0)
+        return -1;
     /* the command name may hold spaces and parentheses: fields start after the last ')' */
     p = strrchr(buf, ')');
     if (p == NULL ||
@@ -40,18 +51,13 @@ cpu_thread_seconds(pid_t tid)
 double
 cpu_thread_wait_seconds(pid_t tid)
 {
-    char path[64];
+    char buf[128];
     unsigned long long run, wait;
-    FILE *f;
-    int n;
 
-    snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
-    f = fopen(path, "r");
-    if (f == NULL)
+    if (read_task_file(tid, "schedstat", buf, sizeof buf) < 0 ||
+        sscanf(buf, "%llu %llu", &run, &wait) != 2)
         return -1;
-    n = fscanf(f, "%llu %llu", &run, &wait);
-    fclose(f);
-    return n == 2 ? (double)wait / 1e9 : -1;
+    return (double)wait / 1e9;
 }
 
 double

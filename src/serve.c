@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -35,21 +34,6 @@ struct serve_sigs {
 };
 
 enum serve_event { EV_ERROR = -1, EV_STOP, EV_RESTART };
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int
-fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("benchtop: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return 2;
-}
 
 static void
 sigs_give_back(struct serve_sigs *sg)
@@ -156,7 +140,7 @@ serve_loop(struct server *s, int sigfd)
         case EV_STOP:
             return 0;
         case EV_ERROR:
-            return fail("serve: cannot wait for signals: %s", strerror(errno));
+            return usage_error("serve: cannot wait for signals: %s", strerror(errno));
         }
     }
 }
@@ -187,14 +171,15 @@ serve_main(const char *class_name)
 
     class_names(names, sizeof names);
     if (class_name == NULL)
-        return fail("serve needs a server name: benchtop serve NAME (one of: %s)", names);
+        return usage_error("serve needs a server name: benchtop serve NAME (one of: %s)", names);
     cls = server_class_find(class_name);
     if (cls == NULL)
-        return fail("serve: no %s server in this build (built in: %s)", class_name,
-                    names[0] ? names : "none; install a client library and re-run ./configure");
+        return usage_error("serve: no %s server in this build (built in: %s)", class_name,
+                           names[0] ? names
+                                    : "none; install a client library and re-run ./configure");
     /* Before the server exists, so that no signal can find it unprotected. */
     if (sigs_take(&sg, err) < 0)
-        return fail("serve: %s", err);
+        return usage_error("serve: %s", err);
     if (server_create(&s, cls, err) < 0) {
         sigs_give_back(&sg);
         fprintf(stderr, "benchtop: cannot start a %s server: %s\n", cls->name, err);

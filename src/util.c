@@ -80,17 +80,35 @@ now_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* "benchtop: PREFIXMESSAGE" in one write: the line arrives whole even when stderr is shared. */
+static void
+print_line(const char *prefix, const char *fmt, va_list ap)
+{
+    char line[2048];
+
+    vsnprintf(line, sizeof(line), fmt, ap);
+    fprintf(stderr, "benchtop: %s%s\n", prefix, line);
+}
+
+int
+usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    print_line("", fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
 void
 usage_fatal(const char *fmt, ...)
 {
-    char line[2048];
     va_list ap;
 
-    /* one write: the line arrives whole even when stderr is shared */
     va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
+    print_line("", fmt, ap);
     va_end(ap);
-    fprintf(stderr, "benchtop: %s\n", line);
     exit(2);
 }
 
@@ -99,11 +117,9 @@ fatal(const char *fmt, ...)
 {
     va_list ap;
 
-    fputs("benchtop: internal error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_line("internal error: ", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     abort();
 }
 

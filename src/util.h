@@ -32,6 +32,8 @@ uint64_t now_us(void);
 
 /* A user error: one line "benchtop: MESSAGE" on stderr, exit code 2. */
 void usage_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* The same line, for a caller that must clean up first; returns 2 (the exit code). */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A state that cannot happen: message and abort. */
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
