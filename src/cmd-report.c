@@ -1,0 +1,356 @@
+/* cmd-report: the report subcommand (see cmd-report.h). */
+#include "cmd-report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hdrlog.h"
+#include "options.h"
+#include "report.h"
+#include "util.h"
+
+/* A difference is beyond noise past this many standard errors of the difference. */
+#define NOISE_SIGMAS 3.0
+
+const char *const report_columns[REPORT_NCOLS] = {
+    "run",     "secs",      "tps",    "tps vs 1st", "p50 ms",  "p50 vs 1st", "p99 ms",
+    "p99 vs 1st", "p99.9 ms", "p99.9 vs 1st", "errors", "errors/s vs 1st", "verdict", "server tps",
+};
+
+static const char *const formats[] = {"text", "markdown", "csv", "json", NULL};
+
+/*
+ * "+12.3%*": b against a, * when the gap is more than NOISE_SIGMAS standard
+ * errors of the difference, "?" when a run has too few intervals to tell.
+ */
+static void
+diff_cell(char *cell, double a, double b, double se_a, double se_b)
+{
+    double noise = NOISE_SIGMAS * sqrt(se_a * se_a + se_b * se_b);
+    const char *mark = isnan(noise) ? "?" : fabs(b - a) > noise ? "*" : "";
+
+    if (a == 0)
+        snprintf(cell, 64, b == 0 ? "0%%%s" : "n/a%s", mark);
+    else
+        snprintf(cell, 64, "%+.1f%%%s", (b - a) / a * 100.0, mark);
+}
+
+static int
+beyond_noise(double a, double b, double se_a, double se_b)
+{
+    double noise = NOISE_SIGMAS * sqrt(se_a * se_a + se_b * se_b);
+
+    return isnan(noise) ? -1 : fabs(b - a) > noise;
+}
+
+void
+report_row_cells(const struct report_row *rows, int i, char cells[REPORT_NCOLS][64])
+{
+    const struct rec_summary *s = &rows[i].sum, *f = &rows[0].sum;
+    int c;
+
+    for (c = 0; c < REPORT_NCOLS; c++)
+        cells[c][0] = '\0';
+    snprintf(cells[0], 64, "%.63s", rows[i].label);
+    snprintf(cells[1], 64, "%.1f", s->secs);
+    snprintf(cells[2], 64, "%.1f", s->tps);
+    snprintf(cells[4], 64, "%.3f", s->p50 / 1000.0);
+    snprintf(cells[6], 64, "%.3f", s->p99 / 1000.0);
+    snprintf(cells[8], 64, "%.3f", s->p999 / 1000.0);
+    snprintf(cells[10], 64, "%llu", (unsigned long long)s->errors);
+    snprintf(cells[12], 64, "%s %.0f%%", s->verdict[0] ? s->verdict : "-",
+             s->verdict_share * 100.0);
+    if (isnan(s->srv_tps))
+        snprintf(cells[13], 64, "-");
+    else
+        snprintf(cells[13], 64, "%.1f", s->srv_tps);
+    if (i == 0)
+        return;
+    diff_cell(cells[3], f->tps, s->tps, f->se_tps, s->se_tps);
+    diff_cell(cells[5], f->p50, s->p50, f->se_p50, s->se_p50);
+    diff_cell(cells[7], f->p99, s->p99, f->se_p99, s->se_p99);
+    diff_cell(cells[9], f->p999, s->p999, f->se_p999, s->se_p999);
+    diff_cell(cells[11], f->errors_per_s, s->errors_per_s, f->se_errors, s->se_errors);
+}
+
+/* --- formats --- */
+
+static void
+print_text(FILE *f, const struct report_row *rows, int n)
+{
+    char cells[REPORT_NCOLS][64];
+    int width[REPORT_NCOLS], i, c;
+
+    for (c = 0; c < REPORT_NCOLS; c++)
+        width[c] = (int)strlen(report_columns[c]);
+    for (i = 0; i < n; i++) {
+        report_row_cells(rows, i, cells);
+        for (c = 0; c < REPORT_NCOLS; c++)
+            if ((int)strlen(cells[c]) > width[c])
+                width[c] = (int)strlen(cells[c]);
+    }
+    for (c = 0; c < REPORT_NCOLS; c++)
+        fprintf(f, c ? "  %*s" : "%-*s", width[c], report_columns[c]);
+    fputc('\n', f);
+    for (i = 0; i < n; i++) {
+        report_row_cells(rows, i, cells);
+        for (c = 0; c < REPORT_NCOLS; c++)
+            fprintf(f, c ? "  %*s" : "%-*s", width[c], cells[c]);
+        fputc('\n', f);
+    }
+    if (n > 1)
+        fprintf(f, "* beyond the runs' interval-to-interval noise (%.0f standard errors); "
+                   "? too few intervals to tell\n",
+                NOISE_SIGMAS);
+}
+
+static void
+print_markdown(FILE *f, const struct report_row *rows, int n)
+{
+    char cells[REPORT_NCOLS][64];
+    int i, c;
+
+    for (c = 0; c < REPORT_NCOLS; c++)
+        fprintf(f, "| %s ", report_columns[c]);
+    fputs("|\n", f);
+    for (c = 0; c < REPORT_NCOLS; c++)
+        fputs(c ? "| ---: " : "| --- ", f);
+    fputs("|\n", f);
+    for (i = 0; i < n; i++) {
+        report_row_cells(rows, i, cells);
+        for (c = 0; c < REPORT_NCOLS; c++)
+            fprintf(f, "| %s ", cells[c]);
+        fputs("|\n", f);
+    }
+}
+
+static void
+csv_field(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\n") == NULL) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++)
+        fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+    fputc('"', f);
+}
+
+static void
+print_csv(FILE *f, const struct report_row *rows, int n)
+{
+    char cells[REPORT_NCOLS][64];
+    int i, c;
+
+    for (c = 0; c < REPORT_NCOLS; c++) {
+        fputs(c ? "," : "", f);
+        csv_field(f, report_columns[c]);
+    }
+    fputc('\n', f);
+    for (i = 0; i < n; i++) {
+        report_row_cells(rows, i, cells);
+        for (c = 0; c < REPORT_NCOLS; c++) {
+            fputs(c ? "," : "", f);
+            csv_field(f, cells[c]);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void
+json_num(FILE *f, const char *key, double v)
+{
+    fprintf(f, isnan(v) ? ",\"%s\":null" : ",\"%s\":%.3f", key, v);
+}
+
+static void
+json_diff(FILE *f, const char *sep, const char *key, double a, double b, double se_a, double se_b)
+{
+    int beyond = beyond_noise(a, b, se_a, se_b);
+
+    fprintf(f, "%s\"%s\":{", sep, key);
+    if (a != 0)
+        fprintf(f, "\"pct\":%.3f,", (b - a) / a * 100.0);
+    fprintf(f, "\"beyond_noise\":%s}", beyond < 0 ? "null" : beyond ? "true" : "false");
+}
+
+static void
+print_json_row(FILE *f, const struct report_row *rows, int i)
+{
+    const struct rec_summary *s = &rows[i].sum, *a = &rows[0].sum;
+
+    fputs("{\"run\":", f);
+    json_string(f, rows[i].label);
+    fputs(",\"target\":", f);
+    json_string(f, rows[i].rec->target);
+    json_num(f, "from", rows[i].from);
+    json_num(f, "secs", s->secs);
+    fprintf(f, ",\"intervals\":%d,\"transactions\":%llu,\"errors\":%llu", s->n,
+            (unsigned long long)s->txns, (unsigned long long)s->errors);
+    json_num(f, "tps", s->tps);
+    json_num(f, "p50_us", s->p50);
+    json_num(f, "p99_us", s->p99);
+    json_num(f, "p999_us", s->p999);
+    json_num(f, "max_us", s->max);
+    json_num(f, "server_tps", s->srv_tps);
+    fputs(",\"verdict\":", f);
+    json_string(f, s->verdict);
+    json_num(f, "verdict_share", s->verdict_share);
+    if (i > 0) {
+        fputs(",\"vs_first\":{", f);
+        json_diff(f, "", "tps", a->tps, s->tps, a->se_tps, s->se_tps);
+        json_diff(f, ",", "p50", a->p50, s->p50, a->se_p50, s->se_p50);
+        json_diff(f, ",", "p99", a->p99, s->p99, a->se_p99, s->se_p99);
+        json_diff(f, ",", "p999", a->p999, s->p999, a->se_p999, s->se_p999);
+        json_diff(f, ",", "errors_per_s", a->errors_per_s, s->errors_per_s, a->se_errors,
+                  s->se_errors);
+        fputc('}', f);
+    }
+    fputs("}", f);
+}
+
+static void
+print_json(FILE *f, const struct report_row *rows, int n)
+{
+    int i;
+
+    fputs("[", f);
+    for (i = 0; i < n; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        print_json_row(f, rows, i);
+    }
+    fputs("\n]\n", f);
+}
+
+/* The run headers: what was run where, settings at start, events (text and markdown). */
+static void
+print_headers(FILE *f, const struct record *recs, int nrec, int markdown)
+{
+    int i, j;
+
+    for (i = 0; i < nrec; i++) {
+        const char *p = recs[i].header_text ? recs[i].header_text : "";
+        fprintf(f, markdown ? "### %d. %s\n\n" : "%d. %s\n", i + 1, recs[i].name);
+        while (*p) {
+            const char *nl = strchr(p, '\n');
+            fprintf(f, markdown ? "- %.*s\n" : "   %.*s\n", (int)(nl - p), p);
+            p = nl + 1;
+        }
+        for (j = 0; j < recs[i].nevent; j++)
+            fprintf(f, markdown ? "- event at %.1f s: %s\n" : "   event at %.1f s: %s\n",
+                    recs[i].ev[j].t, recs[i].ev[j].text);
+        fputc('\n', f);
+    }
+}
+
+/* --- rows --- */
+
+static int
+add_rows(struct record *r, double from, double to, struct report_row **rows, int *n, char *err)
+{
+    int k, nwin = r->nstep ? r->nstep : 1;
+
+    for (k = 0; k < nwin; k++) {
+        struct report_row *row;
+        *rows = xrealloc(*rows, (size_t)(*n + 1) * sizeof(**rows));
+        row = &(*rows)[(*n)++];
+        memset(row, 0, sizeof(*row));
+        row->rec = r;
+        row->from = r->nstep ? fmax(r->steps[k].from, from) : from;
+        row->to = r->nstep ? (to > 0 ? fmin(r->steps[k].to, to) : r->steps[k].to) : to;
+        if (r->nstep)
+            snprintf(row->label, sizeof row->label, "%s %s", r->name, r->steps[k].label);
+        else
+            snprintf(row->label, sizeof row->label, "%s", r->name);
+        if (record_summarize(r, row->from, row->to, &row->sum, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void
+write_hlog(const char *path, const struct record *r, double from, double to)
+{
+    FILE *f = fopen(path, "w");
+    int i;
+
+    if (f == NULL)
+        usage_fatal("cannot write --hlog %s: %s (check the path)", path, strerror(errno));
+    hdrlog_write_header(f, isnan(r->start) ? 0 : r->start);
+    for (i = 0; i < r->ninterval; i++) {
+        const struct rec_interval *iv = &r->iv[i];
+        if (iv->hdr == NULL || iv->t - iv->len < from - 1e-6 || (to > 0 && iv->t > to + 1e-6))
+            continue;
+        hdrlog_write_interval(f, iv->t - iv->len, iv->len, iv->max, iv->hdr);
+    }
+    if (fclose(f) != 0)
+        usage_fatal("cannot write --hlog %s: %s", path, strerror(errno));
+}
+
+static void
+write_html(const char *path, struct record *recs, int nrec, const struct report_row *rows,
+           int nrows, double from, double to)
+{
+    FILE *f = fopen(path, "w");
+    char err[BT_ERRLEN];
+
+    if (f == NULL)
+        usage_fatal("cannot write --html %s: %s (check the path)", path, strerror(errno));
+    if (report_html_write(f, recs, nrec, rows, nrows, from, to, err) < 0)
+        usage_fatal("%s", err);
+    if (fclose(f) != 0)
+        usage_fatal("cannot write --html %s: %s", path, strerror(errno));
+}
+
+static int
+format_index(const char *name)
+{
+    int i;
+
+    for (i = 0; formats[i] != NULL; i++)
+        if (strcmp(formats[i], name) == 0)
+            return i;
+    usage_fatal("--format takes text, markdown, csv or json, not '%s'", name);
+}
+
+int
+cmd_report(struct runconf *rc, char **pos, int npos)
+{
+    int fmt = format_index(rc->report_format ? rc->report_format : "text");
+    double to = options_given(rc, "to") ? rc->report_to : 0;
+    struct record *recs;
+    struct report_row *rows = NULL;
+    char err[BT_ERRLEN];
+    int i, nrows = 0;
+
+    if (npos == 0)
+        usage_fatal("report needs at least one record (e.g. benchtop report run1.jsonl "
+                    "run2.jsonl; make one with --record FILE or --headless > FILE)");
+    if (options_given(rc, "to") && rc->report_to <= rc->report_from)
+        usage_fatal("--to %g must be later than --from %g", rc->report_to, rc->report_from);
+    if (rc->report_hlog && npos != 1)
+        usage_fatal("--hlog writes one run's interval log: give one record");
+    recs = xcalloc((size_t)npos, sizeof(*recs));
+    for (i = 0; i < npos; i++)
+        if (record_load(pos[i], &recs[i], err) < 0 ||
+            add_rows(&recs[i], rc->report_from, to, &rows, &nrows, err) < 0)
+            usage_fatal("%s", err);
+    if (fmt <= 1)
+        print_headers(stdout, recs, npos, fmt == 1);
+    (fmt == 0   ? print_text
+     : fmt == 1 ? print_markdown
+     : fmt == 2 ? print_csv
+                : print_json)(stdout, rows, nrows);
+    if (rc->report_html)
+        write_html(rc->report_html, recs, npos, rows, nrows, rc->report_from, to);
+    if (rc->report_hlog)
+        write_hlog(rc->report_hlog, &recs[0], rc->report_from, to);
+    for (i = 0; i < npos; i++)
+        record_free(&recs[i]);
+    free(recs);
+    free(rows);
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+}
