@@ -11,8 +11,14 @@
 #include "report.h"
 #include "util.h"
 
-/* A difference is beyond noise past this many standard errors of the difference. */
-#define NOISE_SIGMAS 3.0
+/*
+ * A difference is beyond noise when it is larger than NOISE_SIGMAS times
+ * the spread of the difference of two single intervals, one from each run,
+ * sqrt(sd_a^2 + sd_b^2). Not divided by sqrt(n): successive intervals are
+ * not independent, and runs drift on a shared machine; a standard error
+ * called two identical runs different.
+ */
+#define NOISE_SIGMAS 2.0
 
 const char *const report_columns[REPORT_NCOLS] = {
     "run",     "secs",      "tps",    "tps vs 1st", "p50 ms",  "p50 vs 1st", "p99 ms",
@@ -22,13 +28,13 @@ const char *const report_columns[REPORT_NCOLS] = {
 static const char *const formats[] = {"text", "markdown", "csv", "json", NULL};
 
 /*
- * "+12.3%*": b against a, * when the gap is more than NOISE_SIGMAS standard
- * errors of the difference, "?" when a run has too few intervals to tell.
+ * "+12.3%*": b against a, * when the gap is beyond noise (NOISE_SIGMAS),
+ * "?" when a run has too few intervals to tell.
  */
 static void
-diff_cell(char *cell, double a, double b, double se_a, double se_b)
+diff_cell(char *cell, double a, double b, double sd_a, double sd_b)
 {
-    double noise = NOISE_SIGMAS * sqrt(se_a * se_a + se_b * se_b);
+    double noise = NOISE_SIGMAS * sqrt(sd_a * sd_a + sd_b * sd_b);
     const char *mark = isnan(noise) ? "?" : fabs(b - a) > noise ? "*" : "";
 
     if (a == 0)
@@ -38,9 +44,9 @@ diff_cell(char *cell, double a, double b, double se_a, double se_b)
 }
 
 static int
-beyond_noise(double a, double b, double se_a, double se_b)
+beyond_noise(double a, double b, double sd_a, double sd_b)
 {
-    double noise = NOISE_SIGMAS * sqrt(se_a * se_a + se_b * se_b);
+    double noise = NOISE_SIGMAS * sqrt(sd_a * sd_a + sd_b * sd_b);
 
     return isnan(noise) ? -1 : fabs(b - a) > noise;
 }
@@ -68,11 +74,11 @@ report_row_cells(const struct report_row *rows, int i, char cells[REPORT_NCOLS][
         snprintf(cells[13], 64, "%.1f", s->srv_tps);
     if (i == 0)
         return;
-    diff_cell(cells[3], f->tps, s->tps, f->se_tps, s->se_tps);
-    diff_cell(cells[5], f->p50, s->p50, f->se_p50, s->se_p50);
-    diff_cell(cells[7], f->p99, s->p99, f->se_p99, s->se_p99);
-    diff_cell(cells[9], f->p999, s->p999, f->se_p999, s->se_p999);
-    diff_cell(cells[11], f->errors_per_s, s->errors_per_s, f->se_errors, s->se_errors);
+    diff_cell(cells[3], f->tps, s->tps, f->sd_tps, s->sd_tps);
+    diff_cell(cells[5], f->p50, s->p50, f->sd_p50, s->sd_p50);
+    diff_cell(cells[7], f->p99, s->p99, f->sd_p99, s->sd_p99);
+    diff_cell(cells[9], f->p999, s->p999, f->sd_p999, s->sd_p999);
+    diff_cell(cells[11], f->errors_per_s, s->errors_per_s, f->sd_errors, s->sd_errors);
 }
 
 /* --- formats --- */
@@ -101,7 +107,7 @@ print_text(FILE *f, const struct report_row *rows, int n)
         fputc('\n', f);
     }
     if (n > 1)
-        fprintf(f, "* beyond the runs' interval-to-interval noise (%.0f standard errors); "
+        fprintf(f, "* beyond the runs' interval-to-interval noise (%.0f times the spread); "
                    "? too few intervals to tell\n",
                 NOISE_SIGMAS);
 }
@@ -167,9 +173,9 @@ json_num(FILE *f, const char *key, double v)
 }
 
 static void
-json_diff(FILE *f, const char *sep, const char *key, double a, double b, double se_a, double se_b)
+json_diff(FILE *f, const char *sep, const char *key, double a, double b, double sd_a, double sd_b)
 {
-    int beyond = beyond_noise(a, b, se_a, se_b);
+    int beyond = beyond_noise(a, b, sd_a, sd_b);
 
     fprintf(f, "%s\"%s\":{", sep, key);
     if (a != 0)
@@ -201,12 +207,12 @@ print_json_row(FILE *f, const struct report_row *rows, int i)
     json_num(f, "verdict_share", s->verdict_share);
     if (i > 0) {
         fputs(",\"vs_first\":{", f);
-        json_diff(f, "", "tps", a->tps, s->tps, a->se_tps, s->se_tps);
-        json_diff(f, ",", "p50", a->p50, s->p50, a->se_p50, s->se_p50);
-        json_diff(f, ",", "p99", a->p99, s->p99, a->se_p99, s->se_p99);
-        json_diff(f, ",", "p999", a->p999, s->p999, a->se_p999, s->se_p999);
-        json_diff(f, ",", "errors_per_s", a->errors_per_s, s->errors_per_s, a->se_errors,
-                  s->se_errors);
+        json_diff(f, "", "tps", a->tps, s->tps, a->sd_tps, s->sd_tps);
+        json_diff(f, ",", "p50", a->p50, s->p50, a->sd_p50, s->sd_p50);
+        json_diff(f, ",", "p99", a->p99, s->p99, a->sd_p99, s->sd_p99);
+        json_diff(f, ",", "p999", a->p999, s->p999, a->sd_p999, s->sd_p999);
+        json_diff(f, ",", "errors_per_s", a->errors_per_s, s->errors_per_s, a->sd_errors,
+                  s->sd_errors);
         fputc('}', f);
     }
     fputs("}", f);

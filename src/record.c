@@ -391,12 +391,12 @@ acc_add(struct acc *a, double x)
 }
 
 static double
-acc_se(const struct acc *a)
+acc_sd(const struct acc *a)
 {
-    return a->n > 1 ? sqrt(a->m2 / (a->n - 1)) / sqrt((double)a->n) : NAN;
+    return a->n > 1 ? sqrt(a->m2 / (a->n - 1)) : NAN;
 }
 
-/* Per-interval percentiles and tps, for the noise. */
+/* The spread of the per-interval tps, errors and percentiles: the noise. */
 static int
 interval_noise(const struct record *r, double from, double to, struct rec_summary *s, char *err)
 {
@@ -422,11 +422,11 @@ interval_noise(const struct record *r, double from, double to, struct rec_summar
         acc_add(&p999, (double)hist_percentile(h, 99.9));
     }
     hist_free(h);
-    s->se_tps = acc_se(&tps);
-    s->se_p50 = acc_se(&p50);
-    s->se_p99 = acc_se(&p99);
-    s->se_p999 = acc_se(&p999);
-    s->se_errors = acc_se(&errs);
+    s->sd_tps = acc_sd(&tps);
+    s->sd_p50 = acc_sd(&p50);
+    s->sd_p99 = acc_sd(&p99);
+    s->sd_p999 = acc_sd(&p999);
+    s->sd_errors = acc_sd(&errs);
     return 0;
 }
 

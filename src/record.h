@@ -59,13 +59,13 @@ struct record {
     struct rec_window *steps;
 };
 
-/* Figures of one window; latencies in us. se_*: noise (see record_summarize). */
+/* Figures of one window; latencies in us. sd_*: noise (see record_summarize). */
 struct rec_summary {
     int n; /* intervals */
     double secs;
     uint64_t txns, errors;
     double tps, p50, p99, p999, max;
-    double se_tps, se_p50, se_p99, se_p999, se_errors;
+    double sd_tps, sd_p50, sd_p99, sd_p999, sd_errors;
     double errors_per_s;
     char verdict[32];
     double verdict_share;
@@ -80,9 +80,10 @@ void record_free(struct record *r);
 
 /*
  * Re-summarises the intervals that lie within [from, to] (to <= 0: the
- * end). Percentiles come from the merged histograms; se_* is the standard
- * deviation of the per-interval values over sqrt(n), the noise the
- * comparison judges differences against. 0, or -1 with err.
+ * end). Percentiles come from the merged histograms; sd_* is the standard
+ * deviation of the per-interval values (tps, errors/s, each interval's own
+ * percentiles), the noise the comparison judges differences against.
+ * 0, or -1 with err.
  */
 int record_summarize(const struct record *r, double from, double to, struct rec_summary *out,
                      char *err);
