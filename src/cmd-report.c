@@ -21,8 +21,9 @@
 #define NOISE_SIGMAS 2.0
 
 const char *const report_columns[REPORT_NCOLS] = {
-    "run",     "secs",      "tps",    "tps vs 1st", "p50 ms",  "p50 vs 1st", "p99 ms",
-    "p99 vs 1st", "p99.9 ms", "p99.9 vs 1st", "errors", "errors/s vs 1st", "verdict", "server tps",
+    "run",     "secs",       "tps",      "tps vs 1st",   "p50 ms", "p50 vs 1st",
+    "p99 ms",  "p99 vs 1st", "p99.9 ms", "p99.9 vs 1st", "errors", "errors/s vs 1st",
+    "verdict", "server tps",
 };
 
 static const char *const formats[] = {"text", "markdown", "csv", "json", NULL};
@@ -107,8 +108,9 @@ print_text(FILE *f, const struct report_row *rows, int n)
         fputc('\n', f);
     }
     if (n > 1)
-        fprintf(f, "* beyond the runs' interval-to-interval noise (%.0f times the spread); "
-                   "? too few intervals to tell\n",
+        fprintf(f,
+                "* beyond the runs' interval-to-interval noise (%.0f times the spread); "
+                "? too few intervals to tell\n",
                 NOISE_SIGMAS);
 }
 

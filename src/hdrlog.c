@@ -16,8 +16,8 @@
 #include "util.h"
 
 enum {
-    ENCODING_COOKIE = 0x1c849303 | 0x10,    /* V2, word size 8 */
-    COMPRESSED_COOKIE = 0x1c849304 | 0x10,  /* "HISTF" in base64 */
+    ENCODING_COOKIE = 0x1c849303 | 0x10,   /* V2, word size 8 */
+    COMPRESSED_COOKIE = 0x1c849304 | 0x10, /* "HISTF" in base64 */
     COOKIE_BASE_MASK = ~0xf0,
     HEADER_LEN = 40,
     SIG_DIGITS = 3,

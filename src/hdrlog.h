@@ -27,7 +27,6 @@ int hdrlog_decode(const char *b64, struct hist *h, char *err);
 /* An interval log's header; start_epoch is the run's start (seconds). */
 void hdrlog_write_header(FILE *f, double start_epoch);
 /* One interval line: start (seconds from the run's start), length, max in ms. */
-void hdrlog_write_interval(FILE *f, double start_s, double len_s, uint64_t max_us,
-                           const char *b64);
+void hdrlog_write_interval(FILE *f, double start_s, double len_s, uint64_t max_us, const char *b64);
 
 #endif

@@ -38,8 +38,7 @@ ju64(const json_t *o, const char *key)
     return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
-static void
-text_add(char **text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(char **text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Appends a line to *text. */
 static void
@@ -77,11 +76,13 @@ read_run(struct record *r, const json_t *o)
     r->version = xstrdup(jstr(o, "benchtop"));
     r->workload = xstrdup(jstr(o, "workload"));
     r->start = jnum(o, "start");
-    text_add(&r->header_text, "benchtop %s %s, target %s", r->version, jstr(o, "command"), r->target);
-    text_add(&r->header_text, "workload %s (%s), %d clients, %d threads", r->workload, jstr(o, "protocol"),
-               (int)jnum(o, "clients"), (int)jnum(o, "threads"));
+    text_add(&r->header_text, "benchtop %s %s, target %s", r->version, jstr(o, "command"),
+             r->target);
+    text_add(&r->header_text, "workload %s (%s), %d clients, %d threads", r->workload,
+             jstr(o, "protocol"), (int)jnum(o, "clients"), (int)jnum(o, "threads"));
     text_add(&r->header_text, "options %s", opts ? opts : "{}");
-    text_add(&r->header_text, "host: %d cores, kernel %s", (int)jnum(host, "cores"), jstr(host, "kernel"));
+    text_add(&r->header_text, "host: %d cores, kernel %s", (int)jnum(host, "cores"),
+             jstr(host, "kernel"));
     free(opts);
 }
 
@@ -343,8 +344,7 @@ interval_hist(const struct record *r, const struct rec_interval *iv, struct hist
     char msg[BT_ERRLEN];
 
     if (iv->hdr == NULL)
-        return seterr(err, "%s has no latency histograms (recorded by an older benchtop)",
-                      r->path);
+        return seterr(err, "%s has no latency histograms (recorded by an older benchtop)", r->path);
     if (hdrlog_decode(iv->hdr, h, msg) < 0)
         return seterr(err, "%s at %.3f s: %s", r->path, iv->t, msg);
     return 0;
@@ -499,8 +499,7 @@ server_figures(const struct record *r, double from, double to, struct rec_summar
 }
 
 int
-record_summarize(const struct record *r, double from, double to, struct rec_summary *out,
-                 char *err)
+record_summarize(const struct record *r, double from, double to, struct rec_summary *out, char *err)
 {
     struct hist *h = hist_new();
     int i, rv;

@@ -44,7 +44,7 @@ struct record {
     char *target;  /* masked, as the record says */
     char *version; /* benchtop's */
     char *workload;
-    double start; /* seconds since the epoch */
+    double start;      /* seconds since the epoch */
     char *header_text; /* lines for the report's run header: the run, then the server */
     char *server_text; /* the server's settings at start, while reading */
     int ninterval;
@@ -69,7 +69,7 @@ struct rec_summary {
     double errors_per_s;
     char verdict[32];
     double verdict_share;
-    double srv_tps;   /* the server's own tps, mean over the window; NAN if unknown */
+    double srv_tps;      /* the server's own tps, mean over the window; NAN if unknown */
     double srv_extra[2]; /* the record's first two other varying series, means */
     const char *srv_extra_name[2];
 };

@@ -25,8 +25,8 @@ enum {
     MAX_SERVER_CHARTS = 4,
 };
 
-static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
-                                      "#17becf"};
+static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c",
+                                      "#9467bd", "#ff7f0e", "#17becf"};
 #define NCOLOURS (sizeof colours / sizeof colours[0])
 
 struct line {
@@ -150,19 +150,22 @@ draw_axes(FILE *f, const struct chart *c, const struct scale *s)
     if (s->logx) {
         static const char *const pct[] = {"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"};
         for (int k = 0; k <= 5; k++)
-            fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%s</text>\n",
+            fprintf(f,
+                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%s</text>\n",
                     sx(s, pow(10, k)), H - BOTTOM + 14, pct[k]);
     } else {
         step = nice_step(s->x1 - s->x0);
         for (v = ceil(s->x0 / step) * step; v <= s->x1; v += step)
-            fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%g</text>\n",
+            fprintf(f,
+                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%g</text>\n",
                     sx(s, v), H - BOTTOM + 14, v);
     }
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\">", (W + LEFT) / 2,
             H - 6);
     html_text(f, c->xlabel);
-    fprintf(f, "</text><text x=\"14\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 14 %d)\" "
-               "text-anchor=\"middle\">",
+    fprintf(f,
+            "</text><text x=\"14\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 14 %d)\" "
+            "text-anchor=\"middle\">",
             (H - BOTTOM + TOP) / 2, (H - BOTTOM + TOP) / 2);
     html_text(f, c->ylabel);
     fputs("</text>\n", f);
@@ -202,14 +205,14 @@ chart_write(FILE *f, const struct chart *c)
         s.x0 = 1, s.x1 = 1e5;
     fprintf(f, "<h2>");
     html_text(f, c->title);
-    fprintf(f, "</h2>\n<svg class=\"chart\" id=\"%s\" width=\"%d\" height=\"%d\">\n",
-            c->id, W, H);
+    fprintf(f, "</h2>\n<svg class=\"chart\" id=\"%s\" width=\"%d\" height=\"%d\">\n", c->id, W, H);
     draw_axes(f, c, &s);
     draw_events(f, c, &s);
     for (i = 0; i < c->nlines; i++) {
         const struct line *l = &c->lines[i];
-        fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke-width=\"1.5\" stroke=\"%s\" "
-                   "points=\"",
+        fprintf(f,
+                "<polyline class=\"series\" fill=\"none\" stroke-width=\"1.5\" stroke=\"%s\" "
+                "points=\"",
                 colours[i % NCOLOURS]);
         for (k = 0; k < l->n; k++)
             fprintf(f, "%s%.1f,%.1f", k ? " " : "", sx(&s, l->x[k]), sy(&s, l->y[k]));
@@ -229,9 +232,18 @@ chart_write(FILE *f, const struct chart *c)
 static int
 time_charts(FILE *f, struct record *recs, int nrec, char *err)
 {
-    struct chart tps = {.id = "tps", .title = "Throughput over time", .xlabel = "seconds into the run", .ylabel = "transactions/s"};
-    struct chart p50 = {.id = "p50", .title = "p50 latency over time", .xlabel = "seconds into the run", .ylabel = "ms"};
-    struct chart p99 = {.id = "p99", .title = "p99 latency over time", .xlabel = "seconds into the run", .ylabel = "ms"};
+    struct chart tps = {.id = "tps",
+                        .title = "Throughput over time",
+                        .xlabel = "seconds into the run",
+                        .ylabel = "transactions/s"};
+    struct chart p50 = {.id = "p50",
+                        .title = "p50 latency over time",
+                        .xlabel = "seconds into the run",
+                        .ylabel = "ms"};
+    struct chart p99 = {.id = "p99",
+                        .title = "p99 latency over time",
+                        .xlabel = "seconds into the run",
+                        .ylabel = "ms"};
     struct hist *h = hist_new();
     int r, i, rv = 0;
 
@@ -244,8 +256,8 @@ time_charts(FILE *f, struct record *recs, int nrec, char *err)
             line_add(&tps.lines[r], iv->t, iv->len > 0 ? (double)iv->txns / iv->len : NAN);
             hist_reset(h);
             if (iv->hdr == NULL || hdrlog_decode(iv->hdr, h, err) < 0) {
-                rv = seterr(err, "%s: interval at %.3f s has no readable histogram",
-                            recs[r].path, iv->t);
+                rv = seterr(err, "%s: interval at %.3f s has no readable histogram", recs[r].path,
+                            iv->t);
                 break;
             }
             if (hist_count(h) == 0)
@@ -270,7 +282,11 @@ time_charts(FILE *f, struct record *recs, int nrec, char *err)
 static int
 spectrum_chart(FILE *f, struct record *recs, int nrec, double from, double to, char *err)
 {
-    struct chart c = {.id = "spectrum", .title = "Latency by percentile (whole run, --from/--to applied)", .xlabel = "percentile", .ylabel = "ms", .logx = 1};
+    struct chart c = {.id = "spectrum",
+                      .title = "Latency by percentile (whole run, --from/--to applied)",
+                      .xlabel = "percentile",
+                      .ylabel = "ms",
+                      .logx = 1};
     struct hist *h = hist_new();
     int r, k, rv = 0;
 
@@ -294,8 +310,14 @@ spectrum_chart(FILE *f, struct record *recs, int nrec, double from, double to, c
 static void
 sweep_charts(FILE *f, const struct report_row *rows, int nrows)
 {
-    struct chart tps = {.id = "sweep-tps", .title = "Throughput against load (sweep steps)", .xlabel = "clients (or rate)", .ylabel = "transactions/s"};
-    struct chart p99 = {.id = "sweep-p99", .title = "p99 against load (sweep steps)", .xlabel = "clients (or rate)", .ylabel = "ms"};
+    struct chart tps = {.id = "sweep-tps",
+                        .title = "Throughput against load (sweep steps)",
+                        .xlabel = "clients (or rate)",
+                        .ylabel = "transactions/s"};
+    struct chart p99 = {.id = "sweep-p99",
+                        .title = "p99 against load (sweep steps)",
+                        .xlabel = "clients (or rate)",
+                        .ylabel = "ms"};
     const struct record *cur = NULL;
     int i;
 
@@ -328,7 +350,10 @@ server_charts(FILE *f, struct record *recs, int nrec)
     char id[32];
 
     for (k = 0; k < first->nseries && drawn < MAX_SERVER_CHARTS + 1; k++) {
-        struct chart c = {.id = id, .title = first->series[k], .xlabel = "seconds into the run", .ylabel = first->series[k]};
+        struct chart c = {.id = id,
+                          .title = first->series[k],
+                          .xlabel = "seconds into the run",
+                          .ylabel = first->series[k]};
         int varies = 0;
         c.events = recs;
         c.nrec = nrec;
@@ -397,8 +422,8 @@ run_headers(FILE *f, const struct record *recs, int nrec)
 }
 
 int
-report_html_write(FILE *f, struct record *recs, int nrec, const struct report_row *rows,
-                  int nrows, double from, double to, char *err)
+report_html_write(FILE *f, struct record *recs, int nrec, const struct report_row *rows, int nrows,
+                  double from, double to, char *err)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<title>benchtop report</title>\n<style>\n"

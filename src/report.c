@@ -81,9 +81,10 @@ json_hist(FILE *f, const struct hist *h)
 {
     char *b64 = hdrlog_encode(h);
 
-    fprintf(f, ",\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"overflow\":%llu,\"hdr\":\"%s\"}",
-            (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
-            (unsigned long long)hist_sum(h), (unsigned long long)hist_overflow(h), b64);
+    fprintf(
+        f, ",\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"overflow\":%llu,\"hdr\":\"%s\"}",
+        (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
+        (unsigned long long)hist_sum(h), (unsigned long long)hist_overflow(h), b64);
     free(b64);
 }
 

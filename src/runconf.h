@@ -49,7 +49,7 @@ struct runconf {
     double report_to;       /* report --to; 0 = to the end */
     char *report_html;      /* report --html FILE */
     char *report_hlog;      /* report --hlog FILE */
-    int server_local;           /* the target is on this machine: its CPU is ours to read */
+    int server_local;       /* the target is on this machine: its CPU is ours to read */
     int show_help;          /* -h */
     int show_version;       /* -V */
     uint64_t given;         /* bit i: option_table[i] was on the command line */

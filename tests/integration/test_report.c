@@ -142,8 +142,8 @@ beyond(const char *row, const char *key)
 static void
 test_sync_commit_compared(void **state)
 {
-    char *args[] = {"report", "--from", "1", "--format", "json", paths[0], paths[1], paths[2],
-                    NULL};
+    char *args[] = {"report", "--from", "1",      "--format", "json",
+                    paths[0], paths[1], paths[2], NULL};
     char *text[] = {"report", "--from", "1", paths[0], paths[1], paths[2], NULL};
     struct run r = itest_runv(args), t;
     const char *row2, *row3, *h1, *h2, *h3;
@@ -256,7 +256,8 @@ test_hlog_read_by_hdrhistogram(void **state)
     FILE *p;
     double total = -1, value, pct;
 
-    if (access("/usr/share/java/hdrhistogram.jar", R_OK) != 0 || system("java -version 2>/dev/null") != 0)
+    if (access("/usr/share/java/hdrhistogram.jar", R_OK) != 0 ||
+        system("java -version 2>/dev/null") != 0)
         skip();
     snprintf(hlog, sizeof hlog, "%s/run.hlog", dir);
     r = itest_runv(args);

@@ -56,8 +56,7 @@ decode_like_record(const char *b64, const struct hist *src, struct hist *h)
 
     assert_int_equal(hdrlog_decode(b64, h, err), 0);
     hist_set_exact(h, hist_min(src), hist_max(src),
-                   (uint64_t)llround(hist_mean(src) * (double)hist_count(src)),
-                   hist_overflow(src));
+                   (uint64_t)llround(hist_mean(src) * (double)hist_count(src)), hist_overflow(src));
 }
 
 static void
@@ -159,10 +158,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_empty_round_trip),
-        cmocka_unit_test(test_every_bucket),
-        cmocka_unit_test(test_merge_equals_recording_both),
+        cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_empty_round_trip),
+        cmocka_unit_test(test_every_bucket),    cmocka_unit_test(test_merge_equals_recording_both),
         cmocka_unit_test(test_corrupt_refused),
     };
 
