@@ -28,6 +28,8 @@ const char *const report_columns[REPORT_NCOLS] = {
 
 static const char *const formats[] = {"text", "markdown", "csv", "json", NULL};
 
+enum { SERVER_COLS = 4 }; /* server series shown beside the table */
+
 /*
  * "+12.3%*": b against a, * when the gap is beyond noise (NOISE_SIGMAS),
  * "?" when a run has too few intervals to tell.
@@ -80,6 +82,72 @@ report_row_cells(const struct report_row *rows, int i, char cells[REPORT_NCOLS][
     diff_cell(cells[7], f->p99, s->p99, f->sd_p99, s->sd_p99);
     diff_cell(cells[9], f->p999, s->p999, f->sd_p999, s->sd_p999);
     diff_cell(cells[11], f->errors_per_s, s->errors_per_s, f->sd_errors, s->sd_errors);
+}
+
+/* (max - min) / max |value| of series k: over the runs' means, or one run's samples. */
+static double
+series_score(const struct record *recs, int nrec, const char *name)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    int r, i;
+
+    for (r = 0; r < nrec; r++) {
+        int k = record_series(&recs[r], name);
+        if (k < 0)
+            continue;
+        if (nrec > 1) {
+            double m = record_series_mean(&recs[r], k, 0, 0);
+            lo = isnan(m) ? lo : fmin(lo, m);
+            hi = isnan(m) ? hi : fmax(hi, m);
+            continue;
+        }
+        for (i = 0; i < recs[r].nsample; i++)
+            if (!isnan(recs[r].smp[i].nums[k])) {
+                lo = fmin(lo, recs[r].smp[i].nums[k]);
+                hi = fmax(hi, recs[r].smp[i].nums[k]);
+            }
+    }
+    if (!(hi > lo))
+        return 0;
+    return (hi - lo) / fmax(fabs(hi), fabs(lo));
+}
+
+struct scored {
+    const char *name;
+    double score;
+    int order; /* the collector's row order breaks ties */
+};
+
+static int
+by_score(const void *a, const void *b)
+{
+    const struct scored *x = a, *y = b;
+
+    if (x->score != y->score)
+        return x->score < y->score ? 1 : -1;
+    return x->order - y->order;
+}
+
+int
+report_server_series(const struct record *recs, int nrec, const char **names, int max)
+{
+    struct scored *c = xcalloc((size_t)recs[0].nseries + 1, sizeof(*c));
+    int n = 0, k;
+
+    for (k = 1; k < recs[0].nseries; k++) {
+        if (!recs[0].series_rate[k] || strstr(recs[0].series[k], "transactions/s") != NULL)
+            continue;
+        c[n].name = recs[0].series[k];
+        c[n].order = k;
+        c[n].score = series_score(recs, nrec, c[n].name);
+        n += c[n].score > 0;
+    }
+    qsort(c, (size_t)n, sizeof(*c), by_score);
+    n = n < max ? n : max;
+    for (k = 0; k < n; k++)
+        names[k] = c[k].name;
+    free(c);
+    return n;
 }
 
 /* --- formats --- */
@@ -217,20 +285,84 @@ print_json_row(FILE *f, const struct report_row *rows, int i)
                   s->sd_errors);
         fputc('}', f);
     }
-    fputs("}", f);
 }
 
 static void
-print_json(FILE *f, const struct report_row *rows, int n)
+print_json(FILE *f, const struct record *recs, int nrec, const struct report_row *rows, int n)
 {
-    int i;
+    const char *names[SERVER_COLS];
+    int ns = report_server_series(recs, nrec, names, SERVER_COLS), i, c;
 
     fputs("[", f);
     for (i = 0; i < n; i++) {
         fputs(i ? ",\n" : "\n", f);
         print_json_row(f, rows, i);
+        fputs(",\"server\":{", f);
+        for (c = 0; c < ns; c++) {
+            int k = record_series(rows[i].rec, names[c]);
+            double m = k < 0 ? NAN : record_series_mean(rows[i].rec, k, rows[i].from, rows[i].to);
+            fputs(c ? "," : "", f);
+            json_string(f, names[c]);
+            fprintf(f, isnan(m) ? ":null" : ":%.3f", m);
+        }
+        fputs("}}", f);
     }
     fputs("\n]\n", f);
+}
+
+/* A row's mean of a named series over its window, as text. */
+static void
+server_cell(const struct report_row *row, const char *name, char *cell, size_t len)
+{
+    int k = record_series(row->rec, name);
+    double m = k < 0 ? NAN : record_series_mean(row->rec, k, row->from, row->to);
+
+    snprintf(cell, len, isnan(m) ? "-" : fabs(m) >= 100 ? "%.0f" : "%.2f", m);
+}
+
+/* The server series that differ most, mean per row (text and markdown). */
+static void
+print_server(FILE *f, const struct record *recs, int nrec, const struct report_row *rows, int n,
+             int markdown)
+{
+    const char *names[SERVER_COLS];
+    int ns = report_server_series(recs, nrec, names, SERVER_COLS), i, c, w0 = 3;
+    char cell[64];
+
+    if (ns == 0)
+        return;
+    for (i = 0; i < n; i++)
+        if ((int)strlen(rows[i].label) > w0)
+            w0 = (int)strlen(rows[i].label);
+    fputs("\nserver, mean over each row's window:\n", f);
+    if (markdown) {
+        fputs("\n| run ", f);
+        for (c = 0; c < ns; c++)
+            fprintf(f, "| %s ", names[c]);
+        fputs("|\n| --- ", f);
+        for (c = 0; c < ns; c++)
+            fputs("| ---: ", f);
+        fputs("|\n", f);
+    } else {
+        fprintf(f, "%-*s", w0, "run");
+        for (c = 0; c < ns; c++)
+            fprintf(f, "  %s", names[c]);
+        fputc('\n', f);
+    }
+    for (i = 0; i < n; i++) {
+        if (markdown)
+            fprintf(f, "| %s ", rows[i].label);
+        else
+            fprintf(f, "%-*s", w0, rows[i].label);
+        for (c = 0; c < ns; c++) {
+            server_cell(&rows[i], names[c], cell, sizeof cell);
+            if (markdown)
+                fprintf(f, "| %s ", cell);
+            else
+                fprintf(f, "  %*s", (int)strlen(names[c]), cell);
+        }
+        fputs(markdown ? "|\n" : "\n", f);
+    }
 }
 
 /* The run headers: what was run where, settings at start, events (text and markdown). */
@@ -348,10 +480,16 @@ cmd_report(struct runconf *rc, char **pos, int npos)
             usage_fatal("%s", err);
     if (fmt <= 1)
         print_headers(stdout, recs, npos, fmt == 1);
-    (fmt == 0   ? print_text
-     : fmt == 1 ? print_markdown
-     : fmt == 2 ? print_csv
-                : print_json)(stdout, rows, nrows);
+    if (fmt == 0)
+        print_text(stdout, rows, nrows);
+    else if (fmt == 1)
+        print_markdown(stdout, rows, nrows);
+    else if (fmt == 2)
+        print_csv(stdout, rows, nrows);
+    else
+        print_json(stdout, recs, npos, rows, nrows);
+    if (fmt <= 1)
+        print_server(stdout, recs, npos, rows, nrows, fmt == 1);
     if (rc->report_html)
         write_html(rc->report_html, recs, npos, rows, nrows, rc->report_from, to);
     if (rc->report_hlog)

@@ -26,6 +26,13 @@ enum { REPORT_NCOLS = 14 };
 extern const char *const report_columns[REPORT_NCOLS];
 void report_row_cells(const struct report_row *rows, int i, char cells[REPORT_NCOLS][64]);
 
+/*
+ * The server series worth showing, as names: the rates and percentages that
+ * differ most between the runs (for one run: that vary most over it), most
+ * first. Returns how many (at most max) went into names.
+ */
+int report_server_series(const struct record *recs, int nrec, const char **names, int max);
+
 int cmd_report(struct runconf *rc, char **pos, int npos);
 
 /* report-html.c: the self-contained page. 0, or -1 with err. */

@@ -101,7 +101,7 @@ print_help(const struct command *cmd)
             printf("  %-44s %s\n", c->usage, c->summary);
     target_known_schemes(schemes, sizeof(schemes));
     printf("\nTARGET: %s (or a libpq conninfo string)\n\noptions:\n", schemes);
-    options_print_help(stdout, CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH);
+    options_print_help(stdout, CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH | CMD_REPORT);
     print_backends();
     printf("\nSee benchtop(1) for the JSON fields and more.\n");
 }

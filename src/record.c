@@ -113,15 +113,18 @@ read_interval(struct record *r, const json_t *o)
     }
 }
 
+/* The index of a series, added if new; rate: its values are per second or a %. */
 static int
-series_index(struct record *r, const char *name)
+series_index(struct record *r, const char *name, int rate)
 {
     int i = record_series(r, name);
 
     if (i >= 0)
         return i;
     r->series = xrealloc(r->series, (size_t)(r->nseries + 1) * sizeof(char *));
+    r->series_rate = xrealloc(r->series_rate, (size_t)(r->nseries + 1) * sizeof(int));
     r->series[r->nseries] = xstrdup(name);
+    r->series_rate[r->nseries] = rate;
     for (i = 0; i < r->nsample; i++) {
         r->smp[i].nums = xrealloc(r->smp[i].nums, (size_t)(r->nseries + 1) * sizeof(double));
         r->smp[i].nums[r->nseries] = NAN;
@@ -157,7 +160,7 @@ read_server(struct record *r, const json_t *o)
         return;
     if (r->nsample == 0)
         read_settings(r, rows);
-    series_index(r, "server tps");
+    series_index(r, "server tps", 1);
     r->smp = xrealloc(r->smp, (size_t)(r->nsample + 1) * sizeof(*r->smp));
     s = &r->smp[r->nsample++];
     s->t = t;
@@ -169,8 +172,12 @@ read_server(struct record *r, const json_t *o)
     {
         if (!json_is_number(json_object_get(row, "num")))
             continue;
+        const char *value = jstr(row, "value");
+        size_t vlen = strlen(value);
+        int rate = (vlen >= 2 && strcmp(value + vlen - 2, "/s") == 0) ||
+                   (vlen >= 1 && value[vlen - 1] == '%');
         snprintf(name, sizeof name, "%s: %s", jstr(row, "section"), jstr(row, "label"));
-        int k = series_index(r, name);
+        int k = series_index(r, name, rate);
         r->smp[r->nsample - 1].nums[k] = jnum(row, "num");
     }
     json_array_foreach(json_object_get(o, "events"), i, ev) event_add(r, t, json_string_value(ev));
@@ -270,7 +277,8 @@ record_load(const char *path, struct record *r, char *err)
 
     memset(r, 0, sizeof(*r));
     if (f == NULL)
-        return seterr(err, "cannot read %s: %s", path, strerror(errno));
+        return seterr(err, "cannot read %s: %s (give a file written by --record or --headless)",
+                      path, strerror(errno));
     r->path = xstrdup(path);
     r->name = xstrdup(slash ? slash + 1 : path);
     r->target = xstrdup("");
@@ -308,6 +316,7 @@ record_free(struct record *r)
     free(r->iv);
     free(r->smp);
     free(r->series);
+    free(r->series_rate);
     free(r->ev);
     free(r->steps);
     free(r->path);
@@ -452,9 +461,8 @@ top_verdict(const struct record *r, double from, double to, struct rec_summary *
     s->verdict_share = n ? (double)best / n : 0;
 }
 
-/* Mean of a server series over the window's samples; NAN if none. */
-static double
-series_mean(const struct record *r, int k, double from, double to)
+double
+record_series_mean(const struct record *r, int k, double from, double to)
 {
     struct acc a = {0};
     int i;
@@ -464,38 +472,6 @@ series_mean(const struct record *r, int k, double from, double to)
             !isnan(r->smp[i].nums[k]))
             acc_add(&a, r->smp[i].nums[k]);
     return a.n ? a.mean : NAN;
-}
-
-/*
- * Server figures: its tps and the first two other rates (per-second series)
- * that vary, in the collector's row order, which puts the important first.
- */
-static void
-server_figures(const struct record *r, double from, double to, struct rec_summary *s)
-{
-    int k, i, found = 0;
-
-    s->srv_tps = series_mean(r, 0, from, to);
-    s->srv_extra[0] = s->srv_extra[1] = NAN;
-    s->srv_extra_name[0] = s->srv_extra_name[1] = NULL;
-    for (k = 1; k < r->nseries && found < 2; k++) {
-        double first = NAN;
-        int varies = 0;
-        for (i = 0; i < r->nsample && !varies; i++) {
-            double v = r->smp[i].nums[k];
-            if (isnan(v))
-                continue;
-            if (isnan(first))
-                first = v;
-            varies = v != first;
-        }
-        size_t len = strlen(r->series[k]);
-        if (!varies || len < 2 || strcmp(r->series[k] + len - 2, "/s") != 0 ||
-            strstr(r->series[k], "transactions/s") != NULL)
-            continue;
-        s->srv_extra_name[found] = r->series[k];
-        s->srv_extra[found++] = series_mean(r, k, from, to);
-    }
 }
 
 int
@@ -516,8 +492,8 @@ record_summarize(const struct record *r, double from, double to, struct rec_summ
     }
     if (out->n == 0) {
         hist_free(h);
-        return seterr(err, "%s has no intervals between %g and %g s (check --from/--to)", r->path,
-                      from, to);
+        return seterr(err, "%s has no whole interval from %g s to %s (check --from/--to)", r->path,
+                      from, to > 0 ? "the --to time" : "its end");
     }
     rv = record_merge_hist(r, from, to, h, err);
     if (rv == 0)
@@ -529,7 +505,7 @@ record_summarize(const struct record *r, double from, double to, struct rec_summ
     out->p999 = (double)hist_percentile(h, 99.9);
     out->max = (double)hist_max(h);
     top_verdict(r, from, to, out);
-    server_figures(r, from, to, out);
+    out->srv_tps = record_series_mean(r, 0, from, to);
     hist_free(h);
     return rv;
 }

@@ -50,7 +50,8 @@ struct record {
     int ninterval;
     struct rec_interval *iv;
     int nseries;
-    char **series; /* "section: label"; index 0 is the server's own tps */
+    char **series;    /* "section: label"; index 0 is the server's own tps */
+    int *series_rate; /* per series: a rate or a % (the value ended in "/s" or "%") */
     int nsample;
     struct rec_sample *smp;
     int nevent;
@@ -91,5 +92,7 @@ int record_summarize(const struct record *r, double from, double to, struct rec_
 int record_merge_hist(const struct record *r, double from, double to, struct hist *h, char *err);
 /* Index of a series by name, or -1. */
 int record_series(const struct record *r, const char *name);
+/* Mean of series k over the samples within [from, to]; NAN if none. */
+double record_series_mean(const struct record *r, int k, double from, double to);
 
 #endif

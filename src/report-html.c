@@ -341,37 +341,38 @@ sweep_charts(FILE *f, const struct report_row *rows, int nrows)
     chart_free(&p99);
 }
 
-/* Server tps, then the first record's first series that vary, each its own chart. */
+/* One chart of a server series, the runs overlaid. */
+static void
+server_chart(FILE *f, struct record *recs, int nrec, const char *name, int nth)
+{
+    char id[32];
+    struct chart c = {.id = id, .title = name, .xlabel = "seconds into the run", .ylabel = name};
+    int r, i;
+
+    snprintf(id, sizeof id, "server-%d", nth);
+    c.events = recs;
+    c.nrec = nrec;
+    for (r = 0; r < nrec && r < 16; r++) {
+        int k = record_series(&recs[r], name);
+        c.lines[r].name = recs[r].name;
+        c.nlines = r + 1;
+        for (i = 0; k >= 0 && i < recs[r].nsample; i++)
+            line_add(&c.lines[r], recs[r].smp[i].t, recs[r].smp[i].nums[k]);
+    }
+    chart_write(f, &c);
+    chart_free(&c);
+}
+
+/* The server's own tps, then the series that differ most between the runs. */
 static void
 server_charts(FILE *f, struct record *recs, int nrec)
 {
-    const struct record *first = &recs[0];
-    int k, drawn = 0, r, i;
-    char id[32];
+    const char *names[MAX_SERVER_CHARTS];
+    int n = report_server_series(recs, nrec, names, MAX_SERVER_CHARTS), i;
 
-    for (k = 0; k < first->nseries && drawn < MAX_SERVER_CHARTS + 1; k++) {
-        struct chart c = {.id = id,
-                          .title = first->series[k],
-                          .xlabel = "seconds into the run",
-                          .ylabel = first->series[k]};
-        int varies = 0;
-        c.events = recs;
-        c.nrec = nrec;
-        for (r = 0; r < nrec && r < 16; r++) {
-            int s = record_series(&recs[r], first->series[k]);
-            c.lines[r].name = recs[r].name;
-            c.nlines = r + 1;
-            for (i = 0; s >= 0 && i < recs[r].nsample; i++) {
-                line_add(&c.lines[r], recs[r].smp[i].t, recs[r].smp[i].nums[s]);
-                varies |= c.lines[r].n > 1 && c.lines[r].y[c.lines[r].n - 1] != c.lines[r].y[0];
-            }
-        }
-        if (varies || k == 0) {
-            snprintf(id, sizeof id, "server-%d", drawn++);
-            chart_write(f, &c);
-        }
-        chart_free(&c);
-    }
+    server_chart(f, recs, nrec, "server tps", 0);
+    for (i = 0; i < n; i++)
+        server_chart(f, recs, nrec, names[i], i + 1);
 }
 
 static void
