@@ -62,27 +62,27 @@ const char *err_kind_name(enum err_kind k);
 /* The outcome of one transaction, filled by conn_txn_poll. */
 struct txn_result {
     enum err_kind err;
-    int ops;       /* statements/requests completed in it */
-    char msg[256]; /* first line of the server's error, when err != ERR_NONE */
+    int ops;              /* statements/requests completed in it */
+    char msg[256];        /* first line of the server's error, when err != ERR_NONE */
 };
 
 /* What `benchtop init` asked for. */
 struct init_conf {
     const char *target;
-    int scale;            /* postgres: pgbench scale */
-    int tables;           /* mysql: sbtest1..N */
-    long long table_size; /* mysql: rows per table */
+    int scale;              /* postgres: pgbench scale */
+    int tables;             /* mysql: sbtest1..N */
+    long long table_size;   /* mysql: rows per table */
     int force;
     int quiet;
 };
 
 struct driver_class {
-    const char *name;             /* "postgres" */
-    const char *version_note;     /* how it runs, for --version; NULL: nothing to say */
-    const char *const *schemes;   /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
-    const char *const *workloads; /* -w names; the first is the default; NULL-terminated */
-    const char *const *modes;     /* -M names; the first is the default; NULL-terminated */
-    int pipelining;               /* 1: several transactions in flight per connection (above) */
+    const char *name;                 /* "postgres" */
+    const char *version_note;         /* how it runs, for --version; NULL: nothing to say */
+    const char *const *schemes;       /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
+    const char *const *workloads;     /* -w names; the first is the default; NULL-terminated */
+    const char *const *modes;         /* -M names; the first is the default; NULL-terminated */
+    int pipelining;                   /* 1: several transactions in flight per connection (above) */
 
     /* 1 if target is for this driver even without a scheme (e.g. a conninfo string). */
     int (*claims)(const char *target);

@@ -41,7 +41,7 @@ struct engine {
     int paused;
     double rate;
     uint64_t last_tick_us;
-    double last_cpu_s;    /* the process's CPU seconds at the last tick */
+    double last_cpu_s;     /* the process's CPU seconds at the last tick */
     struct snapshot snap; /* cur = the last interval, total = the run */
     int stopped;
 };

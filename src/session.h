@@ -45,10 +45,10 @@ struct session {
     uint64_t start_us;
     int load_over;
     struct session_hooks hooks;
-    struct verdict_state verdict; /* carried between ticks */
-    int have_sig;                 /* sig holds the first collector's latest signals */
+    struct verdict_state verdict;  /* carried between ticks */
+    int have_sig;                  /* sig holds the first collector's latest signals */
     struct coll_signals sig;
-    struct cpu_host host; /* /proc/stat at the last tick */
+    struct cpu_host host;          /* /proc/stat at the last tick */
     void *arg;
 };
 

@@ -70,8 +70,8 @@ host_is_local(const char *host, size_t n)
         return 1; /* no host: a unix socket or the library's local default */
     if (n >= 4 && strncmp(host, "127.", 4) == 0)
         return 1;
-    return (n == 9 && strncmp(host, "localhost", 9) == 0) ||
-           (n == 5 && strncmp(host, "[::1]", 5) == 0) || (n == 3 && strncmp(host, "::1", 3) == 0);
+    return (n == 9 && strncmp(host, "localhost", 9) == 0) || (n == 5 && strncmp(host, "[::1]", 5) == 0) ||
+           (n == 3 && strncmp(host, "::1", 3) == 0);
 }
 
 /* The host part of "scheme://[user[:pass]@]host[:port][/...]", as a span. */

@@ -38,8 +38,8 @@ struct verdict_input {
     double host_busy_pct;   /* the host's CPU when the server runs on it, % of all cores; NAN */
     int cores;              /* the host's cores */
     int clients;
-    double rate;     /* -R target; 0 = closed loop */
-    int have_server; /* sig holds a collector's signals */
+    double rate;            /* -R target; 0 = closed loop */
+    int have_server;        /* sig holds a collector's signals */
     struct coll_signals sig;
 };
 
@@ -54,10 +54,10 @@ struct verdict {
 
 /* Carried from interval to interval. */
 struct verdict_state {
-    int intervals; /* seen with load */
+    int intervals;              /* seen with load */
     enum verdict_kind shown;
-    enum verdict_kind leader;                /* the leading candidate of the last interval */
-    int streak;                              /* intervals it has led in a row */
+    enum verdict_kind leader;   /* the leading candidate of the last interval */
+    int streak;                 /* intervals it has led in a row */
     double lock_frac, commit_frac, cpu_frac; /* smoothed session fractions */
     struct verdict last;
 };

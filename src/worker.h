@@ -39,13 +39,11 @@ struct worker {
     int ctl_fd;               /* eventfd: main -> worker, "ctl changed" */
     pthread_mutex_t ctl_lock; /* guards ctl: taken once per change, never per transaction */
     struct worker_ctl ctl;
-    int next_id;         /* client ids: id, id + nworkers, ... (unique across workers) */
-    atomic_int finished; /* every client reached -t */
+    int next_id;              /* client ids: id, id + nworkers, ... (unique across workers) */
+    atomic_int finished;      /* every client reached -t */
     atomic_int tid;      /* the thread's id, for its CPU time in /proc */
     double cpu_s;
-    double wait_s;
-        /* main thread only: its run-queue wait at the last tick */ /* main thread only: its CPU
-                                                                       seconds at the last tick */
+    double wait_s;      /* main thread only: its run-queue wait at the last tick */        /* main thread only: its CPU seconds at the last tick */
     atomic_int nclients_seen; /* clients, for the main thread's display */
     int capacity;             /* clients allocated */
     struct pollfd *pfds;      /* scratch for the loop: [0] wake, [1] ctl, then clients */
