@@ -29,31 +29,16 @@ enum {
 static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 static void
-put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static void
 put64(unsigned char *p, uint64_t v)
 {
-    put32(p, (uint32_t)(v >> 32));
-    put32(p + 4, (uint32_t)v);
-}
-
-static uint32_t
-get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    be32_put(p, (uint32_t)(v >> 32));
+    be32_put(p + 4, (uint32_t)v);
 }
 
 static uint64_t
 get64(const unsigned char *p)
 {
-    return (uint64_t)get32(p) << 32 | get32(p + 4);
+    return (uint64_t)be32_get(p) << 32 | be32_get(p + 4);
 }
 
 /* HdrHistogram's ZigZag LEB128: 7 bits a byte, the ninth byte holds 8. */
@@ -164,10 +149,10 @@ encode_raw(const struct hist *h, unsigned char *buf)
         p += varint_put(p, (int64_t)c);
         i++;
     }
-    put32(buf, ENCODING_COOKIE);
-    put32(buf + 4, (uint32_t)(p - buf - HEADER_LEN));
-    put32(buf + 8, 0);
-    put32(buf + 12, SIG_DIGITS);
+    be32_put(buf, ENCODING_COOKIE);
+    be32_put(buf + 4, (uint32_t)(p - buf - HEADER_LEN));
+    be32_put(buf + 8, 0);
+    be32_put(buf + 12, SIG_DIGITS);
     put64(buf + 16, 1);
     put64(buf + 24, HIGHEST_TRACKABLE);
     put64(buf + 32, 0x3ff0000000000000ULL); /* 1.0: integer values */
@@ -188,8 +173,8 @@ hdrlog_encode(const struct hist *h)
 
     if (compress(z + 8, &zlen, raw, rawlen) != Z_OK)
         fatal("zlib could not deflate %zu bytes", rawlen);
-    put32(z, COMPRESSED_COOKIE);
-    put32(z + 4, (uint32_t)zlen);
+    be32_put(z, COMPRESSED_COOKIE);
+    be32_put(z + 4, (uint32_t)zlen);
     out = base64_encode(z, 8 + zlen);
     free(raw);
     free(z);
@@ -222,14 +207,14 @@ decode_counts(const unsigned char *p, const unsigned char *end, struct hist *h, 
 static int
 decode_raw(const unsigned char *raw, size_t len, struct hist *h, char *err)
 {
-    if (len < HEADER_LEN || (get32(raw) & COOKIE_BASE_MASK) != (0x1c849303 & COOKIE_BASE_MASK))
+    if (len < HEADER_LEN || (be32_get(raw) & COOKIE_BASE_MASK) != (0x1c849303 & COOKIE_BASE_MASK))
         return seterr(err, "not an HdrHistogram V2 encoding");
-    if (get32(raw + 12) != SIG_DIGITS || get64(raw + 16) != 1 || get32(raw + 8) != 0)
+    if (be32_get(raw + 12) != SIG_DIGITS || get64(raw + 16) != 1 || be32_get(raw + 8) != 0)
         return seterr(err, "HdrHistogram encoding with a layout other than benchtop's "
                            "(lowest 1, 3 digits)");
-    if ((size_t)get32(raw + 4) > len - HEADER_LEN)
+    if ((size_t)be32_get(raw + 4) > len - HEADER_LEN)
         return seterr(err, "histogram encoding is truncated");
-    return decode_counts(raw + HEADER_LEN, raw + HEADER_LEN + get32(raw + 4), h, err);
+    return decode_counts(raw + HEADER_LEN, raw + HEADER_LEN + be32_get(raw + 4), h, err);
 }
 
 int
@@ -242,9 +227,9 @@ hdrlog_decode(const char *b64, struct hist *h, char *err)
     unsigned char *raw = xmalloc(rawlen);
     int rv = -1;
 
-    if (zlen < 8 || get32(z) != COMPRESSED_COOKIE || get32(z + 4) > (uint32_t)zlen - 8)
+    if (zlen < 8 || be32_get(z) != COMPRESSED_COOKIE || be32_get(z + 4) > (uint32_t)zlen - 8)
         seterr(err, "not a compressed HdrHistogram V2 histogram (base64 \"HISTF...\")");
-    else if (uncompress(raw, &rawlen, z + 8, get32(z + 4)) != Z_OK)
+    else if (uncompress(raw, &rawlen, z + 8, be32_get(z + 4)) != Z_OK)
         seterr(err, "histogram does not inflate (corrupt record?)");
     else
         rv = decode_raw(raw, rawlen, h, err);
