@@ -60,6 +60,7 @@ event_add(struct record *r, double t, const char *text)
 {
     r->ev = xrealloc(r->ev, (size_t)(r->nevent + 1) * sizeof(*r->ev));
     r->ev[r->nevent].t = t;
+    r->ev[r->nevent].seq = r->nevent;
     r->ev[r->nevent++].text = xstrdup(text);
 }
 
@@ -158,7 +159,7 @@ read_server(struct record *r, const json_t *o)
 
     if (rows == NULL)
         return;
-    if (r->nsample == 0)
+    if (r->nsample == 0 && !r->have_settings_line)
         read_settings(r, rows);
     series_index(r, "server tps", 1);
     r->smp = xrealloc(r->smp, (size_t)(r->nsample + 1) * sizeof(*r->smp));
@@ -183,21 +184,47 @@ read_server(struct record *r, const json_t *o)
     json_array_foreach(json_object_get(o, "events"), i, ev) event_add(r, t, json_string_value(ev));
 }
 
-/* {"type":"event"} and {"type":"setting"} lines: their text, or name: old -> new. */
+/*
+ * {"type":"event"} lines: a setting that changed ("kind":"setting", name,
+ * from, to), one set from the dashboard ("set": name, value, ok, error), a
+ * marker ("marker": label); any other kind by its text or label.
+ */
 static void
 read_event(struct record *r, const json_t *o)
 {
-    static const char *const keys[] = {"text", "message", "event", "label", NULL};
-    char buf[256];
-    int i;
+    const char *kind = jstr(o, "kind");
+    char buf[512];
 
-    for (i = 0; keys[i] != NULL; i++)
-        if (*jstr(o, keys[i])) {
-            event_add(r, jnum(o, "t"), jstr(o, keys[i]));
-            return;
-        }
-    snprintf(buf, sizeof buf, "%s: %s -> %s", jstr(o, "name"), jstr(o, "old"), jstr(o, "new"));
+    if (strcmp(kind, "setting") == 0)
+        snprintf(buf, sizeof buf, "%s: %s -> %s", jstr(o, "name"), jstr(o, "from"), jstr(o, "to"));
+    else if (strcmp(kind, "set") == 0)
+        snprintf(buf, sizeof buf, "set %s = %s%s%s", jstr(o, "name"), jstr(o, "value"),
+                 json_is_false(json_object_get(o, "ok")) ? ": " : "", jstr(o, "error"));
+    else if (strcmp(kind, "marker") == 0)
+        snprintf(buf, sizeof buf, "marker: %s", jstr(o, "label"));
+    else
+        snprintf(buf, sizeof buf, "%s%s%s%s", kind, *kind ? ": " : "", jstr(o, "text"),
+                 jstr(o, "label"));
     event_add(r, jnum(o, "t"), buf);
+}
+
+/*
+ * A collector's first {"type":"settings"} line: the settings at the start.
+ * It replaces what the first server line's "settings" rows said.
+ */
+static void
+read_settings_line(struct record *r, const json_t *o)
+{
+    const json_t *settings = json_object_get(o, "settings"), *v;
+    const char *name;
+
+    if (r->have_settings_line)
+        return;
+    r->have_settings_line = 1;
+    free(r->server_text);
+    r->server_text = NULL;
+    json_object_foreach((json_t *)settings, name, v) text_add(
+        &r->server_text, "server %s: %s", name, json_string_value(v) ? json_string_value(v) : "");
 }
 
 /* A sweep step: its measured window (start_t .. end_t) and what changed. */
@@ -234,8 +261,10 @@ read_line(struct record *r, const char *line, int lineno, char *err)
         read_interval(r, o);
     else if (strcmp(type, "server") == 0)
         read_server(r, o);
-    else if (strcmp(type, "event") == 0 || strcmp(type, "setting") == 0)
+    else if (strcmp(type, "event") == 0)
         read_event(r, o);
+    else if (strcmp(type, "settings") == 0)
+        read_settings_line(r, o);
     else if (strcmp(type, "step") == 0)
         read_step(r, o);
     json_decref(o);
@@ -266,6 +295,16 @@ client_events(struct record *r)
     }
 }
 
+static int
+by_time(const void *a, const void *b)
+{
+    const struct rec_event *x = a, *y = b;
+
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->seq - y->seq;
+}
+
 int
 record_load(const char *path, struct record *r, char *err)
 {
@@ -292,8 +331,10 @@ record_load(const char *path, struct record *r, char *err)
     free(line);
     fclose(f);
     client_events(r);
-    if (r->server_text)
-        text_add(&r->header_text, "%s", r->server_text);
+    if (r->nevent > 1)
+        qsort(r->ev, (size_t)r->nevent, sizeof(*r->ev), by_time);
+    if (r->server_text) /* its lines end in newlines already */
+        text_add(&r->header_text, "%.*s", (int)strlen(r->server_text) - 1, r->server_text);
     if (rv == 0 && r->ninterval == 0)
         rv = seterr(err, "%s has no interval lines (record a run with --record FILE or --headless)",
                     path);

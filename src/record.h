@@ -30,6 +30,7 @@ struct rec_sample {
 struct rec_event {
     double t;
     char *text;
+    int seq; /* order read: keeps equal times in order when sorting by t */
 };
 
 /* A window of the run: a sweep step, or the whole (trimmed) run. */
@@ -44,9 +45,10 @@ struct record {
     char *target;  /* masked, as the record says */
     char *version; /* benchtop's */
     char *workload;
-    double start;      /* seconds since the epoch */
-    char *header_text; /* lines for the report's run header: the run, then the server */
-    char *server_text; /* the server's settings at start, while reading */
+    double start;           /* seconds since the epoch */
+    char *header_text;      /* lines for the report's run header: the run, then the server */
+    char *server_text;      /* the server's settings at start, while reading */
+    int have_settings_line; /* a {"type":"settings"} line gave them */
     int ninterval;
     struct rec_interval *iv;
     int nseries;

@@ -18,7 +18,7 @@ enum {
     W = 760,
     H = 260,
     LEFT = 70,
-    RIGHT = 20,
+    RIGHT = 40, /* room for the last tick label, "99.999%" */
     TOP = 30,
     BOTTOM = 40,
     SPECTRUM_POINTS = 101, /* 1 - 10^(-k/20): 0% .. 99.999% */
@@ -219,8 +219,8 @@ chart_write(FILE *f, const struct chart *c)
         fputs("\"><title>", f);
         html_text(f, l->name);
         fputs("</title></polyline>\n", f);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"%s\">", LEFT + 10,
-                TOP + 12 * i - 12 + 12, colours[i % NCOLOURS]);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"%s\">", LEFT + 10, TOP + 12 * i,
+                colours[i % NCOLOURS]);
         html_text(f, l->name);
         fputs("</text>\n", f);
     }

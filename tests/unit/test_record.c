@@ -77,7 +77,10 @@ setup(void **state)
           "{\"section\":\"wal\",\"label\":\"syncs/s\",\"value\":\"9/s\",\"num\":9}],"
           "\"events\":[\"checkpoint (timed)\"]}\n",
           f);
-    fputs("{\"type\":\"event\",\"t\":2.5,\"text\":\"synchronous_commit: on -> off\"}\n", f);
+    fputs("{\"type\":\"event\",\"t\":2.5,\"kind\":\"setting\",\"collector\":\"postgres\","
+          "\"name\":\"synchronous_commit\",\"from\":\"off\",\"to\":\"on\"}\n",
+          f);
+    fputs("{\"type\":\"event\",\"t\":3.5,\"kind\":\"marker\",\"label\":\"batch 10\"}\n", f);
     fputs("{\"type\":\"step\",\"clients\":2,\"rate\":0,\"start_t\":3,\"end_t\":6}\n", f);
     fputs("{\"type\":\"future\",\"anything\":[1,2]}\n", f);
     fclose(f);
@@ -138,14 +141,44 @@ test_header_events_steps(void **state)
     assert_int_equal(r.nstep, 1);
     assert_true(r.steps[0].from == 3 && r.steps[0].to == 6);
     assert_string_equal(r.steps[0].label, "2 clients");
-    /* event line, collector event, verdict change, errors beginning */
-    assert_int_equal(r.nevent, 4);
+    /* two event lines, a collector event, a verdict change, errors beginning */
+    assert_int_equal(r.nevent, 5);
+    assert_string_equal(r.ev[0].text, "synchronous_commit: off -> on");
+    assert_string_equal(r.ev[1].text, "marker: batch 10");
     k = record_series(&r, "wal: syncs/s");
     assert_true(k > 0);
     assert_true(r.series_rate[k]);
     assert_true(record_series_mean(&r, k, 0, 0) == 6.0);
     assert_true(record_series_mean(&r, 0, 0, 0) == 400.0);
     record_free(&r);
+}
+
+/* A {"type":"settings"} line is the settings at start, whatever the rows said. */
+static void
+test_settings_line(void **state)
+{
+    char p2[] = "/tmp/test-record-set-XXXXXX";
+    int fd = mkstemp(p2);
+    FILE *f = fdopen(fd, "w");
+    struct record r;
+    char err[BT_ERRLEN];
+
+    fputs("{\"type\":\"server\",\"t\":0.5,\"rows\":[{\"section\":\"settings\","
+          "\"label\":\"fsync\",\"value\":\"on\",\"num\":null}],\"events\":[]}\n",
+          f);
+    fputs("{\"type\":\"settings\",\"t\":0.01,\"collector\":\"postgres\","
+          "\"settings\":{\"synchronous_commit\":\"off\",\"wal_buffers\":\"4MB\"}}\n",
+          f);
+    fputs("{\"type\":\"settings\",\"t\":9,\"settings\":{\"synchronous_commit\":\"on\"}}\n", f);
+    write_interval(f, 0);
+    fclose(f);
+    assert_int_equal(record_load(p2, &r, err), 0);
+    assert_non_null(
+        strstr(r.header_text, "server synchronous_commit: off\nserver wal_buffers: 4MB"));
+    assert_null(strstr(r.header_text, "fsync"));
+    assert_null(strstr(r.header_text, "synchronous_commit: on"));
+    record_free(&r);
+    unlink(p2);
 }
 
 static void
@@ -170,6 +203,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window_exact),
         cmocka_unit_test(test_header_events_steps),
+        cmocka_unit_test(test_settings_line),
         cmocka_unit_test(test_bad_line_refused),
     };
 
