@@ -60,6 +60,7 @@ struct pg_collector {
     int version;
     int privileged;
     char *sql; /* pg_collector_sql(version) */
+    struct pg_settings_cache settings;
 };
 
 /* --- the query, one statement per part --- */
@@ -897,6 +898,20 @@ pg_coll_derive(const void *prev, const void *cur, double secs, struct coll_view 
         snprintf(v->note, sizeof v->note, "%s", hidden_note);
 }
 
+static int
+pg_coll_settings(void *conn, struct coll_settings *out, char *err)
+{
+    struct pg_collector *c = conn;
+
+    return pg_settings_read(c->conn, &c->settings, out, err);
+}
+
+static int
+pg_coll_apply(void *conn, const char *name, const char *value, char *err)
+{
+    return pg_settings_apply(((struct pg_collector *)conn)->conn, name, value, err);
+}
+
 char *
 pg_collector_sql(int server_version_num)
 {
@@ -919,4 +934,6 @@ const struct collector_class postgres_collector = {
     .close = pg_coll_close,
     .sample = pg_coll_sample,
     .derive = pg_coll_derive,
+    .read_settings = pg_coll_settings,
+    .apply_setting = pg_coll_apply,
 };

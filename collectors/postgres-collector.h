@@ -111,6 +111,20 @@ struct pg_sample {
  */
 char *pg_collector_sql(int server_version_num);
 
+/* postgres-settings.c: the last settings read and what pg_conf_load_time() said then. */
+struct pg_settings_cache {
+    int valid;
+    char load_time[48];
+    struct coll_settings last;
+};
+
+struct pg_conn;
+/* The collector class's read_settings, re-reading only after a reload (cache on the connection). */
+int pg_settings_read(struct pg_conn *conn, struct pg_settings_cache *cache,
+                     struct coll_settings *out, char *err);
+/* The collector class's apply_setting: ALTER SYSTEM and a reload; refuses restart-only ones. */
+int pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, char *err);
+
 extern const struct collector_class postgres_collector;
 
 #endif
