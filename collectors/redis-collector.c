@@ -30,6 +30,7 @@
 struct rc_conn {
     redisContext *ctx;
     char where[300];
+    int config_all; /* CONFIG GET takes one name only (before Redis 7) */
 };
 
 static const char *const rc_commands[REDIS_SAMPLE_COMMANDS] = {
@@ -200,6 +201,8 @@ own_calls(const char *name)
         return 2;
     if (strcmp(name, "slowlog|len") == 0 || strcmp(name, "slowlog|get") == 0)
         return 1;
+    if (strcmp(name, "config") == 0 || strcmp(name, "config|get") == 0)
+        return REDIS_SETTINGS_COMMANDS;
     return 0;
 }
 
@@ -211,7 +214,7 @@ derive_throughput(const struct redis_sample *p, const struct redis_sample *c, do
                        p != NULL, secs);
 
     if (!isnan(cmds)) {
-        cmds -= REDIS_SAMPLE_COMMANDS / secs;
+        cmds -= (REDIS_SAMPLE_COMMANDS + REDIS_SETTINGS_COMMANDS) / secs;
         cmds = cmds < 0 ? 0 : cmds;
     }
     v->server_tps = cmds;
@@ -450,6 +453,20 @@ rc_derive(const void *prevp, const void *curp, double secs, struct coll_view *v)
                  c->cmds.dropped, REDIS_MAX_CMDSTATS);
 }
 
+static int
+rc_settings(void *conn, struct coll_settings *out, char *err)
+{
+    struct rc_conn *c = conn;
+
+    return redis_settings_read(c->ctx, &c->config_all, out, err);
+}
+
+static int
+rc_apply(void *conn, const char *name, const char *value, char *err)
+{
+    return redis_settings_apply(((struct rc_conn *)conn)->ctx, name, value, err);
+}
+
 const struct collector_class redis_collector = {
     .name = "redis",
     .sample_size = sizeof(struct redis_sample),
@@ -457,4 +474,6 @@ const struct collector_class redis_collector = {
     .close = rc_close,
     .sample = rc_sample,
     .derive = rc_derive,
+    .read_settings = rc_settings,
+    .apply_setting = rc_apply,
 };
