@@ -335,11 +335,20 @@ coll_derive(const void *prev, const void *cur, double secs, struct coll_view *vi
     view->server_tps = g + s; /* NAN when either is unknown */
 }
 
+static int
+coll_settings(void *conn, struct coll_settings *out, char *err)
+{
+    struct mc_coll *c = conn;
+
+    return mc_settings_read(c->fd, &c->addr, out, err);
+}
+
 const struct collector_class memcached_collector = {
     .name = "memcached",
     .sample_size = sizeof(struct mc_sample),
     .open = coll_open,
     .close = coll_close,
     .sample = coll_sample,
+    .read_settings = coll_settings,
     .derive = coll_derive,
 };

@@ -768,6 +768,18 @@ coll_derive(const void *prev, const void *cur, double secs, struct coll_view *vi
     my_derive(prev, cur, secs, view);
 }
 
+static int
+coll_settings(void *conn, struct coll_settings *out, char *err)
+{
+    return my_settings_read(((struct my_coll *)conn)->m, out, err);
+}
+
+static int
+coll_apply(void *conn, const char *name, const char *value, char *err)
+{
+    return my_settings_apply(((struct my_coll *)conn)->m, name, value, err);
+}
+
 const struct collector_class mysql_collector = {
     .name = "mysql",
     .sample_size = sizeof(struct my_sample),
@@ -775,4 +787,6 @@ const struct collector_class mysql_collector = {
     .close = coll_close,
     .sample = coll_sample,
     .derive = coll_derive,
+    .read_settings = coll_settings,
+    .apply_setting = coll_apply,
 };
