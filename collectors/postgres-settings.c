@@ -97,9 +97,9 @@ static const char *
 refusal(const char *context)
 {
     if (strcmp(context, "postmaster") == 0)
-        return "needs a restart (set it in postgresql.conf and restart the server)";
+        return "needs a restart (set it in postgresql.conf)";
     if (strcmp(context, "internal") == 0)
-        return "cannot be changed (fixed when the server was built or initialised)";
+        return "cannot be changed (fixed at initdb or build)";
     return NULL;
 }
 
@@ -131,7 +131,7 @@ pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, cha
         return -1;
     if (PQntuples(res) != 1) {
         PQclear(res);
-        return seterr(err, "unknown setting %s (see SHOW ALL)", name);
+        return seterr(err, "%s is not a setting (see SHOW ALL)", name);
     }
     snprintf(real, sizeof real, "%s", PQgetvalue(res, 0, 0));
     no = refusal(PQgetvalue(res, 0, 1));
