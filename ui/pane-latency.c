@@ -13,7 +13,6 @@
 enum {
     LABEL_W = 6, /* "p99.9" and a space */
     COL_W = 9,   /* " 4.56 ms", right-aligned */
-    TABLE_W = LABEL_W + 2 * COL_W,
     TABLE_H = 7, /* the column heads and six rows */
     GAP = 3,
     HIST_MIN_W = 22,
@@ -72,21 +71,31 @@ summary_value(const struct hist_summary *h, int row)
     return v[row];
 }
 
-/* The columns: last interval, whole run, and the segments before / since when there are. */
+/*
+ * The columns: last interval and whole run, then the segments before and
+ * since the last cut when there are; where all four do not fit, the run's
+ * column goes first, then the last interval's.
+ */
 static int
-table_cols(const struct dash *d, const struct hist_summary **cols, const char **heads)
+table_cols(const struct dash *d, int w, const struct hist_summary **cols, const char **heads)
 {
-    cols[0] = &d->lat_cur;
-    heads[0] = "last";
-    cols[1] = &d->lat_total;
-    heads[1] = "run";
+    int fit = (w - LABEL_W) / COL_W, n = 0;
+
+    if (d->nsegments < 2 || fit >= 3) {
+        cols[n] = &d->lat_cur;
+        heads[n++] = "last";
+    }
+    if (d->nsegments < 2 || fit >= 4) {
+        cols[n] = &d->lat_total;
+        heads[n++] = "run";
+    }
     if (d->nsegments < 2)
-        return 2;
-    cols[2] = &d->seg[0].lat;
-    heads[2] = "before";
-    cols[3] = &d->seg[1].lat;
-    heads[3] = "since";
-    return 4;
+        return n;
+    cols[n] = &d->seg[0].lat;
+    heads[n++] = "before";
+    cols[n] = &d->seg[1].lat;
+    heads[n++] = "since";
+    return n;
 }
 
 static void
@@ -95,7 +104,7 @@ draw_table(const struct dash *d, struct grid *g, struct rect in)
     static const char *const NAMES[] = {"mean", "p50", "p90", "p99", "p99.9", "max"};
     const struct hist_summary *cols[4];
     const char *heads[4];
-    int n = table_cols(d, cols, heads), end = in.x + in.w;
+    int n = table_cols(d, in.w, cols, heads), end = in.x + in.w;
 
     for (int k = 0; k < n; k++)
         grid_printf(g, in.x + LABEL_W + k * COL_W, in.y, end - in.x - LABEL_W - k * COL_W, ST_DIM,
@@ -184,7 +193,9 @@ pane_latency(const struct dash *d, struct grid *g, struct rect r)
 {
     struct rect in = {r.x + 2, r.y + 1, r.w - 3, r.h - 2};
 
-    int table_w = TABLE_W + (d->nsegments >= 2 ? 2 * COL_W : 0);
+    const struct hist_summary *cols[4];
+    const char *heads[4];
+    int table_w = LABEL_W + table_cols(d, in.w, cols, heads) * COL_W;
 
     grid_box(g, r, "2 latency", d->utf8);
     if (in.w <= 0 || in.h <= 0)
