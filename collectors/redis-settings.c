@@ -86,7 +86,7 @@ redis_settings_apply(redisContext *ctx, const char *name, const char *value, cha
     if (r == NULL)
         return seterr(err, "lost the connection: %s", ctx->errstr);
     if (r->type == REDIS_REPLY_ERROR)
-        rv = seterr(err, "redis refused CONFIG SET %s: %.100s", name, r->str);
+        rv = seterr(err, "CONFIG SET %s refused: %.150s", name, r->str);
     freeReplyObject(r);
     return rv;
 }

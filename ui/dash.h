@@ -30,7 +30,7 @@ enum run_state {
 struct dash_event {
     double t; /* seconds since the start */
     enum row_level level;
-    char text[96];
+    char text[200]; /* the events pane clips it to its width */
 };
 
 /* The figures of one segment of the run (see ui/segment.h). */
