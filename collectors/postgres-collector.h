@@ -125,6 +125,6 @@ int pg_settings_read(struct pg_conn *conn, struct pg_settings_cache *cache,
 /* The collector class's apply_setting: ALTER SYSTEM and a reload; refuses restart-only ones. */
 int pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, char *err);
 
-extern const struct collector_class postgres_collector;
+extern const struct collector_class postgres_collector_class;
 
 #endif

@@ -53,7 +53,6 @@ int collect_notify_fd(const struct collect *c);
 void collect_read(struct collect *c, struct collect_result *out);
 /* Takes effect from the next sample. */
 void collect_set_interval(struct collect *c, double interval_s);
-const struct collector_class *collect_class(const struct collect *c);
 /*
  * Asks the collector thread to set name = value on the server (the class's
  * apply_setting) before its next sample, then to read the settings again.
