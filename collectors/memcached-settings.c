@@ -13,11 +13,28 @@
 #include "collector.h"
 
 static const char *const names[] = {
-    "maxbytes",       "maxconns",      "num_threads",    "growth_factor",  "chunk_size",
-    "item_size_max",  "slab_chunk_max", "evictions",     "cas_enabled",    "tcp_backlog",
-    "binding_protocol", "reqs_per_event", "hashpower_init", "slab_reassign", "slab_automove",
-    "lru_crawler",    "lru_maintainer_thread", "hot_lru_pct", "warm_lru_pct", "temp_lru",
-    "idle_timeout",   "tail_repair_time",
+    "maxbytes",
+    "maxconns",
+    "num_threads",
+    "growth_factor",
+    "chunk_size",
+    "item_size_max",
+    "slab_chunk_max",
+    "evictions",
+    "cas_enabled",
+    "tcp_backlog",
+    "binding_protocol",
+    "reqs_per_event",
+    "hashpower_init",
+    "slab_reassign",
+    "slab_automove",
+    "lru_crawler",
+    "lru_maintainer_thread",
+    "hot_lru_pct",
+    "warm_lru_pct",
+    "temp_lru",
+    "idle_timeout",
+    "tail_repair_time",
 };
 
 #define NNAMES (sizeof(names) / sizeof(names[0]))

@@ -55,8 +55,8 @@ static PGresult *
 run(PGconn *conn, const char *sql, const char *param, ExecStatusType want, const char *what,
     char *err)
 {
-    PGresult *res = PQexecParams(conn, sql, param ? 1 : 0, NULL, param ? &param : NULL, NULL,
-                                 NULL, 0);
+    PGresult *res =
+        PQexecParams(conn, sql, param ? 1 : 0, NULL, param ? &param : NULL, NULL, NULL, 0);
 
     if (PQresultStatus(res) != want) {
         failed(conn, res, what, err);

@@ -17,9 +17,21 @@
 #include "util.h"
 
 static const char *const names[] = {
-    "appendonly",  "appendfsync", "no-appendfsync-on-rewrite", "save", "maxmemory",
-    "maxmemory-policy", "maxmemory-samples", "lazyfree-lazy-eviction", "io-threads",
-    "io-threads-do-reads", "hz", "maxclients", "activedefrag", "timeout", "tcp-keepalive",
+    "appendonly",
+    "appendfsync",
+    "no-appendfsync-on-rewrite",
+    "save",
+    "maxmemory",
+    "maxmemory-policy",
+    "maxmemory-samples",
+    "lazyfree-lazy-eviction",
+    "io-threads",
+    "io-threads-do-reads",
+    "hz",
+    "maxclients",
+    "activedefrag",
+    "timeout",
+    "tcp-keepalive",
 };
 
 #define NNAMES (sizeof(names) / sizeof(names[0]))

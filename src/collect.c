@@ -108,9 +108,9 @@ read_settings(struct collect *c, struct sampler *s)
     s->res.settings_ms = (double)(now_us() - t0) / 1000.0;
     s->res.settings_error[0] = '\0';
     if (s->res.have_settings)
-        s->res.nchanges += coll_settings_diff(&s->res.settings, &now,
-                                              s->res.changes + s->res.nchanges,
-                                              COLL_MAX_CHANGES - s->res.nchanges);
+        s->res.nchanges +=
+            coll_settings_diff(&s->res.settings, &now, s->res.changes + s->res.nchanges,
+                               COLL_MAX_CHANGES - s->res.nchanges);
     s->res.settings = now;
     s->res.have_settings = 1;
 }

@@ -32,8 +32,7 @@ prompt_key(struct prompt *p, int key)
         p->text[--p->len] = '\0';
     else if (key == KEY_CTRL_U)
         p->text[p->len = 0] = '\0';
-    else if (key >= ' ' && key <= 0xff && key != KEY_DEL &&
-             p->len < (int)sizeof(p->text) - 1) {
+    else if (key >= ' ' && key <= 0xff && key != KEY_DEL && p->len < (int)sizeof(p->text) - 1) {
         p->text[p->len++] = (char)key;
         p->text[p->len] = '\0';
     }
@@ -65,8 +64,7 @@ trimmed(char *dst, size_t n, const char *from, const char *to)
 }
 
 int
-prompt_split_setting(const char *text, char *name, size_t nlen, char *value, size_t vlen,
-                     char *err)
+prompt_split_setting(const char *text, char *name, size_t nlen, char *value, size_t vlen, char *err)
 {
     const char *end = text + strlen(text), *sep = strchr(text, '=');
     const char *p = text;

@@ -33,7 +33,7 @@ struct tui {
     struct segments seg;
     struct report_seen seen[SESSION_MAX_COLLECT]; /* what the record holds of each collector */
     uint64_t applied[SESSION_MAX_COLLECT];        /* apply answers shown */
-    char set_name[40], set_value[64]; /* set from here: its change is no second cut */
+    char set_name[40], set_value[64];             /* set from here: its change is no second cut */
 };
 
 static double

@@ -110,7 +110,8 @@ test_redis(void **state)
     redisContext *c = rtest_connect();
 
     rtest_do(c, "CONFIG SET maxmemory-policy noeviction");
-    check_event(itest_env("BENCHTOP_RD_TARGET"), redis_change, "\"maxmemory-policy\":\"noeviction\"",
+    check_event(itest_env("BENCHTOP_RD_TARGET"), redis_change,
+                "\"maxmemory-policy\":\"noeviction\"",
                 "\"kind\":\"setting\",\"collector\":\"redis\",\"name\":\"maxmemory-policy\","
                 "\"from\":\"noeviction\",\"to\":\"allkeys-lru\"");
     rtest_do(c, "CONFIG SET maxmemory-policy noeviction");

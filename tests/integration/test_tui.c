@@ -225,7 +225,8 @@ test_help_and_pause(void **state)
     assert_int_equal(exit_code(), 0);
 }
 
-/* SHOW name on a fresh connection, polled until it is `want` (a reload reaches new sessions soon). */
+/* SHOW name on a fresh connection, polled until it is `want` (a reload reaches new sessions soon).
+ */
 static void
 wait_show(const char *sql, const char *want)
 {
@@ -235,7 +236,8 @@ wait_show(const char *sql, const char *want)
         PGconn *c = itest_pg("postgres");
         PGresult *r = PQexec(c, sql);
 
-        snprintf(got, sizeof(got), "%s", PQresultStatus(r) == PGRES_TUPLES_OK ? PQgetvalue(r, 0, 0) : "?");
+        snprintf(got, sizeof(got), "%s",
+                 PQresultStatus(r) == PGRES_TUPLES_OK ? PQgetvalue(r, 0, 0) : "?");
         PQclear(r);
         PQfinish(c);
         if (strcmp(got, want) == 0)
@@ -369,10 +371,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dashboard),
-        cmocka_unit_test(test_help_and_pause),
-        cmocka_unit_test(test_set_setting),
-        cmocka_unit_test(test_read_only),
+        cmocka_unit_test(test_dashboard),   cmocka_unit_test(test_help_and_pause),
+        cmocka_unit_test(test_set_setting), cmocka_unit_test(test_read_only),
         cmocka_unit_test(test_demo),
     };
     return cmocka_run_group_tests_name("tui", tests, setup, teardown);

@@ -795,8 +795,8 @@ test_before_since_figures(void **state)
 
     d->nsegments = 2;
     d->seg[0] = (struct dash_segment){"start", 40, 1000.0, {1200, 1020, 2100, 4560, 8900, 15200}};
-    d->seg[1] = (struct dash_segment){"synchronous_commit = off", 20, 1500.0,
-                                      {700, 640, 900, 3000, 5000, 7000}};
+    d->seg[1] = (struct dash_segment){
+        "synchronous_commit = off", 20, 1500.0, {700, 640, 900, 3000, 5000, 7000}};
     for (size_t i = 0; i < sizeof(SIZES) / sizeof(SIZES[0]); i++) {
         struct grid *g = render(d, SIZES[i].w, SIZES[i].h);
         struct rect tp = pane_rect(g, "1 throughput"), lat = pane_rect(g, "2 latency");

@@ -104,8 +104,8 @@ test_prompt_edits_and_splits(void **state)
     assert_int_equal(prompt_split_setting("save = ", name, sizeof(name), value, sizeof(value), err),
                      -1);
     assert_non_null(strstr(err, "NAME = VALUE"));
-    assert_int_equal(
-        prompt_split_setting("a b = c", name, sizeof(name), value, sizeof(value), err), -1);
+    assert_int_equal(prompt_split_setting("a b = c", name, sizeof(name), value, sizeof(value), err),
+                     -1);
     prompt_open(&p, PROMPT_MARKER);
     type(&p, "batch 10");
     assert_int_equal(prompt_key(&p, 27), PROMPT_CANCELLED);
