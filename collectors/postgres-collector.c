@@ -155,7 +155,8 @@ static const char settings_sql[] =
     " current_setting('wal_level') AS wal_level,"
     " current_setting('checkpoint_timeout') AS checkpoint_timeout,"
     " current_setting('work_mem') AS work_mem,"
-    " current_setting('track_wal_io_timing', true) AS track_wal_io_timing";
+    " current_setting('track_wal_io_timing', true) AS track_wal_io_timing,"
+    " pg_conf_load_time()::text AS conf_load_time";
 
 /* --- reading results --- */
 
@@ -309,6 +310,8 @@ parse_settings(const PGresult *res, struct pg_sample *s)
         snprintf(s->settings[i], sizeof s->settings[i], "%s", v ? v : "");
     }
     s->wal.io_timing = timing != NULL && strcmp(timing, "on") == 0;
+    snprintf(s->conf_load_time, sizeof s->conf_load_time, "%s",
+             get_text(res, 0, "conf_load_time") ? get_text(res, 0, "conf_load_time") : "");
 }
 
 /* --- the parts of one sample --- */
@@ -871,6 +874,8 @@ pg_coll_sample(void *conn, void *out, char *err)
     }
     if (rc == 0 && i != NPARTS)
         rc = seterr(err, "could not sample the server: %d results instead of %d", i, NPARTS);
+    if (rc == 0) /* tells read_settings whether the server re-read its configuration */
+        snprintf(c->settings.seen, sizeof c->settings.seen, "%s", s->conf_load_time);
     return rc;
 }
 
