@@ -7,7 +7,8 @@
  */
 #include "itest.h"
 
-#define SOCK "-L benchtop-itest"
+/* One tmux server per test process: test runs of other checkouts on the machine use their own. */
+static char sock[64];
 #define DB "bt_tui"
 
 static char dir[64];
@@ -22,7 +23,7 @@ tmux(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(args, sizeof(args), fmt, ap);
     va_end(ap);
-    snprintf(cmd, sizeof(cmd), "tmux " SOCK " %s", args);
+    snprintf(cmd, sizeof(cmd), "tmux %s %s", sock, args);
     /* a tmux server that is still exiting (kill-server) refuses for a moment */
     for (i = 0; i < 20 && rv != 0; i++) {
         if (i > 0)
@@ -36,9 +37,12 @@ tmux(const char *fmt, ...)
 static char *
 capture(void)
 {
-    FILE *p = popen("tmux " SOCK " capture-pane -p -t bt", "r");
+    char cmd[128];
+    FILE *p;
     char *text;
 
+    snprintf(cmd, sizeof(cmd), "tmux %s capture-pane -p -t bt", sock);
+    p = popen(cmd, "r");
     assert_non_null(p);
     text = itest_slurp(fileno(p));
     pclose(p);
@@ -98,7 +102,8 @@ start(const char *args)
     unlink(path); /* a stale exit code would end the next wait at once */
     snprintf(path, sizeof(path), "%s/err", dir);
     unlink(path);
-    system("tmux " SOCK " kill-server 2>/dev/null");
+    snprintf(path, sizeof(path), "tmux %s kill-server 2>/dev/null", sock);
+    system(path);
     tmux("new-session -d -s bt -x 120 -y 40 \"sh -c '%s %s 2>%s/err; echo \\$? >%s/rc; "
          "sleep 600'\"",
          itest_env("BENCHTOP_BIN"), args, dir, dir);
@@ -128,6 +133,7 @@ setup(void **state)
     char *args[] = {"init", itest_target(DB), "-q", NULL};
     struct run r;
 
+    snprintf(sock, sizeof(sock), "-L benchtop-itest-%d", (int)getpid());
     snprintf(dir, sizeof(dir), "/tmp/itest-tui-XXXXXX");
     if (mkdtemp(dir) == NULL)
         return -1;
@@ -144,7 +150,8 @@ teardown(void **state)
 {
     char cmd[128];
 
-    system("tmux " SOCK " kill-server 2>/dev/null");
+    snprintf(cmd, sizeof(cmd), "tmux %s kill-server 2>/dev/null", sock);
+    system(cmd);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     return system(cmd);
 }
