@@ -48,7 +48,7 @@ test_defaults(void **state)
     assert_int_equal(npos, 0);
     assert_int_equal(options_given(&rc, "clients"), 0);
     free(pos);
-    free(rc.key_pattern);
+    options_free(&rc);
 }
 
 static void
@@ -74,8 +74,7 @@ test_values_and_positionals(void **state)
     assert_int_equal(options_given(&rc, "clients"), 1);
     assert_int_equal(options_given(&rc, "time"), 0);
     free(pos);
-    free(rc.workload);
-    free(rc.key_pattern);
+    options_free(&rc);
 }
 
 /* Runs options_parse in a child; returns its exit status and first stderr line. */
