@@ -137,8 +137,7 @@ kv_put_digits(char *dst, int digits, uint64_t key)
 
 int
 kv_fill(const struct kv_workload *w, uint64_t batch, int quiet,
-        int (*write_batch)(void *ctx, uint64_t first, uint64_t n, char *err), void *ctx,
-        char *err)
+        int (*write_batch)(void *ctx, uint64_t first, uint64_t n, char *err), void *ctx, char *err)
 {
     struct progress p;
     uint64_t k, n, start = now_us();

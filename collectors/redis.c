@@ -175,7 +175,6 @@ bad(const char **why, const char *what)
     return -1;
 }
 
-
 /* "host", "host:port", "[v6]:port" in n bytes. */
 static int
 parse_hostport(const char *s, size_t n, struct redis_target *t, const char **why)
@@ -209,7 +208,8 @@ parse_hostport(const char *s, size_t n, struct redis_target *t, const char **why
     if (hlen == 0)
         snprintf(t->host, sizeof t->host, "127.0.0.1");
     t->port = RD_DEFAULT_PORT;
-    if (port != NULL && (safe_strntoull(port, (size_t)(s + n - port), &v) < 0 || v < 1 || v > 65535))
+    if (port != NULL &&
+        (safe_strntoull(port, (size_t)(s + n - port), &v) < 0 || v < 1 || v > 65535))
         return bad(why, "the port must be a number from 1 to 65535");
     if (port != NULL)
         t->port = (int)v;
@@ -629,8 +629,7 @@ fill_batch(void *arg, uint64_t first, uint64_t n, char *err)
         return seterr(err, "fill: %s", f->ctx->errstr);
     for (i = 0; i < n; i++) {
         if (redisGetReply(f->ctx, (void **)&r) != REDIS_OK)
-            return seterr(err, "fill: lost the connection to %s: %s", f->sh->where,
-                          f->ctx->errstr);
+            return seterr(err, "fill: lost the connection to %s: %s", f->sh->where, f->ctx->errstr);
         if (r->type == REDIS_REPLY_ERROR && rv == 0)
             rv = seterr(err,
                         "fill: redis at %s refused SET: %s (check maxmemory and the "

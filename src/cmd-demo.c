@@ -106,10 +106,7 @@ cmd_demo_exec(struct runconf *rc, char **pos, int npos)
     return rv;
 }
 
+/* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_demo_entry = {
-    .name = "demo",
-    .mask = CMD_DEMO,
-    .exec = cmd_demo_exec,
-    .usage = "benchtop demo [postgres|redis|memcached|mysql] [OPTIONS]",
-    .summary = "start a throwaway local server, fill it and run against it",
-};
+    "demo", CMD_DEMO, cmd_demo_exec, "benchtop demo [postgres|redis|memcached|mysql] [OPTIONS]",
+    "start a throwaway local server, fill it and run against it"};

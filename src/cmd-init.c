@@ -24,10 +24,7 @@ cmd_init_exec(struct runconf *rc, char **pos, int npos)
     return 0;
 }
 
+/* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_init_entry = {
-    .name = "init",
-    .mask = CMD_INIT,
-    .exec = cmd_init_exec,
-    .usage = "benchtop init TARGET [--scale N|--tables N]",
-    .summary = "create and fill the workload's tables (as pgbench -i, sysbench prepare)",
-};
+    "init", CMD_INIT, cmd_init_exec, "benchtop init TARGET [--scale N|--tables N]",
+    "create and fill the workload's tables (as pgbench -i, sysbench prepare)"};

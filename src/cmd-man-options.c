@@ -12,10 +12,6 @@ cmd_man_options_exec(struct runconf *rc, char **pos, int npos)
     return 0;
 }
 
-const struct cmd_entry cmd_man_options_entry = {
-    .name = "man-options",
-    .mask = CMD_RUN,
-    .exec = cmd_man_options_exec,
-    .usage = "benchtop man-options",
-    .summary = NULL,
-};
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_man_options_entry = {"man-options", CMD_RUN, cmd_man_options_exec,
+                                                "benchtop man-options", NULL};

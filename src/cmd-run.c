@@ -76,10 +76,7 @@ cmd_run_exec(struct runconf *rc, char **pos, int npos)
     return cmd_run_load(rc);
 }
 
-const struct cmd_entry cmd_run_entry = {
-    .name = "run",
-    .mask = CMD_RUN,
-    .exec = cmd_run_exec,
-    .usage = "benchtop [run] TARGET [OPTIONS]",
-    .summary = "put load on TARGET and report throughput and latency",
-};
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_run_entry = {"run", CMD_RUN, cmd_run_exec,
+                                        "benchtop [run] TARGET [OPTIONS]",
+                                        "put load on TARGET and report throughput and latency"};

@@ -13,10 +13,7 @@ cmd_serve_exec(struct runconf *rc, char **pos, int npos)
     return serve_main(pos[0]);
 }
 
+/* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_serve_entry = {
-    .name = "serve",
-    .mask = CMD_RUN,
-    .exec = cmd_serve_exec,
-    .usage = "benchtop serve NAME",
-    .summary = "(for tests) start a throwaway server and print its target until stdin closes",
-};
+    "serve", CMD_RUN, cmd_serve_exec, "benchtop serve NAME",
+    "(for tests) start a throwaway server and print its target until stdin closes"};

@@ -46,10 +46,7 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
     return 0;
 }
 
+/* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_watch_entry = {
-    .name = "watch",
-    .mask = CMD_WATCH,
-    .exec = cmd_watch_exec,
-    .usage = "benchtop watch TARGET... [OPTIONS]",
-    .summary = "the dashboard with no load: watch servers under someone else's load",
-};
+    "watch", CMD_WATCH, cmd_watch_exec, "benchtop watch TARGET... [OPTIONS]",
+    "the dashboard with no load: watch servers under someone else's load"};

@@ -63,8 +63,8 @@ const char *err_kind_name(enum err_kind k);
 /* The outcome of one transaction, filled by conn_txn_poll. */
 struct txn_result {
     enum err_kind err;
-    int ops;              /* statements/requests completed in it */
-    char msg[256];        /* first line of the server's error, when err != ERR_NONE */
+    int ops;       /* statements/requests completed in it */
+    char msg[256]; /* first line of the server's error, when err != ERR_NONE */
 };
 
 /* What `benchtop init` asked for. */
@@ -88,12 +88,12 @@ struct driver_options {
 };
 
 struct driver_class {
-    const char *name;                 /* "postgres" */
-    const char *version_note;         /* how it runs, for --version; NULL: nothing to say */
-    const char *const *schemes;       /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
-    const char *const *workloads;     /* -w names; the first is the default; NULL-terminated */
-    const char *const *modes;         /* -M names; the first is the default; NULL-terminated */
-    int pipelining;                   /* 1: several transactions in flight per connection (above) */
+    const char *name;             /* "postgres" */
+    const char *version_note;     /* how it runs, for --version; NULL: nothing to say */
+    const char *const *schemes;   /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
+    const char *const *workloads; /* -w names; the first is the default; NULL-terminated */
+    const char *const *modes;     /* -M names; the first is the default; NULL-terminated */
+    int pipelining;               /* 1: several transactions in flight per connection (above) */
 
     /*
      * The driver's own options: groups ended by {NULL}, parsed into a struct
