@@ -78,7 +78,7 @@ kv_setup(struct kv_workload *w, const struct kv_conf *c, int clients, int mixed,
     w->pattern = (enum kv_pattern)p;
     w->keys = (uint64_t)c->keys; /* at least 1: the option's range */
     w->clients = clients > 0 ? clients : 1;
-    if (w->pattern == KV_ZIPF)
+    if (w->pattern == KV_KP_ZIPF)
         zipf_init(&w->zipf, w->keys, ZIPF_THETA);
     w->value_size = (size_t)c->value_size;
     w->value = xmalloc(w->value_size + 3);
@@ -106,13 +106,13 @@ kv_next_key(const struct kv_workload *w, uint64_t *seq, struct rng *rng)
     uint64_t k;
 
     switch (w->pattern) {
-    case KV_SEQ:
+    case KV_KP_SEQ:
         k = *seq;
         *seq = k + 1 >= w->keys ? 0 : k + 1;
         return k;
-    case KV_ZIPF:
+    case KV_KP_ZIPF:
         return zipf_next(&w->zipf, rng);
-    case KV_UNIFORM:
+    case KV_KP_UNIFORM:
         break;
     }
     return (uint64_t)rng_range(rng, 0, (int64_t)w->keys - 1);

@@ -31,7 +31,7 @@ struct kv_conf {
 
 extern const struct option_group kv_options;
 
-enum kv_pattern { KV_SEQ, KV_UNIFORM, KV_ZIPF };
+enum kv_pattern { KV_KP_SEQ, KV_KP_UNIFORM, KV_KP_ZIPF };
 
 /* The workload, read-only once kv_setup returned: every connection of every thread shares it. */
 struct kv_workload {

@@ -42,7 +42,7 @@
 /* Item header, key and suffix on top of the value: what memcached's item size limit covers. */
 #define MC_ITEM_OVERHEAD 64
 
-enum mc_workload { WL_MIXED, WL_GET, WL_SET, WL_MULTIGET };
+enum mc_workload { MC_WL_MIXED, MC_WL_GET, MC_WL_SET, MC_WL_MULTIGET };
 
 static const char *const mc_schemes[] = {MC_SCHEME, NULL};
 /* The first is the default: mixed is memaslap's and most caches' shape. */
@@ -280,9 +280,9 @@ check_options(const struct runconf *rc, const struct mc_opts *o, struct mc_share
     if (o->kv.pipeline > 1)
         return seterr(err, "--pipeline is not supported for memcached (use -w multiget --batch N "
                            "for several keys per request, or more -c)");
-    if (options_given(rc, "batch") && sh->wl != WL_MULTIGET)
+    if (options_given(rc, "batch") && sh->wl != MC_WL_MULTIGET)
         return seterr(err, "--batch applies to -w multiget only (add -w multiget or drop --batch)");
-    return kv_setup(&sh->kv, &o->kv, rc->clients, sh->wl == WL_MIXED, "1:9", err);
+    return kv_setup(&sh->kv, &o->kv, rc->clients, sh->wl == MC_WL_MIXED, "1:9", err);
 }
 
 static int
@@ -524,7 +524,7 @@ static void
 setup_keys(const struct mc_opts *o, struct mc_shared *sh)
 {
     sh->digits = mc_key_digits(sh->kv.keys);
-    sh->batch = sh->wl == WL_MULTIGET ? o->batch : 1;
+    sh->batch = sh->wl == MC_WL_MULTIGET ? o->batch : 1;
     /* Room for a whole reply when it is small; larger ones grow the buffer on demand. */
     sh->rbuf_size = (size_t)sh->batch * (sh->kv.value_size + 64) + 64;
     sh->rbuf_size = sh->rbuf_size < 4096           ? 4096
@@ -592,8 +592,8 @@ mc_conn_new(void *shared, int client_id, struct rng *rng)
 {
     const struct mc_shared *sh = shared;
     struct mc_conn *c = xcalloc(1, sizeof *c);
-    int uses_get = sh->wl == WL_GET || sh->wl == WL_MIXED;
-    int uses_set = sh->wl == WL_SET || sh->wl == WL_MIXED;
+    int uses_get = sh->wl == MC_WL_GET || sh->wl == MC_WL_MIXED;
+    int uses_set = sh->wl == MC_WL_SET || sh->wl == MC_WL_MIXED;
 
     c->sh = sh;
     c->rng = rng;
@@ -605,7 +605,7 @@ mc_conn_new(void *shared, int client_id, struct rng *rng)
     if (uses_set)
         mc_req_init(&c->req[MC_OP_SET], sh->proto, MC_OP_SET, 1, sh->digits, sh->kv.value,
                     sh->kv.value_size);
-    if (sh->wl == WL_MULTIGET)
+    if (sh->wl == MC_WL_MULTIGET)
         mc_req_init(&c->req[MC_OP_MULTIGET], sh->proto, MC_OP_MULTIGET, sh->batch, sh->digits, NULL,
                     0);
     c->rcap = sh->rbuf_size;
@@ -686,13 +686,13 @@ static enum mc_op
 pick_op(struct mc_conn *c)
 {
     switch (c->sh->wl) {
-    case WL_GET:
+    case MC_WL_GET:
         return MC_OP_GET;
-    case WL_SET:
+    case MC_WL_SET:
         return MC_OP_SET;
-    case WL_MULTIGET:
+    case MC_WL_MULTIGET:
         return MC_OP_MULTIGET;
-    case WL_MIXED:
+    case MC_WL_MIXED:
     default:
         return kv_next_is_set(&c->sh->kv, c->rng) ? MC_OP_SET : MC_OP_GET;
     }
@@ -919,7 +919,7 @@ static const struct driver_options mc_options[] = {
 };
 static const char *const mc_demo_options[] = {"fill=1", NULL}; /* so that gets hit */
 
-const struct driver_class memcached_driver = {
+const struct driver_class memcached_driver_class = {
     .name = "memcached",
     .schemes = mc_schemes,
     .workloads = mc_workloads,

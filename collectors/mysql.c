@@ -40,7 +40,7 @@
 #include "options.h"
 #include "runconf.h"
 
-enum my_mode { MODE_TEXT, MODE_PREPARED };
+enum my_mode { MY_MODE_TEXT, MY_MODE_PREPARED };
 
 /* The statements of the built-in workloads. */
 enum my_stmt {
@@ -677,7 +677,7 @@ assign_slots(struct my_shared *sh)
 
     for (i = 0; i < ST__COUNT; i++)
         sh->slot[i] = -1;
-    if (sh->mode != MODE_PREPARED)
+    if (sh->mode != MY_MODE_PREPARED)
         return;
     for (i = 0; i < sh->w->nops; i++) {
         enum my_stmt st = sh->w->ops[i].st;
@@ -702,9 +702,9 @@ parse_choices(const struct runconf *rc, const struct my_opts *o, struct my_share
                       "read-write, write-only, counter or insert)",
                       w);
     if (strcmp(mode, "text") == 0)
-        sh->mode = MODE_TEXT;
+        sh->mode = MY_MODE_TEXT;
     else if (strcmp(mode, "prepared") == 0)
-        sh->mode = MODE_PREPARED;
+        sh->mode = MY_MODE_PREPARED;
     else
         return seterr(err, "unknown protocol '%s' for mysql (use -M text or prepared)", mode);
     if (o->table_size > INT32_MAX - RANGE_SIZE)
@@ -1077,7 +1077,7 @@ static const struct option_def my_defs[] = {
 static const struct option_group my_option_group = {"mysql", my_defs};
 static const struct driver_options my_options[] = {{&my_option_group, 0}, {NULL, 0}};
 
-const struct driver_class mysql_driver = {
+const struct driver_class mysql_driver_class = {
     .name = "mysql",
     .version_note = MY_IO_NOTE,
     .schemes = my_schemes,

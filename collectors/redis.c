@@ -40,7 +40,7 @@
 #define RD_FILL_BATCH 1000
 #define RD_FILL_BATCH_BYTES (4u << 20)
 
-enum rd_workload { W_GET, W_SET, W_INCR, W_MIXED };
+enum rd_workload { RD_WL_GET, RD_WL_SET, RD_WL_INCR, RD_WL_MIXED };
 enum rd_op { OP_GET, OP_SET, OP_INCR, OP_FILL, OP__COUNT };
 
 /* Where a connection is. */
@@ -504,15 +504,15 @@ format_cmd(struct rd_cmd *cmd, int argc, const char *const *argv, const size_t *
 static void
 format_requests(struct rd_shared *sh)
 {
-    const char *prefix = sh->workload == W_INCR ? "counter:" : KV_KEY_PREFIX;
+    const char *prefix = sh->workload == RD_WL_INCR ? "counter:" : KV_KEY_PREFIX;
     char key[32];
     const char *value = sh->kv.value;
     const char *get[] = {"GET", key}, *set[] = {"SET", key, value}, *incr[] = {"INCR", key};
-    const char *fill[] = {"SET", key, sh->workload == W_INCR ? "0" : value};
+    const char *fill[] = {"SET", key, sh->workload == RD_WL_INCR ? "0" : value};
     size_t klen = (size_t)snprintf(key, sizeof key, "%s%0*d", prefix, RD_KEY_DIGITS, 0);
     size_t vlen = sh->kv.value_size;
     size_t l2[] = {3, klen}, l3[] = {3, klen, vlen};
-    size_t lfill[] = {3, klen, sh->workload == W_INCR ? 1 : vlen}, lincr[] = {4, klen};
+    size_t lfill[] = {3, klen, sh->workload == RD_WL_INCR ? 1 : vlen}, lincr[] = {4, klen};
     int i;
 
     format_cmd(&sh->cmd[OP_GET], 2, get, l2, 1);
@@ -677,7 +677,7 @@ check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_co
                       "-C opens a connection per request, so --pipeline %d has nothing to "
                       "pipeline (drop one of them)",
                       kv->pipeline);
-    return kv_setup(&sh->kv, kv, rc->clients, sh->workload == W_MIXED, "1:10", err);
+    return kv_setup(&sh->kv, kv, rc->clients, sh->workload == RD_WL_MIXED, "1:10", err);
 }
 
 static void rd_release(void *shared);
@@ -958,13 +958,13 @@ next_op(struct rd_conn *c)
     const struct rd_shared *sh = c->sh;
 
     switch (sh->workload) {
-    case W_GET:
+    case RD_WL_GET:
         return OP_GET;
-    case W_SET:
+    case RD_WL_SET:
         return OP_SET;
-    case W_INCR:
+    case RD_WL_INCR:
         return OP_INCR;
-    case W_MIXED:
+    case RD_WL_MIXED:
         break;
     }
     return kv_next_is_set(&sh->kv, c->rng) ? OP_SET : OP_GET;
@@ -1027,7 +1027,7 @@ rd_pipeline_depth(const void *opts)
 static const struct driver_options rd_options[] = {{&kv_options, 0}, {NULL, 0}};
 static const char *const rd_demo_options[] = {"fill=1", NULL}; /* so that gets hit */
 
-const struct driver_class redis_driver = {
+const struct driver_class redis_driver_class = {
     .name = "redis",
     .schemes = rd_schemes,
     .workloads = rd_workloads,
