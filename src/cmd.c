@@ -20,13 +20,8 @@
 #include "util.h"
 
 const struct cmd_entry *const cmd_table[] = {
-    &cmd_run_entry,
-    &cmd_init_entry,
-    &cmd_demo_entry,
-    &cmd_watch_entry,
-    &cmd_serve_entry,
-    &cmd_man_options_entry,
-    NULL,
+    &cmd_run_entry,    &cmd_init_entry,  &cmd_demo_entry,        &cmd_watch_entry,
+    &cmd_report_entry, &cmd_serve_entry, &cmd_man_options_entry, NULL,
 };
 
 const struct cmd_entry *
@@ -83,7 +78,7 @@ cmd_print_help(const struct cmd_entry *cmd)
             printf("  %-44s %s\n", (*c)->usage, (*c)->summary);
     target_known_schemes(schemes, sizeof(schemes));
     printf("\nTARGET: %s (or a libpq conninfo string)\n\noptions:\n", schemes);
-    options_print_help(stdout, CMD_ALL);
+    options_print_help(stdout, CMD_ALL | CMD_REPORT);
     print_backends();
     printf("\nSee benchtop(1) for the JSON fields and more.\n");
 }

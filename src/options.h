@@ -31,6 +31,7 @@ enum {
     CMD_INIT = 1 << 1,
     CMD_DEMO = 1 << 2,
     CMD_WATCH = 1 << 3,
+    CMD_REPORT = 1 << 4,
 };
 #define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH)
 #define CMD_LOAD (CMD_RUN | CMD_DEMO)
@@ -82,5 +83,7 @@ void options_print_help(FILE *f, unsigned cmd);
 void options_print_man(FILE *f);
 /* Frees the strings options hold and the drivers' option structs. */
 void options_free(struct runconf *rc);
+/* The options given on the command line as JSON object members ("name":value,...). */
+void options_print_json(FILE *f, const struct runconf *rc);
 
 #endif
