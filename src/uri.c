@@ -121,18 +121,9 @@ uri_split_host(const char *t, struct uri *u)
 int
 uri_port(const char *t, struct uri_span p, int *port)
 {
-    long v = 0;
-    size_t i;
+    uint64_t v;
 
-    if (p.len == 0 || p.len > 5)
-        return -1;
-    for (i = 0; i < p.len; i++) {
-        char c = t[p.off + i];
-        if (c < '0' || c > '9')
-            return -1;
-        v = v * 10 + (c - '0');
-    }
-    if (v < 1 || v > 65535)
+    if (safe_strntoull(t + p.off, p.len, &v) < 0 || v < 1 || v > 65535)
         return -1;
     *port = (int)v;
     return 0;
