@@ -47,6 +47,7 @@ lose_connection(struct worker *w, struct client *c, const char *msg)
     c->head = 0;
     c->lost = 1;
     c->has_slot = 0;
+    c->retrying = 0;
     c->state = CS_BACKOFF;
     c->wake_us = now_us() + (uint64_t)c->backoff_ms * 1000u;
     worker_timer(w, c);
@@ -93,12 +94,37 @@ connected(struct worker *w, struct client *c)
     c->state = CS_IDLE;
 }
 
+/*
+ * --max-tries: a serialization failure or deadlock (the driver rolled back)
+ * is tried again with the same draws, its latency still from the first try.
+ * 1 if the transaction will run again.
+ */
+static int
+retry(struct worker *w, struct client *c, uint64_t origin, const struct txn_result *res)
+{
+    struct wstats *s = worker_stats(w);
+
+    if ((res->err != ERR_SERIALIZATION && res->err != ERR_DEADLOCK) || c->depth > 1 ||
+        c->tries >= w->eng->rc->max_tries)
+        return 0;
+    s->retried += c->tries == 1;
+    s->retries++;
+    c->tries++;
+    c->retrying = 1;
+    *c->rng = c->rng_first;
+    c->has_slot = 1; /* start_txn takes origin_us as the latency origin */
+    c->origin_us = origin;
+    return 1;
+}
+
 /* Counts one finished transaction, its latency taken from origin. */
 static void
 record(struct worker *w, struct client *c, uint64_t origin, const struct txn_result *res)
 {
     struct wstats *s = worker_stats(w);
 
+    if (retry(w, c, origin, res))
+        return;
     c->done++;
     if (res->err == ERR_NONE) {
         s->txns++;
@@ -160,6 +186,11 @@ start_txn(struct worker *w, struct client *c)
     enum drv_status st;
     int tail;
 
+    if (!c->retrying) {
+        c->tries = 1;
+        c->rng_first = *c->rng;
+    }
+    c->retrying = 0;
     c->has_slot = 0;
     res->err = ERR_NONE;
     res->ops = 0;
@@ -237,9 +268,10 @@ socket_step(struct worker *w, struct client *c)
 }
 
 void
-client_init(struct client *c, int id, void *conn, int depth)
+client_init(struct client *c, int id, void *conn, int depth, struct rng *rng)
 {
     memset(c, 0, sizeof(*c));
+    c->rng = rng;
     c->id = id;
     c->conn = conn;
     c->state = CS_DISCONNECTED;
@@ -253,7 +285,9 @@ void
 client_free(struct client *c)
 {
     free(c->origins);
+    free(c->rng);
     c->origins = NULL;
+    c->rng = NULL;
 }
 
 int

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include "driver.h"
+#include "rand.h"
 
 struct worker;
 
@@ -55,10 +56,14 @@ struct client {
     int head;            /* origins[head] is the oldest in flight's latency origin */
     uint64_t *origins;   /* ring of depth entries: one latency origin per transaction */
     struct txn_result res;
+    struct rng *rng;      /* this client's draws (the driver's script uses it) */
+    struct rng rng_first; /* the state at the first try: a retry draws the same values */
+    int tries;            /* tries of the transaction in flight (depth 1 only) */
+    int retrying;         /* the next start is a retry: same draws, same latency origin */
 };
 
-/* depth: transactions in flight per connection (1 unless the driver pipelines). */
-void client_init(struct client *c, int id, void *conn, int depth);
+/* depth: transactions in flight per connection (1 unless the driver pipelines). rng: its own. */
+void client_init(struct client *c, int id, void *conn, int depth, struct rng *rng);
 /* Frees what client_init allocated (not conn: the driver's). */
 void client_free(struct client *c);
 /* Runs the state machine until it must wait (socket, timer or schedule). */

@@ -43,6 +43,8 @@ const struct option_def option_table[] = {
      "run a custom script: SQL with :name variables and \\set lines"},
     {"connect", 'C', OPT_FLAG, OFF(connect_per_txn), 0, 1, "0", "", LOAD,
      "open a new connection for every transaction"},
+    {"max-tries", 0, OPT_INT, OFF(max_tries), 1, 1000000, "1", "N", LOAD,
+     "try a transaction that hit a serialization failure or deadlock up to N times"},
     {"stall-timeout", 0, OPT_DOUBLE, OFF(stall_timeout_s), 0, 1e6, "60", "SECONDS", LOAD,
      "a connect or transaction with no reply this long is a lost connection (0: never)"},
     {"headless", 0, OPT_FLAG, OFF(headless), 0, 1, "0", "", SHOW,

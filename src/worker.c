@@ -182,8 +182,11 @@ add_client(struct worker *w)
     const struct engine *e = w->eng;
     /* -C gives each request its own connection: nothing to pipeline */
     int depth = e->drv->pipelining && !e->rc->connect_per_txn ? e->rc->pipeline : 1;
+    /* its own: a retry replays this client's draws, whatever the others drew meanwhile */
+    struct rng *rng = xmalloc(sizeof(*rng));
 
-    client_init(c, w->next_id, e->drv->conn_new(e->shared, w->next_id, &w->rng), depth);
+    rng_seed(rng, rng_next(&w->rng));
+    client_init(c, w->next_id, e->drv->conn_new(e->shared, w->next_id, rng), depth, rng);
     w->next_id += e->nworkers;
 }
 
