@@ -33,21 +33,11 @@ static char script_path[64];
 static int
 setup(void **state)
 {
-    PGconn *c = itest_pg("postgres");
-    char *args[] = {"init", itest_target(DB), "--scale", "1", "-q", NULL};
-    struct run r;
     int fd;
     FILE *f;
 
-    itest_exec(c, "DROP DATABASE IF EXISTS " DB);
-    itest_exec(c, "CREATE DATABASE " DB);
-    PQfinish(c);
-    r = itest_runv(args);
-    if (r.status != 0) {
-        fprintf(stderr, "init failed: %s", r.err);
+    if (itest_pg_fresh_db(DB, "1") < 0)
         return -1;
-    }
-    itest_free(&r);
     snprintf(script_path, sizeof script_path, "/tmp/itest-hot-XXXXXX");
     fd = mkstemp(script_path);
     f = fdopen(fd, "w");
@@ -59,8 +49,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-    unlink(script_path);
-    return 0;
+    return unlink(script_path);
 }
 
 /* Runs benchtop to its summary; returns the summary line (static). */
