@@ -55,6 +55,26 @@ struct coll_signals {
     double server_cpu_pct;   /* the server's own CPU, % of one core */
     double server_cpu_limit; /* the % at which it is saturated (Redis 100: one main thread) */
     double rtt_ms;           /* one trivial round trip on the collector's own connection */
+    /*
+     * benchtop's own sessions (its load connections), when the collector can
+     * tell them apart; NAN otherwise. Lock, commit and I/O waits count for
+     * them: other sessions' waits are evidence, not benchtop's limit.
+     */
+    double own_sessions;
+    double own_active;
+    double own_lock_wait;
+    double own_commit_wait;  /* commit's log sync and data file I/O */
+    double own_idle_tx;      /* idle in a transaction: the server waits for the client */
+    double samples;          /* session-state samples averaged into the counts above (1: a glance) */
+    double commits_s;        /* commits (and autocommit statements) per second, server-wide */
+    double log_syncs_s;      /* fsyncs of the commit log per second (WAL, InnoDB log, AOF) */
+    char sync_untimed[32];   /* the setting that would time the syncs, when off; "" */
+    char commit_advice[80];  /* what lowers the syncs per commit on this server */
+    double rows_per_txn;     /* rows read per transaction */
+    double blocks_per_txn;   /* blocks (pages) accessed per transaction */
+    double seq_scans_s;      /* sequential scans per second */
+    char seq_scan_table[40]; /* ... most of them on this table; "" */
+    double max_sessions;     /* the server's connection limit */
 };
 
 /* What derive produces for the UI, the JSON record and the verdict. */

@@ -46,7 +46,7 @@ judge(struct session *s, struct snapshot *snap)
     double lat_sum_us = hist_mean(c->lat) * (double)hist_count(c->lat);
 
     if (snap->final) { /* the sliver of an interval at the end says nothing new */
-        snap->verdict = s->verdict.last;
+        verdict_finish(&s->verdict, &snap->verdict);
         return;
     }
     /* a stall with no transaction finished is load too: often the one that matters */
@@ -62,6 +62,10 @@ judge(struct session *s, struct snapshot *snap)
     in.cores = cpu_cores();
     in.clients = snap->clients;
     in.rate = s->eng->rate;
+    in.errors = snap->interval_s > 0 ? (double)wstats_errors(c) / snap->interval_s : 0;
+    in.connected = (int)c->connected;
+    in.last_error = c->last_error;
+    in.server_host_pct = NAN;
     in.host_busy_pct = NAN;
     if (cpu_host_read(&now) == 0) {
         if (s->rc->server_local && s->host.total)
