@@ -22,6 +22,8 @@ struct collect_result {
     double cost_ms;   /* how long the last sample took */
     uint64_t samples; /* samples taken */
     uint64_t late;    /* ticks skipped because a sample overran the interval */
+    double probes_s;  /* glances at the sessions per second between samples; NAN: none */
+    double probe_ms;  /* ... and the mean time of one */
     char error[160];  /* why not ok */
     struct coll_view view;
 };

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "target.h"
 #include "util.h"
 
 enum { FD_SIG, FD_FINISHED, FD_INPUT, FD_COLLECT };
@@ -34,6 +35,26 @@ session_set_interval(struct session *s, double interval_s)
     s->interval_s = interval_s;
     for (i = 0; i < s->ncollect; i++)
         collect_set_interval(s->collect[i], interval_s);
+}
+
+/*
+ * A local server's own CPU over the interval, % of one core (NAN when it
+ * is remote, behind a unix socket, or another user's): on a shared host
+ * it splits the busy CPU between the server, benchtop and the rest.
+ */
+static double
+server_cpu_pct(struct session *s, double interval_s)
+{
+    double now, pct = NAN;
+
+    if (s->server_pid == 0)
+        s->server_pid = s->rc->server_local ? cpu_port_owner(target_port(s->rc->target)) : -1;
+    if (s->server_pid < 0 || (now = cpu_tree_seconds(s->server_pid)) < 0)
+        return NAN;
+    if (s->server_cpu_s > 0 && interval_s > 0)
+        pct = (now - s->server_cpu_s) / interval_s * 100;
+    s->server_cpu_s = now;
+    return pct;
 }
 
 /* The verdict's inputs from the interval just merged, the collector and the host. */
@@ -65,7 +86,7 @@ judge(struct session *s, struct snapshot *snap)
     in.errors = snap->interval_s > 0 ? (double)wstats_errors(c) / snap->interval_s : 0;
     in.connected = (int)c->connected;
     in.last_error = c->last_error;
-    in.server_host_pct = NAN;
+    in.server_host_pct = server_cpu_pct(s, snap->interval_s);
     in.host_busy_pct = NAN;
     if (cpu_host_read(&now) == 0) {
         if (s->rc->server_local && s->host.total)

@@ -275,12 +275,17 @@ score_host(const struct window *w, struct scores *sc)
     } else {
         double est = isnan(in->sig.on_cpu) ? NAN : fmin(in->sig.on_cpu * 100, used);
 
+        others = fmax(0, used - in->own_cpu_pct - (isnan(est) ? 0 : est));
         competing = max2(in->own_cpu_pct / used, isnan(est) ? NAN : 1 - est / used);
         snprintf(sc->ev[VK_HOST], EV, "server and others %.0f%%, benchtop %.0f%% of %d cores",
                  fmax(0, used - in->own_cpu_pct), in->own_cpu_pct, in->cores);
     }
-    appendf(sc->ev[VK_HOST], EV, " (host %.0f%%): run benchtop on another machine, or fewer -j",
-            in->host_busy_pct);
+    if (others > in->own_cpu_pct)
+        appendf(sc->ev[VK_HOST], EV, " (host %.0f%%): other programs take the CPU the server needs",
+                in->host_busy_pct);
+    else
+        appendf(sc->ev[VK_HOST], EV, " (host %.0f%%): run benchtop on another machine, or fewer -j",
+                in->host_busy_pct);
     /* clients that mostly wait on the wire are not slowed by a full host */
     sc->s[VK_HOST] =
         ramp(in->host_busy_pct, 85, 95) * ramp(competing, 0.1, 0.25) * (1 - sc->s[VK_NETWORK]);
@@ -587,8 +592,9 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     update_smoothing(st, in);
     score_all(st, in, &sc);
     lead(&sc, &v);
-    st->streak = v.kind == st->leader ? st->streak + 1 : 1;
-    st->leader = v.kind;
+    /* the top candidate's streak: "mixed with B" and "A" alone are both A leading */
+    st->streak = v.first == st->leader ? st->streak + 1 : 1;
+    st->leader = v.kind == VK_NONE ? VK_NONE : v.first;
     /* hysteresis: a new verdict must lead STREAK_TO_SHOW intervals; the shown one is rebuilt */
     if (v.kind == st->shown || st->streak >= STREAK_TO_SHOW) {
         st->shown = v.kind;
