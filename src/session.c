@@ -87,6 +87,7 @@ judge(struct session *s, struct snapshot *snap)
     in.connected = (int)c->connected;
     in.last_error = c->last_error;
     in.server_host_pct = server_cpu_pct(s, snap->interval_s);
+    in.gain_per_doubling = s->gain_per_doubling;
     in.host_busy_pct = NAN;
     if (cpu_host_read(&now) == 0) {
         if (s->rc->server_local && s->host.total)
@@ -204,6 +205,7 @@ session_run(struct session *s, int sigfd)
 
     s->start_us = s->eng ? s->eng->start_us : now_us();
     verdict_init(&s->verdict);
+    s->gain_per_doubling = NAN;
     cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);
     for (;;) {

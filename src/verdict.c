@@ -389,8 +389,11 @@ score_underloaded(const struct window *w, struct scores *sc)
     for (k = VK_CLIENT; k < VK_MIXED; k++)
         if (k != VK_UNDERLOADED)
             top = fmax(top, sc->s[k]);
-    /* a saturated host has no spare capacity, whoever uses it */
-    sc->s[VK_UNDERLOADED] = top < THRESHOLD && wants < 60 && !w->host_full ? 0.6 : 0;
+    /* a saturated host has no spare capacity, whoever uses it; nor has a load more clients did not raise */
+    sc->s[VK_UNDERLOADED] = top < THRESHOLD && wants < 60 && !w->host_full &&
+                                    !(in->gain_per_doubling < FLAT_GAIN)
+                                ? 0.6
+                                : 0;
     snprintf(sc->ev[VK_UNDERLOADED], EV, "benchtop thread at %.0f%% CPU, %s, %d clients%s: %s",
              in->worker_cpu_max, w->server, in->clients, in->rate > 0 ? " at a set rate" : "",
              in->rate > 0 ? "raise the rate" : "add clients");
@@ -696,6 +699,14 @@ verdict_server(const struct coll_signals *g, int cores, struct verdict *out)
 }
 
 /* --- the prediction, checked against the next step --- */
+
+double
+verdict_gain_per_doubling(int clients_lo, double tps_lo, int clients_hi, double tps_hi)
+{
+    if (clients_lo <= 0 || clients_hi <= clients_lo || !(tps_lo > 0) || isnan(tps_hi))
+        return NAN;
+    return (tps_hi / tps_lo - 1) / log2((double)clients_hi / clients_lo);
+}
 
 enum verdict_check
 verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi, double tps_hi)

@@ -46,6 +46,7 @@ struct verdict_input {
     int connected;          /* clients with an open connection at the tick */
     const char *last_error; /* the interval's latest error message, or NULL */
     double server_host_pct; /* a local server's processes, % of one core; NAN if unknown */
+    double gain_per_doubling; /* tps gain of the last rise in clients, per doubling; NAN if none */
     int have_server;        /* sig holds a collector's signals */
     struct coll_signals sig;
 };
@@ -104,6 +105,8 @@ enum verdict_check {
 };
 enum verdict_check verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi,
                                  double tps_hi);
+/* (tps_hi / tps_lo - 1) per doubling of clients, for verdict_input; NAN without a rise. */
+double verdict_gain_per_doubling(int clients_lo, double tps_lo, int clients_hi, double tps_hi);
 /* "consistent with commit-bound" / "contradicts not enough load (...)" into buf. */
 void verdict_check_text(enum verdict_check c, enum verdict_kind k, char *buf, size_t len);
 const char *verdict_check_key(enum verdict_check c);

@@ -155,6 +155,8 @@ check_step(struct tui *t, const struct snapshot *snap)
     c = more ? verdict_check(k, before, t->step.tps, now, t->d.tps)
              : verdict_check(k, now, t->d.tps, before, t->step.tps);
     verdict_check_text(c, k, text, sizeof(text));
+    if (more)
+        t->s->gain_per_doubling = verdict_gain_per_doubling(before, t->step.tps, now, t->d.tps);
     dash_event_add(&t->d, c == VC_CONTRADICTED ? ROW_WARN : ROW_NORMAL,
                    "%s %d client%s: tps %+.0f%%, %s", more ? "added" : "removed",
                    abs(now - before), abs(now - before) == 1 ? "" : "s",
