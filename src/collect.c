@@ -153,6 +153,7 @@ collect_main(void *arg)
     uint64_t gap = c->cls->probe ? 1000000u / (uint64_t)c->cls->probe_hz : 0;
 
     memset(&s, 0, sizeof(s));
+    s.res.probes_s = s.res.probe_ms = NAN;
     s.prev = xcalloc(1, c->cls->sample_size);
     s.cur = xcalloc(1, c->cls->sample_size);
     while (!wait_stop(c, wake)) {

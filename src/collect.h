@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "collector.h"
+#include "verdict.h"
 
 struct collect;
 
@@ -26,6 +27,8 @@ struct collect_result {
     double probe_ms;  /* ... and the mean time of one */
     char error[160];  /* why not ok */
     struct coll_view view;
+    int have_verdict;       /* watch: the session judged the server's side alone */
+    struct verdict verdict; /* ... (verdict_server), never filled by the collector thread */
 };
 
 /* Starts the thread; the first sample is taken at once. NULL and err on failure. */

@@ -257,6 +257,18 @@ report_server(FILE *f, double t, const char *name, const char *target,
         fputs(",\"note\":", f);
         json_string(f, res->view.note);
         json_rows(f, &res->view);
+        if (!isnan(res->probes_s))
+            fprintf(f, ",\"state_samples\":{\"per_s\":%.1f,\"ms_each\":%.3f}", res->probes_s,
+                    res->probe_ms);
+    }
+    if (res->have_verdict) { /* watch: what the server shows, with no load of ours to judge */
+        fputs(",\"server_verdict\":{\"kind\":", f);
+        json_string(f, verdict_key(res->verdict.kind));
+        fputs(",\"label\":", f);
+        json_string(f, res->verdict.kind == VK_UNDERLOADED ? "idle" : verdict_label(res->verdict.kind));
+        fputs(",\"evidence\":", f);
+        json_string(f, res->verdict.evidence);
+        fputc('}', f);
     }
     fputs("}\n", f);
     fflush(f);

@@ -164,6 +164,10 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
     for (i = 0; i < s->ncollect; i++) {
         if (p[FD_COLLECT + i].revents) {
             collect_read(s->collect[i], &res);
+            if (s->eng == NULL && res.ok && res.have_view) {
+                verdict_server(&res.view.sig, cpu_cores(), &res.verdict);
+                res.have_verdict = 1;
+            }
             if (i == 0 && res.have_view) {
                 s->sig = res.view.sig;
                 s->have_sig = res.ok;

@@ -256,11 +256,28 @@ score_server_cpu(const struct verdict_state *st, const struct window *w, struct 
  * sharing the host is the limit. Without the server's own CPU, its sessions
  * on CPU stand in for it (each at most one core).
  */
+/*
+ * How much the run wants CPU (0..1): benchtop's sessions busy on the
+ * server, its worker running or waiting for a core, or the server's own
+ * load. A load that leaves its sessions idle (a low -R) wants none.
+ */
+static double
+cpu_demand(const struct verdict_state *st, const struct window *w)
+{
+    const struct verdict_input *in = w->in;
+    double want = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
+    double d = fmax(ramp(want, 50, 80), ramp(server_load(st, w), 0.3, 0.6));
+
+    return isnan(st->busy_frac) ? fmax(d, in->rate > 0 ? 0 : 1) : fmax(d, ramp(st->busy_frac, 0.2, 0.5));
+}
+
 static void
-score_host(const struct window *w, struct scores *sc)
+score_host(const struct verdict_state *st, const struct window *w, struct scores *sc)
 {
     const struct verdict_input *in = w->in;
     double used = w->host_used, server = w->server_pct, others, competing;
+    double waits = fmax(fmax(sc->s[VK_NETWORK], sc->s[VK_CONNECTION]),
+                        fmax(sc->s[VK_LOCK], sc->s[VK_COMMIT]));
 
     if (!w->host_full) {
         snprintf(sc->ev[VK_HOST], EV, "host CPU %.0f%%", in->host_busy_pct);
@@ -286,9 +303,12 @@ score_host(const struct window *w, struct scores *sc)
     else
         appendf(sc->ev[VK_HOST], EV, " (host %.0f%%): run benchtop on another machine, or fewer -j",
                 in->host_busy_pct);
-    /* clients that mostly wait on the wire are not slowed by a full host */
-    sc->s[VK_HOST] =
-        ramp(in->host_busy_pct, 85, 95) * ramp(competing, 0.1, 0.25) * (1 - sc->s[VK_NETWORK]);
+    /*
+     * Sessions that mostly wait on the wire, on locks, on the disk or on
+     * connecting, and a load that wants no CPU, are not slowed by a full host.
+     */
+    sc->s[VK_HOST] = ramp(in->host_busy_pct, 85, 95) * ramp(competing, 0.1, 0.25) * (1 - waits) *
+                     cpu_demand(st, w);
 }
 
 static void
@@ -389,14 +409,18 @@ score_underloaded(const struct window *w, struct scores *sc)
     for (k = VK_CLIENT; k < VK_MIXED; k++)
         if (k != VK_UNDERLOADED)
             top = fmax(top, sc->s[k]);
-    /* a saturated host has no spare capacity, whoever uses it; nor has a load more clients did not raise */
-    sc->s[VK_UNDERLOADED] = top < THRESHOLD && wants < 60 && !w->host_full &&
-                                    !(in->gain_per_doubling < FLAT_GAIN)
-                                ? 0.6
-                                : 0;
+    /*
+     * A load more clients did not raise has no spare capacity. On a full
+     * host (score_host gave nothing: the load wants no CPU) the run is
+     * light, but more load would compete for the CPU: no "add clients".
+     */
+    sc->s[VK_UNDERLOADED] =
+        top < THRESHOLD && wants < 60 && !(in->gain_per_doubling < FLAT_GAIN) ? 0.6 : 0;
     snprintf(sc->ev[VK_UNDERLOADED], EV, "benchtop thread at %.0f%% CPU, %s, %d clients%s: %s",
              in->worker_cpu_max, w->server, in->clients, in->rate > 0 ? " at a set rate" : "",
-             in->rate > 0 ? "raise the rate" : "add clients");
+             w->host_full ? "more load would compete for a full host"
+             : in->rate > 0 ? "raise the rate"
+                            : "add clients");
 }
 
 static void
@@ -412,7 +436,7 @@ score_all(struct verdict_state *st, const struct verdict_input *in, struct score
     score_commit(st, &w, sc);
     score_connection(in, sc);
     score_network(&w, sc);
-    score_host(&w, sc);
+    score_host(st, &w, sc);
     score_underloaded(&w, sc);
 }
 

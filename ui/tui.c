@@ -163,6 +163,19 @@ check_step(struct tui *t, const struct snapshot *snap)
                    100 * (t->d.tps / t->step.tps - 1), text);
 }
 
+/* watch: the server's side alone, labelled so: there is no load of ours to judge. */
+static void
+show_server_verdict(struct tui *t, const struct verdict *v)
+{
+    const char *label = v->kind == VK_UNDERLOADED ? "idle" : verdict_label(v->kind);
+
+    snprintf(t->d.verdict, sizeof(t->d.verdict), "server-side: %s: %.240s", label, v->evidence);
+    t->d.verdict_level = v->kind == VK_UNDERLOADED || v->kind == VK_NONE ? ROW_NORMAL : ROW_WARN;
+    if (v->kind != t->last_verdict)
+        dash_event_add(&t->d, ROW_NORMAL, "server-side: %s", label);
+    t->last_verdict = v->kind;
+}
+
 static void
 on_tick(struct session *s, const struct snapshot *snap, void *arg)
 {
@@ -237,6 +250,8 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
     }
     if (!res->ok)
         dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
+    if (res->have_verdict && i == 0)
+        show_server_verdict(t, &res->verdict);
     if (t->record.json)
         report_server(t->record.json, res->t, ds->name, ds->target, res);
     redraw(t);
