@@ -1,6 +1,7 @@
 /* report: JSON lines and human-readable progress and summary. */
 #include "report.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "collect.h"
