@@ -1005,7 +1005,7 @@ probe_add(struct pg_probe *p, const PGresult *res)
 static int
 pg_coll_probe(void *conn, char *err)
 {
-    struct pg_collector *c = conn;
+    struct pg_coll *c = conn;
     PGresult *res;
     int rc = 0, last = 0;
 

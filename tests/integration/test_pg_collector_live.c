@@ -383,11 +383,11 @@ test_glances_add_no_commit(void **state)
 
     for (i = 0; i < SAMPLES; i++) {
         for (j = 0; j < 5; j++)
-            assert_int_equal(postgres_collector.probe(c, err), 0);
+            assert_int_equal(postgres_collector_class.probe(c, err), 0);
         take(c, &s, &t);
         assert_int_equal(s.probed.n, 5);
     }
-    postgres_collector.close(c);
+    postgres_collector_class.close(c);
     fprintf(stderr, "  %d samples with 5 glances each: %lld commits\n", SAMPLES,
             settled_commits() - before);
     assert_in_range(settled_commits() - before, SAMPLES, SAMPLES + 3);
@@ -417,7 +417,7 @@ test_glances_whose_waits(void **state)
     wait_for_waiters(2);
     take(c, &a, &ta);
     for (i = 0; i < 6; i++)
-        assert_int_equal(postgres_collector.probe(c, err), 0);
+        assert_int_equal(postgres_collector_class.probe(c, err), 0);
     v = view_since(c, &a, ta, &secs);
     fprintf(stderr, "  glances %.0f: lock waits %.1f, benchtop's %.1f of %.1f active\n",
             v.sig.samples, v.sig.lock_wait, v.sig.own_lock_wait, v.sig.own_active);
@@ -433,7 +433,7 @@ test_glances_whose_waits(void **state)
         PQfinish(waiters[i]);
     }
     PQfinish(holder);
-    postgres_collector.close(c);
+    postgres_collector_class.close(c);
 }
 
 /* The sample matches what SHOW and the server say; the session is named as the collector. */
