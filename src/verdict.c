@@ -567,7 +567,7 @@ failing(const struct verdict_input *in, struct verdict *v)
     else
         snprintf(v->evidence, EV, "no verdict: no transactions");
     if (down > 0)
-        appendf(v->evidence, EV, ", %d of %d clients reconnecting", down > in->clients ? in->clients : down,
+        appendf(v->evidence, EV, ", %d of %d clients not connected", down > in->clients ? in->clients : down,
                 in->clients);
     if (in->last_error && in->last_error[0])
         appendf(v->evidence, EV, "; last error: %s", in->last_error);

@@ -437,7 +437,7 @@ test_failing_load(void **state)
     verdict_init(&st);
     v = run(&st, &in, 3);
     assert_int_equal(v.kind, VK_NONE);
-    assert_non_null(strstr(v.evidence, "8 of 8 clients reconnecting"));
+    assert_non_null(strstr(v.evidence, "8 of 8 clients not connected"));
     assert_non_null(strstr(v.evidence, "connection refused"));
     assert_null(strstr(v.evidence, "add clients"));
     in.connected = 8;
