@@ -268,6 +268,8 @@ cpu_demand(const struct verdict_state *st, const struct window *w)
     double want = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
     double d = fmax(ramp(want, 50, 80), ramp(server_load(st, w), 0.3, 0.6));
 
+    if (in->rate > 0 && in->tps >= 0.9 * in->rate)
+        return 0; /* an open loop that keeps its rate is limited by nothing but the rate */
     return isnan(st->busy_frac) ? fmax(d, in->rate > 0 ? 0 : 1) : fmax(d, ramp(st->busy_frac, 0.2, 0.5));
 }
 
@@ -383,14 +385,15 @@ score_connection(const struct verdict_input *in, struct scores *sc)
  * local server on a saturated host, is waiting for a CPU, not the wire.
  */
 static void
-score_network(const struct window *w, struct scores *sc)
+score_network(const struct verdict_state *st, const struct window *w, struct scores *sc)
 {
     const struct verdict_input *in = w->in;
-    double rtt = in->sig.rtt_ms;
-    double ratio = rtt >= 1.0 ? rtt / in->lat_mean_ms : NAN;
+    double rtt = fmin(in->sig.rtt_ms, isnan(st->last_rtt_ms) ? INFINITY : st->last_rtt_ms);
+    double trips = in->ops_per_txn >= 1 ? in->ops_per_txn : 1;
+    double ratio = rtt >= 1.0 ? fmin(rtt * trips / in->lat_mean_ms, 1) : NAN;
     double busy = fmax(sc->s[VK_CLIENT], sc->s[VK_SERVER_CPU]);
 
-    if (ratio > 1.05 || (w->host_full && rtt < 5))
+    if (rtt > 1.05 * in->lat_mean_ms || (w->host_full && rtt < 5))
         ratio = NAN;
     sc->s[VK_NETWORK] = ramp(ratio, 0.4, 0.6) * (1 - busy);
     snprintf(sc->ev[VK_NETWORK], EV,
@@ -435,7 +438,7 @@ score_all(struct verdict_state *st, const struct verdict_input *in, struct score
     score_locks(st, &w, sc);
     score_commit(st, &w, sc);
     score_connection(in, sc);
-    score_network(&w, sc);
+    score_network(st, &w, sc);
     score_host(st, &w, sc);
     score_underloaded(&w, sc);
 }
@@ -579,7 +582,7 @@ verdict_init(struct verdict_state *st)
 {
     memset(st, 0, sizeof(*st));
     st->lock_frac = st->commit_frac = st->cpu_frac = st->busy_frac = NAN;
-    st->rows_base = st->rows_now = NAN;
+    st->rows_base = st->rows_now = st->last_rtt_ms = NAN;
     st->last.kind = st->shown = st->leader = VK_NONE;
     st->last.confidence = "tentative";
     snprintf(st->last.evidence, sizeof(st->last.evidence), "warming up");
@@ -623,7 +626,9 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     st->streak = v.first == st->leader ? st->streak + 1 : 1;
     st->leader = v.kind == VK_NONE ? VK_NONE : v.first;
     /* hysteresis: a new verdict must lead STREAK_TO_SHOW intervals; the shown one is rebuilt */
-    if (v.kind == st->shown || st->streak >= STREAK_TO_SHOW) {
+    /* from nothing shown, a likely leader shows at once: "undecided" must not last a whole run */
+    if (v.kind == st->shown || st->streak >= STREAK_TO_SHOW ||
+        (st->shown == VK_NONE && st->intervals > 1 && v.score >= 0.5)) {
         st->shown = v.kind;
     } else {
         if (st->shown == VK_MIXED) {
@@ -634,6 +639,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
         describe(&sc, &v);
     }
     add_work(st, &in->sig, &v);
+    st->last_rtt_ms = in->sig.rtt_ms;
     hold(st, &v, out);
 }
 

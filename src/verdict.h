@@ -34,6 +34,7 @@ struct verdict_input {
     int load;               /* a load runs (not paused, not over) */
     double tps;             /* client transactions/s, last interval */
     double lat_mean_ms;     /* client latency, last interval */
+    double ops_per_txn;     /* statements (round trips) per transaction; NAN unknown */
     double connect_share;   /* -C: connection set-up / latency (0..1); NAN without -C */
     double worker_cpu_max;  /* the busiest worker thread, % of one core */
     double worker_wait_max; /* ... and its time waiting for a CPU, % of the interval */
@@ -73,6 +74,7 @@ struct verdict_state {
     double busy_frac;           /* smoothed share of benchtop's sessions active on the server */
     double rows_base;           /* the lowest smoothed rows per transaction seen: "rising" */
     double rows_now;
+    double last_rtt_ms;         /* the last interval's round trip: the lower of two is the wire */
     int held[VK__COUNT];        /* intervals each verdict was shown */
     struct verdict last;
 };

@@ -38,6 +38,7 @@ calm(void)
     in.connected = 1;
     in.server_host_pct = NAN;
     in.gain_per_doubling = NAN;
+    in.ops_per_txn = 1;
     in.have_server = 1;
     in.sig = v.sig;
     in.sig.sessions = 1;
