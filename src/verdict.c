@@ -395,7 +395,7 @@ score_network(const struct verdict_state *st, const struct window *w, struct sco
 
     if (rtt > 1.05 * in->lat_mean_ms || (w->host_full && rtt < 5))
         ratio = NAN;
-    sc->s[VK_NETWORK] = ramp(ratio, 0.4, 0.6) * (1 - busy);
+    sc->s[VK_NETWORK] = ramp(ratio, 0.35, 0.5) * (1 - busy); /* full at a majority */
     snprintf(sc->ev[VK_NETWORK], EV,
              "a round trip takes %.1f ms of %.1f ms latency; benchtop %.0f%% CPU, %s", rtt,
              in->lat_mean_ms, in->worker_cpu_max, w->server);

@@ -39,8 +39,7 @@ kind_of(const char *key)
     int k;
 
     for (k = 0; k < VK__COUNT; k++)
-        if (strncmp(key, verdict_key(k), strlen(verdict_key(k))) == 0 &&
-            key[strlen(verdict_key(k))] == '"')
+        if (strcmp(key, verdict_key(k)) == 0)
             return (enum verdict_kind)k;
     return VK_NONE;
 }
