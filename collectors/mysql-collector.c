@@ -613,7 +613,7 @@ my_work_signals(const struct my_sample *prev, const struct my_sample *cur, doubl
         g->max_sessions = cur->setting[MY_SET_MAX_CONN];
     if (has_setting(cur, MY_SET_FLUSH_AT_TRX) && cur->setting[MY_SET_FLUSH_AT_TRX] == 1)
         snprintf(g->commit_advice, sizeof g->commit_advice,
-                 "innodb_flush_log_at_trx_commit = 2 where a second of commits may be lost");
+                 "innodb_flush_log_at_trx_commit = 2");
 }
 
 void

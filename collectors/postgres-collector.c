@@ -866,7 +866,7 @@ derive_signals(struct span *sp, struct coll_view *v)
         snprintf(g->sync_untimed, sizeof g->sync_untimed, "track_wal_io_timing");
     if (strcmp(cur->settings[2], "off") != 0)
         snprintf(g->commit_advice, sizeof g->commit_advice,
-                 "synchronous_commit = off where a lost commit is acceptable, or commit_delay");
+                 "synchronous_commit = off, or commit_delay");
 }
 
 static void

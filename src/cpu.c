@@ -16,27 +16,43 @@ cpu_gettid(void)
     return (pid_t)syscall(SYS_gettid);
 }
 
-double
-cpu_thread_seconds(pid_t tid)
+/*
+ * The parent pid and utime + stime ticks of a /proc/.../stat file; -1 if
+ * it is gone. The command name may hold spaces and parentheses: fields
+ * start after the last ')'.
+ */
+static int
+stat_read(const char *path, int *ppid, unsigned long long *ticks)
 {
-    char path[64], buf[1024], *p;
+    char buf[1024], *p;
     unsigned long long ut, st;
-    FILE *f;
+    FILE *f = fopen(path, "r");
     size_t n;
 
-    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-    f = fopen(path, "r");
     if (f == NULL)
         return -1;
     n = fread(buf, 1, sizeof(buf) - 1, f);
     fclose(f);
     buf[n] = '\0';
-    /* the command name may hold spaces and parentheses: fields start after the last ')' */
     p = strrchr(buf, ')');
     if (p == NULL ||
-        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", ppid, &ut, &st) != 3)
         return -1;
-    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+    *ticks = ut + st;
+    return 0;
+}
+
+double
+cpu_thread_seconds(pid_t tid)
+{
+    char path[64];
+    unsigned long long ticks;
+    int ppid;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+    if (stat_read(path, &ppid, &ticks) < 0)
+        return -1;
+    return (double)ticks / (double)sysconf(_SC_CLK_TCK);
 }
 
 double
@@ -172,29 +188,6 @@ cpu_port_owner(int port)
     return pid;
 }
 
-/* utime + stime and the parent of /proc/PID/stat; -1 if gone. */
-static int
-proc_stat(const char *pid, unsigned long long *ticks, int *ppid)
-{
-    char path[300], buf[1024], *p;
-    unsigned long long ut, st;
-    FILE *f;
-    size_t n;
-
-    snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-    if ((f = fopen(path, "r")) == NULL)
-        return -1;
-    n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    p = strrchr(buf, ')');
-    if (p == NULL ||
-        sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", ppid, &ut, &st) != 3)
-        return -1;
-    *ticks = ut + st;
-    return 0;
-}
-
 double
 cpu_tree_seconds(pid_t pid)
 {
@@ -209,7 +202,10 @@ cpu_tree_seconds(pid_t pid)
         return -1;
     }
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9' || proc_stat(e->d_name, &ticks, &ppid) < 0)
+        char path[300];
+
+        snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || stat_read(path, &ppid, &ticks) < 0)
             continue;
         if (atoi(e->d_name) == pid || ppid == pid) {
             found |= atoi(e->d_name) == pid;

@@ -390,10 +390,21 @@ score_network(const struct verdict_state *st, const struct window *w, struct sco
     const struct verdict_input *in = w->in;
     double rtt = fmin(in->sig.rtt_ms, isnan(st->last_rtt_ms) ? INFINITY : st->last_rtt_ms);
     double trips = in->ops_per_txn >= 1 ? in->ops_per_txn : 1;
-    double ratio = rtt >= 1.0 ? fmin(rtt * trips / in->lat_mean_ms, 1) : NAN;
+    /* with -C the set-up is connection-bound's share; the statements have the rest */
+    double lat = in->lat_mean_ms * (isnan(in->connect_share) ? 1 : 1 - in->connect_share);
+    double ratio = rtt >= 1.0 ? fmin(rtt * trips / lat, 1) : NAN;
     double busy = fmax(sc->s[VK_CLIENT], sc->s[VK_SERVER_CPU]);
 
-    if (rtt > 1.05 * in->lat_mean_ms || (w->host_full && rtt < 5))
+    /*
+     * On a saturated host the path is not idle: only a steady round trip of
+     * 5 ms or more (a wire, or a delaying hop) is taken for the network;
+     * waiting for a CPU jitters from one interval to the next.
+     */
+    if (w->host_full && (rtt < 5 || isnan(st->last_rtt_ms) ||
+                         fabs(in->sig.rtt_ms - st->last_rtt_ms) >
+                             0.25 * fmin(in->sig.rtt_ms, st->last_rtt_ms)))
+        ratio = NAN;
+    if (rtt > 1.05 * lat)
         ratio = NAN;
     sc->s[VK_NETWORK] = ramp(ratio, 0.35, 0.5) * (1 - busy); /* full at a majority */
     snprintf(sc->ev[VK_NETWORK], EV,
@@ -458,7 +469,10 @@ update_smoothing(struct verdict_state *st, const struct verdict_input *in)
     rows = g->rows_per_txn;
     if (isnan(rows) || !(in->tps > 0))
         return;
-    st->rows_now = smooth(st->rows_now, rows);
+    rows = smooth(st->rows_now, rows);
+    /* one burst (an autovacuum in the same database) is not a trend */
+    st->rows_rising = !isnan(st->rows_now) && rows >= 1.05 * st->rows_now ? st->rows_rising + 1 : 0;
+    st->rows_now = rows;
     if (st->intervals > 2 && (isnan(st->rows_base) || st->rows_now < st->rows_base))
         st->rows_base = st->rows_now;
 }
@@ -493,7 +507,7 @@ describe(const struct scores *sc, struct verdict *v)
     int a = v->first, b = v->second;
 
     if (v->kind == VK_MIXED) {
-        snprintf(v->evidence, EV, "%s: %.105s | %s: %.105s", verdict_label(a), sc->ev[a],
+        snprintf(v->evidence, EV, "%s: %.135s | %s: %.135s", verdict_label(a), sc->ev[a],
                  verdict_label(b), sc->ev[b]);
         v->score = fmin(sc->s[a], sc->s[b]);
     } else if (v->kind == VK_NONE) {
@@ -530,7 +544,7 @@ static void
 add_work(const struct verdict_state *st, const struct coll_signals *g, struct verdict *v)
 {
     int rising = !isnan(st->rows_base) && st->rows_now >= 2 * st->rows_base &&
-                 st->rows_now - st->rows_base >= 100;
+                 st->rows_now - st->rows_base >= 100 && st->rows_rising >= 3;
     char n[32];
 
     if (!isnan(st->rows_now) && (st->rows_now >= LARGE_ROWS || rising)) {

@@ -61,7 +61,7 @@ struct verdict {
     int final;                       /* the load is over: kind held the run the longest */
     double share[VK__COUNT];         /* final: the share of the run each verdict was shown */
     const char *confidence;          /* "clear", "likely", "tentative" */
-    char evidence[240];              /* the two or three figures that show it */
+    char evidence[300];              /* the two or three figures that show it */
 };
 
 /* Carried from interval to interval. */
@@ -74,6 +74,7 @@ struct verdict_state {
     double busy_frac;           /* smoothed share of benchtop's sessions active on the server */
     double rows_base;           /* the lowest smoothed rows per transaction seen: "rising" */
     double rows_now;
+    int rows_rising;            /* intervals in a row rows_now grew by 5% or more */
     double last_rtt_ms;         /* the last interval's round trip: the lower of two is the wire */
     int held[VK__COUNT];        /* intervals each verdict was shown */
     struct verdict last;

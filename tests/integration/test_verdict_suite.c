@@ -138,41 +138,6 @@ teardown(void **state)
     return 0;
 }
 
-/* `benchtop serve postgres` with fsyncs slowed by 20 ms (as the commit scenario does). */
-static pid_t
-start_slow_server(char *target, size_t len, int *keep)
-{
-    int in[2], out[2];
-    char shim[600], line[600];
-    pid_t pid;
-    FILE *f;
-
-    snprintf(shim, sizeof(shim), "%s/slow-fsync.so", tools);
-    assert_int_equal(pipe(in), 0);
-    assert_int_equal(pipe(out), 0);
-    pid = fork();
-    if (pid == 0) {
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        close(in[1]);
-        close(out[0]);
-        setenv("LD_PRELOAD", shim, 1);
-        setenv("SLOW_FSYNC_MS", "20", 1);
-        execl(itest_env("BENCHTOP_BIN"), "benchtop", "serve", "postgres", (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    *keep = in[1];
-    f = fdopen(out[0], "r");
-    target[0] = '\0';
-    while (fgets(line, sizeof(line), f) != NULL && strncmp(line, "ready", 5) != 0)
-        if (strncmp(line, "target=", 7) == 0)
-            snprintf(target, len, "%.*s", (int)strcspn(line + 7, "\n"), line + 7);
-    fclose(f);
-    return pid;
-}
-
 /* tpcb-like, one WAL fsync per commit at 20 ms: commit-bound, then locks; never "add clients". */
 static void
 test_tpcb_slow_fsync(void **state)
@@ -185,7 +150,7 @@ test_tpcb_slow_fsync(void **state)
     struct step s[4];
     struct run r;
     int keep, i;
-    pid_t pid = start_slow_server(target, sizeof(target), &keep);
+    pid_t pid = itest_serve_slow_pg(tools, target, sizeof(target), &keep);
 
     assert_true(target[0] != '\0');
     r = itest_runv(init);
