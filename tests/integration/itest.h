@@ -286,20 +286,24 @@ itest_run_through_restart(char *const args[], const char *prefix, int ms, int cl
 }
 
 /*
- * Starts `benchtop serve postgres` with the slow-fsync shim (in tools, the
- * test tools folder) preloaded, fsyncs delayed 20 ms;
- * returns its pid, the target in target, and in *keep the pipe that holds
- * its stdin open (closing it stops the server).
+ * Starts `benchtop serve postgres` with the slow-fsync shim
+ * (build/tools/slow-fsync.so) delaying every fsync by ms; returns its pid,
+ * the target in target, and in *keep the pipe that holds its stdin open
+ * (closing it stops the server and removes its folder).
  */
 static inline pid_t
-itest_serve_slow_pg(const char *tools, char *target, size_t len, int *keep)
+itest_slow_pg(char *target, size_t len, int ms, int *keep)
 {
     int in[2], out[2];
-    char shim[600], line[600];
+    char shim[600], line[600], delay[16];
+    char *slash;
     pid_t pid;
     FILE *f;
 
-    snprintf(shim, sizeof(shim), "%s/slow-fsync.so", tools);
+    snprintf(shim, sizeof(shim), "%s", itest_env("BENCHTOP_BIN"));
+    slash = strrchr(shim, '/');
+    snprintf(slash, sizeof(shim) - (size_t)(slash - shim), "/build/tools/slow-fsync.so");
+    snprintf(delay, sizeof(delay), "%d", ms);
     assert_int_equal(pipe(in), 0);
     assert_int_equal(pipe(out), 0);
     pid = fork();
@@ -309,7 +313,7 @@ itest_serve_slow_pg(const char *tools, char *target, size_t len, int *keep)
         close(in[1]);
         close(out[0]);
         setenv("LD_PRELOAD", shim, 1);
-        setenv("SLOW_FSYNC_MS", "20", 1);
+        setenv("SLOW_FSYNC_MS", delay, 1);
         execl(itest_env("BENCHTOP_BIN"), "benchtop", "serve", "postgres", (char *)NULL);
         _exit(127);
     }
@@ -324,6 +328,5 @@ itest_serve_slow_pg(const char *tools, char *target, size_t len, int *keep)
     fclose(f);
     return pid;
 }
-
 
 #endif

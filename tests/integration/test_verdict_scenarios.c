@@ -208,7 +208,7 @@ test_commit_bound(void **state)
     char *script = write_script("INSERT INTO commit_t (v) VALUES (:client_id);\n");
     char *args[] = {"run", target, "--headless", "-q", "-T", "10", "-c", "1", "-f", script, NULL};
     int keep;
-    pid_t pid = itest_serve_slow_pg(tools, target, sizeof(target), &keep);
+    pid_t pid = itest_slow_pg(target, sizeof(target), 20, &keep);
     PGconn *c;
 
     assert_true(target[0] != '\0');

@@ -30,7 +30,6 @@ struct step {
 };
 
 static PGconn *admin;
-static char tools[512];
 static int confirmed, contradicted, untested;
 
 static enum verdict_kind
@@ -111,11 +110,7 @@ setup(void **state)
     PGconn *c = itest_pg("postgres");
     char *args[] = {"init", itest_target(DB), "-q", NULL};
     struct run r;
-    char *slash;
 
-    snprintf(tools, sizeof(tools), "%s", itest_env("BENCHTOP_BIN"));
-    slash = strrchr(tools, '/');
-    snprintf(slash, sizeof(tools) - (size_t)(slash - tools), "/build/tools");
     itest_exec(c, "DROP DATABASE IF EXISTS " DB);
     itest_exec(c, "CREATE DATABASE " DB);
     PQfinish(c);
@@ -150,7 +145,7 @@ test_tpcb_slow_fsync(void **state)
     struct step s[4];
     struct run r;
     int keep, i;
-    pid_t pid = itest_serve_slow_pg(tools, target, sizeof(target), &keep);
+    pid_t pid = itest_slow_pg(target, sizeof(target), 20, &keep);
 
     assert_true(target[0] != '\0');
     r = itest_runv(init);
