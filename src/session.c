@@ -84,7 +84,9 @@ judge(struct session *s, struct snapshot *snap)
     in.cores = cpu_cores();
     in.clients = snap->clients;
     in.rate = s->eng->rate;
-    in.errors = snap->interval_s > 0 ? (double)wstats_errors(c) / snap->interval_s : 0;
+    in.errors = snap->interval_s > 0
+                    ? (double)(wstats_errors(c) + c->connect_fails) / snap->interval_s
+                    : 0;
     in.connected = (int)c->connected;
     in.last_error = c->last_error;
     in.server_host_pct = server_cpu_pct(s, snap->interval_s);

@@ -570,7 +570,8 @@ static int
 failing(const struct verdict_input *in, struct verdict *v)
 {
     double err = isnan(in->errors) ? 0 : in->errors;
-    int down = in->clients - in->connected;
+    /* with -C clients are between connections all the time: only failures count */
+    int down = isnan(in->connect_share) ? in->clients - in->connected : 0;
     double share = err + in->tps > 0 ? err / (err + in->tps) : 0;
 
     if (!(in->tps <= 0 && (err > 0 || down > 0)) && share < FAILING)

@@ -43,7 +43,7 @@ struct verdict_input {
     int cores;              /* the host's cores */
     int clients;
     double rate;            /* -R target; 0 = closed loop */
-    double errors;          /* transactions that failed in the interval */
+    double errors;          /* failed transactions and reconnect attempts per second */
     int connected;          /* clients with an open connection at the tick */
     const char *last_error; /* the interval's latest error message, or NULL */
     double server_host_pct; /* a local server's processes, % of one core; NAN if unknown */
