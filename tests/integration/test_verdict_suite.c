@@ -6,8 +6,8 @@
  * here is a sequence of `benchtop run` at increasing -c).
  *
  * Asserted, because they are wrong whatever the machine's load: the
- * contradictions the issue lists (no "add clients" in a commit-bound
- * sweep, no client-bound select-only when the server holds most of the
+ * contradictions the issue lists (no "add clients" in any interval of a
+ * commit-bound sweep, no client-bound select-only when the server holds most of the
  * host, never network-bound on loopback, work per transaction named for a
  * growing unindexed table, not lock-bound beside another application's
  * lock waiters, a watched MySQL under autocommit load shows server tps and
@@ -153,9 +153,12 @@ test_tpcb_slow_fsync(void **state)
     itest_free(&r);
     fprintf(stderr, "  tpcb-like, fsync +20 ms:\n");
     for (i = 0; i < 4; i++) {
-        run_step(args, 9, clients[i], &s[i], NULL);
-        assert_int_not_equal(s[i].kind, VK_UNDERLOADED);
-        assert_null(strstr(s[i].evidence, "add clients"));
+        char *out;
+
+        /* no interval says "add clients" (when the host is starved the load may look light) */
+        run_step(args, 9, clients[i], &s[i], &out);
+        assert_null(strstr(out, "add clients"));
+        free(out);
     }
     tally(s, 4);
     close(keep);
