@@ -116,9 +116,23 @@ int my_connect_blocking(const char *target, MYSQL **out, char *err);
 /* "could not VERB OBJECT: server message (fix)" for the last error on m; returns -1. */
 int my_sql_error(MYSQL *m, const char *verb, const char *object, char *err);
 
+/* --- settings (mysql-settings.c) --- */
+
+struct coll_settings;
+/* The collector class's read_settings: one SHOW GLOBAL VARIABLES. */
+int my_settings_read(MYSQL *m, struct coll_settings *out, char *err);
+/* The collector class's apply_setting: SET GLOBAL (not persisted). */
+int my_settings_apply(MYSQL *m, const char *name, const char *value, char *err);
+
 /* --- what a run needs in the database (mysql-init.c) --- */
 
 struct runconf;
+
+/* The MySQL driver's options (mysql.c declares their table). */
+struct my_opts {
+    int tables;           /* --tables: sbtest1..N */
+    long long table_size; /* --table-size: rows per table */
+};
 
 struct my_tables {
     char db[80];        /* the target's database */
@@ -134,8 +148,8 @@ struct my_tables {
  * Without: the counter table and its row. 0, or -1 with a one-line
  * "problem (run: benchtop init ...)" in err.
  */
-int my_find_tables(MYSQL *m, const struct runconf *rc, int uses_sbtest, int empty_ok,
-                   struct my_tables *out, char *err);
+int my_find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int uses_sbtest,
+                   int empty_ok, struct my_tables *out, char *err);
 
 /* --- `benchtop init` (mysql-init.c) --- */
 
@@ -145,7 +159,8 @@ int my_find_tables(MYSQL *m, const struct runconf *rc, int uses_sbtest, int empt
 /*
  * Creates and fills sbtest1..N as sysbench 1.0's oltp_common.lua prepare
  * does (same columns, engine, keys, value formats; the secondary index k_N
- * after the load), plus the counter table. Refuses existing tables unless
+ * after the load), plus the counter table; ic->opts is a struct my_opts.
+ * Refuses existing tables unless
  * ic->force. On failure or Ctrl-C the tables it created are dropped again.
  * 0, or -1 with a one-line message in err.
  */

@@ -61,6 +61,7 @@ struct pg_coll {
     int version;
     int privileged;
     char *sql; /* pg_collector_sql(version) */
+    struct pg_settings_cache settings;
 };
 
 /* --- the query, one statement per part --- */
@@ -181,7 +182,8 @@ static const char settings_sql[] =
     " current_setting('wal_level') AS wal_level,"
     " current_setting('checkpoint_timeout') AS checkpoint_timeout,"
     " current_setting('work_mem') AS work_mem,"
-    " current_setting('track_wal_io_timing', true) AS track_wal_io_timing";
+    " current_setting('track_wal_io_timing', true) AS track_wal_io_timing,"
+    " pg_conf_load_time()::text AS conf_load_time";
 
 /* --- reading results --- */
 
@@ -357,6 +359,8 @@ parse_settings(const PGresult *res, struct pg_sample *s)
         snprintf(s->settings[i], sizeof s->settings[i], "%s", v ? v : "");
     }
     s->wal.io_timing = timing != NULL && strcmp(timing, "on") == 0;
+    snprintf(s->conf_load_time, sizeof s->conf_load_time, "%s",
+             get_text(res, 0, "conf_load_time") ? get_text(res, 0, "conf_load_time") : "");
 }
 
 /* --- the parts of one sample --- */
@@ -1074,6 +1078,8 @@ pg_coll_sample(void *conn, void *out, char *err)
         rc = seterr(err, "could not sample the server: %d results instead of %d", i, NPARTS);
     if (rc == 0 && in_tx)
         rc = exec_ok(c->conn, "COMMIT", "sample the server", err);
+    if (rc == 0) /* tells read_settings whether the server re-read its configuration */
+        snprintf(c->settings.seen, sizeof c->settings.seen, "%s", s->conf_load_time);
     return rc;
 }
 
@@ -1101,6 +1107,26 @@ pg_coll_derive(const void *prev, const void *cur, double secs, struct coll_view 
         snprintf(v->note, sizeof v->note, "%s", hidden_note);
 }
 
+static int
+pg_coll_settings(void *conn, struct coll_settings *out, char *err)
+{
+    struct pg_coll *c = conn;
+
+    return pg_settings_read(c->conn, &c->settings, out, err);
+}
+
+static int
+pg_coll_apply(void *conn, const char *name, const char *value, char *err)
+{
+    struct pg_coll *c = conn;
+
+    /* ALTER SYSTEM cannot run in the glances' transaction: end it first (its one commit) */
+    if (PQtransactionStatus(c->conn) == PQTRANS_INTRANS &&
+        exec_ok(c->conn, "COMMIT", "apply the setting", err) < 0)
+        return -1;
+    return pg_settings_apply(c->conn, name, value, err);
+}
+
 char *
 pg_collector_sql(int server_version_num)
 {
@@ -1125,4 +1151,6 @@ const struct collector_class postgres_collector_class = {
     .derive = pg_coll_derive,
     .probe = pg_coll_probe,
     .probe_hz = 15,
+    .read_settings = pg_coll_settings,
+    .apply_setting = pg_coll_apply,
 };
