@@ -94,3 +94,19 @@ target_is_local(const char *target)
     n = strcspn(h, " \t");
     return host_is_local(h, n);
 }
+
+int
+target_port(const char *target)
+{
+    const char *p;
+    struct uri u;
+    int port;
+
+    if (uri_split(target, &u) == 0)
+        return uri_split_host(target, &u) == URI_HOST_OK && u.has_port &&
+                       uri_port(target, u.port, &port) == 0
+                   ? port
+                   : 0;
+    p = strstr(target, "port=");
+    return p ? atoi(p + 5) : 0;
+}
