@@ -14,6 +14,8 @@
 extern const struct driver_class postgres_driver_class;
 extern const struct server_class postgres_server_class;
 extern const struct collector_class postgres_collector_class;
+extern const struct server_class pgbouncer_server_class;
+extern const struct collector_class pgbouncer_collector_class;
 #endif
 #ifdef HAVE_REDIS
 extern const struct driver_class redis_driver_class;
@@ -50,6 +52,7 @@ const struct driver_class *const driver_classes[] = {
 const struct server_class *const server_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_server_class,
+    &pgbouncer_server_class,
 #endif
 #ifdef HAVE_MYSQL
     &mysql_server_class,
@@ -67,6 +70,7 @@ const struct server_class *const server_classes[] = {
 const struct collector_class *const collector_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_collector_class,
+    &pgbouncer_collector_class,
 #endif
 #ifdef HAVE_REDIS
     &redis_collector_class,

@@ -55,6 +55,11 @@ struct coll_signals {
     double server_cpu_pct;   /* the server's own CPU, % of one core */
     double server_cpu_limit; /* the % at which it is saturated (Redis 100: one main thread) */
     double rtt_ms;           /* one trivial round trip on the collector's own connection */
+    /* A connection pooler in front of the server (NAN for a server): */
+    double pool_waiting;    /* clients waiting for a server connection */
+    double pool_servers;    /* server connections busy with a client */
+    double pool_size;       /* server connections a pool may open */
+    double pool_maxwait_ms; /* the longest a waiting client has waited */
 };
 
 /* What derive produces for the UI, the JSON record and the verdict. */
