@@ -27,6 +27,10 @@ extern const struct driver_class memcached_driver_class;
 extern const struct server_class memcached_server_class;
 extern const struct collector_class memcached_collector_class;
 #endif
+#ifdef HAVE_SQLITE
+extern const struct driver_class sqlite_driver_class;
+extern const struct collector_class sqlite_collector_class;
+#endif
 #ifdef HAVE_MYSQL
 extern const struct driver_class mysql_driver_class;
 extern const struct collector_class mysql_collector_class;
@@ -45,6 +49,9 @@ const struct driver_class *const driver_classes[] = {
 #endif
 #ifdef HAVE_MEMCACHED
     &memcached_driver_class,
+#endif
+#ifdef HAVE_SQLITE
+    &sqlite_driver_class,
 #endif
     NULL,
 };
@@ -80,6 +87,9 @@ const struct collector_class *const collector_classes[] = {
 #endif
 #ifdef HAVE_MYSQL
     &mysql_collector_class,
+#endif
+#ifdef HAVE_SQLITE
+    &sqlite_collector_class,
 #endif
     NULL,
 };
