@@ -100,41 +100,6 @@ kv_first_key(const struct kv_workload *w, int client_id)
     return (uint64_t)(client_id % w->clients) * w->keys / (uint64_t)w->clients;
 }
 
-uint64_t
-kv_next_key(const struct kv_workload *w, uint64_t *seq, struct rng *rng)
-{
-    uint64_t k;
-
-    switch (w->pattern) {
-    case KV_KP_SEQ:
-        k = *seq;
-        *seq = k + 1 >= w->keys ? 0 : k + 1;
-        return k;
-    case KV_KP_ZIPF:
-        return zipf_next(&w->zipf, rng);
-    case KV_KP_UNIFORM:
-        break;
-    }
-    return (uint64_t)rng_range(rng, 0, (int64_t)w->keys - 1);
-}
-
-int
-kv_next_is_set(const struct kv_workload *w, struct rng *rng)
-{
-    return rng_double(rng) < w->set_p;
-}
-
-void
-kv_put_digits(char *dst, int digits, uint64_t key)
-{
-    int i;
-
-    for (i = digits - 1; i >= 0; i--) {
-        dst[i] = (char)('0' + key % 10);
-        key /= 10;
-    }
-}
-
 int
 kv_fill(const struct kv_workload *w, uint64_t batch, int quiet,
         int (*write_batch)(void *ctx, uint64_t first, uint64_t n, char *err), void *ctx, char *err)

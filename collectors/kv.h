@@ -55,12 +55,46 @@ void kv_release(struct kv_workload *w);
 
 /* Where connection client_id starts in the key space (seq: connections spread evenly). */
 uint64_t kv_first_key(const struct kv_workload *w, int client_id);
+
+/* Per request, so inline: as cheap as when each driver had its own copy. */
+
 /* The next key for a connection whose seq position is *seq. */
-uint64_t kv_next_key(const struct kv_workload *w, uint64_t *seq, struct rng *rng);
+static inline uint64_t
+kv_next_key(const struct kv_workload *w, uint64_t *seq, struct rng *rng)
+{
+    uint64_t k;
+
+    switch (w->pattern) {
+    case KV_KP_SEQ:
+        k = *seq;
+        *seq = k + 1 >= w->keys ? 0 : k + 1;
+        return k;
+    case KV_KP_ZIPF:
+        return zipf_next(&w->zipf, rng);
+    case KV_KP_UNIFORM:
+        break;
+    }
+    return (uint64_t)rng_range(rng, 0, (int64_t)w->keys - 1);
+}
+
 /* -w mixed: 1 if the next request is a SET, 0 for a GET. */
-int kv_next_is_set(const struct kv_workload *w, struct rng *rng);
+static inline int
+kv_next_is_set(const struct kv_workload *w, struct rng *rng)
+{
+    return rng_double(rng) < w->set_p;
+}
+
 /* Writes key's last `digits` decimal digits at dst, zero-padded. */
-void kv_put_digits(char *dst, int digits, uint64_t key);
+static inline void
+kv_put_digits(char *dst, int digits, uint64_t key)
+{
+    int i;
+
+    for (i = digits - 1; i >= 0; i--) {
+        dst[i] = (char)('0' + key % 10);
+        key /= 10;
+    }
+}
 
 /*
  * --fill: writes keys 0 .. keys-1 through write_batch(ctx, first, n, err),
