@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runconf.h"
+
 enum { CONNECT_TIMEOUT_S = 3 };
 
 static const char app_name[] = "benchtop-collector";
@@ -274,14 +276,6 @@ pgb_coll_derive(const void *prev, const void *cur, double secs, struct coll_view
     v->sig.rtt_ms = c->rtt_ms;
 }
 
-const struct collector_class pgbouncer_collector_class = {
-    .name = "pgbouncer",
-    .sample_size = sizeof(struct pgb_sample),
-    .open = pgb_coll_open,
-    .close = pgb_coll_close,
-    .sample = pgb_coll_sample,
-    .derive = pgb_coll_derive,
-};
 
 /* --- finding a pooler behind a target --- */
 
@@ -296,21 +290,64 @@ pgb_console_target(const char *target)
     return xasprintf("%s%sdbname=pgbouncer", target, sep);
 }
 
-int
-pgb_detect(const char *target, char *pool_mode, int mode_len, char *version, int version_len)
+/* One sample of the console at target; 0, or -1 when it is no PgBouncer console. */
+static int
+probe(const char *target, struct pgb_sample *s)
 {
-    struct pgb_coll *c = pgb_coll_open(target, (char[BT_ERRLEN]){0});
-    struct pgb_sample s = {0};
     char err[BT_ERRLEN];
-    int found;
+    struct pgb_coll *c = pgb_coll_open(target, err);
+    int rc;
 
     if (c == NULL)
-        return 0;
-    found = pgb_coll_sample(c, &s, err) == 0 && strstr(s.version, "PgBouncer") != NULL;
+        return -1;
+    rc = pgb_coll_sample(c, s, err);
     pgb_coll_close(c);
-    if (found) {
-        snprintf(pool_mode, (size_t)mode_len, "%s", s.pool_mode);
-        snprintf(version, (size_t)version_len, "%s", s.version);
-    }
-    return found;
+    return rc == 0 && strstr(s->version, "PgBouncer") != NULL ? 0 : -1;
 }
+
+static int
+pgb_coll_detect(const char *target)
+{
+    struct pgb_sample s = {0};
+
+    return probe(target, &s) == 0;
+}
+
+/* Protocol-level prepared statements in transaction pooling came with PgBouncer 1.21. */
+static int
+keeps_prepared(const char *version)
+{
+    int major = 0, minor = 0;
+
+    sscanf(version, "PgBouncer %d.%d", &major, &minor);
+    return major > 1 || (major == 1 && minor >= 21);
+}
+
+static int
+pgb_coll_vet(const char *pooler_target, const struct runconf *rc, char *err)
+{
+    struct pgb_sample s = {0};
+
+    if (rc->mode == NULL || strcmp(rc->mode, "prepared") != 0)
+        return 0;
+    if (probe(pooler_target, &s) < 0 || strcmp(s.pool_mode, "session") == 0 ||
+        keeps_prepared(s.version))
+        return 0;
+    return seterr(err,
+                  "-M prepared cannot work through %s in %s pooling: a server connection does "
+                  "not keep a client's prepared statements (use -M extended or simple, or "
+                  "pool_mode = session)",
+                  s.version, s.pool_mode);
+}
+
+const struct collector_class pgbouncer_collector_class = {
+    .name = "pgbouncer",
+    .pools = "postgres",
+    .sample_size = sizeof(struct pgb_sample),
+    .open = pgb_coll_open,
+    .close = pgb_coll_close,
+    .sample = pgb_coll_sample,
+    .derive = pgb_coll_derive,
+    .detect = pgb_coll_detect,
+    .vet = pgb_coll_vet,
+};

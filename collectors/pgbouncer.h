@@ -37,13 +37,6 @@ struct pgb_sample {
     double rtt_ms;         /* SHOW VERSION round trip on the console */
 };
 
-/*
- * The pool mode and version of PgBouncer behind a PostgreSQL target, when
- * its admin console answers at the same host and port: 1 and mode filled,
- * 0 when the target is no PgBouncer (or this user may not read the console).
- */
-int pgb_detect(const char *target, char *pool_mode, int mode_len, char *version, int version_len);
-
 /* The admin console's target for a target on PgBouncer's port: same URI, database pgbouncer. */
 char *pgb_console_target(const char *target);
 

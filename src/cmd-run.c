@@ -50,12 +50,13 @@ cmd_run_load(struct runconf *rc)
     ctx.json = rc->headless ? stdout : cmd_open_record(rc);
     ctx.human = rc->quiet ? NULL : stderr;
     sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
+    targets[0] = rc->target_masked;
+    if (!rc->no_collect) /* first: a pooler may refuse the load */
+        cmd_add_server(&s, rc, names, targets);
+    cmd_add_pooler(rc->no_collect ? NULL : &s, rc, 1, names, targets);
     s.eng = engine_start(rc, shared, err);
     if (s.eng == NULL || sigfd < 0)
         usage_fatal("%s", err);
-    if (!rc->no_collect)
-        cmd_add_collector(&s, drv, rc->target, names);
-    targets[0] = rc->target_masked;
     cmd_front_end(&s, sigfd, &ctx, names, targets);
     engine_free(s.eng);
     drv->release(shared);

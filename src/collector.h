@@ -76,9 +76,17 @@ struct coll_view {
 /* Empties v: no rows, no events, server_tps and every signal NAN. Derives start with it. */
 void coll_view_reset(struct coll_view *v);
 
+struct runconf;
+
 struct collector_class {
     const char *name;   /* same as the driver's: "postgres" */
     size_t sample_size; /* bytes of one raw sample (a class-private struct) */
+    /*
+     * A connection pooler's collector: the driver whose targets it stands in
+     * front of ("postgres"); NULL for a server's. --pooler finds it by this,
+     * and it runs beside the server's collector, never instead of it.
+     */
+    const char *pools;
 
     /* Connects (blocking, with a short timeout). NULL and a one-line err on failure. */
     void *(*open)(const char *target, char *err);
@@ -95,6 +103,17 @@ struct collector_class {
      * gauges only, rates shown as "-"). Fills every field of view.
      */
     void (*derive)(const void *prev, const void *cur, double secs, struct coll_view *view);
+
+    /*
+     * Optional, poolers only; main thread, blocking, before the run.
+     * detect: 1 when a load target of the pooled driver reaches such a
+     * pooler (it answers on the target's port), so it is watched without
+     * --pooler. vet: refuses, with -1 and a one-line err, a run the pooler
+     * at pooler_target cannot carry (e.g. prepared statements where it
+     * pools transactions), instead of failing every transaction mid-run.
+     */
+    int (*detect)(const char *target);
+    int (*vet)(const char *pooler_target, const struct runconf *rc, char *err);
 };
 
 /* Adds a row; ignored past COLL_MAX_ROWS. Returns the row for tweaks, or NULL. */

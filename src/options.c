@@ -49,6 +49,11 @@ const struct option_def option_table[] = {
      "write the JSON lines to FILE while the dashboard runs"},
     {"no-collect", 0, OPT_FLAG, OFF(no_collect), 0, 1, "0", "", CMD_LOAD,
      "do not sample the server (client figures only)"},
+    {"pooler", 0, OPT_TARGET, OFF(pooler_target), 0, 0, "", "TARGET", SHOW,
+     "a connection pooler's admin console, watched beside the server (found by itself when the "
+     "target's port is a pooler's; none: do not look)"},
+    {"server", 0, OPT_TARGET, OFF(server_target), 0, 0, "", "TARGET", CMD_LOAD,
+     "with a pooler as the target: the server behind it, whose own figures the server pane shows"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
      "dashboard colours: default, light, mono, or a .theme file"},
     {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", CMD_LOAD,
@@ -209,6 +214,9 @@ set_value(void *p, const struct option_def *o, const char *arg)
     case OPT_STRING:
         free(*(char **)p);
         *(char **)p = arg[0] ? xstrdup(arg) : NULL;
+        break;
+    case OPT_TARGET:
+        *(char **)p = arg[0] ? (char *)arg : NULL;
         break;
     case OPT_FLAG:
         *(int *)p = 1;
@@ -435,7 +443,7 @@ help_line(FILE *f, const struct option_def *o)
 
     format_flags(o, flags, sizeof(flags));
     fprintf(f, "  %-26s %s", flags, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
         fprintf(f, " [%s]", o->defval);
     fputc('\n', f);
 }
@@ -485,7 +493,7 @@ man_item(FILE *f, const struct option_def *o)
         fprintf(f, " \\fI%s\\fR", o->metavar);
     fputc('\n', f);
     man_escape(f, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
         fprintf(f, " (default %s)", o->defval);
     fputs(".\n", f);
 }

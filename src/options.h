@@ -22,6 +22,7 @@ enum opt_type {
     OPT_U64,    /* uint64_t field */
     OPT_DOUBLE, /* double field */
     OPT_STRING, /* char * field (xstrdup'ed) */
+    OPT_TARGET, /* char * field pointing into argv, so its password can be masked in place */
     OPT_FLAG,   /* int field set to 1, takes no value */
 };
 

@@ -37,6 +37,8 @@ struct runconf {
     int quiet;              /* -q: no human summary on stderr */
     int no_collect;         /* --no-collect: no server-side collectors */
     char *record;           /* --record FILE: JSON lines while the dashboard runs */
+    char *pooler_target;    /* --pooler: a connection pooler's console ("none": do not look) */
+    char *server_target;    /* --server: the server behind a pooler target, for its collector */
     char *theme;            /* --theme NAME or path */
     int server_local;       /* the target is on this machine: its CPU is ours to read */
     int show_help;          /* -h */

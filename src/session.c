@@ -75,6 +75,12 @@ judge(struct session *s, struct snapshot *snap)
         coll_view_reset(&blank);
         in.sig = blank.sig;
     }
+    if (s->have_pool_sig) {
+        in.sig.pool_waiting = s->pool_sig.pool_waiting;
+        in.sig.pool_servers = s->pool_sig.pool_servers;
+        in.sig.pool_size = s->pool_sig.pool_size;
+        in.sig.pool_maxwait_ms = s->pool_sig.pool_maxwait_ms;
+    }
     verdict_step(&s->verdict, &in, &snap->verdict);
 }
 
@@ -141,6 +147,9 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
             if (i == 0 && res.have_view) {
                 s->sig = res.view.sig;
                 s->have_sig = res.ok;
+            } else if (res.have_view && !isnan(res.view.sig.pool_waiting)) {
+                s->pool_sig = res.view.sig; /* a pooler's: only its pool_* fields count */
+                s->have_pool_sig = res.ok;
             }
             s->hooks.on_server(s, i, &res, s->arg);
         }

@@ -47,6 +47,8 @@ struct session {
     struct session_hooks hooks;
     struct verdict_state verdict;  /* carried between ticks */
     int have_sig;                  /* sig holds the first collector's latest signals */
+    struct coll_signals pool_sig;  /* a pooler collector's latest signals (its pool_* fields) */
+    int have_pool_sig;
     struct coll_signals sig;
     struct cpu_host host;          /* /proc/stat at the last tick */
     void *arg;

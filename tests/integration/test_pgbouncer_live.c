@@ -191,6 +191,80 @@ test_connect_per_transaction_is_cheap_through_the_pooler(void **state)
     assert_true(through < straight / 2);
 }
 
+/* Transaction pooling cannot keep prepared statements (PgBouncer 1.18): refused before the run. */
+static void
+test_prepared_refused_in_transaction_pooling(void **state)
+{
+    char *args[] = {"run", pooled, "--headless", "-T", "2", "-M", "prepared", NULL};
+    struct run r = itest_runv(args);
+
+    if (r.status != 2)
+        fprintf(stderr, "status %d\n%s\n", r.status, r.err);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "-M prepared cannot work through PgBouncer"));
+    assert_non_null(strstr(r.err, "transaction pooling"));
+    assert_int_equal(itest_lines(r.err), 1);
+    assert_null(strstr(r.out, "\"type\":\"interval\""));
+    itest_free(&r);
+}
+
+/* The last pgbouncer server line's number for a pool row. */
+static double
+pool_num(const char *out, const char *label)
+{
+    char needle[96];
+    const char *line = itest_line(out, "\"collector\":\"pgbouncer\""), *p;
+
+    assert_non_null(line);
+    snprintf(needle, sizeof needle, "\"label\":\"%s\"", label);
+    p = strstr(line, needle);
+    assert_non_null(p);
+    return itest_num(p, "num");
+}
+
+/*
+ * The pooler is found at the target's port and watched beside the server
+ * (--server): with 2 server connections for 16 clients, clients wait.
+ */
+static void
+test_pooler_found_and_clients_wait(void **state)
+{
+    char *args[] = {"run",  pooled, "--headless", "-T", "6", "-c", "16", "-w", "select-only",
+                    "--server", direct, "-q", NULL};
+    struct run r;
+    double waiting, servers;
+
+    say("SET default_pool_size = 2");
+    r = itest_runv(args);
+    say("SET default_pool_size = 8");
+    if (r.status != 0)
+        fprintf(stderr, "status %d\n%s\n", r.status, r.err);
+    assert_int_equal(r.status, 0);
+    assert_true(itest_count_lines(r.out, "\"collector\":\"postgres\"") >= 3);
+    assert_true(itest_count_lines(r.out, "\"collector\":\"pgbouncer\"") >= 3);
+    waiting = pool_num(r.out, "clients waiting");
+    servers = pool_num(r.out, "server conns");
+    fprintf(stderr, "  pool of 2, 16 clients: %.0f waiting, %.0f server connections\n", waiting,
+            servers);
+    assert_true(waiting >= 8);
+    assert_true(servers <= 2);
+    /* The server's collector read the server, not the pooler: its sessions are benchtop's 2. */
+    assert_non_null(strstr(itest_line(r.out, "\"collector\":\"postgres\""), direct + 11));
+    itest_free(&r);
+}
+
+/* --pooler none: no pooler collector, and no refusal either. */
+static void
+test_pooler_none(void **state)
+{
+    char *args[] = {"run", pooled, "--headless", "-T", "2", "--pooler", "none", "-q", NULL};
+    struct run r = itest_runv(args);
+
+    assert_int_equal(r.status, 0);
+    assert_int_equal(itest_count_lines(r.out, "\"collector\":\"pgbouncer\""), 0);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -198,6 +272,9 @@ main(void)
         cmocka_unit_test(test_transaction_pooling_counts),
         cmocka_unit_test(test_session_pooling_counts),
         cmocka_unit_test(test_connect_per_transaction_is_cheap_through_the_pooler),
+        cmocka_unit_test(test_prepared_refused_in_transaction_pooling),
+        cmocka_unit_test(test_pooler_found_and_clients_wait),
+        cmocka_unit_test(test_pooler_none),
     };
 
     if (getenv("BENCHTOP_PB_TARGET") == NULL) {
