@@ -48,6 +48,10 @@ demo_load(struct runconf *rc, struct server *srv)
     if (!rc->quiet)
         fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->target_masked,
                 srv->dir);
+    if (srv->behind[0] != '\0') { /* a pooler: tables and the server pane come from behind it */
+        ic.target = srv->behind;
+        rc->server_target = srv->behind;
+    }
     set_demo_options(rc);
     ic.opts = rc->driver_conf;
     if (rc->driver->needs_init && rc->driver->init(&ic, err) < 0) {
@@ -108,5 +112,5 @@ cmd_demo_exec(struct runconf *rc, char **pos, int npos)
 
 /* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_demo_entry = {
-    "demo", CMD_DEMO, cmd_demo_exec, "benchtop demo [postgres|redis|memcached|mysql] [OPTIONS]",
+    "demo", CMD_DEMO, cmd_demo_exec, "benchtop demo [postgres|pgbouncer|mysql|redis|memcached] [OPTIONS]",
     "start a throwaway local server, fill it and run against it"};

@@ -265,6 +265,28 @@ test_pooler_none(void **state)
     itest_free(&r);
 }
 
+/* demo pgbouncer: both servers up, both collectors, both folders gone afterwards. */
+static void
+test_demo(void **state)
+{
+    char *args[] = {"demo", "pgbouncer", "-T", "3", "--headless", NULL};
+    struct run r = itest_runv(args);
+    const char *folder = strstr(r.err, "(folder "), *sum = itest_line(r.out, "\"type\":\"summary\"");
+    char dir[128];
+
+    if (r.status != 0)
+        fprintf(stderr, "status %d\n%s\n", r.status, r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(sum);
+    assert_true(itest_num(sum, "transactions") > 0);
+    assert_true(itest_count_lines(r.out, "\"collector\":\"pgbouncer\"") >= 2);
+    assert_true(itest_count_lines(r.out, "\"collector\":\"postgres\"") >= 2);
+    assert_non_null(folder);
+    snprintf(dir, sizeof dir, "%.*s", (int)strcspn(folder + 8, ")"), folder + 8);
+    assert_int_equal(access(dir, F_OK), -1);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -275,6 +297,7 @@ main(void)
         cmocka_unit_test(test_prepared_refused_in_transaction_pooling),
         cmocka_unit_test(test_pooler_found_and_clients_wait),
         cmocka_unit_test(test_pooler_none),
+        cmocka_unit_test(test_demo),
     };
 
     if (getenv("BENCHTOP_PB_TARGET") == NULL) {
