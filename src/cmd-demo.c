@@ -94,8 +94,8 @@ cmd_demo_exec(struct runconf *rc, char **pos, int npos)
         usage_fatal("demo takes a database name, not '%s' (one of: %s)", pos[npos - 1],
                     demo_names(err, sizeof(err)));
     if (cls == NULL)
-        usage_fatal("no backend compiled in that can start a demo server (install libpq-dev and "
-                    "rebuild)");
+        usage_fatal("no backend compiled in that can start a demo server (install a database's "
+                    "client library and rebuild: see README)");
     /* Blocked until the end: Ctrl-C must never skip stopping the servers. */
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -112,5 +112,5 @@ cmd_demo_exec(struct runconf *rc, char **pos, int npos)
 
 /* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_demo_entry = {
-    "demo", CMD_DEMO, cmd_demo_exec, "benchtop demo [postgres|pgbouncer|mysql|redis|memcached] [OPTIONS]",
-    "start a throwaway local server, fill it and run against it"};
+    "demo", CMD_DEMO, cmd_demo_exec, "benchtop demo [DATABASE] [OPTIONS]",
+    "start a throwaway local server (a DATABASE below), fill it and run against it"};

@@ -3,6 +3,7 @@
 
 #include "driver.h"
 #include "options.h"
+#include "target.h"
 #include "util.h"
 
 static int
@@ -11,9 +12,9 @@ cmd_init_exec(struct runconf *rc, char **pos, int npos)
     struct init_conf ic;
     char err[BT_ERRLEN];
 
+    target_known_schemes(err, sizeof err);
     if (npos != 1)
-        usage_fatal("init needs exactly one target (e.g. benchtop init "
-                    "postgres://localhost/dbname --scale 10)");
+        usage_fatal("init needs exactly one target (start it with %s)", err);
     cmd_resolve_target(rc, pos[0], 1);
     ic.target = rc->target;
     ic.opts = rc->driver_conf;
@@ -26,5 +27,5 @@ cmd_init_exec(struct runconf *rc, char **pos, int npos)
 
 /* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_init_entry = {
-    "init", CMD_INIT, cmd_init_exec, "benchtop init TARGET [--scale N|--tables N]",
-    "create and fill the workload's tables (as pgbench -i, sysbench prepare)"};
+    "init", CMD_INIT, cmd_init_exec, "benchtop init TARGET [OPTIONS]",
+    "create and fill the workload's tables (the database's options below)"};

@@ -7,6 +7,7 @@
 #include "driver.h"
 #include "engine.h"
 #include "options.h"
+#include "target.h"
 #include "util.h"
 
 /*
@@ -68,8 +69,11 @@ cmd_run_load(struct runconf *rc)
 static int
 cmd_run_exec(struct runconf *rc, char **pos, int npos)
 {
+    char schemes[256];
+
+    target_known_schemes(schemes, sizeof schemes);
     if (npos == 0)
-        usage_fatal("no target given (e.g. benchtop run postgres://user@localhost/dbname)");
+        usage_fatal("no target given (start it with %s)", schemes);
     if (npos > 1)
         usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
     cmd_resolve_target(rc, pos[0], 1);

@@ -9,7 +9,7 @@ static int
 cmd_serve_exec(struct runconf *rc, char **pos, int npos)
 {
     if (npos != 1)
-        usage_fatal("serve needs a backend name (e.g. benchtop serve postgres)");
+        usage_fatal("serve needs a backend name (one of the databases in benchtop --version)");
     return serve_main(pos[0]);
 }
 

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,13 +21,8 @@
 #include "util.h"
 
 const struct cmd_entry *const cmd_table[] = {
-    &cmd_run_entry,
-    &cmd_init_entry,
-    &cmd_demo_entry,
-    &cmd_watch_entry,
-    &cmd_serve_entry,
-    &cmd_man_options_entry,
-    NULL,
+    &cmd_run_entry,    &cmd_init_entry,  &cmd_demo_entry,        &cmd_watch_entry,
+    &cmd_report_entry, &cmd_serve_entry, &cmd_man_options_entry, NULL,
 };
 
 const struct cmd_entry *
@@ -83,7 +79,7 @@ cmd_print_help(const struct cmd_entry *cmd)
             printf("  %-44s %s\n", (*c)->usage, (*c)->summary);
     target_known_schemes(schemes, sizeof(schemes));
     printf("\nTARGET: %s (or a libpq conninfo string)\n\noptions:\n", schemes);
-    options_print_help(stdout, CMD_ALL);
+    options_print_help(stdout, CMD_ALL | CMD_REPORT);
     print_backends();
     printf("\nSee benchtop(1) for the JSON fields and more.\n");
 }
@@ -100,6 +96,31 @@ cmd_print_version(void)
     for (d = driver_classes; *d != NULL; d++)
         if ((*d)->version_note != NULL)
             printf("  %s: %s\n", (*d)->name, (*d)->version_note);
+}
+
+/*
+ * An option's target in argv: a copy for connecting, and argv masked in
+ * place so that `ps` shows no password.
+ */
+static void
+hide_option_target(char **opt, const char *option)
+{
+    const struct driver_class *drv;
+    char *copy, *masked, schemes[256];
+
+    if (*opt == NULL || strcmp(*opt, "none") == 0)
+        return;
+    drv = driver_for_target(*opt);
+    if (drv == NULL) {
+        target_known_schemes(schemes, sizeof(schemes));
+        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option, *opt,
+                    schemes);
+    }
+    copy = xstrdup(*opt);
+    masked = drv->mask(*opt);
+    target_scrub_arg(*opt, masked);
+    free(masked);
+    *opt = copy; /* watch resolves once per target: a second pass masks the first copy */
 }
 
 const struct driver_class *
@@ -120,6 +141,8 @@ cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
     rc->server_local = target_is_local(target);
     if (in_argv)
         target_scrub_arg(target, rc->target_masked);
+    hide_option_target(&rc->pooler_target, "pooler");
+    hide_option_target(&rc->server_target, "server");
     return drv;
 }
 
@@ -166,7 +189,7 @@ cmd_add_collector(struct session *s, const struct driver_class *drv, const char 
     names[s->ncollect++] = cls->name;
 }
 
-/* A target given to an option: its driver (a user error if none); masked in argv and in *masked. */
+/* A target given to an option: its driver (a user error if none) and its masked form. */
 static const struct driver_class *
 option_target(char *target, const char *option, char **masked)
 {
@@ -179,7 +202,6 @@ option_target(char *target, const char *option, char **masked)
                     schemes);
     }
     *masked = drv->mask(target);
-    target_scrub_arg(target, *masked);
     return drv;
 }
 

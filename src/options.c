@@ -13,6 +13,7 @@
 
 #include "driver.h"
 #include "registry.h"
+#include "report.h"
 #include "util.h"
 
 #define OFF(field) offsetof(struct runconf, field)
@@ -54,16 +55,29 @@ const struct option_def option_table[] = {
      "target's port is a pooler's; none: do not look)"},
     {"server", 0, OPT_TARGET, OFF(server_target), 0, 0, "", "TARGET", CMD_LOAD,
      "with a pooler as the target: the server behind it, whose own figures the server pane shows"},
+    {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
+     "the dashboard's s key (set a server setting) is off"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
      "dashboard colours: default, light, mono, or a .theme file"},
     {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", CMD_LOAD,
      "random seed (0 = from the clock)"},
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
+    {"format", 0, OPT_STRING, OFF(report_format), 0, 0, "", "FMT", CMD_REPORT,
+     "report: text (the default), markdown, csv or json"},
+    {"from", 0, OPT_DOUBLE, OFF(report_from), 0, 1e9, "0", "SECONDS", CMD_REPORT,
+     "report: leave out what was measured before this time into the run (warm-up)"},
+    {"to", 0, OPT_DOUBLE, OFF(report_to), 0, 1e9, "", "SECONDS", CMD_REPORT,
+     "report: leave out what was measured after this time into the run"},
+    {"html", 0, OPT_STRING, OFF(report_html), 0, 0, "", "FILE", CMD_REPORT,
+     "report: also write the runs' charts to FILE, one self-contained HTML page"},
+    {"hlog", 0, OPT_STRING, OFF(report_hlog), 0, 0, "", "FILE", CMD_REPORT,
+     "report: also write the run's latency as an HdrHistogram interval log (one RUN)"},
     {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", CMD_ALL,
      "no progress or summary on stderr"},
-    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", CMD_ALL, "show this help and exit"},
-    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", CMD_ALL,
+    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", CMD_ALL | CMD_REPORT,
+     "show this help and exit"},
+    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", CMD_ALL | CMD_REPORT,
      "show the version and the compiled-in backends, and exit"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
@@ -308,7 +322,11 @@ lookup(int c)
 static const char *
 cmd_name(unsigned cmd)
 {
-    return cmd == CMD_INIT ? "init" : cmd == CMD_DEMO ? "demo" : cmd == CMD_WATCH ? "watch" : "run";
+    return cmd == CMD_INIT     ? "init"
+           : cmd == CMD_DEMO   ? "demo"
+           : cmd == CMD_WATCH  ? "watch"
+           : cmd == CMD_REPORT ? "report"
+                               : "run";
 }
 
 static void
@@ -543,4 +561,65 @@ options_free(struct runconf *rc)
     free(rc->driver_confs);
     rc->driver_confs = NULL;
     rc->driver_conf = NULL;
+}
+
+/* A target as JSON, its password masked by its driver (stars when no driver claims it). */
+static void
+json_target(FILE *f, const char *target)
+{
+    const struct driver_class *drv = target ? driver_for_target(target) : NULL;
+    char *masked = drv ? drv->mask(target) : NULL;
+
+    json_string(f, masked ? masked : target && strcmp(target, "none") == 0 ? "none" : "***");
+    free(masked);
+}
+
+/* Where option r's value is: in rc, or in the resolved driver's option struct (NULL if none). */
+static const void *
+value_of(const struct runconf *rc, const struct opt_ref *r)
+{
+    long off;
+
+    if (r->group == NULL)
+        return (const char *)rc + r->def->offset;
+    if (rc->driver == NULL || rc->driver_conf == NULL ||
+        (off = group_offset(rc->driver, r->group)) < 0)
+        return NULL;
+    return (const char *)rc->driver_conf + off + r->def->offset;
+}
+
+void
+options_print_json(FILE *f, const struct runconf *rc)
+{
+    const void *p;
+    int i, n = 0;
+
+    build_refs();
+    for (i = 0; i < nrefs; i++) {
+        const struct option_def *o = refs[i].def;
+        if (!rc->given[i] || (p = value_of(rc, &refs[i])) == NULL)
+            continue;
+        fprintf(f, "%s\"%s\":", n++ ? "," : "", o->name);
+        switch (o->type) {
+        case OPT_INT:
+        case OPT_FLAG:
+            fprintf(f, "%d", *(const int *)p);
+            break;
+        case OPT_LLONG:
+            fprintf(f, "%lld", *(const long long *)p);
+            break;
+        case OPT_U64:
+            fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)p);
+            break;
+        case OPT_DOUBLE:
+            fprintf(f, "%.17g", *(const double *)p);
+            break;
+        case OPT_STRING:
+            json_string(f, *(char *const *)p ? *(char *const *)p : "");
+            break;
+        case OPT_TARGET:
+            json_target(f, *(char *const *)p);
+            break;
+        }
+    }
 }

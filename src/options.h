@@ -22,7 +22,8 @@ enum opt_type {
     OPT_U64,    /* uint64_t field */
     OPT_DOUBLE, /* double field */
     OPT_STRING, /* char * field (xstrdup'ed) */
-    OPT_TARGET, /* char * field pointing into argv, so its password can be masked in place */
+    OPT_TARGET, /* char * field pointing into argv, so its password can be masked in place; */
+                /* cmd_resolve_target swaps in a copy and masks argv (never printed unmasked) */
     OPT_FLAG,   /* int field set to 1, takes no value */
 };
 
@@ -32,6 +33,7 @@ enum {
     CMD_INIT = 1 << 1,
     CMD_DEMO = 1 << 2,
     CMD_WATCH = 1 << 3,
+    CMD_REPORT = 1 << 4,
 };
 #define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH)
 #define CMD_LOAD (CMD_RUN | CMD_DEMO)
@@ -83,5 +85,7 @@ void options_print_help(FILE *f, unsigned cmd);
 void options_print_man(FILE *f);
 /* Frees the strings options hold and the drivers' option structs. */
 void options_free(struct runconf *rc);
+/* The options given on the command line as JSON object members ("name":value,...). */
+void options_print_json(FILE *f, const struct runconf *rc);
 
 #endif

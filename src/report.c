@@ -1,10 +1,18 @@
 /* report: JSON lines and human-readable progress and summary. */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "config.h"
 #include "collect.h"
+#include "hdrlog.h"
 #include "hist.h"
+#include "options.h"
+#include "util.h"
 
 void
 json_string(FILE *f, const char *s)
@@ -67,6 +75,47 @@ json_verdict(FILE *f, const struct verdict *v)
     fputc('}', f);
 }
 
+/* What `benchtop report` needs to re-summarise any window exactly (see hdrlog.h). */
+static void
+json_hist(FILE *f, const struct hist *h)
+{
+    char *b64 = hdrlog_encode(h);
+
+    fprintf(
+        f, ",\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"overflow\":%llu,\"hdr\":\"%s\"}",
+        (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
+        (unsigned long long)hist_sum(h), (unsigned long long)hist_overflow(h), b64);
+    free(b64);
+}
+
+static void
+json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
+{
+    const struct runconf *rc = ctx->rc;
+    struct utsname u;
+    struct timespec now;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof u);
+    fprintf(f, "{\"type\":\"run\",\"benchtop\":\"%s\",\"command\":", PACKAGE_VERSION);
+    json_string(f, rc->command ? rc->command : "run");
+    fprintf(f, ",\"start\":%.3f,\"target\":", (double)now.tv_sec + now.tv_nsec / 1e9 - snap->t);
+    json_string(f, rc->target_masked ? rc->target_masked : "");
+    fputs(",\"workload\":", f);
+    json_string(f, ctx->workload ? ctx->workload : "");
+    fputs(",\"protocol\":", f);
+    json_string(f, ctx->mode ? ctx->mode : "");
+    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,\"options\":{",
+            snap->clients, rc->threads, rc->rate, rc->interval_s);
+    options_print_json(f, rc);
+    fprintf(f, "},\"host\":{\"cores\":%ld,\"kernel\":", sysconf(_SC_NPROCESSORS_ONLN));
+    json_string(f, u.release);
+    fputs(",\"machine\":", f);
+    json_string(f, u.machine);
+    fputs("}}\n", f);
+}
+
 static void
 json_interval(FILE *f, const struct snapshot *snap)
 {
@@ -75,6 +124,8 @@ json_interval(FILE *f, const struct snapshot *snap)
         "{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":%.3f,\"clients\":%d,\"connected\":%llu,",
         snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
     json_common(f, &snap->cur, snap->interval_s);
+    fprintf(f, ",\"transactions\":%llu", (unsigned long long)snap->cur.txns);
+    json_hist(f, snap->cur.lat);
     fprintf(f, ",\"cpu\":{\"benchtop\":%.1f,\"worker_max\":%.1f,\"worker_wait\":%.1f}",
             snap->own_cpu_pct, snap->worker_cpu_max, snap->worker_wait_max);
     json_verdict(f, &snap->verdict);
@@ -171,8 +222,12 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
 void
 report_snapshot(const struct snapshot *snap, void *arg)
 {
-    const struct report_ctx *ctx = arg;
+    struct report_ctx *ctx = arg;
 
+    if (ctx->json && !ctx->header_done) {
+        json_header(ctx->json, snap, ctx);
+        ctx->header_done = 1;
+    }
     if (ctx->json)
         json_interval(ctx->json, snap);
     if (ctx->human && !ctx->json)
@@ -235,6 +290,8 @@ report_server(FILE *f, double t, const char *name, const char *target,
         fputs(",\"error\":", f);
         json_string(f, res->error);
     }
+    if (res->have_settings)
+        fprintf(f, ",\"settings_ms\":%.3f", res->settings_ms);
     if (res->have_view) {
         fputs(",\"server_tps\":", f);
         json_number(f, res->view.server_tps);
@@ -242,6 +299,81 @@ report_server(FILE *f, double t, const char *name, const char *target,
         json_string(f, res->view.note);
         json_rows(f, &res->view);
     }
+    fputs("}\n", f);
+    fflush(f);
+}
+
+static void
+json_event_head(FILE *f, double t, const char *kind, const char *collector)
+{
+    fprintf(f, "{\"type\":\"event\",\"t\":%.3f,\"kind\":", t);
+    json_string(f, kind);
+    if (collector != NULL) {
+        fputs(",\"collector\":", f);
+        json_string(f, collector);
+    }
+}
+
+static void
+json_pair(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, ",\"%s\":", key);
+    json_string(f, value);
+}
+
+static void
+json_settings(FILE *f, const char *name, const struct collect_result *res)
+{
+    int i;
+
+    fprintf(f, "{\"type\":\"settings\",\"t\":%.3f,\"collector\":", res->t);
+    json_string(f, name);
+    fprintf(f, ",\"cost_ms\":%.3f,\"settings\":{", res->settings_ms);
+    for (i = 0; i < res->settings.n; i++) {
+        if (i > 0)
+            fputc(',', f);
+        json_string(f, res->settings.s[i].name);
+        fputc(':', f);
+        json_string(f, res->settings.s[i].value);
+    }
+    fputs("}}\n", f);
+}
+
+void
+report_settings_events(FILE *f, const char *name, const struct collect_result *res,
+                       struct report_seen *seen)
+{
+    int i;
+
+    if (res->applied != seen->applied) {
+        json_event_head(f, res->apply_t, "set", name);
+        json_pair(f, "name", res->apply_name);
+        json_pair(f, "value", res->apply_value);
+        fprintf(f, ",\"ok\":%s", res->apply_ok ? "true" : "false");
+        if (!res->apply_ok)
+            json_pair(f, "error", res->apply_error);
+        fputs("}\n", f);
+        seen->applied = res->applied;
+    }
+    if (res->have_settings && !seen->settings) {
+        json_settings(f, name, res);
+        seen->settings = 1;
+    }
+    for (i = 0; i < res->nchanges; i++) {
+        json_event_head(f, res->t, "setting", name);
+        json_pair(f, "name", res->changes[i].name);
+        json_pair(f, "from", res->changes[i].from);
+        json_pair(f, "to", res->changes[i].to);
+        fputs("}\n", f);
+    }
+    fflush(f);
+}
+
+void
+report_marker(FILE *f, double t, const char *label)
+{
+    json_event_head(f, t, "marker", NULL);
+    json_pair(f, "label", label);
     fputs("}\n", f);
     fflush(f);
 }

@@ -36,10 +36,16 @@ struct runconf {
     uint64_t seed;          /* --seed */
     int quiet;              /* -q: no human summary on stderr */
     int no_collect;         /* --no-collect: no server-side collectors */
+    int read_only;          /* --read-only: the dashboard never changes a server setting */
     char *record;           /* --record FILE: JSON lines while the dashboard runs */
     char *pooler_target;    /* --pooler: a connection pooler's console ("none": do not look) */
     char *server_target;    /* --server: the server behind a pooler target, for its collector */
     char *theme;            /* --theme NAME or path */
+    char *report_format;    /* report --format: text, markdown, csv, json */
+    double report_from;     /* report --from: seconds into each run */
+    double report_to;       /* report --to; 0 = to the end */
+    char *report_html;      /* report --html FILE */
+    char *report_hlog;      /* report --hlog FILE */
     int server_local;       /* the target is on this machine: its CPU is ours to read */
     int show_help;          /* -h */
     int show_version;       /* -V */

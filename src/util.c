@@ -197,3 +197,18 @@ safe_strtod(const char *s, double *out)
 {
     return safe_strntod(s, strlen(s), out);
 }
+
+void
+be32_put(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+uint32_t
+be32_get(const unsigned char *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
