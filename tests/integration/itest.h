@@ -159,6 +159,30 @@ itest_num(const char *line, const char *key)
     return strtod(p + strlen(pat), NULL);
 }
 
+/*
+ * The largest "num" of the row labelled label over every line of text that
+ * holds needle (e.g. a collector's server lines): a figure that held during
+ * the load, whichever sample came last. -1e300 when no line has the row.
+ */
+static inline double
+itest_max_row(const char *text, const char *needle, const char *label)
+{
+    char pat[128];
+    double best = -1e300;
+    const char *p = text;
+
+    snprintf(pat, sizeof(pat), "\"label\":\"%s\"", label);
+    while ((p = strstr(p, needle)) != NULL) {
+        const char *end = strchr(p, '\n'), *row = strstr(p, pat);
+        if (row != NULL && (end == NULL || row < end)) {
+            double v = itest_num(row, "num");
+            best = v > best ? v : best;
+        }
+        p = end ? end : p + strlen(p);
+    }
+    return best;
+}
+
 static inline int
 itest_count_lines(const char *text, const char *needle)
 {

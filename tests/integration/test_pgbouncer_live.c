@@ -208,20 +208,6 @@ test_prepared_refused_in_transaction_pooling(void **state)
     itest_free(&r);
 }
 
-/* The last pgbouncer server line's number for a pool row. */
-static double
-pool_num(const char *out, const char *label)
-{
-    char needle[96];
-    const char *line = itest_line(out, "\"collector\":\"pgbouncer\""), *p;
-
-    assert_non_null(line);
-    snprintf(needle, sizeof needle, "\"label\":\"%s\"", label);
-    p = strstr(line, needle);
-    assert_non_null(p);
-    return itest_num(p, "num");
-}
-
 /*
  * The pooler is found at the target's port and watched beside the server
  * (--server): with 2 server connections for 16 clients, clients wait.
@@ -242,8 +228,8 @@ test_pooler_found_and_clients_wait(void **state)
     assert_int_equal(r.status, 0);
     assert_true(itest_count_lines(r.out, "\"collector\":\"postgres\"") >= 3);
     assert_true(itest_count_lines(r.out, "\"collector\":\"pgbouncer\"") >= 3);
-    waiting = pool_num(r.out, "clients waiting");
-    servers = pool_num(r.out, "server conns");
+    waiting = itest_max_row(r.out, "\"collector\":\"pgbouncer\"", "clients waiting");
+    servers = itest_max_row(r.out, "\"collector\":\"pgbouncer\"", "server conns");
     fprintf(stderr, "  pool of 2, 16 clients: %.0f waiting, %.0f server connections\n", waiting,
             servers);
     assert_true(waiting >= 8);
