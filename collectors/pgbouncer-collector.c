@@ -222,13 +222,11 @@ add_ms(struct coll_view *v, const char *section, const char *label, double ms,
 static void
 derive_pool(const struct pgb_sample *c, struct coll_view *v)
 {
-    int servers = c->sv_active + c->sv_idle + c->sv_used + c->sv_login;
-
     coll_row_add(v, POOL, "clients waiting", c->cl_waiting, c->cl_waiting ? ROW_WARN : ROW_GOOD,
                  "%d", c->cl_waiting);
     add_ms(v, POOL, "longest wait", c->maxwait_s * 1000.0, c->maxwait_s > 0 ? ROW_WARN : ROW_NORMAL);
     coll_row_add(v, POOL, "clients active", c->cl_active, ROW_NORMAL, "%d", c->cl_active);
-    coll_row_add(v, POOL, "server conns", servers,
+    coll_row_add(v, POOL, "server conns", c->sv_active, /* num: the busy ones */
                  c->pool_size > 0 && c->sv_active >= c->pool_size ? ROW_WARN : ROW_NORMAL,
                  "%d active, %d idle of %d", c->sv_active, c->sv_idle + c->sv_used, c->pool_size);
     coll_row_add(v, POOL, "pool mode", NAN, ROW_NORMAL, "%s", c->pool_mode[0] ? c->pool_mode : "-");
