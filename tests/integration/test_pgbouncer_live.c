@@ -210,12 +210,13 @@ test_prepared_refused_in_transaction_pooling(void **state)
 
 /*
  * The pooler is found at the target's port and watched beside the server
- * (--server): with 2 server connections for 16 clients, clients wait.
+ * (--server): with 2 server connections for 16 clients, clients wait, and
+ * the verdict is pool-bound (the server behind has spare capacity).
  */
 static void
 test_pooler_found_and_clients_wait(void **state)
 {
-    char *args[] = {"run",  pooled, "--headless", "-T", "6", "-c", "16", "-w", "select-only",
+    char *args[] = {"run",  pooled, "--headless", "-T", "8", "-c", "16", "-w", "select-only",
                     "--server", direct, "-q", NULL};
     struct run r;
     double waiting, servers;
@@ -234,6 +235,8 @@ test_pooler_found_and_clients_wait(void **state)
             servers);
     assert_true(waiting >= 8);
     assert_true(servers <= 2);
+    assert_true(itest_count_lines(r.out, "\"verdict\":{\"kind\":\"pool\"") >= 3);
+    assert_non_null(strstr(itest_line(r.out, "\"type\":\"interval\""), "pool-bound"));
     /* The server's collector read the server, not the pooler: its sessions are benchtop's 2. */
     assert_non_null(strstr(itest_line(r.out, "\"collector\":\"postgres\""), direct + 11));
     itest_free(&r);
