@@ -222,6 +222,8 @@ test_pooler_found_and_clients_wait(void **state)
     double waiting, servers;
 
     say("SET default_pool_size = 2");
+    say("KILL " DB); /* server connections opened for a larger pool would go on serving */
+    say("RESUME " DB);
     r = itest_runv(args);
     say("SET default_pool_size = 8");
     if (r.status != 0)
