@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "collect.h"
 #include "engine.h"
 #include "headless.h"
@@ -48,6 +49,8 @@ static const struct command commands[] = {
      "start a throwaway local server, fill it and run against it"},
     {"watch", CMD_WATCH, cmd_watch, "benchtop watch TARGET... [OPTIONS]",
      "the dashboard with no load: watch servers under someone else's load"},
+    {"sweep", CMD_SWEEP, cmd_sweep, "benchtop sweep TARGET --clients LIST|--rates LIST|--find-rate",
+     "step the load up, measure each step, find the knee or the most load under --slo"},
     {"serve", CMD_RUN, cmd_serve, "benchtop serve NAME",
      "(for tests) start a throwaway server and print its target until stdin closes"},
     {"man-options", CMD_RUN, cmd_man_options, "benchtop man-options", NULL},
@@ -97,7 +100,7 @@ print_help(const struct command *cmd)
             printf("  %-44s %s\n", c->usage, c->summary);
     target_known_schemes(schemes, sizeof(schemes));
     printf("\nTARGET: %s (or a libpq conninfo string)\n\noptions:\n", schemes);
-    options_print_help(stdout, CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH);
+    options_print_help(stdout, CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH | CMD_SWEEP);
     print_backends();
     printf("\nSee benchtop(1) for the JSON fields and more.\n");
 }
@@ -120,7 +123,7 @@ print_version(void)
  * target points into argv (getopt keeps the strings in place), so masking
  * it there hides the password from `ps` (in_argv: 0 for a target we made).
  */
-static const struct driver_class *
+const struct driver_class *
 resolve_target(struct runconf *rc, char *target, int in_argv)
 {
     const struct driver_class *drv = driver_for_target(target);
@@ -210,7 +213,7 @@ front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **nam
  * Each client holds a socket: raise the soft descriptor limit as far as the
  * hard one allows, or say how to before anything starts.
  */
-static void
+void
 raise_fd_limit(int clients)
 {
     struct rlimit rl;
@@ -226,14 +229,14 @@ raise_fd_limit(int clients)
                     clients, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
 }
 
-static int
-run_load(struct runconf *rc)
+int
+run_load(struct runconf *rc, struct sweep *sweep)
 {
     const struct driver_class *drv = rc->driver;
     char err[BT_ERRLEN];
     void *shared = drv->prepare(rc, err);
-    struct report_ctx ctx = {.rc = rc};
-    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1};
+    struct report_ctx ctx = {.rc = rc, .sweep = sweep};
+    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1, .sweep = sweep};
     const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
     int sigfd;
 
@@ -307,7 +310,7 @@ cmd_run(struct runconf *rc, char **pos, int npos)
         usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
     resolve_target(rc, pos[0], 1);
     check_run_options(rc, 10);
-    return run_load(rc);
+    return run_load(rc, NULL);
 }
 
 static int
@@ -369,7 +372,7 @@ demo_load(struct runconf *rc, struct server *srv)
     if (!options_given(rc, "threads"))
         rc->threads = 2;
     check_run_options(rc, 20);
-    return run_load(rc);
+    return run_load(rc, NULL);
 }
 
 /* "postgres, redis, ..." : the servers a demo can start. */

@@ -14,20 +14,37 @@
 #include "util.h"
 
 #define OFF(field) offsetof(struct runconf, field)
-#define ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH)
-#define LOAD (CMD_RUN | CMD_DEMO)
-#define SHOW (CMD_RUN | CMD_DEMO | CMD_WATCH)
+#define ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH | CMD_SWEEP)
+#define LOAD (CMD_RUN | CMD_DEMO | CMD_SWEEP)
+#define SHOW (CMD_RUN | CMD_DEMO | CMD_WATCH | CMD_SWEEP)
 
+/*
+ * sweep's --clients takes a list: an entry of the same name for sweep
+ * alone, before the number (build_getopt gives each command its own).
+ */
 const struct option_def option_table[] = {
+    {"clients", 0, OPT_STRING, OFF(sweep_clients), 0, 0, "", "LIST", CMD_SWEEP,
+     "sweep: client counts to step through: 1,2,4,8, 1..64 (doubling) or 10..100+10"},
+    {"rates", 0, OPT_STRING, OFF(sweep_rates), 0, 0, "", "LIST", CMD_SWEEP,
+     "sweep: open-loop rates to step through at a fixed -c (same forms as --clients)"},
+    {"warmup", 0, OPT_DOUBLE, OFF(warmup_s), 0, 3600, "2", "SECONDS", CMD_SWEEP,
+     "sweep: run each step this long before measuring it"},
+    {"step-time", 0, OPT_DOUBLE, OFF(step_s), 0.01, 1e6, "10", "SECONDS", CMD_SWEEP,
+     "sweep: measure each step this long"},
+    {"find-rate", 0, OPT_FLAG, OFF(find_rate), 0, 1, "0", "", CMD_SWEEP,
+     "sweep: find the highest open-loop rate that meets --slo (from -R, default 100)"},
+    {"slo", 0, OPT_STRING, OFF(slo), 0, 0, "", "TARGET", CMD_SWEEP,
+     "sweep --find-rate: the latency target, e.g. 'p99<5ms' (p50, p90, p99, p99.9; ms or us)"},
     {"clients", 'c', OPT_INT, OFF(clients), 1, 100000, "1", "N", LOAD,
      "number of concurrent clients (connections)"},
     {"threads", 'j', OPT_INT, OFF(threads), 1, 1024, "1", "N", LOAD,
      "number of worker threads; clients are spread over them"},
     {"pin", 0, OPT_FLAG, OFF(pin), 0, 1, "0", "", LOAD,
      "keep each -j thread on a CPU of its own, as memaslap does"},
-    {"time", 'T', OPT_DOUBLE, OFF(duration_s), 0.001, 1e7, "", "SECONDS", SHOW,
+    {"time", 'T', OPT_DOUBLE, OFF(duration_s), 0.001, 1e7, "", "SECONDS",
+     CMD_RUN | CMD_DEMO | CMD_WATCH,
      "run for this long (headless default 10; the dashboard runs until q)"},
-    {"transactions", 't', OPT_LLONG, OFF(transactions), 1, 1e15, "", "N", LOAD,
+    {"transactions", 't', OPT_LLONG, OFF(transactions), 1, 1e15, "", "N", CMD_RUN | CMD_DEMO,
      "run this many transactions per client instead of -T"},
     {"rate", 'R', OPT_DOUBLE, OFF(rate), 0, 1e9, "0", "TPS", LOAD,
      "open loop: this many transactions/s in total (Poisson arrivals)"},
@@ -156,6 +173,18 @@ options_defaults(struct runconf *rc)
     }
 }
 
+/* Another entry of o's long name applies to cmd (sweep's --clients LIST). */
+static int
+other_applies(const struct option_def *o, unsigned cmd)
+{
+    const struct option_def *p;
+
+    for (p = option_table; p->name != NULL; p++)
+        if (p != o && (p->commands & cmd) && strcmp(p->name, o->name) == 0)
+            return 1;
+    return 0;
+}
+
 static void
 build_getopt(unsigned cmd, struct option *longs, char *shorts)
 {
@@ -165,6 +194,8 @@ build_getopt(unsigned cmd, struct option *longs, char *shorts)
     *shorts++ = '+'; /* stop at the first positional: keeps the order honest */
     *shorts++ = ':'; /* report a missing value as ':' */
     for (o = option_table; o->name != NULL; o++) {
+        if (!(o->commands & cmd) && other_applies(o, cmd))
+            continue; /* getopt_long takes the first of two same names */
         longs[n].name = o->name;
         longs[n].has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
         longs[n].flag = NULL;
@@ -196,7 +227,11 @@ lookup(int c)
 static const char *
 cmd_name(unsigned cmd)
 {
-    return cmd == CMD_INIT ? "init" : cmd == CMD_DEMO ? "demo" : cmd == CMD_WATCH ? "watch" : "run";
+    return cmd == CMD_INIT    ? "init"
+           : cmd == CMD_DEMO  ? "demo"
+           : cmd == CMD_WATCH ? "watch"
+           : cmd == CMD_SWEEP ? "sweep"
+                              : "run";
 }
 
 static void
@@ -246,15 +281,20 @@ options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***p
     *npos = np;
 }
 
+/* Any entry of that name (two share "clients"). */
 int
 options_given(const struct runconf *rc, const char *name)
 {
-    int i;
+    int i, known = 0, given = 0;
 
     for (i = 0; option_table[i].name != NULL; i++)
-        if (strcmp(option_table[i].name, name) == 0)
-            return (rc->given >> i) & 1;
-    fatal("options_given: no option '%s'", name);
+        if (strcmp(option_table[i].name, name) == 0) {
+            known = 1;
+            given |= (int)((rc->given >> i) & 1);
+        }
+    if (!known)
+        fatal("options_given: no option '%s'", name);
+    return given;
 }
 
 static void

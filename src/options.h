@@ -23,6 +23,7 @@ enum {
     CMD_INIT = 1 << 1,
     CMD_DEMO = 1 << 2,
     CMD_WATCH = 1 << 3,
+    CMD_SWEEP = 1 << 4,
 };
 
 struct option_def {

@@ -1,10 +1,12 @@
 /* report: JSON lines and human-readable progress and summary. */
 #include "report.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "collect.h"
 #include "hist.h"
+#include "sweep-report.h"
 
 void
 json_string(FILE *f, const char *s)
@@ -20,6 +22,15 @@ json_string(FILE *f, const char *s)
             fputc(ch, f);
     }
     fputc('"', f);
+}
+
+void
+json_number(FILE *f, double v)
+{
+    if (!isfinite(v)) /* JSON has no such number */
+        fputs("null", f);
+    else
+        fprintf(f, "%.6g", v);
 }
 
 static double
@@ -144,6 +155,10 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
     const struct wstats *s = &snap->total;
     struct hist_summary l;
 
+    if (ctx->sweep != NULL) {
+        report_sweep_table(f, ctx->sweep, ctx);
+        return;
+    }
     hist_summarize(s->lat, &l);
     fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", ctx->workload, ctx->mode,
             rc->target_masked);
@@ -171,28 +186,25 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
 void
 report_snapshot(const struct snapshot *snap, void *arg)
 {
-    const struct report_ctx *ctx = arg;
+    struct report_ctx *ctx = arg;
 
     if (ctx->json)
         json_interval(ctx->json, snap);
     if (ctx->human && !ctx->json)
         human_progress(ctx->human, snap);
+    for (; ctx->sweep && ctx->steps_reported < ctx->sweep->nsteps; ctx->steps_reported++)
+        if (ctx->json)
+            report_step_json(ctx->json, ctx->sweep, &ctx->sweep->steps[ctx->steps_reported]);
     if (!snap->final)
         return;
     if (ctx->json)
         json_summary(ctx->json, snap, ctx);
+    if (ctx->json && ctx->sweep)
+        report_sweep_json(ctx->json, ctx->sweep);
     if (ctx->human)
         report_human_summary(ctx->human, snap, ctx);
 }
 
-static void
-json_number(FILE *f, double v)
-{
-    if (v != v) /* NAN: JSON has no such number */
-        fputs("null", f);
-    else
-        fprintf(f, "%.6g", v);
-}
 
 static void
 json_rows(FILE *f, const struct coll_view *v)

@@ -17,6 +17,8 @@ struct report_ctx {
     const char *mode;     /* resolved protocol mode */
     FILE *json;           /* NULL: no JSON lines */
     FILE *human;          /* NULL: no human progress/summary */
+    struct sweep *sweep;  /* `benchtop sweep`: step lines, the sweep line and its table */
+    int steps_reported;   /* the sweep's steps already written as JSON lines */
 };
 
 /* The engine's report_fn: arg is a struct report_ctx. */
@@ -32,5 +34,7 @@ void report_human_summary(FILE *f, const struct snapshot *snap, const struct rep
 
 /* Writes s as a JSON string literal (quotes and escapes included). */
 void json_string(FILE *f, const char *s);
+/* Writes v as a JSON number; NAN and infinities as null. */
+void json_number(FILE *f, double v);
 
 #endif

@@ -44,6 +44,12 @@ struct runconf {
     int no_collect;         /* --no-collect: no server-side collectors */
     char *record;           /* --record FILE: JSON lines while the dashboard runs */
     char *theme;            /* --theme NAME or path */
+    char *sweep_clients;    /* sweep --clients LIST */
+    char *sweep_rates;      /* sweep --rates LIST */
+    double warmup_s;        /* sweep --warmup: each step's unmeasured start */
+    double step_s;          /* sweep --step-time: each step's measured part */
+    int find_rate;          /* sweep --find-rate */
+    char *slo;              /* sweep --slo, e.g. "p99<5ms" */
     int server_local;           /* the target is on this machine: its CPU is ours to read */
     int show_help;          /* -h */
     int show_version;       /* -V */

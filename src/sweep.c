@@ -137,6 +137,28 @@ bad:
                   text);
 }
 
+/* Waiting: every kind of wait the collector can tell; NAN when it tells none. */
+void
+sweep_server_from(const struct coll_signals *sig, double server_tps, struct sweep_server *out)
+{
+    double waits[4], sum = NAN;
+
+    out->tps = server_tps;
+    out->active = out->waiting = out->cpu_pct = NAN;
+    if (sig == NULL)
+        return;
+    waits[0] = sig->lock_wait;
+    waits[1] = sig->lwlock_wait;
+    waits[2] = sig->io_wait;
+    waits[3] = sig->commit_wait;
+    for (int i = 0; i < 4; i++)
+        if (!isnan(waits[i]))
+            sum = isnan(sum) ? waits[i] : sum + waits[i];
+    out->active = sig->active;
+    out->waiting = sum;
+    out->cpu_pct = sig->server_cpu_pct;
+}
+
 uint64_t
 sweep_step_errors(const struct sweep_step *st)
 {

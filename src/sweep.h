@@ -60,6 +60,9 @@ struct sweep_server {
     double cpu_pct; /* the server's CPU, % of one core */
 };
 
+/* From the first collector's signals (NULL: none yet) and server tps. */
+void sweep_server_from(const struct coll_signals *sig, double server_tps, struct sweep_server *out);
+
 /* One finished step (or rate probe): everything its JSON line carries. */
 struct sweep_step {
     int index;
