@@ -156,7 +156,7 @@ test_pg_clients_sweep(void **state)
 {
     char *args[] = {"sweep",       itest_target(DB), "--headless", "--clients", "1,2,4",
                     "--warmup",    "1",              "--step-time", "3",        "-j",
-                    "2",           "--no-collect",   NULL}; /* its queries commit too */
+                    "2",           "--no-collect",   "-w",        "select-only", NULL};
     long long before = commits(), after;
     struct run r = run_ok(args);
     double all = check_steps(&r);
@@ -191,23 +191,24 @@ test_redis_clients_sweep(void **state)
 }
 
 /*
- * 32 clients whose transaction sleeps 50 ms on the server can do at most
- * 640/s: the highest rate with p90 under 150 ms (3 sleeps) lies within 15%
- * below. (With 10 ms sleeps the client's own round trip on this shared
- * machine cost a tenth of the capacity; p90 rather than p99, because a
- * machine shared by many test runs stalls now and then, and a stall in 1%
- * of a probe would decide a p99.) Slightly above capacity the backlog of a
- * probe (5 s) grows by over 100 ms, so those rates fail.
+ * 16 clients whose transaction sleeps 100 ms on the server can do at most
+ * 160/s: the highest rate with p90 under 300 ms (3 sleeps) lies within 15%
+ * below. Long sleeps and a low rate, because this machine is shared by
+ * many test runs: with 10 ms sleeps the client's own round trip cost a
+ * tenth of the capacity, and at 640/s (32 clients, 50 ms) the loaded
+ * machine could not start the transactions on time. p90 rather than p99:
+ * a stall in 1% of a probe would decide a p99. Slightly above capacity a
+ * probe's backlog (5 s) grows by hundreds of ms, so those rates fail.
  */
 static void
 test_find_rate_known_capacity(void **state)
 {
     char path[] = "/tmp/itest-sweep-XXXXXX";
     int fd = mkstemp(path);
-    const char *text = "SELECT pg_sleep(0.05);\n";
+    const char *text = "SELECT pg_sleep(0.1);\n";
     char *args[] = {"sweep",       itest_target(DB), "--headless", "-f",      path,
-                    "-c",          "32",             "-j",         "2",       "--find-rate",
-                    "--slo",       "p90<150ms",      "-R",         "150",     "--warmup",
+                    "-c",          "16",             "-j",         "2",       "--find-rate",
+                    "--slo",       "p90<300ms",      "-R",         "40",      "--warmup",
                     "2",           "--step-time",    "3",          NULL};
     char l[8192];
     struct run r;
@@ -220,14 +221,14 @@ test_find_rate_known_capacity(void **state)
     snprintf(l, sizeof(l), "%s", strstr(itest_line(r.out, "\"type\":\"sweep\""), "\"find_rate\""));
     found = itest_num(l, "rate");
     failing = itest_num(l, "failing_rate");
-    fprintf(stderr, "  find-rate: %.0f/s meets p90 < 150 ms, %.0f/s did not, after %.0f probes\n",
+    fprintf(stderr, "  find-rate: %.0f/s meets p90 < 300 ms, %.0f/s did not, after %.0f probes\n",
             found, failing, itest_num(l, "probes"));
-    if (!(found >= 0.85 * 640 && found <= 640))
+    if (!(found >= 0.85 * 160 && found <= 160))
         fprintf(stderr, "%s", r.err);
-    assert_true(found >= 0.85 * 640 && found <= 640);
+    assert_true(found >= 0.85 * 160 && found <= 160);
     assert_true(failing > found && failing <= found * 1.05 + 1);
     assert_int_equal(itest_count_lines(r.out, "\"type\":\"step\""), (int)itest_num(l, "probes"));
-    assert_non_null(strstr(r.err, "highest rate meeting p90 < 150 ms: "));
+    assert_non_null(strstr(r.err, "highest rate meeting p90 < 300 ms: "));
     itest_free(&r);
 }
 
