@@ -215,7 +215,8 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
         json_string(f, sw->slo.text);
         fputs(",\"value_us\":", f);
         json_number(f, st->slo_value_us);
-        fprintf(f, ",\"met\":%s}", st->slo_met ? "true" : "false");
+        fprintf(f, ",\"met\":%s,\"again\":%s}", st->slo_met ? "true" : "false",
+                st->probe_again ? "true" : "false");
     }
     fputs("}\n", f);
     fflush(f);

@@ -299,7 +299,13 @@ rate_search_feed(struct rate_search *rs, double value_us)
     double r = rs->next;
 
     rs->probes++;
-    if (value_us < rs->limit_us) { /* NAN (no answer) fails */
+    if (!(value_us < rs->limit_us) && !rs->confirming) { /* NAN (no answer) fails too */
+        rs->confirming = 1; /* one stall must not cap the search: probe r again */
+        rs->done = rs->probes >= SWEEP_MAX_PROBES;
+        return;
+    }
+    rs->confirming = 0;
+    if (value_us < rs->limit_us) {
         rs->pass = r;
         rs->pass_us = value_us;
     } else {
@@ -371,6 +377,7 @@ finish_step(struct sweep *sw, double t)
     if (!sw->find_rate)
         return;
     st->probe = 1;
+    st->probe_again = sw->search.confirming;
     st->slo_value_us = probe_value(sw, st);
     st->slo_met = st->slo_value_us < sw->slo.limit_us;
     rate_search_feed(&sw->search, st->slo_value_us);

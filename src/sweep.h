@@ -23,7 +23,7 @@
 #include "verdict.h"
 
 #define SWEEP_MAX_STEPS 64  /* steps in a list, probes in a rate search */
-#define SWEEP_MAX_PROBES 40 /* a rate search gives up after this many */
+#define SWEEP_MAX_PROBES 60 /* a rate search gives up after this many */
 #define SWEEP_KNEE_GAIN 0.10 /* a doubling of the load must buy 10% more tps ... */
 #define SWEEP_KNEE_P99 2.0   /* ... and must not more than double p99 */
 #define SWEEP_SEARCH_TOL 0.05 /* the rate search stops when pass and fail are 5% apart */
@@ -80,6 +80,7 @@ struct sweep_step {
     int verdict_ticks[VK__COUNT];
     struct sweep_server server; /* averaged over the step's ticks that had it */
     int probe;                  /* find-rate: a probe, judged against the SLO */
+    int probe_again;            /* ... of a rate that failed the probe before */
     int slo_met;
     double slo_value_us; /* the SLO's percentile over the step */
 };
@@ -122,7 +123,9 @@ int sweep_best(const struct sweep_step *steps, int n);
  * The rate search of --find-rate, step by step: probe rs->next, then feed
  * the percentile it measured. Doubling from the start rate until a probe
  * fails (halving when the first fails), then bisection until the highest
- * passing and the lowest failing rate are within 5% of each other.
+ * passing and the lowest failing rate are within 5% of each other. A
+ * failing rate is probed twice and fails only if both probes do: a stall
+ * in one probe would otherwise cap every rate after it.
  */
 struct rate_search {
     double limit_us;
@@ -130,6 +133,7 @@ struct rate_search {
     double pass, pass_us;   /* highest rate that met the target (0: none yet) */
     double fail, fail_us;   /* lowest rate that missed it (0: none yet) */
     int probes;
+    int confirming; /* next is a failed rate, probed again */
     int done;
 };
 
