@@ -121,7 +121,7 @@ pane_sweep(const struct dash *d, struct grid *g, struct rect r)
 {
     const struct dash_sweep *s = &d->sweep;
     struct rect in = {r.x + 1, r.y + 1, r.w - 2, r.h - 2};
-    int rows, first, y;
+    int rows, first, y, show_finding;
     struct cols c;
     char title[64];
 
@@ -136,7 +136,12 @@ pane_sweep(const struct dash *d, struct grid *g, struct rect r)
     plan_cols(s, in.w, &c);
     draw_heads(s, g, in, &c);
     /* the newest rows that fit under the heads, above the running step and the finding */
-    rows = in.h - 1 - s->running - (s->finding[0] != '\0');
+    show_finding = s->finding[0] != '\0';
+    rows = in.h - 1 - s->running - show_finding;
+    if (rows < 1 && show_finding && s->running) {
+        show_finding = 0; /* a short pane keeps the newest row: zoom 6 shows the rest */
+        rows++;
+    }
     first = s->nrows > rows ? s->nrows - rows : 0;
     y = in.y + 1;
     for (int i = first; i < s->nrows && rows > 0; i++)
@@ -145,6 +150,6 @@ pane_sweep(const struct dash *d, struct grid *g, struct rect r)
         draw_running(d, g, in, y++);
     if (s->nrows == 0 && !s->running && y < in.y + in.h)
         grid_put(g, in.x + MARK_W, y++, in.w - MARK_W, ST_DIM, "no step finished");
-    if (s->finding[0] != '\0')
+    if (show_finding)
         grid_put(g, in.x, in.y + in.h - 1, in.w, s->knee >= 0 ? ST_WARN : ST_NORMAL, s->finding);
 }

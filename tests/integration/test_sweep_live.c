@@ -125,6 +125,8 @@ check_steps(const struct run *r)
     const int want[] = {1, 2, 4};
     double all = 0;
 
+    if (itest_count_lines(r->out, "\"type\":\"step\"") != 3)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r->out, r->err);
     assert_int_equal(itest_count_lines(r->out, "\"type\":\"step\""), 3);
     for (int i = 0; i < 3; i++) {
         char l[8192]; /* nth_line's buffer is reused by interval_txns */
