@@ -35,7 +35,6 @@ int collect_notify_fd(const struct collect *c);
 void collect_read(struct collect *c, struct collect_result *out);
 /* Takes effect from the next sample. */
 void collect_set_interval(struct collect *c, double interval_s);
-const struct collector_class *collect_class(const struct collect *c);
 /* Stops the thread, closes the connection and frees c. */
 void collect_stop(struct collect *c);
 

@@ -42,7 +42,6 @@ struct snapshot {
     double t;            /* seconds since the run started, at the end of this interval */
     double interval_s;   /* length of this interval */
     int clients;         /* clients configured */
-    int connected;       /* clients with an open connection at the tick */
     int final;           /* the run is over: this is the last interval */
     double worker_cpu_max; /* the busiest worker thread's CPU in this interval, % of a core */
     double worker_wait_max; /* ... and that thread's wait for a CPU, % of the interval */
