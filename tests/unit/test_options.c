@@ -72,11 +72,16 @@ test_sweep_clients_list(void **state)
     assert_int_equal(options_given(&rc, "clients"), 1);
     assert_int_equal(npos, 1);
     free(pos);
+    free(rc.sweep_clients);
+    free(rc.sweep_rates);
+    free(rc.slo);
+    free(rc.key_pattern);
     parse(&rc, CMD_RUN, run, &pos, &npos);
     assert_int_equal(rc.clients, 7);
     assert_null(rc.sweep_clients);
     assert_int_equal(options_given(&rc, "clients"), 1);
     free(pos);
+    free(rc.key_pattern);
 }
 
 static void
