@@ -39,28 +39,40 @@ per_s(uint64_t n, double secs)
     return secs > 0 ? (double)n / secs : 0.0;
 }
 
+void
+json_errors_by_kind(FILE *f, const uint64_t *errors)
+{
+    fputs("\"errors_by_kind\":{", f);
+    for (int k = ERR_NONE + 1; k < ERR__COUNT; k++)
+        fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
+                (unsigned long long)errors[k]);
+    fputc('}', f);
+}
+
+void
+json_lat(FILE *f, const struct hist_summary *l)
+{
+    fprintf(f,
+            "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,"
+            "\"max\":%llu}",
+            l->mean, (unsigned long long)l->p50, (unsigned long long)l->p90,
+            (unsigned long long)l->p99, (unsigned long long)l->p999, (unsigned long long)l->max);
+}
+
 static void
 json_common(FILE *f, const struct wstats *s, double secs)
 {
     struct hist_summary l;
-    int k;
 
     hist_summarize(s->lat, &l);
     fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"late\":%llu,", per_s(s->txns, secs),
             per_s(s->ops, secs), (unsigned long long)wstats_errors(s), (unsigned long long)s->late);
-    fputs("\"errors_by_kind\":{", f);
-    for (k = ERR_NONE + 1; k < ERR__COUNT; k++)
-        fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
-                (unsigned long long)s->errors[k]);
+    json_errors_by_kind(f, s->errors);
     fprintf(
-        f, "},\"reconnects\":%llu,\"connect_fails\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
+        f, ",\"reconnects\":%llu,\"connect_fails\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
         (unsigned long long)s->reconnects, (unsigned long long)s->connect_fails,
         s->txns ? (double)s->lag_sum_us / (double)s->txns : 0.0, (unsigned long long)s->lag_max_us);
-    fprintf(f,
-            "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,"
-            "\"max\":%llu}",
-            l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90, (unsigned long long)l.p99,
-            (unsigned long long)l.p999, (unsigned long long)l.max);
+    json_lat(f, &l);
 }
 
 static void

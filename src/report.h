@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include "runconf.h"
+#include "hist.h"
 #include "stats.h"
 
 struct report_ctx {
@@ -36,5 +37,9 @@ void report_human_summary(FILE *f, const struct snapshot *snap, const struct rep
 void json_string(FILE *f, const char *s);
 /* Writes v as a JSON number; NAN and infinities as null. */
 void json_number(FILE *f, double v);
+/* "errors_by_kind":{...} from counts indexed by enum err_kind. */
+void json_errors_by_kind(FILE *f, const uint64_t *errors);
+/* "lat_us":{"mean":..,"p50":..,"p90":..,"p99":..,"p999":..,"max":..} */
+void json_lat(FILE *f, const struct hist_summary *l);
 
 #endif

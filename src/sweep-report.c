@@ -160,16 +160,6 @@ sweep_find_text(const struct sweep *sw, char *buf, size_t len)
 }
 
 static void
-json_lat(FILE *f, const struct hist_summary *l)
-{
-    fprintf(f,
-            "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,"
-            "\"max\":%llu}",
-            l->mean, (unsigned long long)l->p50, (unsigned long long)l->p90,
-            (unsigned long long)l->p99, (unsigned long long)l->p999, (unsigned long long)l->max);
-}
-
-static void
 json_server(FILE *f, const struct sweep_server *s)
 {
     fputs(",\"server\":{\"tps\":", f);
@@ -199,12 +189,10 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
     fprintf(f, "\"warmup_transactions\":%llu,\"transactions\":%llu,\"ops_total\":%llu,",
             (unsigned long long)st->warmup_txns, (unsigned long long)st->txns,
             (unsigned long long)st->ops);
-    fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"errors_by_kind\":{", st->tps,
-            st->ops_s, (unsigned long long)sweep_step_errors(st));
-    for (int k = ERR_NONE + 1; k < ERR__COUNT; k++)
-        fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
-                (unsigned long long)st->errors[k]);
-    fputs("},", f);
+    fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,", st->tps, st->ops_s,
+            (unsigned long long)sweep_step_errors(st));
+    json_errors_by_kind(f, st->errors);
+    fputc(',', f);
     json_lat(f, &st->lat);
     fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"label\":", verdict_key(st->verdict));
     json_string(f, verdict_label(st->verdict));

@@ -247,6 +247,41 @@ itest_sleep_ms(int ms)
 }
 
 /*
+ * xact_commit of database db (admin connected to it) once the finished
+ * backends' statistics have landed: PostgreSQL 15 backends flush them as
+ * they exit, so wait for every other session of db to be gone, then for
+ * the counter to stand still.
+ */
+static inline long long
+itest_pg_commits(PGconn *admin, const char *db)
+{
+    char sql[256];
+    long long prev = -1, v = -1;
+    int i;
+
+    for (i = 0; i < 100; i++) {
+        itest_exec(admin, "SELECT pg_stat_clear_snapshot()");
+        snprintf(sql, sizeof(sql),
+                 "SELECT count(*) FROM pg_stat_activity WHERE datname = '%s' AND pid <> "
+                 "pg_backend_pid()",
+                 db);
+        if (itest_scalar(admin, sql) == 0)
+            break;
+        itest_sleep_ms(100);
+    }
+    snprintf(sql, sizeof(sql), "SELECT xact_commit FROM pg_stat_database WHERE datname = '%s'", db);
+    for (i = 0; i < 50; i++) {
+        itest_exec(admin, "SELECT pg_stat_clear_snapshot()");
+        v = itest_scalar(admin, sql);
+        if (v == prev)
+            break;
+        prev = v;
+        itest_sleep_ms(300);
+    }
+    return v;
+}
+
+/*
  * What every server-restart test does: runs benchtop with args, restarts
  * the test server (kill -USR1 BENCHTOP_<prefix>_SERVE_PID) after ms, and,
  * when read_answer, reads serve's "restarted" from BENCHTOP_<prefix>_SERVE_FD

@@ -9,36 +9,6 @@
 
 static PGconn *admin;
 
-/*
- * xact_commit for DB once the finished backends' statistics have landed:
- * PostgreSQL 15 backends flush them as they exit, so wait for every other
- * session of DB to be gone, then for the counter to stand still.
- */
-static long long
-commits(void)
-{
-    long long prev = -1, v = -1;
-    int i;
-
-    for (i = 0; i < 100; i++) {
-        itest_exec(admin, "SELECT pg_stat_clear_snapshot()");
-        if (itest_scalar(admin, "SELECT count(*) FROM pg_stat_activity WHERE datname = '" DB
-                                "' AND pid <> pg_backend_pid()") == 0)
-            break;
-        itest_sleep_ms(100);
-    }
-    for (i = 0; i < 50; i++) {
-        itest_exec(admin, "SELECT pg_stat_clear_snapshot()");
-        v = itest_scalar(admin,
-                         "SELECT xact_commit FROM pg_stat_database WHERE datname = '" DB "'");
-        if (v == prev)
-            break;
-        prev = v;
-        itest_sleep_ms(300);
-    }
-    return v;
-}
-
 static int
 setup(void **state)
 {
@@ -70,7 +40,7 @@ teardown(void **state)
 static double
 run_checked(char **args, double *tps)
 {
-    long long before = commits(), after;
+    long long before = itest_pg_commits(admin, DB), after;
     struct run r = itest_runv(args);
     const char *sum = itest_line(r.out, "\"type\":\"summary\"");
     double txns;
@@ -85,7 +55,7 @@ run_checked(char **args, double *tps)
     assert_true(txns > 0);
     assert_int_equal((long long)itest_num(sum, "errors"), 0);
     assert_true(itest_count_lines(r.out, "\"type\":\"interval\"") >= 2);
-    after = commits();
+    after = itest_pg_commits(admin, DB);
     fprintf(stderr, "  %s %s: %.0f transactions, server commits +%lld, %.0f tps\n", args[6],
             args[8], txns, after - before, *tps);
     assert_true(fabs((double)(after - before) - txns) <= 0.01 * txns);

@@ -53,31 +53,6 @@ interval_txns(const char *out, double from, double to, double *secs)
     return sum;
 }
 
-/* xact_commit of DB once the finished backends' statistics have landed (as test_pg_workloads). */
-static long long
-commits(void)
-{
-    long long prev = -1, v = -1;
-    int i;
-
-    for (i = 0; i < 100; i++) {
-        itest_exec(admin, "SELECT pg_stat_clear_snapshot()");
-        if (itest_scalar(admin, "SELECT count(*) FROM pg_stat_activity WHERE datname = '" DB
-                                "' AND pid <> pg_backend_pid()") == 0)
-            break;
-        itest_sleep_ms(100);
-    }
-    for (i = 0; i < 50; i++) {
-        itest_exec(admin, "SELECT pg_stat_clear_snapshot()");
-        v = itest_scalar(admin, "SELECT xact_commit FROM pg_stat_database WHERE datname = '" DB "'");
-        if (v == prev)
-            break;
-        prev = v;
-        itest_sleep_ms(300);
-    }
-    return v;
-}
-
 static int
 setup(void **state)
 {
@@ -162,11 +137,11 @@ test_pg_clients_sweep(void **state)
     char *args[] = {"sweep",       itest_target(DB), "--headless", "--clients", "1,2,4",
                     "--warmup",    "1",              "--step-time", "3",        "-j",
                     "2",           "--no-collect",   "-w",        "select-only", NULL};
-    long long before = commits(), after;
+    long long before = itest_pg_commits(admin, DB), after;
     struct run r = run_ok(args);
     double all = check_steps(&r), sum;
 
-    after = commits();
+    after = itest_pg_commits(admin, DB);
     fprintf(stderr, "  postgres: steps and warm-ups %.0f transactions, server commits +%lld\n",
             all, after - before);
     assert_true(fabs((double)(after - before) - all) <= 0.01 * all);
