@@ -247,6 +247,30 @@ itest_sleep_ms(int ms)
 }
 
 /*
+ * A fresh database db on the test server, filled by `benchtop init` at
+ * scale 1; returns a connection to it, or NULL (init's error printed).
+ */
+static inline PGconn *
+itest_pg_fresh_db(const char *db)
+{
+    PGconn *c = itest_pg("postgres");
+    char *args[] = {"init", itest_target(db), "--scale", "1", "-q", NULL};
+    char sql[128];
+    struct run r;
+
+    snprintf(sql, sizeof(sql), "DROP DATABASE IF EXISTS %s", db);
+    itest_exec(c, sql);
+    snprintf(sql, sizeof(sql), "CREATE DATABASE %s", db);
+    itest_exec(c, sql);
+    PQfinish(c);
+    r = itest_runv(args);
+    if (r.status != 0)
+        fprintf(stderr, "init failed: %s", r.err);
+    itest_free(&r);
+    return r.status == 0 ? itest_pg(db) : NULL;
+}
+
+/*
  * xact_commit of database db (admin connected to it) once the finished
  * backends' statistics have landed: PostgreSQL 15 backends flush them as
  * they exit, so wait for every other session of db to be gone, then for

@@ -56,21 +56,8 @@ interval_txns(const char *out, double from, double to, double *secs)
 static int
 setup(void **state)
 {
-    PGconn *c = itest_pg("postgres");
-    char *args[] = {"init", itest_target(DB), "--scale", "1", "-q", NULL};
-    struct run r;
-
-    itest_exec(c, "DROP DATABASE IF EXISTS " DB);
-    itest_exec(c, "CREATE DATABASE " DB);
-    PQfinish(c);
-    r = itest_runv(args);
-    if (r.status != 0) {
-        fprintf(stderr, "init failed: %s", r.err);
-        return -1;
-    }
-    itest_free(&r);
-    admin = itest_pg(DB);
-    return 0;
+    admin = itest_pg_fresh_db(DB);
+    return admin == NULL ? -1 : 0;
 }
 
 static int
