@@ -217,7 +217,6 @@ report_snapshot(const struct snapshot *snap, void *arg)
         report_human_summary(ctx->human, snap, ctx);
 }
 
-
 static void
 json_rows(FILE *f, const struct coll_view *v)
 {

@@ -124,8 +124,8 @@ sweep_best_text(const struct sweep *sw, char *buf, size_t len)
         return;
     }
     figures_text(&sw->steps[b], fig, sizeof(fig));
-    snprintf(buf, len, "most tps: %s: %s",
-             sweep_load_text(sw, &sw->steps[b], load, sizeof(load)), fig);
+    snprintf(buf, len, "most tps: %s: %s", sweep_load_text(sw, &sw->steps[b], load, sizeof(load)),
+             fig);
 }
 
 void
@@ -148,8 +148,10 @@ sweep_find_text(const struct sweep *sw, char *buf, size_t len)
     if (n < 0 || (size_t)n >= len)
         return;
     if (rs->fail > 0 && isnan(rs->fail_us))
-        snprintf(buf + n, len - (size_t)n, "; at %s tps %s could not be measured (no answers, "
-                 "or over 1%% errors)", count_text(rs->fail, fail, sizeof(fail)), what);
+        snprintf(buf + n, len - (size_t)n,
+                 "; at %s tps %s could not be measured (no answers, "
+                 "or over 1%% errors)",
+                 count_text(rs->fail, fail, sizeof(fail)), what);
     else if (rs->fail > 0)
         snprintf(buf + n, len - (size_t)n, "; at %s tps %s was %s",
                  count_text(rs->fail, fail, sizeof(fail)), what,
@@ -255,8 +257,9 @@ report_sweep_json(FILE *f, const struct sweep *sw)
     int knee = sw->find_rate ? -1 : sweep_knee(sw->steps, sw->nsteps, sw->axis), explains;
     char text[256];
 
-    fprintf(f, "{\"type\":\"sweep\",\"sweep\":\"%s\",\"steps\":%d,\"warmup_s\":%.3f,"
-               "\"step_time_s\":%.3f,\"knee\":",
+    fprintf(f,
+            "{\"type\":\"sweep\",\"sweep\":\"%s\",\"steps\":%d,\"warmup_s\":%.3f,"
+            "\"step_time_s\":%.3f,\"knee\":",
             axis_name(sw), sw->nsteps, sw->warmup_s, sw->step_s);
     json_step_ref(f, sw, knee);
     explains = knee >= 0 ? explaining_step(sw, knee) : -1;
@@ -299,7 +302,9 @@ report_sweep_table(FILE *f, const struct sweep *sw, const struct report_ctx *ctx
                 count_text(st->tps, tps, sizeof(tps)), (double)st->lat.p50 / 1000.0,
                 (double)st->lat.p99 / 1000.0, (unsigned long long)sweep_step_errors(st),
                 verdict_label(st->verdict), st->verdict_share * 100,
-                !st->probe ? "" : st->slo_met ? ", meets the target" : ", misses the target");
+                !st->probe    ? ""
+                : st->slo_met ? ", meets the target"
+                              : ", misses the target");
     }
     sweep_knee_text(sw, line, sizeof(line));
     if (line[0])

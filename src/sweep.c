@@ -41,8 +41,9 @@ add_step(struct sweep_list *l, double v, const char *opt, const char *text, char
         return seterr(err, "%s '%s' has more than %d steps (use a larger step or a shorter range)",
                       opt, text, SWEEP_MAX_STEPS);
     if (l->n > 0 && v <= l->v[l->n - 1])
-        return seterr(err, "%s '%s' is not increasing (give each step larger than the last, e.g. "
-                           "1,2,4,8)",
+        return seterr(err,
+                      "%s '%s' is not increasing (give each step larger than the last, e.g. "
+                      "1,2,4,8)",
                       opt, text);
     l->v[l->n++] = v;
     return 0;
@@ -58,10 +59,12 @@ parse_range(const char *text, const char *dots, int whole, struct sweep_list *l,
 
     /* strtod would read "1." of "1..64": the start is parsed on its own */
     snprintf(start, sizeof(start), "%.*s", (int)(dots - text), text);
-    if (read_number(start, &p, &a) < 0 || *p != '\0' || dots - text >= (int)sizeof(start) || read_number(dots + 2, &p, &b) < 0 ||
-        (*p == '+' && read_number(p + 1, &p, &step) < 0) || *p != '\0')
-        return seterr(err, "%s '%s' is not a list (write 1,2,4,8, 1..64 for doubling or "
-                           "10..100+10 for a fixed step)",
+    if (read_number(start, &p, &a) < 0 || *p != '\0' || dots - text >= (int)sizeof(start) ||
+        read_number(dots + 2, &p, &b) < 0 || (*p == '+' && read_number(p + 1, &p, &step) < 0) ||
+        *p != '\0')
+        return seterr(err,
+                      "%s '%s' is not a list (write 1,2,4,8, 1..64 for doubling or "
+                      "10..100+10 for a fixed step)",
                       opt, text);
     if (check_value(a, whole, opt, text, err) < 0 || check_value(b, whole, opt, text, err) < 0)
         return -1;
@@ -70,7 +73,7 @@ parse_range(const char *text, const char *dots, int whole, struct sweep_list *l,
     if (strchr(dots, '+') != NULL && (step <= 0 || (whole && step != floor(step))))
         return seterr(err, "%s '%s': the step after + must be %s (e.g. 10..100+10)", opt, text,
                       whole ? "a whole number above 0" : "above 0");
-    for (double v = a; v < b * (1 - 1e-9); v = step > 0 ? v + step : v * 2)
+    for (double v = a; v<b *(1 - 1e-9); v = step> 0 ? v + step : v * 2)
         if (add_step(l, v, opt, text, err) < 0)
             return -1;
     return add_step(l, b, opt, text, err);
@@ -87,8 +90,9 @@ sweep_list_parse(const char *text, int whole, struct sweep_list *out, char *err)
         return parse_range(text, dots, whole, out, err);
     for (;;) {
         if (read_number(p, &p, &v) < 0 || (*p != ',' && *p != '\0'))
-            return seterr(err, "%s '%s' is not a list (write 1,2,4,8, 1..64 for doubling or "
-                               "10..100+10 for a fixed step)",
+            return seterr(err,
+                          "%s '%s' is not a list (write 1,2,4,8, 1..64 for doubling or "
+                          "10..100+10 for a fixed step)",
                           opt, text);
         if (check_value(v, whole, opt, text, err) < 0 || add_step(out, v, opt, text, err) < 0)
             return -1;
@@ -132,8 +136,9 @@ sweep_slo_parse(const char *text, struct sweep_slo *out, char *err)
     snprintf(out->text, sizeof(out->text), "p%g < %g %s", pct, limit, p);
     return 0;
 bad:
-    return seterr(err, "--slo '%s' is not a latency target (write it like p99<5ms: p50, p90, p99 "
-                       "or p99.9, below a time in ms or us)",
+    return seterr(err,
+                  "--slo '%s' is not a latency target (write it like p99<5ms: p50, p90, p99 "
+                  "or p99.9, below a time in ms or us)",
                   text);
 }
 
@@ -200,8 +205,8 @@ sweep_acc_reset(struct sweep_acc *a)
 }
 
 void
-sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs,
-              enum verdict_kind verdict, const struct sweep_server *srv)
+sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, enum verdict_kind verdict,
+              const struct sweep_server *srv)
 {
     const double fig[4] = {srv->tps, srv->active, srv->waiting, srv->cpu_pct};
 

@@ -22,10 +22,10 @@
 #include "stats.h"
 #include "verdict.h"
 
-#define SWEEP_MAX_STEPS 64  /* steps in a list, probes in a rate search */
-#define SWEEP_MAX_PROBES 60 /* a rate search gives up after this many */
-#define SWEEP_KNEE_GAIN 0.10 /* a doubling of the load must buy 10% more tps ... */
-#define SWEEP_KNEE_P99 2.0   /* ... and must not more than double p99 */
+#define SWEEP_MAX_STEPS 64    /* steps in a list, probes in a rate search */
+#define SWEEP_MAX_PROBES 60   /* a rate search gives up after this many */
+#define SWEEP_KNEE_GAIN 0.10  /* a doubling of the load must buy 10% more tps ... */
+#define SWEEP_KNEE_P99 2.0    /* ... and must not more than double p99 */
 #define SWEEP_SEARCH_TOL 0.05 /* the rate search stops when pass and fail are 5% apart */
 
 enum sweep_axis { SWEEP_CLIENTS, SWEEP_RATE };
@@ -67,14 +67,14 @@ void sweep_server_from(const struct coll_signals *sig, double server_tps, struct
 struct sweep_step {
     int index;
     double clients;
-    double rate;          /* open-loop target; 0 = closed loop */
-    double warmup_t;      /* run time when its warm-up began */
+    double rate;           /* open-loop target; 0 = closed loop */
+    double warmup_t;       /* run time when its warm-up began */
     double start_t, end_t; /* the measured part, seconds since the run started */
-    uint64_t warmup_txns; /* finished during the warm-up (not counted below) */
+    uint64_t warmup_txns;  /* finished during the warm-up (not counted below) */
     uint64_t txns, ops;
     uint64_t errors[ERR__COUNT];
     double tps, ops_s;
-    struct hist_summary lat; /* us */
+    struct hist_summary lat;   /* us */
     enum verdict_kind verdict; /* the verdict that held for most of the step */
     double verdict_share;      /* its share of the step's intervals, 0..1 */
     int verdict_ticks[VK__COUNT];
@@ -129,9 +129,9 @@ int sweep_best(const struct sweep_step *steps, int n);
  */
 struct rate_search {
     double limit_us;
-    double next;            /* the rate to probe now */
-    double pass, pass_us;   /* highest rate that met the target (0: none yet) */
-    double fail, fail_us;   /* lowest rate that missed it (0: none yet) */
+    double next;          /* the rate to probe now */
+    double pass, pass_us; /* highest rate that met the target (0: none yet) */
+    double fail, fail_us; /* lowest rate that missed it (0: none yet) */
     int probes;
     int confirming; /* next is a failed rate, probed again */
     int done;
@@ -148,7 +148,7 @@ struct sweep_action {
     int step_done; /* steps[nsteps - 1] just finished */
     int set;       /* run `x` from now: clients, or the rate */
     double x;
-    int done;      /* the sweep is over: end the load */
+    int done; /* the sweep is over: end the load */
 };
 
 struct sweep {
@@ -162,8 +162,8 @@ struct sweep {
     double rate; /* -R: the fixed rate of a clients sweep (0: closed loop), find-rate's start */
 
     enum sweep_phase phase;
-    double x;        /* clients or rate of the running step */
-    double phase_t;  /* run time when the phase began */
+    double x;       /* clients or rate of the running step */
+    double phase_t; /* run time when the phase began */
     uint64_t warmup_txns;
     double warmup_t;
     struct sweep_acc acc;

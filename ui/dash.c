@@ -1,4 +1,5 @@
-/* dash: the two appends the TUI loop makes and the bar glyphs; the rest of struct dash is filled in place. */
+/* dash: the two appends the TUI loop makes and the bar glyphs; the rest of struct dash is filled in
+ * place. */
 #include "dash.h"
 
 #include <stdarg.h>

@@ -69,8 +69,8 @@ draw_heads(const struct dash_sweep *s, struct grid *g, struct rect in, const str
     int x = in.x + FIXED_W + c->verdict_w;
 
     grid_printf(g, in.x, in.y, in.w, ST_DIM, "%*s%*s%*s%*s%*s%*s  %-*s", MARK_W, "", X_W,
-                s->rate ? "rate" : "clients", NUM_W, "tps", NUM_W, "p50 ms", NUM_W, "p99 ms",
-                ERR_W, "errors", c->verdict_w - 2 > 0 ? c->verdict_w - 2 : 0, "verdict");
+                s->rate ? "rate" : "clients", NUM_W, "tps", NUM_W, "p50 ms", NUM_W, "p99 ms", ERR_W,
+                "errors", c->verdict_w - 2 > 0 ? c->verdict_w - 2 : 0, "verdict");
     if (c->bar_w > 0) {
         grid_put(g, x + 1, in.y, c->bar_w, ST_DIM, "tps");
         grid_put(g, x + 2 + c->bar_w, in.y, c->bar_w, ST_DIM, "p99");

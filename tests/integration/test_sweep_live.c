@@ -121,16 +121,16 @@ check_steps(const struct run *r)
 static void
 test_pg_clients_sweep(void **state)
 {
-    char *args[] = {"sweep",       itest_target(DB), "--headless", "--clients", "1,2,4",
-                    "--warmup",    "1",              "--step-time", "3",        "-j",
-                    "2",           "--no-collect",   "-w",        "select-only", NULL};
+    char *args[] = {"sweep", itest_target(DB), "--headless", "--clients", "1,2,4", "--warmup",
+                    "1",     "--step-time",    "3",          "-j",        "2",     "--no-collect",
+                    "-w",    "select-only",    NULL};
     long long before = itest_pg_commits(admin, DB), after;
     struct run r = run_ok(args);
     double all = check_steps(&r), sum;
 
     after = itest_pg_commits(admin, DB);
-    fprintf(stderr, "  postgres: steps and warm-ups %.0f transactions, server commits +%lld\n",
-            all, after - before);
+    fprintf(stderr, "  postgres: steps and warm-ups %.0f transactions, server commits +%lld\n", all,
+            after - before);
     assert_true(fabs((double)(after - before) - all) <= 0.01 * all);
     /* the run's total also holds the sliver between the last step's end and the stop */
     sum = itest_num(itest_line(r.out, "\"type\":\"summary\""), "transactions");
@@ -142,9 +142,12 @@ static void
 test_redis_clients_sweep(void **state)
 {
     redisContext *rd = rtest_connect();
-    char *args[] = {"sweep", itest_env("BENCHTOP_RD_TARGET"), "--headless", "--clients", "1,2,4",
-                    "-w",    "get",       "--warmup",  "1",  "--step-time", "3",
-                    NULL};
+    char *args[] = {"sweep",      itest_env("BENCHTOP_RD_TARGET"),
+                    "--headless", "--clients",
+                    "1,2,4",      "-w",
+                    "get",        "--warmup",
+                    "1",          "--step-time",
+                    "3",          NULL};
     long long before = rtest_calls(rd, "get"), delta;
     struct run r = run_ok(args);
     double all = check_steps(&r);
@@ -174,10 +177,16 @@ test_find_rate_known_capacity(void **state)
     char path[] = "/tmp/itest-sweep-XXXXXX";
     int fd = mkstemp(path);
     const char *text = "SELECT pg_sleep(0.1);\n";
-    char *args[] = {"sweep",       itest_target(DB), "--headless", "-f",      path,
-                    "-c",          "16",             "-j",         "2",       "--find-rate",
-                    "--slo",       "p90<300ms",      "-R",         "40",      "--warmup",
-                    "2",           "--step-time",    "3",          NULL};
+    char *args[] = {"sweep",       itest_target(DB),
+                    "--headless",  "-f",
+                    path,          "-c",
+                    "16",          "-j",
+                    "2",           "--find-rate",
+                    "--slo",       "p90<300ms",
+                    "-R",          "40",
+                    "--warmup",    "2",
+                    "--step-time", "3",
+                    NULL};
     char l[8192];
     struct run r;
     double found, failing;

@@ -58,8 +58,8 @@ test_sweep_clients_list(void **state)
     struct runconf rc;
     char **pos;
     int npos;
-    char *sweep[] = {"sweep", "--clients", "1..64", "--rates=10,20", "-c", "3", "--warmup", "0.5",
-                     "--find-rate", "--slo", "p99<5ms", "pg", NULL};
+    char *sweep[] = {"sweep", "--clients",   "1..64", "--rates=10,20", "-c", "3", "--warmup",
+                     "0.5",   "--find-rate", "--slo", "p99<5ms",       "pg", NULL};
     char *run[] = {"run", "--clients", "7", NULL};
 
     parse(&rc, CMD_SWEEP, sweep, &pos, &npos);

@@ -747,7 +747,8 @@ fill_sweep(struct dash *d)
         r->tps = TPS[i];
         r->p50_us = 500 + 100 * i;
         r->p99_us = 1000 * (i + 1);
-        snprintf(r->verdict, sizeof(r->verdict), "%s", i < 3 ? "not enough load" : "server CPU-bound");
+        snprintf(r->verdict, sizeof(r->verdict), "%s",
+                 i < 3 ? "not enough load" : "server CPU-bound");
     }
     s->rows[4].errors = 7;
     s->running = 1;

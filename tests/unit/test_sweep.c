@@ -307,8 +307,8 @@ test_steps_from_ticks(void **state)
 static void
 test_find_rate_steps(void **state)
 {
-    struct sweep sw = {.axis = SWEEP_RATE, .find_rate = 1, .warmup_s = 0, .step_s = 1,
-                       .clients = 4};
+    struct sweep sw = {
+        .axis = SWEEP_RATE, .find_rate = 1, .warmup_s = 0, .step_s = 1, .clients = 4};
     struct snapshot snap = {0};
     struct sweep_action act;
     char err[BT_ERRLEN];
