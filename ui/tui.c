@@ -282,6 +282,10 @@ load_key(struct tui *t, enum key_action act)
         dash_event_add(&t->d, ROW_WARN, "%s", e ? "the load is over" : "no load in watch mode");
         return 0;
     }
+    if (t->s->sweep != NULL) { /* a change mid-step would spoil the step's figures */
+        dash_event_add(&t->d, ROW_WARN, "the sweep sets the load: space + - r R are off");
+        return 0;
+    }
     if (act == KEY_ACT_PAUSE) {
         engine_set_paused(e, !e->paused);
         t->d.state = e->paused ? RUN_PAUSED : RUN_RUNNING;
