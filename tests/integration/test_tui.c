@@ -288,12 +288,18 @@ test_sweep_pane(void **state)
     start(args);
     free(wait_for("6 sweep: clients", 8000));
     for (step = 0; step < 3; step++) {
-        for (int i = 0; i < 150; i++) { /* a step takes 3 s; the loaded machine, more */
+        int found = 0;
+        for (int i = 0; i < 600 && !found; i++) { /* a step takes 3 s; the loaded machine, more */
             free(rec);
             rec = slurp_file("sweep.jsonl");
-            if (nth_line(rec, "\"type\":\"step\"", step, line, sizeof(line)))
-                break;
-            itest_sleep_ms(100);
+            found = nth_line(rec, "\"type\":\"step\"", step, line, sizeof(line));
+            if (!found)
+                itest_sleep_ms(100);
+        }
+        if (!found) {
+            s = capture();
+            fail_msg("no line for step %d after 60 s; the screen:\n%s\nstderr:\n%s", step + 1, s,
+                     slurp_file("err"));
         }
         assert_int_equal((int)itest_num(line, "clients"), step + 1);
         /* x, tps, then p50 and p99 in ms as the pane prints them */
