@@ -20,9 +20,14 @@ struct report_ctx {
     FILE *human;          /* NULL: no human progress/summary */
     struct sweep *sweep;  /* `benchtop sweep`: step lines, the sweep line and its table */
     int steps_reported;   /* the sweep's steps already written as JSON lines */
+    int header_done;      /* the {"type":"run"} line went out */
 };
 
-/* The engine's report_fn: arg is a struct report_ctx. */
+/*
+ * The engine's report_fn: arg is a struct report_ctx. The first call puts
+ * the record's {"type":"run"} header line (options, version, target, host)
+ * before the first interval.
+ */
 void report_snapshot(const struct snapshot *snap, void *arg);
 
 struct collect_result;
