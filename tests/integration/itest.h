@@ -271,32 +271,32 @@ itest_pg_fresh_db(const char *db)
 }
 
 /*
- * xact_commit of database db (admin connected to it) once the finished
+ * xact_commit of database db, read on stats (a connection to another
+ * database, so the reading itself commits nothing in db), once the finished
  * backends' statistics have landed: PostgreSQL 15 backends flush them as
- * they exit, so wait for every other session of db to be gone, then for
- * the counter to stand still.
+ * they exit, so wait for every session of db but keep_pid's to be gone,
+ * then for the counter to stand still.
  */
 static inline long long
-itest_pg_commits(PGconn *admin, const char *db)
+itest_pg_commits(PGconn *stats, const char *db, int keep_pid)
 {
     char sql[256];
     long long prev = -1, v = -1;
     int i;
 
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM pg_stat_activity WHERE datname = '%s' AND pid <> %d", db,
+             keep_pid);
     for (i = 0; i < 100; i++) {
-        itest_exec(admin, "SELECT pg_stat_clear_snapshot()");
-        snprintf(sql, sizeof(sql),
-                 "SELECT count(*) FROM pg_stat_activity WHERE datname = '%s' AND pid <> "
-                 "pg_backend_pid()",
-                 db);
-        if (itest_scalar(admin, sql) == 0)
+        itest_exec(stats, "SELECT pg_stat_clear_snapshot()");
+        if (itest_scalar(stats, sql) == 0)
             break;
         itest_sleep_ms(100);
     }
     snprintf(sql, sizeof(sql), "SELECT xact_commit FROM pg_stat_database WHERE datname = '%s'", db);
     for (i = 0; i < 50; i++) {
-        itest_exec(admin, "SELECT pg_stat_clear_snapshot()");
-        v = itest_scalar(admin, sql);
+        itest_exec(stats, "SELECT pg_stat_clear_snapshot()");
+        v = itest_scalar(stats, sql);
         if (v == prev)
             break;
         prev = v;
