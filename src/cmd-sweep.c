@@ -60,8 +60,8 @@ plan(const struct runconf *rc, struct sweep *sw)
         usage_fatal("%s", err);
 }
 
-int
-cmd_sweep(struct runconf *rc, char **pos, int npos)
+static int
+cmd_sweep_exec(struct runconf *rc, char **pos, int npos)
 {
     struct sweep *sw = xcalloc(1, sizeof(*sw));
     int most_clients, rv;
@@ -73,7 +73,7 @@ cmd_sweep(struct runconf *rc, char **pos, int npos)
         usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
     check_combination(rc);
     plan(rc, sw);
-    resolve_target(rc, pos[0], 1);
+    cmd_resolve_target(rc, pos[0], 1);
     sweep_init(sw);
     most_clients = sw->axis == SWEEP_CLIENTS ? (int)sw->list.v[sw->list.n - 1] : rc->clients;
     if (rc->threads > most_clients)
@@ -84,9 +84,15 @@ cmd_sweep(struct runconf *rc, char **pos, int npos)
         rc->rate = sw->x;
     if (!rc->headless && !isatty(STDOUT_FILENO))
         rc->headless = 1;
-    raise_fd_limit(most_clients);
-    rv = run_load(rc, sw); /* the session ends the load after the last step */
+    cmd_raise_fd_limit(most_clients);
+    rv = cmd_run_load(rc, sw); /* the session ends the load after the last step */
     sweep_free(sw);
     free(sw);
     return rv;
 }
+
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_sweep_entry = {
+    "sweep", CMD_SWEEP, cmd_sweep_exec,
+    "benchtop sweep TARGET --clients LIST|--rates LIST|--find-rate",
+    "step the load up, measure each step, find the knee or the most load under --slo"};
