@@ -76,6 +76,8 @@ json_common(FILE *f, const struct wstats *s, double secs)
     fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"late\":%llu,", per_s(s->txns, secs),
             per_s(s->ops, secs), (unsigned long long)wstats_errors(s), (unsigned long long)s->late);
     json_errors_by_kind(f, s->errors);
+    fprintf(f, ",\"retried\":%llu,\"retries\":%llu", (unsigned long long)s->retried,
+            (unsigned long long)s->retries);
     fprintf(
         f, ",\"reconnects\":%llu,\"connect_fails\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
         (unsigned long long)s->reconnects, (unsigned long long)s->connect_fails,
@@ -188,6 +190,8 @@ human_progress(FILE *f, const struct snapshot *snap)
     fprintf(f, "progress: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %llu failed", snap->t,
             per_s(s->txns, snap->interval_s), hist_mean(s->lat) / 1000.0,
             (double)hist_percentile(s->lat, 99) / 1000.0, (unsigned long long)wstats_errors(s));
+    if (s->retries)
+        fprintf(f, ", %llu retried", (unsigned long long)s->retried);
     if (s->reconnects)
         fprintf(f, ", %llu reconnects", (unsigned long long)s->reconnects);
     if (s->late)
@@ -207,6 +211,9 @@ human_errors(FILE *f, const struct wstats *s)
         if (s->errors[k])
             fprintf(f, ", %s %llu", err_kind_name(k), (unsigned long long)s->errors[k]);
     fputc('\n', f);
+    if (s->retries) /* as pgbench says it */
+        fprintf(f, "number of transactions retried: %llu\ntotal number of retries: %llu\n",
+                (unsigned long long)s->retried, (unsigned long long)s->retries);
     if (s->last_error[0])
         fprintf(f, "last error: %s\n", s->last_error);
 }

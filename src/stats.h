@@ -25,7 +25,9 @@
     X(connects)      /* connections established */                                                 \
     X(connect_us)    /* time spent establishing them */                                            \
     X(reconnects)    /* connections re-established after a loss */                                 \
-    X(connect_fails) /* failed attempts to re-establish a lost connection */
+    X(connect_fails) /* failed attempts to re-establish a lost connection */                       \
+    X(retried)       /* transactions that succeeded or failed after more than one try */          \
+    X(retries)       /* tries after the first (--max-tries) */
 
 struct wstats {
 #define STATS_FIELD(name) uint64_t name;

@@ -102,6 +102,7 @@ struct dash {
     double server_tps_hist[DASH_HISTORY]; /* NAN where unknown */
     uint64_t errors;                      /* last interval */
     uint64_t errors_total, reconnects_total, late_total, txns_total;
+    uint64_t retried_total, retries_total; /* --max-tries */
 
     /* latency, us */
     struct hist_summary lat_cur, lat_total;

@@ -182,6 +182,8 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     d->errors = wstats_errors(&snap->cur);
     d->errors_total = wstats_errors(&snap->total);
     d->reconnects_total = snap->total.reconnects;
+    d->retried_total = snap->total.retried;
+    d->retries_total = snap->total.retries;
     d->late_total = snap->total.late;
     d->txns_total = snap->total.txns;
     d->state = state_of(t, snap);

@@ -237,6 +237,35 @@ itest_target(const char *dbname)
     return out;
 }
 
+/* Runs `benchtop init ...`: 0, or -1 with its stderr shown. */
+static inline int
+itest_init(char *const args[])
+{
+    struct run r = itest_runv(args);
+    int ok = r.status == 0;
+
+    if (!ok)
+        fprintf(stderr, "init failed: %s", r.err);
+    itest_free(&r);
+    return ok ? 0 : -1;
+}
+
+/* Drops and creates dbname, then fills it with benchtop init --scale scale. 0 or -1. */
+static inline int
+itest_pg_fresh_db(const char *dbname, const char *scale)
+{
+    PGconn *c = itest_pg("postgres");
+    char *args[] = {"init", itest_target(dbname), "--scale", (char *)scale, "-q", NULL};
+    char sql[128];
+
+    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", dbname);
+    itest_exec(c, sql);
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", dbname);
+    itest_exec(c, sql);
+    PQfinish(c);
+    return itest_init(args);
+}
+
 static inline void
 itest_sleep_ms(int ms)
 {
@@ -244,30 +273,6 @@ itest_sleep_ms(int ms)
 
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
         ;
-}
-
-/*
- * A fresh database db on the test server, filled by `benchtop init` at
- * scale 1; returns a connection to it, or NULL (init's error printed).
- */
-static inline PGconn *
-itest_pg_fresh_db(const char *db)
-{
-    PGconn *c = itest_pg("postgres");
-    char *args[] = {"init", itest_target(db), "--scale", "1", "-q", NULL};
-    char sql[128];
-    struct run r;
-
-    snprintf(sql, sizeof(sql), "DROP DATABASE IF EXISTS %s", db);
-    itest_exec(c, sql);
-    snprintf(sql, sizeof(sql), "CREATE DATABASE %s", db);
-    itest_exec(c, sql);
-    PQfinish(c);
-    r = itest_runv(args);
-    if (r.status != 0)
-        fprintf(stderr, "init failed: %s", r.err);
-    itest_free(&r);
-    return r.status == 0 ? itest_pg(db) : NULL;
 }
 
 /*

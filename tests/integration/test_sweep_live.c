@@ -57,9 +57,11 @@ interval_txns(const char *out, double from, double to, double *secs)
 static int
 setup(void **state)
 {
-    admin = itest_pg_fresh_db(DB);
+    if (itest_pg_fresh_db(DB, "1") < 0)
+        return -1;
+    admin = itest_pg(DB);
     stats = itest_pg("postgres");
-    return admin == NULL ? -1 : 0;
+    return 0;
 }
 
 static int
