@@ -53,6 +53,9 @@ struct session {
     double server_tps;             /* the first collector's latest; NAN */
     struct sweep *sweep;           /* NULL, or `benchtop sweep`'s steps: run at each tick */
     struct cpu_host host;          /* /proc/stat at the last tick */
+    double gain_per_doubling;      /* from the last rise in clients (dashboard +); NAN */
+    pid_t server_pid;              /* a local server's process; 0 = not looked up, -1 = unknown */
+    double server_cpu_s;           /* ... its CPU seconds (with its children) at the last tick */
     void *arg;
 };
 
