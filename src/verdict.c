@@ -767,10 +767,10 @@ verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi
     switch (k) {
     case VK_UNDERLOADED:
     case VK_NETWORK:
+    case VK_COMMIT: /* group commit: one sync serves every commit waiting for it */
         return flat ? VC_CONTRADICTED : VC_CONFIRMED;
     case VK_SERVER_CPU:
     case VK_LOCK:
-    case VK_COMMIT:
     case VK_CLIENT:
     case VK_HOST:
         return flat ? VC_CONFIRMED : VC_CONTRADICTED;
@@ -788,7 +788,7 @@ verdict_check_key(enum verdict_check c)
 void
 verdict_check_text(enum verdict_check c, enum verdict_kind k, char *buf, size_t len)
 {
-    int more = k == VK_UNDERLOADED || k == VK_NETWORK;
+    int more = k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_COMMIT;
 
     if (c == VC_CONFIRMED)
         snprintf(buf, len, "consistent with %s", verdict_label(k));

@@ -95,9 +95,10 @@ void verdict_final_text(const struct verdict *v, char *buf, size_t len);
 void verdict_server(const struct coll_signals *sig, int cores, struct verdict *out);
 
 /*
- * Each verdict predicts what more load does: not enough load (and the
- * network) means more clients raise tps; server-, lock-, commit-, client-
- * and host-bound mean a doubling gains under about 10%. verdict_check
+ * Each verdict predicts what more load does: not enough load, the network
+ * and commit-bound mean more clients raise tps (commit-bound: through group
+ * commit, as one log sync serves every commit waiting for it); server-,
+ * lock-, client- and host-bound mean a doubling gains under about 10%. verdict_check
  * compares the prediction of a step's verdict (`k` at clients_lo, tps_lo)
  * with the next step with more clients.
  */

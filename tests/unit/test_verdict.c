@@ -452,8 +452,9 @@ test_check(void **state)
 {
     char text[120];
 
-    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1010), VC_CONFIRMED);
-    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1800), VC_CONTRADICTED);
+    /* group commit: more clients share each log sync */
+    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1010), VC_CONTRADICTED);
+    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1800), VC_CONFIRMED);
     assert_int_equal(verdict_check(VK_UNDERLOADED, 4, 1000, 8, 1800), VC_CONFIRMED);
     assert_int_equal(verdict_check(VK_UNDERLOADED, 4, 1000, 8, 1050), VC_CONTRADICTED);
     assert_int_equal(verdict_check(VK_HOST, 8, 5000, 16, 5100), VC_CONFIRMED);
