@@ -181,6 +181,17 @@ axis_name(const struct sweep *sw)
     return sw->find_rate ? "find-rate" : sw->axis == SWEEP_CLIENTS ? "clients" : "rate";
 }
 
+/* Whether step i+1 (more clients) did what step i's verdict predicted (verdict_check). */
+static enum verdict_check
+step_check(const struct sweep *sw, int i)
+{
+    const struct sweep_step *a = &sw->steps[i], *b = &sw->steps[i + 1];
+
+    if (sw->axis != SWEEP_CLIENTS || i + 1 >= sw->nsteps)
+        return VC_UNTESTED;
+    return verdict_check(a->verdict, (int)a->clients, a->tps, (int)b->clients, b->tps);
+}
+
 void
 report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
 {
@@ -200,6 +211,10 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
     json_string(f, verdict_label(st->verdict));
     fprintf(f, ",\"share\":%.3f}", st->verdict_share);
     json_server(f, &st->server);
+    if (st->index > 0 && sw->axis == SWEEP_CLIENTS)
+        fprintf(f, ",\"previous_check\":{\"index\":%d,\"verdict\":\"%s\",\"result\":\"%s\"}",
+                st->index - 1, verdict_key(sw->steps[st->index - 1].verdict),
+                verdict_check_key(step_check(sw, st->index - 1)));
     if (st->probe) {
         fputs(",\"probe\":{\"slo\":", f);
         json_string(f, sw->slo.text);
@@ -251,6 +266,18 @@ json_find_rate(FILE *f, const struct sweep *sw)
     fputc('}', f);
 }
 
+/* ,"checks":{"confirmed":N,"contradicted":N,"untested":N} over the steps that have a next. */
+static void
+json_checks(FILE *f, const struct sweep *sw)
+{
+    int n[3] = {0, 0, 0};
+
+    for (int i = 0; i + 1 < sw->nsteps; i++)
+        n[step_check(sw, i)]++;
+    fprintf(f, ",\"checks\":{\"confirmed\":%d,\"contradicted\":%d,\"untested\":%d}",
+            n[VC_CONFIRMED], n[VC_CONTRADICTED], n[VC_UNTESTED]);
+}
+
 void
 report_sweep_json(FILE *f, const struct sweep *sw)
 {
@@ -278,6 +305,7 @@ report_sweep_json(FILE *f, const struct sweep *sw)
         json_find_rate(f, sw);
     else
         fputs(",\"find_rate\":null", f);
+    json_checks(f, sw);
     fputs("}\n", f);
     fflush(f);
 }
@@ -291,20 +319,24 @@ report_sweep_table(FILE *f, const struct sweep *sw, const struct report_ctx *ctx
             ctx->rc->target_masked, ctx->workload, sw->nsteps, sw->nsteps == 1 ? "" : "s",
             sw->step_s, sw->warmup_s);
     fprintf(f, "%10s %12s %10s %10s %8s  %s\n", sw->axis == SWEEP_CLIENTS ? "clients" : "rate",
-            "tps", "p50 ms", "p99 ms", "errors", "verdict");
+            "tps", "p50 ms", "p99 ms", "errors", "verdict (next step: confirmed or not)");
     for (int i = 0; i < sw->nsteps; i++) {
         const struct sweep_step *st = &sw->steps[i];
         if (sw->axis == SWEEP_CLIENTS)
             snprintf(line, sizeof(line), "%.0f", st->clients);
         else
             count_text(st->rate, line, sizeof(line));
-        fprintf(f, "%10s %12s %10.3f %10.3f %8llu  %s (%.0f%%)%s\n", line,
+        enum verdict_check c = step_check(sw, i);
+        fprintf(f, "%10s %12s %10.3f %10.3f %8llu  %s (%.0f%%)%s%s\n", line,
                 count_text(st->tps, tps, sizeof(tps)), (double)st->lat.p50 / 1000.0,
                 (double)st->lat.p99 / 1000.0, (unsigned long long)sweep_step_errors(st),
                 verdict_label(st->verdict), st->verdict_share * 100,
                 !st->probe    ? ""
                 : st->slo_met ? ", meets the target"
-                              : ", misses the target");
+                              : ", misses the target",
+                c == VC_CONFIRMED      ? ", confirmed"
+                : c == VC_CONTRADICTED ? ", contradicted"
+                                       : "");
     }
     sweep_knee_text(sw, line, sizeof(line));
     if (line[0])
