@@ -65,7 +65,7 @@ demo_load(struct runconf *rc, struct server *srv)
     if (!options_given(rc, "threads"))
         rc->threads = 2;
     cmd_check_run_options(rc, 20);
-    return cmd_run_load(rc);
+    return cmd_run_load(rc, NULL);
 }
 
 /* "postgres, redis, ..." : the servers a demo can start. */

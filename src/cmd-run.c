@@ -14,8 +14,8 @@
  * Each client holds a socket: raise the soft descriptor limit as far as the
  * hard one allows, or say how to before anything starts.
  */
-static void
-raise_fd_limit(int clients)
+void
+cmd_raise_fd_limit(int clients)
 {
     struct rlimit rl;
     rlim_t need = (rlim_t)clients + 64; /* collectors, eventfds, stdio, libraries */
@@ -31,19 +31,19 @@ raise_fd_limit(int clients)
 }
 
 int
-cmd_run_load(struct runconf *rc)
+cmd_run_load(struct runconf *rc, struct sweep *sweep)
 {
     const struct driver_class *drv = rc->driver;
     char err[BT_ERRLEN];
     void *shared = drv->prepare(rc, rc->driver_conf, err);
-    struct report_ctx ctx = {.rc = rc};
-    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1};
+    struct report_ctx ctx = {.rc = rc, .sweep = sweep};
+    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1, .sweep = sweep};
     const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
     int sigfd;
 
     if (shared == NULL)
         usage_fatal("%s", err);
-    raise_fd_limit(rc->clients);
+    cmd_raise_fd_limit(rc->clients);
     ctx.workload = rc->script_file ? rc->script_file
                    : rc->workload  ? rc->workload
                                    : drv->workloads[0];
@@ -78,7 +78,7 @@ cmd_run_exec(struct runconf *rc, char **pos, int npos)
         usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
     cmd_resolve_target(rc, pos[0], 1);
     cmd_check_run_options(rc, 10);
-    return cmd_run_load(rc);
+    return cmd_run_load(rc, NULL);
 }
 
 /* name, option mask, exec, usage, summary for --help */

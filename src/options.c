@@ -17,18 +17,35 @@
 #include "util.h"
 
 #define OFF(field) offsetof(struct runconf, field)
-#define SHOW (CMD_RUN | CMD_DEMO | CMD_WATCH)
+#define SHOW (CMD_RUN | CMD_DEMO | CMD_WATCH | CMD_SWEEP)
 
+/*
+ * sweep's --clients takes a list: an entry of the same name for sweep
+ * alone and without a short name, before the number (-c stays a number).
+ */
 const struct option_def option_table[] = {
+    {"clients", 0, OPT_STRING, OFF(sweep_clients), 0, 0, "", "LIST", CMD_SWEEP,
+     "sweep: client counts to step through: 1,2,4,8, 1..64 (doubling) or 10..100+10"},
+    {"rates", 0, OPT_STRING, OFF(sweep_rates), 0, 0, "", "LIST", CMD_SWEEP,
+     "sweep: open-loop rates to step through at a fixed -c (same forms as --clients)"},
+    {"warmup", 0, OPT_DOUBLE, OFF(warmup_s), 0, 3600, "2", "SECONDS", CMD_SWEEP,
+     "sweep: run each step this long before measuring it"},
+    {"step-time", 0, OPT_DOUBLE, OFF(step_s), 0.01, 1e6, "10", "SECONDS", CMD_SWEEP,
+     "sweep: measure each step this long"},
+    {"find-rate", 0, OPT_FLAG, OFF(find_rate), 0, 1, "0", "", CMD_SWEEP,
+     "sweep: find the highest open-loop rate that meets --slo (from -R, default 100)"},
+    {"slo", 0, OPT_STRING, OFF(slo), 0, 0, "", "TARGET", CMD_SWEEP,
+     "sweep --find-rate: the latency target, e.g. 'p99<5ms' (p50, p90, p99, p99.9; ms or us)"},
     {"clients", 'c', OPT_INT, OFF(clients), 1, 100000, "1", "N", CMD_LOAD,
      "number of concurrent clients (connections)"},
     {"threads", 'j', OPT_INT, OFF(threads), 1, 1024, "1", "N", CMD_LOAD,
      "number of worker threads; clients are spread over them"},
     {"pin", 0, OPT_FLAG, OFF(pin), 0, 1, "0", "", CMD_LOAD,
      "keep each -j thread on a CPU of its own, as memaslap does"},
-    {"time", 'T', OPT_DOUBLE, OFF(duration_s), 0.001, 1e7, "", "SECONDS", SHOW,
+    {"time", 'T', OPT_DOUBLE, OFF(duration_s), 0.001, 1e7, "", "SECONDS",
+     CMD_RUN | CMD_DEMO | CMD_WATCH,
      "run for this long (headless default 10; the dashboard runs until q)"},
-    {"transactions", 't', OPT_LLONG, OFF(transactions), 1, 1e15, "", "N", CMD_LOAD,
+    {"transactions", 't', OPT_LLONG, OFF(transactions), 1, 1e15, "", "N", CMD_RUN | CMD_DEMO,
      "run this many transactions per client instead of -T"},
     {"rate", 'R', OPT_DOUBLE, OFF(rate), 0, 1e9, "0", "TPS", CMD_LOAD,
      "open loop: this many transactions/s in total (Poisson arrivals)"},
@@ -102,8 +119,9 @@ add_ref(const struct option_def *def, const struct option_group *group)
     int i;
 
     for (i = 0; i < nrefs; i++)
-        if (strcmp(refs[i].def->name, def->name) == 0)
-            fatal("options: --%s is declared twice", def->name);
+        if (strcmp(refs[i].def->name, def->name) == 0 &&
+            (refs[i].def->short_name == 0) == (def->short_name == 0))
+            fatal("options: --%s is declared twice", def->name); /* but see long_name_hidden */
     if (nrefs == OPTIONS_MAX)
         fatal("options: more than %d options (raise OPTIONS_MAX)", OPTIONS_MAX);
     refs[nrefs].def = def;
@@ -287,8 +305,28 @@ find_ref(const char *name)
     return NULL;
 }
 
+/*
+ * Two entries may share a long name when only one has a short name (sweep's
+ * --clients LIST beside -c/--clients N): for cmd the long name goes to the
+ * one without a short name if it applies, else to the one that applies.
+ */
+static int
+long_name_hidden(int i, unsigned cmd)
+{
+    const struct option_def *o = refs[i].def;
+
+    for (int j = 0; j < nrefs; j++) {
+        const struct option_def *p = refs[j].def;
+        if (j == i || strcmp(p->name, o->name) != 0 || !(p->commands & cmd))
+            continue;
+        if (!(o->commands & cmd) || (p->short_name == 0 && o->short_name != 0))
+            return 1;
+    }
+    return 0;
+}
+
 static void
-build_getopt(struct option *longs, char *shorts)
+build_getopt(unsigned cmd, struct option *longs, char *shorts)
 {
     int i;
 
@@ -296,7 +334,7 @@ build_getopt(struct option *longs, char *shorts)
     *shorts++ = ':'; /* report a missing value as ':' */
     for (i = 0; i < nrefs; i++) {
         const struct option_def *o = refs[i].def;
-        longs[i].name = o->name;
+        longs[i].name = long_name_hidden(i, cmd) ? "" : o->name; /* "" matches nothing */
         longs[i].has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
         longs[i].flag = NULL;
         longs[i].val = 256 + i;
@@ -330,6 +368,7 @@ cmd_name(unsigned cmd)
            : cmd == CMD_DEMO   ? "demo"
            : cmd == CMD_WATCH  ? "watch"
            : cmd == CMD_REPORT ? "report"
+           : cmd == CMD_SWEEP  ? "sweep"
                                : "run";
 }
 
@@ -355,7 +394,7 @@ options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***p
     build_refs();
     longs = xcalloc((size_t)nrefs + 1, sizeof(*longs));
     shorts = xmalloc((size_t)nrefs * 2 + 3);
-    build_getopt(longs, shorts);
+    build_getopt(cmd, longs, shorts);
     optind = 1;
     opterr = 0;
     for (;;) {
@@ -391,14 +430,19 @@ options_set(struct runconf *rc, const char *name, const char *value)
     apply(rc, r, value);
 }
 
+/* Any entry of that name (sweep's --clients and -c share one). */
 int
 options_given(const struct runconf *rc, const char *name)
 {
     const struct opt_ref *r = find_ref(name);
+    int given = 0;
 
     if (r == NULL)
         fatal("options_given: no option '%s'", name);
-    return rc->given[r - refs];
+    for (int i = 0; i < nrefs; i++)
+        if (strcmp(refs[i].def->name, name) == 0)
+            given |= rc->given[i];
+    return given;
 }
 
 /* "redis, memcached": the drivers that take group g. */

@@ -34,9 +34,10 @@ enum {
     CMD_DEMO = 1 << 2,
     CMD_WATCH = 1 << 3,
     CMD_REPORT = 1 << 4,
+    CMD_SWEEP = 1 << 5,
 };
-#define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH)
-#define CMD_LOAD (CMD_RUN | CMD_DEMO)
+#define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH | CMD_SWEEP)
+#define CMD_LOAD (CMD_RUN | CMD_DEMO | CMD_SWEEP)
 
 struct option_def {
     const char *name; /* long name, without "--" */

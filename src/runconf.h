@@ -48,6 +48,12 @@ struct runconf {
     double report_to;       /* report --to; 0 = to the end */
     char *report_html;      /* report --html FILE */
     char *report_hlog;      /* report --hlog FILE */
+    char *sweep_clients;    /* sweep --clients LIST */
+    char *sweep_rates;      /* sweep --rates LIST */
+    double warmup_s;        /* sweep --warmup: each step's unmeasured start */
+    double step_s;          /* sweep --step-time: each step's measured part */
+    int find_rate;          /* sweep --find-rate */
+    char *slo;              /* sweep --slo, e.g. "p99<5ms" */
     int server_local;       /* the target is on this machine: its CPU is ours to read */
     int show_help;          /* -h */
     int show_version;       /* -V */

@@ -300,6 +300,41 @@ itest_sleep_ms(int ms)
 }
 
 /*
+ * xact_commit of database db, read on stats (a connection to another
+ * database, so the reading itself commits nothing in db), once the finished
+ * backends' statistics have landed: PostgreSQL 15 backends flush them as
+ * they exit, so wait for every session of db but keep_pid's to be gone,
+ * then for the counter to stand still.
+ */
+static inline long long
+itest_pg_commits(PGconn *stats, const char *db, int keep_pid)
+{
+    char sql[256];
+    long long prev = -1, v = -1;
+    int i;
+
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM pg_stat_activity WHERE datname = '%s' AND pid <> %d", db,
+             keep_pid);
+    for (i = 0; i < 100; i++) {
+        itest_exec(stats, "SELECT pg_stat_clear_snapshot()");
+        if (itest_scalar(stats, sql) == 0)
+            break;
+        itest_sleep_ms(100);
+    }
+    snprintf(sql, sizeof(sql), "SELECT xact_commit FROM pg_stat_database WHERE datname = '%s'", db);
+    for (i = 0; i < 50; i++) {
+        itest_exec(stats, "SELECT pg_stat_clear_snapshot()");
+        v = itest_scalar(stats, sql);
+        if (v == prev)
+            break;
+        prev = v;
+        itest_sleep_ms(300);
+    }
+    return v;
+}
+
+/*
  * What every server-restart test does: runs benchtop with args, restarts
  * the test server (kill -USR1 BENCHTOP_<prefix>_SERVE_PID) after ms, and,
  * when read_answer, reads serve's "restarted" from BENCHTOP_<prefix>_SERVE_FD
