@@ -17,13 +17,16 @@
 #include "postgres.h"
 #include "postgres-collector.h"
 
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum {
     CONNECT_TIMEOUT_S = 3,
+    ANSWER_TIMEOUT_S = 3, /* a sample waits no longer for the server (a frozen one fails) */
     MIN_VERSION = 100000, /* backend_type and pg_monitor appeared in 10 */
     V14 = 140000,
     V17 = 170000,
@@ -775,12 +778,76 @@ query_error(PGconn *conn, const PGresult *res, const char *what, char *err)
     return seterr(err, "could not %s: %s%s%s", what, line, *hint ? " " : "", hint);
 }
 
+/*
+ * Waits until libpq has sent everything and PQgetResult would not block, or
+ * until the deadline (the connection is non-blocking): 0, or -1 with err.
+ */
+static int
+wait_ready(PGconn *conn, uint64_t deadline, char *err)
+{
+    for (;;) {
+        int flush = PQflush(conn);
+        struct pollfd p = {.fd = PQsocket(conn), .events = POLLIN};
+        uint64_t now = now_us();
+        int rv;
+
+        if (flush < 0)
+            return query_error(conn, NULL, "send to the server", err);
+        if (flush == 0 && !PQisBusy(conn))
+            return 0;
+        if (flush == 1)
+            p.events |= POLLOUT;
+        if (now >= deadline)
+            return seterr(err, "no answer from the server within %d s (is it stopped or "
+                               "overloaded?)", ANSWER_TIMEOUT_S);
+        rv = poll(&p, 1, (int)((deadline - now + 999) / 1000));
+        if (rv < 0 && errno != EINTR)
+            return seterr(err, "poll: %s", strerror(errno));
+        if (rv > 0 && (p.revents & (POLLIN | POLLERR | POLLHUP)) && !PQconsumeInput(conn))
+            return query_error(conn, NULL, "read from the server", err);
+    }
+}
+
+/* PQgetResult with a deadline: *res may be NULL (no more results); -1 with err on timeout. */
+static int
+next_result(PGconn *conn, uint64_t deadline, PGresult **res, char *err)
+{
+    *res = NULL;
+    if (wait_ready(conn, deadline, err) < 0)
+        return -1;
+    *res = PQgetResult(conn);
+    return 0;
+}
+
+/* PQexec with a deadline, for one statement; NULL with err on failure. */
+static PGresult *
+exec_timed(PGconn *conn, const char *sql, char *err)
+{
+    uint64_t deadline = now_us() + ANSWER_TIMEOUT_S * 1000000u;
+    PGresult *res, *extra;
+
+    if (!PQsendQuery(conn, sql)) {
+        query_error(conn, NULL, "send a query", err);
+        return NULL;
+    }
+    if (next_result(conn, deadline, &res, err) < 0)
+        return NULL;
+    while (next_result(conn, deadline, &extra, err) == 0 && extra != NULL)
+        PQclear(extra);
+    return res;
+}
+
 /* Reads the version and whether we see every session; 0 or -1 with err. */
 static int
 read_privileges(struct pg_collector *c, char *err)
 {
-    PGresult *res = PQexec(c->conn, privilege_sql);
+    PGresult *res;
     const char *priv;
+
+    if (PQsetnonblocking(c->conn, 1) != 0)
+        return query_error(c->conn, NULL, "make the connection non-blocking", err);
+    if ((res = exec_timed(c->conn, privilege_sql, err)) == NULL)
+        return -1;
 
     if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
         query_error(c->conn, res, "read the server version", err);
@@ -837,7 +904,8 @@ measure_rtt(PGconn *conn, double *rtt_ms, char *err)
 
     if (!PQenterPipelineMode(conn) || !PQpipelineSync(conn))
         return query_error(conn, NULL, "measure a round trip", err);
-    res = PQgetResult(conn);
+    if (next_result(conn, t0 + ANSWER_TIMEOUT_S * 1000000u, &res, err) < 0)
+        return -1;
     ok = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
     *rtt_ms = (double)(now_us() - t0) / 1000.0;
     PQclear(res);
@@ -852,6 +920,7 @@ pg_coll_sample(void *conn, void *out, char *err)
     struct pg_collector *c = conn;
     struct pg_sample *s = out;
     PGresult *res;
+    uint64_t deadline;
     int i, rc = 0;
 
     s->version = c->version;
@@ -860,8 +929,13 @@ pg_coll_sample(void *conn, void *out, char *err)
         return -1;
     if (!PQsendQuery(c->conn, c->sql))
         return query_error(c->conn, NULL, "sample the server", err);
+    deadline = now_us() + ANSWER_TIMEOUT_S * 1000000u;
     /* Read every result, even after an error, so the connection is ready for the next one. */
-    for (i = 0; (res = PQgetResult(c->conn)) != NULL; i++) {
+    for (i = 0;; i++) {
+        if (next_result(c->conn, deadline, &res, err) < 0)
+            return -1; /* the connection is then closed: the stream is not reusable */
+        if (res == NULL)
+            break;
         if (rc == 0 && (i >= NPARTS || PQresultStatus(res) != PGRES_TUPLES_OK))
             rc = query_error(c->conn, res, "sample the server", err);
         else if (rc == 0)

@@ -153,11 +153,17 @@ check_run_options(struct runconf *rc, int default_seconds)
         rc->duration_s = rc->headless ? default_seconds : 0;
 }
 
+/* Where the JSON lines go: stdout when headless, else the --record file or nowhere. */
 static FILE *
 open_record(const struct runconf *rc)
 {
     FILE *f;
 
+    if (rc->headless && rc->record != NULL)
+        usage_fatal("--record is for the dashboard: headless output is already JSON lines on "
+                    "stdout (redirect it to a file)");
+    if (rc->headless)
+        return stdout;
     if (rc->record == NULL)
         return NULL;
     f = fopen(rc->record, "w");
@@ -198,6 +204,8 @@ front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **nam
         tc.names[i] = hc.names[i] = names[i];
         tc.targets[i] = hc.targets[i] = targets[i];
     }
+    if (s->rc->headless && tui_check_theme(tc.theme, err) < 0)
+        usage_fatal("%s", err);
     if (s->rc->headless)
         headless_run(s, sigfd, &hc);
     else if (tui_run(s, sigfd, &tc, err) < 0)
@@ -244,7 +252,7 @@ run_load(struct runconf *rc)
                    : rc->workload  ? rc->workload
                                    : drv->workloads[0];
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];
-    ctx.json = rc->headless ? stdout : open_record(rc);
+    ctx.json = open_record(rc);
     ctx.human = rc->quiet ? NULL : stderr;
     sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
     s.eng = engine_start(rc, shared, err);
@@ -277,7 +285,7 @@ cmd_watch(struct runconf *rc, char **pos, int npos)
         usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
     if (!rc->headless && !isatty(STDOUT_FILENO))
         rc->headless = 1;
-    ctx.json = rc->headless ? stdout : open_record(rc);
+    ctx.json = open_record(rc);
     sigfd = session_block_signals();
     for (i = 0; i < npos; i++) {
         const struct driver_class *drv = resolve_target(rc, pos[i], 1);

@@ -231,11 +231,11 @@ report_server(FILE *f, double t, const char *name, const char *target,
     json_string(f, target);
     fprintf(f, ",\"ok\":%s,\"cost_ms\":%.3f,\"late\":%llu", res->ok ? "true" : "false",
             res->cost_ms, (unsigned long long)res->late);
-    if (!res->ok) {
+    if (!res->ok) { /* no figure from an earlier sample passes for current */
         fputs(",\"error\":", f);
         json_string(f, res->error);
-    }
-    if (res->have_view) {
+        fputs(",\"server_tps\":null,\"rows\":[],\"events\":[]", f);
+    } else if (res->have_view) {
         fputs(",\"server_tps\":", f);
         json_number(f, res->view.server_tps);
         fputs(",\"note\":", f);

@@ -138,9 +138,9 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
     for (i = 0; i < s->ncollect; i++) {
         if (p[FD_COLLECT + i].revents) {
             collect_read(s->collect[i], &res);
-            if (i == 0 && res.have_view) {
+            if (i == 0) {
                 s->sig = res.view.sig;
-                s->have_sig = res.ok;
+                s->have_sig = res.ok && res.have_view;
             }
             s->hooks.on_server(s, i, &res, s->arg);
         }
@@ -172,6 +172,22 @@ deadline(const struct session *s, uint64_t next)
     return end && end < next ? end : next;
 }
 
+/* A collector stuck on a frozen server is shown as failed, not as its last good sample. */
+static void
+check_overdue(struct session *s)
+{
+    struct collect_result res;
+    int i;
+
+    for (i = 0; i < s->ncollect; i++) {
+        if (!collect_overdue(s->collect[i], &res))
+            continue;
+        if (i == 0)
+            s->have_sig = 0;
+        s->hooks.on_server(s, i, &res, s->arg);
+    }
+}
+
 void
 session_run(struct session *s, int sigfd)
 {
@@ -193,6 +209,7 @@ session_run(struct session *s, int sigfd)
         }
         if (now_us() < next)
             continue;
+        check_overdue(s);
         if (s->eng && !s->load_over)
             tick(s);
         else if (s->hooks.on_idle_tick)

@@ -15,6 +15,9 @@ enum theme_attr {
     TA_DIM = 1 << 3,
 };
 
+#define THEME_MAX_BYTES (64 << 10)
+#define THEME_MAX_LINE 200 /* libinih's line buffer */
+
 struct theme {
     short fg[ST__COUNT]; /* -1 = the terminal's default */
     short bg[ST__COUNT];

@@ -183,8 +183,11 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
         for (k = 0; k < res->view.nevents; k++)
             dash_event_add(&t->d, ROW_NORMAL, "%s: %s", ds->name, res->view.events[k]);
     }
-    if (!res->ok)
+    if (!res->ok) {
+        if (i == 0)
+            t->last_server_tps = NAN; /* not the figure from before the failure */
         dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
+    }
     if (t->record.json)
         report_server(t->record.json, res->t, ds->name, ds->target, res);
     redraw(t);
@@ -341,6 +344,14 @@ fill_header(struct tui *t, const struct session *s)
         snprintf(d->servers[i].error, sizeof(d->servers[i].error), "connecting");
     }
     keys_help_lines(d->help_lines, (int)(sizeof(d->help_lines) / sizeof(d->help_lines[0])));
+}
+
+int
+tui_check_theme(const char *theme, char *err)
+{
+    struct theme th;
+
+    return theme == NULL ? 0 : theme_load(&th, theme, err);
 }
 
 int
