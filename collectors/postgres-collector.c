@@ -798,8 +798,10 @@ wait_ready(PGconn *conn, uint64_t deadline, char *err)
         if (flush == 1)
             p.events |= POLLOUT;
         if (now >= deadline)
-            return seterr(err, "no answer from the server within %d s (is it stopped or "
-                               "overloaded?)", ANSWER_TIMEOUT_S);
+            return seterr(err,
+                          "no answer from the server within %d s (is it stopped or "
+                          "overloaded?)",
+                          ANSWER_TIMEOUT_S);
         rv = poll(&p, 1, (int)((deadline - now + 999) / 1000));
         if (rv < 0 && errno != EINTR)
             return seterr(err, "poll: %s", strerror(errno));

@@ -15,7 +15,7 @@
 #include "util.h"
 
 enum {
-    STOP_WAIT_S = 1,                /* at most this long (plus a part) for the thread at the end */
+    STOP_WAIT_S = 1,               /* at most this long (plus a part) for the thread at the end */
     OVERDUE_MIN_US = 2 * 1000000u, /* a sample running this long is shown as overdue */
 };
 

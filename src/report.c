@@ -1,25 +1,26 @@
 /* report: JSON lines and human-readable progress and summary. */
 #include "report.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "collect.h"
 #include "hist.h"
+#include "text.h"
 
 void
 json_string(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    text_json(f, s);
+}
+
+static void
+json_number(FILE *f, double v)
+{
+    if (!isfinite(v)) /* JSON has no NaN or infinity */
+        fputs("null", f);
+    else
+        fprintf(f, "%.6g", v);
 }
 
 static double
@@ -57,8 +58,8 @@ json_verdict(FILE *f, const struct verdict *v)
 {
     fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"label\":", verdict_key(v->kind));
     json_string(f, verdict_label(v->kind));
-    fprintf(f, ",\"confidence\":\"%s\",\"score\":%.2f", v->confidence ? v->confidence : "",
-            v->score);
+    fprintf(f, ",\"confidence\":\"%s\",\"score\":", v->confidence ? v->confidence : "");
+    json_number(f, v->score);
     if (v->kind == VK_MIXED)
         fprintf(f, ",\"first\":\"%s\",\"second\":\"%s\"", verdict_key(v->first),
                 verdict_key(v->second));
@@ -75,8 +76,13 @@ json_interval(FILE *f, const struct snapshot *snap)
         "{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":%.3f,\"clients\":%d,\"connected\":%llu,",
         snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
     json_common(f, &snap->cur, snap->interval_s);
-    fprintf(f, ",\"cpu\":{\"benchtop\":%.1f,\"worker_max\":%.1f,\"worker_wait\":%.1f}",
-            snap->own_cpu_pct, snap->worker_cpu_max, snap->worker_wait_max);
+    fputs(",\"cpu\":{\"benchtop\":", f);
+    json_number(f, snap->own_cpu_pct);
+    fputs(",\"worker_max\":", f);
+    json_number(f, snap->worker_cpu_max);
+    fputs(",\"worker_wait\":", f);
+    json_number(f, snap->worker_wait_max);
+    fputc('}', f);
     json_verdict(f, &snap->verdict);
     fputs("}\n", f);
     fflush(f);
@@ -143,10 +149,12 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
     const struct runconf *rc = ctx->rc;
     const struct wstats *s = &snap->total;
     struct hist_summary l;
+    char workload[256], target[512];
 
     hist_summarize(s->lat, &l);
-    fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", ctx->workload, ctx->mode,
-            rc->target_masked);
+    text_clean(workload, sizeof(workload), ctx->workload); /* a -f path is foreign text too */
+    text_clean(target, sizeof(target), rc->target_masked);
+    fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", workload, ctx->mode, target);
     fprintf(f, "clients: %d, threads: %d%s\n", snap->clients, rc->threads,
             rc->connect_per_txn ? ", new connection per transaction" : "");
     fprintf(f, "duration: %.3f s\nnumber of transactions: %llu\n", snap->t,
@@ -183,15 +191,6 @@ report_snapshot(const struct snapshot *snap, void *arg)
         json_summary(ctx->json, snap, ctx);
     if (ctx->human)
         report_human_summary(ctx->human, snap, ctx);
-}
-
-static void
-json_number(FILE *f, double v)
-{
-    if (v != v) /* NAN: JSON has no such number */
-        fputs("null", f);
-    else
-        fprintf(f, "%.6g", v);
 }
 
 static void

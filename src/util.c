@@ -1,6 +1,8 @@
 /* util: checked allocation, clocks and error exits. */
 #include "util.h"
 
+#include "text.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,14 +82,15 @@ now_us(void)
 void
 usage_fatal(const char *fmt, ...)
 {
-    char line[2048];
+    char line[2048], safe[sizeof(line)];
     va_list ap;
 
     /* one write: the line arrives whole even when stderr is shared */
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "benchtop: %s\n", line);
+    text_clean(safe, sizeof(safe), line); /* it may quote a server's reply */
+    fprintf(stderr, "benchtop: %s\n", safe);
     exit(2);
 }
 
@@ -118,6 +121,7 @@ seterr(char *err, const char *fmt, ...)
 void
 first_line(char *dst, size_t dstlen, const char *src)
 {
+    char line[BT_ERRLEN];
     size_t n;
 
     while (*src == ' ' || *src == '\t' || *src == '\n')
@@ -125,8 +129,9 @@ first_line(char *dst, size_t dstlen, const char *src)
     n = strcspn(src, "\n");
     while (n > 0 && (src[n - 1] == ' ' || src[n - 1] == '\r'))
         n--;
-    if (n >= dstlen)
-        n = dstlen - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
+    if (n >= sizeof(line))
+        n = sizeof(line) - 1;
+    memcpy(line, src, n);
+    line[n] = '\0';
+    text_clean(dst, dstlen, line); /* library and server messages are foreign text */
 }

@@ -23,7 +23,7 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Monotonic clock in microseconds. */
 uint64_t now_us(void);
 
-/* A user error: one line "benchtop: MESSAGE" on stderr, exit code 2. */
+/* A user error: one line "benchtop: MESSAGE" on stderr (escaped: text_clean), exit code 2. */
 void usage_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* A state that cannot happen: message and abort. */
@@ -32,7 +32,7 @@ void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn))
 /* Writes a formatted message into err (size BT_ERRLEN); returns -1 for "return seterr(...)". */
 int seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* First line of a (possibly multi-line) library message, trimmed, into dst. */
+/* First line of a (possibly multi-line) library message, trimmed and escaped (text_clean). */
 void first_line(char *dst, size_t dstlen, const char *src);
 
 #endif

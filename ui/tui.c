@@ -107,8 +107,7 @@ show_verdict(struct tui *t, const struct verdict *v)
     snprintf(label, sizeof(label), "%s", verdict_label(v->kind));
     for (i = 0; label[i]; i++)
         label[i] = (char)toupper((unsigned char)label[i]);
-    snprintf(t->d.verdict, sizeof(t->d.verdict), "%s (%s): %s", label, v->confidence,
-             v->evidence);
+    snprintf(t->d.verdict, sizeof(t->d.verdict), "%s (%s): %s", label, v->confidence, v->evidence);
     t->d.verdict_level = v->kind == VK_UNDERLOADED ? ROW_GOOD : ROW_WARN;
     if (v->kind != t->last_verdict)
         dash_event_add(&t->d, ROW_NORMAL, "limit: %s", verdict_label(v->kind));

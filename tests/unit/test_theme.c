@@ -77,7 +77,8 @@ test_bad(void **state)
     expect_error(big, THEME_MAX_BYTES + 100, "is larger than 65536 bytes");
     free(big);
     assert_int_equal(theme_load(&t, "/dev/zero", err), -1);
-    assert_string_equal(err, "theme /dev/zero is larger than 65536 bytes (give --theme a .theme file)");
+    assert_string_equal(err,
+                        "theme /dev/zero is larger than 65536 bytes (give --theme a .theme file)");
 }
 
 int
