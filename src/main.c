@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,12 +154,36 @@ check_run_options(struct runconf *rc, int default_seconds)
         rc->duration_s = rc->headless ? default_seconds : 0;
 }
 
+/*
+ * A closed stdout would let the first socket take descriptor 1 and receive
+ * the JSON lines: it is held by /dev/null, and headless output refused.
+ */
+static int stdout_closed;
+
+static void
+hold_std_fds(void)
+{
+    int fd;
+
+    if (fcntl(STDOUT_FILENO, F_GETFD) < 0 && errno == EBADF) {
+        stdout_closed = 1;
+        fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (fd >= 0 && fd != STDOUT_FILENO) /* 0 closed too: it took that slot, leave it */
+            close(fd);
+        else if (fd < 0)
+            fatal("cannot open /dev/null: %s", strerror(errno));
+    }
+}
+
 /* Where the JSON lines go: stdout when headless, else the --record file or nowhere. */
 static FILE *
 open_record(const struct runconf *rc)
 {
     FILE *f;
 
+    if (rc->headless && stdout_closed)
+        usage_fatal("standard output is closed: headless mode has nowhere to write its JSON "
+                    "lines (redirect it to a file)");
     if (rc->headless && rc->record != NULL)
         usage_fatal("--record is for the dashboard: headless output is already JSON lines on "
                     "stdout (redirect it to a file)");
@@ -190,6 +215,17 @@ add_collector(struct session *s, const struct driver_class *drv, const char *tar
     names[s->ncollect++] = cls->name;
 }
 
+/* A line that could not be written is an error: said once on stderr, exit 1. */
+static void
+check_output(FILE *f, const char *what)
+{
+    if (f == NULL || (fflush(f) == 0 && !ferror(f)))
+        return;
+    fprintf(stderr, "benchtop: cannot write to %s: %s (lines were lost)\n", what,
+            errno ? strerror(errno) : "write error");
+    exit(1);
+}
+
 /* Runs the session with the dashboard, or headless; then stops the collectors. */
 static void
 front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **names,
@@ -212,6 +248,8 @@ front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **nam
         usage_fatal("%s", err);
     for (i = 0; i < s->ncollect; i++)
         collect_stop(s->collect[i]);
+    check_output(ctx->json, ctx->json == stdout ? "standard output" : s->rc->record);
+    check_output(ctx->human, "standard error");
 }
 
 /*
@@ -457,6 +495,7 @@ main(int argc, char **argv)
     char **pos;
     int npos, shift = cmd != NULL;
 
+    hold_std_fds();
     memset(&rc, 0, sizeof(rc));
     options_defaults(&rc);
     rc.command = cmd ? cmd->name : "run";

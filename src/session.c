@@ -152,7 +152,7 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
     }
     if (p[FD_INPUT].revents && s->hooks.on_input(s, s->arg))
         return 1;
-    return 0;
+    return s->quit;
 }
 
 /* The load's end (-T), or a watch's end; 0 when none is due. */
@@ -214,6 +214,8 @@ session_run(struct session *s, int sigfd)
             tick(s);
         else if (s->hooks.on_idle_tick)
             s->hooks.on_idle_tick(s, s->arg);
+        if (s->quit)
+            break;
         next += (uint64_t)(s->interval_s * 1e6);
         if (next <= now_us()) /* we fell behind (a stopped process): skip, do not burst */
             next = now_us() + (uint64_t)(s->interval_s * 1e6);

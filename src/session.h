@@ -44,6 +44,7 @@ struct session {
     uint64_t until_us;   /* without a load: end at this time (0 = on a signal or quit) */
     uint64_t start_us;
     int load_over;
+    int quit;            /* set by a hook (an output that fails): the session ends at once */
     struct session_hooks hooks;
     struct verdict_state verdict;  /* carried between ticks */
     int have_sig;                  /* sig holds the first collector's latest signals */
