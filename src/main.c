@@ -226,6 +226,19 @@ check_output(FILE *f, const char *what)
     exit(1);
 }
 
+/* A watch that never got one sample is a failure, whatever the output showed. */
+static void
+check_watched(struct collect *c, const char *target)
+{
+    struct collect_result res;
+
+    collect_read(c, &res);
+    if (res.samples == 0) {
+        fprintf(stderr, "benchtop: no sample of %s succeeded: %s\n", target, res.error);
+        exit(1);
+    }
+}
+
 /* Runs the session with the dashboard, or headless; then stops the collectors. */
 static void
 front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **names,
@@ -246,6 +259,9 @@ front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **nam
         headless_run(s, sigfd, &hc);
     else if (tui_run(s, sigfd, &tc, err) < 0)
         usage_fatal("%s", err);
+    for (i = 0; i < s->ncollect; i++)
+        if (s->eng == NULL)
+            check_watched(s->collect[i], targets[i]);
     for (i = 0; i < s->ncollect; i++)
         collect_stop(s->collect[i]);
     check_output(ctx->json, ctx->json == stdout ? "standard output" : s->rc->record);
@@ -384,7 +400,8 @@ interrupted(void)
     sigset_t pending;
 
     sigpending(&pending);
-    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM);
+    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+           sigismember(&pending, SIGHUP);
 }
 
 static int
@@ -450,6 +467,7 @@ cmd_demo(struct runconf *rc, char **pos, int npos)
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
     sigprocmask(SIG_BLOCK, &set, NULL);
     if (server_create(&srv, cls, err) < 0)
         usage_fatal("demo: %s", err);
@@ -487,6 +505,13 @@ find_command(const char *word)
     return NULL;
 }
 
+/* A URI, a conninfo string or a socket path: not a mistyped command. */
+static int
+looks_like_target(const char *word)
+{
+    return strstr(word, "://") != NULL || strchr(word, '=') != NULL || word[0] == '/';
+}
+
 int
 main(int argc, char **argv)
 {
@@ -508,6 +533,10 @@ main(int argc, char **argv)
         print_version();
         return 0;
     }
+    if (cmd == NULL && argc > 2 && argv[1][0] != '-' && !looks_like_target(argv[1]))
+        usage_fatal("unknown command '%s' (use run, init, demo or watch; a target looks like "
+                    "redis://HOST)",
+                    argv[1]);
     if (cmd == NULL)
         cmd = &commands[0];
     return cmd->fn(&rc, pos, npos);

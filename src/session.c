@@ -22,6 +22,7 @@ session_block_signals(void)
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP); /* a closed terminal ends the run as SIGTERM does, cleanly */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
