@@ -89,6 +89,23 @@ json_interval(FILE *f, const struct snapshot *snap)
 }
 
 static void
+json_messages(FILE *f, const struct wstats *s)
+{
+    const struct err_msg *top[STATS_MSGS];
+    int i, n = wstats_top_msgs(s, top);
+
+    fputs(",\"failed_share\":", f);
+    json_number(f, wstats_failed_share(s));
+    fputs(",\"error_messages\":[", f);
+    for (i = 0; i < n; i++) {
+        fputs(i ? ",{\"message\":" : "{\"message\":", f);
+        json_string(f, top[i]->text);
+        fprintf(f, ",\"count\":%llu}", (unsigned long long)top[i]->n);
+    }
+    fprintf(f, "],\"error_messages_other\":%llu", (unsigned long long)s->msgs_other);
+}
+
+static void
 json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
 {
     const struct runconf *rc = ctx->rc;
@@ -108,6 +125,7 @@ json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
             s->connects ? (double)s->connect_us / (double)s->connects : 0.0);
     json_common(f, s, snap->t);
+    json_messages(f, s);
     fputs("}\n", f);
     fflush(f);
 }
@@ -143,6 +161,28 @@ human_errors(FILE *f, const struct wstats *s)
         fprintf(f, "last error: %s\n", s->last_error);
 }
 
+/*
+ * More than 1% failed: that comes first, with what the server said, so a
+ * run that mostly failed never reads as a throughput figure.
+ */
+static void
+human_failures(FILE *f, const struct wstats *s)
+{
+    const struct err_msg *top[STATS_MSGS];
+    int i, n;
+
+    if (wstats_failed_share(s) <= FAILED_FLAG_SHARE)
+        return;
+    n = wstats_top_msgs(s, top);
+    fprintf(f, "FAILED: %.1f%% of transactions (%llu of %llu)\n", 100.0 * wstats_failed_share(s),
+            (unsigned long long)wstats_errors(s),
+            (unsigned long long)(wstats_errors(s) + s->txns));
+    for (i = 0; i < n; i++)
+        fprintf(f, "  %llu x %s\n", (unsigned long long)top[i]->n, top[i]->text);
+    if (s->msgs_other)
+        fprintf(f, "  %llu x other messages\n", (unsigned long long)s->msgs_other);
+}
+
 void
 report_human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
 {
@@ -152,6 +192,7 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
     char workload[256], target[512];
 
     hist_summarize(s->lat, &l);
+    human_failures(f, s);
     text_clean(workload, sizeof(workload), ctx->workload); /* a -f path is foreign text too */
     text_clean(target, sizeof(target), rc->target_masked);
     fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", workload, ctx->mode, target);

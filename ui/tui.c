@@ -129,6 +129,7 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     d->ops = (double)snap->cur.ops / secs;
     d->errors = wstats_errors(&snap->cur);
     d->errors_total = wstats_errors(&snap->total);
+    d->failed_pct = 100.0 * wstats_failed_share(&snap->cur);
     d->reconnects_total = snap->total.reconnects;
     d->late_total = snap->total.late;
     d->txns_total = snap->total.txns;

@@ -767,6 +767,18 @@ test_states_and_watch_mode(void **state)
     assert_true(has_text(g, "until q"));
     grid_free(g);
 
+    /* more than 1% of the interval's transactions failed: flagged beside the state */
+    d->failed_pct = 45.2;
+    g = render(d, 80, 24);
+    assert_true(find_text(g, "FAILING 45%", &x, &y));
+    assert_int_equal(y, 0);
+    assert_int_equal(grid_at(g, x, y)->style, ST_BAD);
+    grid_free(g);
+    d->failed_pct = 0.9;
+    g = render(d, 80, 24);
+    assert_false(has_text(g, "FAILING"));
+    grid_free(g);
+
     d->state = RUN_PAUSED;
     d->server_tps = NAN;
     g = render(d, 80, 24);

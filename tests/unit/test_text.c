@@ -96,6 +96,57 @@ test_json_numbers(void **state)
     assert_null(strstr(buf, "\"big\""));
 }
 
+static void
+test_error_messages_counted(void **state)
+{
+    struct wstats a, b;
+    const struct err_msg *top[STATS_MSGS];
+    char buf[4096];
+    FILE *f;
+    int i, n;
+
+    (void)state;
+    wstats_init(&a);
+    wstats_init(&b);
+    a.txns = 10;
+    a.errors[ERR_OTHER] = 990;
+    wstats_count_msg(&a, "prepared statement \"P_1\" does not exist", 900);
+    wstats_count_msg(&b, "division by zero", 50);
+    wstats_count_msg(&b, "prepared statement \"P_1\" does not exist", 40);
+    for (i = 0; i < STATS_MSGS + 3; i++) {
+        snprintf(buf, sizeof(buf), "message %d", i);
+        wstats_count_msg(&b, buf, 1);
+    }
+    wstats_merge(&a, &b);
+    n = wstats_top_msgs(&a, top);
+    assert_int_equal(n, STATS_MSGS);
+    assert_string_equal(top[0]->text, "prepared statement \"P_1\" does not exist");
+    assert_int_equal(top[0]->n, 940);
+    assert_string_equal(top[1]->text, "division by zero");
+    assert_int_equal(top[1]->n, 50);
+    assert_int_equal(a.msgs_other, 5); /* 8 slots: 2 named above, 6 of the 11 others */
+    assert_true(wstats_failed_share(&a) > 0.98);
+
+    /* the summary leads with the failures, then the most frequent messages */
+    f = fmemopen(buf, sizeof(buf), "w");
+    {
+        struct runconf rc = {.target_masked = "postgres://x", .threads = 1};
+        struct report_ctx ctx = {.rc = &rc, .workload = "w", .mode = "prepared"};
+        struct snapshot snap = {.t = 2.0, .clients = 1};
+        snap.total = a;
+        report_human_summary(f, &snap, &ctx);
+    }
+    fclose(f);
+    assert_memory_equal(buf, "FAILED: 99.0% of transactions (990 of 1000)\n"
+                             "  940 x prepared statement \"P_1\" does not exist\n"
+                             "  50 x division by zero\n",
+                        strlen("FAILED: 99.0% of transactions (990 of 1000)\n"
+                               "  940 x prepared statement \"P_1\" does not exist\n"
+                               "  50 x division by zero\n"));
+    wstats_free(&a);
+    wstats_free(&b);
+}
+
 int
 main(void)
 {
@@ -103,6 +154,7 @@ main(void)
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_json_string),
         cmocka_unit_test(test_json_numbers),
+        cmocka_unit_test(test_error_messages_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
