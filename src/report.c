@@ -175,8 +175,7 @@ human_failures(FILE *f, const struct wstats *s)
         return;
     n = wstats_top_msgs(s, top);
     fprintf(f, "FAILED: %.1f%% of transactions (%llu of %llu)\n", 100.0 * wstats_failed_share(s),
-            (unsigned long long)wstats_errors(s),
-            (unsigned long long)(wstats_errors(s) + s->txns));
+            (unsigned long long)wstats_errors(s), (unsigned long long)(wstats_errors(s) + s->txns));
     for (i = 0; i < n; i++)
         fprintf(f, "  %llu x %s\n", (unsigned long long)top[i]->n, top[i]->text);
     if (s->msgs_other)

@@ -30,7 +30,6 @@ static const struct {
 /* benchtop near a full core is itself the bottleneck: worth a colour. */
 static const double CPU_WARN_PCT = 90.0;
 
-
 /* Like put_run, but a cut string ends in an ellipsis so the cut is visible. */
 static void
 put_ellipsized(struct grid *g, int *x, int y, int end, enum style st, const char *text, int utf8)

@@ -137,9 +137,10 @@ test_error_messages_counted(void **state)
         report_human_summary(f, &snap, &ctx);
     }
     fclose(f);
-    assert_memory_equal(buf, "FAILED: 99.0% of transactions (990 of 1000)\n"
-                             "  940 x prepared statement \"P_1\" does not exist\n"
-                             "  50 x division by zero\n",
+    assert_memory_equal(buf,
+                        "FAILED: 99.0% of transactions (990 of 1000)\n"
+                        "  940 x prepared statement \"P_1\" does not exist\n"
+                        "  50 x division by zero\n",
                         strlen("FAILED: 99.0% of transactions (990 of 1000)\n"
                                "  940 x prepared statement \"P_1\" does not exist\n"
                                "  50 x division by zero\n"));
