@@ -219,7 +219,7 @@ read_theme(const char *path, char *err)
     else if (memchr(buf, '\0', len) != NULL)
         seterr(err, "theme %s contains a NUL byte (give --theme a text file)", path);
     else
-        rv = check_lines(path, buf, err);
+        rv = 0;
     fclose(f);
     if (rv < 0) {
         free(buf);
@@ -229,27 +229,19 @@ read_theme(const char *path, char *err)
 }
 
 int
-theme_load(struct theme *t, const char *name, char *err)
+theme_parse(struct theme *t, const char *path, const char *text, char *err)
 {
-    char path[PATH_MAX + 64];
     struct parse p = {.t = t, .path = path, .err = err};
-    char *text;
     int i, rv;
 
     for (i = 0; i < ST__COUNT; i++) {
         t->fg[i] = t->bg[i] = -1;
         t->attr[i] = 0;
     }
-    if (find_theme(name, path, sizeof(path)) < 0)
-        return seterr(err,
-                      "theme '%s' not found (use default, light or mono, or a path to a "
-                      ".theme file)",
-                      name);
-    if ((text = read_theme(path, err)) == NULL)
+    if (check_lines(path, text, err) < 0)
         return -1;
     err[0] = '\0';
     rv = ini_parse_string(text, on_entry, &p);
-    free(text);
     if (rv > 0 && err[0] != '\0') {
         char msg[BT_ERRLEN];
         snprintf(msg, sizeof(msg), "%s", err);
@@ -258,6 +250,25 @@ theme_load(struct theme *t, const char *name, char *err)
     if (rv > 0)
         return seterr(err, "%s:%d: not an INI line (use: element = FG BG [attrs])", path, rv);
     return 0;
+}
+
+int
+theme_load(struct theme *t, const char *name, char *err)
+{
+    char path[PATH_MAX + 64];
+    char *text;
+    int rv;
+
+    if (find_theme(name, path, sizeof(path)) < 0)
+        return seterr(err,
+                      "theme '%s' not found (use default, light or mono, or a path to a "
+                      ".theme file)",
+                      name);
+    if ((text = read_theme(path, err)) == NULL)
+        return -1;
+    rv = theme_parse(t, path, text, err);
+    free(text);
+    return rv;
 }
 
 void
