@@ -26,7 +26,7 @@ struct mc_coll {
 /* ---- open, sample, close ---- */
 
 static void *
-coll_open(const char *target, char *err)
+mc_coll_open(const char *target, char *err)
 {
     struct mc_coll *c = xcalloc(1, sizeof *c);
 
@@ -39,7 +39,7 @@ coll_open(const char *target, char *err)
 }
 
 static void
-coll_close(void *conn)
+mc_coll_close(void *conn)
 {
     struct mc_coll *c = conn;
 
@@ -79,7 +79,7 @@ sample_slabs(struct mc_coll *c, struct mc_sample *s, char *err)
 }
 
 static int
-coll_sample(void *conn, void *out, char *err)
+mc_coll_sample(void *conn, void *out, char *err)
 {
     struct mc_coll *c = conn;
     struct mc_sample *s = out;
@@ -308,7 +308,7 @@ events(struct coll_view *v, const struct mc_stats *p, const struct mc_sample *c)
 }
 
 static void
-coll_derive(const void *prev, const void *cur, double secs, struct coll_view *view)
+mc_coll_derive(const void *prev, const void *cur, double secs, struct coll_view *view)
 {
     const struct mc_sample *p = prev, *c = cur;
     const struct mc_stats *ps = p ? &p->st : NULL;
@@ -335,11 +335,11 @@ coll_derive(const void *prev, const void *cur, double secs, struct coll_view *vi
     view->server_tps = g + s; /* NAN when either is unknown */
 }
 
-const struct collector_class memcached_collector = {
+const struct collector_class memcached_collector_class = {
     .name = "memcached",
     .sample_size = sizeof(struct mc_sample),
-    .open = coll_open,
-    .close = coll_close,
-    .sample = coll_sample,
-    .derive = coll_derive,
+    .open = mc_coll_open,
+    .close = mc_coll_close,
+    .sample = mc_coll_sample,
+    .derive = mc_coll_derive,
 };

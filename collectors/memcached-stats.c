@@ -317,12 +317,6 @@ take_one(void *arg, const struct stat_line *l, char *err)
     return 0;
 }
 
-const char *
-mc_stat_name(enum mc_stat_field f)
-{
-    return f >= 0 && f < MCS__COUNT ? stat_names[f] : "?";
-}
-
 int
 mc_stat_has(const struct mc_stats *s, enum mc_stat_field f)
 {

@@ -41,8 +41,8 @@
 /* Item header, key and suffix on top of the value: what memcached's item size limit covers. */
 #define MC_ITEM_OVERHEAD 64
 
-enum mc_workload { WL_MIXED, WL_GET, WL_SET, WL_MULTIGET };
-enum mc_pattern { KP_SEQ, KP_UNIFORM, KP_ZIPF };
+enum mc_workload { MC_WL_MIXED, MC_WL_GET, MC_WL_SET, MC_WL_MULTIGET };
+enum mc_pattern { MC_KP_SEQ, MC_KP_UNIFORM, MC_KP_ZIPF };
 
 static const char *const mc_schemes[] = {MC_SCHEME, NULL};
 /* The first is the default: mixed is memaslap's and most caches' shape. */
@@ -295,9 +295,9 @@ check_options(const struct runconf *rc, struct mc_shared *sh, char *err)
     if (rc->pipeline > 1)
         return seterr(err, "--pipeline is not supported for memcached (use -w multiget --batch N "
                            "for several keys per request, or more -c)");
-    if (rc->ratio != NULL && sh->wl != WL_MIXED)
+    if (rc->ratio != NULL && sh->wl != MC_WL_MIXED)
         return seterr(err, "--ratio applies to -w mixed only (add -w mixed or drop --ratio)");
-    if (options_given(rc, "batch") && sh->wl != WL_MULTIGET)
+    if (options_given(rc, "batch") && sh->wl != MC_WL_MULTIGET)
         return seterr(err, "--batch applies to -w multiget only (add -w multiget or drop --batch)");
     sh->set_p = 0.1; /* 1:9 */
     if (rc->ratio != NULL && parse_ratio(rc->ratio, &sh->set_p, err) < 0)
@@ -566,10 +566,10 @@ setup_keys(const struct runconf *rc, struct mc_shared *sh, char *err)
 {
     sh->keys = (uint64_t)rc->keys;
     sh->digits = mc_key_digits(sh->keys);
-    sh->batch = sh->wl == WL_MULTIGET ? rc->batch : 1;
+    sh->batch = sh->wl == MC_WL_MULTIGET ? rc->batch : 1;
     sh->clients = rc->clients > 0 ? rc->clients : 1;
     sh->value_size = (size_t)rc->value_size;
-    if (sh->pattern == KP_ZIPF)
+    if (sh->pattern == MC_KP_ZIPF)
         zipf_init(&sh->zipf, sh->keys, ZIPF_THETA); /* --keys is at least 1 (option table) */
     fill_value(sh);
     /* Room for a whole reply when it is small; larger ones grow the buffer on demand. */
@@ -639,8 +639,8 @@ mc_conn_new(void *shared, int client_id, struct rng *rng)
 {
     const struct mc_shared *sh = shared;
     struct mc_conn *c = xcalloc(1, sizeof *c);
-    int uses_get = sh->wl == WL_GET || sh->wl == WL_MIXED;
-    int uses_set = sh->wl == WL_SET || sh->wl == WL_MIXED;
+    int uses_get = sh->wl == MC_WL_GET || sh->wl == MC_WL_MIXED;
+    int uses_set = sh->wl == MC_WL_SET || sh->wl == MC_WL_MIXED;
 
     c->sh = sh;
     c->rng = rng;
@@ -652,7 +652,7 @@ mc_conn_new(void *shared, int client_id, struct rng *rng)
     if (uses_set)
         mc_req_init(&c->req[MC_OP_SET], sh->proto, MC_OP_SET, 1, sh->digits, sh->value,
                     sh->value_size);
-    if (sh->wl == WL_MULTIGET)
+    if (sh->wl == MC_WL_MULTIGET)
         mc_req_init(&c->req[MC_OP_MULTIGET], sh->proto, MC_OP_MULTIGET, sh->batch, sh->digits, NULL,
                     0);
     c->rcap = sh->rbuf_size;
@@ -736,13 +736,13 @@ next_key(struct mc_conn *c)
     uint64_t k;
 
     switch (sh->pattern) {
-    case KP_SEQ:
+    case MC_KP_SEQ:
         k = c->seq;
         c->seq = k + 1 == sh->keys ? 0 : k + 1;
         return k;
-    case KP_ZIPF:
+    case MC_KP_ZIPF:
         return zipf_next(&sh->zipf, c->rng);
-    case KP_UNIFORM:
+    case MC_KP_UNIFORM:
     default:
         return (uint64_t)rng_range(c->rng, 0, (int64_t)(sh->keys - 1));
     }
@@ -752,13 +752,13 @@ static enum mc_op
 pick_op(struct mc_conn *c)
 {
     switch (c->sh->wl) {
-    case WL_GET:
+    case MC_WL_GET:
         return MC_OP_GET;
-    case WL_SET:
+    case MC_WL_SET:
         return MC_OP_SET;
-    case WL_MULTIGET:
+    case MC_WL_MULTIGET:
         return MC_OP_MULTIGET;
-    case WL_MIXED:
+    case MC_WL_MIXED:
     default:
         return rng_double(c->rng) < c->sh->set_p ? MC_OP_SET : MC_OP_GET;
     }
@@ -978,7 +978,7 @@ mc_stats_roundtrip(int fd, const struct mc_addr *a, const char *req, char **out,
     return 0;
 }
 
-const struct driver_class memcached_driver = {
+const struct driver_class memcached_driver_class = {
     .name = "memcached",
     .schemes = mc_schemes,
     .workloads = mc_workloads,

@@ -236,8 +236,6 @@ struct mc_slabs {
     int nclasses; /* classes present */
 };
 
-/* The name of a field as memcached prints it ("cmd_get"). */
-const char *mc_stat_name(enum mc_stat_field f);
 int mc_stat_has(const struct mc_stats *s, enum mc_stat_field f);
 
 /*
@@ -265,6 +263,6 @@ struct mc_sample {
     double rtt_ms; /* the `stats` round trip */
 };
 
-extern const struct collector_class memcached_collector;
+extern const struct collector_class memcached_collector_class;
 
 #endif

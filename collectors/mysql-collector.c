@@ -601,7 +601,7 @@ my_derive(const struct my_sample *prev, const struct my_sample *cur, double secs
 /* ---- the collector's connection (its own thread; blocking) ---- */
 
 static void *
-coll_open(const char *target, char *err)
+my_coll_open(const char *target, char *err)
 {
     struct my_coll *c = xcalloc(1, sizeof *c);
     MYSQL_RES *res;
@@ -624,7 +624,7 @@ coll_open(const char *target, char *err)
 }
 
 static void
-coll_close(void *conn)
+my_coll_close(void *conn)
 {
     struct my_coll *c = conn;
 
@@ -746,7 +746,7 @@ sample_processlist(struct my_coll *c, struct my_sample *s, char *err)
 }
 
 static int
-coll_sample(void *conn, void *out, char *err)
+my_coll_sample(void *conn, void *out, char *err)
 {
     struct my_coll *c = conn;
     struct my_sample *s = out;
@@ -766,16 +766,16 @@ coll_sample(void *conn, void *out, char *err)
 }
 
 static void
-coll_derive(const void *prev, const void *cur, double secs, struct coll_view *view)
+my_coll_derive(const void *prev, const void *cur, double secs, struct coll_view *view)
 {
     my_derive(prev, cur, secs, view);
 }
 
-const struct collector_class mysql_collector = {
+const struct collector_class mysql_collector_class = {
     .name = "mysql",
     .sample_size = sizeof(struct my_sample),
-    .open = coll_open,
-    .close = coll_close,
-    .sample = coll_sample,
-    .derive = coll_derive,
+    .open = my_coll_open,
+    .close = my_coll_close,
+    .sample = my_coll_sample,
+    .derive = my_coll_derive,
 };

@@ -38,7 +38,7 @@
 
 #include "runconf.h"
 
-enum my_mode { MODE_TEXT, MODE_PREPARED };
+enum my_mode { MY_MODE_TEXT, MY_MODE_PREPARED };
 
 /* The statements of the built-in workloads. */
 enum my_stmt {
@@ -675,7 +675,7 @@ assign_slots(struct my_shared *sh)
 
     for (i = 0; i < ST__COUNT; i++)
         sh->slot[i] = -1;
-    if (sh->mode != MODE_PREPARED)
+    if (sh->mode != MY_MODE_PREPARED)
         return;
     for (i = 0; i < sh->w->nops; i++) {
         enum my_stmt st = sh->w->ops[i].st;
@@ -700,9 +700,9 @@ parse_choices(const struct runconf *rc, struct my_shared *sh, char *err)
                       "read-write, write-only, counter or insert)",
                       w);
     if (strcmp(mode, "text") == 0)
-        sh->mode = MODE_TEXT;
+        sh->mode = MY_MODE_TEXT;
     else if (strcmp(mode, "prepared") == 0)
-        sh->mode = MODE_PREPARED;
+        sh->mode = MY_MODE_PREPARED;
     else
         return seterr(err, "unknown protocol '%s' for mysql (use -M text or prepared)", mode);
     if (rc->table_size > INT32_MAX - RANGE_SIZE)
@@ -1062,7 +1062,7 @@ my_init_tables(const struct init_conf *ic, char *err)
 #define MY_IO_NOTE "a thread per connection (the client library has no non-blocking API)"
 #endif
 
-const struct driver_class mysql_driver = {
+const struct driver_class mysql_driver_class = {
     .name = "mysql",
     .version_note = MY_IO_NOTE,
     .schemes = my_schemes,

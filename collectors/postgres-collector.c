@@ -58,7 +58,7 @@ static const char *const state_names[PG_NSTATES] = {
     [PG_HIDDEN] = "hidden",
 };
 
-struct pg_collector {
+struct pg_coll {
     PGconn *conn;
     int version;
     int privileged;
@@ -841,7 +841,7 @@ exec_timed(PGconn *conn, const char *sql, char *err)
 
 /* Reads the version and whether we see every session; 0 or -1 with err. */
 static int
-read_privileges(struct pg_collector *c, char *err)
+read_privileges(struct pg_coll *c, char *err)
 {
     PGresult *res;
     const char *priv;
@@ -869,7 +869,7 @@ read_privileges(struct pg_collector *c, char *err)
 static void
 pg_coll_close(void *conn)
 {
-    struct pg_collector *c = conn;
+    struct pg_coll *c = conn;
 
     if (c == NULL)
         return;
@@ -881,7 +881,7 @@ pg_coll_close(void *conn)
 static void *
 pg_coll_open(const char *target, char *err)
 {
-    struct pg_collector *c = xcalloc(1, sizeof *c);
+    struct pg_coll *c = xcalloc(1, sizeof *c);
 
     if (pg_connect_as(target, app_name, CONNECT_TIMEOUT_S, &c->conn, err) < 0 ||
         read_privileges(c, err) < 0) {
@@ -919,7 +919,7 @@ measure_rtt(PGconn *conn, double *rtt_ms, char *err)
 static int
 pg_coll_sample(void *conn, void *out, char *err)
 {
-    struct pg_collector *c = conn;
+    struct pg_coll *c = conn;
     struct pg_sample *s = out;
     PGresult *res;
     uint64_t deadline;
@@ -988,7 +988,7 @@ pg_collector_sql(int server_version_num)
     return sql;
 }
 
-const struct collector_class postgres_collector = {
+const struct collector_class postgres_collector_class = {
     .name = "postgres",
     .sample_size = sizeof(struct pg_sample),
     .open = pg_coll_open,

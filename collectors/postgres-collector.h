@@ -111,6 +111,6 @@ struct pg_sample {
  */
 char *pg_collector_sql(int server_version_num);
 
-extern const struct collector_class postgres_collector;
+extern const struct collector_class postgres_collector_class;
 
 #endif

@@ -16,7 +16,7 @@
 
 #include "script.h"
 
-enum pg_mode { PG_SIMPLE, PG_EXTENDED, PG_PREPARED };
+enum pg_mode { PG_MODE_SIMPLE, PG_MODE_EXTENDED, PG_MODE_PREPARED };
 
 /* Where a connection is inside its transaction. */
 enum pg_step {
@@ -379,15 +379,15 @@ send_statement(struct pg_conn *c, const struct script_cmd *cmd)
     char name[16];
 
     switch (c->sh->mode) {
-    case PG_SIMPLE:
+    case PG_MODE_SIMPLE:
         if (script_render(cmd, c->vars, c->render, c->sh->render_len) < 0)
             return 0;
         return PQsendQuery(c->pg, c->render);
-    case PG_EXTENDED:
+    case PG_MODE_EXTENDED:
         fill_params(c, cmd);
         return PQsendQueryParams(c->pg, cmd->sql_params, cmd->nparams, NULL, c->param_ptrs, NULL,
                                  NULL, 0);
-    case PG_PREPARED:
+    case PG_MODE_PREPARED:
         snprintf(name, sizeof(name), "P%d", c->cmd);
         if (!c->prepared[c->cmd]) {
             c->step = STEP_PREPARE;
@@ -538,7 +538,7 @@ pg_init_tables(const struct init_conf *ic, char *err)
     return pg_init(ic, err);
 }
 
-const struct driver_class postgres_driver = {
+const struct driver_class postgres_driver_class = {
     .name = "postgres",
     .schemes = pg_schemes,
     .workloads = pg_workloads,

@@ -27,12 +27,12 @@
 #define RC_FRAG_WARN 1.5
 #define RC_FRAG_MIN_RSS (64ull << 20) /* below this, fragmentation ratios mean little */
 
-struct rc_conn {
+struct rd_coll {
     redisContext *ctx;
     char where[300];
 };
 
-static const char *const rc_commands[REDIS_SAMPLE_COMMANDS] = {
+static const char *const rd_coll_commands[REDIS_SAMPLE_COMMANDS] = {
     "INFO",
     "INFO commandstats",
     "SLOWLOG LEN",
@@ -42,11 +42,11 @@ static const char *const rc_commands[REDIS_SAMPLE_COMMANDS] = {
 /* ---- sampling (the collector's thread) ---- */
 
 static void *
-rc_open(const char *target, char *err)
+rd_coll_open(const char *target, char *err)
 {
     struct redis_target t;
     redisContext *ctx;
-    struct rc_conn *c;
+    struct rd_coll *c;
 
     if (redis_target_parse(target, &t, err) < 0 ||
         redis_connect_blocking(&t, RC_TIMEOUT_MS, &ctx, err) < 0) {
@@ -61,9 +61,9 @@ rc_open(const char *target, char *err)
 }
 
 static void
-rc_close(void *conn)
+rd_coll_close(void *conn)
 {
-    struct rc_conn *c = conn;
+    struct rd_coll *c = conn;
 
     if (c == NULL)
         return;
@@ -76,7 +76,7 @@ static void
 note_refused(struct redis_sample *s, int i, const redisReply *r)
 {
     if (s->refused[0] == '\0')
-        snprintf(s->refused, sizeof s->refused, "%s: %.100s", rc_commands[i], r->str);
+        snprintf(s->refused, sizeof s->refused, "%s: %.100s", rd_coll_commands[i], r->str);
 }
 
 static int
@@ -90,7 +90,7 @@ take_text(const redisReply *r, int i, struct redis_sample *s, char *err)
         return 0;
     }
     if (r->type != REDIS_REPLY_STRING && r->type != REDIS_REPLY_STATUS)
-        return seterr(err, "%s: the reply is not text", rc_commands[i]);
+        return seterr(err, "%s: the reply is not text", rd_coll_commands[i]);
     rv = i == 0 ? redis_info_parse(r->str, r->len, &s->info, why)
                 : redis_cmdstats_parse(r->str, r->len, &s->cmds, why);
     return rv < 0 ? seterr(err, "%s", why) : 0;
@@ -117,16 +117,16 @@ take_replies(redisReply *const *r, struct redis_sample *s, char *err)
 }
 
 static int
-rc_sample(void *conn, void *out, char *err)
+rd_coll_sample(void *conn, void *out, char *err)
 {
-    struct rc_conn *c = conn;
+    struct rd_coll *c = conn;
     redisReply *r[REDIS_SAMPLE_COMMANDS] = {NULL};
     int i, n = 0, rv = 0;
     uint64_t t0 = now_us();
 
     /* One round trip: all four are queued before the first reply is read. */
     for (i = 0; i < REDIS_SAMPLE_COMMANDS; i++)
-        redisAppendCommand(c->ctx, rc_commands[i]);
+        redisAppendCommand(c->ctx, rd_coll_commands[i]);
     for (n = 0; n < REDIS_SAMPLE_COMMANDS; n++)
         if (redisGetReply(c->ctx, (void **)&r[n]) != REDIS_OK)
             break;
@@ -420,7 +420,7 @@ restarted(const struct redis_sample *p, const struct redis_sample *c)
 }
 
 static void
-rc_derive(const void *prevp, const void *curp, double secs, struct coll_view *v)
+rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_view *v)
 {
     const struct redis_sample *p = prevp, *c = curp;
 
@@ -451,11 +451,11 @@ rc_derive(const void *prevp, const void *curp, double secs, struct coll_view *v)
                  c->cmds.dropped, REDIS_MAX_CMDSTATS);
 }
 
-const struct collector_class redis_collector = {
+const struct collector_class redis_collector_class = {
     .name = "redis",
     .sample_size = sizeof(struct redis_sample),
-    .open = rc_open,
-    .close = rc_close,
-    .sample = rc_sample,
-    .derive = rc_derive,
+    .open = rd_coll_open,
+    .close = rd_coll_close,
+    .sample = rd_coll_sample,
+    .derive = rd_coll_derive,
 };

@@ -39,8 +39,8 @@
 #define RD_FILL_BATCH 1000
 #define RD_FILL_BATCH_BYTES (4u << 20)
 
-enum rd_workload { W_GET, W_SET, W_INCR, W_MIXED };
-enum rd_pattern { P_SEQ, P_UNIFORM, P_ZIPF };
+enum rd_workload { RD_WL_GET, RD_WL_SET, RD_WL_INCR, RD_WL_MIXED };
+enum rd_pattern { RD_KP_SEQ, RD_KP_UNIFORM, RD_KP_ZIPF };
 enum rd_op { OP_GET, OP_SET, OP_INCR, OP_FILL, OP__COUNT };
 
 /* Where a connection is. */
@@ -532,15 +532,15 @@ put_key(char *at, uint64_t key)
 static void
 format_requests(struct rd_shared *sh, int value_size)
 {
-    const char *prefix = sh->workload == W_INCR ? "counter:" : "key:";
+    const char *prefix = sh->workload == RD_WL_INCR ? "counter:" : "key:";
     char key[32];
     char *value = xmalloc((size_t)value_size);
     const char *get[] = {"GET", key}, *set[] = {"SET", key, value}, *incr[] = {"INCR", key};
-    const char *fill[] = {"SET", key, sh->workload == W_INCR ? "0" : value};
+    const char *fill[] = {"SET", key, sh->workload == RD_WL_INCR ? "0" : value};
     size_t klen = (size_t)snprintf(key, sizeof key, "%s%0*d", prefix, RD_KEY_DIGITS, 0);
     size_t vlen = (size_t)value_size;
     size_t l2[] = {3, klen}, l3[] = {3, klen, vlen};
-    size_t lfill[] = {3, klen, sh->workload == W_INCR ? 1 : vlen}, lincr[] = {4, klen};
+    size_t lfill[] = {3, klen, sh->workload == RD_WL_INCR ? 1 : vlen}, lincr[] = {4, klen};
     int i;
 
     memset(value, 'x', vlen); /* redis-benchmark's filler too */
@@ -741,7 +741,7 @@ check_options(struct rd_shared *sh, const struct runconf *rc, char *err)
         return seterr(err, "unknown key pattern '%s' (use --key-pattern seq, uniform or zipf)",
                       rc->key_pattern);
     sh->pattern = (enum rd_pattern)i;
-    if (rc->ratio != NULL && sh->workload != W_MIXED)
+    if (rc->ratio != NULL && sh->workload != RD_WL_MIXED)
         return seterr(err, "--ratio sets the mix of -w mixed (add -w mixed, or drop --ratio)");
     if (rc->ratio != NULL && parse_ratio(rc->ratio, &set, &get) < 0)
         return seterr(err,
@@ -776,7 +776,7 @@ rd_prepare(const struct runconf *rc, char *err)
     sh->keys = (uint64_t)rc->keys;
     sh->clients = rc->clients;
     sh->depth = rc->pipeline;
-    if (sh->pattern == P_ZIPF)
+    if (sh->pattern == RD_KP_ZIPF)
         zipf_init(&sh->zipf, sh->keys, ZIPF_THETA);
     format_requests(sh, rc->value_size);
     format_handshake(sh);
@@ -1040,13 +1040,13 @@ next_key(struct rd_conn *c)
     uint64_t k;
 
     switch (sh->pattern) {
-    case P_SEQ:
+    case RD_KP_SEQ:
         k = c->seq;
         c->seq = k + 1 >= sh->keys ? 0 : k + 1;
         return k;
-    case P_ZIPF:
+    case RD_KP_ZIPF:
         return zipf_next(&sh->zipf, c->rng);
-    case P_UNIFORM:
+    case RD_KP_UNIFORM:
         break;
     }
     return (uint64_t)rng_range(c->rng, 0, (int64_t)sh->keys - 1);
@@ -1058,13 +1058,13 @@ next_op(struct rd_conn *c)
     const struct rd_shared *sh = c->sh;
 
     switch (sh->workload) {
-    case W_GET:
+    case RD_WL_GET:
         return OP_GET;
-    case W_SET:
+    case RD_WL_SET:
         return OP_SET;
-    case W_INCR:
+    case RD_WL_INCR:
         return OP_INCR;
-    case W_MIXED:
+    case RD_WL_MIXED:
         break;
     }
     return (unsigned)rng_range(c->rng, 0, sh->ratio_total - 1) < sh->set_share ? OP_SET : OP_GET;
@@ -1115,7 +1115,7 @@ rd_init(const struct init_conf *ic, char *err)
                        "write every key first)");
 }
 
-const struct driver_class redis_driver = {
+const struct driver_class redis_driver_class = {
     .name = "redis",
     .schemes = rd_schemes,
     .workloads = rd_workloads,

@@ -11,38 +11,38 @@
 #include "server.h"
 
 #ifdef HAVE_POSTGRES
-extern const struct driver_class postgres_driver;
+extern const struct driver_class postgres_driver_class;
 extern const struct server_class postgres_server_class;
-extern const struct collector_class postgres_collector;
+extern const struct collector_class postgres_collector_class;
 #endif
 #ifdef HAVE_REDIS
-extern const struct driver_class redis_driver;
+extern const struct driver_class redis_driver_class;
 extern const struct server_class redis_server_class;
-extern const struct collector_class redis_collector;
+extern const struct collector_class redis_collector_class;
 #endif
 #ifdef HAVE_MEMCACHED
-extern const struct driver_class memcached_driver;
+extern const struct driver_class memcached_driver_class;
 extern const struct server_class memcached_server_class;
-extern const struct collector_class memcached_collector;
+extern const struct collector_class memcached_collector_class;
 #endif
 #ifdef HAVE_MYSQL
-extern const struct driver_class mysql_driver;
-extern const struct collector_class mysql_collector;
+extern const struct driver_class mysql_driver_class;
+extern const struct collector_class mysql_collector_class;
 extern const struct server_class mysql_server_class;
 #endif
 
 const struct driver_class *const driver_classes[] = {
 #ifdef HAVE_POSTGRES
-    &postgres_driver,
+    &postgres_driver_class,
 #endif
 #ifdef HAVE_MYSQL
-    &mysql_driver,
+    &mysql_driver_class,
 #endif
 #ifdef HAVE_REDIS
-    &redis_driver,
+    &redis_driver_class,
 #endif
 #ifdef HAVE_MEMCACHED
-    &memcached_driver,
+    &memcached_driver_class,
 #endif
     NULL,
 };
@@ -66,16 +66,16 @@ const struct server_class *const server_classes[] = {
 /* Found by the driver's name (collector.h). */
 const struct collector_class *const collector_classes[] = {
 #ifdef HAVE_POSTGRES
-    &postgres_collector,
+    &postgres_collector_class,
 #endif
 #ifdef HAVE_REDIS
-    &redis_collector,
+    &redis_collector_class,
 #endif
 #ifdef HAVE_MEMCACHED
-    &memcached_collector,
+    &memcached_collector_class,
 #endif
 #ifdef HAVE_MYSQL
-    &mysql_collector,
+    &mysql_collector_class,
 #endif
     NULL,
 };

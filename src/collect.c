@@ -214,12 +214,6 @@ collect_set_interval(struct collect *c, double interval_s)
     atomic_store(&c->interval_us, (uint64_t)(interval_s * 1e6));
 }
 
-const struct collector_class *
-collect_class(const struct collect *c)
-{
-    return c->cls;
-}
-
 void
 collect_stop(struct collect *c)
 {

@@ -41,7 +41,6 @@ void collect_read(struct collect *c, struct collect_result *out);
 int collect_overdue(struct collect *c, struct collect_result *out);
 /* Takes effect from the next sample. */
 void collect_set_interval(struct collect *c, double interval_s);
-const struct collector_class *collect_class(const struct collect *c);
 /*
  * Stops the thread, closes the connection and frees c. Waits at most about
  * a second: a thread still blocked on the network is left to the exit.

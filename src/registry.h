@@ -11,7 +11,6 @@ struct collector_class;
 extern const struct driver_class *const driver_classes[];
 extern const struct collector_class *const collector_classes[];
 extern const struct server_class *const server_classes[];
-extern const struct collector_class *const collector_classes[];
 
 /* The collector with this name (the driver's name), or NULL. */
 const struct collector_class *collector_for(const char *name);

@@ -48,15 +48,6 @@ sched_take(struct sched *s)
     return t;
 }
 
-void
-sched_set_rate(struct sched *s, double rate_per_s, uint64_t now)
-{
-    check_rate(rate_per_s);
-    s->rate = rate_per_s;
-    /* Exponential gaps are memoryless, so a fresh draw from now is still Poisson. */
-    s->next_us = (double)now + draw_gap_us(s);
-}
-
 int
 sched_is_late(uint64_t scheduled, uint64_t started, uint64_t late_us)
 {

@@ -27,8 +27,6 @@ void sched_init(struct sched *s, double rate_per_s, uint64_t start_us, uint64_t 
 uint64_t sched_peek(const struct sched *s);
 /* Consumes and returns the next scheduled time; draws the following gap. */
 uint64_t sched_take(struct sched *s);
-/* Changes the rate from now on; the next arrival is redrawn from now_us. */
-void sched_set_rate(struct sched *s, double rate_per_s, uint64_t now);
 /* Whether a transaction scheduled at `scheduled` and started at `started` is late. */
 int sched_is_late(uint64_t scheduled, uint64_t started, uint64_t late_us);
 

@@ -52,12 +52,11 @@ struct wstats {
 
 /* What one report shows: one interval and the whole run so far. */
 struct snapshot {
-    double t;               /* seconds since the run started, at the end of this interval */
-    double interval_s;      /* length of this interval */
-    int clients;            /* clients configured */
-    int connected;          /* clients with an open connection at the tick */
-    int final;              /* the run is over: this is the last interval */
-    double worker_cpu_max;  /* the busiest worker thread's CPU in this interval, % of a core */
+    double t;            /* seconds since the run started, at the end of this interval */
+    double interval_s;   /* length of this interval */
+    int clients;         /* clients configured */
+    int final;           /* the run is over: this is the last interval */
+    double worker_cpu_max; /* the busiest worker thread's CPU in this interval, % of a core */
     double worker_wait_max; /* ... and that thread's wait for a CPU, % of the interval */
     double own_cpu_pct;     /* this whole process's CPU in this interval, % of one core */
     struct verdict verdict; /* what limits throughput (filled by the session) */

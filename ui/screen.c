@@ -147,12 +147,6 @@ screen_utf8(void)
     return cs != NULL && strcmp(cs, "UTF-8") == 0;
 }
 
-int
-screen_has_colors(void)
-{
-    return curses_on && has_colors();
-}
-
 void
 screen_size(int *w, int *h)
 {

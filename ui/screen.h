@@ -13,8 +13,6 @@
 int screen_init(const struct theme *t, char *err);
 /* Whether the locale can show UTF-8 (block and braille characters). */
 int screen_utf8(void);
-/* Whether the terminal can show colours. */
-int screen_has_colors(void);
 /* The terminal's size now (after a resize, too). */
 void screen_size(int *w, int *h);
 /* Copies g to the terminal (curses sends only what changed). */

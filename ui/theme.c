@@ -51,12 +51,6 @@ struct parse {
     int failed;
 };
 
-const char *
-theme_element_name(enum style st)
-{
-    return (st >= 0 && st < ST__COUNT) ? element_names[st] : "?";
-}
-
 static int
 parse_color(const char *word, short *out)
 {

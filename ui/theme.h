@@ -34,7 +34,5 @@ int theme_load(struct theme *t, const char *name, char *err);
 int theme_parse(struct theme *t, const char *path, const char *text, char *err);
 /* Drops the colours, keeps the attributes (NO_COLOR, or a terminal without colours). */
 void theme_strip_colors(struct theme *t);
-/* The element names, as in the files ("graph_client"), for messages and tests. */
-const char *theme_element_name(enum style st);
 
 #endif

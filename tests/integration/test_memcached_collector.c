@@ -64,7 +64,7 @@ row(const struct coll_view *v, const char *section, const char *label)
 static void
 test_rates_match_known_load(void **state)
 {
-    const struct collector_class *cc = &memcached_collector;
+    const struct collector_class *cc = &memcached_collector_class;
     struct mc_sample *a = calloc(1, cc->sample_size), *b = calloc(1, cc->sample_size);
     struct coll_view v;
     char err[BT_ERRLEN];
@@ -110,7 +110,7 @@ test_rates_match_known_load(void **state)
 static void
 test_restart(void **state)
 {
-    const struct collector_class *cc = &memcached_collector;
+    const struct collector_class *cc = &memcached_collector_class;
     struct mc_sample *a = calloc(1, cc->sample_size), *b = calloc(1, cc->sample_size);
     struct coll_view v;
     char err[BT_ERRLEN] = "";
@@ -140,9 +140,9 @@ test_open_fails(void **state)
 {
     char err[BT_ERRLEN] = "";
 
-    assert_null(memcached_collector.open("memcached://127.0.0.1:1", err));
+    assert_null(memcached_collector_class.open("memcached://127.0.0.1:1", err));
     assert_non_null(strstr(err, "Connection refused"));
-    assert_null(memcached_collector.open("memcached://", err));
+    assert_null(memcached_collector_class.open("memcached://", err));
     assert_non_null(strstr(err, "no host"));
 }
 

@@ -16,9 +16,9 @@
 
 #define DB "bt_my_coll"
 
-extern const struct collector_class mysql_collector;
+extern const struct collector_class mysql_collector_class;
 
-static const struct collector_class *cls = &mysql_collector;
+static const struct collector_class *cls = &mysql_collector_class;
 
 static int
 setup(void **state)

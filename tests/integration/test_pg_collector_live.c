@@ -75,7 +75,7 @@ static void *
 open_collector(const char *target)
 {
     char err[BT_ERRLEN] = "";
-    void *c = postgres_collector.open(target, err);
+    void *c = postgres_collector_class.open(target, err);
 
     if (c == NULL)
         fail_msg("open %s: %s", target, err);
@@ -88,7 +88,7 @@ take(void *c, struct pg_sample *s, uint64_t *t_us)
     char err[BT_ERRLEN] = "";
 
     memset(s, 0, sizeof *s);
-    if (postgres_collector.sample(c, s, err) < 0)
+    if (postgres_collector_class.sample(c, s, err) < 0)
         fail_msg("sample: %s", err);
     *t_us = now_us();
 }
@@ -103,7 +103,7 @@ view_since(void *c, const struct pg_sample *a, uint64_t ta, double *secs)
 
     take(c, &b, &tb);
     *secs = (double)(tb - ta) / 1e6;
-    postgres_collector.derive(a, &b, *secs, &v);
+    postgres_collector_class.derive(a, &b, *secs, &v);
     return v;
 }
 
@@ -149,7 +149,7 @@ static void
 test_open_failure(void **state)
 {
     char err[BT_ERRLEN] = "";
-    void *c = postgres_collector.open("postgres://postgres:hunter2@127.0.0.1:1/x", err);
+    void *c = postgres_collector_class.open("postgres://postgres:hunter2@127.0.0.1:1/x", err);
 
     assert_null(c);
     fprintf(stderr, "  %s\n", err);
@@ -180,7 +180,7 @@ test_commits_add_up(void **state)
     assert_true(row(&v, "database", "transactions/s")->num == v.server_tps);
     assert_string_equal(v.note, "");
     PQfinish(load); /* NULL is fine */
-    postgres_collector.close(c);
+    postgres_collector_class.close(c);
 }
 
 /* A session left in a transaction, from benchtop's own application_name. */
@@ -212,7 +212,7 @@ test_idle_in_transaction(void **state)
     assert_true(row(&v, "sessions", "idle in transaction")->num == 0);
     assert_int_equal(row(&v, "sessions", "idle in transaction")->level, ROW_NORMAL);
     PQfinish(x);
-    postgres_collector.close(c);
+    postgres_collector_class.close(c);
 }
 
 /* Waits until the server has n lock requests waiting; fails after ~10 s. */
@@ -269,7 +269,7 @@ test_lock_waiter(void **state)
     }
     PQfinish(waiter);
     PQfinish(holder);
-    postgres_collector.close(c);
+    postgres_collector_class.close(c);
 }
 
 /* Without pg_monitor others' sessions are hidden: a note, and the rest still works. */
@@ -310,7 +310,7 @@ test_without_pg_monitor(void **state)
     assert_true(row(&v, "settings", "max_connections")->value[0] != '-');
     itest_exec(other, "ROLLBACK");
     PQfinish(other);
-    postgres_collector.close(c);
+    postgres_collector_class.close(c);
 }
 
 /*
@@ -349,7 +349,7 @@ collector_commits(int samples)
 
     for (i = 0; i < samples; i++)
         take(c, &s, &t);
-    postgres_collector.close(c);
+    postgres_collector_class.close(c);
     return settled_commits() - before;
 }
 
@@ -390,11 +390,11 @@ test_settings_and_version(void **state)
     take(c, &a, &ta);
     assert_int_equal(a.version, PQserverVersion(admin));
     assert_int_equal(a.privileged, 1);
-    postgres_collector.derive(NULL, &a, 0, &v);
+    postgres_collector_class.derive(NULL, &a, 0, &v);
     assert_string_equal(row(&v, "settings", "shared_buffers")->value, show);
     assert_string_equal(row(&v, "settings", "max_connections")->value, "200");
     assert_string_equal(row(&v, "database", "transactions/s")->value, "-");
-    postgres_collector.close(c);
+    postgres_collector_class.close(c);
 }
 
 /* Runs every statement of sql on c; fails on the first error. Returns the number of results. */

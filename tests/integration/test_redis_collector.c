@@ -9,7 +9,7 @@
 
 #include "collector.h"
 
-extern const struct collector_class redis_collector;
+extern const struct collector_class redis_collector_class;
 
 static redisContext *admin;
 
@@ -46,7 +46,7 @@ static void *
 open_ok(const char *target)
 {
     char err[BT_ERRLEN];
-    void *conn = redis_collector.open(target, err);
+    void *conn = redis_collector_class.open(target, err);
 
     if (conn == NULL)
         fail_msg("open: %s", err);
@@ -59,7 +59,7 @@ sample_ok(void *conn, struct redis_sample *s)
     char err[BT_ERRLEN];
 
     memset(s, 0, sizeof *s);
-    if (redis_collector.sample(conn, s, err) != 0)
+    if (redis_collector_class.sample(conn, s, err) != 0)
         fail_msg("sample: %s", err);
 }
 
@@ -91,7 +91,7 @@ test_commands_rate(void **state)
     sample_ok(conn, &b);
     t1 = now_us();
     secs = (double)(t1 - t0) / 1e6;
-    redis_collector.derive(&a, &b, secs, &v);
+    redis_collector_class.derive(&a, &b, secs, &v);
     cmds = row_num(&v, "throughput", "commands");
     fprintf(stderr, "  %d INCRs: %.1f commands/s over %.3f s = %.1f\n", n, cmds, secs, cmds * secs);
     assert_true(fabs(cmds * secs - n) <= 0.01 * n);
@@ -104,7 +104,7 @@ test_commands_rate(void **state)
     assert_false(isnan(row_num(&v, "cpu", "redis cpu")));
     assert_string_equal(b.info.version, a.info.version);
     assert_true(b.info.version[0] == '7' || b.info.version[0] == '6' || b.info.version[0] == '5');
-    redis_collector.close(conn);
+    redis_collector_class.close(conn);
 }
 
 /* 3,000 GETs that hit and 1,000 that miss: a 75.0% hit ratio, hits/s * s = 3,000. */
@@ -121,11 +121,11 @@ test_hit_ratio(void **state)
     pipeline(admin, "GET collector:present", 3000);
     pipeline(admin, "GET collector:absent", 1000);
     sample_ok(conn, &b);
-    redis_collector.derive(&a, &b, 2.0, &v);
+    redis_collector_class.derive(&a, &b, 2.0, &v);
     assert_true(row_num(&v, "keyspace", "hit ratio") == 75.0);
     assert_true(row_num(&v, "keyspace", "hits") * 2.0 == 3000.0);
     assert_true(row_num(&v, "keyspace", "misses") * 2.0 == 1000.0);
-    redis_collector.close(conn);
+    redis_collector_class.close(conn);
 }
 
 /* An ACL user without SLOWLOG: samples still work; the view says what is missing. */
@@ -145,12 +145,12 @@ test_missing_privilege(void **state)
     sample_ok(conn, &b);
     assert_int_equal(b.slowlog_len, -1);
     assert_non_null(strstr(b.refused, "SLOWLOG"));
-    redis_collector.derive(&a, &b, 1.0, &v);
+    redis_collector_class.derive(&a, &b, 1.0, &v);
     assert_int_equal(coll_row_find(&v, "slowlog", "entries")->level, ROW_DIM);
     assert_non_null(strstr(v.note, "NOPERM"));
     /* what it may read is still there */
     assert_false(isnan(row_num(&v, "throughput", "commands")));
-    redis_collector.close(conn);
+    redis_collector_class.close(conn);
     rtest_do(admin, "ACL DELUSER bt_watch");
 }
 
@@ -182,17 +182,17 @@ test_restart(void **state)
     sample_ok(conn, &a);
     assert_int_equal(kill((pid_t)atoi(itest_env("BENCHTOP_RD_SERVE_PID")), SIGUSR1), 0);
     wait_restarted();
-    assert_int_equal(redis_collector.sample(conn, &b, err), -1);
+    assert_int_equal(redis_collector_class.sample(conn, &b, err), -1);
     assert_non_null(strstr(err, "lost the connection"));
-    redis_collector.close(conn);
+    redis_collector_class.close(conn);
     conn = open_ok(itest_env("BENCHTOP_RD_TARGET"));
     sample_ok(conn, &b);
-    redis_collector.derive(&a, &b, 1.0, &v);
+    redis_collector_class.derive(&a, &b, 1.0, &v);
     for (i = 0; i < v.nevents; i++)
         found |= strstr(v.events[i], "restarted") != NULL;
     assert_true(found);
     assert_true(isnan(row_num(&v, "throughput", "commands")));
-    redis_collector.close(conn);
+    redis_collector_class.close(conn);
     redisFree(admin);
     admin = rtest_connect();
 }

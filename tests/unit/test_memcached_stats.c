@@ -677,7 +677,7 @@ test_derive_rates(void **state)
     struct coll_view v;
 
     hand_made(&a, &b);
-    memcached_collector.derive(&a, &b, 2.0, &v);
+    memcached_collector_class.derive(&a, &b, 2.0, &v);
     assert_true(row(&v, "commands", "get/s")->num == 1000.0);
     assert_string_equal(row(&v, "commands", "get/s")->value, "1000.0");
     assert_true(row(&v, "commands", "set/s")->num == 100.0);
@@ -721,7 +721,7 @@ test_derive_slabs(void **state)
     struct coll_view v;
 
     hand_made(&a, &b);
-    memcached_collector.derive(&a, &b, 2.0, &v);
+    memcached_collector_class.derive(&a, &b, 2.0, &v);
     assert_string_equal(row(&v, "slabs", "classes")->value, "2 active, 3.0 MB malloced");
     /* class 5 holds more memory (8738 x 240 B): it comes first */
     const struct coll_row *c5 = row(&v, "slabs", "class 5 (240 B)");
@@ -747,7 +747,7 @@ test_derive_many_classes(void **state)
         s.slabs.cls[id] = (struct mc_slab_class){
             .chunk_size = (uint64_t)id * 100, .total_chunks = 1000, .items = 10, .present = 1};
     s.slabs.nclasses = 12;
-    memcached_collector.derive(NULL, &s, 1.0, &v);
+    memcached_collector_class.derive(NULL, &s, 1.0, &v);
     /* classes 12 .. 5 shown, 4 .. 1 summed: 4 x 1000 x (100 + 200 + 300 + 400) bytes */
     assert_non_null(coll_row_find(&v, "slabs", "class 12 (1200 B)"));
     assert_non_null(coll_row_find(&v, "slabs", "class 5 (500 B)"));
@@ -763,7 +763,7 @@ test_derive_first_sample(void **state)
     struct coll_view v;
 
     hand_made(&a, &b);
-    memcached_collector.derive(NULL, &b, 0, &v);
+    memcached_collector_class.derive(NULL, &b, 0, &v);
     assert_string_equal(row(&v, "commands", "get/s")->value, "-");
     assert_true(isnan(row(&v, "commands", "get/s")->num));
     assert_string_equal(row(&v, "commands", "hit %")->value, "-");
@@ -786,7 +786,7 @@ test_derive_restart(void **state)
     set(&b, MCS_PID, 78);
     set(&b, MCS_UPTIME, 1);
     set(&b, MCS_CMD_GET, 10); /* counters start again: never a negative rate */
-    memcached_collector.derive(&a, &b, 2.0, &v);
+    memcached_collector_class.derive(&a, &b, 2.0, &v);
     assert_string_equal(v.events[0], "memcached restarted (up 1 s)");
     assert_string_equal(row(&v, "commands", "get/s")->value, "-");
     assert_true(isnan(v.server_tps));
@@ -802,7 +802,7 @@ test_derive_counter_reset(void **state)
 
     hand_made(&a, &b);
     set(&b, MCS_CMD_SET, 50);
-    memcached_collector.derive(&a, &b, 2.0, &v);
+    memcached_collector_class.derive(&a, &b, 2.0, &v);
     assert_string_equal(row(&v, "commands", "set/s")->value, "-");
     assert_true(row(&v, "commands", "get/s")->num == 1000.0);
 }
@@ -820,7 +820,7 @@ test_derive_14(void **state)
     assert_int_equal(mc_slabs_parse(mc14_slabs, strlen(mc14_slabs), &s->slabs, err), 0);
     assert_int_equal(mc_items_parse(mc14_items, strlen(mc14_items), &s->slabs, err), 0);
     s->have_slabs = 1;
-    memcached_collector.derive(NULL, s, 0, &v);
+    memcached_collector_class.derive(NULL, s, 0, &v);
     assert_string_equal(row(&v, "connections", "current")->value, "10");
     assert_string_equal(row(&v, "connections", "rejected/s")->value, "n/a");
     assert_int_equal(row(&v, "connections", "rejected/s")->level, ROW_DIM);
@@ -840,7 +840,7 @@ test_derive_no_slabs(void **state)
     hand_made(&a, &b);
     b.have_slabs = 0;
     snprintf(b.slab_err, sizeof b.slab_err, "stats reply cut short after 3 lines (no END)");
-    memcached_collector.derive(&a, &b, 2.0, &v);
+    memcached_collector_class.derive(&a, &b, 2.0, &v);
     assert_string_equal(row(&v, "slabs", "classes")->value, "n/a");
     assert_string_equal(v.note, "slab stats unavailable: stats reply cut short after 3 lines (no "
                                 "END)");

@@ -40,7 +40,7 @@ derive(const struct pg_sample *prev, const struct pg_sample *cur, double secs)
     struct coll_view v;
 
     memset(&v, 0xa5, sizeof v); /* derive must fill every field */
-    postgres_collector.derive(prev, cur, secs, &v);
+    postgres_collector_class.derive(prev, cur, secs, &v);
     return v;
 }
 

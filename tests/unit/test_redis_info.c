@@ -25,7 +25,7 @@
 #include "redis.h"
 #include "util.h"
 
-extern const struct collector_class redis_collector;
+extern const struct collector_class redis_collector_class;
 
 /* redis-server 7.0.15: INFO (the bulk string's content, as captured). */
 static const char info_7_0[] = "# Server\r\n"
@@ -763,7 +763,7 @@ test_derive_rates(void **state)
     struct coll_view v;
 
     fill_samples(&p, &c);
-    redis_collector.derive(&p, &c, 2.0, &v);
+    redis_collector_class.derive(&p, &c, 2.0, &v);
     /* the collector's own 4 commands are not the server's load */
     assert_true(row_num(&v, "throughput", "commands") == 10000.0);
     assert_true(v.server_tps == 10000.0);
@@ -805,7 +805,7 @@ test_derive_first_sample(void **state)
     const struct coll_row *r;
 
     fill_samples(&p, &c);
-    redis_collector.derive(NULL, &c, 0, &v);
+    redis_collector_class.derive(NULL, &c, 0, &v);
     r = coll_row_find(&v, "throughput", "commands");
     assert_non_null(r);
     assert_true(isnan(r->num));
@@ -828,7 +828,7 @@ test_derive_restart(void **state)
     fill_samples(&p, &c);
     c.info.uptime_s = 1;
     c.info.total_commands_processed = 50;
-    redis_collector.derive(&p, &c, 2.0, &v);
+    redis_collector_class.derive(&p, &c, 2.0, &v);
     assert_true(has_event(&v, "restarted"));
     assert_true(isnan(row_num(&v, "throughput", "commands")));
     assert_true(isnan(row_num(&v, "keyspace", "hits")));
@@ -845,7 +845,7 @@ test_derive_refused(void **state)
     fill_samples(&p, &c);
     c.slowlog_len = -1;
     strcpy(c.refused, "SLOWLOG LEN: NOPERM this user has no permissions");
-    redis_collector.derive(&p, &c, 2.0, &v);
+    redis_collector_class.derive(&p, &c, 2.0, &v);
     assert_int_equal(coll_row_find(&v, "slowlog", "entries")->level, ROW_DIM);
     assert_non_null(strstr(v.note, "NOPERM"));
     assert_non_null(strstr(v.note, "+slowlog"));

@@ -88,23 +88,6 @@ test_same_seed_same_schedule(void **state)
         assert_int_equal(sched_take(&a), sched_take(&b));
 }
 
-static void
-test_set_rate_changes_mean(void **state)
-{
-    (void)state;
-    struct sched s;
-    const uint64_t later = START_US + 5000000;
-
-    sched_init(&s, 100.0, START_US, 21);
-    assert_mean_near(mean_gap_us(&s, START_US), 100.0);
-    sched_set_rate(&s, 20000.0, later);
-    assert_true(s.rate == 20000.0);
-    assert_mean_near(mean_gap_us(&s, later), 20000.0);
-    uint64_t now = sched_peek(&s);
-    sched_set_rate(&s, 10.0, now);
-    assert_mean_near(mean_gap_us(&s, now), 10.0);
-}
-
 /* At a high rate most gaps are below 1 us; the fractions must still add up. */
 static void
 test_high_rate_keeps_fractions(void **state)
@@ -146,7 +129,6 @@ main(void)
         cmocka_unit_test(test_mean_gap_matches_rate),
         cmocka_unit_test(test_gaps_are_exponential),
         cmocka_unit_test(test_same_seed_same_schedule),
-        cmocka_unit_test(test_set_rate_changes_mean),
         cmocka_unit_test(test_high_rate_keeps_fractions),
         cmocka_unit_test(test_is_late_boundaries),
     };
