@@ -169,7 +169,8 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
 {
     struct tui *t = arg;
     struct dash_server *ds = &t->d.servers[i];
-    int k;
+    /* one event per failure, not one per "no answer for N s" while it lasts */
+    int k, news = ds->ok || strncmp(ds->error, res->error, 12) != 0;
 
     ds->ok = res->ok;
     ds->have_view = res->have_view;
@@ -186,7 +187,8 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
     if (!res->ok) {
         if (i == 0)
             t->last_server_tps = NAN; /* not the figure from before the failure */
-        dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
+        if (news)
+            dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
     }
     if (t->record.json)
         report_server(t->record.json, res->t, ds->name, ds->target, res);
