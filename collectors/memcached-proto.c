@@ -52,25 +52,10 @@ put_be16(unsigned char *p, uint16_t v)
     p[1] = (unsigned char)v;
 }
 
-static void
-put_be32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
 static uint16_t
 get_be16(const unsigned char *p)
 {
     return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static uint32_t
-get_be32(const unsigned char *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
 /* Strict decimal: digits only, no sign, no overflow. */
@@ -191,7 +176,7 @@ bin_header(unsigned char *h, uint8_t opcode, size_t klen, uint8_t extlen, size_t
     h[1] = opcode;
     put_be16(h + 2, (uint16_t)klen);
     h[4] = extlen;
-    put_be32(h + 8, (uint32_t)body);
+    be32_put(h + 8, (uint32_t)body);
 }
 
 /* GET, or GETKQ per key and a NOOP: the server answers hits only, then the NOOP ends the batch. */
@@ -567,7 +552,7 @@ mc_bin_parse(const char *buf, size_t len, struct mc_reply *r, size_t *need, char
     }
     klen = get_be16(h + 2);
     extlen = h[4];
-    body = get_be32(h + 8);
+    body = be32_get(h + 8);
     if (h[5] != 0 || body > MC_MAX_BODY || klen + extlen > body)
         return not_memcached(err, "malformed binary reply header", buf, MC_BIN_HEADER);
     if (len < MC_BIN_HEADER + body) {
@@ -578,7 +563,7 @@ mc_bin_parse(const char *buf, size_t len, struct mc_reply *r, size_t *need, char
     r->status = get_be16(h + 6);
     r->kind = r->status == 0 ? bin_ok_kind(r->opcode) : bin_error_kind(r->status);
     if (r->kind == MC_R_VALUE && extlen >= 4)
-        r->flags = get_be32(h + MC_BIN_HEADER);
+        r->flags = be32_get(h + MC_BIN_HEADER);
     r->key = buf + MC_BIN_HEADER + extlen;
     r->key_len = klen;
     r->data = r->key + klen;

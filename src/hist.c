@@ -204,6 +204,12 @@ hist_mean(const struct hist *h)
 }
 
 uint64_t
+hist_sum(const struct hist *h)
+{
+    return h->sum;
+}
+
+uint64_t
 hist_min(const struct hist *h)
 {
     return h->count ? h->min : 0;
@@ -250,6 +256,52 @@ hist_log2_counts(const struct hist *h, uint64_t *counts, int nbuckets)
     }
     counts[n - 1] += h->overflow;
     return n;
+}
+
+int
+hist_nbuckets(void)
+{
+    return NBUCKETS;
+}
+
+uint64_t
+hist_bucket(const struct hist *h, int idx)
+{
+    return h->buckets[idx];
+}
+
+void
+hist_touched(const struct hist *h, int *lo, int *hi)
+{
+    *lo = h->lo;
+    *hi = h->hi;
+}
+
+void
+hist_bucket_add(struct hist *h, int idx, uint64_t n)
+{
+    uint64_t mid = bucket_mid(idx);
+
+    if (n == 0)
+        return;
+    h->buckets[idx] += n;
+    mark_touched(h, idx, idx);
+    h->count += n;
+    h->sum += mid * n;
+    if (bucket_low(idx) < h->min)
+        h->min = bucket_low(idx);
+    if (mid > h->max)
+        h->max = mid;
+}
+
+void
+hist_set_exact(struct hist *h, uint64_t min, uint64_t max, uint64_t sum, uint64_t overflow)
+{
+    h->count += overflow - h->overflow;
+    h->overflow = overflow;
+    h->min = min;
+    h->max = max;
+    h->sum = sum;
 }
 
 void

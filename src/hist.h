@@ -24,6 +24,8 @@ void hist_merge(struct hist *dst, const struct hist *src);
 uint64_t hist_count(const struct hist *h);
 uint64_t hist_overflow(const struct hist *h);
 double hist_mean(const struct hist *h);
+/* Sum of every sample, overflow included (exact). */
+uint64_t hist_sum(const struct hist *h);
 uint64_t hist_min(const struct hist *h);
 uint64_t hist_max(const struct hist *h);
 /* Value at percentile pct (0 < pct <= 100); 0 for an empty histogram. */
@@ -36,6 +38,20 @@ struct hist_summary {
 };
 
 void hist_summarize(const struct hist *h, struct hist_summary *out);
+
+/*
+ * The bucket array, for encoders (src/hdrlog.c). Its layout is exactly
+ * HdrHistogram's counts array for lowest 1, highest 2^32-1 and 3
+ * significant digits: index i here is index i there.
+ */
+int hist_nbuckets(void);
+uint64_t hist_bucket(const struct hist *h, int idx);
+/* Lowest and highest index that may be non-zero (*hi < *lo when empty). */
+void hist_touched(const struct hist *h, int *lo, int *hi);
+/* Adds n samples to bucket idx: count, min, max and sum as if each were its midpoint. */
+void hist_bucket_add(struct hist *h, int idx, uint64_t n);
+/* Restores the exact totals an encoding does not carry (after hist_bucket_add). */
+void hist_set_exact(struct hist *h, uint64_t min, uint64_t max, uint64_t sum, uint64_t overflow);
 
 /*
  * Coarse view for small displays: counts per power-of-two bucket

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cmd-report.h"
 #include "collect.h"
 #include "engine.h"
 #include "headless.h"
@@ -49,6 +50,9 @@ static const struct command commands[] = {
      "start a throwaway local server, fill it and run against it"},
     {"watch", CMD_WATCH, cmd_watch, "benchtop watch TARGET... [OPTIONS]",
      "the dashboard with no load: watch servers under someone else's load"},
+    {"report", CMD_REPORT, cmd_report,
+     "benchtop report RUN... [--html FILE] [--format F] [--from S] [--to S]",
+     "compare recorded runs (--record FILE / --headless > FILE), with charts"},
     {"serve", CMD_RUN, cmd_serve, "benchtop serve NAME",
      "(for tests) start a throwaway server and print its target until stdin closes"},
     {"man-options", CMD_RUN, cmd_man_options, "benchtop man-options", NULL},
@@ -98,7 +102,7 @@ print_help(const struct command *cmd)
             printf("  %-44s %s\n", c->usage, c->summary);
     target_known_schemes(schemes, sizeof(schemes));
     printf("\nTARGET: %s (or a libpq conninfo string)\n\noptions:\n", schemes);
-    options_print_help(stdout, CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH);
+    options_print_help(stdout, CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH | CMD_REPORT);
     print_backends();
     printf("\nSee benchtop(1) for the JSON fields and more.\n");
 }

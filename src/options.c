@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "util.h"
 
 #define OFF(field) offsetof(struct runconf, field)
@@ -74,9 +75,20 @@ const struct option_def option_table[] = {
      "mysql: rows per sysbench table"},
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
+    {"format", 0, OPT_STRING, OFF(report_format), 0, 0, "", "FMT", CMD_REPORT,
+     "report: text (the default), markdown, csv or json"},
+    {"from", 0, OPT_DOUBLE, OFF(report_from), 0, 1e9, "0", "SECONDS", CMD_REPORT,
+     "report: leave out what was measured before this time into the run (warm-up)"},
+    {"to", 0, OPT_DOUBLE, OFF(report_to), 0, 1e9, "", "SECONDS", CMD_REPORT,
+     "report: leave out what was measured after this time into the run"},
+    {"html", 0, OPT_STRING, OFF(report_html), 0, 0, "", "FILE", CMD_REPORT,
+     "report: also write the runs' charts to FILE, one self-contained HTML page"},
+    {"hlog", 0, OPT_STRING, OFF(report_hlog), 0, 0, "", "FILE", CMD_REPORT,
+     "report: also write the run's latency as an HdrHistogram interval log (one RUN)"},
     {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", ALL, "no progress or summary on stderr"},
-    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", ALL, "show this help and exit"},
-    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", ALL,
+    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", ALL | CMD_REPORT,
+     "show this help and exit"},
+    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", ALL | CMD_REPORT,
      "show the version and the compiled-in backends, and exit"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
@@ -196,7 +208,11 @@ lookup(int c)
 static const char *
 cmd_name(unsigned cmd)
 {
-    return cmd == CMD_INIT ? "init" : cmd == CMD_DEMO ? "demo" : cmd == CMD_WATCH ? "watch" : "run";
+    return cmd == CMD_INIT     ? "init"
+           : cmd == CMD_DEMO   ? "demo"
+           : cmd == CMD_WATCH  ? "watch"
+           : cmd == CMD_REPORT ? "report"
+                               : "run";
 }
 
 static void
@@ -318,5 +334,37 @@ options_print_man(FILE *f)
         if (o->type != OPT_FLAG && o->type != OPT_STRING && o->defval[0] != '\0')
             fprintf(f, " (default %s)", o->defval);
         fputs(".\n", f);
+    }
+}
+
+void
+options_print_json(FILE *f, const struct runconf *rc)
+{
+    const struct option_def *o;
+    int n = 0;
+
+    for (o = option_table; o->name != NULL; o++) {
+        const void *p = (const char *)rc + o->offset;
+        if (!((rc->given >> (o - option_table)) & 1))
+            continue;
+        fprintf(f, "%s\"%s\":", n++ ? "," : "", o->name);
+        switch (o->type) {
+        case OPT_INT:
+        case OPT_FLAG:
+            fprintf(f, "%d", *(const int *)p);
+            break;
+        case OPT_LLONG:
+            fprintf(f, "%lld", *(const long long *)p);
+            break;
+        case OPT_U64:
+            fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)p);
+            break;
+        case OPT_DOUBLE:
+            fprintf(f, "%.17g", *(const double *)p);
+            break;
+        case OPT_STRING:
+            json_string(f, *(char *const *)p ? *(char *const *)p : "");
+            break;
+        }
     }
 }

@@ -23,6 +23,7 @@ enum {
     CMD_INIT = 1 << 1,
     CMD_DEMO = 1 << 2,
     CMD_WATCH = 1 << 3,
+    CMD_REPORT = 1 << 4,
 };
 
 struct option_def {
@@ -52,5 +53,7 @@ int options_given(const struct runconf *rc, const char *name);
 /* --help text, and the man page OPTIONS section in troff. */
 void options_print_help(FILE *f, unsigned cmd);
 void options_print_man(FILE *f);
+/* The options given on the command line as JSON object members ("name":value,...). */
+void options_print_json(FILE *f, const struct runconf *rc);
 
 #endif

@@ -2,11 +2,19 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "config.h"
 #include "collect.h"
+#include "hdrlog.h"
 #include "hist.h"
+#include "options.h"
 #include "text.h"
+#include "util.h"
 
 void
 json_string(FILE *f, const char *s)
@@ -68,6 +76,47 @@ json_verdict(FILE *f, const struct verdict *v)
     fputc('}', f);
 }
 
+/* What `benchtop report` needs to re-summarise any window exactly (see hdrlog.h). */
+static void
+json_hist(FILE *f, const struct hist *h)
+{
+    char *b64 = hdrlog_encode(h);
+
+    fprintf(
+        f, ",\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"overflow\":%llu,\"hdr\":\"%s\"}",
+        (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
+        (unsigned long long)hist_sum(h), (unsigned long long)hist_overflow(h), b64);
+    free(b64);
+}
+
+static void
+json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
+{
+    const struct runconf *rc = ctx->rc;
+    struct utsname u;
+    struct timespec now;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof u);
+    fprintf(f, "{\"type\":\"run\",\"benchtop\":\"%s\",\"command\":", PACKAGE_VERSION);
+    json_string(f, rc->command ? rc->command : "run");
+    fprintf(f, ",\"start\":%.3f,\"target\":", (double)now.tv_sec + now.tv_nsec / 1e9 - snap->t);
+    json_string(f, rc->target_masked ? rc->target_masked : "");
+    fputs(",\"workload\":", f);
+    json_string(f, ctx->workload ? ctx->workload : "");
+    fputs(",\"protocol\":", f);
+    json_string(f, ctx->mode ? ctx->mode : "");
+    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,\"options\":{",
+            snap->clients, rc->threads, rc->rate, rc->interval_s);
+    options_print_json(f, rc);
+    fprintf(f, "},\"host\":{\"cores\":%ld,\"kernel\":", sysconf(_SC_NPROCESSORS_ONLN));
+    json_string(f, u.release);
+    fputs(",\"machine\":", f);
+    json_string(f, u.machine);
+    fputs("}}\n", f);
+}
+
 static void
 json_interval(FILE *f, const struct snapshot *snap)
 {
@@ -76,6 +125,8 @@ json_interval(FILE *f, const struct snapshot *snap)
         "{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":%.3f,\"clients\":%d,\"connected\":%llu,",
         snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
     json_common(f, &snap->cur, snap->interval_s);
+    fprintf(f, ",\"transactions\":%llu", (unsigned long long)snap->cur.txns);
+    json_hist(f, snap->cur.lat);
     fputs(",\"cpu\":{\"benchtop\":", f);
     json_number(f, snap->own_cpu_pct);
     fputs(",\"worker_max\":", f);
@@ -219,8 +270,12 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
 void
 report_snapshot(const struct snapshot *snap, void *arg)
 {
-    const struct report_ctx *ctx = arg;
+    struct report_ctx *ctx = arg;
 
+    if (ctx->json && !ctx->header_done) {
+        json_header(ctx->json, snap, ctx);
+        ctx->header_done = 1;
+    }
     if (ctx->json)
         json_interval(ctx->json, snap);
     if (ctx->human && !ctx->json)

@@ -17,9 +17,14 @@ struct report_ctx {
     const char *mode;     /* resolved protocol mode */
     FILE *json;           /* NULL: no JSON lines */
     FILE *human;          /* NULL: no human progress/summary */
+    int header_done;      /* the {"type":"run"} line went out */
 };
 
-/* The engine's report_fn: arg is a struct report_ctx. */
+/*
+ * The engine's report_fn: arg is a struct report_ctx. The first call puts
+ * the record's {"type":"run"} header line (options, version, target, host)
+ * before the first interval.
+ */
 void report_snapshot(const struct snapshot *snap, void *arg);
 
 struct collect_result;

@@ -44,7 +44,12 @@ struct runconf {
     int no_collect;         /* --no-collect: no server-side collectors */
     char *record;           /* --record FILE: JSON lines while the dashboard runs */
     char *theme;            /* --theme NAME or path */
-    int server_local;           /* the target is on this machine: its CPU is ours to read */
+    char *report_format;    /* report --format: text, markdown, csv, json */
+    double report_from;     /* report --from: seconds into each run */
+    double report_to;       /* report --to; 0 = to the end */
+    char *report_html;      /* report --html FILE */
+    char *report_hlog;      /* report --hlog FILE */
+    int server_local;       /* the target is on this machine: its CPU is ours to read */
     int show_help;          /* -h */
     int show_version;       /* -V */
     uint64_t given;         /* bit i: option_table[i] was on the command line */

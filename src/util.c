@@ -135,3 +135,18 @@ first_line(char *dst, size_t dstlen, const char *src)
     line[n] = '\0';
     text_clean(dst, dstlen, line); /* library and server messages are foreign text */
 }
+
+void
+be32_put(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+uint32_t
+be32_get(const unsigned char *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}

@@ -32,6 +32,11 @@ void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn))
 /* Writes a formatted message into err (size BT_ERRLEN); returns -1 for "return seterr(...)". */
 int seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Big-endian 32-bit fields of wire formats (memcached's binary protocol, HdrHistogram's encoding).
+ */
+void be32_put(unsigned char *p, uint32_t v);
+uint32_t be32_get(const unsigned char *p);
+
 /* First line of a (possibly multi-line) library message, trimmed and escaped (text_clean). */
 void first_line(char *dst, size_t dstlen, const char *src);
 

@@ -285,4 +285,48 @@ itest_run_through_restart(char *const args[], const char *prefix, int ms, int cl
     return r;
 }
 
+/*
+ * Starts `benchtop serve postgres` with the slow-fsync shim
+ * (build/tools/slow-fsync.so) delaying every fsync by ms; returns its pid,
+ * the target in target, and in *keep the pipe that holds its stdin open
+ * (closing it stops the server and removes its folder).
+ */
+static inline pid_t
+itest_slow_pg(char *target, size_t len, int ms, int *keep)
+{
+    int in[2], out[2];
+    char shim[600], line[600], delay[16];
+    char *slash;
+    pid_t pid;
+    FILE *f;
+
+    snprintf(shim, sizeof(shim), "%s", itest_env("BENCHTOP_BIN"));
+    slash = strrchr(shim, '/');
+    snprintf(slash, sizeof(shim) - (size_t)(slash - shim), "/build/tools/slow-fsync.so");
+    snprintf(delay, sizeof(delay), "%d", ms);
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(out), 0);
+    pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        setenv("LD_PRELOAD", shim, 1);
+        setenv("SLOW_FSYNC_MS", delay, 1);
+        execl(itest_env("BENCHTOP_BIN"), "benchtop", "serve", "postgres", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    *keep = in[1];
+    f = fdopen(out[0], "r");
+    target[0] = '\0';
+    while (fgets(line, sizeof(line), f) != NULL && strncmp(line, "ready", 5) != 0)
+        if (strncmp(line, "target=", 7) == 0)
+            snprintf(target, len, "%.*s", (int)strcspn(line + 7, "\n"), line + 7);
+    fclose(f);
+    return pid;
+}
+
 #endif

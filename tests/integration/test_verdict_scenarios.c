@@ -201,45 +201,6 @@ test_network_bound(void **state)
     waitpid(pid, NULL, 0);
 }
 
-/*
- * Starts `benchtop serve postgres` with the slow-fsync shim preloaded;
- * returns its pid, the target in target, and in *keep the pipe that holds
- * its stdin open (closing it stops the server).
- */
-static pid_t
-start_slow_server(char *target, size_t len, int *keep)
-{
-    int in[2], out[2];
-    char shim[600], line[600];
-    pid_t pid;
-    FILE *f;
-
-    snprintf(shim, sizeof(shim), "%s/slow-fsync.so", tools);
-    assert_int_equal(pipe(in), 0);
-    assert_int_equal(pipe(out), 0);
-    pid = fork();
-    if (pid == 0) {
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        close(in[1]);
-        close(out[0]);
-        setenv("LD_PRELOAD", shim, 1);
-        setenv("SLOW_FSYNC_MS", "20", 1);
-        execl(itest_env("BENCHTOP_BIN"), "benchtop", "serve", "postgres", (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    *keep = in[1];
-    f = fdopen(out[0], "r");
-    target[0] = '\0';
-    while (fgets(line, sizeof(line), f) != NULL && strncmp(line, "ready", 5) != 0)
-        if (strncmp(line, "target=", 7) == 0)
-            snprintf(target, len, "%.*s", (int)strcspn(line + 7, "\n"), line + 7);
-    fclose(f);
-    return pid;
-}
-
 static void
 test_commit_bound(void **state)
 {
@@ -247,7 +208,7 @@ test_commit_bound(void **state)
     char *script = write_script("INSERT INTO commit_t (v) VALUES (:client_id);\n");
     char *args[] = {"run", target, "--headless", "-q", "-T", "10", "-c", "1", "-f", script, NULL};
     int keep;
-    pid_t pid = start_slow_server(target, sizeof(target), &keep);
+    pid_t pid = itest_slow_pg(target, sizeof(target), 20, &keep);
     PGconn *c;
 
     assert_true(target[0] != '\0');
