@@ -31,6 +31,14 @@ json_number(FILE *f, double v)
         fprintf(f, "%.6g", v);
 }
 
+/* ,"key":number (null when not finite) */
+static void
+json_field(FILE *f, const char *key, double v)
+{
+    fprintf(f, ",\"%s\":", key);
+    json_number(f, v);
+}
+
 static double
 per_s(uint64_t n, double secs)
 {
@@ -129,10 +137,8 @@ json_interval(FILE *f, const struct snapshot *snap)
     json_hist(f, snap->cur.lat);
     fputs(",\"cpu\":{\"benchtop\":", f);
     json_number(f, snap->own_cpu_pct);
-    fputs(",\"worker_max\":", f);
-    json_number(f, snap->worker_cpu_max);
-    fputs(",\"worker_wait\":", f);
-    json_number(f, snap->worker_wait_max);
+    json_field(f, "worker_max", snap->worker_cpu_max);
+    json_field(f, "worker_wait", snap->worker_wait_max);
     fputc('}', f);
     json_verdict(f, &snap->verdict);
     fputs("}\n", f);
@@ -145,8 +151,7 @@ json_messages(FILE *f, const struct wstats *s)
     const struct err_msg *top[STATS_MSGS];
     int i, n = wstats_top_msgs(s, top);
 
-    fputs(",\"failed_share\":", f);
-    json_number(f, wstats_failed_share(s));
+    json_field(f, "failed_share", wstats_failed_share(s));
     fputs(",\"error_messages\":[", f);
     for (i = 0; i < n; i++) {
         fputs(i ? ",{\"message\":" : "{\"message\":", f);

@@ -181,26 +181,19 @@ fake_start(struct fake *f, enum fake_kind kind)
 static struct run
 finish_within(pid_t pid, int o, int e, int secs, void (*cleanup)(void))
 {
-    int st, waited;
+    siginfo_t si;
+    int waited;
 
     for (waited = 0; waited < secs * 10; waited++) {
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            struct run r = {.pid = pid};
-            r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-            lseek(o, 0, SEEK_SET);
-            lseek(e, 0, SEEK_SET);
-            r.out = itest_slurp(o);
-            r.err = itest_slurp(e);
-            close(o);
-            close(e);
-            return r;
-        }
+        si.si_pid = 0; /* exited, not yet reaped: itest_finish reaps it */
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
+            return itest_finish(pid, o, e);
         itest_sleep_ms(100);
     }
     if (cleanup)
         cleanup();
     kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
+    itest_finish(pid, o, e);
     fail_msg("benchtop still running after %d s", secs);
     return (struct run){0};
 }

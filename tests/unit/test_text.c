@@ -61,11 +61,19 @@ test_json_string(void **state)
 }
 
 static void
+server_json(const struct collect_result *res, double t, char *buf, size_t len)
+{
+    FILE *f = fmemopen(buf, len, "w");
+
+    report_server(f, t, "redis", "redis://x", res);
+    fclose(f);
+}
+
+static void
 test_json_numbers(void **state)
 {
     struct collect_result res;
     char buf[8192];
-    FILE *f;
 
     (void)state;
     memset(&res, 0, sizeof(res));
@@ -76,9 +84,7 @@ test_json_numbers(void **state)
     coll_row_add(&res.view, "s", "inf", INFINITY, ROW_NORMAL, "x");
     coll_row_add(&res.view, "s", "big", 1.7e308, ROW_NORMAL, "y");
     coll_row_add(&res.view, "s", "ninf", -INFINITY, ROW_NORMAL, "z\xff");
-    f = fmemopen(buf, sizeof(buf), "w");
-    report_server(f, 1.0, "redis", "redis://x", &res);
-    fclose(f);
+    server_json(&res, 1.0, buf, sizeof(buf));
     assert_null(strstr(buf, ":inf"));
     assert_null(strstr(buf, ":-inf"));
     assert_non_null(strstr(buf, "\"server_tps\":null"));
@@ -88,9 +94,7 @@ test_json_numbers(void **state)
     /* a failed sample shows no figure from before */
     res.ok = 0;
     snprintf(res.error, sizeof(res.error), "gone");
-    f = fmemopen(buf, sizeof(buf), "w");
-    report_server(f, 7.5, "redis", "redis://x", &res);
-    fclose(f);
+    server_json(&res, 7.5, buf, sizeof(buf));
     assert_non_null(strstr(buf, "\"t\":7.500"));
     assert_non_null(strstr(buf, "\"error\":\"gone\",\"server_tps\":null,\"rows\":[]"));
     assert_null(strstr(buf, "\"big\""));
