@@ -335,6 +335,14 @@ mc_coll_derive(const void *prev, const void *cur, double secs, struct coll_view 
     view->server_tps = g + s; /* NAN when either is unknown */
 }
 
+static int
+mc_coll_settings(void *conn, struct coll_settings *out, char *err)
+{
+    struct mc_coll *c = conn;
+
+    return mc_settings_read(c->fd, &c->addr, out, err);
+}
+
 const struct collector_class memcached_collector_class = {
     .name = "memcached",
     .sample_size = sizeof(struct mc_sample),
@@ -342,4 +350,5 @@ const struct collector_class memcached_collector_class = {
     .close = mc_coll_close,
     .sample = mc_coll_sample,
     .derive = mc_coll_derive,
+    .read_settings = mc_coll_settings,
 };

@@ -265,4 +265,12 @@ struct mc_sample {
 
 extern const struct collector_class memcached_collector_class;
 
+/* --- settings (memcached-settings.c) --- */
+
+struct coll_settings;
+/* Pure: our settings from a `stats settings` reply, in the class's order. */
+void mc_settings_parse(const char *text, size_t len, struct coll_settings *out);
+/* The collector class's read_settings: `stats settings`. 0, or -1 with err. */
+int mc_settings_read(int fd, const struct mc_addr *a, struct coll_settings *out, char *err);
+
 #endif

@@ -771,6 +771,18 @@ my_coll_derive(const void *prev, const void *cur, double secs, struct coll_view 
     my_derive(prev, cur, secs, view);
 }
 
+static int
+my_coll_settings(void *conn, struct coll_settings *out, char *err)
+{
+    return my_settings_read(((struct my_coll *)conn)->m, out, err);
+}
+
+static int
+my_coll_apply(void *conn, const char *name, const char *value, char *err)
+{
+    return my_settings_apply(((struct my_coll *)conn)->m, name, value, err);
+}
+
 const struct collector_class mysql_collector_class = {
     .name = "mysql",
     .sample_size = sizeof(struct my_sample),
@@ -778,4 +790,6 @@ const struct collector_class mysql_collector_class = {
     .close = my_coll_close,
     .sample = my_coll_sample,
     .derive = my_coll_derive,
+    .read_settings = my_coll_settings,
+    .apply_setting = my_coll_apply,
 };

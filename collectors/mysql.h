@@ -118,6 +118,14 @@ int my_connect_timed(const char *target, unsigned io_timeout_s, MYSQL **out, cha
 /* "could not VERB OBJECT: server message (fix)" for the last error on m; returns -1. */
 int my_sql_error(MYSQL *m, const char *verb, const char *object, char *err);
 
+/* --- settings (mysql-settings.c) --- */
+
+struct coll_settings;
+/* The collector class's read_settings: one SHOW GLOBAL VARIABLES. */
+int my_settings_read(MYSQL *m, struct coll_settings *out, char *err);
+/* The collector class's apply_setting: SET GLOBAL (not persisted). */
+int my_settings_apply(MYSQL *m, const char *name, const char *value, char *err);
+
 /* --- what a run needs in the database (mysql-init.c) --- */
 
 struct runconf;

@@ -63,6 +63,7 @@ struct pg_coll {
     int version;
     int privileged;
     char *sql; /* pg_collector_sql(version) */
+    struct pg_settings_cache settings;
 };
 
 /* --- the query, one statement per part --- */
@@ -157,7 +158,8 @@ static const char settings_sql[] =
     " current_setting('wal_level') AS wal_level,"
     " current_setting('checkpoint_timeout') AS checkpoint_timeout,"
     " current_setting('work_mem') AS work_mem,"
-    " current_setting('track_wal_io_timing', true) AS track_wal_io_timing";
+    " current_setting('track_wal_io_timing', true) AS track_wal_io_timing,"
+    " pg_conf_load_time()::text AS conf_load_time";
 
 /* --- reading results --- */
 
@@ -311,6 +313,8 @@ parse_settings(const PGresult *res, struct pg_sample *s)
         snprintf(s->settings[i], sizeof s->settings[i], "%s", v ? v : "");
     }
     s->wal.io_timing = timing != NULL && strcmp(timing, "on") == 0;
+    snprintf(s->conf_load_time, sizeof s->conf_load_time, "%s",
+             get_text(res, 0, "conf_load_time") ? get_text(res, 0, "conf_load_time") : "");
 }
 
 /* --- the parts of one sample --- */
@@ -946,6 +950,8 @@ pg_coll_sample(void *conn, void *out, char *err)
     }
     if (rc == 0 && i != NPARTS)
         rc = seterr(err, "could not sample the server: %d results instead of %d", i, NPARTS);
+    if (rc == 0) /* tells read_settings whether the server re-read its configuration */
+        snprintf(c->settings.seen, sizeof c->settings.seen, "%s", s->conf_load_time);
     return rc;
 }
 
@@ -973,6 +979,20 @@ pg_coll_derive(const void *prev, const void *cur, double secs, struct coll_view 
         snprintf(v->note, sizeof v->note, "%s", hidden_note);
 }
 
+static int
+pg_coll_settings(void *conn, struct coll_settings *out, char *err)
+{
+    struct pg_coll *c = conn;
+
+    return pg_settings_read(c->conn, &c->settings, out, err);
+}
+
+static int
+pg_coll_apply(void *conn, const char *name, const char *value, char *err)
+{
+    return pg_settings_apply(((struct pg_coll *)conn)->conn, name, value, err);
+}
+
 char *
 pg_collector_sql(int server_version_num)
 {
@@ -995,4 +1015,6 @@ const struct collector_class postgres_collector_class = {
     .close = pg_coll_close,
     .sample = pg_coll_sample,
     .derive = pg_coll_derive,
+    .read_settings = pg_coll_settings,
+    .apply_setting = pg_coll_apply,
 };

@@ -102,6 +102,7 @@ struct pg_sample {
     int locks_not_granted;                       /* pg_locks, whole server */
     double rtt_ms;                               /* a SELECT 1 round trip before the sample */
     char settings[PG_NSETTINGS][PG_SETTING_LEN]; /* as SHOW prints them */
+    char conf_load_time[48];                     /* pg_conf_load_time(): moves on a reload */
 };
 
 /*
@@ -110,6 +111,23 @@ struct pg_sample {
  * Newly xmalloc'ed; the caller frees it.
  */
 char *pg_collector_sql(int server_version_num);
+
+/*
+ * postgres-settings.c: the last settings read and what pg_conf_load_time()
+ * said then; `seen` is what the latest sample says (pg_coll_sample sets it).
+ */
+struct pg_settings_cache {
+    int valid;
+    char load_time[48], seen[48];
+    struct coll_settings last;
+};
+
+struct pg_conn;
+/* The collector class's read_settings: a query only when `seen` moved (a reload) or at first. */
+int pg_settings_read(struct pg_conn *conn, struct pg_settings_cache *cache,
+                     struct coll_settings *out, char *err);
+/* The collector class's apply_setting: ALTER SYSTEM and a reload; refuses restart-only ones. */
+int pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, char *err);
 
 extern const struct collector_class postgres_collector_class;
 

@@ -30,6 +30,7 @@
 struct rd_coll {
     redisContext *ctx;
     char where[300];
+    int config_all; /* CONFIG GET takes one name only (before Redis 7) */
 };
 
 static const char *const rd_coll_commands[REDIS_SAMPLE_COMMANDS] = {
@@ -200,6 +201,8 @@ own_calls(const char *name)
         return 2;
     if (strcmp(name, "slowlog|len") == 0 || strcmp(name, "slowlog|get") == 0)
         return 1;
+    if (strcmp(name, "config") == 0 || strcmp(name, "config|get") == 0)
+        return REDIS_SETTINGS_COMMANDS;
     return 0;
 }
 
@@ -211,7 +214,7 @@ derive_throughput(const struct redis_sample *p, const struct redis_sample *c, do
                        p != NULL, secs);
 
     if (!isnan(cmds)) {
-        cmds -= REDIS_SAMPLE_COMMANDS / secs;
+        cmds -= (REDIS_SAMPLE_COMMANDS + REDIS_SETTINGS_COMMANDS) / secs;
         cmds = cmds < 0 ? 0 : cmds;
     }
     v->server_tps = cmds;
@@ -451,6 +454,20 @@ rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_vie
                  c->cmds.dropped, REDIS_MAX_CMDSTATS);
 }
 
+static int
+rd_coll_settings(void *conn, struct coll_settings *out, char *err)
+{
+    struct rd_coll *c = conn;
+
+    return redis_settings_read(c->ctx, &c->config_all, out, err);
+}
+
+static int
+rd_coll_apply(void *conn, const char *name, const char *value, char *err)
+{
+    return redis_settings_apply(((struct rd_coll *)conn)->ctx, name, value, err);
+}
+
 const struct collector_class redis_collector_class = {
     .name = "redis",
     .sample_size = sizeof(struct redis_sample),
@@ -458,4 +475,6 @@ const struct collector_class redis_collector_class = {
     .close = rd_coll_close,
     .sample = rd_coll_sample,
     .derive = rd_coll_derive,
+    .read_settings = rd_coll_settings,
+    .apply_setting = rd_coll_apply,
 };

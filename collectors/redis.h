@@ -135,6 +135,14 @@ int redis_slowlog_parse(const redisReply *r, struct redis_slowlog *out, char *er
 
 /* Commands each sample sends (INFO, INFO commandstats, SLOWLOG LEN, SLOWLOG GET 1). */
 #define REDIS_SAMPLE_COMMANDS 4
+/* Commands each settings read sends after a sample (one CONFIG GET; redis-settings.c). */
+#define REDIS_SETTINGS_COMMANDS 1
+
+struct coll_settings;
+/* The collector class's read_settings; *all starts 0 and becomes 1 on servers before 7. */
+int redis_settings_read(redisContext *ctx, int *all, struct coll_settings *out, char *err);
+/* The collector class's apply_setting: CONFIG SET (in memory; the config file is not rewritten). */
+int redis_settings_apply(redisContext *ctx, const char *name, const char *value, char *err);
 
 struct redis_sample {
     struct redis_info info;

@@ -24,13 +24,20 @@ struct collect {
     char *target;
     pthread_t thread;
     int stop_fd;   /* main -> thread */
+    int apply_fd;  /* main -> thread: a request is in `req` */
     int notify_fd; /* thread -> main */
     atomic_uint_fast64_t interval_us;
     atomic_uint_fast64_t busy_since_us; /* when the sample in progress began; 0: none */
     uint64_t start_us;
-    pthread_mutex_t lock; /* guards pub */
+    pthread_mutex_t lock; /* guards pub and req */
     struct collect_result pub;
+    struct {
+        int pending;
+        char name[40], value[64];
+    } req;
 };
+
+enum wake { WAKE_TICK, WAKE_STOP, WAKE_APPLY };
 
 /* What the thread keeps between samples. */
 struct sampler {
@@ -53,21 +60,29 @@ publish(struct collect *c, const struct collect_result *res)
         fatal("eventfd write: %s", strerror(errno));
 }
 
-/* Waits until `deadline` or a stop request; 1 when asked to stop. */
-static int
-wait_stop(struct collect *c, uint64_t deadline)
+/* Waits until `deadline`, a stop request or an apply request. */
+static enum wake
+wait_wake(struct collect *c, uint64_t deadline)
 {
-    struct pollfd p = {.fd = c->stop_fd, .events = POLLIN};
-    uint64_t now = now_us();
+    struct pollfd p[2] = {{.fd = c->stop_fd, .events = POLLIN},
+                          {.fd = c->apply_fd, .events = POLLIN}};
+    uint64_t now = now_us(), v;
     struct timespec ts = {0, 0};
 
     if (deadline > now) {
         ts.tv_sec = (time_t)((deadline - now) / 1000000u);
         ts.tv_nsec = (long)((deadline - now) % 1000000u) * 1000;
     }
-    if (ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR)
+    if (ppoll(p, 2, &ts, NULL) < 0 && errno != EINTR)
         fatal("ppoll: %s", strerror(errno));
-    return p.revents != 0;
+    if (p[0].revents)
+        return WAKE_STOP;
+    if (p[1].revents) {
+        if (read(c->apply_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+            fatal("eventfd read: %s", strerror(errno));
+        return WAKE_APPLY;
+    }
+    return WAKE_TICK;
 }
 
 /* A failed sample: nothing of the last good one is shown as current. */
@@ -83,6 +98,56 @@ lost(struct collect *c, struct sampler *s, uint64_t t0, const char *err)
     s->res.t = (double)(now_us() - c->start_us) / 1e6; /* now, not the last good sample's t */
     s->res.cost_ms = (double)(now_us() - t0) / 1000.0;
     first_line(s->res.error, sizeof(s->res.error), err);
+}
+
+/* Reads the settings and notes what changed since the last read (kept across reconnects). */
+static void
+read_settings(struct collect *c, struct sampler *s)
+{
+    struct coll_settings now;
+    char err[BT_ERRLEN];
+    uint64_t t0 = now_us();
+
+    if (c->cls->read_settings == NULL || s->conn == NULL)
+        return;
+    memset(&now, 0, sizeof(now));
+    if (c->cls->read_settings(s->conn, &now, err) < 0) {
+        first_line(s->res.settings_error, sizeof(s->res.settings_error), err);
+        return;
+    }
+    s->res.settings_ms = (double)(now_us() - t0) / 1000.0;
+    s->res.settings_error[0] = '\0';
+    if (s->res.have_settings)
+        s->res.nchanges +=
+            coll_settings_diff(&s->res.settings, &now, s->res.changes + s->res.nchanges,
+                               COLL_MAX_CHANGES - s->res.nchanges);
+    s->res.settings = now;
+    s->res.have_settings = 1;
+}
+
+/* The user's request: set it, then read the settings so the change shows at once. */
+static void
+apply(struct collect *c, struct sampler *s)
+{
+    char err[BT_ERRLEN] = "", name[40], value[64];
+
+    pthread_mutex_lock(&c->lock);
+    memcpy(name, c->req.name, sizeof(name));
+    memcpy(value, c->req.value, sizeof(value));
+    pthread_mutex_unlock(&c->lock);
+    if (s->conn == NULL && (s->conn = c->cls->open(c->target, err)) == NULL)
+        s->have_prev = 0;
+    s->res.apply_ok = s->conn != NULL && c->cls->apply_setting(s->conn, name, value, err) == 0;
+    first_line(s->res.apply_error, sizeof(s->res.apply_error), s->res.apply_ok ? "" : err);
+    snprintf(s->res.apply_name, sizeof(s->res.apply_name), "%s", name);
+    snprintf(s->res.apply_value, sizeof(s->res.apply_value), "%s", value);
+    s->res.apply_t = (double)(now_us() - c->start_us) / 1e6;
+    s->res.applied++;
+    if (s->res.apply_ok)
+        read_settings(c, s);
+    pthread_mutex_lock(&c->lock);
+    c->req.pending = 0;
+    pthread_mutex_unlock(&c->lock);
 }
 
 static void
@@ -114,6 +179,7 @@ take_sample(struct collect *c, struct sampler *s)
     s->cur = tmp;
     s->have_prev = 1;
     s->prev_us = t0;
+    read_settings(c, s);
 }
 
 static void *
@@ -122,15 +188,24 @@ collect_main(void *arg)
     struct collect *c = arg;
     struct sampler s;
     uint64_t next = now_us(), interval;
+    enum wake w;
 
     memset(&s, 0, sizeof(s));
     s.prev = xcalloc(1, c->cls->sample_size);
     s.cur = xcalloc(1, c->cls->sample_size);
-    while (!wait_stop(c, next)) {
+    while ((w = wait_wake(c, next)) != WAKE_STOP) {
         atomic_store(&c->busy_since_us, now_us());
+        if (w == WAKE_APPLY) {
+            apply(c, &s);
+            atomic_store(&c->busy_since_us, 0);
+            publish(c, &s.res);
+            s.res.nchanges = 0;
+            continue;
+        }
         take_sample(c, &s);
         atomic_store(&c->busy_since_us, 0);
         publish(c, &s.res);
+        s.res.nchanges = 0;
         interval = atomic_load(&c->interval_us);
         next += interval;
         if (next <= now_us()) { /* the sample overran: skip the ticks it covered */
@@ -159,8 +234,9 @@ collect_start(const struct collector_class *cls, const char *target, double inte
     pthread_mutex_init(&c->lock, NULL);
     c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     c->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    c->apply_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     snprintf(c->pub.error, sizeof(c->pub.error), "connecting");
-    if (c->stop_fd < 0 || c->notify_fd < 0) {
+    if (c->stop_fd < 0 || c->notify_fd < 0 || c->apply_fd < 0) {
         seterr(err, "eventfd: %s", strerror(errno));
         return NULL;
     }
@@ -214,6 +290,29 @@ collect_set_interval(struct collect *c, double interval_s)
     atomic_store(&c->interval_us, (uint64_t)(interval_s * 1e6));
 }
 
+int
+collect_apply(struct collect *c, const char *name, const char *value, char *err)
+{
+    uint64_t one = 1;
+    int busy;
+
+    if (c->cls->apply_setting == NULL)
+        return seterr(err, "benchtop cannot change %s settings", c->cls->name);
+    pthread_mutex_lock(&c->lock);
+    busy = c->req.pending;
+    if (!busy) {
+        c->req.pending = 1;
+        snprintf(c->req.name, sizeof(c->req.name), "%s", name);
+        snprintf(c->req.value, sizeof(c->req.value), "%s", value);
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (busy)
+        return seterr(err, "the previous setting is still being applied; try again");
+    if (write(c->apply_fd, &one, sizeof(one)) != sizeof(one))
+        fatal("eventfd write: %s", strerror(errno));
+    return 0;
+}
+
 void
 collect_stop(struct collect *c)
 {
@@ -236,6 +335,7 @@ collect_stop(struct collect *c)
     }
     close(c->stop_fd);
     close(c->notify_fd);
+    close(c->apply_fd);
     pthread_mutex_destroy(&c->lock);
     free(c->target);
     free(c);

@@ -4,6 +4,11 @@
  * that tick skipped and counted as late, so a slow server never piles up
  * queries. Results are published under a mutex (once per sample, never per
  * transaction) and announced on an eventfd the main loop waits on.
+ *
+ * With a class that reads settings, every sample is followed by a settings
+ * read; a value that differs from the previous read is published as a
+ * change (whoever made it). A setting the user sets (collect_apply) is set
+ * on this thread too, between two samples, so the UI never waits on it.
  */
 #ifndef BENCHTOP_COLLECT_H
 #define BENCHTOP_COLLECT_H
@@ -24,6 +29,19 @@ struct collect_result {
     uint64_t late;    /* ticks skipped because a sample overran the interval */
     char error[160];  /* why not ok */
     struct coll_view view;
+
+    int have_settings;        /* settings holds at least one read */
+    double settings_ms;       /* how long the last settings read took */
+    char settings_error[160]; /* why the last read failed; "" if it did not */
+    struct coll_settings settings;
+    int nchanges; /* settings changed since the previous published result */
+    struct coll_change changes[COLL_MAX_CHANGES];
+
+    uint64_t applied; /* collect_apply requests finished: grows by one per answer */
+    double apply_t;   /* seconds since the collector started, when the last one was set */
+    int apply_ok;     /* the last one's outcome */
+    char apply_name[40], apply_value[64];
+    char apply_error[160];
 };
 
 /* Starts the thread; the first sample is taken at once. NULL and err on failure. */
@@ -41,6 +59,13 @@ void collect_read(struct collect *c, struct collect_result *out);
 int collect_overdue(struct collect *c, struct collect_result *out);
 /* Takes effect from the next sample. */
 void collect_set_interval(struct collect *c, double interval_s);
+/*
+ * Asks the collector thread to set name = value on the server (the class's
+ * apply_setting) before its next sample, then to read the settings again.
+ * The answer comes as a result whose `applied` grew. -1 with err when the
+ * class cannot set settings or a request is still pending.
+ */
+int collect_apply(struct collect *c, const char *name, const char *value, char *err);
 /*
  * Stops the thread, closes the connection and frees c. Waits at most about
  * a second: a thread still blocked on the network is left to the exit.

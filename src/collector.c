@@ -65,3 +65,43 @@ coll_view_reset(struct coll_view *v)
     g->io_wait = g->commit_wait = g->log_sync_ms_s = NAN;
     g->server_cpu_pct = g->server_cpu_limit = g->rtt_ms = NAN;
 }
+
+void
+coll_setting_add(struct coll_settings *s, const char *name, const char *value)
+{
+    if (s->n >= COLL_MAX_SETTINGS)
+        return;
+    snprintf(s->s[s->n].name, sizeof s->s[0].name, "%s", name);
+    snprintf(s->s[s->n].value, sizeof s->s[0].value, "%s", value);
+    s->n++;
+}
+
+const char *
+coll_setting_get(const struct coll_settings *s, const char *name)
+{
+    int i;
+
+    for (i = 0; i < s->n; i++)
+        if (strcmp(s->s[i].name, name) == 0)
+            return s->s[i].value;
+    return NULL;
+}
+
+int
+coll_settings_diff(const struct coll_settings *prev, const struct coll_settings *cur,
+                   struct coll_change *out, int max)
+{
+    int i, n = 0;
+
+    for (i = 0; i < cur->n && n < max; i++) {
+        const char *was = coll_setting_get(prev, cur->s[i].name);
+
+        if (was == NULL || strcmp(was, cur->s[i].value) == 0)
+            continue;
+        snprintf(out[n].name, sizeof out[n].name, "%s", cur->s[i].name);
+        snprintf(out[n].from, sizeof out[n].from, "%s", was);
+        snprintf(out[n].to, sizeof out[n].to, "%s", cur->s[i].value);
+        n++;
+    }
+    return n;
+}

@@ -8,9 +8,11 @@
  * the UI thread, so a slow server never freezes the screen. derive is pure
  * (no I/O, no globals) so tests feed it captured samples.
  *
- * Call order: open -> { sample }* -> close, with open again after a sample
- * failed (the connection is re-opened at the next tick). After each sample
- * after the first, derive(prev, cur) turns the two raw samples into rows.
+ * Call order: open -> { sample [read_settings] }* -> close, with open
+ * again after a sample failed (the connection is re-opened at the next
+ * tick). After each sample after the first, derive(prev, cur) turns the two
+ * raw samples into rows. apply_setting runs between two samples, only when
+ * the user asked for it (a dashboard key), never on its own.
  */
 #ifndef BENCHTOP_COLLECTOR_H
 #define BENCHTOP_COLLECTOR_H
@@ -20,6 +22,8 @@
 
 #define COLL_MAX_ROWS 48
 #define COLL_MAX_EVENTS 4
+#define COLL_MAX_SETTINGS 24
+#define COLL_MAX_CHANGES 8
 
 enum row_level {
     ROW_NORMAL,
@@ -68,6 +72,25 @@ struct coll_view {
     struct coll_signals sig;
 };
 
+/* One server setting, as the server spells its name and shows its value ("128MB", "on"). */
+struct coll_setting {
+    char name[40];
+    char value[64];
+};
+
+/* The settings that matter for tuning, in the class's order. */
+struct coll_settings {
+    int n;
+    struct coll_setting s[COLL_MAX_SETTINGS];
+};
+
+/* One setting whose value differs between two reads ("synchronous_commit: on -> off"). */
+struct coll_change {
+    char name[40];
+    char from[64];
+    char to[64];
+};
+
 /* Empties v: no rows, no events, server_tps and every signal NAN. Derives start with it. */
 void coll_view_reset(struct coll_view *v);
 
@@ -90,6 +113,27 @@ struct collector_class {
      * gauges only, rates shown as "-"). Fills every field of view.
      */
     void (*derive)(const void *prev, const void *cur, double secs, struct coll_view *view);
+
+    /*
+     * Optional (NULL: the class shows no settings). Fills out (zeroed by
+     * the caller) with the server-wide settings that matter for tuning,
+     * at most COLL_MAX_SETTINGS, always the same names in the same order.
+     * Called after every successful sample, so it must be cheap: a class
+     * may keep the last read on conn and re-read only when a change
+     * detector says so. 0, or -1 with err: the settings are then shown as
+     * unavailable and sampling goes on; the connection is not dropped.
+     */
+    int (*read_settings)(void *conn, struct coll_settings *out, char *err);
+    /*
+     * Optional (NULL: settings cannot be changed from benchtop). Sets one
+     * setting server-wide to value, both as the user typed them, so that
+     * the load's sessions see it without a restart (PostgreSQL: ALTER
+     * SYSTEM and a reload). Only ever called on the user's keystroke. A
+     * setting that needs a restart is refused, not written: -1 with err
+     * "NAME needs a restart". 0, or -1 with a one-line err (the server's
+     * own message when it refused); the connection stays usable either way.
+     */
+    int (*apply_setting)(void *conn, const char *name, const char *value, char *err);
 };
 
 /* Adds a row; ignored past COLL_MAX_ROWS. Returns the row for tweaks, or NULL. */
@@ -99,6 +143,17 @@ struct coll_row *coll_row_add(struct coll_view *v, const char *section, const ch
 /* Adds an event line; ignored past COLL_MAX_EVENTS. */
 void coll_event_add(struct coll_view *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/*
+ * Pure: the settings whose value differs between prev and cur (a name
+ * missing from one side is not a change). Returns how many were written
+ * to out, at most max.
+ */
+int coll_settings_diff(const struct coll_settings *prev, const struct coll_settings *cur,
+                       struct coll_change *out, int max);
+/* Appends name = value to s; ignored past COLL_MAX_SETTINGS. */
+void coll_setting_add(struct coll_settings *s, const char *name, const char *value);
+/* The value of name in s, or NULL. */
+const char *coll_setting_get(const struct coll_settings *s, const char *name);
 /* The row with this section and label, or NULL. */
 const struct coll_row *coll_row_find(const struct coll_view *v, const char *section,
                                      const char *label);

@@ -24,8 +24,10 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
 {
     struct headless_conf *conf = arg;
 
-    if (conf->report->json)
+    if (conf->report->json) {
         report_server(conf->report->json, res->t, conf->names[i], conf->targets[i], res);
+        report_settings_events(conf->report->json, conf->names[i], res, &conf->seen[i]);
+    }
     check_written(s, conf);
 }
 

@@ -50,6 +50,8 @@ const struct option_def option_table[] = {
      "write the JSON lines to FILE while the dashboard runs"},
     {"no-collect", 0, OPT_FLAG, OFF(no_collect), 0, 1, "0", "", LOAD,
      "do not sample the server (client figures only)"},
+    {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
+     "the dashboard's s key (set a server setting) is off"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
      "dashboard colours: default, light, mono, or a .theme file"},
     {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", LOAD, "random seed (0 = from the clock)"},

@@ -333,6 +333,10 @@ report_server(FILE *f, double t, const char *name, const char *target,
     if (!res->ok) { /* no figure from an earlier sample passes for current */
         fputs(",\"error\":", f);
         json_string(f, res->error);
+    }
+    if (res->have_settings)
+        fprintf(f, ",\"settings_ms\":%.3f", res->settings_ms);
+    if (!res->ok) {
         fputs(",\"server_tps\":null,\"rows\":[],\"events\":[]", f);
     } else if (res->have_view) {
         fputs(",\"server_tps\":", f);
@@ -341,6 +345,81 @@ report_server(FILE *f, double t, const char *name, const char *target,
         json_string(f, res->view.note);
         json_rows(f, &res->view);
     }
+    fputs("}\n", f);
+    fflush(f);
+}
+
+static void
+json_event_head(FILE *f, double t, const char *kind, const char *collector)
+{
+    fprintf(f, "{\"type\":\"event\",\"t\":%.3f,\"kind\":", t);
+    json_string(f, kind);
+    if (collector != NULL) {
+        fputs(",\"collector\":", f);
+        json_string(f, collector);
+    }
+}
+
+static void
+json_pair(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, ",\"%s\":", key);
+    json_string(f, value);
+}
+
+static void
+json_settings(FILE *f, const char *name, const struct collect_result *res)
+{
+    int i;
+
+    fprintf(f, "{\"type\":\"settings\",\"t\":%.3f,\"collector\":", res->t);
+    json_string(f, name);
+    fprintf(f, ",\"cost_ms\":%.3f,\"settings\":{", res->settings_ms);
+    for (i = 0; i < res->settings.n; i++) {
+        if (i > 0)
+            fputc(',', f);
+        json_string(f, res->settings.s[i].name);
+        fputc(':', f);
+        json_string(f, res->settings.s[i].value);
+    }
+    fputs("}}\n", f);
+}
+
+void
+report_settings_events(FILE *f, const char *name, const struct collect_result *res,
+                       struct report_seen *seen)
+{
+    int i;
+
+    if (res->applied != seen->applied) {
+        json_event_head(f, res->apply_t, "set", name);
+        json_pair(f, "name", res->apply_name);
+        json_pair(f, "value", res->apply_value);
+        fprintf(f, ",\"ok\":%s", res->apply_ok ? "true" : "false");
+        if (!res->apply_ok)
+            json_pair(f, "error", res->apply_error);
+        fputs("}\n", f);
+        seen->applied = res->applied;
+    }
+    if (res->have_settings && !seen->settings) {
+        json_settings(f, name, res);
+        seen->settings = 1;
+    }
+    for (i = 0; i < res->nchanges; i++) {
+        json_event_head(f, res->t, "setting", name);
+        json_pair(f, "name", res->changes[i].name);
+        json_pair(f, "from", res->changes[i].from);
+        json_pair(f, "to", res->changes[i].to);
+        fputs("}\n", f);
+    }
+    fflush(f);
+}
+
+void
+report_marker(FILE *f, double t, const char *label)
+{
+    json_event_head(f, t, "marker", NULL);
+    json_pair(f, "label", label);
     fputs("}\n", f);
     fflush(f);
 }

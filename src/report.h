@@ -32,6 +32,21 @@ struct collect_result;
 /* One collector result as a {"type":"server",...} JSON line. */
 void report_server(FILE *f, double t, const char *name, const char *target,
                    const struct collect_result *res);
+/* What report_settings_events has written for one collector so far. */
+struct report_seen {
+    int settings;     /* the {"type":"settings"} line */
+    uint64_t applied; /* the collector's `applied` count last written */
+};
+
+/*
+ * The settings lines of one collector result: {"type":"settings"} at the
+ * first read, then a {"type":"event","kind":"setting"} per change and a
+ * {"type":"event","kind":"set"} per answer to a collect_apply request.
+ */
+void report_settings_events(FILE *f, const char *name, const struct collect_result *res,
+                            struct report_seen *seen);
+/* A user's marker as a {"type":"event","kind":"marker"} line; t in seconds since the start. */
+void report_marker(FILE *f, double t, const char *label);
 /* The end summary for people (stderr), whatever the front end was. */
 void report_human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx);
 

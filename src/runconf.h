@@ -42,6 +42,7 @@ struct runconf {
     uint64_t seed;          /* --seed */
     int quiet;              /* -q: no human summary on stderr */
     int no_collect;         /* --no-collect: no server-side collectors */
+    int read_only;          /* --read-only: the dashboard never changes a server setting */
     char *record;           /* --record FILE: JSON lines while the dashboard runs */
     char *theme;            /* --theme NAME or path */
     char *report_format;    /* report --format: text, markdown, csv, json */

@@ -30,7 +30,15 @@ enum run_state {
 struct dash_event {
     double t; /* seconds since the start */
     enum row_level level;
-    char text[96];
+    char text[200]; /* the events pane clips it to its width */
+};
+
+/* The figures of one segment of the run (see ui/segment.h). */
+struct dash_segment {
+    char label[64]; /* what started it: "start", "synchronous_commit = off", a marker's label */
+    double secs;
+    double tps;
+    struct hist_summary lat;
 };
 
 struct dash_server {
@@ -74,6 +82,10 @@ struct dash {
     struct hist_summary lat_cur, lat_total;
     uint64_t lat_log2[DASH_LOG2]; /* whole run */
 
+    /* before / since the last setting change or marker; nsegments 0 until there is one */
+    int nsegments;
+    struct dash_segment seg[2]; /* [0] before, [1] since */
+
     int nservers;
     struct dash_server servers[DASH_SERVERS];
 
@@ -85,6 +97,7 @@ struct dash {
     int zoom;                   /* 0: every pane; 1..5: that pane alone (header stays) */
     int help;                   /* the help overlay is open */
     const char *help_lines[40]; /* for the overlay: "key  what it does", NULL-terminated */
+    char prompt[200];           /* the one-line prompt on the bottom row; "" = none */
 };
 
 /* The style a collector row's level is drawn in (normal: `plain`). */

@@ -27,6 +27,8 @@ static const struct key_binding key_table[] = {
     {'5', KEY_ACT_ZOOM, NULL},
     {'0', KEY_ACT_UNZOOM, "0 Esc    every pane again"},
     {27, KEY_ACT_UNZOOM, NULL},
+    {'s', KEY_ACT_SET, "s        set a server setting: NAME = VALUE (off with --read-only)"},
+    {'m', KEY_ACT_MARKER, "m        add a labelled marker: before / since figures from here"},
     {'?', KEY_ACT_HELP, "?        this help (any key closes it)"},
     {'h', KEY_ACT_HELP, NULL},
 };

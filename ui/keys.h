@@ -18,6 +18,8 @@ enum key_action {
     KEY_ACT_HELP,
     KEY_ACT_ZOOM, /* the key's digit is the pane */
     KEY_ACT_UNZOOM,
+    KEY_ACT_SET,    /* prompt for NAME = VALUE and set it on the (first) server */
+    KEY_ACT_MARKER, /* prompt for a label and cut a segment there */
 };
 
 /* What a key does; KEY_ACT_NONE for an unbound key. */

@@ -171,6 +171,10 @@ layout_draw(const struct dash *d, struct grid *g)
         draw_all(d, g, body);
     if (d->help)
         draw_help(d, g);
+    if (d->prompt[0] != '\0') {
+        grid_fill(g, (struct rect){0, g->h - 1, g->w, 1}, ST_HELP);
+        grid_put(g, 0, g->h - 1, g->w, ST_HELP, d->prompt);
+    }
     if (!d->utf8)
         ascii_only(g);
 }

@@ -2,6 +2,8 @@
  * pane-latency: the percentiles of the last interval beside those of the
  * whole run, then the run's distribution as horizontal bars per power-of-two
  * bucket (beside the table when wide enough, under it when tall enough).
+ * After a setting change or a marker, two more columns: the segments
+ * before and since it (the histogram then goes under the table, or away).
  */
 #include "dash.h"
 
@@ -11,7 +13,6 @@
 enum {
     LABEL_W = 6, /* "p99.9" and a space */
     COL_W = 9,   /* " 4.56 ms", right-aligned */
-    TABLE_W = LABEL_W + 2 * COL_W,
     TABLE_H = 7, /* the column heads and six rows */
     GAP = 3,
     HIST_MIN_W = 22,
@@ -61,24 +62,59 @@ put_value(struct grid *g, int x, int y, int end, const struct hist_summary *l, d
     grid_printf(g, x, y, end - x, ST_VALUE, "%*s", COL_W, buf);
 }
 
+static double
+summary_value(const struct hist_summary *h, int row)
+{
+    double v[6] = {h->mean,        (double)h->p50,  (double)h->p90,
+                   (double)h->p99, (double)h->p999, (double)h->max};
+
+    return v[row];
+}
+
+/*
+ * The columns: last interval and whole run, then the segments before and
+ * since the last cut when there are; where all four do not fit, the run's
+ * column goes first, then the last interval's.
+ */
+static int
+table_cols(const struct dash *d, int w, const struct hist_summary **cols, const char **heads)
+{
+    int fit = (w - LABEL_W) / COL_W, n = 0;
+
+    if (d->nsegments < 2 || fit >= 3) {
+        cols[n] = &d->lat_cur;
+        heads[n++] = "last";
+    }
+    if (d->nsegments < 2 || fit >= 4) {
+        cols[n] = &d->lat_total;
+        heads[n++] = "run";
+    }
+    if (d->nsegments < 2)
+        return n;
+    cols[n] = &d->seg[0].lat;
+    heads[n++] = "before";
+    cols[n] = &d->seg[1].lat;
+    heads[n++] = "since";
+    return n;
+}
+
 static void
 draw_table(const struct dash *d, struct grid *g, struct rect in)
 {
     static const char *const NAMES[] = {"mean", "p50", "p90", "p99", "p99.9", "max"};
-    const struct hist_summary *c = &d->lat_cur, *t = &d->lat_total;
-    double cur[6] = {c->mean,        (double)c->p50,  (double)c->p90,
-                     (double)c->p99, (double)c->p999, (double)c->max};
-    double run[6] = {t->mean,        (double)t->p50,  (double)t->p90,
-                     (double)t->p99, (double)t->p999, (double)t->max};
-    int end = in.x + in.w;
+    const struct hist_summary *cols[4];
+    const char *heads[4];
+    int n = table_cols(d, in.w, cols, heads), end = in.x + in.w;
 
-    grid_printf(g, in.x, in.y, in.w, ST_DIM, "%*s%*s%*s", LABEL_W, "", COL_W, "last", COL_W, "run");
+    for (int k = 0; k < n; k++)
+        grid_printf(g, in.x + LABEL_W + k * COL_W, in.y, end - in.x - LABEL_W - k * COL_W, ST_DIM,
+                    "%*s", COL_W, heads[k]);
     for (int i = 0; i < 6 && i + 1 < in.h; i++) {
         int y = in.y + 1 + i;
 
         grid_put(g, in.x, y, in.w < LABEL_W ? in.w : LABEL_W, ST_LABEL, NAMES[i]);
-        put_value(g, in.x + LABEL_W, y, end, c, cur[i]);
-        put_value(g, in.x + LABEL_W + COL_W, y, end, t, run[i]);
+        for (int k = 0; k < n; k++)
+            put_value(g, in.x + LABEL_W + k * COL_W, y, end, cols[k], summary_value(cols[k], i));
     }
 }
 
@@ -157,12 +193,16 @@ pane_latency(const struct dash *d, struct grid *g, struct rect r)
 {
     struct rect in = {r.x + 2, r.y + 1, r.w - 3, r.h - 2};
 
+    const struct hist_summary *cols[4];
+    const char *heads[4];
+    int table_w = LABEL_W + table_cols(d, in.w, cols, heads) * COL_W;
+
     grid_box(g, r, "2 latency", d->utf8);
     if (in.w <= 0 || in.h <= 0)
         return;
     draw_table(d, g, in);
-    if (in.w >= TABLE_W + GAP + HIST_MIN_W)
-        draw_histogram(d, g, (struct rect){in.x + TABLE_W + GAP, in.y, in.w - TABLE_W - GAP, in.h});
+    if (in.w >= table_w + GAP + HIST_MIN_W)
+        draw_histogram(d, g, (struct rect){in.x + table_w + GAP, in.y, in.w - table_w - GAP, in.h});
     else if (in.h >= TABLE_H + 1 + 2 && in.w >= HIST_MIN_W)
         draw_histogram(d, g, (struct rect){in.x, in.y + TABLE_H + 1, in.w, in.h - TABLE_H - 1});
 }

@@ -2,7 +2,8 @@
  * pane-throughput: the last interval's figures, then the history as bars,
  * newest at the right. Client and server tps share one scale (the max in
  * the visible window), so a gap between the two series is real: the
- * server strip under the client graph is drawn with the same max.
+ * server strip under the client graph is drawn with the same max. After
+ * a setting change or a marker, the figures include tps before and since.
  */
 #include "dash.h"
 
@@ -87,6 +88,16 @@ fill_items(const struct dash *d, struct stat_item *it)
     snprintf(it[n++].value, sizeof(it->value), "%llu", (unsigned long long)d->reconnects_total);
     it[n] = (struct stat_item){"late", "", d->late_total ? ST_WARN : ST_VALUE};
     snprintf(it[n++].value, sizeof(it->value), "%llu", (unsigned long long)d->late_total);
+    if (d->nsegments < 2)
+        return n;
+    it[n] = (struct stat_item){"before", "", ST_VALUE};
+    snprintf(it[n++].value, sizeof(it->value), "%.1f tps", d->seg[0].tps);
+    it[n] = (struct stat_item){"since", "", ST_VALUE};
+    if (d->seg[0].tps > 0)
+        snprintf(it[n++].value, sizeof(it->value), "%.1f tps (%+.1f%%)", d->seg[1].tps,
+                 (d->seg[1].tps / d->seg[0].tps - 1.0) * 100.0);
+    else
+        snprintf(it[n++].value, sizeof(it->value), "%.1f tps", d->seg[1].tps);
     return n;
 }
 
@@ -94,7 +105,7 @@ fill_items(const struct dash *d, struct stat_item *it)
 static int
 draw_stats(const struct dash *d, struct grid *g, struct rect in)
 {
-    struct stat_item it[8];
+    struct stat_item it[10];
     int n = fill_items(d, it), line = 0, x = in.x, end = in.x + in.w;
 
     for (int i = 0; i < n && line < in.h; i++) {

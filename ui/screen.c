@@ -18,6 +18,10 @@
 
 #include "util.h"
 
+_Static_assert(SCREEN_RESIZE == KEY_RESIZE && SCREEN_BACKSPACE == KEY_BACKSPACE &&
+                   SCREEN_ENTER == KEY_ENTER,
+               "screen.h's key codes are curses's");
+
 /*
  * The one piece of process-wide state in the UI: a crash handler cannot
  * take arguments, and it must know how to put the terminal back.

@@ -24,6 +24,8 @@ void screen_end(void);
 /* The file descriptor that becomes readable on input. */
 int screen_input_fd(void);
 
-#define SCREEN_RESIZE 0x19a /* KEY_RESIZE, without including curses.h here */
+#define SCREEN_RESIZE 0x19a    /* KEY_RESIZE, without including curses.h here */
+#define SCREEN_BACKSPACE 0x107 /* KEY_BACKSPACE */
+#define SCREEN_ENTER 0x157     /* KEY_ENTER (the keypad's) */
 
 #endif

@@ -6,12 +6,15 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 
 #include "dash.h"
 #include "hist.h"
 #include "keys.h"
+#include "prompt.h"
 #include "screen.h"
+#include "segment.h"
 #include "theme.h"
 #include "util.h"
 
@@ -26,6 +29,11 @@ struct tui {
     double last_server_tps;
     int have_summary;
     enum verdict_kind last_verdict;
+    struct prompt prompt;
+    struct segments seg;
+    struct report_seen seen[SESSION_MAX_COLLECT]; /* what the record holds of each collector */
+    uint64_t applied[SESSION_MAX_COLLECT];        /* apply answers shown */
+    char set_name[40], set_value[64];             /* set from here: its change is no second cut */
 };
 
 static double
@@ -138,6 +146,8 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     hist_summarize(snap->cur.lat, &d->lat_cur);
     hist_summarize(snap->total.lat, &d->lat_total);
     hist_log2_counts(snap->total.lat, d->lat_log2, DASH_LOG2);
+    segments_add(&t->seg, snap->cur.lat, snap->cur.txns, snap->interval_s);
+    segments_show(&t->seg, d);
     d->own_cpu_pct = snap->own_cpu_pct;
     if (!snap->final || snap->interval_s > 0.05)
         dash_history_push(d, d->tps, d->server_tps);
@@ -162,6 +172,53 @@ on_idle_tick(struct session *s, void *arg)
     if (!s->eng)
         dash_history_push(&t->d, NAN, t->last_server_tps);
     redraw(t);
+}
+
+/* A new segment starts at a setting change or a marker; the panes show before / since. */
+static void
+cut(struct tui *t, const char *label)
+{
+    segments_cut(&t->seg, label);
+    segments_show(&t->seg, &t->d);
+}
+
+/* The answer to a setting the user set from here. */
+static void
+note_applied(struct tui *t, int i, const struct collect_result *res)
+{
+    const char *name = t->d.servers[i].name;
+    char label[128];
+
+    t->applied[i] = res->applied;
+    if (!res->apply_ok) {
+        dash_event_add(&t->d, ROW_BAD, "%s: %s", name, res->apply_error);
+        return;
+    }
+    dash_event_add(&t->d, ROW_GOOD, "%s: set %s = %s", name, res->apply_name, res->apply_value);
+    snprintf(t->set_name, sizeof(t->set_name), "%s", res->apply_name);
+    snprintf(t->set_value, sizeof(t->set_value), "%s", res->apply_value);
+    snprintf(label, sizeof(label), "%s = %s", res->apply_name, res->apply_value);
+    cut(t, label);
+}
+
+/* Settings that changed between two reads, whoever changed them. */
+static void
+note_changes(struct tui *t, int i, const struct collect_result *res)
+{
+    char label[128];
+
+    for (int k = 0; k < res->nchanges; k++) {
+        const struct coll_change *ch = &res->changes[k];
+
+        dash_event_add(&t->d, ROW_WARN, "%s: %s: %s -> %s", t->d.servers[i].name, ch->name,
+                       ch->from, ch->to);
+        if (strcasecmp(ch->name, t->set_name) == 0) { /* ours: already cut when it was set */
+            t->set_name[0] = '\0';
+            continue;
+        }
+        snprintf(label, sizeof(label), "%s = %s", ch->name, ch->to);
+        cut(t, label);
+    }
 }
 
 static void
@@ -190,8 +247,13 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
         if (news)
             dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
     }
-    if (t->record.json)
+    if (res->applied != t->applied[i])
+        note_applied(t, i, res);
+    note_changes(t, i, res);
+    if (t->record.json) {
         report_server(t->record.json, res->t, ds->name, ds->target, res);
+        report_settings_events(t->record.json, ds->name, res, &t->seen[i]);
+    }
     redraw(t);
 }
 
@@ -254,6 +316,57 @@ load_key(struct tui *t, enum key_action act)
     return 0;
 }
 
+/* s: the prompt, unless --read-only or there is no server to set. */
+static void
+ask_setting(struct tui *t)
+{
+    if (t->s->rc->read_only)
+        dash_event_add(&t->d, ROW_WARN, "settings are not changed with --read-only");
+    else if (t->s->ncollect == 0)
+        dash_event_add(&t->d, ROW_WARN, "no server is watched (--no-collect): nothing to set");
+    else
+        prompt_open(&t->prompt, PROMPT_SETTING);
+}
+
+static void
+set_setting(struct tui *t, const char *text)
+{
+    char name[40], value[64], err[BT_ERRLEN];
+
+    if (prompt_split_setting(text, name, sizeof(name), value, sizeof(value), err) < 0 ||
+        collect_apply(t->s->collect[0], name, value, err) < 0)
+        dash_event_add(&t->d, ROW_BAD, "%s", err);
+}
+
+static void
+add_marker(struct tui *t, const char *text)
+{
+    char label[sizeof(t->prompt.text)];
+
+    if (text[0] != '\0')
+        snprintf(label, sizeof(label), "%s", text);
+    else
+        snprintf(label, sizeof(label), "marker %d", t->seg.cuts + 1);
+    dash_event_add(&t->d, ROW_NORMAL, "marker: %s", label);
+    if (t->record.json)
+        report_marker(t->record.json, (double)(now_us() - t->s->start_us) / 1e6, label);
+    cut(t, label);
+}
+
+/* A key while the prompt is open: edits it; Enter acts on the text. */
+static void
+prompt_input(struct tui *t, int key)
+{
+    enum prompt_kind kind = t->prompt.kind;
+
+    if (prompt_key(&t->prompt, key) == PROMPT_DONE) {
+        if (kind == PROMPT_SETTING)
+            set_setting(t, t->prompt.text);
+        else
+            add_marker(t, t->prompt.text);
+    }
+}
+
 /* One key; 1 to quit. */
 static int
 handle_key(struct tui *t, int key)
@@ -262,6 +375,10 @@ handle_key(struct tui *t, int key)
 
     if (key == SCREEN_RESIZE)
         return 0;
+    if (t->prompt.kind != PROMPT_NONE) {
+        prompt_input(t, key);
+        return 0;
+    }
     if (t->d.help && act != KEY_ACT_QUIT) {
         t->d.help = 0; /* any key closes the help */
         return 0;
@@ -288,6 +405,12 @@ handle_key(struct tui *t, int key)
     case KEY_ACT_UNZOOM:
         t->d.zoom = 0;
         return 0;
+    case KEY_ACT_SET:
+        ask_setting(t);
+        return 0;
+    case KEY_ACT_MARKER:
+        prompt_open(&t->prompt, PROMPT_MARKER);
+        return 0;
     case KEY_ACT_NONE:
         return 0;
     }
@@ -302,6 +425,9 @@ on_input(struct session *s, void *arg)
 
     while (!quit && (key = screen_key()) >= 0)
         quit = handle_key(t, key);
+    t->d.prompt[0] = '\0';
+    if (t->prompt.kind != PROMPT_NONE)
+        prompt_line(&t->prompt, t->d.prompt, sizeof(t->d.prompt));
     redraw(t);
     return quit;
 }
@@ -373,6 +499,7 @@ tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
         return -1;
     }
     t->d.utf8 = screen_utf8();
+    segments_init(&t->seg);
     fill_header(t, s);
     s->input_fd = screen_input_fd();
     s->stay_after_load = 1;
@@ -387,6 +514,7 @@ tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
     if (s->eng && conf->report && conf->report->human)
         report_human_summary(conf->report->human, &s->eng->snap, conf->report);
     grid_free(t->g);
+    segments_free(&t->seg);
     free(t);
     return 0;
 }

@@ -7,7 +7,8 @@
  */
 #include "itest.h"
 
-#define SOCK "-L benchtop-itest"
+/* One tmux server per test process: test runs of other checkouts on the machine use their own. */
+static char sock[64];
 #define DB "bt_tui"
 
 static char dir[64];
@@ -22,7 +23,7 @@ tmux(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(args, sizeof(args), fmt, ap);
     va_end(ap);
-    snprintf(cmd, sizeof(cmd), "tmux " SOCK " %s", args);
+    snprintf(cmd, sizeof(cmd), "tmux %s %s", sock, args);
     /* a tmux server that is still exiting (kill-server) refuses for a moment */
     for (i = 0; i < 20 && rv != 0; i++) {
         if (i > 0)
@@ -36,9 +37,12 @@ tmux(const char *fmt, ...)
 static char *
 capture(void)
 {
-    FILE *p = popen("tmux " SOCK " capture-pane -p -t bt", "r");
+    char cmd[128];
+    FILE *p;
     char *text;
 
+    snprintf(cmd, sizeof(cmd), "tmux %s capture-pane -p -t bt", sock);
+    p = popen(cmd, "r");
     assert_non_null(p);
     text = itest_slurp(fileno(p));
     pclose(p);
@@ -98,7 +102,8 @@ start_env(const char *env, const char *args)
     unlink(path); /* a stale exit code would end the next wait at once */
     snprintf(path, sizeof(path), "%s/err", dir);
     unlink(path);
-    system("tmux " SOCK " kill-server 2>/dev/null");
+    snprintf(path, sizeof(path), "tmux %s kill-server 2>/dev/null", sock);
+    system(path);
     tmux("new-session -d -s bt -x 120 -y 40 \"sh -c '%s %s %s 2>%s/err; echo \\$? >%s/rc; "
          "sleep 600'\"",
          env, itest_env("BENCHTOP_BIN"), args, dir, dir);
@@ -134,6 +139,7 @@ setup(void **state)
     char *args[] = {"init", itest_target(DB), "-q", NULL};
     struct run r;
 
+    snprintf(sock, sizeof(sock), "-L benchtop-itest-%d", (int)getpid());
     snprintf(dir, sizeof(dir), "/tmp/itest-tui-XXXXXX");
     if (mkdtemp(dir) == NULL)
         return -1;
@@ -150,7 +156,8 @@ teardown(void **state)
 {
     char cmd[128];
 
-    system("tmux " SOCK " kill-server 2>/dev/null");
+    snprintf(cmd, sizeof(cmd), "tmux %s kill-server 2>/dev/null", sock);
+    system(cmd);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     return system(cmd);
 }
@@ -231,6 +238,119 @@ test_help_and_pause(void **state)
     assert_int_equal(exit_code(), 0);
 }
 
+/* SHOW name on a fresh connection, polled until it is `want` (a reload reaches new sessions soon).
+ */
+static void
+wait_show(const char *sql, const char *want)
+{
+    char got[64] = "";
+
+    for (int i = 0; i < 50; i++) {
+        PGconn *c = itest_pg("postgres");
+        PGresult *r = PQexec(c, sql);
+
+        snprintf(got, sizeof(got), "%s",
+                 PQresultStatus(r) == PGRES_TUPLES_OK ? PQgetvalue(r, 0, 0) : "?");
+        PQclear(r);
+        PQfinish(c);
+        if (strcmp(got, want) == 0)
+            return;
+        itest_sleep_ms(100);
+    }
+    fail_msg("%s: '%s', not '%s'", sql, got, want);
+}
+
+/* Lines of the screen that contain needle. */
+static int
+screen_lines(const char *screen, const char *needle)
+{
+    return itest_count_lines(screen, needle);
+}
+
+/*
+ * s sets a setting on the server (ALTER SYSTEM + reload, checked with
+ * SHOW), the events pane logs it and the change, the panes show before /
+ * since; a restart-only setting is refused in one line and not written;
+ * m adds a marker; the record holds all of it.
+ */
+static void
+test_set_setting(void **state)
+{
+    char args[600], *s;
+    PGconn *c;
+
+    snprintf(args, sizeof(args), "%s -c 2 -w select-only --record %s/set.jsonl", itest_target(DB),
+             dir);
+    start(args);
+    free(wait_for("clients 2/2", 8000));
+    tmux("send-keys -t bt s");
+    free(wait_for("set (NAME = VALUE", 3000));
+    tmux("send-keys -t bt -l 'work_mem = 7MB'");
+    tmux("send-keys -t bt Enter");
+    s = wait_for("postgres: set work_mem = 7MB", 5000);
+    free(s);
+    wait_show("SHOW work_mem", "7MB");
+    s = wait_for("work_mem: 4MB -> 7MB", 5000);
+    free(s);
+    itest_sleep_ms(1200);
+    s = wait_for("since", 3000);
+    assert_non_null(strstr(s, "before"));
+    free(s);
+
+    tmux("send-keys -t bt s");
+    tmux("send-keys -t bt -l 'shared_buffers = 64MB'");
+    tmux("send-keys -t bt Enter");
+    s = wait_for("postgres: shared_buffers needs a restart (set it in postgresql.conf)", 5000);
+    assert_int_equal(screen_lines(s, "needs a restart"), 1);
+    free(s);
+    c = itest_pg("postgres");
+    assert_int_equal(itest_scalar(c, "SELECT count(*) FROM pg_file_settings WHERE name = "
+                                     "'shared_buffers' AND sourcefile LIKE '%auto.conf'"),
+                     0);
+    PQfinish(c);
+    wait_show("SHOW shared_buffers", "128MB");
+
+    tmux("send-keys -t bt m");
+    tmux("send-keys -t bt -l 'batch 10'");
+    tmux("send-keys -t bt Enter");
+    free(wait_for("marker: batch 10", 3000));
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    s = slurp_file("set.jsonl");
+    assert_int_equal(itest_count_lines(s, "\"type\":\"settings\""), 1);
+    assert_non_null(strstr(s, "\"kind\":\"set\",\"collector\":\"postgres\",\"name\":\"work_mem\","
+                              "\"value\":\"7MB\",\"ok\":true"));
+    assert_non_null(strstr(s, "\"name\":\"work_mem\",\"from\":\"4MB\",\"to\":\"7MB\""));
+    assert_non_null(strstr(s, "\"name\":\"shared_buffers\",\"value\":\"64MB\",\"ok\":false"));
+    assert_non_null(strstr(s, "\"kind\":\"marker\",\"label\":\"batch 10\""));
+    free(s);
+    c = itest_pg("postgres");
+    itest_exec(c, "ALTER SYSTEM RESET work_mem");
+    itest_exec(c, "SELECT pg_reload_conf()");
+    PQfinish(c);
+}
+
+/* --read-only: s opens no prompt and sets nothing. */
+static void
+test_read_only(void **state)
+{
+    char args[600], *s;
+
+    snprintf(args, sizeof(args), "%s -c 1 -w select-only --read-only", itest_target(DB));
+    start(args);
+    free(wait_for("clients 1/1", 8000));
+    tmux("send-keys -t bt s");
+    s = wait_for("not changed with --read-only", 3000);
+    assert_null(strstr(s, "set (NAME = VALUE"));
+    free(s);
+    itest_sleep_ms(500);
+    s = capture();
+    assert_null(strstr(s, "set (NAME = VALUE"));
+    free(s);
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+}
+
 static void
 test_demo(void **state)
 {
@@ -278,10 +398,9 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dashboard),
-        cmocka_unit_test(test_help_and_pause),
-        cmocka_unit_test(test_demo),
-        cmocka_unit_test(test_dumb_terminal_refused),
+        cmocka_unit_test(test_dashboard),   cmocka_unit_test(test_help_and_pause),
+        cmocka_unit_test(test_set_setting), cmocka_unit_test(test_read_only),
+        cmocka_unit_test(test_demo),        cmocka_unit_test(test_dumb_terminal_refused),
     };
     return cmocka_run_group_tests_name("tui", tests, setup, teardown);
 }

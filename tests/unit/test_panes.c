@@ -802,6 +802,64 @@ test_states_and_watch_mode(void **state)
     free(d);
 }
 
+/* After a setting change or a marker: tps before / since and two more latency columns. */
+static void
+test_before_since_figures(void **state)
+{
+    (void)state;
+    struct dash *d = new_dash();
+
+    d->nsegments = 2;
+    d->seg[0] = (struct dash_segment){"start", 40, 1000.0, {1200, 1020, 2100, 4560, 8900, 15200}};
+    d->seg[1] = (struct dash_segment){
+        "synchronous_commit = off", 20, 1500.0, {700, 640, 900, 3000, 5000, 7000}};
+    for (size_t i = 0; i < sizeof(SIZES) / sizeof(SIZES[0]); i++) {
+        struct grid *g = render(d, SIZES[i].w, SIZES[i].h);
+        struct rect tp = pane_rect(g, "1 throughput"), lat = pane_rect(g, "2 latency");
+        int p99 = row_of_text(g, inner(lat), "p99 "), p50 = row_of_text(g, inner(lat), "p50 ");
+        int hx, hy, bx, by;
+
+        assert_rows_full(g);
+        if (SIZES[i].h >= 40) { /* 80x24 has no room under the graph for every figure */
+            assert_true(text_in(g, inner(tp), "before 1000.0 tps"));
+            assert_true(text_in(g, inner(tp), "since 1500.0 tps (+50.0%)"));
+        }
+        assert_true(find_text(g, "before", &bx, &by) && by >= lat.y);
+        assert_true(text_in(g, inner(lat), "since"));
+        /* the since column's p50 and p99, right of the before column's */
+        assert_true(text_in(g, (struct rect){lat.x, p50, lat.w, 1}, "640 us"));
+        assert_true(text_in(g, (struct rect){lat.x, p99, lat.w, 1}, "3.00 ms"));
+        assert_true(find_from(g, p99, "4.56 ms", &hx, &hy) && hy == p99);
+        assert_true(find_from(g, p99, "3.00 ms", &bx, &by) && by == p99 && bx > hx);
+        grid_free(g);
+    }
+    /* no cut yet: no before / since anywhere */
+    d->nsegments = 0;
+    struct grid *g = render(d, 120, 40);
+    assert_false(has_text(g, "before"));
+    assert_false(has_text(g, "since"));
+    grid_free(g);
+    free(d);
+}
+
+/* The prompt takes the bottom row. */
+static void
+test_prompt_line(void **state)
+{
+    (void)state;
+    struct dash *d = new_dash();
+    struct grid *g;
+    int x, y;
+
+    snprintf(d->prompt, sizeof(d->prompt), "set (NAME = VALUE): work_mem = 64MB_");
+    g = render(d, 80, 24);
+    assert_true(find_text(g, "work_mem = 64MB_", &x, &y));
+    assert_int_equal(y, 23);
+    assert_rows_full(g);
+    grid_free(g);
+    free(d);
+}
+
 static void
 test_two_servers_share_the_pane(void **state)
 {
@@ -854,6 +912,8 @@ main(void)
         cmocka_unit_test(test_help_overlay),
         cmocka_unit_test(test_states_and_watch_mode),
         cmocka_unit_test(test_two_servers_share_the_pane),
+        cmocka_unit_test(test_before_since_figures),
+        cmocka_unit_test(test_prompt_line),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -712,8 +712,9 @@ fill_samples(struct redis_sample *p, struct redis_sample *c)
     p->cmds.cmd[1] = (struct redis_cmdstat){.name = "info", .calls = 10, .usec = 1000};
     *c = *p;
     c->info.uptime_s = 102;
-    /* 20,000 commands of the load + the 4 of the collector's previous sample */
-    c->info.total_commands_processed = 1000 + 20000 + REDIS_SAMPLE_COMMANDS;
+    /* 20,000 commands of the load + the collector's previous sample and settings read */
+    c->info.total_commands_processed =
+        1000 + 20000 + REDIS_SAMPLE_COMMANDS + REDIS_SETTINGS_COMMANDS;
     c->info.total_connections_received = 16;
     c->info.rejected_connections = 4;
     c->info.keyspace_hits = 500 + 9000;
