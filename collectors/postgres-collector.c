@@ -825,14 +825,13 @@ next_result(PGconn *conn, uint64_t deadline, PGresult **res, char *err)
     return 0;
 }
 
-/* PQexec with a deadline, for one statement; NULL with err on failure. */
-static PGresult *
-exec_timed(PGconn *conn, const char *sql, char *err)
+PGresult *
+pg_exec_timed(struct pg_conn *conn, const char *sql, const char *param, char *err)
 {
     uint64_t deadline = now_us() + ANSWER_TIMEOUT_S * 1000000u;
     PGresult *res, *extra;
 
-    if (!PQsendQuery(conn, sql)) {
+    if (!PQsendQueryParams(conn, sql, param ? 1 : 0, NULL, param ? &param : NULL, NULL, NULL, 0)) {
         query_error(conn, NULL, "send a query", err);
         return NULL;
     }
@@ -852,7 +851,7 @@ read_privileges(struct pg_coll *c, char *err)
 
     if (PQsetnonblocking(c->conn, 1) != 0)
         return query_error(c->conn, NULL, "make the connection non-blocking", err);
-    if ((res = exec_timed(c->conn, privilege_sql, err)) == NULL)
+    if ((res = pg_exec_timed(c->conn, privilege_sql, NULL, err)) == NULL)
         return -1;
 
     if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
