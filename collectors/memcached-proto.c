@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kv.h"
+
 /* A text reply line that is one fixed word. */
 struct word_kind {
     const char *word;
@@ -56,24 +58,6 @@ static uint16_t
 get_be16(const unsigned char *p)
 {
     return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-/* Strict decimal: digits only, no sign, no overflow. */
-static int
-parse_u64(const char *s, size_t n, uint64_t *out)
-{
-    uint64_t v = 0;
-
-    if (n == 0 || n > 20)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned d = (unsigned)(s[i] - '0');
-        if (d > 9 || v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
 }
 
 /* The start of the next space-separated token in s[*pos..n), its length in *tlen. */
@@ -119,19 +103,10 @@ not_memcached(char *err, const char *what, const char *src, size_t n)
 
 /* ---- request templates ---- */
 
-static void
-write_digits(char *dst, int digits, uint64_t k)
-{
-    for (int i = digits - 1; i >= 0; i--) {
-        dst[i] = (char)('0' + k % 10);
-        k /= 10;
-    }
-}
-
 static size_t
 key_len(int digits)
 {
-    return MC_KEY_PREFIX_LEN + (size_t)digits;
+    return KV_KEY_PREFIX_LEN + (size_t)digits;
 }
 
 /* "get key:.. key:..\r\n"; remembers where each key's digits are. */
@@ -146,8 +121,8 @@ text_get(struct mc_req *r)
     at = 3;
     for (int i = 0; i < r->nkeys; i++) {
         r->head[at++] = ' ';
-        memcpy(r->head + at, MC_KEY_PREFIX, MC_KEY_PREFIX_LEN);
-        r->key_at[i] = at + MC_KEY_PREFIX_LEN;
+        memcpy(r->head + at, KV_KEY_PREFIX, KV_KEY_PREFIX_LEN);
+        r->key_at[i] = at + KV_KEY_PREFIX_LEN;
         at += klen;
     }
     memcpy(r->head + at, "\r\n", 3);
@@ -162,8 +137,8 @@ text_set(struct mc_req *r, size_t value_size)
 
     r->head_len = 4 + klen + (size_t)n;
     r->head = xmalloc(r->head_len + 1);
-    memcpy(r->head, "set " MC_KEY_PREFIX, 4 + MC_KEY_PREFIX_LEN);
-    r->key_at[0] = 4 + MC_KEY_PREFIX_LEN;
+    memcpy(r->head, "set " KV_KEY_PREFIX, 4 + KV_KEY_PREFIX_LEN);
+    r->key_at[0] = 4 + KV_KEY_PREFIX_LEN;
     memcpy(r->head + 4 + klen, tail, (size_t)n + 1);
 }
 
@@ -190,8 +165,8 @@ bin_get(struct mc_req *r)
     r->head = xcalloc(r->head_len, 1);
     for (int i = 0; i < r->nkeys; i++) {
         bin_header((unsigned char *)r->head + at, multi ? MC_BIN_GETKQ : MC_BIN_GET, klen, 0, klen);
-        memcpy(r->head + at + MC_BIN_HEADER, MC_KEY_PREFIX, MC_KEY_PREFIX_LEN);
-        r->key_at[i] = at + MC_BIN_HEADER + MC_KEY_PREFIX_LEN;
+        memcpy(r->head + at + MC_BIN_HEADER, KV_KEY_PREFIX, KV_KEY_PREFIX_LEN);
+        r->key_at[i] = at + MC_BIN_HEADER + KV_KEY_PREFIX_LEN;
         at += one;
     }
     if (multi)
@@ -207,8 +182,8 @@ bin_set(struct mc_req *r, size_t value_size)
     r->head_len = MC_BIN_HEADER + 8 + klen;
     r->head = xcalloc(r->head_len, 1);
     bin_header((unsigned char *)r->head, MC_BIN_SET, klen, 8, 8 + klen + value_size);
-    memcpy(r->head + MC_BIN_HEADER + 8, MC_KEY_PREFIX, MC_KEY_PREFIX_LEN);
-    r->key_at[0] = MC_BIN_HEADER + 8 + MC_KEY_PREFIX_LEN;
+    memcpy(r->head + MC_BIN_HEADER + 8, KV_KEY_PREFIX, KV_KEY_PREFIX_LEN);
+    r->key_at[0] = MC_BIN_HEADER + 8 + KV_KEY_PREFIX_LEN;
 }
 
 /* ---- text replies ---- */
@@ -224,13 +199,13 @@ text_value(const char *buf, size_t len, size_t line_len, struct mc_reply *r, siz
 
     r->key = next_token(buf, line_len, &pos, &r->key_len);
     tok = next_token(buf, line_len, &pos, &tlen);
-    if (r->key_len == 0 || parse_u64(tok, tlen, &flags) < 0 || flags > UINT32_MAX)
+    if (r->key_len == 0 || safe_strntoull(tok, tlen, &flags) < 0 || flags > UINT32_MAX)
         return not_memcached(err, "malformed VALUE line", buf, line_len);
     tok = next_token(buf, line_len, &pos, &tlen);
-    if (parse_u64(tok, tlen, &bytes) < 0 || bytes > MC_MAX_BODY)
+    if (safe_strntoull(tok, tlen, &bytes) < 0 || bytes > MC_MAX_BODY)
         return not_memcached(err, "malformed VALUE length", buf, line_len);
     tok = next_token(buf, line_len, &pos, &tlen);
-    if ((tlen > 0 && parse_u64(tok, tlen, &cas) < 0) || pos < line_len)
+    if ((tlen > 0 && safe_strntoull(tok, tlen, &cas) < 0) || pos < line_len)
         return not_memcached(err, "malformed VALUE line", buf, line_len);
     r->kind = MC_R_VALUE;
     r->flags = (uint32_t)flags;
@@ -488,7 +463,7 @@ mc_req_free(struct mc_req *r)
 void
 mc_req_key(struct mc_req *r, int i, uint64_t k)
 {
-    write_digits(r->head + r->key_at[i], r->digits, k);
+    kv_put_digits(r->head + r->key_at[i], r->digits, k);
 }
 
 size_t

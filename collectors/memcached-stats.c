@@ -57,23 +57,6 @@ name_is(const struct stat_line *l, size_t from, const char *word)
     return l->name_len - from == n && memcmp(l->name + from, word, n) == 0;
 }
 
-static int
-parse_uint(const char *s, size_t n, uint64_t *out)
-{
-    uint64_t v = 0;
-
-    if (n == 0 || n > 20)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned d = (unsigned)(s[i] - '0');
-        if (d > 9 || v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
-}
-
 /*
  * rusage into microseconds. Servers print "seconds.fraction" (six digits);
  * the 1.4 protocol document writes "seconds:microseconds". Both are taken,
@@ -87,11 +70,11 @@ parse_seconds_us(const char *s, size_t n, uint64_t *out)
 
     while (sep < n && s[sep] != '.' && s[sep] != ':')
         sep++;
-    if (parse_uint(s, sep, &secs) < 0 || secs > UINT64_MAX / 1000000u)
+    if (safe_strntoull(s, sep, &secs) < 0 || secs > UINT64_MAX / 1000000u)
         return -1;
     if (sep < n) {
         digits = n - sep - 1;
-        if (digits == 0 || digits > 6 || parse_uint(s + sep + 1, digits, &frac) < 0)
+        if (digits == 0 || digits > 6 || safe_strntoull(s + sep + 1, digits, &frac) < 0)
             return -1;
         for (; s[sep] == '.' && digits < 6; digits++)
             frac *= 10;
@@ -203,7 +186,7 @@ take_general(void *arg, const struct stat_line *l, char *err)
     if (f == MCS_RUSAGE_USER || f == MCS_RUSAGE_SYSTEM) {
         if (parse_seconds_us(l->val, l->val_len, &st->v[f]) < 0)
             return bad_number(l, err);
-    } else if (parse_uint(l->val, l->val_len, &st->v[f]) < 0) {
+    } else if (safe_strntoull(l->val, l->val_len, &st->v[f]) < 0) {
         return bad_number(l, err);
     }
     st->have |= 1u << f;
@@ -221,7 +204,7 @@ class_of(struct mc_slabs *sl, const struct stat_line *l, size_t from, size_t *re
 
     while (i < l->name_len && l->name[i] != ':')
         i++;
-    if (i == l->name_len || parse_uint(l->name + from, i - from, &id) < 0) {
+    if (i == l->name_len || safe_strntoull(l->name + from, i - from, &id) < 0) {
         seterr(err, "malformed slab stats at line %d: \"%.*s\"", l->lineno, (int)l->name_len,
                l->name);
         return NULL;
@@ -249,14 +232,14 @@ take_slab(void *arg, const struct stat_line *l, char *err)
 
     if (l->name[0] < '0' || l->name[0] > '9') {
         if (name_is(l, 0, "total_malloced") &&
-            parse_uint(l->val, l->val_len, &sl->total_malloced) < 0)
+            safe_strntoull(l->val, l->val_len, &sl->total_malloced) < 0)
             return bad_number(l, err);
         return 0; /* active_slabs: counted from the classes themselves */
     }
     c = class_of(sl, l, 0, &rest, err);
     if (c == NULL)
         return -1;
-    if (parse_uint(l->val, l->val_len, &v) < 0)
+    if (safe_strntoull(l->val, l->val_len, &v) < 0)
         return bad_number(l, err);
     if (name_is(l, rest, "chunk_size"))
         c->chunk_size = v;
@@ -294,7 +277,7 @@ take_item(void *arg, const struct stat_line *l, char *err)
         dst = &c->outofmemory;
     else if (name_is(l, rest, "mem_requested")) /* 1.6 moved it here from `stats slabs` */
         dst = &c->mem_requested;
-    if (dst != NULL && parse_uint(l->val, l->val_len, dst) < 0)
+    if (dst != NULL && safe_strntoull(l->val, l->val_len, dst) < 0)
         return bad_number(l, err);
     return 0;
 }
@@ -312,7 +295,7 @@ take_one(void *arg, const struct stat_line *l, char *err)
 {
     struct find_arg *f = arg;
 
-    if (!f->found && name_is(l, 0, f->name) && parse_uint(l->val, l->val_len, f->out) == 0)
+    if (!f->found && name_is(l, 0, f->name) && safe_strntoull(l->val, l->val_len, f->out) == 0)
         f->found = 1;
     return 0;
 }

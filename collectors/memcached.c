@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "kv.h"
 #include "options.h"
-#include "zipf.h"
 
 #define MC_SCHEME "memcached://"
 #define MC_CONNECT_TIMEOUT_MS 5000
@@ -42,27 +43,19 @@
 #define MC_ITEM_OVERHEAD 64
 
 enum mc_workload { MC_WL_MIXED, MC_WL_GET, MC_WL_SET, MC_WL_MULTIGET };
-enum mc_pattern { MC_KP_SEQ, MC_KP_UNIFORM, MC_KP_ZIPF };
 
 static const char *const mc_schemes[] = {MC_SCHEME, NULL};
 /* The first is the default: mixed is memaslap's and most caches' shape. */
 static const char *const mc_workloads[] = {"mixed", "get", "set", "multiget", NULL};
 static const char *const mc_modes[] = {"text", "binary", NULL};
-static const char *const mc_patterns[] = {"seq", "uniform", "zipf", NULL};
 
 struct mc_shared {
     struct mc_addr addr;
     enum mc_proto proto;
     enum mc_workload wl;
-    enum mc_pattern pattern;
-    double set_p;  /* mixed: probability that a request is a set */
-    int batch;     /* multiget: keys per request */
-    uint64_t keys; /* key space: key 0 .. keys-1 */
+    struct kv_workload kv; /* keys, their pattern, the mix, the value (then "\r\n") */
+    int batch;             /* multiget: keys per request */
     int digits;
-    int clients;
-    struct zipf zipf;
-    char *value; /* value_size bytes, then "\r\n" */
-    size_t value_size;
     size_t rbuf_size; /* a connection's first read buffer */
 };
 
@@ -79,6 +72,20 @@ struct mc_conn {
     char *rbuf;
     size_t rcap, rlen;
 };
+
+/* The memcached driver's options: the key-value group and --batch. */
+struct mc_opts {
+    struct kv_conf kv;
+    int batch; /* --batch: keys per multiget */
+};
+
+static const struct option_def mc_defs[] = {
+    {"batch", 0, OPT_INT, offsetof(struct mc_opts, batch), 1, 10000, "10", "N", CMD_LOAD,
+     "keys per request of -w multiget"},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const struct option_group mc_option_group = {"memcached", mc_defs};
 
 /* ---- targets ---- */
 
@@ -263,54 +270,26 @@ stats_complete(const char *buf, size_t len)
 
 /* ---- prepare: options ---- */
 
-static int
-parse_ratio(const char *s, double *set_p, char *err)
-{
-    char *end, *end2;
-    double set, get;
-
-    set = strtod(s, &end);
-    if (end == s || *end != ':')
-        goto bad;
-    get = strtod(end + 1, &end2);
-    if (end2 == end + 1 || *end2 != '\0' || !(set >= 0) || !(get >= 0) || set + get <= 0 ||
-        set + get > 1e12)
-        goto bad;
-    *set_p = set / (set + get);
-    return 0;
-bad:
-    return seterr(err,
-                  "--ratio takes SET:GET, two numbers that are not both 0, not '%s' (e.g. "
-                  "--ratio 1:9)",
-                  s);
-}
-
 /* Options that make no sense for memcached, or for this workload, are refused, not ignored. */
 static int
-check_options(const struct runconf *rc, struct mc_shared *sh, char *err)
+check_options(const struct runconf *rc, const struct mc_opts *o, struct mc_shared *sh, char *err)
 {
     if (rc->script_file != NULL)
         return seterr(err, "memcached runs no scripts (drop -f; use -w mixed, get, set or "
                            "multiget)");
-    if (rc->pipeline > 1)
+    if (o->kv.pipeline > 1)
         return seterr(err, "--pipeline is not supported for memcached (use -w multiget --batch N "
                            "for several keys per request, or more -c)");
-    if (rc->ratio != NULL && sh->wl != MC_WL_MIXED)
-        return seterr(err, "--ratio applies to -w mixed only (add -w mixed or drop --ratio)");
     if (options_given(rc, "batch") && sh->wl != MC_WL_MULTIGET)
         return seterr(err, "--batch applies to -w multiget only (add -w multiget or drop --batch)");
-    sh->set_p = 0.1; /* 1:9 */
-    if (rc->ratio != NULL && parse_ratio(rc->ratio, &sh->set_p, err) < 0)
-        return -1;
-    return 0;
+    return kv_setup(&sh->kv, &o->kv, rc->clients, sh->wl == MC_WL_MIXED, "1:9", err);
 }
 
 static int
-parse_choices(const struct runconf *rc, struct mc_shared *sh, char *err)
+parse_choices(const struct runconf *rc, const struct mc_opts *o, struct mc_shared *sh, char *err)
 {
     const char *w = rc->workload ? rc->workload : mc_workloads[0];
     const char *m = rc->mode ? rc->mode : mc_modes[0];
-    const char *p = rc->key_pattern ? rc->key_pattern : "uniform";
     int i;
 
     if ((i = index_of(mc_workloads, w)) < 0)
@@ -322,10 +301,7 @@ parse_choices(const struct runconf *rc, struct mc_shared *sh, char *err)
     if ((i = index_of(mc_modes, m)) < 0)
         return seterr(err, "unknown protocol '%s' for memcached (use -M text or binary)", m);
     sh->proto = (enum mc_proto)i;
-    if ((i = index_of(mc_patterns, p)) < 0)
-        return seterr(err, "unknown key pattern '%s' (use --key-pattern seq, uniform or zipf)", p);
-    sh->pattern = (enum mc_pattern)i;
-    return check_options(rc, sh, err);
+    return check_options(rc, o, sh, err);
 }
 
 /* ---- prepare: is it memcached? ---- */
@@ -417,11 +393,11 @@ check_item_size(int fd, const struct mc_shared *sh, char *err)
     if (mc_stats_roundtrip(fd, &sh->addr, "stats settings\r\n", &reply, &len, err) < 0)
         return -1;
     if (mc_stats_find(reply, len, "item_size_max", &max) == 0 &&
-        sh->value_size + MC_ITEM_OVERHEAD > max)
+        sh->kv.value_size + MC_ITEM_OVERHEAD > max)
         rc = seterr(err,
                     "--value-size %zu does not fit in memcached's items of at most %llu "
                     "bytes (use a smaller --value-size, or start memcached with a larger -I)",
-                    sh->value_size, (unsigned long long)max);
+                    sh->kv.value_size, (unsigned long long)max);
     free(reply);
     return rc;
 }
@@ -462,76 +438,70 @@ fill_replies(int fd, const struct mc_addr *a, uint64_t first, int n, char *rbuf,
     return 0;
 }
 
-static void
-fill_progress(const struct runconf *rc, uint64_t done, uint64_t total, uint64_t start_us,
-              uint64_t *last_us)
-{
-    uint64_t now = now_us();
-
-    if (rc->quiet || (now - *last_us < 1000000 && done < total))
-        return;
-    *last_us = now;
-    if (done < total)
-        fprintf(stderr, "fill: %llu of %llu keys (%.0f%%)\n", (unsigned long long)done,
-                (unsigned long long)total, 100.0 * (double)done / (double)total);
-    else
-        fprintf(stderr, "fill: %llu keys of %zu bytes in %.1f s\n", (unsigned long long)total,
-                (size_t)rc->value_size, (double)(now - start_us) / 1e6);
-}
-
 /* Warns when the server could not keep every key (its memory is smaller than the key space). */
 static void
-fill_check(int fd, const struct runconf *rc, const struct mc_shared *sh)
+fill_check(int fd, int quiet, const struct mc_shared *sh)
 {
     char *reply, err[BT_ERRLEN];
     size_t len;
     uint64_t items, limit;
 
-    if (rc->quiet || mc_stats_roundtrip(fd, &sh->addr, "stats\r\n", &reply, &len, err) < 0)
+    if (quiet || mc_stats_roundtrip(fd, &sh->addr, "stats\r\n", &reply, &len, err) < 0)
         return;
-    if (mc_stats_find(reply, len, "curr_items", &items) == 0 && items < sh->keys &&
+    if (mc_stats_find(reply, len, "curr_items", &items) == 0 && items < sh->kv.keys &&
         mc_stats_find(reply, len, "limit_maxbytes", &limit) == 0)
         fprintf(stderr,
                 "fill: memcached holds %llu of the %llu keys: its %llu MB are full, so "
                 "some gets will miss (start it with a larger -m, or use fewer --keys)\n",
-                (unsigned long long)items, (unsigned long long)sh->keys,
+                (unsigned long long)items, (unsigned long long)sh->kv.keys,
                 (unsigned long long)(limit >> 20));
     free(reply);
 }
 
+struct mc_fill {
+    int fd;
+    const struct mc_shared *sh;
+    struct mc_req req; /* a text set, laid out once */
+    size_t one;        /* its length, value included */
+    char *out;         /* room for a window of sets */
+};
+
+/* Sends n sets from key `first` at once, then reads their n replies. */
+static int
+fill_batch(void *arg, uint64_t first, uint64_t n, char *err)
+{
+    struct mc_fill *f = arg;
+    const struct kv_workload *kv = &f->sh->kv;
+    char rbuf[8192];
+
+    for (uint64_t i = 0; i < n; i++) {
+        mc_req_key(&f->req, 0, first + i);
+        memcpy(f->out + i * f->one, f->req.head, f->req.head_len);
+        memcpy(f->out + i * f->one + f->req.head_len, kv->value, kv->value_size + 2);
+    }
+    if (send_all(f->fd, &f->sh->addr, f->out, n * f->one, err) < 0)
+        return -1;
+    return fill_replies(f->fd, &f->sh->addr, first, (int)n, rbuf, sizeof rbuf, err);
+}
+
 /* SETs every key once, text protocol, a window of requests at a time on one connection. */
 static int
-fill(int fd, const struct runconf *rc, const struct mc_shared *sh, char *err)
+fill(int fd, int quiet, const struct mc_shared *sh, char *err)
 {
-    struct mc_req req;
-    size_t one, window;
-    char *out, rbuf[8192];
-    uint64_t k = 0, start = now_us(), last = start;
-    int rv = 0;
+    struct mc_fill f = {.fd = fd, .sh = sh};
+    uint64_t window;
+    int rv;
 
-    mc_req_init(&req, MC_TEXT, MC_OP_SET, 1, sh->digits, sh->value, sh->value_size);
-    one = mc_req_len(&req);
-    window = MC_FILL_WINDOW_BYTES / one;
+    mc_req_init(&f.req, MC_TEXT, MC_OP_SET, 1, sh->digits, sh->kv.value, sh->kv.value_size);
+    f.one = mc_req_len(&f.req);
+    window = MC_FILL_WINDOW_BYTES / f.one;
     window = window < 1 ? 1 : window > MC_FILL_WINDOW_MAX ? MC_FILL_WINDOW_MAX : window;
-    out = xmalloc(window * one);
-    while (k < sh->keys && rv == 0) {
-        uint64_t n = sh->keys - k < window ? sh->keys - k : window;
-        for (uint64_t i = 0; i < n; i++) {
-            mc_req_key(&req, 0, k + i);
-            memcpy(out + i * one, req.head, req.head_len);
-            memcpy(out + i * one + req.head_len, sh->value, sh->value_size + 2);
-        }
-        rv = send_all(fd, &sh->addr, out, n * one, err);
-        if (rv == 0)
-            rv = fill_replies(fd, &sh->addr, k, (int)n, rbuf, sizeof rbuf, err);
-        k += n;
-        if (rv == 0)
-            fill_progress(rc, k, sh->keys, start, &last);
-    }
-    free(out);
-    mc_req_free(&req);
+    f.out = xmalloc(window * f.one);
+    rv = kv_fill(&sh->kv, window, quiet, fill_batch, &f, err);
+    free(f.out);
+    mc_req_free(&f.req);
     if (rv == 0)
-        fill_check(fd, rc, sh);
+        fill_check(fd, quiet, sh);
     return rv;
 }
 
@@ -551,50 +521,33 @@ mc_mask(const char *target)
 }
 
 static void
-fill_value(struct mc_shared *sh)
+setup_keys(const struct mc_opts *o, struct mc_shared *sh)
 {
-    static const char pattern[] = "benchtop-memcached-value-";
-
-    sh->value = xmalloc(sh->value_size + 3);
-    for (size_t i = 0; i < sh->value_size; i++)
-        sh->value[i] = pattern[i % (sizeof pattern - 1)];
-    memcpy(sh->value + sh->value_size, "\r\n", 3);
-}
-
-static int
-setup_keys(const struct runconf *rc, struct mc_shared *sh, char *err)
-{
-    sh->keys = (uint64_t)rc->keys;
-    sh->digits = mc_key_digits(sh->keys);
-    sh->batch = sh->wl == MC_WL_MULTIGET ? rc->batch : 1;
-    sh->clients = rc->clients > 0 ? rc->clients : 1;
-    sh->value_size = (size_t)rc->value_size;
-    if (sh->pattern == MC_KP_ZIPF)
-        zipf_init(&sh->zipf, sh->keys, ZIPF_THETA); /* --keys is at least 1 (option table) */
-    fill_value(sh);
+    sh->digits = mc_key_digits(sh->kv.keys);
+    sh->batch = sh->wl == MC_WL_MULTIGET ? o->batch : 1;
     /* Room for a whole reply when it is small; larger ones grow the buffer on demand. */
-    sh->rbuf_size = (size_t)sh->batch * (sh->value_size + 64) + 64;
+    sh->rbuf_size = (size_t)sh->batch * (sh->kv.value_size + 64) + 64;
     sh->rbuf_size = sh->rbuf_size < 4096           ? 4096
                     : sh->rbuf_size > (256u << 10) ? 256u << 10
                                                    : sh->rbuf_size;
-    return 0;
 }
 
 static void mc_release(void *shared);
 
 static void *
-mc_prepare(const struct runconf *rc, char *err)
+mc_prepare(const struct runconf *rc, const void *opts, char *err)
 {
+    const struct mc_opts *o = opts;
     struct mc_shared *sh = xcalloc(1, sizeof *sh);
     char version[64];
     int fd = -1;
 
-    if (parse_choices(rc, sh, err) < 0 || setup_keys(rc, sh, err) < 0 ||
-        mc_target_parse(rc->target, &sh->addr, err) < 0)
+    if (parse_choices(rc, o, sh, err) < 0 || mc_target_parse(rc->target, &sh->addr, err) < 0)
         goto fail;
+    setup_keys(o, sh);
     fd = mc_connect_blocking(&sh->addr, MC_CONNECT_TIMEOUT_MS, err);
     if (fd < 0 || identify(fd, &sh->addr, version, sizeof version, err) < 0 ||
-        check_item_size(fd, sh, err) < 0 || (rc->fill && fill(fd, rc, sh, err) < 0))
+        check_item_size(fd, sh, err) < 0 || (o->kv.fill && fill(fd, rc->quiet, sh, err) < 0))
         goto fail;
     close(fd);
     /* A fresh connection: memcached picks the protocol from a connection's first byte. */
@@ -619,7 +572,7 @@ mc_release(void *shared)
 
     if (sh == NULL)
         return;
-    free(sh->value);
+    kv_release(&sh->kv);
     free(sh);
 }
 
@@ -646,12 +599,12 @@ mc_conn_new(void *shared, int client_id, struct rng *rng)
     c->rng = rng;
     c->fd = -1;
     /* Connections walk the key space from evenly spread starting points. */
-    c->seq = (uint64_t)client_id % (uint64_t)sh->clients * sh->keys / (uint64_t)sh->clients;
+    c->seq = kv_first_key(&sh->kv, client_id);
     if (uses_get)
         mc_req_init(&c->req[MC_OP_GET], sh->proto, MC_OP_GET, 1, sh->digits, NULL, 0);
     if (uses_set)
-        mc_req_init(&c->req[MC_OP_SET], sh->proto, MC_OP_SET, 1, sh->digits, sh->value,
-                    sh->value_size);
+        mc_req_init(&c->req[MC_OP_SET], sh->proto, MC_OP_SET, 1, sh->digits, sh->kv.value,
+                    sh->kv.value_size);
     if (sh->wl == MC_WL_MULTIGET)
         mc_req_init(&c->req[MC_OP_MULTIGET], sh->proto, MC_OP_MULTIGET, sh->batch, sh->digits, NULL,
                     0);
@@ -729,25 +682,6 @@ mc_conn_connect_poll(void *conn, char *err)
     return DRV_ERROR;
 }
 
-static uint64_t
-next_key(struct mc_conn *c)
-{
-    const struct mc_shared *sh = c->sh;
-    uint64_t k;
-
-    switch (sh->pattern) {
-    case MC_KP_SEQ:
-        k = c->seq;
-        c->seq = k + 1 == sh->keys ? 0 : k + 1;
-        return k;
-    case MC_KP_ZIPF:
-        return zipf_next(&sh->zipf, c->rng);
-    case MC_KP_UNIFORM:
-    default:
-        return (uint64_t)rng_range(c->rng, 0, (int64_t)(sh->keys - 1));
-    }
-}
-
 static enum mc_op
 pick_op(struct mc_conn *c)
 {
@@ -760,7 +694,7 @@ pick_op(struct mc_conn *c)
         return MC_OP_MULTIGET;
     case MC_WL_MIXED:
     default:
-        return rng_double(c->rng) < c->sh->set_p ? MC_OP_SET : MC_OP_GET;
+        return kv_next_is_set(&c->sh->kv, c->rng) ? MC_OP_SET : MC_OP_GET;
     }
 }
 
@@ -808,7 +742,7 @@ mc_conn_txn_start(void *conn, struct txn_result *res)
     struct mc_req *r = &c->req[op];
 
     for (int i = 0; i < r->nkeys; i++)
-        mc_req_key(r, i, next_key(c));
+        mc_req_key(r, i, kv_next_key(&c->sh->kv, &c->seq, c->rng));
     mc_txn_begin(&c->txn, c->sh->proto, op, r->nkeys);
     c->out[0] = r->iov[0];
     c->out[1] = r->iov[1];
@@ -978,11 +912,21 @@ mc_stats_roundtrip(int fd, const struct mc_addr *a, const char *req, char **out,
     return 0;
 }
 
+static const struct driver_options mc_options[] = {
+    {&kv_options, offsetof(struct mc_opts, kv)},
+    {&mc_option_group, 0},
+    {NULL, 0},
+};
+static const char *const mc_demo_options[] = {"fill=1", NULL}; /* so that gets hit */
+
 const struct driver_class memcached_driver_class = {
     .name = "memcached",
     .schemes = mc_schemes,
     .workloads = mc_workloads,
     .modes = mc_modes,
+    .options = mc_options,
+    .options_size = sizeof(struct mc_opts),
+    .demo_options = mc_demo_options,
     .claims = NULL,
     .mask = mc_mask,
     .prepare = mc_prepare,

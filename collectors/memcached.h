@@ -62,10 +62,7 @@ enum mc_proto { MC_TEXT, MC_BINARY };
 /* What one request of a transaction does. */
 enum mc_op { MC_OP_GET, MC_OP_SET, MC_OP_MULTIGET };
 
-/* Keys are "key:" followed by a fixed number of digits, so that a template's length never changes.
- */
-#define MC_KEY_PREFIX "key:"
-#define MC_KEY_PREFIX_LEN 4
+/* Keys are kv.h's "key:" and at least this many digits (more for a larger key space). */
 #define MC_KEY_MIN_DIGITS 8
 #define MC_KEY_MAX_DIGITS 20
 

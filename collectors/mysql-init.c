@@ -82,6 +82,7 @@ static const struct my_hint {
 struct init_run {
     MYSQL *m;
     const struct init_conf *ic;
+    const struct my_opts *o; /* ic->opts */
     struct rng rng;
     char *created; /* [i] for sbtest(i+1), [tables] for the counter table: made by this run */
     char *batch;   /* one INSERT statement */
@@ -294,7 +295,8 @@ count_tables(MYSQL *m, int limit, int *count, char *err)
  * ids 1..table_size, and neither read-write nor insert leaves gaps below.
  */
 static int
-find_tables(MYSQL *m, const struct runconf *rc, int empty_ok, struct my_tables *out, char *err)
+find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int empty_ok,
+            struct my_tables *out, char *err)
 {
     const char *db = out->db;
     int given = options_given(rc, "tables");
@@ -302,20 +304,20 @@ find_tables(MYSQL *m, const struct runconf *rc, int empty_ok, struct my_tables *
     int64_t max, least = -1;
     char sql[96];
 
-    if (count_tables(m, given ? rc->tables : 10000, &n, err) < 0)
+    if (count_tables(m, given ? o->tables : 10000, &n, err) < 0)
         return -1;
     if (n == 0)
         return seterr(err,
                       "sysbench tables not found in database %s: no table sbtest1 (run: "
                       "benchtop init TARGET --tables N --table-size M)",
                       db);
-    if (given && n < rc->tables)
+    if (given && n < o->tables)
         return seterr(err,
                       "table sbtest%d not found in database %s (run: benchtop init TARGET "
                       "--tables %d --table-size M --force)",
-                      n + 1, db, rc->tables);
-    out->tables = given ? rc->tables : n;
-    out->table_size = rc->table_size;
+                      n + 1, db, o->tables);
+    out->tables = given ? o->tables : n;
+    out->table_size = o->table_size;
     if (options_given(rc, "table-size"))
         return 0;
     for (i = 1; i <= out->tables; i++) {
@@ -357,16 +359,16 @@ find_counter(MYSQL *m, const char *db, char *err)
 }
 
 int
-my_find_tables(MYSQL *m, const struct runconf *rc, int uses_sbtest, int empty_ok,
-               struct my_tables *out, char *err)
+my_find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int uses_sbtest,
+               int empty_ok, struct my_tables *out, char *err)
 {
     memset(out, 0, sizeof *out);
     out->tables = 1;
-    out->table_size = rc->table_size;
+    out->table_size = o->table_size;
     if (current_db(m, out->db, sizeof out->db, err) < 0)
         return -1;
     if (uses_sbtest)
-        return find_tables(m, rc, empty_ok, out, err);
+        return find_tables(m, rc, o, empty_ok, out, err);
     return find_counter(m, out->db, err);
 }
 
@@ -455,7 +457,7 @@ ours(const struct init_run *r, const char *name)
     if (strncmp(name, "sbtest", 6) != 0 || name[6] < '1' || name[6] > '9')
         return 0;
     n = strtol(name + 6, &end, 10);
-    return *end == '\0' && n >= 1 && n <= r->ic->tables;
+    return *end == '\0' && n >= 1 && n <= r->o->tables;
 }
 
 /* Existing tables may hold someone's data: touch them only when asked to. */
@@ -505,7 +507,7 @@ drop_old(struct init_run *r, char *err)
     int i;
 
     say(r, "dropping old tables...");
-    for (i = 1; i <= r->ic->tables; i++) {
+    for (i = 1; i <= r->o->tables; i++) {
         snprintf(name, sizeof name, "sbtest%d", i);
         if (drop_table(r, name, err) < 0)
             return -1;
@@ -542,7 +544,7 @@ put_row(struct init_run *r, char *dst, int first)
 
     if (!first)
         dst[n++] = ',';
-    n += (size_t)sprintf(dst + n, "(%lld,'", (long long)rng_range(&r->rng, 1, r->ic->table_size));
+    n += (size_t)sprintf(dst + n, "(%lld,'", (long long)rng_range(&r->rng, 1, r->o->table_size));
     my_rand_digits(dst + n, my_c_template, &r->rng);
     n += sizeof my_c_template - 1;
     memcpy(dst + n, "','", 3);
@@ -562,10 +564,10 @@ insert_rows(struct init_run *r, int n, char *err)
 
     snprintf(name, sizeof name, "sbtest%d", n);
     hlen = (size_t)snprintf(head, sizeof head, "INSERT INTO sbtest%d(k, c, pad) VALUES", n);
-    while (row < r->ic->table_size) {
+    while (row < r->o->table_size) {
         memcpy(r->batch, head, hlen);
         len = hlen;
-        for (; row < r->ic->table_size && len + ROW_MAX < r->batch_max; row++) {
+        for (; row < r->o->table_size && len + ROW_MAX < r->batch_max; row++) {
             len += put_row(r, r->batch + len, len == hlen);
             r->rows_done++;
         }
@@ -596,7 +598,7 @@ create_counter(struct init_run *r, char *err)
                 "NULL, PRIMARY KEY (id)) /*! ENGINE = innodb */",
                 "create", MY_COUNTER_TABLE, err) < 0)
         return -1;
-    r->created[r->ic->tables] = 1;
+    r->created[r->o->tables] = 1;
     return run_sql(r, "INSERT INTO " MY_COUNTER_TABLE "(id, n) VALUES (1, 0)", "fill",
                    MY_COUNTER_TABLE, err);
 }
@@ -657,9 +659,9 @@ build_all(struct init_run *r, char *err)
     r->drop_us = now_us() - t0;
     pick_batch_size(r);
     r->batch = xmalloc(r->batch_max);
-    r->rows_total = (int64_t)r->ic->tables * r->ic->table_size;
+    r->rows_total = (int64_t)r->o->tables * r->o->table_size;
     progress_start(&r->progress, "inserting rows", r->rows_total, r->ic->quiet);
-    for (i = 1; i <= r->ic->tables; i++)
+    for (i = 1; i <= r->o->tables; i++)
         if (build_table(r, i, err) < 0)
             return -1;
     return create_counter(r, err);
@@ -672,12 +674,12 @@ undo(struct init_run *r)
     char name[32], ignored[BT_ERRLEN];
     int i;
 
-    for (i = 1; i <= r->ic->tables; i++) {
+    for (i = 1; i <= r->o->tables; i++) {
         snprintf(name, sizeof name, "sbtest%d", i);
         if (r->created[i - 1])
             drop_table(r, name, ignored);
     }
-    if (r->created[r->ic->tables])
+    if (r->created[r->o->tables])
         drop_table(r, MY_COUNTER_TABLE, ignored);
 }
 
@@ -692,18 +694,18 @@ print_summary(const struct init_run *r, uint64_t total_us)
 int
 my_init(const struct init_conf *ic, char *err)
 {
-    struct init_run r = {0};
+    const struct my_opts *o = ic->opts;
+    struct init_run r = {.ic = ic, .o = o};
     sigset_t stop, old;
     uint64_t t0 = now_us();
     int rc;
 
-    if (ic->tables < 1 || ic->table_size < 1)
+    if (o->tables < 1 || o->table_size < 1)
         return seterr(err, "--tables and --table-size must be at least 1");
     if (my_connect_blocking(ic->target, &r.m, err) < 0)
         return -1;
-    r.ic = ic;
     rng_seed(&r.rng, now_us());
-    r.created = xcalloc((size_t)ic->tables + 1, 1);
+    r.created = xcalloc((size_t)o->tables + 1, 1);
     /* Held until the end and looked at between statements, so a Ctrl-C still cleans up. */
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);

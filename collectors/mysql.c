@@ -32,10 +32,12 @@
 
 #include <errmsg.h>
 #include <mysqld_error.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "runconf.h"
 
 enum my_mode { MY_MODE_TEXT, MY_MODE_PREPARED };
@@ -685,7 +687,7 @@ assign_slots(struct my_shared *sh)
 }
 
 static int
-parse_choices(const struct runconf *rc, struct my_shared *sh, char *err)
+parse_choices(const struct runconf *rc, const struct my_opts *o, struct my_shared *sh, char *err)
 {
     const char *w = rc->workload ? rc->workload : my_workloads[0];
     const char *mode = rc->mode ? rc->mode : my_modes[0];
@@ -705,7 +707,7 @@ parse_choices(const struct runconf *rc, struct my_shared *sh, char *err)
         sh->mode = MY_MODE_PREPARED;
     else
         return seterr(err, "unknown protocol '%s' for mysql (use -M text or prepared)", mode);
-    if (rc->table_size > INT32_MAX - RANGE_SIZE)
+    if (o->table_size > INT32_MAX - RANGE_SIZE)
         return seterr(err, "--table-size must be below %d for mysql (ids are INTEGER)",
                       INT32_MAX - RANGE_SIZE);
     return 0;
@@ -714,17 +716,18 @@ parse_choices(const struct runconf *rc, struct my_shared *sh, char *err)
 static void my_release(void *shared);
 
 static void *
-my_prepare(const struct runconf *rc, char *err)
+my_prepare(const struct runconf *rc, const void *opts, char *err)
 {
+    const struct my_opts *o = opts;
     struct my_shared *sh = xcalloc(1, sizeof *sh);
     struct my_tables found;
     MYSQL *m = NULL;
 
-    if (parse_choices(rc, sh, err) < 0 || my_target_parse(rc->target, &sh->target, err) < 0)
+    if (parse_choices(rc, o, sh, err) < 0 || my_target_parse(rc->target, &sh->target, err) < 0)
         goto fail;
     if (my_connect_blocking(rc->target, &m, err) < 0 ||
-        my_find_tables(m, rc, sh->w->uses_sbtest, sh->w->ops[0].st == ST_INSERT_AUTO, &found, err) <
-            0 ||
+        my_find_tables(m, rc, o, sh->w->uses_sbtest, sh->w->ops[0].st == ST_INSERT_AUTO, &found,
+                       err) < 0 ||
         check_statements(m, sh, err) < 0)
         goto fail;
     sh->tables = found.tables;
@@ -1062,12 +1065,26 @@ my_init_tables(const struct init_conf *ic, char *err)
 #define MY_IO_NOTE "a thread per connection (the client library has no non-blocking API)"
 #endif
 
+#define MY_OFF(field) offsetof(struct my_opts, field)
+
+static const struct option_def my_defs[] = {
+    {"tables", 0, OPT_INT, MY_OFF(tables), 1, 10000, "1", "N", CMD_ALL,
+     "sysbench tables sbtest1..N (init creates them, runs use them)"},
+    {"table-size", 0, OPT_LLONG, MY_OFF(table_size), 1, 1e12, "10000", "N", CMD_ALL,
+     "rows per sysbench table"},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
+};
+static const struct option_group my_option_group = {"mysql", my_defs};
+static const struct driver_options my_options[] = {{&my_option_group, 0}, {NULL, 0}};
+
 const struct driver_class mysql_driver_class = {
     .name = "mysql",
     .version_note = MY_IO_NOTE,
     .schemes = my_schemes,
     .workloads = my_workloads,
     .modes = my_modes,
+    .options = my_options,
+    .options_size = sizeof(struct my_opts),
     .claims = NULL,
     .mask = my_mask,
     .prepare = my_prepare,

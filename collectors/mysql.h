@@ -130,6 +130,12 @@ int my_settings_apply(MYSQL *m, const char *name, const char *value, char *err);
 
 struct runconf;
 
+/* The MySQL driver's options (mysql.c declares their table). */
+struct my_opts {
+    int tables;           /* --tables: sbtest1..N */
+    long long table_size; /* --table-size: rows per table */
+};
+
 struct my_tables {
     char db[80];        /* the target's database */
     int tables;         /* sbtest1..tables */
@@ -144,8 +150,8 @@ struct my_tables {
  * Without: the counter table and its row. 0, or -1 with a one-line
  * "problem (run: benchtop init ...)" in err.
  */
-int my_find_tables(MYSQL *m, const struct runconf *rc, int uses_sbtest, int empty_ok,
-                   struct my_tables *out, char *err);
+int my_find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int uses_sbtest,
+                   int empty_ok, struct my_tables *out, char *err);
 
 /* --- `benchtop init` (mysql-init.c) --- */
 
@@ -155,7 +161,8 @@ int my_find_tables(MYSQL *m, const struct runconf *rc, int uses_sbtest, int empt
 /*
  * Creates and fills sbtest1..N as sysbench 1.0's oltp_common.lua prepare
  * does (same columns, engine, keys, value formats; the secondary index k_N
- * after the load), plus the counter table. Refuses existing tables unless
+ * after the load), plus the counter table; ic->opts is a struct my_opts.
+ * Refuses existing tables unless
  * ic->force. On failure or Ctrl-C the tables it created are dropped again.
  * 0, or -1 with a one-line message in err.
  */

@@ -106,6 +106,7 @@ struct pg_table {
 struct init_run {
     PGconn *conn;
     const struct init_conf *ic;
+    int scale; /* --scale */
     int64_t rows_total;
     int64_t rows_done;
     struct progress progress;
@@ -493,7 +494,7 @@ drop_tables(struct init_run *r, char *err)
 static int
 create_tables(struct init_run *r, char *err)
 {
-    int big = r->ic->scale >= BIGINT_SCALE;
+    int big = r->scale >= BIGINT_SCALE;
     size_t i;
 
     say(r, "creating tables...");
@@ -522,7 +523,7 @@ put_chunk(struct init_run *r, const struct pg_table *t, const char *buf, size_t 
 static int
 copy_rows(struct init_run *r, const struct pg_table *t, char *buf, char *err)
 {
-    int64_t nrows = (int64_t)t->rows_per_scale * r->ic->scale;
+    int64_t nrows = (int64_t)t->rows_per_scale * r->scale;
     int64_t row;
     size_t len = 0;
 
@@ -576,7 +577,7 @@ copy_tables(struct init_run *r, char *err)
 
     r->rows_total = 0;
     for (i = 0; i < N_TABLES; i++)
-        r->rows_total += (int64_t)pg_tables[i].rows_per_scale * r->ic->scale;
+        r->rows_total += (int64_t)pg_tables[i].rows_per_scale * r->scale;
     progress_start(&r->progress, "generating data (COPY)", r->rows_total, r->ic->quiet);
     for (i = 0; i < N_TABLES; i++)
         if (pg_tables[i].rows_per_scale > 0 && copy_table(r, &pg_tables[i], err) < 0)
@@ -762,11 +763,14 @@ pg_init(const struct init_conf *ic, char *err)
     uint64_t t0, total;
     int rc;
 
-    if (ic->scale < 1)
-        return seterr(err, "scale must be at least 1, not %d (use --scale 1 or more)", ic->scale);
+    const struct pg_opts *o = ic->opts;
+
+    if (o->scale < 1)
+        return seterr(err, "scale must be at least 1, not %d (use --scale 1 or more)", o->scale);
     if (pg_connect_blocking(ic->target, &r.conn, err) < 0)
         return -1;
     r.ic = ic;
+    r.scale = o->scale;
     t0 = now_us();
     /* On failure closing the connection rolls the whole transaction back. */
     rc = build_tables(&r, err);

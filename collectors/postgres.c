@@ -10,10 +10,12 @@
  */
 #include "postgres.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "script.h"
 
 enum pg_mode { PG_MODE_SIMPLE, PG_MODE_EXTENDED, PG_MODE_PREPARED };
@@ -219,7 +221,7 @@ has_sql(const struct script *s)
 static void pg_release(void *shared);
 
 static void *
-pg_prepare(const struct runconf *rc, char *err)
+pg_prepare(const struct runconf *rc, const void *opts, char *err)
 {
     struct pg_shared *sh = xcalloc(1, sizeof(*sh));
     const char *mode = rc->mode ? rc->mode : pg_modes[0];
@@ -538,11 +540,21 @@ pg_init_tables(const struct init_conf *ic, char *err)
     return pg_init(ic, err);
 }
 
+static const struct option_def pg_defs[] = {
+    {"scale", 's', OPT_INT, offsetof(struct pg_opts, scale), 1, 1000000, "1", "N",
+     CMD_INIT | CMD_DEMO, "init: scale factor (as pgbench -i -s: 100,000 accounts per unit)"},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
+};
+static const struct option_group pg_option_group = {"postgres", pg_defs};
+static const struct driver_options pg_options[] = {{&pg_option_group, 0}, {NULL, 0}};
+
 const struct driver_class postgres_driver_class = {
     .name = "postgres",
     .schemes = pg_schemes,
     .workloads = pg_workloads,
     .modes = pg_modes,
+    .options = pg_options,
+    .options_size = sizeof(struct pg_opts),
     .claims = pg_claims,
     .mask = pg_mask,
     .prepare = pg_prepare,

@@ -48,10 +48,16 @@ const char *pg_error_hint(const char *libpq_message);
 
 /* --- `benchtop init` (postgres-init.c) --- */
 
+/* The PostgreSQL driver's options (postgres.c declares their table). */
+struct pg_opts {
+    int scale; /* init --scale: pgbench's scale factor */
+};
+
 /*
  * Creates and fills the pgbench tables exactly as `pgbench -i -s SCALE`
  * (PostgreSQL 15, client-side generation) does, all in one transaction,
- * then VACUUM ANALYZE. Refuses existing tables unless ic->force.
+ * then VACUUM ANALYZE. ic->opts is a struct pg_opts. Refuses existing
+ * tables unless ic->force.
  * 0, or -1 with a one-line message in err.
  */
 int pg_init(const struct init_conf *ic, char *err);

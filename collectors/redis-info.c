@@ -112,30 +112,6 @@ copy_token(char *dst, size_t dstlen, const char *s, size_t n)
     return 0;
 }
 
-static int
-parse_u64(const char *s, size_t n, uint64_t *out)
-{
-    char buf[32], *end;
-
-    if (n == 0 || copy_token(buf, sizeof buf, s, n) < 0 || buf[0] < '0' || buf[0] > '9')
-        return -1;
-    errno = 0;
-    *out = strtoull(buf, &end, 10);
-    return errno == 0 && *end == '\0' ? 0 : -1;
-}
-
-static int
-parse_double(const char *s, size_t n, double *out)
-{
-    char buf[48], *end;
-
-    if (n == 0 || copy_token(buf, sizeof buf, s, n) < 0)
-        return -1;
-    errno = 0;
-    *out = strtod(buf, &end);
-    return errno == 0 && *end == '\0' ? 0 : -1;
-}
-
 static const struct info_field *
 find_field(const char *key, size_t klen)
 {
@@ -155,14 +131,14 @@ store_field(const struct info_field *f, const char *val, size_t vlen, struct red
 
     switch (f->type) {
     case F_U64:
-        return parse_u64(val, vlen, p);
+        return safe_strntoull(val, vlen, p);
     case F_INT:
-        if (parse_u64(val, vlen, &u) < 0 || u > 1000000)
+        if (safe_strntoull(val, vlen, &u) < 0 || u > 1000000)
             return -1;
         *(int *)p = (int)u;
         return 0;
     case F_DOUBLE:
-        return parse_double(val, vlen, p);
+        return safe_strntod(val, vlen, p);
     case F_STRING:
         return copy_token(p, sizeof out->version, val, vlen);
     }
@@ -198,7 +174,7 @@ kv_u64(const char *s, size_t len, const char *name, uint64_t *out, int required)
     *out = 0;
     if (v == NULL)
         return required ? -1 : 0;
-    return parse_u64(v, n, out);
+    return safe_strntoull(v, n, out);
 }
 
 /* "db3:keys=1,expires=1,avg_ttl=999387" */

@@ -28,8 +28,9 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "kv.h"
+#include "options.h"
 #include "util.h"
-#include "zipf.h"
 
 #define RD_DEFAULT_PORT 6379
 #define RD_KEY_DIGITS 12 /* key:000000000042, as redis-benchmark -r writes them */
@@ -40,7 +41,6 @@
 #define RD_FILL_BATCH_BYTES (4u << 20)
 
 enum rd_workload { RD_WL_GET, RD_WL_SET, RD_WL_INCR, RD_WL_MIXED };
-enum rd_pattern { RD_KP_SEQ, RD_KP_UNIFORM, RD_KP_ZIPF };
 enum rd_op { OP_GET, OP_SET, OP_INCR, OP_FILL, OP__COUNT };
 
 /* Where a connection is. */
@@ -61,12 +61,7 @@ struct rd_shared {
     struct redis_target t;
     char where[300];
     enum rd_workload workload;
-    enum rd_pattern pattern;
-    uint64_t keys;
-    int clients;
-    unsigned set_share; /* mixed: a draw below set_share of ratio_total is a SET */
-    unsigned ratio_total;
-    struct zipf zipf;
+    struct kv_workload kv; /* keys, their pattern, the mix, the value */
     struct rd_cmd cmd[OP__COUNT];
     size_t longest; /* longest request, for the output buffers */
     int depth;      /* --pipeline */
@@ -92,7 +87,6 @@ struct rd_conn {
 static const char *const rd_schemes[] = {"redis://", "rediss://", "redis+unix://", NULL};
 static const char *const rd_workloads[] = {"get", "set", "incr", "mixed", NULL};
 static const char *const rd_modes[] = {"resp2", NULL};
-static const char *const rd_patterns[] = {"seq", "uniform", "zipf", NULL};
 
 static int
 index_of(const char *const *names, const char *name)
@@ -181,32 +175,13 @@ bad(const char **why, const char *what)
     return -1;
 }
 
-/* A decimal number in [lo, hi] filling exactly n bytes. */
-static int
-parse_number(const char *s, size_t n, long lo, long hi, int *out)
-{
-    long v = 0;
-    size_t i;
-
-    if (n == 0 || n > 10)
-        return -1;
-    for (i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    if (v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
 /* "host", "host:port", "[v6]:port" in n bytes. */
 static int
 parse_hostport(const char *s, size_t n, struct redis_target *t, const char **why)
 {
     const char *host = s, *port = NULL;
     size_t hlen = n;
+    uint64_t v;
 
     if (n > 0 && s[0] == '[') {
         const char *close = memchr(s, ']', n);
@@ -233,8 +208,11 @@ parse_hostport(const char *s, size_t n, struct redis_target *t, const char **why
     if (hlen == 0)
         snprintf(t->host, sizeof t->host, "127.0.0.1");
     t->port = RD_DEFAULT_PORT;
-    if (port != NULL && parse_number(port, (size_t)(s + n - port), 1, 65535, &t->port) < 0)
+    if (port != NULL &&
+        (safe_strntoull(port, (size_t)(s + n - port), &v) < 0 || v < 1 || v > 65535))
         return bad(why, "the port must be a number from 1 to 65535");
+    if (port != NULL)
+        t->port = (int)v;
     return 0;
 }
 
@@ -242,10 +220,13 @@ parse_hostport(const char *s, size_t n, struct redis_target *t, const char **why
 static int
 parse_db(const char *s, struct redis_target *t, const char **why)
 {
+    uint64_t db;
+
     if (*s == '\0' || strcmp(s, "/") == 0)
         return 0;
-    if (parse_number(s + 1, strlen(s + 1), 0, 1000000, &t->db) < 0)
+    if (safe_strtoull(s + 1, &db) < 0 || db > 1000000)
         return bad(why, "the database after '/' must be a number (e.g. /0)");
+    t->db = (int)db;
     return 0;
 }
 
@@ -255,6 +236,7 @@ parse_socket(const char *s, struct redis_target *t, const char **why)
 {
     const char *q = strchr(s, '?');
     size_t plen = q ? (size_t)(q - s) : strlen(s);
+    uint64_t db;
 
     if (s[0] != '/')
         return bad(why,
@@ -263,9 +245,10 @@ parse_socket(const char *s, struct redis_target *t, const char **why)
         return bad(why, "the socket path is too long");
     memcpy(t->path, s, plen);
     t->path[plen] = '\0';
-    if (q != NULL &&
-        (strncmp(q, "?db=", 4) != 0 || parse_number(q + 4, strlen(q + 4), 0, 1000000, &t->db) < 0))
+    if (q != NULL && (strncmp(q, "?db=", 4) != 0 || safe_strtoull(q + 4, &db) < 0 || db > 1000000))
         return bad(why, "the only parameter is ?db=N");
+    if (q != NULL)
+        t->db = (int)db;
     return 0;
 }
 
@@ -517,33 +500,21 @@ format_cmd(struct rd_cmd *cmd, int argc, const char *const *argv, const size_t *
     }
 }
 
-static void
-put_key(char *at, uint64_t key)
-{
-    int i;
-
-    for (i = RD_KEY_DIGITS - 1; i >= 0; i--) {
-        at[i] = (char)('0' + key % 10);
-        key /= 10;
-    }
-}
-
 /* GET/SET/INCR and the fill's SET; incr works on counter:N keys (as redis-benchmark does). */
 static void
-format_requests(struct rd_shared *sh, int value_size)
+format_requests(struct rd_shared *sh)
 {
-    const char *prefix = sh->workload == RD_WL_INCR ? "counter:" : "key:";
+    const char *prefix = sh->workload == RD_WL_INCR ? "counter:" : KV_KEY_PREFIX;
     char key[32];
-    char *value = xmalloc((size_t)value_size);
+    const char *value = sh->kv.value;
     const char *get[] = {"GET", key}, *set[] = {"SET", key, value}, *incr[] = {"INCR", key};
     const char *fill[] = {"SET", key, sh->workload == RD_WL_INCR ? "0" : value};
     size_t klen = (size_t)snprintf(key, sizeof key, "%s%0*d", prefix, RD_KEY_DIGITS, 0);
-    size_t vlen = (size_t)value_size;
+    size_t vlen = sh->kv.value_size;
     size_t l2[] = {3, klen}, l3[] = {3, klen, vlen};
     size_t lfill[] = {3, klen, sh->workload == RD_WL_INCR ? 1 : vlen}, lincr[] = {4, klen};
     int i;
 
-    memset(value, 'x', vlen); /* redis-benchmark's filler too */
     format_cmd(&sh->cmd[OP_GET], 2, get, l2, 1);
     format_cmd(&sh->cmd[OP_SET], 3, set, l3, 1);
     format_cmd(&sh->cmd[OP_INCR], 2, incr, lincr, 1);
@@ -551,7 +522,6 @@ format_requests(struct rd_shared *sh, int value_size)
     for (i = 0; i < OP__COUNT; i++)
         if (sh->cmd[i].len > sh->longest)
             sh->longest = sh->cmd[i].len;
-    free(value);
 }
 
 /* Adds one formatted command to the handshake. */
@@ -635,97 +605,62 @@ reply_free(void *obj)
 
 /* ---- --fill (main thread, blocking) ---- */
 
-static void
-fill_progress(const struct runconf *rc, uint64_t done, uint64_t total, uint64_t t0, uint64_t *last)
-{
-    uint64_t now = now_us();
+struct rd_fill {
+    const struct rd_shared *sh;
+    redisContext *ctx;
+    char *buf; /* room for a batch of SETs */
+};
 
-    if (rc->quiet || (now - *last < 1000000u && done < total))
-        return;
-    *last = now;
-    if (done < total)
-        fprintf(stderr, "fill: %llu/%llu keys (%.0f%%)\n", (unsigned long long)done,
-                (unsigned long long)total, 100.0 * (double)done / (double)total);
-    else
-        fprintf(stderr, "fill: %llu keys of %d bytes in %.1f s\n", (unsigned long long)total,
-                rc->value_size, (double)(now - t0) / 1e6);
-}
-
-/* Sends n SETs from key `from` in one write, then takes their n replies. */
+/* Sends n SETs from key `first` in one write, then takes their n replies. */
 static int
-fill_batch(const struct rd_shared *sh, redisContext *ctx, char *buf, uint64_t from, uint64_t n,
-           char *err)
+fill_batch(void *arg, uint64_t first, uint64_t n, char *err)
 {
-    const struct rd_cmd *cmd = &sh->cmd[OP_FILL];
+    struct rd_fill *f = arg;
+    const struct rd_cmd *cmd = &f->sh->cmd[OP_FILL];
     redisReply *r;
     uint64_t i;
     int rv = 0;
 
     for (i = 0; i < n; i++) {
-        memcpy(buf + i * cmd->len, cmd->buf, cmd->len);
-        put_key(buf + i * cmd->len + cmd->key_at, from + i);
+        memcpy(f->buf + i * cmd->len, cmd->buf, cmd->len);
+        kv_put_digits(f->buf + i * cmd->len + cmd->key_at, RD_KEY_DIGITS, first + i);
     }
-    if (redisAppendFormattedCommand(ctx, buf, n * cmd->len) != REDIS_OK)
-        return seterr(err, "fill: %s", ctx->errstr);
+    if (redisAppendFormattedCommand(f->ctx, f->buf, n * cmd->len) != REDIS_OK)
+        return seterr(err, "fill: %s", f->ctx->errstr);
     for (i = 0; i < n; i++) {
-        if (redisGetReply(ctx, (void **)&r) != REDIS_OK)
-            return seterr(err, "fill: lost the connection to %s: %s", sh->where, ctx->errstr);
+        if (redisGetReply(f->ctx, (void **)&r) != REDIS_OK)
+            return seterr(err, "fill: lost the connection to %s: %s", f->sh->where, f->ctx->errstr);
         if (r->type == REDIS_REPLY_ERROR && rv == 0)
             rv = seterr(err,
                         "fill: redis at %s refused SET: %s (check maxmemory and the "
                         "server's log)",
-                        sh->where, r->str);
+                        f->sh->where, r->str);
         freeReplyObject(r);
     }
     return rv;
 }
 
 static int
-fill_keys(const struct rd_shared *sh, const struct runconf *rc, redisContext *ctx, char *err)
+fill_keys(const struct rd_shared *sh, int quiet, redisContext *ctx, char *err)
 {
-    uint64_t per = RD_FILL_BATCH_BYTES / sh->cmd[OP_FILL].len, k, n, t0 = now_us(), last = t0;
-    char *buf;
-    int rv = 0;
+    uint64_t per = RD_FILL_BATCH_BYTES / sh->cmd[OP_FILL].len;
+    struct rd_fill f = {.sh = sh, .ctx = ctx};
+    int rv;
 
     per = per < 1 ? 1 : per > RD_FILL_BATCH ? RD_FILL_BATCH : per;
-    buf = xmalloc(per * sh->cmd[OP_FILL].len);
-    for (k = 0; k < sh->keys && rv == 0; k += n) {
-        n = sh->keys - k < per ? sh->keys - k : per;
-        rv = fill_batch(sh, ctx, buf, k, n, err);
-        fill_progress(rc, k + n, sh->keys, t0, &last);
-    }
-    free(buf);
+    f.buf = xmalloc(per * sh->cmd[OP_FILL].len);
+    rv = kv_fill(&sh->kv, per, quiet, fill_batch, &f, err);
+    free(f.buf);
     return rv;
 }
 
 /* ---- the class's main-thread callbacks ---- */
 
-static int
-parse_ratio(const char *s, unsigned *set, unsigned *get)
-{
-    char *end;
-    unsigned long a, b;
-
-    errno = 0;
-    a = strtoul(s, &end, 10);
-    if (end == s || *end != ':' || s[0] == '-')
-        return -1;
-    s = end + 1;
-    b = strtoul(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || a > 1000000 || b > 1000000 ||
-        a + b == 0)
-        return -1;
-    *set = (unsigned)a;
-    *get = (unsigned)b;
-    return 0;
-}
-
 /* The options that need no server: checked first, so a typo fails at once. */
 static int
-check_options(struct rd_shared *sh, const struct runconf *rc, char *err)
+check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_conf *kv, char *err)
 {
     const char *w = rc->workload ? rc->workload : rd_workloads[0];
-    unsigned set = 1, get = 10;
     int i;
 
     if (rc->script_file != NULL)
@@ -737,54 +672,38 @@ check_options(struct rd_shared *sh, const struct runconf *rc, char *err)
     if (rc->mode != NULL && index_of(rd_modes, rc->mode) < 0)
         return seterr(err, "unknown protocol '%s' for redis (hiredis %d.%d speaks -M resp2 only)",
                       rc->mode, HIREDIS_MAJOR, HIREDIS_MINOR);
-    if ((i = index_of(rd_patterns, rc->key_pattern ? rc->key_pattern : "uniform")) < 0)
-        return seterr(err, "unknown key pattern '%s' (use --key-pattern seq, uniform or zipf)",
-                      rc->key_pattern);
-    sh->pattern = (enum rd_pattern)i;
-    if (rc->ratio != NULL && sh->workload != RD_WL_MIXED)
-        return seterr(err, "--ratio sets the mix of -w mixed (add -w mixed, or drop --ratio)");
-    if (rc->ratio != NULL && parse_ratio(rc->ratio, &set, &get) < 0)
-        return seterr(err,
-                      "--ratio takes SET:GET as two whole numbers, not '%s' (e.g. --ratio "
-                      "1:10)",
-                      rc->ratio);
-    if (rc->connect_per_txn && rc->pipeline > 1)
+    if (rc->connect_per_txn && kv->pipeline > 1)
         return seterr(err,
                       "-C opens a connection per request, so --pipeline %d has nothing to "
                       "pipeline (drop one of them)",
-                      rc->pipeline);
-    sh->set_share = set;
-    sh->ratio_total = set + get;
-    return 0;
+                      kv->pipeline);
+    return kv_setup(&sh->kv, kv, rc->clients, sh->workload == RD_WL_MIXED, "1:10", err);
 }
 
 static void rd_release(void *shared);
 
 static void *
-rd_prepare(const struct runconf *rc, char *err)
+rd_prepare(const struct runconf *rc, const void *opts, char *err)
 {
+    const struct kv_conf *kv = opts;
     struct rd_shared *sh = xcalloc(1, sizeof(*sh));
     redisContext *ctx = NULL;
 
-    if (redis_target_parse(rc->target, &sh->t, err) < 0 || check_options(sh, rc, err) < 0)
+    if (redis_target_parse(rc->target, &sh->t, err) < 0 || check_options(sh, rc, kv, err) < 0)
         goto fail;
     if (sh->t.tls) {
         tls_refused(err);
         goto fail;
     }
     redis_target_where(&sh->t, sh->where, sizeof sh->where);
-    sh->keys = (uint64_t)rc->keys;
-    sh->clients = rc->clients;
-    sh->depth = rc->pipeline;
-    if (sh->pattern == RD_KP_ZIPF)
-        zipf_init(&sh->zipf, sh->keys, ZIPF_THETA);
-    format_requests(sh, rc->value_size);
+    sh->depth = kv->pipeline;
+    format_requests(sh);
     format_handshake(sh);
     sh->fns = (redisReplyObjectFunctions){reply_string, reply_array, reply_integer, reply_nil,
                                           reply_free};
     if (redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, &ctx, err) < 0)
         goto fail;
-    if (rc->fill && fill_keys(sh, rc, ctx, err) < 0)
+    if (kv->fill && fill_keys(sh, rc->quiet, ctx, err) < 0)
         goto fail;
     redisFree(ctx);
     return sh;
@@ -805,6 +724,7 @@ rd_release(void *shared)
         return;
     for (i = 0; i < OP__COUNT; i++)
         free(sh->cmd[i].buf);
+    kv_release(&sh->kv);
     if (sh->hs != NULL)
         memset(sh->hs, 0, sh->hs_len); /* it holds the password */
     free(sh->hs);
@@ -819,7 +739,6 @@ rd_conn_new(void *shared, int client_id, struct rng *rng)
 {
     struct rd_shared *sh = shared;
     struct rd_conn *c = xcalloc(1, sizeof(*c));
-    int clients = sh->clients > 0 ? sh->clients : 1;
 
     c->sh = sh;
     c->rng = rng;
@@ -830,7 +749,7 @@ rd_conn_new(void *shared, int client_id, struct rng *rng)
             RD_OBUF_START > sh->longest + sh->hs_len ? RD_OBUF_START : sh->longest + sh->hs_len;
     c->obuf = xmalloc(c->ocap);
     /* seq: each connection sweeps the whole key space, from its own share's start */
-    c->seq = (uint64_t)(client_id % clients) * sh->keys / (uint64_t)clients;
+    c->seq = kv_first_key(&sh->kv, client_id);
     return c;
 }
 
@@ -1033,25 +952,6 @@ rd_conn_connect_poll(void *conn, char *err)
     return st;
 }
 
-static uint64_t
-next_key(struct rd_conn *c)
-{
-    const struct rd_shared *sh = c->sh;
-    uint64_t k;
-
-    switch (sh->pattern) {
-    case RD_KP_SEQ:
-        k = c->seq;
-        c->seq = k + 1 >= sh->keys ? 0 : k + 1;
-        return k;
-    case RD_KP_ZIPF:
-        return zipf_next(&sh->zipf, c->rng);
-    case RD_KP_UNIFORM:
-        break;
-    }
-    return (uint64_t)rng_range(c->rng, 0, (int64_t)sh->keys - 1);
-}
-
 static enum rd_op
 next_op(struct rd_conn *c)
 {
@@ -1067,7 +967,7 @@ next_op(struct rd_conn *c)
     case RD_WL_MIXED:
         break;
     }
-    return (unsigned)rng_range(c->rng, 0, sh->ratio_total - 1) < sh->set_share ? OP_SET : OP_GET;
+    return kv_next_is_set(&sh->kv, c->rng) ? OP_SET : OP_GET;
 }
 
 /* Queues one request; conn_txn_poll sends it (with the others queued meanwhile). */
@@ -1078,7 +978,8 @@ rd_conn_txn_start(void *conn, struct txn_result *res)
     const struct rd_cmd *cmd = &c->sh->cmd[next_op(c)];
 
     queue_bytes(c, cmd->buf, cmd->len);
-    put_key(c->obuf + c->olen - cmd->len + cmd->key_at, next_key(c));
+    kv_put_digits(c->obuf + c->olen - cmd->len + cmd->key_at, RD_KEY_DIGITS,
+                  kv_next_key(&c->sh->kv, &c->seq, c->rng));
     return DRV_WANT_WRITE;
 }
 
@@ -1115,12 +1016,27 @@ rd_init(const struct init_conf *ic, char *err)
                        "write every key first)");
 }
 
+static int
+rd_pipeline_depth(const void *opts)
+{
+    const struct kv_conf *kv = opts;
+
+    return kv->pipeline;
+}
+
+static const struct driver_options rd_options[] = {{&kv_options, 0}, {NULL, 0}};
+static const char *const rd_demo_options[] = {"fill=1", NULL}; /* so that gets hit */
+
 const struct driver_class redis_driver_class = {
     .name = "redis",
     .schemes = rd_schemes,
     .workloads = rd_workloads,
     .modes = rd_modes,
     .pipelining = 1,
+    .options = rd_options,
+    .options_size = sizeof(struct kv_conf),
+    .demo_options = rd_demo_options,
+    .pipeline_depth = rd_pipeline_depth,
     .claims = NULL,
     .mask = rd_mask,
     .prepare = rd_prepare,

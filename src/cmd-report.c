@@ -1,6 +1,8 @@
 /* cmd-report: the report subcommand (see cmd-report.h). */
 #include "cmd-report.h"
 
+#include "cmd.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -500,3 +502,9 @@ cmd_report(struct runconf *rc, char **pos, int npos)
     free(rows);
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }
+
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_report_entry = {
+    "report", CMD_REPORT, cmd_report,
+    "benchtop report RUN... [--html FILE] [--format F] [--from S] [--to S]",
+    "compare recorded runs (--record FILE / --headless > FILE), with charts"};

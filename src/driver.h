@@ -36,6 +36,7 @@
 #ifndef BENCHTOP_DRIVER_H
 #define BENCHTOP_DRIVER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "runconf.h"
 #include "rand.h"
@@ -62,27 +63,49 @@ const char *err_kind_name(enum err_kind k);
 /* The outcome of one transaction, filled by conn_txn_poll. */
 struct txn_result {
     enum err_kind err;
-    int ops;              /* statements/requests completed in it */
-    char msg[256];        /* first line of the server's error, when err != ERR_NONE */
+    int ops;       /* statements/requests completed in it */
+    char msg[256]; /* first line of the server's error, when err != ERR_NONE */
 };
 
 /* What `benchtop init` asked for. */
 struct init_conf {
     const char *target;
-    int scale;              /* postgres: pgbench scale */
-    int tables;             /* mysql: sbtest1..N */
-    long long table_size;   /* mysql: rows per table */
+    const void *opts; /* the driver's option struct (below) */
     int force;
     int quiet;
 };
 
+struct option_group;
+
+/*
+ * One group of options a driver takes, and where the group's struct sits
+ * in the driver's option struct (offsetof). The option table of each group
+ * (src/options.h) has offsets into that group's struct.
+ */
+struct driver_options {
+    const struct option_group *group;
+    size_t offset;
+};
+
 struct driver_class {
-    const char *name;                 /* "postgres" */
-    const char *version_note;         /* how it runs, for --version; NULL: nothing to say */
-    const char *const *schemes;       /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
-    const char *const *workloads;     /* -w names; the first is the default; NULL-terminated */
-    const char *const *modes;         /* -M names; the first is the default; NULL-terminated */
-    int pipelining;                   /* 1: several transactions in flight per connection (above) */
+    const char *name;             /* "postgres" */
+    const char *version_note;     /* how it runs, for --version; NULL: nothing to say */
+    const char *const *schemes;   /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
+    const char *const *workloads; /* -w names; the first is the default; NULL-terminated */
+    const char *const *modes;     /* -M names; the first is the default; NULL-terminated */
+    int pipelining;               /* 1: several transactions in flight per connection (above) */
+
+    /*
+     * The driver's own options: groups ended by {NULL}, parsed into a struct
+     * of options_size bytes that prepare and init receive as opts. An option
+     * of another driver's group is refused for this driver's targets.
+     */
+    const struct driver_options *options;
+    size_t options_size;
+    /* Options `benchtop demo` sets before its run, as "name=value" (e.g. "fill=1"); NULL-ended. */
+    const char *const *demo_options;
+    /* With .pipelining: transactions in flight per connection, from opts (NULL: 1). */
+    int (*pipeline_depth)(const void *opts);
 
     /* 1 if target is for this driver even without a scheme (e.g. a conninfo string). */
     int (*claims)(const char *target);
@@ -92,9 +115,10 @@ struct driver_class {
     /*
      * Blocking, main thread, before the run: checks the target (connects once),
      * the workload and its tables, and builds the read-only state shared by
-     * all connections. Returns NULL and a one-line "problem; fix" in err.
+     * all connections. opts is the driver's option struct (above). Returns
+     * NULL and a one-line "problem; fix" in err.
      */
-    void *(*prepare)(const struct runconf *rc, char *err);
+    void *(*prepare)(const struct runconf *rc, const void *opts, char *err);
     void (*release)(void *shared);
 
     /* Allocates a connection object (not connected). rng is the worker's, for the script. */

@@ -1,80 +1,61 @@
 /*
- * options: the option table and everything derived from it.
- * getopt_long's arrays are built from the table at parse time.
+ * options: the engine's option table, the drivers' option groups, and
+ * everything derived from them. getopt_long's arrays are built from the
+ * merged list (struct opt_ref) at parse time.
  */
 #include "options.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
+#include "registry.h"
 #include "report.h"
 #include "util.h"
 
 #define OFF(field) offsetof(struct runconf, field)
-#define ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH)
-#define LOAD (CMD_RUN | CMD_DEMO)
 #define SHOW (CMD_RUN | CMD_DEMO | CMD_WATCH)
 
 const struct option_def option_table[] = {
-    {"clients", 'c', OPT_INT, OFF(clients), 1, 100000, "1", "N", LOAD,
+    {"clients", 'c', OPT_INT, OFF(clients), 1, 100000, "1", "N", CMD_LOAD,
      "number of concurrent clients (connections)"},
-    {"threads", 'j', OPT_INT, OFF(threads), 1, 1024, "1", "N", LOAD,
+    {"threads", 'j', OPT_INT, OFF(threads), 1, 1024, "1", "N", CMD_LOAD,
      "number of worker threads; clients are spread over them"},
-    {"pin", 0, OPT_FLAG, OFF(pin), 0, 1, "0", "", LOAD,
+    {"pin", 0, OPT_FLAG, OFF(pin), 0, 1, "0", "", CMD_LOAD,
      "keep each -j thread on a CPU of its own, as memaslap does"},
     {"time", 'T', OPT_DOUBLE, OFF(duration_s), 0.001, 1e7, "", "SECONDS", SHOW,
      "run for this long (headless default 10; the dashboard runs until q)"},
-    {"transactions", 't', OPT_LLONG, OFF(transactions), 1, 1e15, "", "N", LOAD,
+    {"transactions", 't', OPT_LLONG, OFF(transactions), 1, 1e15, "", "N", CMD_LOAD,
      "run this many transactions per client instead of -T"},
-    {"rate", 'R', OPT_DOUBLE, OFF(rate), 0, 1e9, "0", "TPS", LOAD,
+    {"rate", 'R', OPT_DOUBLE, OFF(rate), 0, 1e9, "0", "TPS", CMD_LOAD,
      "open loop: this many transactions/s in total (Poisson arrivals)"},
-    {"late-ms", 0, OPT_DOUBLE, OFF(late_ms), 0, 1e7, "10", "MS", LOAD,
+    {"late-ms", 0, OPT_DOUBLE, OFF(late_ms), 0, 1e7, "10", "MS", CMD_LOAD,
      "with -R, a transaction starting this long after its schedule is late"},
     {"interval", 'P', OPT_DOUBLE, OFF(interval_s), 0.01, 3600, "1", "SECONDS", SHOW,
      "report and sample interval (fractions allowed)"},
-    {"workload", 'w', OPT_STRING, OFF(workload), 0, 0, "", "NAME", LOAD,
+    {"workload", 'w', OPT_STRING, OFF(workload), 0, 0, "", "NAME", CMD_LOAD,
      "built-in workload (listed per database below)"},
-    {"protocol", 'M', OPT_STRING, OFF(mode), 0, 0, "", "MODE", LOAD,
+    {"protocol", 'M', OPT_STRING, OFF(mode), 0, 0, "", "MODE", CMD_LOAD,
      "protocol (listed per database below)"},
-    {"file", 'f', OPT_STRING, OFF(script_file), 0, 0, "", "FILE", LOAD,
+    {"file", 'f', OPT_STRING, OFF(script_file), 0, 0, "", "FILE", CMD_LOAD,
      "run a custom script: SQL with :name variables and \\set lines"},
-    {"connect", 'C', OPT_FLAG, OFF(connect_per_txn), 0, 1, "0", "", LOAD,
+    {"connect", 'C', OPT_FLAG, OFF(connect_per_txn), 0, 1, "0", "", CMD_LOAD,
      "open a new connection for every transaction"},
     {"headless", 0, OPT_FLAG, OFF(headless), 0, 1, "0", "", SHOW,
      "JSON lines on stdout instead of the dashboard (also when stdout is not a terminal)"},
     {"record", 0, OPT_STRING, OFF(record), 0, 0, "", "FILE", SHOW,
      "write the JSON lines to FILE while the dashboard runs"},
-    {"no-collect", 0, OPT_FLAG, OFF(no_collect), 0, 1, "0", "", LOAD,
+    {"no-collect", 0, OPT_FLAG, OFF(no_collect), 0, 1, "0", "", CMD_LOAD,
      "do not sample the server (client figures only)"},
     {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
      "the dashboard's s key (set a server setting) is off"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
      "dashboard colours: default, light, mono, or a .theme file"},
-    {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", LOAD, "random seed (0 = from the clock)"},
-    {"keys", 0, OPT_LLONG, OFF(keys), 1, 1e12, "100000", "N", LOAD,
-     "key-value: size of the key space"},
-    {"key-pattern", 0, OPT_STRING, OFF(key_pattern), 0, 0, "uniform", "P", LOAD,
-     "key-value: how keys are drawn: seq, uniform or zipf"},
-    {"value-size", 0, OPT_INT, OFF(value_size), 1, 64 << 20, "32", "BYTES", LOAD,
-     "key-value: bytes per value written"},
-    {"ratio", 0, OPT_STRING, OFF(ratio), 0, 0, "", "SET:GET", LOAD,
-     "key-value: mix of the mixed workload (redis 1:10, memcached 1:9)"},
-    {"pipeline", 0, OPT_INT, OFF(pipeline), 1, 10000, "1", "DEPTH", LOAD,
-     "key-value: requests in flight per connection, each timed alone"},
-    {"batch", 0, OPT_INT, OFF(batch), 1, 10000, "10", "N", LOAD,
-     "memcached multiget: keys per request"},
-    {"fill", 0, OPT_FLAG, OFF(fill), 0, 1, "0", "", LOAD,
-     "key-value: write every key once before the run"},
-    {"scale", 's', OPT_INT, OFF(scale), 1, 1000000, "1", "N", CMD_INIT | CMD_DEMO,
-     "postgres init: scale factor (as pgbench -i -s: 100,000 accounts per unit)"},
-    {"tables", 0, OPT_INT, OFF(tables), 1, 10000, "1", "N", ALL,
-     "mysql: sysbench tables sbtest1..N (init creates them, runs use them)"},
-    {"table-size", 0, OPT_LLONG, OFF(table_size), 1, 1e12, "10000", "N", ALL,
-     "mysql: rows per sysbench table"},
+    {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", CMD_LOAD,
+     "random seed (0 = from the clock)"},
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
     {"format", 0, OPT_STRING, OFF(report_format), 0, 0, "", "FMT", CMD_REPORT,
@@ -87,65 +68,157 @@ const struct option_def option_table[] = {
      "report: also write the runs' charts to FILE, one self-contained HTML page"},
     {"hlog", 0, OPT_STRING, OFF(report_hlog), 0, 0, "", "FILE", CMD_REPORT,
      "report: also write the run's latency as an HdrHistogram interval log (one RUN)"},
-    {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", ALL, "no progress or summary on stderr"},
-    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", ALL | CMD_REPORT,
+    {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", CMD_ALL,
+     "no progress or summary on stderr"},
+    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", CMD_ALL | CMD_REPORT,
      "show this help and exit"},
-    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", ALL | CMD_REPORT,
+    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", CMD_ALL | CMD_REPORT,
      "show the version and the compiled-in backends, and exit"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
 
+/* One option of the merged list: the engine's (group NULL) or a driver group's. */
+struct opt_ref {
+    const struct option_def *def;
+    const struct option_group *group;
+};
+
+/* Built once from constant tables: the engine's options, then each group once. */
+static struct opt_ref refs[OPTIONS_MAX];
+static int nrefs;
+
+static void
+add_ref(const struct option_def *def, const struct option_group *group)
+{
+    int i;
+
+    for (i = 0; i < nrefs; i++)
+        if (strcmp(refs[i].def->name, def->name) == 0)
+            fatal("options: --%s is declared twice", def->name);
+    if (nrefs == OPTIONS_MAX)
+        fatal("options: more than %d options (raise OPTIONS_MAX)", OPTIONS_MAX);
+    refs[nrefs].def = def;
+    refs[nrefs++].group = group;
+}
+
 static int
-table_size(void)
+group_listed(const struct option_group *g)
 {
-    int n = 0;
+    int i;
 
-    while (option_table[n].name != NULL)
-        n++;
-    return n;
+    for (i = 0; i < nrefs; i++)
+        if (refs[i].group == g)
+            return 1;
+    return 0;
 }
 
-static void *
-field(struct runconf *rc, const struct option_def *o)
+static void
+build_refs(void)
 {
-    return (char *)rc + o->offset;
+    const struct driver_class *const *d;
+    const struct driver_options *o;
+    const struct option_def *def;
+
+    if (nrefs > 0)
+        return;
+    for (def = option_table; def->name != NULL; def++)
+        add_ref(def, NULL);
+    for (d = driver_classes; *d != NULL; d++)
+        for (o = (*d)->options; o != NULL && o->group != NULL; o++)
+            if (!group_listed(o->group))
+                for (def = o->group->defs; def->name != NULL; def++)
+                    add_ref(def, o->group);
 }
 
-static double
-parse_number(const struct option_def *o, const char *arg)
+/* Where driver drv keeps group g's struct, or -1 if it does not take g. */
+static long
+group_offset(const struct driver_class *drv, const struct option_group *g)
 {
-    char *end;
-    double v;
+    const struct driver_options *o;
 
-    errno = 0;
-    v = strtod(arg, &end);
-    if (errno != 0 || end == arg || *end != '\0' || !isfinite(v))
-        usage_fatal("--%s takes a number, not '%s' (e.g. --%s %s)", o->name, arg, o->name,
-                    o->defval[0] ? o->defval : "1");
-    if (o->type != OPT_DOUBLE && v != floor(v))
+    for (o = drv->options; o != NULL && o->group != NULL; o++)
+        if (o->group == g)
+            return (long)o->offset;
+    return -1;
+}
+
+/* "1000000000000" for whole bounds (not "1e+12"), "0.01" otherwise. */
+static const char *
+bound(double v, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 1e20)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%g", v);
+    return buf;
+}
+
+static void
+range_fatal(const struct option_def *o, const char *arg)
+{
+    char lo[32], hi[32];
+
+    usage_fatal("--%s must be between %s and %s, not %s", o->name, bound(o->min, lo, sizeof lo),
+                bound(o->max, hi, sizeof hi), arg);
+}
+
+/* arg is not a number of o's type: say why (a whole number in range but written "1e3", too). */
+static void
+number_fatal(const struct option_def *o, const char *arg)
+{
+    double d;
+    int parsed = safe_strtod(arg, &d) == 0 && o->type != OPT_DOUBLE;
+
+    if (parsed && d == floor(d)) {
+        if (d < o->min || d > o->max)
+            range_fatal(o, arg);
+        usage_fatal("--%s takes a whole number in digits, not '%s' (e.g. --%s %.0f)", o->name, arg,
+                    o->name, d);
+    }
+    if (parsed)
         usage_fatal("--%s takes a whole number, not '%s'", o->name, arg);
-    if (v < o->min || v > o->max)
-        usage_fatal("--%s must be between %g and %g, not %s", o->name, o->min, o->max, arg);
+    usage_fatal("--%s takes a number, not '%s' (e.g. --%s %s)", o->name, arg, o->name,
+                o->defval[0] ? o->defval : "1");
+}
+
+static long long
+parse_whole(const struct option_def *o, const char *arg)
+{
+    long long v;
+
+    if (safe_strtoll(arg, &v) < 0)
+        number_fatal(o, arg);
+    if ((double)v < o->min || (double)v > o->max)
+        range_fatal(o, arg);
     return v;
 }
 
 static void
-set_value(struct runconf *rc, const struct option_def *o, const char *arg)
+set_value(void *p, const struct option_def *o, const char *arg)
 {
-    void *p = field(rc, o);
+    uint64_t u;
+    double d;
 
     switch (o->type) {
     case OPT_INT:
-        *(int *)p = (int)parse_number(o, arg);
+        *(int *)p = (int)parse_whole(o, arg);
         break;
     case OPT_LLONG:
-        *(long long *)p = (long long)parse_number(o, arg);
+        *(long long *)p = parse_whole(o, arg);
         break;
     case OPT_U64:
-        *(uint64_t *)p = (uint64_t)parse_number(o, arg);
+        if (safe_strtoull(arg, &u) < 0)
+            number_fatal(o, arg);
+        if ((double)u < o->min || (double)u > o->max)
+            range_fatal(o, arg);
+        *(uint64_t *)p = u;
         break;
     case OPT_DOUBLE:
-        *(double *)p = parse_number(o, arg);
+        if (safe_strtod(arg, &d) < 0)
+            number_fatal(o, arg);
+        if (d < o->min || d > o->max)
+            range_fatal(o, arg);
+        *(double *)p = d;
         break;
     case OPT_STRING:
         free(*(char **)p);
@@ -157,54 +230,85 @@ set_value(struct runconf *rc, const struct option_def *o, const char *arg)
     }
 }
 
+/* Sets option r to arg in rc, or in the option struct of every driver that takes its group. */
+static void
+apply(struct runconf *rc, const struct opt_ref *r, const char *arg)
+{
+    long off;
+    int d;
+
+    if (r->group == NULL) {
+        set_value((char *)rc + r->def->offset, r->def, arg);
+        return;
+    }
+    for (d = 0; driver_classes[d] != NULL; d++)
+        if ((off = group_offset(driver_classes[d], r->group)) >= 0)
+            set_value((char *)rc->driver_confs[d] + off + r->def->offset, r->def, arg);
+}
+
 void
 options_defaults(struct runconf *rc)
 {
-    const struct option_def *o;
+    int d, i;
 
-    for (o = option_table; o->name != NULL; o++) {
-        if (o->type == OPT_FLAG)
-            *(int *)field(rc, o) = 0;
-        else if (o->defval[0] != '\0')
-            set_value(rc, o, o->defval);
-    }
+    build_refs();
+    for (d = 0; driver_classes[d] != NULL; d++)
+        continue;
+    rc->driver_confs = xcalloc((size_t)d + 1, sizeof(void *));
+    for (d = 0; driver_classes[d] != NULL; d++)
+        rc->driver_confs[d] = xcalloc(1, driver_classes[d]->options_size);
+    /* flags start at 0: the structs are zeroed, and runconf by the caller */
+    for (i = 0; i < nrefs; i++)
+        if (refs[i].def->type != OPT_FLAG && refs[i].def->defval[0] != '\0')
+            apply(rc, &refs[i], refs[i].def->defval);
+}
+
+static const struct opt_ref *
+find_ref(const char *name)
+{
+    int i;
+
+    build_refs();
+    for (i = 0; i < nrefs; i++)
+        if (strcmp(refs[i].def->name, name) == 0)
+            return &refs[i];
+    return NULL;
 }
 
 static void
-build_getopt(unsigned cmd, struct option *longs, char *shorts)
+build_getopt(struct option *longs, char *shorts)
 {
-    const struct option_def *o;
-    int n = 0;
+    int i;
 
     *shorts++ = '+'; /* stop at the first positional: keeps the order honest */
     *shorts++ = ':'; /* report a missing value as ':' */
-    for (o = option_table; o->name != NULL; o++) {
-        longs[n].name = o->name;
-        longs[n].has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
-        longs[n].flag = NULL;
-        longs[n].val = 256 + (int)(o - option_table);
-        n++;
+    for (i = 0; i < nrefs; i++) {
+        const struct option_def *o = refs[i].def;
+        longs[i].name = o->name;
+        longs[i].has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
+        longs[i].flag = NULL;
+        longs[i].val = 256 + i;
         if (o->short_name != 0) {
             *shorts++ = (char)o->short_name;
             if (o->type != OPT_FLAG)
                 *shorts++ = ':';
         }
     }
-    memset(&longs[n], 0, sizeof(longs[n]));
+    memset(&longs[nrefs], 0, sizeof(longs[nrefs]));
     *shorts = '\0';
 }
 
-static const struct option_def *
+static int
 lookup(int c)
 {
-    const struct option_def *o;
+    int i;
 
     if (c >= 256)
-        return &option_table[c - 256];
-    for (o = option_table; o->name != NULL; o++)
-        if (o->short_name == c)
-            return o;
-    return NULL;
+        return c - 256;
+    for (i = 0; i < nrefs; i++)
+        if (refs[i].def->short_name == c)
+            return i;
+    return -1;
 }
 
 static const char *
@@ -232,13 +336,14 @@ bad_option(char **argv, int c)
 void
 options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***pos, int *npos)
 {
-    int n = table_size();
-    struct option *longs = xcalloc((size_t)n + 1, sizeof(*longs));
-    char *shorts = xmalloc((size_t)n * 2 + 3);
-    char **positional = xcalloc((size_t)argc + 1, sizeof(char *));
-    int c, np = 0;
+    struct option *longs;
+    char *shorts, **positional = xcalloc((size_t)argc + 1, sizeof(char *));
+    int c, i, np = 0;
 
-    build_getopt(cmd, longs, shorts);
+    build_refs();
+    longs = xcalloc((size_t)nrefs + 1, sizeof(*longs));
+    shorts = xmalloc((size_t)nrefs * 2 + 3);
+    build_getopt(longs, shorts);
     optind = 1;
     opterr = 0;
     for (;;) {
@@ -249,14 +354,14 @@ options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***p
             positional[np++] = argv[optind++]; /* positional: keep going */
             continue;
         }
-        const struct option_def *o = (c == '?' || c == ':') ? NULL : lookup(c);
-        if (o == NULL)
+        i = (c == '?' || c == ':') ? -1 : lookup(c);
+        if (i < 0)
             bad_option(argv, c);
-        if (!(o->commands & cmd))
-            usage_fatal("--%s does not apply to 'benchtop %s' (see benchtop %s --help)", o->name,
-                        cmd_name(cmd), cmd_name(cmd));
-        set_value(rc, o, o->type == OPT_FLAG ? "1" : optarg);
-        rc->given |= (uint64_t)1 << (o - option_table);
+        if (!(refs[i].def->commands & cmd))
+            usage_fatal("--%s does not apply to 'benchtop %s' (see benchtop %s --help)",
+                        refs[i].def->name, cmd_name(cmd), cmd_name(cmd));
+        apply(rc, &refs[i], refs[i].def->type == OPT_FLAG ? "1" : optarg);
+        rc->given[i] = 1;
     }
     free(longs);
     free(shorts);
@@ -264,15 +369,69 @@ options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***p
     *npos = np;
 }
 
+void
+options_set(struct runconf *rc, const char *name, const char *value)
+{
+    const struct opt_ref *r = find_ref(name);
+
+    if (r == NULL)
+        fatal("options_set: no option '%s'", name);
+    apply(rc, r, value);
+}
+
 int
 options_given(const struct runconf *rc, const char *name)
 {
-    int i;
+    const struct opt_ref *r = find_ref(name);
 
-    for (i = 0; option_table[i].name != NULL; i++)
-        if (strcmp(option_table[i].name, name) == 0)
-            return (rc->given >> i) & 1;
-    fatal("options_given: no option '%s'", name);
+    if (r == NULL)
+        fatal("options_given: no option '%s'", name);
+    return rc->given[r - refs];
+}
+
+/* "redis, memcached": the drivers that take group g. */
+static const char *
+group_drivers(const struct option_group *g, char *buf, size_t len)
+{
+    const struct driver_class *const *d;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (d = driver_classes; *d != NULL && used < len; d++)
+        if (group_offset(*d, g) >= 0)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", (*d)->name);
+    return buf;
+}
+
+void *
+options_driver_conf(struct runconf *rc, const struct driver_class *drv)
+{
+    char names[256];
+    int d, i;
+
+    build_refs();
+    for (i = 0; i < nrefs; i++)
+        if (rc->given[i] && refs[i].group != NULL && group_offset(drv, refs[i].group) < 0)
+            usage_fatal("--%s is not a %s option (it is for %s; drop it)", refs[i].def->name,
+                        drv->name, group_drivers(refs[i].group, names, sizeof names));
+    for (d = 0; driver_classes[d] != NULL; d++)
+        if (driver_classes[d] == drv)
+            return rc->driver_confs[d];
+    fatal("options_driver_conf: %s is not a registered driver", drv->name);
+}
+
+/* "key-value options (redis, memcached)", or "postgres options" when the title says it all. */
+static const char *
+group_heading(const struct option_group *g, char *buf, size_t len)
+{
+    char names[256];
+
+    group_drivers(g, names, sizeof names);
+    if (strcmp(names, g->title) == 0)
+        snprintf(buf, len, "%s options", g->title);
+    else
+        snprintf(buf, len, "%s options (%s)", g->title, names);
+    return buf;
 }
 
 static void
@@ -287,20 +446,34 @@ format_flags(const struct option_def *o, char *buf, size_t len)
         snprintf(buf, len, "    --%s%s%s", o->name, sep, mv);
 }
 
+static void
+help_line(FILE *f, const struct option_def *o)
+{
+    char flags[64];
+
+    format_flags(o, flags, sizeof(flags));
+    fprintf(f, "  %-26s %s", flags, o->help);
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->defval[0] != '\0')
+        fprintf(f, " [%s]", o->defval);
+    fputc('\n', f);
+}
+
 void
 options_print_help(FILE *f, unsigned cmd)
 {
-    const struct option_def *o;
-    char flags[64];
+    const struct option_group *shown = NULL;
+    char heading[320];
+    int i;
 
-    for (o = option_table; o->name != NULL; o++) {
-        if (!(o->commands & cmd))
+    build_refs();
+    for (i = 0; i < nrefs; i++) {
+        const struct opt_ref *r = &refs[i];
+        if (!(r->def->commands & cmd))
             continue;
-        format_flags(o, flags, sizeof(flags));
-        fprintf(f, "  %-26s %s", flags, o->help);
-        if (o->type != OPT_FLAG && o->type != OPT_STRING && o->defval[0] != '\0')
-            fprintf(f, " [%s]", o->defval);
-        fputc('\n', f);
+        if (r->group != shown && r->group != NULL)
+            fprintf(f, "\n%s:\n", group_heading(r->group, heading, sizeof heading));
+        shown = r->group;
+        help_line(f, r->def);
     }
 }
 
@@ -317,37 +490,95 @@ man_escape(FILE *f, const char *s)
     }
 }
 
+static void
+man_item(FILE *f, const struct option_def *o)
+{
+    fputs(".TP\n", f);
+    if (o->short_name != 0)
+        fprintf(f, "\\fB\\-%c\\fR, ", o->short_name);
+    fputs("\\fB\\-\\-", f);
+    man_escape(f, o->name);
+    fputs("\\fR", f);
+    if (o->type != OPT_FLAG)
+        fprintf(f, " \\fI%s\\fR", o->metavar);
+    fputc('\n', f);
+    man_escape(f, o->help);
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->defval[0] != '\0')
+        fprintf(f, " (default %s)", o->defval);
+    fputs(".\n", f);
+}
+
 void
 options_print_man(FILE *f)
 {
-    const struct option_def *o;
+    const struct option_group *shown = NULL;
+    char heading[320];
+    int i;
 
-    for (o = option_table; o->name != NULL; o++) {
-        fputs(".TP\n", f);
-        if (o->short_name != 0)
-            fprintf(f, "\\fB\\-%c\\fR, ", o->short_name);
-        fputs("\\fB\\-\\-", f);
-        man_escape(f, o->name);
-        fputs("\\fR", f);
-        if (o->type != OPT_FLAG)
-            fprintf(f, " \\fI%s\\fR", o->metavar);
-        fputc('\n', f);
-        man_escape(f, o->help);
-        if (o->type != OPT_FLAG && o->type != OPT_STRING && o->defval[0] != '\0')
-            fprintf(f, " (default %s)", o->defval);
-        fputs(".\n", f);
+    build_refs();
+    for (i = 0; i < nrefs; i++) {
+        if (refs[i].group != shown && refs[i].group != NULL) {
+            fputs(".SS \"", f);
+            man_escape(f, group_heading(refs[i].group, heading, sizeof heading));
+            fputs("\"\n", f);
+        }
+        shown = refs[i].group;
+        man_item(f, refs[i].def);
     }
+}
+
+/* The strings the options hold, and the drivers' option structs. */
+void
+options_free(struct runconf *rc)
+{
+    int d, i;
+
+    for (i = 0; i < nrefs; i++) {
+        const struct opt_ref *r = &refs[i];
+        if (r->def->type != OPT_STRING)
+            continue;
+        if (r->group == NULL) {
+            free(*(char **)((char *)rc + r->def->offset));
+            *(char **)((char *)rc + r->def->offset) = NULL;
+            continue;
+        }
+        for (d = 0; driver_classes[d] != NULL; d++) {
+            long off = group_offset(driver_classes[d], r->group);
+            if (off >= 0)
+                free(*(char **)((char *)rc->driver_confs[d] + off + r->def->offset));
+        }
+    }
+    for (d = 0; rc->driver_confs != NULL && driver_classes[d] != NULL; d++)
+        free(rc->driver_confs[d]);
+    free(rc->driver_confs);
+    rc->driver_confs = NULL;
+    rc->driver_conf = NULL;
+}
+
+/* Where option r's value is: in rc, or in the resolved driver's option struct (NULL if none). */
+static const void *
+value_of(const struct runconf *rc, const struct opt_ref *r)
+{
+    long off;
+
+    if (r->group == NULL)
+        return (const char *)rc + r->def->offset;
+    if (rc->driver == NULL || rc->driver_conf == NULL ||
+        (off = group_offset(rc->driver, r->group)) < 0)
+        return NULL;
+    return (const char *)rc->driver_conf + off + r->def->offset;
 }
 
 void
 options_print_json(FILE *f, const struct runconf *rc)
 {
-    const struct option_def *o;
-    int n = 0;
+    const void *p;
+    int i, n = 0;
 
-    for (o = option_table; o->name != NULL; o++) {
-        const void *p = (const char *)rc + o->offset;
-        if (!((rc->given >> (o - option_table)) & 1))
+    build_refs();
+    for (i = 0; i < nrefs; i++) {
+        const struct option_def *o = refs[i].def;
+        if (!rc->given[i] || (p = value_of(rc, &refs[i])) == NULL)
             continue;
         fprintf(f, "%s\"%s\":", n++ ? "," : "", o->name);
         switch (o->type) {

@@ -1,10 +1,18 @@
 /*
- * options: the one table of command-line options. Parsing, --help and the
- * man page's OPTIONS section are all derived from it, so they cannot drift.
+ * options: the command-line options. The engine's own table is here; each
+ * driver class declares the groups of options it takes (driver.h), and
+ * parsing, --help and the man page's OPTIONS section are all derived from
+ * the engine's table and those groups, so they cannot drift.
+ *
+ * A driver option is parsed before the target is known: its value is
+ * written into the option struct of every driver that takes it, and once
+ * the target names the driver, options_driver_conf() hands that driver its
+ * struct and refuses an option it does not take.
  */
 #ifndef BENCHTOP_OPTIONS_H
 #define BENCHTOP_OPTIONS_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include "runconf.h"
 
@@ -25,22 +33,35 @@ enum {
     CMD_WATCH = 1 << 3,
     CMD_REPORT = 1 << 4,
 };
+#define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH)
+#define CMD_LOAD (CMD_RUN | CMD_DEMO)
 
 struct option_def {
     const char *name; /* long name, without "--" */
     int short_name;   /* 0 when there is none */
     enum opt_type type;
-    size_t offset;       /* into struct runconf */
-    double min, max;     /* accepted range for numbers */
+    size_t offset;       /* into struct runconf, or into the struct of its option_group */
+    double min, max;     /* accepted range for numbers (whole numbers: exact up to 2^53) */
     const char *defval;  /* default, as text ("" = none); applied before parsing */
     const char *metavar; /* e.g. "N" */
     unsigned commands;   /* CMD_* mask */
     const char *help;    /* one line */
 };
 
+/*
+ * A driver's options: a table whose offsets are into one struct. Several
+ * drivers may take the same group (key-value options: redis, memcached),
+ * each with the group's struct at its own place in its option struct.
+ */
+struct option_group {
+    const char *title; /* "key-value": --help says "key-value options (redis, memcached)" */
+    const struct option_def *defs; /* ended by a NULL name */
+};
+
+/* The engine's options (offsets into struct runconf), ended by a NULL name. */
 extern const struct option_def option_table[];
 
-/* Sets every default from the table. */
+/* Sets every default, the engine's and each driver's option struct's. */
 void options_defaults(struct runconf *rc);
 /*
  * Parses argv (after the subcommand word) into rc for command `cmd`
@@ -48,11 +69,20 @@ void options_defaults(struct runconf *rc);
  * option exits with a one-line error and code 2.
  */
 void options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***pos, int *npos);
-/* Whether an option was given explicitly on the command line. */
+/* Sets option `name` (the engine's or a driver's) as if given as --name value. */
+void options_set(struct runconf *rc, const char *name, const char *value);
+/* Whether an option (the engine's or a driver's) was given on the command line. */
 int options_given(const struct runconf *rc, const char *name);
-/* --help text, and the man page OPTIONS section in troff. */
+/*
+ * The option struct of driver drv, filled from the command line. Exits
+ * (code 2) naming the database if an option it does not take was given.
+ */
+void *options_driver_conf(struct runconf *rc, const struct driver_class *drv);
+/* --help text (grouped per database), and the man page OPTIONS section in troff. */
 void options_print_help(FILE *f, unsigned cmd);
 void options_print_man(FILE *f);
+/* Frees the strings options hold and the drivers' option structs. */
+void options_free(struct runconf *rc);
 /* The options given on the command line as JSON object members ("name":value,...). */
 void options_print_json(FILE *f, const struct runconf *rc);
 

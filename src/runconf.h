@@ -9,6 +9,9 @@
 
 struct driver_class;
 
+/* The most options the engine's table and every driver's together may have. */
+#define OPTIONS_MAX 128
+
 struct runconf {
     const char *command; /* "run", "init", "demo", "serve" */
     char *target;        /* as given (password intact; never printed) */
@@ -28,17 +31,8 @@ struct runconf {
     double late_ms;         /* --late-ms: schedule lag that makes a transaction late */
     int connect_per_txn;    /* -C */
     int headless;           /* --headless, or stdout is not a terminal */
-    int scale;              /* init --scale (postgres) */
     int force;              /* init --force */
-    int tables;             /* init/run --tables (mysql: sbtest1..N) */
-    long long table_size;   /* init/run --table-size (mysql: rows per table) */
-    long long keys;         /* --keys: key space (redis, memcached) */
-    char *key_pattern;      /* --key-pattern: seq, uniform, zipf */
-    int value_size;         /* --value-size: bytes per value */
-    char *ratio;            /* --ratio SET:GET; NULL = the driver's default */
-    int pipeline;           /* --pipeline: requests in flight per connection */
-    int batch;              /* --batch: keys per multiget */
-    int fill;               /* --fill: preload the key space before the run */
+    int pipeline;           /* requests in flight per connection: the driver's pipeline_depth() */
     uint64_t seed;          /* --seed */
     int quiet;              /* -q: no human summary on stderr */
     int no_collect;         /* --no-collect: no server-side collectors */
@@ -53,7 +47,9 @@ struct runconf {
     int server_local;       /* the target is on this machine: its CPU is ours to read */
     int show_help;          /* -h */
     int show_version;       /* -V */
-    uint64_t given;         /* bit i: option_table[i] was on the command line */
+    void *driver_conf;      /* the driver's option struct (driver.h), once the target is known */
+    void **driver_confs;    /* options.c: one option struct per driver_classes[i] */
+    unsigned char given[OPTIONS_MAX]; /* options.c: option i was on the command line */
 };
 
 #endif

@@ -1,12 +1,15 @@
 /* util: checked allocation, clocks and error exits. */
 #include "util.h"
 
-#include "text.h"
-
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "text.h"
 
 static void
 oom(size_t n)
@@ -134,6 +137,70 @@ first_line(char *dst, size_t dstlen, const char *src)
     memcpy(line, src, n);
     line[n] = '\0';
     text_clean(dst, dstlen, line); /* library and server messages are foreign text */
+}
+
+int
+safe_strntoull(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+
+    if (n == 0 || n > 20)
+        return -1;
+    for (i = 0; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (d > 9 || v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+int
+safe_strtoull(const char *s, uint64_t *out)
+{
+    return safe_strntoull(s, strlen(s), out);
+}
+
+int
+safe_strtoll(const char *s, long long *out)
+{
+    int neg = s[0] == '-';
+    uint64_t v;
+
+    if (safe_strtoull(s + neg, &v) < 0 || v > (uint64_t)LLONG_MAX + neg)
+        return -1;
+    *out = neg ? (long long)(0 - v) : (long long)v;
+    return 0;
+}
+
+int
+safe_strntod(const char *s, size_t n, double *out)
+{
+    char buf[64], *end;
+    double v;
+    size_t i;
+
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    for (i = 0; i < n; i++) /* strtod would also take spaces, hex, "inf" and "nan" */
+        if (strchr("0123456789.eE+-", s[i]) == NULL || s[i] == '\0')
+            return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    errno = 0;
+    v = strtod(buf, &end);
+    if (errno != 0 || end != buf + n || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int
+safe_strtod(const char *s, double *out)
+{
+    return safe_strntod(s, strlen(s), out);
 }
 
 void

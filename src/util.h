@@ -40,4 +40,18 @@ uint32_t be32_get(const unsigned char *p);
 /* First line of a (possibly multi-line) library message, trimmed and escaped (text_clean). */
 void first_line(char *dst, size_t dstlen, const char *src);
 
+/*
+ * Strict numbers, as memcached's safe_strtoull family: the whole of the
+ * text is the number (no spaces, no trailing characters, no sign on an
+ * unsigned), it did not overflow, and it is in [lo, hi] where a range is
+ * given. 0 with *out set, or -1 with *out untouched. The "n" forms read
+ * s[0..n), which need not end with a NUL (a field of a server's reply).
+ */
+int safe_strntoull(const char *s, size_t n, uint64_t *out);
+int safe_strtoull(const char *s, uint64_t *out);
+int safe_strtoll(const char *s, long long *out);
+/* A finite decimal or exponent number ("0.25", "1e-3"); no hex, inf or nan. */
+int safe_strtod(const char *s, double *out);
+int safe_strntod(const char *s, size_t n, double *out);
+
 #endif

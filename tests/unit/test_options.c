@@ -13,7 +13,9 @@
 
 #include <cmocka.h>
 
+#include "kv.h"
 #include "options.h"
+#include "registry.h"
 
 /* Present only under LeakSanitizer: the error path exits without freeing, by design. */
 void __lsan_disable(void) __attribute__((weak));
@@ -48,7 +50,7 @@ test_defaults(void **state)
     assert_int_equal(npos, 0);
     assert_int_equal(options_given(&rc, "clients"), 0);
     free(pos);
-    free(rc.key_pattern);
+    options_free(&rc);
 }
 
 static void
@@ -74,13 +76,15 @@ test_values_and_positionals(void **state)
     assert_int_equal(options_given(&rc, "clients"), 1);
     assert_int_equal(options_given(&rc, "time"), 0);
     free(pos);
-    free(rc.workload);
-    free(rc.key_pattern);
+    options_free(&rc);
 }
 
-/* Runs options_parse in a child; returns its exit status and first stderr line. */
+/*
+ * Runs options_parse in a child, then hands the options to target's driver
+ * when target is not NULL; returns its exit status and first stderr line.
+ */
 static int
-parse_error(unsigned cmd, char **argv, char *msg, size_t len)
+parse_error_for(unsigned cmd, char **argv, const char *target, char *msg, size_t len)
 {
     int fds[2], st;
     pid_t pid;
@@ -96,6 +100,8 @@ parse_error(unsigned cmd, char **argv, char *msg, size_t len)
         if (__lsan_disable)
             __lsan_disable();
         parse(&rc, cmd, argv, &pos, &npos);
+        if (target != NULL)
+            options_driver_conf(&rc, driver_for_target(target));
         _exit(0);
     }
     close(fds[1]);
@@ -109,17 +115,23 @@ parse_error(unsigned cmd, char **argv, char *msg, size_t len)
 }
 
 static void
-expect(unsigned cmd, char **argv, const char *a, const char *b)
+expect_for(unsigned cmd, char **argv, const char *target, const char *a, const char *b)
 {
     char msg[512];
 
-    assert_int_equal(parse_error(cmd, argv, msg, sizeof(msg)), 2);
+    assert_int_equal(parse_error_for(cmd, argv, target, msg, sizeof(msg)), 2);
     if (strstr(msg, a) == NULL || strstr(msg, b) == NULL)
         fail_msg("expected '%s' and '%s' in: %s", a, b, msg);
     assert_non_null(strstr(msg, a));
     assert_non_null(strstr(msg, b));
     assert_non_null(strchr(msg, '\n'));
     assert_string_equal(strchr(msg, '\n'), "\n"); /* exactly one line */
+}
+
+static void
+expect(unsigned cmd, char **argv, const char *a, const char *b)
+{
+    expect_for(cmd, argv, NULL, a, b);
 }
 
 static void
@@ -146,6 +158,51 @@ test_bad_values(void **state)
     expect(CMD_RUN, a9, "--interval", "between 0.01");
 }
 
+/* Range errors print whole numbers, not 6.71089e+07; "1e3" is not a whole number in digits. */
+static void
+test_whole_number_messages(void **state)
+{
+    char *a1[] = {"run", "--interval", "7200", NULL};
+    char *a2[] = {"run", "-c", "1e3", NULL};
+    char *a3[] = {"run", "--seed", "99999999999999999999", NULL};
+
+    expect(CMD_RUN, a1, "between 0.01 and 3600", "7200");
+    expect(CMD_RUN, a2, "whole number in digits", "--clients 1000");
+    expect(CMD_RUN, a3, "between 0 and 18000000000000000000", "99999999999999999999");
+}
+
+/* A driver's options land in its own struct; another database's option is refused. */
+static void
+test_driver_options(void **state)
+{
+    const struct driver_class *redis = driver_for_target("redis://127.0.0.1");
+    char *argv[] = {"run", "--keys", "500", "--ratio", "1:3", "--fill", NULL};
+    char *batch[] = {"run", "--batch", "3", NULL};
+    char *keys[] = {"run", "--keys", "3", NULL};
+    const struct kv_conf *kv;
+    struct runconf rc;
+    char **pos;
+    int npos;
+
+    if (redis == NULL || driver_for_target("memcached://127.0.0.1") == NULL)
+        skip();
+    parse(&rc, CMD_RUN, argv, &pos, &npos);
+    kv = options_driver_conf(&rc, redis);
+    assert_true(kv->keys == 500);
+    assert_string_equal(kv->ratio, "1:3");
+    assert_int_equal(kv->fill, 1);
+    assert_int_equal(kv->value_size, 32); /* the default */
+    assert_int_equal(kv->pipeline, 1);
+    assert_int_equal(options_given(&rc, "keys"), 1);
+    assert_int_equal(options_given(&rc, "value-size"), 0);
+    free(pos);
+    options_free(&rc);
+    expect_for(CMD_RUN, batch, "redis://127.0.0.1", "--batch is not a redis option", "memcached");
+    if (driver_for_target("postgres://h/db") != NULL)
+        expect_for(CMD_RUN, keys, "postgres://h/db", "--keys is not a postgres option",
+                   "redis, memcached");
+}
+
 static void
 test_help_lists_every_option(void **state)
 {
@@ -166,10 +223,9 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_values_and_positionals),
-        cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_help_lists_every_option),
+        cmocka_unit_test(test_defaults),       cmocka_unit_test(test_values_and_positionals),
+        cmocka_unit_test(test_bad_values),     cmocka_unit_test(test_whole_number_messages),
+        cmocka_unit_test(test_driver_options), cmocka_unit_test(test_help_lists_every_option),
     };
     return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

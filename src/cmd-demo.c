@@ -1,0 +1,114 @@
+/*
+ * cmd-demo: `benchtop demo [NAME]`: start a throwaway local server, ready
+ * it (init, or the driver's demo_options such as --fill) and run against it.
+ */
+#include "cmd.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+#include "options.h"
+#include "registry.h"
+#include "server.h"
+#include "util.h"
+
+/* A Ctrl-C that arrived while signals were blocked (set-up of the demo). */
+static int
+interrupted(void)
+{
+    sigset_t pending;
+
+    sigpending(&pending);
+    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+           sigismember(&pending, SIGHUP);
+}
+
+/* The driver's demo_options ("fill=1"), as if given on the command line. */
+static void
+set_demo_options(struct runconf *rc)
+{
+    const char *const *o;
+    char name[64];
+
+    for (o = rc->driver->demo_options; o != NULL && *o != NULL; o++) {
+        size_t n = strcspn(*o, "=");
+        snprintf(name, sizeof name, "%.*s", (int)n, *o);
+        options_set(rc, name, (*o)[n] == '=' ? *o + n + 1 : "1");
+    }
+}
+
+static int
+demo_load(struct runconf *rc, struct server *srv)
+{
+    struct init_conf ic = {.target = srv->target, .force = 1, .quiet = rc->quiet};
+    char err[BT_ERRLEN];
+
+    cmd_resolve_target(rc, srv->target, 0);
+    if (!rc->quiet)
+        fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->target_masked,
+                srv->dir);
+    set_demo_options(rc);
+    ic.opts = rc->driver_conf;
+    if (rc->driver->needs_init && rc->driver->init(&ic, err) < 0) {
+        fprintf(stderr, "benchtop: demo: %s\n", err);
+        return 1;
+    }
+    if (interrupted())
+        return 0;
+    if (!options_given(rc, "clients"))
+        rc->clients = 4;
+    if (!options_given(rc, "threads"))
+        rc->threads = 2;
+    cmd_check_run_options(rc, 20);
+    return cmd_run_load(rc);
+}
+
+/* "postgres, redis, ..." : the servers a demo can start. */
+static const char *
+demo_names(char *buf, size_t len)
+{
+    const struct server_class *const *c;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (c = server_classes; *c != NULL && used < len; c++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", (*c)->name);
+    return buf;
+}
+
+static int
+cmd_demo_exec(struct runconf *rc, char **pos, int npos)
+{
+    const struct server_class *cls = npos > 0 ? server_class_find(pos[0]) : server_classes[0];
+    struct server srv;
+    char err[BT_ERRLEN];
+    sigset_t set;
+    int rv;
+
+    if (npos > 1 || (npos == 1 && cls == NULL))
+        usage_fatal("demo takes a database name, not '%s' (one of: %s)", pos[npos - 1],
+                    demo_names(err, sizeof(err)));
+    if (cls == NULL)
+        usage_fatal("no backend compiled in that can start a demo server (install a database's "
+                    "client library and rebuild: see README)");
+    /* Blocked until the end: Ctrl-C must never skip stopping the servers. */
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    if (server_create(&srv, cls, err) < 0)
+        usage_fatal("demo: %s", err);
+    rv = interrupted() ? 0 : demo_load(rc, &srv);
+    if (!rc->quiet)
+        fprintf(stderr, "demo: stopping the %s server and removing %s\n", cls->name, srv.dir);
+    server_destroy(&srv);
+    return rv;
+}
+
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_demo_entry = {
+    "demo", CMD_DEMO, cmd_demo_exec, "benchtop demo [DATABASE] [OPTIONS]",
+    "start a throwaway local server (a DATABASE below), fill it and run against it"};

@@ -1,0 +1,86 @@
+/* cmd-run: `benchtop [run] TARGET`: put load on TARGET and report. */
+#include "cmd.h"
+
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include "driver.h"
+#include "engine.h"
+#include "options.h"
+#include "target.h"
+#include "util.h"
+
+/*
+ * Each client holds a socket: raise the soft descriptor limit as far as the
+ * hard one allows, or say how to before anything starts.
+ */
+static void
+raise_fd_limit(int clients)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)clients + 64; /* collectors, eventfds, stdio, libraries */
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur < need)
+        usage_fatal("-c %d needs about %llu open files but the limit is %llu (raise it with "
+                    "ulimit -n, or use fewer clients)",
+                    clients, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+}
+
+int
+cmd_run_load(struct runconf *rc)
+{
+    const struct driver_class *drv = rc->driver;
+    char err[BT_ERRLEN];
+    void *shared = drv->prepare(rc, rc->driver_conf, err);
+    struct report_ctx ctx = {.rc = rc};
+    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1};
+    const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
+    int sigfd;
+
+    if (shared == NULL)
+        usage_fatal("%s", err);
+    raise_fd_limit(rc->clients);
+    ctx.workload = rc->script_file ? rc->script_file
+                   : rc->workload  ? rc->workload
+                                   : drv->workloads[0];
+    ctx.mode = rc->mode ? rc->mode : drv->modes[0];
+    ctx.json = cmd_open_record(rc);
+    ctx.human = rc->quiet ? NULL : stderr;
+    sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
+    s.eng = engine_start(rc, shared, err);
+    if (s.eng == NULL || sigfd < 0)
+        usage_fatal("%s", err);
+    if (!rc->no_collect)
+        cmd_add_collector(&s, drv, rc->target, names);
+    targets[0] = rc->target_masked;
+    cmd_front_end(&s, sigfd, &ctx, names, targets);
+    engine_free(s.eng);
+    drv->release(shared);
+    if (ctx.json != NULL && ctx.json != stdout)
+        fclose(ctx.json);
+    return 0;
+}
+
+static int
+cmd_run_exec(struct runconf *rc, char **pos, int npos)
+{
+    char schemes[256];
+
+    target_known_schemes(schemes, sizeof schemes);
+    if (npos == 0)
+        usage_fatal("no target given (start it with %s)", schemes);
+    if (npos > 1)
+        usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
+    cmd_resolve_target(rc, pos[0], 1);
+    cmd_check_run_options(rc, 10);
+    return cmd_run_load(rc);
+}
+
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_run_entry = {"run", CMD_RUN, cmd_run_exec,
+                                        "benchtop [run] TARGET [OPTIONS]",
+                                        "put load on TARGET and report throughput and latency"};

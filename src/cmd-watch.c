@@ -1,0 +1,52 @@
+/* cmd-watch: `benchtop watch TARGET...`: the dashboard with no load. */
+#include "cmd.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "options.h"
+#include "util.h"
+
+static int
+cmd_watch_exec(struct runconf *rc, char **pos, int npos)
+{
+    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1};
+    struct report_ctx ctx = {.rc = rc, .workload = "watch", .mode = ""};
+    const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
+    char joined[1024] = "";
+    int i, sigfd;
+
+    if (npos == 0)
+        usage_fatal(
+            "watch needs at least one target (e.g. benchtop watch postgres://localhost/db)");
+    if (npos > SESSION_MAX_COLLECT)
+        usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
+    if (!rc->headless && !isatty(STDOUT_FILENO))
+        rc->headless = 1;
+    ctx.json = cmd_open_record(rc);
+    sigfd = session_block_signals();
+    for (i = 0; i < npos; i++) {
+        const struct driver_class *drv = cmd_resolve_target(rc, pos[i], 1);
+        targets[s.ncollect] = rc->target_masked;
+        cmd_add_collector(&s, drv, rc->target, names);
+        if (s.ncollect != i + 1)
+            usage_fatal("%s targets cannot be watched yet (no collector for %s)", drv->name,
+                        drv->name);
+        snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s", i ? ", " : "",
+                 rc->target_masked);
+    }
+    rc->target_masked = xstrdup(joined);
+    if (options_given(rc, "time"))
+        s.until_us = now_us() + (uint64_t)(rc->duration_s * 1e6);
+    cmd_front_end(&s, sigfd, &ctx, names, targets);
+    if (ctx.json != NULL && ctx.json != stdout)
+        fclose(ctx.json);
+    return 0;
+}
+
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_watch_entry = {
+    "watch", CMD_WATCH, cmd_watch_exec, "benchtop watch TARGET... [OPTIONS]",
+    "the dashboard with no load: watch servers under someone else's load"};

@@ -1,0 +1,251 @@
+/*
+ * cmd: the subcommand table, --help and --version, and the pieces several
+ * subcommands share. To add a subcommand: write src/cmd-NAME.c exporting
+ * a const struct cmd_entry, declare it in cmd.h and list it below.
+ */
+#include "cmd.h"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "headless.h"
+#include "options.h"
+#include "registry.h"
+#include "target.h"
+#include "tui.h"
+#include "util.h"
+
+const struct cmd_entry *const cmd_table[] = {
+    &cmd_run_entry,    &cmd_init_entry,  &cmd_demo_entry,        &cmd_watch_entry,
+    &cmd_report_entry, &cmd_serve_entry, &cmd_man_options_entry, NULL,
+};
+
+const struct cmd_entry *
+cmd_find(const char *word)
+{
+    const struct cmd_entry *const *c;
+
+    for (c = cmd_table; *c != NULL; c++)
+        if (strcmp((*c)->name, word) == 0)
+            return *c;
+    return NULL;
+}
+
+static void
+print_list(const char *const *names)
+{
+    int i;
+
+    for (i = 0; names[i] != NULL; i++)
+        printf("%s%s%s", i ? ", " : "", names[i], i == 0 ? " (default)" : "");
+}
+
+/* Workloads and protocols come from the driver classes, so help cannot go stale. */
+static void
+print_backends(void)
+{
+    const struct driver_class *const *d;
+
+    printf("\nworkloads (-w) and protocols (-M):\n");
+    for (d = driver_classes; *d != NULL; d++) {
+        printf("  %-10s -w ", (*d)->name);
+        print_list((*d)->workloads);
+        printf("\n  %-10s -M ", "");
+        print_list((*d)->modes);
+        printf("\n");
+    }
+}
+
+void
+cmd_print_help(const struct cmd_entry *cmd)
+{
+    const struct cmd_entry *const *c;
+    char schemes[256];
+
+    printf("benchtop %s: live load and server view for databases\n\n", PACKAGE_VERSION);
+    if (cmd != NULL) {
+        printf("usage: %s\n  %s\n\noptions:\n", cmd->usage, cmd->summary ? cmd->summary : "");
+        options_print_help(stdout, cmd->mask);
+        return;
+    }
+    printf("usage:\n");
+    for (c = cmd_table; *c != NULL; c++)
+        if ((*c)->summary != NULL)
+            printf("  %-44s %s\n", (*c)->usage, (*c)->summary);
+    target_known_schemes(schemes, sizeof(schemes));
+    printf("\nTARGET: %s (or a libpq conninfo string)\n\noptions:\n", schemes);
+    options_print_help(stdout, CMD_ALL | CMD_REPORT);
+    print_backends();
+    printf("\nSee benchtop(1) for the JSON fields and more.\n");
+}
+
+void
+cmd_print_version(void)
+{
+    const struct driver_class *const *d;
+
+    printf("benchtop %s\nbackends:", PACKAGE_VERSION);
+    for (d = driver_classes; *d != NULL; d++)
+        printf(" %s", (*d)->name);
+    printf("\n");
+    for (d = driver_classes; *d != NULL; d++)
+        if ((*d)->version_note != NULL)
+            printf("  %s: %s\n", (*d)->name, (*d)->version_note);
+}
+
+const struct driver_class *
+cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
+{
+    const struct driver_class *drv = driver_for_target(target);
+    char schemes[256];
+
+    if (drv == NULL) {
+        target_known_schemes(schemes, sizeof(schemes));
+        usage_fatal("don't know what database '%s' is (start the target with %s)", target, schemes);
+    }
+    rc->target = xstrdup(target);
+    rc->target_masked = drv->mask(target);
+    rc->driver = drv;
+    rc->driver_conf = options_driver_conf(rc, drv);
+    rc->pipeline = drv->pipeline_depth ? drv->pipeline_depth(rc->driver_conf) : 1;
+    rc->server_local = target_is_local(target);
+    if (in_argv)
+        target_scrub_arg(target, rc->target_masked);
+    return drv;
+}
+
+void
+cmd_check_run_options(struct runconf *rc, int default_seconds)
+{
+    if (options_given(rc, "time") && options_given(rc, "transactions"))
+        usage_fatal("-T and -t cannot be used together (pick a duration or a count)");
+    if (rc->threads > rc->clients)
+        rc->threads = rc->clients;
+    if (!rc->headless && !isatty(STDOUT_FILENO))
+        rc->headless = 1;
+    if (!options_given(rc, "time") && !options_given(rc, "transactions"))
+        rc->duration_s = rc->headless ? default_seconds : 0;
+}
+
+/*
+ * A closed stdout would let the first socket take descriptor 1 and receive
+ * the JSON lines: it is held by /dev/null, and headless output refused.
+ */
+static int stdout_closed;
+
+void
+cmd_hold_std_fds(void)
+{
+    int fd;
+
+    if (fcntl(STDOUT_FILENO, F_GETFD) < 0 && errno == EBADF) {
+        stdout_closed = 1;
+        fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (fd >= 0 && fd != STDOUT_FILENO) /* 0 closed too: it took that slot, leave it */
+            close(fd);
+        else if (fd < 0)
+            fatal("cannot open /dev/null: %s", strerror(errno));
+    }
+}
+
+FILE *
+cmd_open_record(const struct runconf *rc)
+{
+    FILE *f;
+
+    if (rc->headless && stdout_closed)
+        usage_fatal("standard output is closed: headless mode has nowhere to write its JSON "
+                    "lines (redirect it to a file)");
+    if (rc->headless && rc->record != NULL)
+        usage_fatal("--record is for the dashboard: headless output is already JSON lines on "
+                    "stdout (redirect it to a file)");
+    if (rc->headless)
+        return stdout;
+    if (rc->record == NULL)
+        return NULL;
+    f = fopen(rc->record, "w");
+    if (f == NULL)
+        usage_fatal("cannot write --record %s: %s (check the path)", rc->record, strerror(errno));
+    return f;
+}
+
+void
+cmd_add_collector(struct session *s, const struct driver_class *drv, const char *target,
+                  const char **names)
+{
+    const struct collector_class *cls = collector_for(drv->name);
+    char err[BT_ERRLEN];
+
+    if (cls == NULL)
+        return; /* this backend has no collector yet: client figures only */
+    if (s->ncollect == SESSION_MAX_COLLECT)
+        usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
+    s->collect[s->ncollect] = collect_start(cls, target, s->interval_s, err);
+    if (s->collect[s->ncollect] == NULL)
+        usage_fatal("%s", err);
+    names[s->ncollect++] = cls->name;
+}
+
+/* A line that could not be written is an error: said once on stderr, exit 1. */
+static void
+check_output(FILE *f, const char *what)
+{
+    if (f == NULL || (fflush(f) == 0 && !ferror(f)))
+        return;
+    fprintf(stderr, "benchtop: cannot write to %s: %s (lines were lost)\n", what,
+            errno ? strerror(errno) : "write error");
+    exit(1);
+}
+
+/* A watch that never got one sample is a failure, whatever the output showed. */
+static void
+check_watched(struct collect *c, const char *target)
+{
+    struct collect_result res;
+
+    collect_read(c, &res);
+    if (res.samples == 0) {
+        fprintf(stderr, "benchtop: no sample of %s succeeded: %s\n", target, res.error);
+        exit(1);
+    }
+}
+
+void
+cmd_front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **names,
+              const char **targets)
+{
+    struct tui_conf tc = {.theme = s->rc->theme, .report = ctx};
+    struct headless_conf hc = {.report = ctx};
+    char err[BT_ERRLEN];
+    int i;
+
+    for (i = 0; i < s->ncollect; i++) {
+        tc.names[i] = hc.names[i] = names[i];
+        tc.targets[i] = hc.targets[i] = targets[i];
+    }
+    if (s->rc->headless && tui_check_theme(tc.theme, err) < 0)
+        usage_fatal("%s", err);
+    if (s->rc->headless)
+        headless_run(s, sigfd, &hc);
+    else if (tui_run(s, sigfd, &tc, err) < 0)
+        usage_fatal("%s", err);
+    for (i = 0; i < s->ncollect; i++)
+        if (s->eng == NULL)
+            check_watched(s->collect[i], targets[i]);
+    for (i = 0; i < s->ncollect; i++)
+        collect_stop(s->collect[i]);
+    check_output(ctx->json, ctx->json == stdout ? "standard output" : s->rc->record);
+    check_output(ctx->human, "standard error");
+}
+
+int
+cmd_looks_like_target(const char *word)
+{
+    return strstr(word, "://") != NULL || strchr(word, '=') != NULL || word[0] == '/';
+}

@@ -1,0 +1,95 @@
+/* The strict number parsers (safe_strtoull family): whole text, no sign where none is allowed,
+ * overflow refused. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "util.h"
+
+static void
+test_strtoull(void **state)
+{
+    uint64_t v = 7;
+
+    assert_int_equal(safe_strtoull("0", &v), 0);
+    assert_true(v == 0);
+    assert_int_equal(safe_strtoull("18446744073709551615", &v), 0);
+    assert_true(v == UINT64_MAX);
+    v = 7;
+    assert_int_equal(safe_strtoull("18446744073709551616", &v), -1); /* overflow */
+    assert_int_equal(safe_strtoull("", &v), -1);
+    assert_int_equal(safe_strtoull("-1", &v), -1);
+    assert_int_equal(safe_strtoull("+1", &v), -1);
+    assert_int_equal(safe_strtoull(" 1", &v), -1);
+    assert_int_equal(safe_strtoull("1 ", &v), -1);
+    assert_int_equal(safe_strtoull("12x", &v), -1);
+    assert_int_equal(safe_strtoull("1e3", &v), -1);
+    assert_true(v == 7); /* untouched on failure */
+}
+
+static void
+test_strntoull_reads_n_bytes(void **state)
+{
+    uint64_t v;
+
+    assert_int_equal(safe_strntoull("4242:rest", 4, &v), 0);
+    assert_true(v == 4242);
+    assert_int_equal(safe_strntoull("4242", 0, &v), -1);
+    assert_int_equal(safe_strntoull("42\r\n", 4, &v), -1);
+}
+
+static void
+test_strtoll(void **state)
+{
+    long long v;
+
+    assert_int_equal(safe_strtoll("-42", &v), 0);
+    assert_true(v == -42);
+    assert_int_equal(safe_strtoll("9223372036854775807", &v), 0);
+    assert_true(v == INT64_MAX);
+    assert_int_equal(safe_strtoll("-9223372036854775808", &v), 0);
+    assert_true(v == INT64_MIN);
+    assert_int_equal(safe_strtoll("9223372036854775808", &v), -1);
+    assert_int_equal(safe_strtoll("-9223372036854775809", &v), -1);
+    assert_int_equal(safe_strtoll("-", &v), -1);
+    assert_int_equal(safe_strtoll("--1", &v), -1);
+    assert_int_equal(safe_strtoll("2.5", &v), -1);
+}
+
+static void
+test_strtod(void **state)
+{
+    double d;
+
+    assert_int_equal(safe_strtod("0.25", &d), 0);
+    assert_true(d == 0.25);
+    assert_int_equal(safe_strtod("1e-3", &d), 0);
+    assert_true(d == 1e-3);
+    assert_int_equal(safe_strtod("-5", &d), 0);
+    assert_true(d == -5);
+    assert_int_equal(safe_strtod("nan", &d), -1);
+    assert_int_equal(safe_strtod("inf", &d), -1);
+    assert_int_equal(safe_strtod("0x10", &d), -1);
+    assert_int_equal(safe_strtod(" 1", &d), -1);
+    assert_int_equal(safe_strtod("1.5s", &d), -1);
+    assert_int_equal(safe_strtod("1e999", &d), -1);
+    assert_int_equal(safe_strtod("", &d), -1);
+    assert_int_equal(safe_strntod("1.23456 rest", 7, &d), 0);
+    assert_true(d == 1.23456);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_strtoull),
+        cmocka_unit_test(test_strntoull_reads_n_bytes),
+        cmocka_unit_test(test_strtoll),
+        cmocka_unit_test(test_strtod),
+    };
+    return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
