@@ -71,8 +71,8 @@ static int
 spawn(struct server *s, struct mc_server *mc, char *err)
 {
     char port[16];
-    char *argv[] = {mc->prog, "-l", "127.0.0.1", "-p", port,   "-U",
-                    "0",      "-m", "64",        "-c", "4096", NULL};
+    char *argv[] = {mc->prog, "-l", "127.0.0.1", "-p", port,    "-U",
+                    "0",      "-m", "64",        "-c", "11000", NULL};
     int status;
 
     snprintf(port, sizeof port, "%d", s->port);

@@ -149,7 +149,7 @@ enum { N_WORKLOADS = sizeof workloads / sizeof workloads[0] };
 static const char *const my_schemes[] = {"mysql://", "mariadb://", NULL};
 static const char *const my_workloads[] = {"point-select", "read-only", "read-write", "write-only",
                                            "counter",      "insert",    NULL};
-static const char *const my_modes[] = {"text", "prepared", NULL};
+static const char *const my_modes[] = {"prepared", "text", NULL}; /* sysbench's default first */
 
 /* sysbench's range_size: range queries cover id .. id + 99. */
 enum { RANGE_SIZE = 100 };

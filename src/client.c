@@ -5,6 +5,7 @@
 #include "client.h"
 
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,13 +42,16 @@ lose_connection(struct worker *w, struct client *c, const char *msg)
         worker_stats(w)->connect_fails++; /* still the same outage: one error is enough */
     else
         note_error(w, ERR_CONN, msg);
+    worker_unwatch(w, c);
     e->drv->conn_disconnect(c->conn);
     c->inflight = 0; /* one loss is one error, however many requests were in flight */
     c->head = 0;
     c->lost = 1;
     c->has_slot = 0;
+    c->retrying = 0;
     c->state = CS_BACKOFF;
     c->wake_us = now_us() + (uint64_t)c->backoff_ms * 1000u;
+    worker_timer(w, c);
     c->backoff_ms = c->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : c->backoff_ms * 2;
 }
 
@@ -66,6 +70,7 @@ start_connect(struct worker *w, struct client *c)
     enum drv_status st;
 
     c->connect_us = now_us();
+    c->active_us = c->connect_us;
     st = w->eng->drv->conn_connect_start(c->conn, err);
     if (st == DRV_ERROR) {
         lose_connection(w, c, err);
@@ -90,12 +95,37 @@ connected(struct worker *w, struct client *c)
     c->state = CS_IDLE;
 }
 
+/*
+ * --max-tries: a serialization failure or deadlock (the driver rolled back)
+ * is tried again with the same draws, its latency still from the first try.
+ * 1 if the transaction will run again.
+ */
+static int
+retry(struct worker *w, struct client *c, uint64_t origin, const struct txn_result *res)
+{
+    struct wstats *s = worker_stats(w);
+
+    if ((res->err != ERR_SERIALIZATION && res->err != ERR_DEADLOCK) || c->depth > 1 ||
+        c->tries >= w->eng->rc->max_tries)
+        return 0;
+    s->retried += c->tries == 1;
+    s->retries++;
+    c->tries++;
+    c->retrying = 1;
+    *c->rng = c->rng_first;
+    c->has_slot = 1; /* start_txn takes origin_us as the latency origin */
+    c->origin_us = origin;
+    return 1;
+}
+
 /* Counts one finished transaction, its latency taken from origin. */
 static void
 record(struct worker *w, struct client *c, uint64_t origin, const struct txn_result *res)
 {
     struct wstats *s = worker_stats(w);
 
+    if (retry(w, c, origin, res))
+        return;
     c->done++;
     if (res->err == ERR_NONE) {
         s->txns++;
@@ -111,6 +141,7 @@ static void
 settle(struct worker *w, struct client *c)
 {
     if (w->eng->rc->connect_per_txn) {
+        worker_unwatch(w, c);
         w->eng->drv->conn_disconnect(c->conn);
         c->state = CS_DISCONNECTED;
     } else {
@@ -126,6 +157,7 @@ finish_txn(struct worker *w, struct client *c)
 
     c->head = c->head + 1 == c->depth ? 0 : c->head + 1;
     c->inflight--;
+    c->active_us = w->loop_us; /* the next oldest's wait counts from here */
     record(w, c, origin, &c->res);
     c->res.err = ERR_NONE;
     c->res.ops = 0;
@@ -155,6 +187,11 @@ start_txn(struct worker *w, struct client *c)
     enum drv_status st;
     int tail;
 
+    if (!c->retrying) {
+        c->tries = 1;
+        c->rng_first = *c->rng;
+    }
+    c->retrying = 0;
     c->has_slot = 0;
     res->err = ERR_NONE;
     res->ops = 0;
@@ -171,6 +208,8 @@ start_txn(struct worker *w, struct client *c)
     }
     tail = c->head + c->inflight;
     c->origins[tail >= c->depth ? tail - c->depth : tail] = origin;
+    if (c->inflight == 0)
+        c->active_us = w->loop_us;
     c->inflight++;
     c->state = CS_RUNNING;
     c->want = poll_events(st);
@@ -230,12 +269,14 @@ socket_step(struct worker *w, struct client *c)
 }
 
 void
-client_init(struct client *c, int id, void *conn, int depth)
+client_init(struct client *c, int id, void *conn, int depth, struct rng *rng)
 {
     memset(c, 0, sizeof(*c));
+    c->rng = rng;
     c->id = id;
     c->conn = conn;
     c->state = CS_DISCONNECTED;
+    c->reg_fd = -1;
     c->backoff_ms = BACKOFF_MIN_MS;
     c->depth = depth > 0 ? depth : 1;
     c->origins = xcalloc((size_t)c->depth, sizeof(*c->origins));
@@ -245,7 +286,9 @@ void
 client_free(struct client *c)
 {
     free(c->origins);
+    free(c->rng);
     c->origins = NULL;
+    c->rng = NULL;
 }
 
 int
@@ -275,8 +318,8 @@ client_give_slot(struct worker *w, struct client *c, uint64_t sched_us)
     client_advance(w, c);
 }
 
-void
-client_advance(struct worker *w, struct client *c)
+static void
+advance(struct worker *w, struct client *c)
 {
     int per_txn = w->eng->rc->connect_per_txn;
     int pipelining = w->eng->drv->pipelining;
@@ -312,8 +355,10 @@ client_advance(struct worker *w, struct client *c)
             if (!may_start(w, c))
                 return;
             start_txn(w, c);
-            if (c->state == CS_IDLE)
+            if (c->state == CS_IDLE) {
                 c->wake_us = now_us(); /* failed at once: retry after one loop turn */
+                worker_timer(w, c);
+            }
             if (c->state == CS_RUNNING && pipelining)
                 break; /* fill the pipe, then send it all at once (CS_RUNNING) */
             if (c->state != CS_BACKOFF)
@@ -337,9 +382,28 @@ client_advance(struct worker *w, struct client *c)
 }
 
 void
+client_advance(struct worker *w, struct client *c)
+{
+    advance(w, c);
+    worker_watch(w, c);
+}
+
+void
 client_close(struct worker *w, struct client *c)
 {
+    worker_unwatch(w, c);
     if (c->state == CS_CONNECTING || c->state == CS_IDLE || c->state == CS_RUNNING)
         w->eng->drv->conn_disconnect(c->conn);
     c->state = CS_DISCONNECTED;
+}
+
+void
+client_stalled(struct worker *w, struct client *c)
+{
+    char msg[BT_ERRLEN];
+
+    snprintf(msg, sizeof msg, "%s made no progress for %g s (--stall-timeout): connection dropped",
+             c->state == CS_CONNECTING ? "the connect" : "the transaction",
+             w->eng->rc->stall_timeout_s);
+    lose_connection(w, c, msg);
 }

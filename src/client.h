@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include "driver.h"
+#include "rand.h"
 
 struct worker;
 
@@ -39,23 +40,30 @@ struct client {
     int id;
     enum client_state state;
     void *conn;
-    short want;           /* POLLIN / POLLOUT while waiting on the socket */
-    int has_slot;         /* a transaction is due: origin_us is its start */
-    int lost;             /* the previous connection was lost: next connect is a reconnect */
-    unsigned backoff_ms;  /* next reconnect delay */
-    uint64_t origin_us;   /* latency origin: scheduled (open loop) or actual start */
-    uint64_t wake_us;     /* CS_BACKOFF, or CS_IDLE after a failed start: when to go on (0 = not) */
-    uint64_t connect_us;  /* when the current connect began */
-    long long done;       /* transactions finished, ok or not */
-    int depth;            /* transactions allowed in flight: --pipeline, or 1 */
-    int inflight;         /* transactions started and not finished */
-    int head;             /* origins[head] is the oldest in flight's latency origin */
-    uint64_t *origins;    /* ring of depth entries: one latency origin per transaction */
+    short want;          /* POLLIN / POLLOUT while waiting on the socket */
+    int reg_fd;          /* the fd registered in the worker's epoll set, or -1 */
+    uint32_t reg_events; /* ... and the events it is registered for */
+    uint64_t active_us;  /* the current connect or oldest transaction began (stall check) */
+    int has_slot;        /* a transaction is due: origin_us is its start */
+    int lost;            /* the previous connection was lost: next connect is a reconnect */
+    unsigned backoff_ms; /* next reconnect delay */
+    uint64_t origin_us;  /* latency origin: scheduled (open loop) or actual start */
+    uint64_t wake_us;    /* CS_BACKOFF, or CS_IDLE after a failed start: when to go on (0 = not) */
+    uint64_t connect_us; /* when the current connect began */
+    long long done;      /* transactions finished, ok or not */
+    int depth;           /* transactions allowed in flight: --pipeline, or 1 */
+    int inflight;        /* transactions started and not finished */
+    int head;            /* origins[head] is the oldest in flight's latency origin */
+    uint64_t *origins;   /* ring of depth entries: one latency origin per transaction */
     struct txn_result res;
+    struct rng *rng;      /* this client's draws (the driver's script uses it) */
+    struct rng rng_first; /* the state at the first try: a retry draws the same values */
+    int tries;            /* tries of the transaction in flight (depth 1 only) */
+    int retrying;         /* the next start is a retry: same draws, same latency origin */
 };
 
-/* depth: transactions in flight per connection (1 unless the driver pipelines). */
-void client_init(struct client *c, int id, void *conn, int depth);
+/* depth: transactions in flight per connection (1 unless the driver pipelines). rng: its own. */
+void client_init(struct client *c, int id, void *conn, int depth, struct rng *rng);
 /* Frees what client_init allocated (not conn: the driver's). */
 void client_free(struct client *c);
 /* Runs the state machine until it must wait (socket, timer or schedule). */
@@ -66,5 +74,7 @@ void client_give_slot(struct worker *w, struct client *c, uint64_t sched_us);
 int client_wants_slot(const struct worker *w, const struct client *c);
 /* Closes the connection, if any (end of run). */
 void client_close(struct worker *w, struct client *c);
+/* The connect or transaction in flight made no progress for --stall-timeout: a lost connection. */
+void client_stalled(struct worker *w, struct client *c);
 
 #endif

@@ -58,8 +58,10 @@ json_common(FILE *f, const struct wstats *s, double secs)
     for (k = ERR_NONE + 1; k < ERR__COUNT; k++)
         fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
                 (unsigned long long)s->errors[k]);
+    fprintf(f, "},\"retried\":%llu,\"retries\":%llu", (unsigned long long)s->retried,
+            (unsigned long long)s->retries);
     fprintf(
-        f, "},\"reconnects\":%llu,\"connect_fails\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
+        f, ",\"reconnects\":%llu,\"connect_fails\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
         (unsigned long long)s->reconnects, (unsigned long long)s->connect_fails,
         s->txns ? (double)s->lag_sum_us / (double)s->txns : 0.0, (unsigned long long)s->lag_max_us);
     fprintf(f,
@@ -194,6 +196,8 @@ human_progress(FILE *f, const struct snapshot *snap)
     fprintf(f, "progress: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %llu failed", snap->t,
             per_s(s->txns, snap->interval_s), hist_mean(s->lat) / 1000.0,
             (double)hist_percentile(s->lat, 99) / 1000.0, (unsigned long long)wstats_errors(s));
+    if (s->retries)
+        fprintf(f, ", %llu retried", (unsigned long long)s->retried);
     if (s->reconnects)
         fprintf(f, ", %llu reconnects", (unsigned long long)s->reconnects);
     if (s->late)
@@ -213,6 +217,9 @@ human_errors(FILE *f, const struct wstats *s)
         if (s->errors[k])
             fprintf(f, ", %s %llu", err_kind_name(k), (unsigned long long)s->errors[k]);
     fputc('\n', f);
+    if (s->retries) /* as pgbench says it */
+        fprintf(f, "number of transactions retried: %llu\ntotal number of retries: %llu\n",
+                (unsigned long long)s->retried, (unsigned long long)s->retries);
     if (s->last_error[0])
         fprintf(f, "last error: %s\n", s->last_error);
 }

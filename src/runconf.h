@@ -30,6 +30,8 @@ struct runconf {
     double interval_s;      /* -P */
     double late_ms;         /* --late-ms: schedule lag that makes a transaction late */
     int connect_per_txn;    /* -C */
+    int max_tries;          /* --max-tries: tries for a serialization failure or deadlock */
+    double stall_timeout_s; /* --stall-timeout: a connect or transaction stuck this long is an error */
     int headless;           /* --headless, or stdout is not a terminal */
     int force;              /* init --force */
     int pipeline;           /* requests in flight per connection: the driver's pipeline_depth() */

@@ -25,7 +25,9 @@
     X(connects)      /* connections established */                                                 \
     X(connect_us)    /* time spent establishing them */                                            \
     X(reconnects)    /* connections re-established after a loss */                                 \
-    X(connect_fails) /* failed attempts to re-establish a lost connection */
+    X(connect_fails) /* failed attempts to re-establish a lost connection */                       \
+    X(retried)       /* transactions that succeeded or failed after more than one try */          \
+    X(retries)       /* tries after the first (--max-tries) */
 
 /* A share of failed transactions above this is flagged (dashboard) and leads the summary. */
 #define FAILED_FLAG_SHARE 0.01

@@ -1,13 +1,15 @@
 /*
- * worker: the -j thread loop. Waits on its clients' sockets and its wake
- * eventfd with ppoll, the timeout computed from the next deadline.
+ * worker: the -j thread loop. Waits on its clients' sockets and its
+ * eventfds with epoll, the timeout computed from the next deadline.
  */
 #include "worker.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +19,10 @@
 #include "util.h"
 
 #define NO_DEADLINE UINT64_MAX
+#define EV_BATCH 256            /* events taken per epoll_wait */
+#define EV_WAKE UINT32_MAX      /* epoll data of wake_fd */
+#define EV_CTL (UINT32_MAX - 1) /* ... of ctl_fd */
+#define SWEEPS_PER_STALL 4      /* stalls are found within 1.25 x --stall-timeout */
 
 struct wstats *
 worker_stats(struct worker *w)
@@ -31,6 +37,100 @@ notify(int fd)
 
     if (write(fd, &one, sizeof(one)) != sizeof(one))
         fatal("eventfd write: %s", strerror(errno));
+}
+
+/* epoll data: the client's index and the fd it was registered with (fds are reused). */
+static uint64_t
+ev_data(int fd, uint32_t idx)
+{
+    return (uint64_t)(uint32_t)fd << 32 | idx;
+}
+
+static int
+ev_ctl(struct worker *w, int op, int fd, uint32_t events, uint32_t idx)
+{
+    struct epoll_event ev = {.events = events, .data.u64 = ev_data(fd, idx)};
+
+    return epoll_ctl(w->epfd, op, fd, &ev);
+}
+
+void
+worker_watch(struct worker *w, struct client *c)
+{
+    int fd, op;
+    uint32_t events, idx = (uint32_t)(c - w->clients);
+
+    if (c->want == 0 || (c->state != CS_CONNECTING && c->state != CS_RUNNING))
+        return; /* left registered: disarmed lazily if it fires (see handle_event) */
+    fd = w->eng->drv->conn_fd(c->conn);
+    events = c->want & POLLOUT ? EPOLLOUT : EPOLLIN;
+    if (fd == c->reg_fd && events == c->reg_events)
+        return;
+    /* a new fd: the driver closed the old one, which left the set with it */
+    op = fd == c->reg_fd ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    if (ev_ctl(w, op, fd, events, idx) < 0) {
+        op = errno == ENOENT ? EPOLL_CTL_ADD : errno == EEXIST ? EPOLL_CTL_MOD : -1;
+        if (op < 0 || ev_ctl(w, op, fd, events, idx) < 0)
+            fatal("epoll_ctl on fd %d: %s", fd, strerror(errno));
+    }
+    c->reg_fd = fd;
+    c->reg_events = events;
+}
+
+void
+worker_unwatch(struct worker *w, struct client *c)
+{
+    if (c->reg_fd >= 0)
+        epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->reg_fd, NULL); /* ENOENT: already gone */
+    c->reg_fd = -1;
+    c->reg_events = 0;
+}
+
+static void
+heap_swap(struct wtimer *h, int a, int b)
+{
+    struct wtimer t = h[a];
+
+    h[a] = h[b];
+    h[b] = t;
+}
+
+void
+worker_timer(struct worker *w, struct client *c)
+{
+    struct wtimer *h;
+    int i;
+
+    if (w->ntimers == w->timers_cap) {
+        w->timers_cap = w->timers_cap ? w->timers_cap * 2 : 64;
+        w->timers = xrealloc(w->timers, (size_t)w->timers_cap * sizeof(*w->timers));
+    }
+    h = w->timers;
+    i = w->ntimers++;
+    h[i].at = c->wake_us;
+    h[i].client = (int)(c - w->clients);
+    for (; i > 0 && h[(i - 1) / 2].at > h[i].at; i = (i - 1) / 2)
+        heap_swap(h, i, (i - 1) / 2);
+}
+
+static struct wtimer
+timer_pop(struct worker *w)
+{
+    struct wtimer *h = w->timers, top = h[0];
+    int i = 0, n = --w->ntimers;
+
+    h[0] = h[n];
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && h[l].at < h[m].at)
+            m = l;
+        if (r < n && h[r].at < h[m].at)
+            m = r;
+        if (m == i)
+            return top;
+        heap_swap(h, i, m);
+        i = m;
+    }
 }
 
 static int
@@ -82,8 +182,11 @@ add_client(struct worker *w)
     const struct engine *e = w->eng;
     /* -C gives each request its own connection: nothing to pipeline */
     int depth = e->drv->pipelining && !e->rc->connect_per_txn ? e->rc->pipeline : 1;
+    /* its own: a retry replays this client's draws, whatever the others drew meanwhile */
+    struct rng *rng = xmalloc(sizeof(*rng));
 
-    client_init(c, w->next_id, e->drv->conn_new(e->shared, w->next_id, &w->rng), depth);
+    rng_seed(rng, rng_next(&w->rng));
+    client_init(c, w->next_id, e->drv->conn_new(e->shared, w->next_id, rng), depth, rng);
     w->next_id += e->nworkers;
 }
 
@@ -106,8 +209,6 @@ resize(struct worker *w, int n)
     if (n > w->capacity) {
         w->capacity = n * 2;
         w->clients = xrealloc(w->clients, (size_t)w->capacity * sizeof(*w->clients));
-        w->pfds = xrealloc(w->pfds, ((size_t)w->capacity + 2) * sizeof(*w->pfds));
-        w->pfd_client = xrealloc(w->pfd_client, ((size_t)w->capacity + 2) * sizeof(int));
     }
     while (w->nclients > n)
         remove_client(w);
@@ -115,7 +216,6 @@ resize(struct worker *w, int n)
         add_client(w);
     for (i = old; i < w->nclients; i++)
         client_advance(w, &w->clients[i]);
-    w->npfds_valid = 0; /* the pollfd array no longer matches the clients */
     atomic_store(&w->nclients_seen, w->nclients);
 }
 
@@ -162,85 +262,114 @@ timer_set(const struct client *c)
 static uint64_t
 next_deadline(const struct worker *w)
 {
-    uint64_t d = NO_DEADLINE;
-    int i;
+    uint64_t d = w->ntimers > 0 ? w->timers[0].at : NO_DEADLINE;
 
-    for (i = 0; i < w->nclients; i++)
-        if (timer_set(&w->clients[i]) && w->clients[i].wake_us < d)
-            d = w->clients[i].wake_us;
+    if (w->stall_us > 0 && w->next_sweep_us < d)
+        d = w->next_sweep_us;
     if (w->open_loop && has_waiting_client(w) && sched_peek(&w->sched) < d)
         d = sched_peek(&w->sched);
     return d;
 }
 
-static int
-fill_pollfds(struct worker *w)
+/* One ready fd: the tick, a control change, or a client's socket. */
+static void
+handle_event(struct worker *w, const struct epoll_event *ev)
 {
-    const struct driver_class *drv = w->eng->drv;
-    int i, n = 2;
+    uint32_t idx = (uint32_t)ev->data.u64;
+    int fd = (int)(ev->data.u64 >> 32);
+    struct client *c;
 
-    w->pfds[0].fd = w->wake_fd;
-    w->pfds[0].events = POLLIN;
-    w->pfds[1].fd = w->ctl_fd;
-    w->pfds[1].events = POLLIN;
-    for (i = 0; i < w->nclients; i++) {
-        struct client *c = &w->clients[i];
-        if ((c->state != CS_CONNECTING && c->state != CS_RUNNING) || c->want == 0)
-            continue;
-        w->pfds[n].fd = drv->conn_fd(c->conn);
-        w->pfds[n].events = c->want;
-        w->pfd_client[n] = i;
-        n++;
+    if (idx == EV_WAKE) {
+        swap_buffers(w);
+        return;
     }
-    return n;
+    if (idx == EV_CTL) {
+        apply_control(w);
+        return;
+    }
+    if (idx >= (uint32_t)w->nclients)
+        return; /* removed by a resize earlier in this batch */
+    c = &w->clients[idx];
+    if (fd != c->reg_fd)
+        return; /* an old registration of a reused index */
+    if (c->want == 0 || (c->state != CS_CONNECTING && c->state != CS_RUNNING)) {
+        worker_unwatch(w, c); /* not waiting on it (idle, open loop): stop hearing it */
+        return;
+    }
+    c->want = 0; /* ready: client_advance takes the next step */
+    client_advance(w, c);
+}
+
+/* epoll_pwait2 (Linux 5.11) waits to the microsecond; epoll_wait rounds up to a millisecond. */
+static int
+epoll_until(struct worker *w, uint64_t deadline)
+{
+    static atomic_int no_pwait2;
+    uint64_t now = now_us(), wait = deadline > now ? deadline - now : 0;
+    struct timespec ts = {.tv_sec = (time_t)(wait / 1000000u),
+                          .tv_nsec = (long)(wait % 1000000u) * 1000};
+    int n;
+
+    if (!atomic_load(&no_pwait2)) {
+        n = epoll_pwait2(w->epfd, w->events, w->nevents, deadline == NO_DEADLINE ? NULL : &ts,
+                         NULL);
+        if (n >= 0 || errno != ENOSYS)
+            return n;
+        atomic_store(&no_pwait2, 1);
+    }
+    return epoll_wait(w->epfd, w->events, w->nevents,
+                      deadline == NO_DEADLINE ? -1 : (int)((wait + 999) / 1000));
 }
 
 static void
 wait_events(struct worker *w)
 {
-    int i, n = fill_pollfds(w);
+    int i, n = epoll_until(w, next_deadline(w));
 
-    w->npfds_valid = n;
-    uint64_t deadline = next_deadline(w), now = now_us();
-    struct timespec ts, *tsp = NULL;
-
-    if (deadline != NO_DEADLINE) {
-        uint64_t wait = deadline > now ? deadline - now : 0;
-        ts.tv_sec = (time_t)(wait / 1000000u);
-        ts.tv_nsec = (long)(wait % 1000000u) * 1000;
-        tsp = &ts;
-    }
-    if (ppoll(w->pfds, (nfds_t)n, tsp, NULL) < 0) {
+    w->loop_us = now_us();
+    if (n < 0) {
         if (errno != EINTR)
-            fatal("ppoll: %s", strerror(errno));
+            fatal("epoll_wait: %s", strerror(errno));
         return;
     }
-    if (w->pfds[0].revents)
-        swap_buffers(w);
-    if (w->pfds[1].revents)
-        apply_control(w);
-    for (i = 2; i < n && i < w->npfds_valid; i++) {
-        struct client *c = &w->clients[w->pfd_client[i]];
-        if (w->pfds[i].revents == 0)
-            continue;
-        c->want = 0; /* ready: client_advance takes the next step */
-        client_advance(w, c);
-    }
+    for (i = 0; i < n; i++)
+        handle_event(w, &w->events[i]);
 }
 
 static void
 wake_timers(struct worker *w)
 {
-    int i;
     uint64_t now = now_us();
 
+    while (w->ntimers > 0 && w->timers[0].at <= now) {
+        struct wtimer t = timer_pop(w);
+        struct client *c;
+        if (t.client >= w->nclients)
+            continue;
+        c = &w->clients[t.client];
+        if (!timer_set(c) || c->wake_us > now)
+            continue; /* stale: the client moved on, or set a later time */
+        if (c->state == CS_IDLE)
+            c->wake_us = 0;
+        client_advance(w, c);
+    }
+}
+
+/* A few times per --stall-timeout: a client waiting that long on its socket has lost it. */
+static void
+sweep_stalls(struct worker *w)
+{
+    uint64_t now = w->loop_us;
+    int i;
+
+    if (w->stall_us == 0 || now < w->next_sweep_us)
+        return;
+    w->next_sweep_us = now + w->stall_us / SWEEPS_PER_STALL;
     for (i = 0; i < w->nclients; i++) {
         struct client *c = &w->clients[i];
-        if (timer_set(c) && c->wake_us <= now) {
-            if (c->state == CS_IDLE)
-                c->wake_us = 0;
-            client_advance(w, c);
-        }
+        if ((c->state == CS_CONNECTING || c->state == CS_RUNNING) && c->want != 0 &&
+            now - c->active_us >= w->stall_us)
+            client_stalled(w, c);
     }
 }
 
@@ -297,12 +426,14 @@ worker_main(void *arg)
     pthread_mutex_lock(&w->ctl_lock);
     n = w->ctl.clients;
     pthread_mutex_unlock(&w->ctl_lock);
+    w->loop_us = now_us();
     resize(w, n); /* on this thread: it owns its clients from the first one */
     while (!atomic_load(&w->eng->stop)) {
         if (w->open_loop && !w->paused)
             assign_slots(w);
         wait_events(w);
         wake_timers(w);
+        sweep_stalls(w);
         if (!atomic_load(&w->finished) && all_finished(w)) {
             atomic_store(&w->finished, 1);
             notify(w->eng->notify_fd);
@@ -337,12 +468,18 @@ worker_start(struct worker *w, const struct engine *eng, int id, const struct wo
     wstats_init(&w->stats[1]);
     w->capacity = ctl->clients > 0 ? ctl->clients : 1;
     w->clients = xcalloc((size_t)w->capacity, sizeof(*w->clients));
-    w->pfds = xcalloc((size_t)w->capacity + 2, sizeof(*w->pfds));
-    w->pfd_client = xcalloc((size_t)w->capacity + 2, sizeof(int));
+    w->nevents = EV_BATCH;
+    w->events = xcalloc((size_t)w->nevents, sizeof(*w->events));
+    w->stall_us = (uint64_t)(rc->stall_timeout_s * 1e6);
+    w->next_sweep_us = now_us() + w->stall_us / SWEEPS_PER_STALL;
     w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     w->ctl_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (w->wake_fd < 0 || w->ctl_fd < 0)
-        return seterr(err, "eventfd: %s", strerror(errno));
+    w->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (w->wake_fd < 0 || w->ctl_fd < 0 || w->epfd < 0)
+        return seterr(err, "eventfd/epoll: %s", strerror(errno));
+    if (ev_ctl(w, EPOLL_CTL_ADD, w->wake_fd, EPOLLIN, EV_WAKE) < 0 ||
+        ev_ctl(w, EPOLL_CTL_ADD, w->ctl_fd, EPOLLIN, EV_CTL) < 0)
+        return seterr(err, "epoll_ctl: %s", strerror(errno));
     rv = pthread_create(&w->thread, NULL, worker_main, w);
     if (rv != 0)
         return seterr(err, "cannot start a worker thread: %s (try a smaller -j)", strerror(rv));
@@ -377,8 +514,9 @@ worker_free(struct worker *w)
         client_free(&w->clients[i]);
     }
     free(w->clients);
-    free(w->pfds);
-    free(w->pfd_client);
+    free(w->events);
+    free(w->timers);
+    close(w->epfd);
     close(w->wake_fd);
     close(w->ctl_fd);
     pthread_mutex_destroy(&w->ctl_lock);

@@ -1,8 +1,15 @@
 /*
- * worker: one -j thread. Runs one event loop (ppoll) over its share of the
+ * worker: one -j thread. Runs one event loop (epoll) over its share of the
  * clients, with a timeout computed from the next deadline (schedule,
- * reconnect backoff). Owns its clients, its rng, its schedule and a pair of
- * stats buffers.
+ * reconnect backoff, stalled connections). Owns its clients, its rng, its
+ * schedule and a pair of stats buffers.
+ *
+ * The loop's cost follows the sockets that are ready, not the clients
+ * connected: a client stays registered in the epoll set with the event it
+ * waits for, re-registered only when that changes (client_advance ends with
+ * worker_watch), so a request/reply turn costs no epoll_ctl. Timers
+ * (backoff, a retry) sit in a min-heap; stalls are found by a sweep a few
+ * times per --stall-timeout.
  *
  * The tick protocol (no lock or atomic per transaction): the main thread
  * writes to wake_fd; the worker, at its next loop turn, switches `cur` to
@@ -13,7 +20,7 @@
 #ifndef BENCHTOP_WORKER_H
 #define BENCHTOP_WORKER_H
 
-#include <poll.h>
+#include <sys/epoll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -39,16 +46,28 @@ struct worker {
     int ctl_fd;               /* eventfd: main -> worker, "ctl changed" */
     pthread_mutex_t ctl_lock; /* guards ctl: taken once per change, never per transaction */
     struct worker_ctl ctl;
-    int next_id;              /* client ids: id, id + nworkers, ... (unique across workers) */
-    atomic_int finished;      /* every client reached -t */
+    int next_id;         /* client ids: id, id + nworkers, ... (unique across workers) */
+    atomic_int finished; /* every client reached -t */
     atomic_int tid;      /* the thread's id, for its CPU time in /proc */
     double cpu_s;
-    double wait_s;      /* main thread only: its run-queue wait at the last tick */        /* main thread only: its CPU seconds at the last tick */
-    atomic_int nclients_seen; /* clients, for the main thread's display */
-    int capacity;             /* clients allocated */
-    struct pollfd *pfds;      /* scratch for the loop: [0] wake, [1] ctl, then clients */
-    int *pfd_client;
-    int npfds_valid; /* pfds entries that still match clients (0 after a resize) */
+    double wait_s;
+        /* main thread only: its run-queue wait at the last tick */ /* main thread only: its CPU
+                                                                       seconds at the last tick */
+    atomic_int nclients_seen;   /* clients, for the main thread's display */
+    int capacity;               /* clients allocated */
+    int epfd;                   /* epoll: wake_fd, ctl_fd and each waiting client's socket */
+    struct epoll_event *events; /* scratch for epoll_wait */
+    int nevents;
+    struct wtimer *timers; /* min-heap on .at: clients' wake_us (entries may be stale) */
+    int ntimers, timers_cap;
+    uint64_t loop_us;       /* the clock after the last wait: "now" for progress marks */
+    uint64_t stall_us;      /* --stall-timeout in us; 0 = never */
+    uint64_t next_sweep_us; /* when to look for stalled clients next */
+};
+
+struct wtimer {
+    uint64_t at;
+    int client; /* index into clients */
 };
 
 /* Sets up the worker with ctl->clients clients and starts the thread. 0 or -1 with err. */
@@ -62,5 +81,11 @@ void worker_free(struct worker *w);
 
 /* For client.c: the stats buffer being written now. */
 struct wstats *worker_stats(struct worker *w);
+/* For client.c: wait on c's socket for c->want (nothing when want is 0). */
+void worker_watch(struct worker *w, struct client *c);
+/* For client.c: forget c's socket; called before the driver closes it. */
+void worker_unwatch(struct worker *w, struct client *c);
+/* For client.c: advance c once the clock reaches c->wake_us. */
+void worker_timer(struct worker *w, struct client *c);
 
 #endif

@@ -77,6 +77,7 @@ struct dash {
     uint64_t errors;                      /* last interval */
     double failed_pct; /* failed share of the last interval's transactions, %; flagged over 1 */
     uint64_t errors_total, reconnects_total, late_total, txns_total;
+    uint64_t retried_total, retries_total; /* --max-tries */
 
     /* latency, us */
     struct hist_summary lat_cur, lat_total;

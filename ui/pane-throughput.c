@@ -84,6 +84,11 @@ fill_items(const struct dash *d, struct stat_item *it)
     it[n] = (struct stat_item){"errors", "", count_style(d->errors, d->errors_total)};
     snprintf(it[n++].value, sizeof(it->value), "%llu (total %llu)", (unsigned long long)d->errors,
              (unsigned long long)d->errors_total);
+    if (d->retried_total) { /* transactions tried again (--max-tries), and their extra tries */
+        it[n] = (struct stat_item){"retried", "", ST_WARN};
+        snprintf(it[n++].value, sizeof(it->value), "%llu (%llu tries)",
+                 (unsigned long long)d->retried_total, (unsigned long long)d->retries_total);
+    }
     it[n] = (struct stat_item){"reconnects", "", d->reconnects_total ? ST_WARN : ST_VALUE};
     snprintf(it[n++].value, sizeof(it->value), "%llu", (unsigned long long)d->reconnects_total);
     it[n] = (struct stat_item){"late", "", d->late_total ? ST_WARN : ST_VALUE};

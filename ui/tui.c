@@ -139,6 +139,8 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     d->errors_total = wstats_errors(&snap->total);
     d->failed_pct = 100.0 * wstats_failed_share(&snap->cur);
     d->reconnects_total = snap->total.reconnects;
+    d->retried_total = snap->total.retried;
+    d->retries_total = snap->total.retries;
     d->late_total = snap->total.late;
     d->txns_total = snap->total.txns;
     d->state = state_of(t, snap);

@@ -115,18 +115,13 @@ itest_my_fresh_db(const char *dbname, const char *tables, const char *size)
                     "--tables",     (char *)tables,
                     "--table-size", (char *)size,
                     "-q",           NULL};
-    struct run r;
 
     snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", dbname);
     itest_my_exec(m, sql);
     snprintf(sql, sizeof sql, "CREATE DATABASE %s", dbname);
     itest_my_exec(m, sql);
     mysql_close(m);
-    r = itest_runv(args);
-    if (r.status != 0)
-        fprintf(stderr, "init failed: %s", r.err);
-    itest_free(&r);
-    return r.status == 0 ? 0 : -1;
+    return itest_init(args);
 }
 
 #endif

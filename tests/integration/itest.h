@@ -237,6 +237,35 @@ itest_target(const char *dbname)
     return out;
 }
 
+/* Runs `benchtop init ...`: 0, or -1 with its stderr shown. */
+static inline int
+itest_init(char *const args[])
+{
+    struct run r = itest_runv(args);
+    int ok = r.status == 0;
+
+    if (!ok)
+        fprintf(stderr, "init failed: %s", r.err);
+    itest_free(&r);
+    return ok ? 0 : -1;
+}
+
+/* Drops and creates dbname, then fills it with benchtop init --scale scale. 0 or -1. */
+static inline int
+itest_pg_fresh_db(const char *dbname, const char *scale)
+{
+    PGconn *c = itest_pg("postgres");
+    char *args[] = {"init", itest_target(dbname), "--scale", (char *)scale, "-q", NULL};
+    char sql[128];
+
+    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", dbname);
+    itest_exec(c, sql);
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", dbname);
+    itest_exec(c, sql);
+    PQfinish(c);
+    return itest_init(args);
+}
+
 static inline void
 itest_sleep_ms(int ms)
 {

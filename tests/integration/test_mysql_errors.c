@@ -316,6 +316,73 @@ test_server_restart(void **state)
     itest_free(&r);
 }
 
+/* Starts build/tools/delay-proxy in front of the server; returns its pid and its port. */
+static pid_t
+start_proxy(char *const extra[], int *port)
+{
+    char bin[600], target_port[16], line[64];
+    char *argv[10] = {bin, "0", "127.0.0.1", target_port};
+    int fds[2], n = 4;
+    pid_t pid;
+    FILE *f;
+
+    snprintf(bin, sizeof bin, "%s", itest_env("BENCHTOP_BIN"));
+    snprintf(strrchr(bin, '/'), sizeof bin - (size_t)(strrchr(bin, '/') - bin),
+             "/build/tools/delay-proxy");
+    snprintf(target_port, sizeof target_port, "%u", itest_my_port());
+    for (; *extra != NULL && n < 9; extra++)
+        argv[n++] = *extra;
+    argv[n] = NULL;
+    assert_int_equal(pipe(fds), 0);
+    pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        execv(bin, argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    f = fdopen(fds[0], "r");
+    if (fgets(line, sizeof line, f) == NULL || sscanf(line, "port=%d", port) != 1)
+        fail_msg("delay-proxy did not start: %s", bin);
+    fclose(f);
+    return pid;
+}
+
+/*
+ * A stream that turns to garbage mid-run (every byte from the server
+ * inverted 1 s into each connection): the client waits for a packet that
+ * never ends. Each stalled connection is counted as a connection error,
+ * closed and reconnected after --stall-timeout, and the run goes on.
+ */
+static void
+test_corrupt_stream(void **state)
+{
+    char *extra[] = {"0", "60", "1000", NULL};
+    char target[200];
+    int port;
+    pid_t proxy = start_proxy(extra, &port);
+    char *args[] = {"run", target, "--headless", "-T", "7", "-c", "2", "--table-size", "1500",
+                    "--stall-timeout", "1", "--no-collect", NULL};
+    const char *sum;
+    struct run r;
+
+    snprintf(target, sizeof target, "mysql://root@127.0.0.1:%d/" DB, port);
+    r = itest_runv(args);
+    kill(proxy, SIGTERM);
+    waitpid(proxy, NULL, 0);
+    sum = itest_line(r.out, "\"type\":\"summary\"");
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(sum);
+    /* each connection stalls about every 2 s (1 s of service, 1 s of stall) */
+    assert_true(itest_num(sum, "reconnects") >= 2);
+    assert_true(itest_num(strstr(sum, "errors_by_kind"), "connection") >= 2);
+    assert_non_null(strstr(r.err, "no progress for 1 s"));
+    assert_true(itest_num(sum, "transactions") > 0);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -330,6 +397,7 @@ main(void)
         cmocka_unit_test(test_missing_privilege), cmocka_unit_test(test_password_hidden),
         cmocka_unit_test(test_init_refuses),      cmocka_unit_test(test_init_force),
         cmocka_unit_test(test_init_interrupted),  cmocka_unit_test(test_server_restart),
+        cmocka_unit_test(test_corrupt_stream),
     };
     return cmocka_run_group_tests_name("mysql_errors", tests, setup, teardown);
 }

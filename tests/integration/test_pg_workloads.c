@@ -47,19 +47,8 @@ commits(void)
 static int
 setup(void **state)
 {
-    PGconn *c = itest_pg("postgres");
-    char *args[] = {"init", itest_target(DB), "--scale", "1", "-q", NULL};
-    struct run r;
-
-    itest_exec(c, "DROP DATABASE IF EXISTS " DB);
-    itest_exec(c, "CREATE DATABASE " DB);
-    PQfinish(c);
-    r = itest_runv(args);
-    if (r.status != 0) {
-        fprintf(stderr, "init failed: %s", r.err);
+    if (itest_pg_fresh_db(DB, "1") < 0)
         return -1;
-    }
-    itest_free(&r);
     admin = itest_pg(DB);
     stats = itest_pg("postgres");
     return 0;

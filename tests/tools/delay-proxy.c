@@ -1,5 +1,5 @@
 /*
- * delay-proxy LISTEN_PORT TARGET_HOST TARGET_PORT DELAY_MS [SECONDS]
+ * delay-proxy LISTEN_PORT TARGET_HOST TARGET_PORT DELAY_MS [SECONDS [CORRUPT_AFTER_MS]]
  *
  * A TCP proxy for tests that need a slow network. The test machines reach
  * their servers over loopback, where a round trip costs microseconds, so a
@@ -15,6 +15,12 @@
  * TARGET_HOST must be a loopback address (127.0.0.0/8, ::1 or "localhost"):
  * anything else is refused with exit status 2 before any connection is
  * attempted, because the project's tools must never aim load off the machine.
+ *
+ * With CORRUPT_AFTER_MS, every byte a connection's target sends from that
+ * long after the connection was accepted reaches the client inverted (XOR
+ * 0xFF): a stream that desynchronises mid-run, for tests of a client that
+ * must notice it (a length header turned huge makes it wait for bytes that
+ * never come).
  *
  * When either side closes (or fails), the proxy stops reading from both,
  * delivers on time what it has already queued, and closes both sides once
@@ -97,6 +103,7 @@ struct conn {
     uint32_t events[2]; /* what fd[s] is registered for */
     bool connecting;
     bool closing;
+    uint64_t corrupt_from; /* from then on, bytes from the target are inverted */
     uint64_t close_due;
 };
 
@@ -113,6 +120,7 @@ struct proxy {
     struct sockaddr_storage target;
     socklen_t target_len;
     uint64_t delay;
+    uint64_t corrupt_after; /* CORRUPT_AFTER_MS in ns, or NEVER */
     uint64_t armed; /* when timer_fd fires, or NEVER */
     struct conn *conns;
     bool paused; /* not accepting: out of descriptors */
@@ -300,6 +308,9 @@ side_read(struct proxy *p, struct conn *c, int s, uint64_t now)
     ssize_t n = recv(c->fd[s], p->buf, sizeof p->buf, 0);
 
     if (n > 0) {
+        if (s == TARGET && now >= c->corrupt_from)
+            for (ssize_t i = 0; i < n; i++)
+                p->buf[i] ^= (char)0xFF;
         if (!queue_push(&c->q[s], p->buf, (size_t)n, now + p->delay)) {
             fprintf(stderr, "delay-proxy: out of memory, dropping a connection\n");
             conn_abort(c);
@@ -419,6 +430,7 @@ conn_open(struct proxy *p, int client)
     }
     c->fd[CLIENT] = client;
     c->fd[TARGET] = target;
+    c->corrupt_from = p->corrupt_after == NEVER ? NEVER : now_ns() + p->corrupt_after;
     /* From here on, service() frees it whatever happens. */
     c->next = p->conns;
     p->conns = c;
@@ -691,7 +703,8 @@ teardown(struct proxy *p)
 static int
 usage(void)
 {
-    fprintf(stderr, "usage: delay-proxy LISTEN_PORT TARGET_HOST TARGET_PORT DELAY_MS [SECONDS]\n");
+    fprintf(stderr, "usage: delay-proxy LISTEN_PORT TARGET_HOST TARGET_PORT DELAY_MS [SECONDS "
+                    "[CORRUPT_AFTER_MS]]\n");
     return EXIT_REFUSED;
 }
 
@@ -699,10 +712,10 @@ int
 main(int argc, char **argv)
 {
     struct proxy *p;
-    long listen_port, target_port, delay_ms, seconds = DEFAULT_SECONDS;
+    long listen_port, target_port, delay_ms, seconds = DEFAULT_SECONDS, corrupt_ms = -1;
     int bound = 0;
 
-    if (argc < 5 || argc > 6)
+    if (argc < 5 || argc > 7)
         return usage();
     p = calloc(1, sizeof *p);
     if (!p)
@@ -718,8 +731,10 @@ main(int argc, char **argv)
     if (!parse_long(argv[1], 0, 65535, &listen_port) ||
         !parse_long(argv[3], 1, 65535, &target_port) ||
         !parse_long(argv[4], 0, MAX_DELAY_MS, &delay_ms) ||
-        (argc == 6 && !parse_long(argv[5], 1, 365L * 24 * 3600, &seconds)))
+        (argc >= 6 && !parse_long(argv[5], 1, 365L * 24 * 3600, &seconds)) ||
+        (argc == 7 && !parse_long(argv[6], 0, MAX_DELAY_MS, &corrupt_ms)))
         return usage();
+    p->corrupt_after = corrupt_ms < 0 ? NEVER : (uint64_t)corrupt_ms * NS_PER_MS;
     set_port(&p->target, (int)target_port);
     p->delay = (uint64_t)delay_ms * NS_PER_MS;
     if (!setup(p, (int)listen_port, seconds, &bound)) {
