@@ -73,6 +73,7 @@ static const struct rate_row query_rows[] = {
     {MY_COM_ROLLBACK, "rollback/s", 1},
     {MY_SLOW_QUERIES, "slow queries/s", 1},
     {MY_TMP_DISK_TABLES, "tmp disk tables/s", 1},
+    {MY_READ_RND_NEXT, "full-scan rows/s", 0},
 };
 
 static const struct rate_row innodb_rows[] = {
@@ -574,12 +575,53 @@ my_signals(const struct my_sample *cur, struct coll_view *v)
     }
 }
 
+/*
+ * The server's transactions/s: commits and rollbacks; when none moved, the
+ * work is autocommit statements, each its own transaction, so the data
+ * statements (select, insert, update, delete) count instead. A load mixing
+ * both counts only its explicit transactions. NAN when unknown.
+ */
+static double
+server_tps(const struct my_sample *prev, const struct my_sample *cur, double secs)
+{
+    static const enum my_status_var data[] = {MY_COM_SELECT, MY_COM_INSERT, MY_COM_UPDATE,
+                                              MY_COM_DELETE};
+    double tps = rate(prev, cur, MY_COM_COMMIT, secs) + rate(prev, cur, MY_COM_ROLLBACK, secs);
+    double stmts = 0;
+    size_t i;
+
+    if (!(tps == 0))
+        return tps; /* some transactions, or unknown */
+    for (i = 0; i < sizeof data / sizeof data[0]; i++)
+        stmts += rate(prev, cur, data[i], secs);
+    return isnan(stmts) ? tps : stmts;
+}
+
+/* Commits against the log's fsyncs, and the rows and pages each transaction reads. */
+static void
+my_work_signals(const struct my_sample *prev, const struct my_sample *cur, double secs,
+                struct coll_view *v)
+{
+    struct coll_signals *g = &v->sig;
+    double tps = v->server_tps;
+
+    g->commits_s = tps;
+    g->log_syncs_s = rate(prev, cur, MY_LOG_FSYNCS, secs);
+    if (tps > 0) {
+        g->rows_per_txn = rate(prev, cur, MY_ROWS_READ, secs) / tps;
+        g->blocks_per_txn = rate(prev, cur, MY_BP_READ_REQUESTS, secs) / tps;
+    }
+    if (has_setting(cur, MY_SET_MAX_CONN))
+        g->max_sessions = cur->setting[MY_SET_MAX_CONN];
+    if (has_setting(cur, MY_SET_FLUSH_AT_TRX) && cur->setting[MY_SET_FLUSH_AT_TRX] == 1)
+        snprintf(g->commit_advice, sizeof g->commit_advice,
+                 "innodb_flush_log_at_trx_commit = 2");
+}
+
 void
 my_derive(const struct my_sample *prev, const struct my_sample *cur, double secs,
           struct coll_view *view)
 {
-    double commit, rollback;
-
     coll_view_reset(view);
     my_signals(cur, view);
     if (prev != NULL && present(prev, MY_UPTIME) && present(cur, MY_UPTIME) &&
@@ -592,9 +634,8 @@ my_derive(const struct my_sample *prev, const struct my_sample *cur, double secs
     session_rows(view, prev, cur, secs);
     innodb_rows_add(view, prev, cur, secs);
     setting_rows(view, cur);
-    commit = rate(prev, cur, MY_COM_COMMIT, secs);
-    rollback = rate(prev, cur, MY_COM_ROLLBACK, secs);
-    view->server_tps = commit + rollback; /* NAN when either is unknown */
+    view->server_tps = server_tps(prev, cur, secs);
+    my_work_signals(prev, cur, secs, view);
     write_note(view, cur);
 }
 

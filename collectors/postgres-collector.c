@@ -60,6 +60,7 @@ static const char *const state_names[PG_NSTATES] = {
 
 struct pg_coll {
     PGconn *conn;
+    struct pg_probe probed; /* glances since the last sample */
     int version;
     int privileged;
     char *sql; /* pg_collector_sql(version) */
@@ -101,12 +102,33 @@ static const char sessions_sql[] =
     " AND wait_event NOT LIKE 'WAL%') AS io_waiters,"
     " count(*) FILTER (WHERE state <> 'idle' AND (wait_event IN ('WALSync', 'WALWrite',"
     " 'WALInitSync', 'WALInsert', 'WALBufMapping', 'SyncRep'))) AS commit_waiters,"
-    " extract(epoch FROM max(now() - query_start) FILTER (WHERE state = 'active')) AS oldest_s"
+    " extract(epoch FROM max(statement_timestamp() - query_start)"
+    " FILTER (WHERE state = 'active')) AS oldest_s"
     " FROM pg_stat_activity"
     " WHERE pid <> pg_backend_pid()"
     " AND (backend_type = 'client backend'"
     " OR (backend_type IS NULL AND datid IS NOT NULL AND usesysid IS NOT NULL))"
     " GROUP BY 1, 2";
+
+/*
+ * One glance at the client sessions between samples (pg_coll_probe). It
+ * runs inside the transaction the next sample commits, so glancing adds no
+ * commit to xact_commit; pg_stat_clear_snapshot() makes each glance see the
+ * sessions as they are, not as the transaction's first look saw them.
+ */
+static const char probe_sql[] =
+    "SELECT pg_stat_clear_snapshot();"
+    "SELECT coalesce(application_name = 'benchtop', false) AS ours, count(*) AS n,"
+    " count(*) FILTER (WHERE state = 'active') AS active,"
+    " count(*) FILTER (WHERE state = 'active' AND wait_event IS NULL) AS on_cpu,"
+    " count(*) FILTER (WHERE wait_event_type = 'Lock') AS lock,"
+    " count(*) FILTER (WHERE state <> 'idle' AND (wait_event IN ('WALSync', 'WALWrite',"
+    " 'WALInitSync', 'WALInsert', 'WALBufMapping', 'SyncRep') OR wait_event_type = 'IO'))"
+    " AS commit_io,"
+    " count(*) FILTER (WHERE state LIKE 'idle in transaction%') AS idle_tx"
+    " FROM pg_stat_activity"
+    " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
+    " GROUP BY 1";
 
 /* Idle sessions all wait on Client:ClientRead, which says nothing; LIMIT is PG_TOP_WAITS. */
 static const char waits_sql[] = "SELECT wait_event_type || ':' || wait_event AS wait, count(*) AS n"
@@ -147,6 +169,11 @@ static const char wal_sql_14[] =
 /* 18 moved WAL syncs to pg_stat_io. */
 static const char wal_sql_18[] = "SELECT wal_records, wal_bytes, NULL::bigint AS wal_sync,"
                                  " NULL::double precision AS wal_sync_time FROM pg_stat_wal";
+
+/* Sequential scans: the total, and the tables that read the most rows that way. */
+static const char scans_sql[] =
+    "SELECT relname, seq_scan, seq_tup_read, sum(seq_scan) OVER () AS total"
+    " FROM pg_stat_user_tables ORDER BY seq_tup_read DESC NULLS LAST LIMIT 5";
 
 static const char locks_sql[] = "SELECT count(*) AS not_granted FROM pg_locks WHERE NOT granted";
 
@@ -229,6 +256,11 @@ parse_sessions(const PGresult *res, struct pg_sample *s)
         ss->lwlock_waiters += (int)get_i64(res, row, "lwlock_waiters", 0);
         ss->io_waiters += (int)get_i64(res, row, "io_waiters", 0);
         ss->commit_waiters += (int)get_i64(res, row, "commit_waiters", 0);
+        if (ours != NULL && strcmp(ours, "t") == 0) {
+            ss->own_lock_waiters += (int)get_i64(res, row, "lock_waiters", 0);
+            ss->own_commit_io += (int)get_i64(res, row, "commit_waiters", 0) +
+                                 (int)get_i64(res, row, "io_waiters", 0);
+        }
         if (age > ss->oldest_query_s)
             ss->oldest_query_s = age;
     }
@@ -297,6 +329,23 @@ parse_wal(const PGresult *res, struct pg_sample *s)
 }
 
 static void
+parse_scans(const PGresult *res, struct pg_sample *s)
+{
+    struct pg_scans *sc = &s->scans;
+    int row;
+
+    sc->total = get_i64(res, 0, "total", 0);
+    for (row = 0; row < PQntuples(res) && row < PG_TOP_SCANS; row++) {
+        const char *name = get_text(res, row, "relname");
+
+        snprintf(sc->top[row].name, sizeof sc->top[row].name, "%s", name ? name : "?");
+        sc->top[row].scans = get_i64(res, row, "seq_scan", 0);
+        sc->top[row].rows = get_i64(res, row, "seq_tup_read", 0);
+        sc->n = row + 1;
+    }
+}
+
+static void
 parse_locks(const PGresult *res, struct pg_sample *s)
 {
     s->locks_not_granted = (int)get_i64(res, 0, "not_granted", 0);
@@ -339,6 +388,7 @@ static const struct sql_part sql_parts[] = {
     {{{0, database_sql}}, parse_database},
     {{{0, checkpoints_sql_10}, {V17, checkpoints_sql_17}}, parse_checkpoints},
     {{{0, wal_sql_10}, {V14, wal_sql_14}, {V18, wal_sql_18}}, parse_wal},
+    {{{0, scans_sql}}, parse_scans},
     {{{0, locks_sql}}, parse_locks},
     {{{0, settings_sql}}, parse_settings},
 };
@@ -726,26 +776,105 @@ derive_wal(struct span *sp, struct coll_view *v)
     add_wal_sync_time(sp, v);
 }
 
-/* The verdict's inputs: where the sessions are, and the WAL's sync time when timed. */
+/* The sessions' states: the glances' averages when there were any, else the sample's own look. */
 static void
-derive_signals(struct span *sp, struct coll_view *v)
+signal_sessions(const struct pg_sample *cur, struct coll_signals *g)
 {
-    const struct pg_sessions *ss = &sp->cur->sessions;
-    struct coll_signals *g = &v->sig;
-    int i, total = 0;
+    const struct pg_sessions *ss = &cur->sessions;
+    const struct pg_probe *p = &cur->probed;
+    int i, total = 0, own = 0;
 
-    for (i = 0; i < PG_NSTATES; i++)
+    if (p->n > 0) {
+        g->samples = p->n;
+        g->sessions = p->all / p->n;
+        g->active = p->active / p->n;
+        g->on_cpu = p->on_cpu / p->n;
+        g->lock_wait = p->lock / p->n;
+        g->commit_wait = p->commit_io / p->n;
+        g->io_wait = 0; /* counted in commit_wait */
+        g->idle_tx = p->idle_tx / p->n;
+        g->own_sessions = p->own / p->n;
+        g->own_active = p->own_active / p->n;
+        g->own_lock_wait = p->own_lock / p->n;
+        g->own_commit_wait = p->own_commit_io / p->n;
+        return;
+    }
+    for (i = 0; i < PG_NSTATES; i++) {
         total += ss->state[i].ours + ss->state[i].others;
+        own += ss->state[i].ours;
+    }
     g->sessions = total;
     g->active = ss->active;
     g->on_cpu = ss->on_cpu;
     g->lock_wait = ss->lock_waiters;
-    g->lwlock_wait = ss->lwlock_waiters;
     g->io_wait = ss->io_waiters;
     g->commit_wait = ss->commit_waiters;
-    g->rtt_ms = sp->cur->rtt_ms;
-    if (sp->known && sp->cur->wal.have_sync && sp->cur->wal.io_timing)
-        g->log_sync_ms_s = (sp->cur->wal.sync_ms - sp->prev->wal.sync_ms) / sp->secs;
+    g->idle_tx = ss->state[PG_IDLE_TX].ours + ss->state[PG_IDLE_TX].others;
+    g->own_sessions = own;
+    g->own_active = ss->state[PG_ACTIVE].ours;
+    g->own_lock_wait = ss->own_lock_waiters;
+    g->own_commit_wait = ss->own_commit_io;
+}
+
+/* The table whose sequential scans read the most rows over the span, or "". */
+static void
+busiest_scan(struct span *sp, struct coll_signals *g)
+{
+    const struct pg_scans *a = &sp->prev->scans, *b = &sp->cur->scans;
+    double best = 0;
+    int i, j;
+
+    for (i = 0; i < b->n; i++) {
+        for (j = 0; j < a->n && strcmp(a->top[j].name, b->top[i].name) != 0; j++)
+            ;
+        if (j < a->n && b->top[i].rows - a->top[j].rows > best) {
+            best = (double)(b->top[i].rows - a->top[j].rows);
+            snprintf(g->seq_scan_table, sizeof g->seq_scan_table, "%s", b->top[i].name);
+        }
+    }
+}
+
+/* Commits, WAL syncs and the work each transaction does, over the span. */
+static void
+signal_work(struct span *sp, struct coll_signals *g)
+{
+    const struct pg_sample *a = sp->prev, *b = sp->cur;
+    double commits = span_delta(sp, a->db.xact_commit, b->db.xact_commit);
+    double txns = commits + span_delta(sp, a->db.xact_rollback, b->db.xact_rollback);
+    double blocks =
+        span_delta(sp, a->db.blks_hit + a->db.blks_read, b->db.blks_hit + b->db.blks_read);
+
+    g->commits_s = commits / sp->secs;
+    if (b->wal.have_sync)
+        g->log_syncs_s = span_rate(sp, a->wal.syncs, b->wal.syncs);
+    if (txns >= 1) {
+        g->rows_per_txn = span_delta(sp, a->db.tup_returned, b->db.tup_returned) / txns;
+        g->blocks_per_txn = blocks / txns;
+    }
+    g->seq_scans_s = span_rate(sp, a->scans.total, b->scans.total);
+    if (sp->known)
+        busiest_scan(sp, g);
+}
+
+/* The verdict's inputs: where the sessions are, the WAL's syncs, the work per transaction. */
+static void
+derive_signals(struct span *sp, struct coll_view *v)
+{
+    const struct pg_sample *cur = sp->cur;
+    struct coll_signals *g = &v->sig;
+
+    signal_sessions(cur, g);
+    g->lwlock_wait = cur->sessions.lwlock_waiters;
+    g->rtt_ms = cur->rtt_ms;
+    signal_work(sp, g);
+    g->max_sessions = strtod(cur->settings[1], NULL);
+    if (sp->known && cur->wal.have_sync && cur->wal.io_timing)
+        g->log_sync_ms_s = (cur->wal.sync_ms - sp->prev->wal.sync_ms) / sp->secs;
+    else if (cur->wal.have_sync)
+        snprintf(g->sync_untimed, sizeof g->sync_untimed, "track_wal_io_timing");
+    if (strcmp(cur->settings[2], "off") != 0)
+        snprintf(g->commit_advice, sizeof g->commit_advice,
+                 "synchronous_commit = off, or commit_delay");
 }
 
 static void
@@ -919,18 +1048,95 @@ measure_rtt(PGconn *conn, double *rtt_ms, char *err)
     return 0;
 }
 
+static void
+probe_add(struct pg_probe *p, const PGresult *res)
+{
+    int row;
+
+    for (row = 0; row < PQntuples(res); row++) {
+        const char *ours = get_text(res, row, "ours");
+        double n = (double)get_i64(res, row, "n", 0),
+               active = (double)get_i64(res, row, "active", 0);
+        double lock = (double)get_i64(res, row, "lock", 0);
+        double commit_io = (double)get_i64(res, row, "commit_io", 0);
+
+        p->all += n;
+        p->active += active;
+        p->on_cpu += (double)get_i64(res, row, "on_cpu", 0);
+        p->lock += lock;
+        p->commit_io += commit_io;
+        p->idle_tx += (double)get_i64(res, row, "idle_tx", 0);
+        if (ours != NULL && strcmp(ours, "t") == 0) {
+            p->own += n;
+            p->own_active += active;
+            p->own_lock += lock;
+            p->own_commit_io += commit_io;
+        }
+    }
+    p->n++;
+}
+
+/* Statements outside the sample's query, with the deadline: 0, or -1 with err. */
+static int
+exec_ok(PGconn *conn, const char *sql, const char *what, char *err)
+{
+    PGresult *res = pg_exec_timed(conn, sql, NULL, err);
+    int ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+
+    if (res != NULL && !ok)
+        query_error(conn, res, what, err);
+    PQclear(res);
+    return ok ? 0 : -1;
+}
+
+/* A glance at the sessions, in the transaction the next sample commits (see probe_sql). */
+static int
+pg_coll_probe(void *conn, char *err)
+{
+    struct pg_coll *c = conn;
+    PGresult *res;
+    int rc = 0, last = 0;
+
+    uint64_t deadline;
+
+    if (PQtransactionStatus(c->conn) == PQTRANS_IDLE &&
+        exec_ok(c->conn, "BEGIN", "begin a glance at the sessions", err) < 0)
+        return -1;
+    if (!PQsendQuery(c->conn, probe_sql))
+        return query_error(c->conn, NULL, "glance at the sessions", err);
+    deadline = now_us() + ANSWER_TIMEOUT_S * 1000000u;
+    for (;;) {
+        if (next_result(c->conn, deadline, &res, err) < 0)
+            return -1; /* the connection is then closed: the stream is not reusable */
+        if (res == NULL)
+            break;
+        if (rc == 0 && PQresultStatus(res) != PGRES_TUPLES_OK)
+            rc = query_error(c->conn, res, "glance at the sessions", err);
+        else if (rc == 0 && ++last == 2)
+            probe_add(&c->probed, res);
+        PQclear(res);
+    }
+    return rc;
+}
+
 static int
 pg_coll_sample(void *conn, void *out, char *err)
 {
     struct pg_coll *c = conn;
     struct pg_sample *s = out;
+    int in_tx = PQtransactionStatus(c->conn) == PQTRANS_INTRANS;
     PGresult *res;
     uint64_t deadline;
     int i, rc = 0;
 
     s->version = c->version;
     s->privileged = c->privileged;
+    s->probed = c->probed;
+    memset(&c->probed, 0, sizeof c->probed);
     if (measure_rtt(c->conn, &s->rtt_ms, err) < 0)
+        return -1;
+    /* after glances the sample runs in their transaction and commits it: still one commit */
+    if (in_tx && exec_ok(c->conn, "SELECT pg_stat_clear_snapshot()", "sample the server", err) < 0)
         return -1;
     if (!PQsendQuery(c->conn, c->sql))
         return query_error(c->conn, NULL, "sample the server", err);
@@ -949,6 +1155,8 @@ pg_coll_sample(void *conn, void *out, char *err)
     }
     if (rc == 0 && i != NPARTS)
         rc = seterr(err, "could not sample the server: %d results instead of %d", i, NPARTS);
+    if (rc == 0 && in_tx)
+        rc = exec_ok(c->conn, "COMMIT", "sample the server", err);
     if (rc == 0) /* tells read_settings whether the server re-read its configuration */
         snprintf(c->settings.seen, sizeof c->settings.seen, "%s", s->conf_load_time);
     return rc;
@@ -989,7 +1197,13 @@ pg_coll_settings(void *conn, struct coll_settings *out, char *err)
 static int
 pg_coll_apply(void *conn, const char *name, const char *value, char *err)
 {
-    return pg_settings_apply(((struct pg_coll *)conn)->conn, name, value, err);
+    struct pg_coll *c = conn;
+
+    /* ALTER SYSTEM cannot run in the glances' transaction: end it first (its one commit) */
+    if (PQtransactionStatus(c->conn) == PQTRANS_INTRANS &&
+        exec_ok(c->conn, "COMMIT", "apply the setting", err) < 0)
+        return -1;
+    return pg_settings_apply(c->conn, name, value, err);
 }
 
 char *
@@ -1014,6 +1228,8 @@ const struct collector_class postgres_collector_class = {
     .close = pg_coll_close,
     .sample = pg_coll_sample,
     .derive = pg_coll_derive,
+    .probe = pg_coll_probe,
+    .probe_hz = 15,
     .read_settings = pg_coll_settings,
     .apply_setting = pg_coll_apply,
 };

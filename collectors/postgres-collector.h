@@ -48,6 +48,8 @@ struct pg_sessions {
     int lwlock_waiters;    /* LWLock waits other than the WAL's */
     int io_waiters;        /* IO waits other than the WAL's */
     int commit_waiters;    /* waiting on the WAL write/sync of a commit */
+    int own_lock_waiters;  /* ... of lock_waiters, benchtop's */
+    int own_commit_io;     /* ... of commit and IO waiters, benchtop's */
     int waiting;           /* not idle and waiting on any event */
     double oldest_query_s; /* age of the oldest active query; -1 when none runs */
     int nwaits;
@@ -92,6 +94,29 @@ struct pg_wal {
     double sync_ms;
 };
 
+/*
+ * Glances at the client sessions between two samples (the collector's
+ * probe), summed: divide by n for averages. own_*: benchtop's sessions.
+ */
+struct pg_probe {
+    int n;
+    double all, active, on_cpu, lock, commit_io, idle_tx;
+    double own, own_active, own_lock, own_commit_io;
+};
+
+enum { PG_TOP_SCANS = 5, PG_RELNAME_LEN = 40 };
+
+/* pg_stat_user_tables: the tables read by most rows in sequential scans. */
+struct pg_scans {
+    int64_t total; /* sequential scans on every user table */
+    int n;
+    struct {
+        char name[PG_RELNAME_LEN];
+        int64_t scans;
+        int64_t rows;
+    } top[PG_TOP_SCANS];
+};
+
 struct pg_sample {
     int version;    /* server_version_num, e.g. 150004 */
     int privileged; /* superuser or member of pg_monitor: sees every session */
@@ -101,6 +126,8 @@ struct pg_sample {
     struct pg_wal wal;
     int locks_not_granted;                       /* pg_locks, whole server */
     double rtt_ms;                               /* a SELECT 1 round trip before the sample */
+    struct pg_probe probed;                      /* glances since the last sample */
+    struct pg_scans scans;
     char settings[PG_NSETTINGS][PG_SETTING_LEN]; /* as SHOW prints them */
     char conf_load_time[48];                     /* pg_conf_load_time(): moves on a reload */
 };

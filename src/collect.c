@@ -2,6 +2,7 @@
 #include "collect.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -45,6 +46,7 @@ struct sampler {
     void *prev, *cur;
     int have_prev;
     uint64_t prev_us;
+    uint64_t probes, probe_us; /* since the last sample: how many, and their time */
     struct collect_result res;
 };
 
@@ -98,6 +100,41 @@ lost(struct collect *c, struct sampler *s, uint64_t t0, const char *err)
     s->res.t = (double)(now_us() - c->start_us) / 1e6; /* now, not the last good sample's t */
     s->res.cost_ms = (double)(now_us() - t0) / 1000.0;
     first_line(s->res.error, sizeof(s->res.error), err);
+}
+
+/* What glancing at the sessions between samples costs, as a row; then the count restarts. */
+static void
+show_probes(struct collect *c, struct sampler *s, uint64_t t0)
+{
+    double secs = s->have_prev ? (double)(t0 - s->prev_us) / 1e6 : 0;
+
+    if (c->cls->probe == NULL)
+        return;
+    s->res.probes_s = secs > 0 ? (double)s->probes / secs : NAN;
+    s->res.probe_ms = s->probes ? (double)s->probe_us / (double)s->probes / 1000.0 : NAN;
+    coll_row_states(&s->res.view);
+    if (s->probes)
+        coll_row_add(&s->res.view, "sessions", "state samples", s->res.probes_s, ROW_NORMAL,
+                     "%.0f/s, %.2f ms each (%.1f ms/s)", s->res.probes_s, s->res.probe_ms,
+                     s->res.probes_s * s->res.probe_ms);
+    s->probes = s->probe_us = 0;
+}
+
+/* One glance at the sessions between samples (collector_class.probe). */
+static void
+take_probe(struct collect *c, struct sampler *s)
+{
+    char err[BT_ERRLEN];
+    uint64_t t0 = now_us();
+
+    if (s->conn == NULL)
+        return;
+    if (c->cls->probe(s->conn, err) < 0) {
+        lost(c, s, t0, err);
+        return;
+    }
+    s->probes++;
+    s->probe_us += now_us() - t0;
 }
 
 /* Reads the settings and notes what changed since the last read (kept across reconnects). */
@@ -171,6 +208,7 @@ take_sample(struct collect *c, struct sampler *s)
     s->res.samples++;
     c->cls->derive(s->have_prev ? s->prev : NULL, s->cur,
                    s->have_prev ? (double)(t0 - s->prev_us) / 1e6 : 0.0, &s->res.view);
+    show_probes(c, s, t0);
     s->res.ok = 1;
     s->res.have_view = 1;
     s->res.error[0] = '\0';
@@ -187,19 +225,28 @@ collect_main(void *arg)
 {
     struct collect *c = arg;
     struct sampler s;
-    uint64_t next = now_us(), interval;
+    uint64_t next = now_us(), interval, wake = next;
+    uint64_t gap = c->cls->probe ? 1000000u / (uint64_t)c->cls->probe_hz : 0;
     enum wake w;
 
     memset(&s, 0, sizeof(s));
+    s.res.probes_s = s.res.probe_ms = NAN;
     s.prev = xcalloc(1, c->cls->sample_size);
     s.cur = xcalloc(1, c->cls->sample_size);
-    while ((w = wait_wake(c, next)) != WAKE_STOP) {
+    while ((w = wait_wake(c, wake)) != WAKE_STOP) {
         atomic_store(&c->busy_since_us, now_us());
         if (w == WAKE_APPLY) {
             apply(c, &s);
             atomic_store(&c->busy_since_us, 0);
             publish(c, &s.res);
             s.res.nchanges = 0;
+            continue;
+        }
+        /* between samples, glance at the sessions; never so late that a sample slips */
+        if (gap && now_us() + gap / 2 < next) {
+            take_probe(c, &s);
+            atomic_store(&c->busy_since_us, 0);
+            wake = now_us() + gap < next ? now_us() + gap : next;
             continue;
         }
         take_sample(c, &s);
@@ -213,6 +260,7 @@ collect_main(void *arg)
             s.res.late += behind;
             next += behind * interval;
         }
+        wake = gap && now_us() + gap < next ? now_us() + gap : next;
     }
     if (s.conn != NULL)
         c->cls->close(s.conn);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "collector.h"
+#include "verdict.h"
 
 struct collect;
 
@@ -27,8 +28,12 @@ struct collect_result {
     double cost_ms;   /* how long the last sample took */
     uint64_t samples; /* samples taken */
     uint64_t late;    /* ticks skipped because a sample overran the interval */
+    double probes_s;  /* glances at the sessions per second between samples; NAN: none */
+    double probe_ms;  /* ... and the mean time of one */
     char error[160];  /* why not ok */
     struct coll_view view;
+    int have_verdict;       /* watch: the session judged the server's side alone */
+    struct verdict verdict; /* ... (verdict_server), never filled by the collector thread */
 
     int have_settings;        /* settings holds at least one read */
     double settings_ms;       /* how long the last settings read took */

@@ -64,6 +64,56 @@ coll_view_reset(struct coll_view *v)
     g->sessions = g->active = g->on_cpu = g->lock_wait = g->lwlock_wait = NAN;
     g->io_wait = g->commit_wait = g->log_sync_ms_s = NAN;
     g->server_cpu_pct = g->server_cpu_limit = g->rtt_ms = NAN;
+    g->own_sessions = g->own_active = g->own_lock_wait = g->own_commit_wait = NAN;
+    g->idle_tx = g->commits_s = g->log_syncs_s = NAN;
+    g->rows_per_txn = g->blocks_per_txn = g->seq_scans_s = g->max_sessions = NAN;
+    g->samples = 1;
+}
+
+/* Fills n cells of bar with ch, from *at on; never past the end. */
+static void
+bar_fill(char *bar, int width, int *at, double share, char ch)
+{
+    int n = (int)lround(share * width);
+
+    while (n-- > 0 && *at < width)
+        bar[(*at)++] = ch;
+}
+
+void
+coll_row_states(struct coll_view *v)
+{
+    const struct coll_signals *g = &v->sig;
+    enum { W = 20 };
+    double all = g->sessions, cpu, lock, io, itx, other;
+    char bar[W + 1];
+    int at = 0;
+
+    if (isnan(all) || all <= 0 || isnan(g->on_cpu) || v->nrows >= COLL_MAX_ROWS)
+        return;
+    cpu = fmin(g->on_cpu / all, 1);
+    lock = isnan(g->lock_wait) ? 0 : g->lock_wait / all;
+    io = ((isnan(g->commit_wait) ? 0 : g->commit_wait) + (isnan(g->io_wait) ? 0 : g->io_wait)) / all;
+    itx = isnan(g->idle_tx) ? 0 : g->idle_tx / all;
+    other = isnan(g->active) ? 0 : fmax(0, g->active / all - cpu - lock - io);
+    memset(bar, '.', W);
+    bar[W] = '\0';
+    bar_fill(bar, W, &at, cpu, 'C');
+    bar_fill(bar, W, &at, lock, 'L');
+    bar_fill(bar, W, &at, io, 'W');
+    bar_fill(bar, W, &at, other, '-');
+    bar_fill(bar, W, &at, itx, 'T');
+    if (coll_row_add(v, "sessions", g->samples > 1 ? "time (sampled)" : "time", cpu * 100,
+                     ROW_NORMAL, "%s cpu %.0f lock %.0f io %.0f itx %.0f%%", bar, cpu * 100,
+                     lock * 100, io * 100, itx * 100) == NULL)
+        return;
+    /* the bar goes first: it is the pane's summary of where the sessions are */
+    {
+        struct coll_row row = v->rows[v->nrows - 1];
+
+        memmove(&v->rows[1], &v->rows[0], sizeof(v->rows[0]) * (size_t)(v->nrows - 1));
+        v->rows[0] = row;
+    }
 }
 
 void

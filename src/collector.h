@@ -59,6 +59,26 @@ struct coll_signals {
     double server_cpu_pct;   /* the server's own CPU, % of one core */
     double server_cpu_limit; /* the % at which it is saturated (Redis 100: one main thread) */
     double rtt_ms;           /* one trivial round trip on the collector's own connection */
+    /*
+     * benchtop's own sessions (its load connections), when the collector can
+     * tell them apart; NAN otherwise. Lock, commit and I/O waits count for
+     * them: other sessions' waits are evidence, not benchtop's limit.
+     */
+    double own_sessions;
+    double own_active;
+    double own_lock_wait;
+    double own_commit_wait;  /* commit's log sync and data file I/O */
+    double idle_tx;          /* client sessions idle in a transaction: waiting for the client */
+    double samples;          /* session-state samples averaged into the counts above (1: a glance) */
+    double commits_s;        /* commits (and autocommit statements) per second, server-wide */
+    double log_syncs_s;      /* fsyncs of the commit log per second (WAL, InnoDB log, AOF) */
+    char sync_untimed[32];   /* the setting that would time the syncs, when off; "" */
+    char commit_advice[80];  /* what lowers the syncs per commit on this server */
+    double rows_per_txn;     /* rows read per transaction */
+    double blocks_per_txn;   /* blocks (pages) accessed per transaction */
+    double seq_scans_s;      /* sequential scans per second */
+    char seq_scan_table[40]; /* ... most of them on this table; "" */
+    double max_sessions;     /* the server's connection limit */
 };
 
 /* What derive produces for the UI, the JSON record and the verdict. */
@@ -109,6 +129,14 @@ struct collector_class {
      */
     int (*sample)(void *conn, void *out, char *err);
     /*
+     * Optional (NULL: none). Glances at the sessions' states between samples,
+     * probe_hz times a second, on the same connection, and keeps the counts
+     * in conn; the next sample averages them into its signals (samples > 1).
+     * 0, or -1 with err as for sample.
+     */
+    int (*probe)(void *conn, char *err);
+    int probe_hz;
+    /*
      * Pure: rows from two samples secs apart (prev NULL for the first one:
      * gauges only, rates shown as "-"). Fills every field of view.
      */
@@ -140,6 +168,13 @@ struct collector_class {
 struct coll_row *coll_row_add(struct coll_view *v, const char *section, const char *label,
                               double num, enum row_level level, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+/*
+ * The sessions' time as one row: a bar of on CPU / lock / log sync or I/O /
+ * idle in a transaction (waiting for the client) / other, and the
+ * percentages, from v->sig (benchtop's sessions when known). Nothing when
+ * no session ran.
+ */
+void coll_row_states(struct coll_view *v);
 /* Adds an event line; ignored past COLL_MAX_EVENTS. */
 void coll_event_add(struct coll_view *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

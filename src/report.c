@@ -78,11 +78,23 @@ json_verdict(FILE *f, const struct verdict *v)
     json_string(f, verdict_label(v->kind));
     fprintf(f, ",\"confidence\":\"%s\",\"score\":", v->confidence ? v->confidence : "");
     json_number(f, v->score);
-    if (v->kind == VK_MIXED)
-        fprintf(f, ",\"first\":\"%s\",\"second\":\"%s\"", verdict_key(v->first),
-                verdict_key(v->second));
+    if (v->kind == VK_MIXED || v->kind == VK_NONE) {
+        fprintf(f, ",\"first\":\"%s\"", verdict_key(v->first));
+        json_field(f, "first_score", v->first_score);
+        fprintf(f, ",\"second\":\"%s\"", verdict_key(v->second));
+        json_field(f, "second_score", v->second_score);
+    }
     fputs(",\"evidence\":", f);
     json_string(f, v->evidence);
+    if (v->final) {
+        int k, n = 0;
+
+        fputs(",\"final\":true,\"share\":{", f);
+        for (k = 0; k < VK__COUNT; k++)
+            if (v->share[k] > 0)
+                fprintf(f, "%s\"%s\":%.3f", n++ ? "," : "", verdict_key(k), v->share[k]);
+        fputc('}', f);
+    }
     fputc('}', f);
 }
 
@@ -184,6 +196,7 @@ json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
             s->connects ? (double)s->connect_us / (double)s->connects : 0.0);
     json_common(f, s, snap->t);
     json_messages(f, s);
+    json_verdict(f, &snap->verdict);
     fputs("}\n", f);
     fflush(f);
 }
@@ -277,6 +290,12 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
         fprintf(f, "connections: %llu, mean set-up %.3f ms\n", (unsigned long long)s->connects,
                 (double)s->connect_us / (double)s->connects / 1000.0);
     fprintf(f, "tps = %.3f\n", per_s(s->txns, snap->t));
+    if (snap->verdict.final) {
+        char text[200];
+
+        verdict_final_text(&snap->verdict, text, sizeof(text));
+        fprintf(f, "verdict: %s\n", text);
+    }
 }
 
 void
@@ -351,6 +370,19 @@ report_server(FILE *f, double t, const char *name, const char *target,
         fputs(",\"note\":", f);
         json_string(f, res->view.note);
         json_rows(f, &res->view);
+        if (!isnan(res->probes_s))
+            fprintf(f, ",\"state_samples\":{\"per_s\":%.1f,\"ms_each\":%.3f}", res->probes_s,
+                    res->probe_ms);
+    }
+    if (res->have_verdict) { /* watch: what the server shows, with no load of ours to judge */
+        fputs(",\"server_verdict\":{\"kind\":", f);
+        json_string(f, verdict_key(res->verdict.kind));
+        fputs(",\"label\":", f);
+        json_string(f, res->verdict.kind == VK_UNDERLOADED ? "idle"
+                                                           : verdict_label(res->verdict.kind));
+        fputs(",\"evidence\":", f);
+        json_string(f, res->verdict.evidence);
+        fputc('}', f);
     }
     fputs("}\n", f);
     fflush(f);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "target.h"
 #include "util.h"
 
 enum { FD_SIG, FD_FINISHED, FD_INPUT, FD_COLLECT };
@@ -37,6 +38,26 @@ session_set_interval(struct session *s, double interval_s)
         collect_set_interval(s->collect[i], interval_s);
 }
 
+/*
+ * A local server's own CPU over the interval, % of one core (NAN when it
+ * is remote, behind a unix socket, or another user's): on a shared host
+ * it splits the busy CPU between the server, benchtop and the rest.
+ */
+static double
+server_cpu_pct(struct session *s, double interval_s)
+{
+    double now, pct = NAN;
+
+    if (s->server_pid == 0)
+        s->server_pid = s->rc->server_local ? cpu_port_owner(target_port(s->rc->target)) : -1;
+    if (s->server_pid < 0 || (now = cpu_tree_seconds(s->server_pid)) < 0)
+        return NAN;
+    if (s->server_cpu_s > 0 && interval_s > 0)
+        pct = (now - s->server_cpu_s) / interval_s * 100;
+    s->server_cpu_s = now;
+    return pct;
+}
+
 /* The verdict's inputs from the interval just merged, the collector and the host. */
 static void
 judge(struct session *s, struct snapshot *snap)
@@ -47,13 +68,14 @@ judge(struct session *s, struct snapshot *snap)
     double lat_sum_us = hist_mean(c->lat) * (double)hist_count(c->lat);
 
     if (snap->final) { /* the sliver of an interval at the end says nothing new */
-        snap->verdict = s->verdict.last;
+        verdict_finish(&s->verdict, &snap->verdict);
         return;
     }
     /* a stall with no transaction finished is load too: often the one that matters */
     in.load = !s->eng->paused && snap->clients > 0;
     in.tps = snap->interval_s > 0 ? (double)c->txns / snap->interval_s : 0;
     in.lat_mean_ms = hist_count(c->lat) ? hist_mean(c->lat) / 1000.0 : NAN;
+    in.ops_per_txn = c->txns ? (double)c->ops / (double)c->txns : NAN;
     in.connect_share = s->rc->connect_per_txn && lat_sum_us > 0
                            ? fmin((double)c->connect_us / lat_sum_us, 1.0)
                            : NAN;
@@ -63,6 +85,12 @@ judge(struct session *s, struct snapshot *snap)
     in.cores = cpu_cores();
     in.clients = snap->clients;
     in.rate = s->eng->rate;
+    in.errors =
+        snap->interval_s > 0 ? (double)(wstats_errors(c) + c->connect_fails) / snap->interval_s : 0;
+    in.connected = (int)c->connected;
+    in.last_error = c->last_error;
+    in.server_host_pct = server_cpu_pct(s, snap->interval_s);
+    in.gain_per_doubling = s->gain_per_doubling;
     in.host_busy_pct = NAN;
     if (cpu_host_read(&now) == 0) {
         if (s->rc->server_local && s->host.total)
@@ -139,6 +167,10 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
     for (i = 0; i < s->ncollect; i++) {
         if (p[FD_COLLECT + i].revents) {
             collect_read(s->collect[i], &res);
+            if (s->eng == NULL && res.ok && res.have_view) {
+                verdict_server(&res.view.sig, cpu_cores(), &res.verdict);
+                res.have_verdict = 1;
+            }
             if (i == 0) {
                 s->sig = res.view.sig;
                 s->have_sig = res.ok && res.have_view;
@@ -196,6 +228,7 @@ session_run(struct session *s, int sigfd)
 
     s->start_us = s->eng ? s->eng->start_us : now_us();
     verdict_init(&s->verdict);
+    s->gain_per_doubling = NAN;
     cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);
     for (;;) {

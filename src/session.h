@@ -49,7 +49,10 @@ struct session {
     struct verdict_state verdict; /* carried between ticks */
     int have_sig;                 /* sig holds the first collector's latest signals */
     struct coll_signals sig;
-    struct cpu_host host; /* /proc/stat at the last tick */
+    struct cpu_host host;          /* /proc/stat at the last tick */
+    double gain_per_doubling;      /* from the last rise in clients (dashboard +); NAN */
+    pid_t server_pid;              /* a local server's process; 0 = not looked up, -1 = unknown */
+    double server_cpu_s;           /* ... its CPU seconds (with its children) at the last tick */
     void *arg;
 };
 

@@ -109,3 +109,17 @@ target_is_local(const char *target)
     n = strcspn(h, " \t");
     return host_is_local(h, n);
 }
+
+int
+target_port(const char *target)
+{
+    const char *h, *p;
+    size_t n;
+
+    if (strstr(target, "://") != NULL) {
+        h = uri_host(target, &n);
+        return h[n] == ':' ? atoi(h + n + 1) : 0;
+    }
+    p = strstr(target, "port=");
+    return p ? atoi(p + 5) : 0;
+}

@@ -16,6 +16,8 @@ void target_scrub_arg(char *arg, const char *masked);
  * client library's local default). From a URI's authority or a
  * conninfo "host=" word.
  */
+/* The TCP port a target names (URI or conninfo port=), or 0 when it names none. */
+int target_port(const char *target);
 int target_is_local(const char *target);
 /* "postgres://..., redis://..." for error messages. */
 void target_known_schemes(char *buf, size_t len);

@@ -2,20 +2,37 @@
 #include "verdict.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 enum {
     STREAK_TO_SHOW = 2, /* intervals a new leader must lead before it is shown */
+    EV = sizeof(((struct verdict *)0)->evidence),
 };
 
-static const double THRESHOLD = 0.3;  /* below this, a limit is not a limit */
-static const double MIXED_GAP = 0.15; /* two limits this close are both shown */
-static const double SMOOTH = 0.5;     /* weight of the newest sample in the smoothed fractions */
+static const double THRESHOLD = 0.3;     /* below this, a limit is not a limit */
+static const double MIXED_GAP = 0.15;    /* two limits this close are both shown */
+static const double SMOOTH = 0.5;        /* weight of the newest sample in the smoothed fractions */
+static const double HOST_FULL = 90;      /* % of all cores: the host is saturated */
+static const double FLAT_GAIN = 0.10;    /* a doubling of clients that gains less gains nothing */
+static const double MIN_GAIN = 0.05;     /* ... and for small steps, noise: never below this */
+static const double LARGE_ROWS = 1000;   /* rows read per transaction worth naming */
+static const double LARGE_BLOCKS = 1000; /* blocks accessed per transaction worth naming */
+static const double FAILING = 0.5;       /* share of failed transactions that leaves no verdict */
 
 struct scores {
     double s[VK__COUNT];
-    char ev[VK__COUNT][200];
+    char ev[VK__COUNT][EV];
+};
+
+/* Figures every rule reads, computed once per interval so that all come from one window. */
+struct window {
+    const struct verdict_input *in;
+    double host_used;  /* the host's busy CPU, % of one core (NAN unless the server is local) */
+    int host_full;     /* ... above HOST_FULL */
+    double server_pct; /* the server's processes, % of one core; NAN if unknown */
+    char server[112];  /* the server's load in words */
 };
 
 static const char *const labels[VK__COUNT] = {
@@ -27,13 +44,15 @@ static const char *const labels[VK__COUNT] = {
     [VK_CONNECTION] = "connection-bound",
     [VK_NETWORK] = "network-bound",
     [VK_UNDERLOADED] = "not enough load",
+    [VK_HOST] = "host CPU-bound",
     [VK_MIXED] = "mixed",
 };
 
 static const char *const keys[VK__COUNT] = {
     [VK_NONE] = "none",       [VK_CLIENT] = "client",           [VK_SERVER_CPU] = "server_cpu",
     [VK_LOCK] = "lock",       [VK_COMMIT] = "commit",           [VK_CONNECTION] = "connection",
-    [VK_NETWORK] = "network", [VK_UNDERLOADED] = "underloaded", [VK_MIXED] = "mixed",
+    [VK_NETWORK] = "network", [VK_UNDERLOADED] = "underloaded", [VK_HOST] = "host",
+    [VK_MIXED] = "mixed",
 };
 
 const char *
@@ -46,6 +65,22 @@ const char *
 verdict_key(enum verdict_kind k)
 {
     return k >= 0 && k < VK__COUNT ? keys[k] : "?";
+}
+
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+appendf(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    va_list ap;
+
+    if (used + 1 >= len)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
 }
 
 static double
@@ -70,7 +105,7 @@ frac(double part, double whole)
 {
     if (isnan(part) || isnan(whole))
         return NAN;
-    return part / (whole > 1 ? whole : 1);
+    return fmin(part / (whole > 1 ? whole : 1), 1);
 }
 
 static double
@@ -81,164 +116,365 @@ max2(double a, double b)
     return isnan(b) || a > b ? a : b;
 }
 
+/* "3 of 8", "2.4 of 8": averages keep a decimal; the part never exceeds the whole. */
+static void
+n_of(char *buf, size_t len, double n, double m)
+{
+    if (isnan(n) || isnan(m)) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    n = fmax(0, fmin(n, m));
+    snprintf(buf, len, n == floor(n) ? "%.0f of %.0f" : "%.1f of %.0f", n, ceil(m));
+}
+
+/* 31,000 */
+static void
+fmt_count(char *buf, size_t len, double v)
+{
+    long long n = llround(v);
+
+    if (n >= 1000000)
+        snprintf(buf, len, "%lld,%03lld,%03lld", n / 1000000, n / 1000 % 1000, n % 1000);
+    else if (n >= 1000)
+        snprintf(buf, len, "%lld,%03lld", n / 1000, n % 1000);
+    else
+        snprintf(buf, len, "%lld", n);
+}
+
+/* Sessions whose waits count: benchtop's own when the collector tells them apart. */
+static int
+own_known(const struct coll_signals *g)
+{
+    return !isnan(g->own_active);
+}
+
+static double
+waits_active(const struct coll_signals *g)
+{
+    return own_known(g) ? g->own_active : g->active;
+}
+
+static double
+waits_lock(const struct coll_signals *g)
+{
+    return own_known(g) ? g->own_lock_wait : g->lock_wait;
+}
+
+static double
+waits_commit(const struct coll_signals *g)
+{
+    if (own_known(g))
+        return g->own_commit_wait;
+    return isnan(g->io_wait) ? g->commit_wait : g->commit_wait + g->io_wait;
+}
+
 /*
  * The share of the server's CPU capacity in use (0..1): its own process CPU
  * against its limit, or its sessions on CPU against the cores; NAN if
- * nothing tells. The host's CPU is evidence only: on a shared machine
- * anything else running would pass for the server.
+ * nothing tells. A busy host alone is not the server (see score_host).
  */
 static double
-server_load(const struct verdict_state *st, const struct verdict_input *in)
+server_load(const struct verdict_state *st, const struct window *w)
 {
+    const struct verdict_input *in = w->in;
     double limit = in->sig.server_cpu_limit;
 
     /* a local server's threads cannot use more cores than the host has */
-    if (!isnan(in->host_busy_pct) && in->cores > 0 && limit > 100.0 * in->cores)
+    if (!isnan(w->host_used) && in->cores > 0 && limit > 100.0 * in->cores)
         limit = 100.0 * in->cores;
     return max2(frac(in->sig.server_cpu_pct, limit), st->cpu_frac);
 }
 
 static void
-describe_server(const struct verdict_state *st, const struct verdict_input *in, char *buf,
-                size_t len)
+describe_server(const struct window *w, char *buf, size_t len)
 {
-    const struct coll_signals *g = &in->sig;
+    const struct coll_signals *g = &w->in->sig;
+    char n[32];
 
-    if (!isnan(g->server_cpu_pct))
+    if (!isnan(g->server_cpu_pct)) {
         snprintf(buf, len, "server CPU %.0f%%", g->server_cpu_pct);
-    else if (!isnan(g->on_cpu))
-        snprintf(buf, len, "server %.0f of %.0f sessions on CPU (%d cores)", g->on_cpu, g->sessions,
-                 in->cores);
-    else if (!isnan(in->host_busy_pct))
-        snprintf(buf, len, "host CPU %.0f%%", in->host_busy_pct);
-    else
+    } else if (!isnan(g->on_cpu)) {
+        n_of(n, sizeof(n), g->on_cpu, g->sessions);
+        snprintf(buf, len, "server %s sessions on CPU (%d cores)", n, w->in->cores);
+    } else if (!isnan(w->server_pct)) {
+        snprintf(buf, len, "server CPU %.0f%%", w->server_pct);
+    } else {
         snprintf(buf, len, "server load unknown");
+    }
+}
+
+static void
+window_make(const struct verdict_input *in, struct window *w)
+{
+    memset(w, 0, sizeof(*w));
+    w->in = in;
+    w->host_used = isnan(in->host_busy_pct) ? NAN : in->host_busy_pct * (in->cores > 0 ? in->cores : 1);
+    w->host_full = !isnan(in->host_busy_pct) && in->host_busy_pct >= HOST_FULL;
+    w->server_pct = in->server_host_pct;
+    if (isnan(w->server_pct) && !isnan(w->host_used) && !isnan(in->sig.server_cpu_pct))
+        w->server_pct = in->sig.server_cpu_pct;
+    describe_server(w, w->server, sizeof(w->server));
 }
 
 /*
  * A worker thread that runs or waits for a CPU all the time can start no
  * more work: its share of a core plus its run-queue wait is what counts.
+ * But on a saturated host where benchtop is the minority user, its wait
+ * for a CPU is the host's limit, not benchtop's (score_host).
  */
 static void
-score_client(const struct verdict_state *st, const struct verdict_input *in, struct scores *sc,
-             const char *server)
+score_client(const struct window *w, struct scores *sc)
 {
+    const struct verdict_input *in = w->in;
     double wait = isnan(in->worker_wait_max) ? 0 : in->worker_wait_max;
 
     sc->s[VK_CLIENT] = ramp(in->worker_cpu_max + wait, 75, 95);
+    if (w->host_full && in->own_cpu_pct < 0.5 * w->host_used)
+        sc->s[VK_CLIENT] = 0;
+    snprintf(sc->ev[VK_CLIENT], EV, "benchtop thread at %.0f%% CPU", in->worker_cpu_max);
     if (wait >= 10)
-        snprintf(sc->ev[VK_CLIENT], sizeof(sc->ev[0]),
-                 "benchtop thread at %.0f%% CPU and %.0f%% waiting for one; %s", in->worker_cpu_max,
-                 wait, server);
-    else
-        snprintf(sc->ev[VK_CLIENT], sizeof(sc->ev[0]), "benchtop thread at %.0f%% CPU; %s",
-                 in->worker_cpu_max, server);
+        appendf(sc->ev[VK_CLIENT], EV, " and %.0f%% waiting for one", wait);
+    appendf(sc->ev[VK_CLIENT], EV, "; %s: add -j or run benchtop on another machine", w->server);
 }
 
 static void
-score_server_cpu(const struct verdict_state *st, const struct verdict_input *in, struct scores *sc,
-                 const char *server)
+score_server_cpu(const struct verdict_state *st, const struct window *w, struct scores *sc)
 {
-    double load = server_load(st, in);
+    const struct verdict_input *in = w->in;
 
-    sc->s[VK_SERVER_CPU] = ramp(load, 0.7, 0.95);
+    sc->s[VK_SERVER_CPU] = ramp(server_load(st, w), 0.7, 0.95);
+    snprintf(sc->ev[VK_SERVER_CPU], EV, "%s", w->server);
     if (!isnan(in->host_busy_pct))
-        snprintf(sc->ev[VK_SERVER_CPU], sizeof(sc->ev[0]),
-                 "%s; host CPU %.0f%% of %d cores, benchtop %.0f%% of one", server,
-                 in->host_busy_pct, in->cores, in->own_cpu_pct);
-    else
-        snprintf(sc->ev[VK_SERVER_CPU], sizeof(sc->ev[0]), "%s", server);
+        appendf(sc->ev[VK_SERVER_CPU], EV, "; host CPU %.0f%% of %d cores, benchtop %.0f%% of one",
+                in->host_busy_pct, in->cores, in->own_cpu_pct);
+}
+
+/*
+ * The server runs on this machine and the machine is full: how much of it
+ * goes to others than the server (benchtop, other programs) says whether
+ * sharing the host is the limit. Without the server's own CPU, its sessions
+ * on CPU stand in for it (each at most one core).
+ */
+/*
+ * How much the run wants CPU (0..1): benchtop's sessions busy on the
+ * server, its worker running or waiting for a core, or the server's own
+ * load. A load that leaves its sessions idle (a low -R) wants none.
+ */
+static double
+cpu_demand(const struct verdict_state *st, const struct window *w)
+{
+    const struct verdict_input *in = w->in;
+    double want = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
+    double d = fmax(ramp(want, 50, 80), ramp(server_load(st, w), 0.3, 0.6));
+
+    if (in->rate > 0 && in->tps >= 0.9 * in->rate)
+        return 0; /* an open loop that keeps its rate is limited by nothing but the rate */
+    return isnan(st->busy_frac) ? fmax(d, in->rate > 0 ? 0 : 1) : fmax(d, ramp(st->busy_frac, 0.2, 0.5));
 }
 
 static void
-score_waits(struct verdict_state *st, const struct verdict_input *in, struct scores *sc)
+score_host(const struct verdict_state *st, const struct window *w, struct scores *sc)
 {
-    const struct coll_signals *g = &in->sig;
-    double sync = isnan(g->log_sync_ms_s) ? NAN : g->log_sync_ms_s / 1000.0;
-    double commit = max2(st->commit_frac, sync);
+    const struct verdict_input *in = w->in;
+    double used = w->host_used, server = w->server_pct, others, competing;
+    double waits = fmax(fmax(sc->s[VK_NETWORK], sc->s[VK_CONNECTION]),
+                        fmax(sc->s[VK_LOCK], sc->s[VK_COMMIT]));
+
+    if (!w->host_full) {
+        snprintf(sc->ev[VK_HOST], EV, "host CPU %.0f%%", in->host_busy_pct);
+        return;
+    }
+    if (!isnan(server)) {
+        server = fmin(server, used);
+        others = fmax(0, used - server - in->own_cpu_pct);
+        competing = (used - server) / used;
+        snprintf(sc->ev[VK_HOST], EV, "server %.0f%%, benchtop %.0f%%, others %.0f%% of %d cores",
+                 server, in->own_cpu_pct, others, in->cores);
+    } else {
+        double est = isnan(in->sig.on_cpu) ? NAN : fmin(in->sig.on_cpu * 100, used);
+
+        others = fmax(0, used - in->own_cpu_pct - (isnan(est) ? 0 : est));
+        competing = max2(in->own_cpu_pct / used, isnan(est) ? NAN : 1 - est / used);
+        snprintf(sc->ev[VK_HOST], EV, "server and others %.0f%%, benchtop %.0f%% of %d cores",
+                 fmax(0, used - in->own_cpu_pct), in->own_cpu_pct, in->cores);
+    }
+    if (others > in->own_cpu_pct)
+        appendf(sc->ev[VK_HOST], EV, " (host %.0f%%): other programs take the CPU the server needs",
+                in->host_busy_pct);
+    else
+        appendf(sc->ev[VK_HOST], EV, " (host %.0f%%): run benchtop on another machine, or fewer -j",
+                in->host_busy_pct);
+    /*
+     * Sessions that mostly wait on the wire, on locks, on the disk or on
+     * connecting, and a load that wants no CPU, are not slowed by a full host.
+     */
+    sc->s[VK_HOST] = ramp(in->host_busy_pct, 85, 95) * ramp(competing, 0.1, 0.25) * (1 - waits) *
+                     cpu_demand(st, w);
+}
+
+static void
+score_locks(const struct verdict_state *st, const struct window *w, struct scores *sc)
+{
+    const struct coll_signals *g = &w->in->sig;
+    double others = g->lock_wait - g->own_lock_wait;
+    char n[32];
 
     sc->s[VK_LOCK] = ramp(st->lock_frac, 0.25, 0.6);
-    snprintf(sc->ev[VK_LOCK], sizeof(sc->ev[0]), "%.0f of %.0f active sessions wait on locks",
-             g->lock_wait, g->active);
-    sc->s[VK_COMMIT] = ramp(commit, 0.25, 0.6);
-    snprintf(sc->ev[VK_COMMIT], sizeof(sc->ev[0]),
-             "%.0f of %.0f active sessions wait on the log sync or I/O",
-             g->commit_wait + g->io_wait, g->active);
+    n_of(n, sizeof(n), waits_lock(g), waits_active(g));
+    snprintf(sc->ev[VK_LOCK], EV, "%s active %s sessions wait on locks", n,
+             own_known(g) ? "benchtop" : "client");
+    if (own_known(g) && others >= 0.5)
+        appendf(sc->ev[VK_LOCK], EV, "; other sessions: %.0f waiting on locks", others);
+}
+
+/*
+ * One log sync per commit means each commit waits for the disk, even at
+ * one client and even when the server does not time its syncs; it counts
+ * while benchtop's sessions are busy on the server (not at a set rate
+ * with idle sessions) and yields to lock waits.
+ */
+static double
+sync_per_commit_score(const struct verdict_state *st, const struct verdict_input *in)
+{
+    const struct coll_signals *g = &in->sig;
+    double per = g->commits_s >= 5 ? g->log_syncs_s / g->commits_s : NAN;
+    double busy = isnan(st->busy_frac) ? (in->rate > 0 ? 0 : 1) : ramp(st->busy_frac, 0.2, 0.5);
+    double locks = isnan(st->lock_frac) ? 0 : st->lock_frac;
+
+    return 0.7 * ramp(per, 0.5, 0.9) * busy * (1 - locks);
+}
+
+static void
+score_commit(const struct verdict_state *st, const struct window *w, struct scores *sc)
+{
+    const struct verdict_input *in = w->in;
+    const struct coll_signals *g = &in->sig;
+    double sync = isnan(g->log_sync_ms_s) ? NAN : g->log_sync_ms_s / 1000.0;
+    double per = g->commits_s >= 5 ? g->log_syncs_s / g->commits_s : NAN;
+    char *ev = sc->ev[VK_COMMIT], n[32];
+
+    sc->s[VK_COMMIT] =
+        max2(ramp(max2(st->commit_frac, sync), 0.25, 0.6), sync_per_commit_score(st, in));
+    n_of(n, sizeof(n), waits_commit(g), waits_active(g));
+    snprintf(ev, EV, "%s active %s sessions wait on the log sync or I/O", n,
+             own_known(g) ? "benchtop" : "client");
+    if (!isnan(per))
+        appendf(ev, EV, "; %.2f log syncs per commit (%.0f/s)", per, g->log_syncs_s);
     if (!isnan(sync))
-        snprintf(sc->ev[VK_COMMIT] + strlen(sc->ev[VK_COMMIT]),
-                 sizeof(sc->ev[0]) - strlen(sc->ev[VK_COMMIT]), "; log sync %.0f ms/s",
-                 g->log_sync_ms_s);
+        appendf(ev, EV, "; log sync %.0f ms/s", g->log_sync_ms_s);
+    else if (g->sync_untimed[0])
+        appendf(ev, EV, "; turn %s on for the sync time", g->sync_untimed);
+    if (g->commit_advice[0])
+        appendf(ev, EV, "; try %s", g->commit_advice);
 }
 
 static void
 score_connection(const struct verdict_input *in, struct scores *sc)
 {
     sc->s[VK_CONNECTION] = ramp(in->connect_share, 0.3, 0.6);
-    snprintf(sc->ev[VK_CONNECTION], sizeof(sc->ev[0]),
+    snprintf(sc->ev[VK_CONNECTION], EV,
              "connection set-up is %.0f%% of each transaction (%.2f of %.2f ms)",
              in->connect_share * 100, in->connect_share * in->lat_mean_ms, in->lat_mean_ms);
 }
 
-/* Round trips, measured on the collector's connection, against the clients' latency. */
+/*
+ * Round trips, measured on the collector's connection with no transaction
+ * in them, against the clients' latency: the network only when they are
+ * most of it. A round trip longer than the whole latency, or a few ms to a
+ * local server on a saturated host, is waiting for a CPU, not the wire.
+ */
 static void
-score_network(const struct verdict_input *in, struct scores *sc, const char *server)
+score_network(const struct verdict_state *st, const struct window *w, struct scores *sc)
 {
-    double rtt = in->sig.rtt_ms;
-    double ratio = rtt >= 1.0 ? rtt / in->lat_mean_ms : NAN;
-    double busy = sc->s[VK_CLIENT] > sc->s[VK_SERVER_CPU] ? sc->s[VK_CLIENT] : sc->s[VK_SERVER_CPU];
+    const struct verdict_input *in = w->in;
+    double rtt = fmin(in->sig.rtt_ms, isnan(st->last_rtt_ms) ? INFINITY : st->last_rtt_ms);
+    double trips = in->ops_per_txn >= 1 ? in->ops_per_txn : 1;
+    /* with -C the set-up is connection-bound's share; the statements have the rest */
+    double lat = in->lat_mean_ms * (isnan(in->connect_share) ? 1 : 1 - in->connect_share);
+    double ratio = rtt >= 1.0 ? fmin(rtt * trips / lat, 1) : NAN;
+    double busy = fmax(sc->s[VK_CLIENT], sc->s[VK_SERVER_CPU]);
 
     /*
-     * On a saturated host a local round trip of a few ms is slow because
-     * nobody gets a CPU, not because of the network.
+     * On a saturated host the path is not idle: only a steady round trip of
+     * 5 ms or more (a wire, or a delaying hop) is taken for the network;
+     * waiting for a CPU jitters from one interval to the next.
      */
-    if (!isnan(in->host_busy_pct) && in->host_busy_pct >= 90 && rtt < 5)
+    if (w->host_full && (rtt < 5 || isnan(st->last_rtt_ms) ||
+                         fabs(in->sig.rtt_ms - st->last_rtt_ms) >
+                             0.25 * fmin(in->sig.rtt_ms, st->last_rtt_ms)))
         ratio = NAN;
-    sc->s[VK_NETWORK] = ramp(ratio, 0.2, 0.5) * (1 - busy);
-    snprintf(sc->ev[VK_NETWORK], sizeof(sc->ev[0]),
+    if (rtt > 1.05 * lat)
+        ratio = NAN;
+    sc->s[VK_NETWORK] = ramp(ratio, 0.35, 0.5) * (1 - busy); /* full at a majority */
+    snprintf(sc->ev[VK_NETWORK], EV,
              "a round trip takes %.1f ms of %.1f ms latency; benchtop %.0f%% CPU, %s", rtt,
-             in->lat_mean_ms, in->worker_cpu_max, server);
+             in->lat_mean_ms, in->worker_cpu_max, w->server);
 }
 
 static void
-score_underloaded(const struct verdict_input *in, struct scores *sc, const char *server)
+score_underloaded(const struct window *w, struct scores *sc)
 {
+    const struct verdict_input *in = w->in;
     double top = 0,
            wants = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
     int k;
 
-    for (k = VK_CLIENT; k < VK_UNDERLOADED; k++)
-        top = sc->s[k] > top ? sc->s[k] : top;
-    sc->s[VK_UNDERLOADED] = top < THRESHOLD && wants < 60 ? 0.6 : 0;
-    snprintf(sc->ev[VK_UNDERLOADED], sizeof(sc->ev[0]),
-             "benchtop thread at %.0f%% CPU, %s, %d clients%s: add clients", in->worker_cpu_max,
-             server, in->clients, in->rate > 0 ? " at a set rate" : "");
+    for (k = VK_CLIENT; k < VK_MIXED; k++)
+        if (k != VK_UNDERLOADED)
+            top = fmax(top, sc->s[k]);
+    /*
+     * A load more clients did not raise has no spare capacity. On a full
+     * host (score_host gave nothing: the load wants no CPU) the run is
+     * light, but more load would compete for the CPU: no "add clients".
+     */
+    sc->s[VK_UNDERLOADED] =
+        top < THRESHOLD && wants < 60 && !(in->gain_per_doubling < FLAT_GAIN) ? 0.6 : 0;
+    snprintf(sc->ev[VK_UNDERLOADED], EV, "benchtop thread at %.0f%% CPU, %s, %d clients%s: %s",
+             in->worker_cpu_max, w->server, in->clients, in->rate > 0 ? " at a set rate" : "",
+             w->host_full ? "more load would compete for a full host"
+             : in->rate > 0 ? "raise the rate"
+                            : "add clients");
 }
 
 static void
 score_all(struct verdict_state *st, const struct verdict_input *in, struct scores *sc)
 {
-    char server[96];
+    struct window w;
 
     memset(sc, 0, sizeof(*sc));
-    describe_server(st, in, server, sizeof(server));
-    score_client(st, in, sc, server);
-    score_server_cpu(st, in, sc, server);
-    score_waits(st, in, sc);
+    window_make(in, &w);
+    score_client(&w, sc);
+    score_server_cpu(st, &w, sc);
+    score_locks(st, &w, sc);
+    score_commit(st, &w, sc);
     score_connection(in, sc);
-    score_network(in, sc, server);
-    score_underloaded(in, sc, server);
+    score_network(st, &w, sc);
+    score_host(st, &w, sc);
+    score_underloaded(&w, sc);
 }
 
 static void
 update_smoothing(struct verdict_state *st, const struct verdict_input *in)
 {
     const struct coll_signals *g = &in->sig;
+    double rows;
 
     if (!in->have_server)
         return;
-    st->lock_frac = smooth(st->lock_frac, frac(g->lock_wait, g->active));
-    st->commit_frac = smooth(st->commit_frac, frac(g->commit_wait + g->io_wait, g->active));
+    st->lock_frac = smooth(st->lock_frac, frac(waits_lock(g), waits_active(g)));
+    st->commit_frac = smooth(st->commit_frac, frac(waits_commit(g), waits_active(g)));
     st->cpu_frac = smooth(st->cpu_frac, isnan(g->on_cpu) ? NAN : fmin(g->on_cpu / in->cores, 1));
+    st->busy_frac = smooth(st->busy_frac, frac(g->own_active, g->own_sessions));
+    rows = g->rows_per_txn;
+    if (isnan(rows) || !(in->tps > 0))
+        return;
+    rows = smooth(st->rows_now, rows);
+    /* one burst (an autovacuum in the same database) is not a trend */
+    st->rows_rising = !isnan(st->rows_now) && rows >= 1.05 * st->rows_now ? st->rows_rising + 1 : 0;
+    st->rows_now = rows;
+    if (st->intervals > 2 && (isnan(st->rows_base) || st->rows_now < st->rows_base))
+        st->rows_base = st->rows_now;
 }
 
 static const char *
@@ -247,43 +483,132 @@ confidence(double score)
     return score >= 0.8 ? "clear" : score >= 0.5 ? "likely" : "tentative";
 }
 
+/* The two leading candidates (never NONE or MIXED). */
+static void
+leaders(const struct scores *sc, int *a, int *b)
+{
+    int k;
+
+    *a = *b = VK_NONE;
+    for (k = VK_CLIENT; k < VK_MIXED; k++) {
+        if (*a == VK_NONE || sc->s[k] > sc->s[*a]) {
+            *b = *a;
+            *a = k;
+        } else if (*b == VK_NONE || sc->s[k] > sc->s[*b]) {
+            *b = k;
+        }
+    }
+}
+
+/* v's text for its kind from this interval's scores: rebuilt every interval. */
+static void
+describe(const struct scores *sc, struct verdict *v)
+{
+    int a = v->first, b = v->second;
+
+    if (v->kind == VK_MIXED) {
+        snprintf(v->evidence, EV, "%s: %.135s | %s: %.135s", verdict_label(a), sc->ev[a],
+                 verdict_label(b), sc->ev[b]);
+        v->score = fmin(sc->s[a], sc->s[b]);
+    } else if (v->kind == VK_NONE) {
+        snprintf(v->evidence, EV, "undecided: %s %.2f, %s %.2f", verdict_label(a), sc->s[a],
+                 verdict_label(b), sc->s[b]);
+        v->score = sc->s[a];
+    } else {
+        snprintf(v->evidence, EV, "%s", sc->ev[v->kind]);
+        v->score = sc->s[v->kind];
+    }
+    v->first_score = sc->s[a];
+    v->second_score = sc->s[b];
+    v->confidence = confidence(v->score);
+}
+
 /* The leading candidate (VK_MIXED when the first two are close), and its figures. */
 static void
 lead(const struct scores *sc, struct verdict *v)
 {
-    int k, a = VK_NONE, b = VK_NONE;
+    int a, b;
 
-    for (k = VK_CLIENT; k < VK_MIXED; k++) {
-        if (a == VK_NONE || sc->s[k] > sc->s[a]) {
-            b = a;
-            a = k;
-        } else if (b == VK_NONE || sc->s[k] > sc->s[b]) {
-            b = k;
-        }
-    }
+    leaders(sc, &a, &b);
     memset(v, 0, sizeof(*v));
     v->first = (enum verdict_kind)a;
     v->second = (enum verdict_kind)b;
-    v->score = sc->s[a];
     v->kind = sc->s[a] < THRESHOLD ? VK_NONE : (enum verdict_kind)a;
-    if (v->kind != VK_NONE && sc->s[b] >= 0.5 && sc->s[a] - sc->s[b] < MIXED_GAP) {
+    if (v->kind != VK_NONE && sc->s[b] >= 0.5 && sc->s[a] - sc->s[b] < MIXED_GAP)
         v->kind = VK_MIXED;
-        snprintf(v->evidence, sizeof(v->evidence), "%s: %.90s | %s: %.90s", verdict_label(a),
-                 sc->ev[a], verdict_label(b), sc->ev[b]);
+    describe(sc, v);
+}
+
+/* "; each transaction reads 31,000 rows, rising; 12 sequential scans/s on table cache" */
+static void
+add_work(const struct verdict_state *st, const struct coll_signals *g, struct verdict *v)
+{
+    int rising = !isnan(st->rows_base) && st->rows_now >= 2 * st->rows_base &&
+                 st->rows_now - st->rows_base >= 100 && st->rows_rising >= 3;
+    char n[32];
+
+    if (!isnan(st->rows_now) && (st->rows_now >= LARGE_ROWS || rising)) {
+        fmt_count(n, sizeof(n), st->rows_now);
+        appendf(v->evidence, EV, "; each transaction reads %s rows%s", n, rising ? ", rising" : "");
+    } else if (g->blocks_per_txn >= LARGE_BLOCKS) {
+        fmt_count(n, sizeof(n), g->blocks_per_txn);
+        appendf(v->evidence, EV, "; each transaction reads %s blocks", n);
     } else {
-        snprintf(v->evidence, sizeof(v->evidence), "%s", sc->ev[a]);
+        return;
     }
-    v->confidence = confidence(v->score);
+    if (g->seq_scans_s >= 1)
+        appendf(v->evidence, EV, "; %.0f sequential scans/s%s%s", g->seq_scans_s,
+                g->seq_scan_table[0] ? " on table " : "", g->seq_scan_table);
+}
+
+/*
+ * No transaction finished and clients failed or reconnect, or most
+ * transactions fail: the figures describe errors, not a limit. 1 with
+ * the verdict filled.
+ */
+static int
+failing(const struct verdict_input *in, struct verdict *v)
+{
+    double err = isnan(in->errors) ? 0 : in->errors;
+    /* with -C clients are between connections all the time: only failures count */
+    int down = isnan(in->connect_share) ? in->clients - in->connected : 0;
+    double share = err + in->tps > 0 ? err / (err + in->tps) : 0;
+
+    if (!(in->tps <= 0 && (err > 0 || down > 0)) && share < FAILING)
+        return 0;
+    memset(v, 0, sizeof(*v));
+    v->kind = v->first = v->second = VK_NONE;
+    v->confidence = "clear";
+    if (err > 0)
+        snprintf(v->evidence, EV, "no verdict: %.0f%% of transactions fail (%.0f/s)", share * 100,
+                 err);
+    else
+        snprintf(v->evidence, EV, "no verdict: no transactions");
+    if (down > 0)
+        appendf(v->evidence, EV, ", %d of %d clients not connected", down > in->clients ? in->clients : down,
+                in->clients);
+    if (in->last_error && in->last_error[0])
+        appendf(v->evidence, EV, "; last error: %s", in->last_error);
+    return 1;
 }
 
 void
 verdict_init(struct verdict_state *st)
 {
     memset(st, 0, sizeof(*st));
-    st->lock_frac = st->commit_frac = st->cpu_frac = NAN;
-    st->last.kind = st->shown = VK_NONE;
+    st->lock_frac = st->commit_frac = st->cpu_frac = st->busy_frac = NAN;
+    st->rows_base = st->rows_now = st->last_rtt_ms = NAN;
+    st->last.kind = st->shown = st->leader = VK_NONE;
     st->last.confidence = "tentative";
     snprintf(st->last.evidence, sizeof(st->last.evidence), "warming up");
+}
+
+static void
+hold(struct verdict_state *st, const struct verdict *v, struct verdict *out)
+{
+    st->last = *v;
+    st->held[v->kind]++;
+    *out = *v;
 }
 
 void
@@ -293,21 +618,183 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     struct verdict v;
 
     if (!in->load) {
+        int held[VK__COUNT];
+
+        memcpy(held, st->held, sizeof(held));
         verdict_init(st);
+        memcpy(st->held, held, sizeof(held));
         snprintf(st->last.evidence, sizeof(st->last.evidence), "no load running");
         *out = st->last;
         return;
     }
     st->intervals++;
+    if (failing(in, &v)) {
+        st->shown = st->leader = VK_NONE;
+        st->streak = 0;
+        hold(st, &v, out);
+        return;
+    }
     update_smoothing(st, in);
     score_all(st, in, &sc);
     lead(&sc, &v);
-    st->streak = v.kind == st->leader ? st->streak + 1 : 1;
-    st->leader = v.kind;
-    /* hysteresis: a new verdict must lead STREAK_TO_SHOW intervals; the shown one updates */
-    if (v.kind == st->shown || st->streak >= STREAK_TO_SHOW) {
+    /* the top candidate's streak: "mixed with B" and "A" alone are both A leading */
+    st->streak = v.first == st->leader ? st->streak + 1 : 1;
+    st->leader = v.kind == VK_NONE ? VK_NONE : v.first;
+    /* hysteresis: a new verdict must lead STREAK_TO_SHOW intervals; the shown one is rebuilt */
+    /* from nothing shown, a likely leader shows at once: "undecided" must not last a whole run */
+    if (v.kind == st->shown || st->streak >= STREAK_TO_SHOW ||
+        (st->shown == VK_NONE && st->intervals > 1 && v.score >= 0.5)) {
         st->shown = v.kind;
-        st->last = v;
+    } else {
+        if (st->shown == VK_MIXED) {
+            v.first = st->last.first;
+            v.second = st->last.second;
+        }
+        v.kind = st->shown;
+        describe(&sc, &v);
     }
+    add_work(st, &in->sig, &v);
+    st->last_rtt_ms = in->sig.rtt_ms;
+    hold(st, &v, out);
+}
+
+void
+verdict_finish(const struct verdict_state *st, struct verdict *out)
+{
+    int k, total = 0, best = VK_NONE;
+
     *out = st->last;
+    for (k = 0; k < VK__COUNT; k++)
+        total += st->held[k];
+    for (k = 0; k < VK__COUNT; k++) {
+        out->share[k] = total ? (double)st->held[k] / total : 0;
+        if (k != VK_NONE && st->held[k] > 0 && (best == VK_NONE || st->held[k] > st->held[best]))
+            best = k;
+    }
+    out->final = 1;
+    if (best != (int)out->kind && best != VK_NONE) {
+        out->kind = (enum verdict_kind)best;
+        snprintf(out->evidence, sizeof(out->evidence), "held %.0f%% of the run; last: %s",
+                 out->share[best] * 100, verdict_label(st->last.kind));
+    }
+}
+
+void
+verdict_final_text(const struct verdict *v, char *buf, size_t len)
+{
+    int k, shown[VK__COUNT] = {0};
+
+    snprintf(buf, len, "final: %s (%.0f%% of the run)", verdict_label(v->kind),
+             v->share[v->kind] * 100);
+    shown[v->kind] = 1;
+    for (;;) {
+        int best = -1;
+
+        for (k = 0; k < VK__COUNT; k++)
+            if (!shown[k] && v->share[k] >= 0.005 && (best < 0 || v->share[k] > v->share[best]))
+                best = k;
+        if (best < 0)
+            break;
+        shown[best] = 1;
+        appendf(buf, len, ", %s %.0f%%", verdict_label(best), v->share[best] * 100);
+    }
+}
+
+/* --- watch: the server's side only --- */
+
+void
+verdict_server(const struct coll_signals *g, int cores, struct verdict *out)
+{
+    struct scores sc;
+    double active = isnan(g->active) ? 0 : g->active;
+    double commit = isnan(g->io_wait) ? g->commit_wait : g->commit_wait + g->io_wait;
+    double per = g->commits_s >= 5 ? g->log_syncs_s / g->commits_s : NAN;
+    double cpu = max2(frac(g->server_cpu_pct, g->server_cpu_limit),
+                      isnan(g->on_cpu) ? NAN : fmin(g->on_cpu / (cores > 0 ? cores : 1), 1));
+    char n[32];
+    int a, b;
+
+    memset(&sc, 0, sizeof(sc));
+    sc.s[VK_SERVER_CPU] = ramp(cpu, 0.7, 0.95);
+    snprintf(sc.ev[VK_SERVER_CPU], EV, "server CPU %.0f%% of its capacity", cpu * 100);
+    sc.s[VK_LOCK] = active >= 1 ? ramp(frac(g->lock_wait, active), 0.25, 0.6) : 0;
+    n_of(n, sizeof(n), g->lock_wait, active);
+    snprintf(sc.ev[VK_LOCK], EV, "%s active sessions wait on locks", n);
+    sc.s[VK_COMMIT] = active >= 1 ? ramp(frac(commit, active), 0.25, 0.6) : 0;
+    sc.s[VK_COMMIT] = max2(sc.s[VK_COMMIT], 0.7 * ramp(per, 0.5, 0.9) * (active >= 0.5));
+    n_of(n, sizeof(n), commit, active);
+    snprintf(sc.ev[VK_COMMIT], EV, "%s active sessions wait on the log sync or I/O", n);
+    if (!isnan(per))
+        appendf(sc.ev[VK_COMMIT], EV, "; %.2f log syncs per commit", per);
+    sc.s[VK_CONNECTION] = ramp(frac(g->sessions, g->max_sessions), 0.8, 0.95);
+    n_of(n, sizeof(n), g->sessions, g->max_sessions);
+    snprintf(sc.ev[VK_CONNECTION], EV, "connections saturated: %s allowed", n);
+    leaders(&sc, &a, &b);
+    memset(out, 0, sizeof(*out));
+    out->first = (enum verdict_kind)a;
+    out->second = (enum verdict_kind)b;
+    out->kind = sc.s[a] >= THRESHOLD ? (enum verdict_kind)a : VK_NONE;
+    describe(&sc, out);
+    if (out->kind == VK_NONE && active < 0.5) {
+        out->kind = VK_UNDERLOADED;
+        n_of(n, sizeof(n), active, g->sessions);
+        snprintf(out->evidence, EV, "server idle: %s sessions active", n);
+        out->confidence = "clear";
+    }
+}
+
+/* --- the prediction, checked against the next step --- */
+
+double
+verdict_gain_per_doubling(int clients_lo, double tps_lo, int clients_hi, double tps_hi)
+{
+    if (clients_lo <= 0 || clients_hi <= clients_lo || !(tps_lo > 0) || isnan(tps_hi))
+        return NAN;
+    return (tps_hi / tps_lo - 1) / log2((double)clients_hi / clients_lo);
+}
+
+enum verdict_check
+verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi, double tps_hi)
+{
+    double doublings, gain;
+    int flat;
+
+    if (clients_lo <= 0 || clients_hi <= clients_lo || !(tps_lo > 0) || isnan(tps_hi))
+        return VC_UNTESTED;
+    doublings = log2((double)clients_hi / clients_lo);
+    gain = tps_hi / tps_lo - 1;
+    flat = gain < fmax(FLAT_GAIN * doublings, MIN_GAIN);
+    switch (k) {
+    case VK_UNDERLOADED:
+    case VK_NETWORK:
+    case VK_COMMIT: /* group commit: one sync serves every commit waiting for it */
+        return flat ? VC_CONTRADICTED : VC_CONFIRMED;
+    case VK_SERVER_CPU:
+    case VK_LOCK:
+    case VK_CLIENT:
+    case VK_HOST:
+        return flat ? VC_CONFIRMED : VC_CONTRADICTED;
+    default:
+        return VC_UNTESTED;
+    }
+}
+
+const char *
+verdict_check_key(enum verdict_check c)
+{
+    return c == VC_CONFIRMED ? "confirmed" : c == VC_CONTRADICTED ? "contradicted" : "untested";
+}
+
+void
+verdict_check_text(enum verdict_check c, enum verdict_kind k, char *buf, size_t len)
+{
+    int more = k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_COMMIT;
+
+    if (c == VC_CONFIRMED)
+        snprintf(buf, len, "consistent with %s", verdict_label(k));
+    else if (c == VC_CONTRADICTED)
+        snprintf(buf, len, "contradicts %s (more clients should %s tps)", verdict_label(k),
+                 more ? "raise" : "not raise");
+    else
+        snprintf(buf, len, "%s predicts nothing here", verdict_label(k));
 }

@@ -12,6 +12,8 @@
 #ifndef BENCHTOP_VERDICT_H
 #define BENCHTOP_VERDICT_H
 
+#include <stddef.h>
+
 #include "collector.h"
 
 enum verdict_kind {
@@ -23,6 +25,7 @@ enum verdict_kind {
     VK_CONNECTION,  /* with -C, setting up connections is most of each transaction */
     VK_NETWORK,     /* neither side busy; round trips are most of the latency */
     VK_UNDERLOADED, /* everything has spare capacity: add clients */
+    VK_HOST,        /* a local server and benchtop share a saturated machine */
     VK_MIXED,       /* two limits score alike: both are shown */
     VK__COUNT
 };
@@ -31,6 +34,7 @@ struct verdict_input {
     int load;               /* a load runs (not paused, not over) */
     double tps;             /* client transactions/s, last interval */
     double lat_mean_ms;     /* client latency, last interval */
+    double ops_per_txn;     /* statements (round trips) per transaction; NAN unknown */
     double connect_share;   /* -C: connection set-up / latency (0..1); NAN without -C */
     double worker_cpu_max;  /* the busiest worker thread, % of one core */
     double worker_wait_max; /* ... and its time waiting for a CPU, % of the interval */
@@ -39,6 +43,11 @@ struct verdict_input {
     int cores;              /* the host's cores */
     int clients;
     double rate;            /* -R target; 0 = closed loop */
+    double errors;          /* failed transactions and reconnect attempts per second */
+    int connected;          /* clients with an open connection at the tick */
+    const char *last_error; /* the interval's latest error message, or NULL */
+    double server_host_pct; /* a local server's processes, % of one core; NAN if unknown */
+    double gain_per_doubling; /* tps gain of the last rise in clients, per doubling; NAN if none */
     int have_server;        /* sig holds a collector's signals */
     struct coll_signals sig;
 };
@@ -48,8 +57,11 @@ struct verdict {
     enum verdict_kind kind;
     enum verdict_kind first, second; /* VK_MIXED: the two leading limits */
     double score;                    /* 0..1 */
+    double first_score, second_score; /* the two leading candidates' scores, even undecided */
+    int final;                       /* the load is over: kind held the run the longest */
+    double share[VK__COUNT];         /* final: the share of the run each verdict was shown */
     const char *confidence;          /* "clear", "likely", "tentative" */
-    char evidence[200];              /* the two or three figures that show it */
+    char evidence[300];              /* the two or three figures that show it */
 };
 
 /* Carried from interval to interval. */
@@ -59,12 +71,50 @@ struct verdict_state {
     enum verdict_kind leader;   /* the leading candidate of the last interval */
     int streak;                 /* intervals it has led in a row */
     double lock_frac, commit_frac, cpu_frac; /* smoothed session fractions */
+    double busy_frac;           /* smoothed share of benchtop's sessions active on the server */
+    double rows_base;           /* the lowest smoothed rows per transaction seen: "rising" */
+    double rows_now;
+    int rows_rising;            /* intervals in a row rows_now grew by 5% or more */
+    double last_rtt_ms;         /* the last interval's round trip: the lower of two is the wire */
+    int held[VK__COUNT];        /* intervals each verdict was shown */
     struct verdict last;
 };
 
 void verdict_init(struct verdict_state *st);
 /* One interval: updates st and fills out. */
 void verdict_step(struct verdict_state *st, const struct verdict_input *in, struct verdict *out);
+/* The load ended: out becomes the final verdict with each one's share of the run. */
+void verdict_finish(const struct verdict_state *st, struct verdict *out);
+/* "final: lock-bound (80% of the run), not enough load 20%" into buf. */
+void verdict_final_text(const struct verdict *v, char *buf, size_t len);
+
+/*
+ * Without a load (watch): what the server itself shows, from one
+ * collector's signals and the host's cores. Labelled server-side by callers.
+ */
+void verdict_server(const struct coll_signals *sig, int cores, struct verdict *out);
+
+/*
+ * Each verdict predicts what more load does: not enough load, the network
+ * and commit-bound mean more clients raise tps (commit-bound: through group
+ * commit, as one log sync serves every commit waiting for it); server-,
+ * lock-, client- and host-bound mean a doubling gains under about 10%. verdict_check
+ * compares the prediction of a step's verdict (`k` at clients_lo, tps_lo)
+ * with the next step with more clients.
+ */
+enum verdict_check {
+    VC_UNTESTED,    /* the verdict predicts nothing here, or no more load */
+    VC_CONFIRMED,
+    VC_CONTRADICTED,
+};
+enum verdict_check verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi,
+                                 double tps_hi);
+/* (tps_hi / tps_lo - 1) per doubling of clients, for verdict_input; NAN without a rise. */
+double verdict_gain_per_doubling(int clients_lo, double tps_lo, int clients_hi, double tps_hi);
+/* "consistent with commit-bound" / "contradicts not enough load (...)" into buf. */
+void verdict_check_text(enum verdict_check c, enum verdict_kind k, char *buf, size_t len);
+const char *verdict_check_key(enum verdict_check c);
+
 /* "client-bound", "server CPU-bound", ... for people. */
 const char *verdict_label(enum verdict_kind k);
 /* "client", "server_cpu", ... for JSON. */

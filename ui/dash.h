@@ -65,7 +65,7 @@ struct dash {
     double interval_s;
     enum run_state state;
     double own_cpu_pct; /* benchtop's CPU over the last interval, % of one core */
-    char verdict[280];  /* "CLIENT-BOUND (clear): benchtop thread at 97% CPU; ..."; "" = none */
+    char verdict[400]; /* "CLIENT-BOUND (clear): benchtop thread at 97% CPU; ..."; "" = none */
     enum row_level verdict_level;
 
     /* throughput (last interval) and its history, oldest first */

@@ -29,12 +29,21 @@ struct tui {
     double last_server_tps;
     int have_summary;
     enum verdict_kind last_verdict;
+    double prev_tps; /* the interval before the last, for a steadier "before" */
+    struct {         /* a +/- waiting to be compared with the verdict's prediction */
+        int pending; /* intervals to wait before measuring; 0 = none */
+        int clients; /* before the change */
+        double tps;
+        enum verdict_kind kind; /* the verdict shown before the change */
+    } step;
     struct prompt prompt;
     struct segments seg;
     struct report_seen seen[SESSION_MAX_COLLECT]; /* what the record holds of each collector */
     uint64_t applied[SESSION_MAX_COLLECT];        /* apply answers shown */
     char set_name[40], set_value[64];             /* set from here: its change is no second cut */
 };
+
+enum { STEP_SETTLE = 3 }; /* intervals after +/- before tps counts: the change's own is mixed */
 
 static double
 cpu_seconds(void)
@@ -108,17 +117,70 @@ show_verdict(struct tui *t, const struct verdict *v)
     char label[48];
     size_t i;
 
-    if (v->kind == VK_NONE) {
+    if (v->kind == VK_NONE && strcmp(v->evidence, "warming up") == 0) {
         t->d.verdict[0] = '\0';
         return;
     }
-    snprintf(label, sizeof(label), "%s", verdict_label(v->kind));
+    if (v->final) {
+        char text[160];
+
+        verdict_final_text(v, text, sizeof(text));
+        snprintf(t->d.verdict, sizeof(t->d.verdict), "%s: %.150s", text, v->evidence);
+        t->d.verdict_level = ROW_NORMAL;
+        return;
+    }
+    snprintf(label, sizeof(label), "%s",
+             v->kind == VK_NONE ? "no verdict" : verdict_label(v->kind));
     for (i = 0; label[i]; i++)
         label[i] = (char)toupper((unsigned char)label[i]);
-    snprintf(t->d.verdict, sizeof(t->d.verdict), "%s (%s): %s", label, v->confidence, v->evidence);
+    if (v->kind == VK_NONE)
+        snprintf(t->d.verdict, sizeof(t->d.verdict), "%s: %s", label, v->evidence);
+    else
+        snprintf(t->d.verdict, sizeof(t->d.verdict), "%s (%s): %s", label, v->confidence,
+                 v->evidence);
     t->d.verdict_level = v->kind == VK_UNDERLOADED ? ROW_GOOD : ROW_WARN;
     if (v->kind != t->last_verdict)
         dash_event_add(&t->d, ROW_NORMAL, "limit: %s", verdict_label(v->kind));
+    t->last_verdict = v->kind;
+}
+
+/*
+ * After +/-, once the new client count has run STEP_SETTLE intervals: did
+ * tps move as the verdict predicted? The lower step's verdict is the one
+ * checked: before the change for +, after it for -.
+ */
+static void
+check_step(struct tui *t, const struct snapshot *snap)
+{
+    int now = snap->clients, before = t->step.clients, more = now > before;
+    enum verdict_kind k = more ? t->step.kind : snap->verdict.kind;
+    enum verdict_check c;
+    char text[120];
+
+    if (t->step.pending == 0 || --t->step.pending > 0)
+        return;
+    if (now == before || !(t->step.tps > 0))
+        return;
+    c = more ? verdict_check(k, before, t->step.tps, now, t->d.tps)
+             : verdict_check(k, now, t->d.tps, before, t->step.tps);
+    verdict_check_text(c, k, text, sizeof(text));
+    if (more)
+        t->s->gain_per_doubling = verdict_gain_per_doubling(before, t->step.tps, now, t->d.tps);
+    dash_event_add(&t->d, c == VC_CONTRADICTED ? ROW_WARN : ROW_NORMAL,
+                   "%s %d client%s: tps %+.0f%%, %s", more ? "added" : "removed", abs(now - before),
+                   abs(now - before) == 1 ? "" : "s", 100 * (t->d.tps / t->step.tps - 1), text);
+}
+
+/* watch: the server's side alone, labelled so: there is no load of ours to judge. */
+static void
+show_server_verdict(struct tui *t, const struct verdict *v)
+{
+    const char *label = v->kind == VK_UNDERLOADED ? "idle" : verdict_label(v->kind);
+
+    snprintf(t->d.verdict, sizeof(t->d.verdict), "server-side: %s: %.240s", label, v->evidence);
+    t->d.verdict_level = v->kind == VK_UNDERLOADED || v->kind == VK_NONE ? ROW_NORMAL : ROW_WARN;
+    if (v->kind != t->last_verdict)
+        dash_event_add(&t->d, ROW_NORMAL, "server-side: %s", label);
     t->last_verdict = v->kind;
 }
 
@@ -154,6 +216,9 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     if (!snap->final || snap->interval_s > 0.05)
         dash_history_push(d, d->tps, d->server_tps);
     show_verdict(t, &snap->verdict);
+    if (!snap->final)
+        check_step(t, snap);
+    t->prev_tps = d->tps;
     note_interval_events(t, snap);
     if (snap->final)
         dash_event_add(d, ROW_NORMAL, "load finished: %llu transactions (press q to quit)",
@@ -169,7 +234,8 @@ on_idle_tick(struct session *s, void *arg)
 {
     struct tui *t = arg;
 
-    t->d.elapsed_s = (double)(now_us() - s->start_us) / 1e6;
+    if (!s->eng) /* after a load the clock stays at its end */
+        t->d.elapsed_s = (double)(now_us() - s->start_us) / 1e6;
     update_cpu(t);
     if (!s->eng)
         dash_history_push(&t->d, NAN, t->last_server_tps);
@@ -249,6 +315,8 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
         if (news)
             dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
     }
+    if (res->have_verdict && i == 0)
+        show_server_verdict(t, &res->verdict);
     if (res->applied != t->applied[i])
         note_applied(t, i, res);
     note_changes(t, i, res);
@@ -265,6 +333,12 @@ change_clients(struct tui *t, int delta)
     struct engine *e = t->s->eng;
     int before = e->clients;
 
+    if (t->step.pending == 0) { /* a second press extends the step being measured */
+        t->step.clients = before;
+        t->step.tps = t->prev_tps > 0 ? (t->prev_tps + t->d.tps) / 2 : t->d.tps;
+        t->step.kind = t->last_verdict;
+    }
+    t->step.pending = STEP_SETTLE;
     engine_set_clients(e, e->clients + delta);
     dash_event_add(&t->d, ROW_NORMAL, "clients %d -> %d", before, e->clients);
     t->d.clients = e->clients;

@@ -367,6 +367,75 @@ test_one_commit_per_sample(void **state)
     assert_in_range(some - none, SAMPLES, SAMPLES + 2);
 }
 
+/*
+ * Glances at the sessions between samples run in the transaction the next
+ * sample commits: still one commit per sample, however many glances.
+ */
+static void
+test_glances_add_no_commit(void **state)
+{
+    long long before = settled_commits();
+    void *c = open_collector(itest_target(DB));
+    struct pg_sample s;
+    char err[BT_ERRLEN];
+    uint64_t t;
+    int i, j;
+
+    for (i = 0; i < SAMPLES; i++) {
+        for (j = 0; j < 5; j++)
+            assert_int_equal(postgres_collector_class.probe(c, err), 0);
+        take(c, &s, &t);
+        assert_int_equal(s.probed.n, 5);
+    }
+    postgres_collector_class.close(c);
+    fprintf(stderr, "  %d samples with 5 glances each: %lld commits\n", SAMPLES,
+            settled_commits() - before);
+    assert_in_range(settled_commits() - before, SAMPLES, SAMPLES + 3);
+}
+
+/* Glances count lock waiters, and tell benchtop's own (application_name) from others'. */
+static void
+test_glances_whose_waits(void **state)
+{
+    void *c = open_collector(itest_target(DB));
+    PGconn *holder = connect_as(DB, NULL, "bt-holder");
+    PGconn *other = connect_as(DB, NULL, "bt-other");
+    PGconn *ours = connect_as(DB, NULL, "benchtop");
+    PGconn *waiters[2] = {other, ours};
+    char err[BT_ERRLEN];
+    struct pg_sample a;
+    struct coll_view v;
+    PGresult *res;
+    uint64_t ta;
+    double secs;
+    int i;
+
+    itest_exec(holder, "BEGIN");
+    itest_exec(holder, "LOCK TABLE t IN ACCESS EXCLUSIVE MODE");
+    assert_int_equal(PQsendQuery(other, "SELECT count(*) FROM t"), 1);
+    assert_int_equal(PQsendQuery(ours, "SELECT count(*) FROM t"), 1);
+    wait_for_waiters(2);
+    take(c, &a, &ta);
+    for (i = 0; i < 6; i++)
+        assert_int_equal(postgres_collector_class.probe(c, err), 0);
+    v = view_since(c, &a, ta, &secs);
+    fprintf(stderr, "  glances %.0f: lock waits %.1f, benchtop's %.1f of %.1f active\n",
+            v.sig.samples, v.sig.lock_wait, v.sig.own_lock_wait, v.sig.own_active);
+    assert_true(v.sig.samples == 6);
+    assert_true(v.sig.lock_wait == 2);
+    assert_true(v.sig.own_lock_wait == 1 && v.sig.own_active == 1);
+    coll_row_states(&v);
+    assert_non_null(strchr(row(&v, "sessions", "time (sampled)")->value, 'L')); /* the bar */
+    itest_exec(holder, "ROLLBACK");
+    for (i = 0; i < 2; i++) {
+        while ((res = PQgetResult(waiters[i])) != NULL)
+            PQclear(res);
+        PQfinish(waiters[i]);
+    }
+    PQfinish(holder);
+    postgres_collector_class.close(c);
+}
+
 /* The sample matches what SHOW and the server say; the session is named as the collector. */
 static void
 test_settings_and_version(void **state)
@@ -436,7 +505,7 @@ test_sql_every_branch(void **state)
     itest_exec(c, "SET search_path = bt_pg17, public");
     for (i = 0; i < sizeof versions / sizeof versions[0]; i++) {
         char *sql = pg_collector_sql(versions[i]);
-        assert_int_equal(run_all(c, sql), 7);
+        assert_int_equal(run_all(c, sql), 8);
         free(sql);
     }
     PQfinish(c);
@@ -450,6 +519,7 @@ main(void)
         cmocka_unit_test(test_one_commit_per_sample), cmocka_unit_test(test_idle_in_transaction),
         cmocka_unit_test(test_lock_waiter),           cmocka_unit_test(test_without_pg_monitor),
         cmocka_unit_test(test_settings_and_version),  cmocka_unit_test(test_sql_every_branch),
+        cmocka_unit_test(test_glances_add_no_commit), cmocka_unit_test(test_glances_whose_waits),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -188,6 +188,9 @@ test_dashboard(void **state)
     tmux("send-keys -t bt +");
     free(s1);
     s1 = wait_for("clients 3/3", 5000);
+    /* three intervals later the events pane says how tps moved against the verdict's prediction */
+    free(s1);
+    s1 = wait_for("added 1 client: tps ", 9000);
 
     tmux("resize-window -t bt -x 60 -y 15");
     free(s2);
@@ -202,6 +205,7 @@ test_dashboard(void **state)
     s1 = slurp_file("err");
     assert_non_null(strstr(s1, "number of transactions:"));
     assert_non_null(strstr(s1, "clients: 3"));
+    assert_non_null(strstr(s1, "verdict: final: "));
     free(s1);
     /* --record: the headless lines, server samples included, written while the TUI ran */
     s1 = slurp_file("rec.jsonl");

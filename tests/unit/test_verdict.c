@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -33,6 +35,10 @@ calm(void)
     in.host_busy_pct = 30;
     in.cores = 4;
     in.clients = 1;
+    in.connected = 1;
+    in.server_host_pct = NAN;
+    in.gain_per_doubling = NAN;
+    in.ops_per_txn = 1;
     in.have_server = 1;
     in.sig = v.sig;
     in.sig.sessions = 1;
@@ -114,11 +120,11 @@ test_server_cpu_bound_by_sessions_and_by_process(void **state)
     in.host_busy_pct = NAN;
     assert_int_equal(steady(&in), VK_SERVER_CPU);
 
-    /* a busy host alone is not the server: other programs may be running */
+    /* a busy host alone is not the server: other programs may be running; the host is the limit */
     in = calm();
     in.host_busy_pct = 98;
     in.own_cpu_pct = 20;
-    assert_int_equal(steady(&in), VK_UNDERLOADED);
+    assert_int_equal(steady(&in), VK_HOST);
 }
 
 static void
@@ -240,6 +246,372 @@ test_no_load(void **state)
     assert_string_equal(verdict_key(VK_SERVER_CPU), "server_cpu");
 }
 
+/* One fsync per commit is commit-bound at one client, untimed, with the setting to time it. */
+static void
+test_commit_bound_from_syncs_per_commit(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.tps = 400;
+    in.sig.commits_s = 401;
+    in.sig.log_syncs_s = 398;
+    in.sig.own_sessions = 1;
+    in.sig.own_active = 0.9;
+    in.sig.own_lock_wait = 0;
+    in.sig.own_commit_wait = 0; /* the glances never caught it in the sync */
+    snprintf(in.sig.sync_untimed, sizeof(in.sig.sync_untimed), "track_wal_io_timing");
+    snprintf(in.sig.commit_advice, sizeof(in.sig.commit_advice), "commit_delay");
+    verdict_init(&st);
+    v = run(&st, &in, 3);
+    assert_int_equal(v.kind, VK_COMMIT);
+    assert_non_null(strstr(v.evidence, "0.99 log syncs per commit"));
+    assert_non_null(strstr(v.evidence, "turn track_wal_io_timing on"));
+    assert_null(strstr(v.evidence, "add clients"));
+    /* at a set rate with idle sessions, the syncs are not what limits */
+    in.rate = 50;
+    in.sig.own_active = 0.05;
+    assert_int_not_equal(steady(&in), VK_COMMIT);
+}
+
+/* Other sessions' lock waits are evidence, not benchtop's limit. */
+static void
+test_whose_waits(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.tps = 50;
+    in.sig.sessions = 10;
+    in.sig.active = 7;
+    in.sig.lock_wait = 6; /* another application's sessions */
+    in.sig.own_sessions = 1;
+    in.sig.own_active = 0.1;
+    in.sig.own_lock_wait = 0;
+    in.sig.own_commit_wait = 0;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_not_equal(v.kind, VK_LOCK);
+    /* and when benchtop's own sessions wait, the others are named beside them */
+    in.clients = 4;
+    in.sig.own_sessions = in.sig.own_active = 4;
+    in.sig.own_lock_wait = 3;
+    in.sig.lock_wait = 9;
+    in.sig.active = 10;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_non_null(strstr(v.evidence, "3 of 4 active benchtop sessions"));
+    assert_non_null(strstr(v.evidence, "other sessions: 6 waiting on locks"));
+}
+
+/* A shared, saturated host: HOST CPU-BOUND with the split, never client-bound or "add clients". */
+static void
+test_host_bound(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.cores = 2;
+    in.clients = 8;
+    in.host_busy_pct = 97;
+    in.server_host_pct = 150;
+    in.own_cpu_pct = 40;
+    in.worker_cpu_max = 19;
+    in.worker_wait_max = 67; /* waits for a CPU like everyone else */
+    in.sig.sessions = in.sig.active = 8;
+    in.sig.on_cpu = 0;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_non_null(strstr(v.evidence, "server 150%, benchtop 40%, others 4% of 2 cores"));
+    assert_non_null(strstr(v.evidence, "run benchtop on another machine"));
+    /* the server alone filling the host is the server's CPU, not sharing */
+    in.server_host_pct = 192;
+    in.own_cpu_pct = 2;
+    in.sig.on_cpu = 8;
+    assert_int_equal(steady(&in), VK_SERVER_CPU);
+}
+
+/* A round trip longer than the whole latency is scheduling delay; a minority of it is not the wire. */
+static void
+test_network_needs_majority(void **state)
+{
+    struct verdict_input in = calm();
+
+    in.sig.rtt_ms = 1.3;
+    in.lat_mean_ms = 0.4;
+    assert_int_not_equal(steady(&in), VK_NETWORK);
+    in.sig.rtt_ms = 3;
+    in.lat_mean_ms = 10;
+    assert_int_not_equal(steady(&in), VK_NETWORK);
+}
+
+/* The evidence follows the figures every interval, even while the verdict holds. */
+static void
+test_evidence_rebuilt(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.sig.server_cpu_limit = 100;
+    in.sig.server_cpu_pct = 97;
+    in.host_busy_pct = NAN;
+    verdict_init(&st);
+    v = run(&st, &in, 3);
+    assert_int_equal(v.kind, VK_SERVER_CPU);
+    assert_non_null(strstr(v.evidence, "97%"));
+    in.sig.server_cpu_pct = 49; /* a single calm interval: the verdict holds, the figure moves */
+    v = run(&st, &in, 1);
+    assert_int_equal(v.kind, VK_SERVER_CPU);
+    assert_non_null(strstr(v.evidence, "49%"));
+}
+
+/* Work per transaction is named when large and when rising. */
+static void
+test_work_named(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+    int i;
+
+    in.sig.seq_scans_s = 12;
+    snprintf(in.sig.seq_scan_table, sizeof(in.sig.seq_scan_table), "cache");
+    verdict_init(&st);
+    for (i = 0; i < 12; i++) {
+        in.sig.rows_per_txn = 200 * (i + 1);
+        verdict_step(&st, &in, &v);
+    }
+    assert_non_null(strstr(v.evidence, "rows, rising"));
+    assert_non_null(strstr(v.evidence, "12 sequential scans/s on table cache"));
+    in.sig.rows_per_txn = 31000;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_non_null(strstr(v.evidence, "each transaction reads 31,000 rows"));
+}
+
+/* Undecided shows the two leaders; the end gives the final verdict and each one's share. */
+static void
+test_undecided_and_final(void **state)
+{
+    struct verdict_input quiet = calm(), lock = calm();
+    struct verdict_state st;
+    struct verdict v;
+    char text[200];
+
+    lock.clients = lock.sig.sessions = lock.sig.active = 8;
+    lock.sig.lock_wait = 7;
+    verdict_init(&st);
+    v = run(&st, &lock, 1);
+    assert_int_equal(v.kind, VK_NONE);
+    assert_non_null(strstr(v.evidence, "undecided: lock-bound 1.00"));
+    assert_int_equal(v.first, VK_LOCK);
+    v = run(&st, &lock, 6);
+    v = run(&st, &quiet, 3);
+    verdict_finish(&st, &v);
+    assert_true(v.final);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_true(v.share[VK_LOCK] >= 0.6 && v.share[VK_LOCK] <= 0.8); /* smoothed waits linger */
+    verdict_final_text(&v, text, sizeof(text));
+    assert_non_null(strstr(text, "final: lock-bound ("));
+    assert_non_null(strstr(text, "not enough load"));
+}
+
+/* issue 17: no transactions, or most of them failing, is no verdict but the errors. */
+static void
+test_failing_load(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict v;
+    struct verdict_state st;
+
+    in.tps = 0;
+    in.errors = 0;
+    in.clients = 8;
+    in.connected = 0;
+    in.last_error = "connection refused";
+    verdict_init(&st);
+    v = run(&st, &in, 3);
+    assert_int_equal(v.kind, VK_NONE);
+    assert_non_null(strstr(v.evidence, "8 of 8 clients not connected"));
+    assert_non_null(strstr(v.evidence, "connection refused"));
+    assert_null(strstr(v.evidence, "add clients"));
+    in.connected = 8;
+    in.errors = 9000;
+    v = run(&st, &in, 3);
+    assert_non_null(strstr(v.evidence, "100% of transactions fail"));
+}
+
+static void
+test_check(void **state)
+{
+    char text[120];
+
+    /* group commit: more clients share each log sync */
+    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1010), VC_CONTRADICTED);
+    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1800), VC_CONFIRMED);
+    assert_int_equal(verdict_check(VK_UNDERLOADED, 4, 1000, 8, 1800), VC_CONFIRMED);
+    assert_int_equal(verdict_check(VK_UNDERLOADED, 4, 1000, 8, 1050), VC_CONTRADICTED);
+    assert_int_equal(verdict_check(VK_HOST, 8, 5000, 16, 5100), VC_CONFIRMED);
+    assert_int_equal(verdict_check(VK_MIXED, 8, 5000, 16, 5100), VC_UNTESTED);
+    assert_int_equal(verdict_check(VK_LOCK, 8, 5000, 8, 5100), VC_UNTESTED);
+    verdict_check_text(VC_CONFIRMED, VK_COMMIT, text, sizeof(text));
+    assert_string_equal(text, "consistent with commit/I/O-bound");
+}
+
+/* --- properties over generated inputs --- */
+
+static unsigned long long prng = 0x9e3779b97f4a7c15ULL;
+
+static double
+uni(double lo, double hi)
+{
+    prng ^= prng << 13;
+    prng ^= prng >> 7;
+    prng ^= prng << 17;
+    return lo + (hi - lo) * (double)(prng >> 11) / 9007199254740992.0;
+}
+
+/* A value, or NAN one time in `nan_in`. */
+static double
+maybe(double lo, double hi, int nan_in)
+{
+    return uni(0, 1) < 1.0 / nan_in ? NAN : uni(lo, hi);
+}
+
+static struct verdict_input
+generated(void)
+{
+    struct verdict_input in = calm();
+    double sessions = floor(uni(0, 300));
+
+    in.tps = uni(0, 1) < 0.1 ? 0 : uni(1, 50000);
+    in.lat_mean_ms = uni(0.05, 100);
+    in.errors = uni(0, 1) < 0.1 ? uni(0, 1000) : 0;
+    in.connect_share = maybe(0, 1, 2);
+    in.worker_cpu_max = uni(0, 100);
+    in.worker_wait_max = maybe(0, 60, 4);
+    in.own_cpu_pct = uni(0, 200);
+    in.cores = (int)uni(1, 9);
+    in.host_busy_pct = maybe(0, 100, 3);
+    in.server_host_pct = maybe(0, 100.0 * in.cores, 2);
+    in.clients = (int)uni(1, 257);
+    in.connected = uni(0, 1) < 0.1 ? (int)uni(0, in.clients) : in.clients;
+    in.rate = uni(0, 1) < 0.2 ? uni(1, 1000) : 0;
+    in.gain_per_doubling = maybe(-0.2, 1, 2);
+    in.sig.sessions = sessions;
+    /* collectors' figures are not always coherent (a glance between two states): never N > M out */
+    in.sig.active = floor(uni(0, sessions * 1.2 + 1));
+    in.sig.on_cpu = maybe(0, in.sig.active + 2, 4);
+    in.sig.lock_wait = maybe(0, in.sig.active + 2, 4);
+    in.sig.commit_wait = maybe(0, in.sig.active + 2, 4);
+    in.sig.io_wait = maybe(0, 3, 3);
+    in.sig.own_sessions = maybe(0, in.clients, 3);
+    in.sig.own_active = isnan(in.sig.own_sessions) ? NAN : uni(0, in.sig.own_sessions + 1);
+    in.sig.own_lock_wait = maybe(0, in.sig.active + 1, 4);
+    in.sig.own_commit_wait = maybe(0, in.sig.active + 1, 4);
+    in.sig.rtt_ms = maybe(0.01, 30, 3);
+    in.sig.server_cpu_pct = maybe(0, 400, 2);
+    in.sig.server_cpu_limit = uni(0, 1) < 0.5 ? 100 : NAN;
+    in.sig.commits_s = maybe(0, 50000, 2);
+    in.sig.log_syncs_s = maybe(0, 50000, 2);
+    in.sig.log_sync_ms_s = maybe(0, 1000, 3);
+    in.sig.rows_per_txn = maybe(0, 100000, 2);
+    return in;
+}
+
+/* Every "X of Y" in the text has X <= Y. */
+static void
+assert_coherent(const char *text)
+{
+    const char *p = text;
+
+    while ((p = strstr(p, " of ")) != NULL) {
+        const char *start = p;
+        double n, m;
+        char *end;
+
+        while (start > text && (start[-1] == '.' || (start[-1] >= '0' && start[-1] <= '9')))
+            start--;
+        if (start < p) {
+            n = strtod(start, NULL);
+            m = strtod(p + 4, &end);
+            if (end != p + 4 && n > m) {
+                print_error("incoherent: %s\n", text);
+                fail();
+            }
+        }
+        p += 4;
+    }
+}
+
+static void
+test_properties(void **state)
+{
+    struct verdict_state st;
+    struct verdict v;
+    int run_i, step;
+
+    for (run_i = 0; run_i < 400; run_i++) {
+        verdict_init(&st);
+        for (step = 0; step < 25; step++) {
+            struct verdict_input in = generated();
+            int host_full = !isnan(in.host_busy_pct) && in.host_busy_pct >= 90;
+
+            verdict_step(&st, &in, &v);
+            assert_true(v.kind >= VK_NONE && v.kind < VK__COUNT);
+            assert_non_null(v.confidence);
+            assert_true(v.evidence[0] != '\0');
+            assert_coherent(v.evidence);
+            /* the text is this interval's: nothing stale from a kind no longer leading */
+            if (host_full || in.gain_per_doubling < 0.10) {
+                assert_null(strstr(v.evidence, "add clients"));
+            }
+            if (host_full && in.own_cpu_pct < 0.5 * in.host_busy_pct * in.cores &&
+                v.kind != VK_MIXED && st.streak >= 2)
+                assert_int_not_equal(v.kind, VK_CLIENT);
+            if (in.tps <= 0 && in.errors > 0)
+                assert_int_equal(v.kind, VK_NONE);
+        }
+        verdict_finish(&st, &v);
+        {
+            double sum = 0;
+            int k;
+
+            for (k = 0; k < VK__COUNT; k++)
+                sum += v.share[k];
+            assert_true(fabs(sum - 1) < 1e-9);
+        }
+    }
+}
+
+/* No doubling that gained under 10% is ever taken as confirming "not enough load". */
+static void
+test_check_properties(void **state)
+{
+    int i;
+
+    for (i = 0; i < 10000; i++) {
+        int lo = (int)uni(1, 200), hi = lo * 2;
+        double tps = uni(1, 100000), gain = uni(-0.5, 1.5);
+        enum verdict_check c = verdict_check(VK_UNDERLOADED, lo, tps, hi, tps * (1 + gain));
+        enum verdict_check b = verdict_check(VK_SERVER_CPU, lo, tps, hi, tps * (1 + gain));
+
+        if (gain < 0.099) {
+            assert_int_equal(c, VC_CONTRADICTED);
+            assert_int_equal(b, VC_CONFIRMED);
+        } else if (gain > 0.101) {
+            assert_int_equal(c, VC_CONFIRMED);
+            assert_int_equal(b, VC_CONTRADICTED);
+        }
+    }
+}
+
 int
 main(void)
 {
@@ -254,6 +626,17 @@ main(void)
         cmocka_unit_test(test_hysteresis),
         cmocka_unit_test(test_mixed),
         cmocka_unit_test(test_no_load),
+        cmocka_unit_test(test_commit_bound_from_syncs_per_commit),
+        cmocka_unit_test(test_whose_waits),
+        cmocka_unit_test(test_host_bound),
+        cmocka_unit_test(test_network_needs_majority),
+        cmocka_unit_test(test_evidence_rebuilt),
+        cmocka_unit_test(test_work_named),
+        cmocka_unit_test(test_undecided_and_final),
+        cmocka_unit_test(test_failing_load),
+        cmocka_unit_test(test_check),
+        cmocka_unit_test(test_properties),
+        cmocka_unit_test(test_check_properties),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
