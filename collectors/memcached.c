@@ -28,6 +28,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "kv.h"
 #include "options.h"
 
@@ -73,19 +74,13 @@ struct mc_conn {
     size_t rcap, rlen;
 };
 
-/* The memcached driver's options: the key-value group and --batch. */
+enum { MC_BATCH_DEFAULT = 10, MC_BATCH_MAX = 10000 };
+
+/* The memcached driver's options: the key-value group and --batch (keys per multiget). */
 struct mc_opts {
     struct kv_conf kv;
-    int batch; /* --batch: keys per multiget */
+    struct batch_conf batch;
 };
-
-static const struct option_def mc_defs[] = {
-    {"batch", 0, OPT_INT, offsetof(struct mc_opts, batch), 1, 10000, "10", "N", CMD_LOAD,
-     "keys per request of -w multiget"},
-    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
-};
-
-static const struct option_group mc_option_group = {"memcached", mc_defs};
 
 /* ---- targets ---- */
 
@@ -282,6 +277,9 @@ check_options(const struct runconf *rc, const struct mc_opts *o, struct mc_share
                            "for several keys per request, or more -c)");
     if (options_given(rc, "batch") && sh->wl != MC_WL_MULTIGET)
         return seterr(err, "--batch applies to -w multiget only (add -w multiget or drop --batch)");
+    if (o->batch.batch > MC_BATCH_MAX)
+        return seterr(err, "--batch for memcached must be at most %d keys, not %d", MC_BATCH_MAX,
+                      o->batch.batch);
     return kv_setup(&sh->kv, &o->kv, rc->clients, sh->wl == MC_WL_MIXED, "1:9", err);
 }
 
@@ -524,7 +522,7 @@ static void
 setup_keys(const struct mc_opts *o, struct mc_shared *sh)
 {
     sh->digits = mc_key_digits(sh->kv.keys);
-    sh->batch = sh->wl == MC_WL_MULTIGET ? o->batch : 1;
+    sh->batch = sh->wl != MC_WL_MULTIGET ? 1 : o->batch.batch ? o->batch.batch : MC_BATCH_DEFAULT;
     /* Room for a whole reply when it is small; larger ones grow the buffer on demand. */
     sh->rbuf_size = (size_t)sh->batch * (sh->kv.value_size + 64) + 64;
     sh->rbuf_size = sh->rbuf_size < 4096           ? 4096
@@ -914,7 +912,7 @@ mc_stats_roundtrip(int fd, const struct mc_addr *a, const char *req, char **out,
 
 static const struct driver_options mc_options[] = {
     {&kv_options, offsetof(struct mc_opts, kv)},
-    {&mc_option_group, 0},
+    {&batch_option_group, offsetof(struct mc_opts, batch)},
     {NULL, 0},
 };
 static const char *const mc_demo_options[] = {"fill=1", NULL}; /* so that gets hit */

@@ -37,8 +37,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobthread.h"
 #include "options.h"
 #include "runconf.h"
+
+#ifndef HAVE_MYSQL_NONBLOCK
+/* libmysqlclient wants mysql_thread_init in every thread that calls it. */
+static void
+my_jobthread_init(void)
+{
+    mysql_thread_init();
+}
+
+static const struct jobthread_hooks my_jobthread_hooks = {
+    .thread_init = my_jobthread_init,
+    .thread_end = mysql_thread_end,
+};
+#endif
 
 enum my_mode { MY_MODE_TEXT, MY_MODE_PREPARED };
 
@@ -203,7 +218,7 @@ struct my_conn {
     struct my_values v;
     char text[TEXT_MAX];
     /* without the non-blocking API: the connection's thread and its job's outcome */
-    struct my_thread *th;
+    struct jobthread *th;
     struct txn_result *job_res;
     enum drv_status job_status;
     char job_err[BT_ERRLEN];
@@ -769,7 +784,7 @@ my_conn_new(void *shared, int client_id, struct rng *rng)
     if (sh->nslots > 0)
         c->stmts = xcalloc((size_t)sh->nslots * (size_t)sh->tables, sizeof *c->stmts);
 #ifndef HAVE_MYSQL_NONBLOCK
-    c->th = my_thread_new();
+    c->th = jobthread_new(&my_jobthread_hooks);
 #endif
     return c;
 }
@@ -950,9 +965,9 @@ job_connect(void *arg)
     if (my_target_check_tls(c->m, t, c->job_err) < 0)
         return;
 #ifdef LIBMARIADB
-    my_thread_set_cancel_fd(c->th, (int)mysql_get_socket(c->m));
+    jobthread_set_cancel_fd(c->th, (int)mysql_get_socket(c->m));
 #else
-    my_thread_set_cancel_fd(c->th, (int)c->m->net.fd); /* libmysqlclient has no getter */
+    jobthread_set_cancel_fd(c->th, (int)c->m->net.fd); /* libmysqlclient has no getter */
 #endif
     c->job_status = DRV_DONE;
 }
@@ -972,7 +987,7 @@ job_close(void *arg)
 {
     struct my_conn *c = arg;
 
-    my_thread_set_cancel_fd(c->th, -1);
+    jobthread_set_cancel_fd(c->th, -1);
     close_conn(c);
 }
 
@@ -982,8 +997,8 @@ my_conn_disconnect(void *conn)
     struct my_conn *c = conn;
 
     /* At the end of a run a transaction may still be running: cut it short, then close. */
-    my_thread_cancel(c->th);
-    my_thread_run(c->th, job_close, c);
+    jobthread_cancel(c->th);
+    jobthread_run(c->th, job_close, c);
 }
 
 static void
@@ -992,7 +1007,7 @@ my_conn_free(void *conn)
     struct my_conn *c = conn;
 
     my_conn_disconnect(c);
-    my_thread_free(c->th);
+    jobthread_free(c->th);
     free(c->stmts);
     free(c);
 }
@@ -1000,7 +1015,7 @@ my_conn_free(void *conn)
 static int
 my_conn_fd(void *conn)
 {
-    return my_thread_fd(((struct my_conn *)conn)->th);
+    return jobthread_fd(((struct my_conn *)conn)->th);
 }
 
 static enum drv_status
@@ -1008,7 +1023,7 @@ my_conn_connect_start(void *conn, char *err)
 {
     struct my_conn *c = conn;
 
-    my_thread_post(c->th, job_connect, c);
+    jobthread_post(c->th, job_connect, c);
     return DRV_WANT_READ;
 }
 
@@ -1017,7 +1032,7 @@ my_conn_connect_poll(void *conn, char *err)
 {
     struct my_conn *c = conn;
 
-    if (!my_thread_take(c->th))
+    if (!jobthread_take(c->th))
         return DRV_WANT_READ;
     if (c->job_status == DRV_ERROR)
         snprintf(err, BT_ERRLEN, "%s", c->job_err);
@@ -1031,7 +1046,7 @@ my_conn_txn_start(void *conn, struct txn_result *res)
 
     c->iop = 0;
     c->job_res = res;
-    my_thread_post(c->th, job_txn, c);
+    jobthread_post(c->th, job_txn, c);
     return DRV_WANT_READ;
 }
 
@@ -1040,7 +1055,7 @@ my_conn_txn_poll(void *conn, struct txn_result *res)
 {
     struct my_conn *c = conn;
 
-    if (!my_thread_take(c->th))
+    if (!jobthread_take(c->th))
         return DRV_WANT_READ;
     return c->job_status;
 }

@@ -179,27 +179,6 @@ enum { MY_C_LEN = 119, MY_PAD_LEN = 59 };
 extern const char my_c_template[MY_C_LEN + 1];
 extern const char my_pad_template[MY_PAD_LEN + 1];
 
-/* --- a thread per connection, without the non-blocking API (mysql-thread.c) --- */
-
-struct my_thread;
-
-/* Starts the connection's thread (idle). */
-struct my_thread *my_thread_new(void);
-/* Readable once the job handed over last has finished: what the worker waits on. */
-int my_thread_fd(const struct my_thread *t);
-/* Hands job(arg) to the thread; none may be running. Returns at once. */
-void my_thread_post(struct my_thread *t, void (*job)(void *), void *arg);
-/* 1 (and the fd drained) if no job runs any more; 0 if one still runs. Never blocks. */
-int my_thread_take(struct my_thread *t);
-/* The socket the jobs block on (-1: none): my_thread_cancel shuts it down. Called by jobs. */
-void my_thread_set_cancel_fd(struct my_thread *t, int fd);
-/* Ends a running job early by shutting its socket down (its call fails as a lost connection). */
-void my_thread_cancel(struct my_thread *t);
-/* Runs job(arg) on the thread and waits for it (after the running job, if any). */
-void my_thread_run(struct my_thread *t, void (*job)(void *), void *arg);
-/* Waits for a running job, then ends the thread. NULL is fine. */
-void my_thread_free(struct my_thread *t);
-
 /* --- the collector's pure half (mysql-collector.c) --- */
 
 /*

@@ -14,6 +14,8 @@
 extern const struct driver_class postgres_driver_class;
 extern const struct server_class postgres_server_class;
 extern const struct collector_class postgres_collector_class;
+extern const struct server_class pgbouncer_server_class;
+extern const struct collector_class pgbouncer_collector_class;
 #endif
 #ifdef HAVE_REDIS
 extern const struct driver_class redis_driver_class;
@@ -24,6 +26,10 @@ extern const struct collector_class redis_collector_class;
 extern const struct driver_class memcached_driver_class;
 extern const struct server_class memcached_server_class;
 extern const struct collector_class memcached_collector_class;
+#endif
+#ifdef HAVE_SQLITE
+extern const struct driver_class sqlite_driver_class;
+extern const struct collector_class sqlite_collector_class;
 #endif
 #ifdef HAVE_MYSQL
 extern const struct driver_class mysql_driver_class;
@@ -44,12 +50,16 @@ const struct driver_class *const driver_classes[] = {
 #ifdef HAVE_MEMCACHED
     &memcached_driver_class,
 #endif
+#ifdef HAVE_SQLITE
+    &sqlite_driver_class,
+#endif
     NULL,
 };
 
 const struct server_class *const server_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_server_class,
+    &pgbouncer_server_class,
 #endif
 #ifdef HAVE_MYSQL
     &mysql_server_class,
@@ -67,6 +77,7 @@ const struct server_class *const server_classes[] = {
 const struct collector_class *const collector_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_collector_class,
+    &pgbouncer_collector_class,
 #endif
 #ifdef HAVE_REDIS
     &redis_collector_class,
@@ -76,6 +87,9 @@ const struct collector_class *const collector_classes[] = {
 #endif
 #ifdef HAVE_MYSQL
     &mysql_collector_class,
+#endif
+#ifdef HAVE_SQLITE
+    &sqlite_collector_class,
 #endif
     NULL,
 };

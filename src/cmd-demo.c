@@ -49,6 +49,10 @@ demo_load(struct runconf *rc, struct server *srv)
     if (!rc->quiet)
         fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->target_masked,
                 srv->dir);
+    if (srv->behind[0] != '\0') { /* a pooler: tables and the server pane come from behind it */
+        ic.target = srv->behind;
+        rc->server_target = srv->behind;
+    }
     set_demo_options(rc);
     ic.opts = rc->driver_conf;
     if (rc->driver->needs_init && rc->driver->init(&ic, err) < 0) {
@@ -62,7 +66,7 @@ demo_load(struct runconf *rc, struct server *srv)
     if (!options_given(rc, "threads"))
         rc->threads = 2;
     cmd_check_run_options(rc, 20);
-    return cmd_run_load(rc);
+    return cmd_run_load(rc, NULL);
 }
 
 /* "postgres, redis, ..." : the servers a demo can start. */

@@ -14,8 +14,8 @@
  * Each client holds a socket: raise the soft descriptor limit as far as the
  * hard one allows, or say how to before anything starts.
  */
-static void
-raise_fd_limit(int clients)
+void
+cmd_raise_fd_limit(int clients)
 {
     struct rlimit rl;
     rlim_t need = (rlim_t)clients + 64; /* collectors, eventfds, stdio, libraries */
@@ -31,19 +31,19 @@ raise_fd_limit(int clients)
 }
 
 int
-cmd_run_load(struct runconf *rc)
+cmd_run_load(struct runconf *rc, struct sweep *sweep)
 {
     const struct driver_class *drv = rc->driver;
     char err[BT_ERRLEN];
     void *shared = drv->prepare(rc, rc->driver_conf, err);
-    struct report_ctx ctx = {.rc = rc};
-    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1};
+    struct report_ctx ctx = {.rc = rc, .sweep = sweep};
+    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1, .sweep = sweep};
     const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
     int sigfd;
 
     if (shared == NULL)
         usage_fatal("%s", err);
-    raise_fd_limit(rc->clients);
+    cmd_raise_fd_limit(rc->clients);
     ctx.workload = rc->script_file ? rc->script_file
                    : rc->workload  ? rc->workload
                                    : drv->workloads[0];
@@ -51,12 +51,13 @@ cmd_run_load(struct runconf *rc)
     ctx.json = cmd_open_record(rc);
     ctx.human = rc->quiet ? NULL : stderr;
     sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
+    targets[0] = rc->target_masked;
+    if (!rc->no_collect) /* first: a pooler may refuse the load */
+        cmd_add_server(&s, rc, names, targets);
+    cmd_add_pooler(rc->no_collect ? NULL : &s, rc, 1, names, targets);
     s.eng = engine_start(rc, shared, err);
     if (s.eng == NULL || sigfd < 0)
         usage_fatal("%s", err);
-    if (!rc->no_collect)
-        cmd_add_collector(&s, drv, rc->target, names);
-    targets[0] = rc->target_masked;
     cmd_front_end(&s, sigfd, &ctx, names, targets);
     engine_free(s.eng);
     drv->release(shared);
@@ -77,7 +78,7 @@ cmd_run_exec(struct runconf *rc, char **pos, int npos)
         usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
     cmd_resolve_target(rc, pos[0], 1);
     cmd_check_run_options(rc, 10);
-    return cmd_run_load(rc);
+    return cmd_run_load(rc, NULL);
 }
 
 /* name, option mask, exec, usage, summary for --help */

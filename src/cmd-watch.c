@@ -37,6 +37,8 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
         snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s", i ? ", " : "",
                  rc->target_masked);
     }
+    if (rc->pooler_target != NULL) /* watched beside the first target's server */
+        cmd_add_pooler(&s, rc, 0, names, targets);
     rc->target_masked = xstrdup(joined);
     if (options_given(rc, "time"))
         s.until_us = now_us() + (uint64_t)(rc->duration_s * 1e6);

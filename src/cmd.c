@@ -22,8 +22,9 @@
 #include "util.h"
 
 const struct cmd_entry *const cmd_table[] = {
-    &cmd_run_entry,    &cmd_init_entry,  &cmd_demo_entry,        &cmd_watch_entry,
-    &cmd_report_entry, &cmd_serve_entry, &cmd_man_options_entry, NULL,
+    &cmd_run_entry,   &cmd_init_entry,        &cmd_demo_entry,
+    &cmd_watch_entry, &cmd_sweep_entry,       &cmd_report_entry,
+    &cmd_serve_entry, &cmd_man_options_entry, NULL,
 };
 
 const struct cmd_entry *
@@ -99,6 +100,31 @@ cmd_print_version(void)
             printf("  %s: %s\n", (*d)->name, (*d)->version_note);
 }
 
+/*
+ * An option's target in argv: a copy for connecting, and argv masked in
+ * place so that `ps` shows no password.
+ */
+static void
+hide_option_target(char **opt, const char *option)
+{
+    const struct driver_class *drv;
+    char *copy, *masked, schemes[256];
+
+    if (*opt == NULL || strcmp(*opt, "none") == 0)
+        return;
+    drv = driver_for_target(*opt);
+    if (drv == NULL) {
+        target_known_schemes(schemes, sizeof(schemes));
+        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option, *opt,
+                    schemes);
+    }
+    copy = xstrdup(*opt);
+    masked = drv->mask(*opt);
+    target_scrub_arg(*opt, masked);
+    free(masked);
+    *opt = copy; /* watch resolves once per target: a second pass masks the first copy */
+}
+
 const struct driver_class *
 cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
 {
@@ -117,6 +143,8 @@ cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
     rc->server_local = target_is_local(target);
     if (in_argv)
         target_scrub_arg(target, rc->target_masked);
+    hide_option_target(&rc->pooler_target, "pooler");
+    hide_option_target(&rc->server_target, "server");
     return drv;
 }
 
@@ -214,6 +242,82 @@ check_watched(struct collect *c, const char *target)
         fprintf(stderr, "benchtop: no sample of %s succeeded: %s\n", target, res.error);
         exit(1);
     }
+}
+
+/* A target given to an option: its driver (a user error if none) and its masked form. */
+static const struct driver_class *
+option_target(char *target, const char *option, char **masked)
+{
+    const struct driver_class *drv = driver_for_target(target);
+    char schemes[256];
+
+    if (drv == NULL) {
+        target_known_schemes(schemes, sizeof(schemes));
+        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option, target,
+                    schemes);
+    }
+    *masked = drv->mask(target);
+    return drv;
+}
+
+/* Starts cls on target, named masked on screen; a failure is fatal. */
+static void
+add_class(struct session *s, const struct collector_class *cls, const char *target,
+          const char *masked, const char **names, const char **targets)
+{
+    char err[BT_ERRLEN];
+
+    if (s->ncollect == SESSION_MAX_COLLECT)
+        usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
+    s->collect[s->ncollect] = collect_start(cls, target, s->interval_s, err);
+    if (s->collect[s->ncollect] == NULL)
+        usage_fatal("%s", err);
+    targets[s->ncollect] = masked;
+    names[s->ncollect++] = cls->name;
+}
+
+void
+cmd_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
+               const char **targets)
+{
+    const struct collector_class *pool = pooler_for(rc->driver->name);
+    const char *at = rc->pooler_target, *masked = rc->target_masked;
+    char *m = NULL, err[BT_ERRLEN];
+
+    if (at != NULL && strcmp(at, "none") == 0)
+        return;
+    if (at != NULL) {
+        if (option_target(rc->pooler_target, "pooler", &m) != rc->driver || pool == NULL)
+            usage_fatal("--pooler %s: no pooler of %s targets is known (PgBouncer fronts "
+                        "postgres)",
+                        m, rc->driver->name);
+        masked = m;
+    } else if (pool != NULL && pool->detect != NULL && pool->detect(rc->target)) {
+        at = rc->target;
+    } else {
+        return;
+    }
+    if (vet && pool->vet != NULL && pool->vet(at, rc, err) < 0)
+        usage_fatal("%s", err);
+    if (s != NULL)
+        add_class(s, pool, at, masked, names, targets);
+}
+
+void
+cmd_add_server(struct session *s, struct runconf *rc, const char **names, const char **targets)
+{
+    char *masked;
+
+    if (rc->server_target == NULL) {
+        cmd_add_collector(s, rc->driver, rc->target, names);
+        targets[0] = rc->target_masked;
+        return;
+    }
+    if (option_target(rc->server_target, "server", &masked) != rc->driver)
+        usage_fatal("--server %s is not a %s target like %s (name the server behind the pooler)",
+                    masked, rc->driver->name, rc->target_masked);
+    cmd_add_collector(s, rc->driver, rc->server_target, names);
+    targets[0] = masked;
 }
 
 void

@@ -31,6 +31,7 @@ extern const struct cmd_entry cmd_init_entry;
 extern const struct cmd_entry cmd_demo_entry;
 extern const struct cmd_entry cmd_watch_entry;
 extern const struct cmd_entry cmd_report_entry;
+extern const struct cmd_entry cmd_sweep_entry;
 extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_man_options_entry;
 
@@ -60,10 +61,27 @@ int cmd_looks_like_target(const char *word);
 /* Adds a collector for target (driver drv) to the session; a failure is fatal. */
 void cmd_add_collector(struct session *s, const struct driver_class *drv, const char *target,
                        const char **names);
+/*
+ * The collectors of a run: the server's (on --server when the target is a
+ * pooler, else on the target) first, then a pooler's (--pooler, or found
+ * at the target's port). With vet, a load the pooler cannot carry ends
+ * here with exit 2, so call it before the load starts; with s NULL it
+ * only vets (--no-collect).
+ */
+void cmd_add_server(struct session *s, struct runconf *rc, const char **names,
+                    const char **targets);
+void cmd_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
+                    const char **targets);
 /* Runs the session with the dashboard, or headless; then stops the collectors. */
 void cmd_front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **names,
                    const char **targets);
-/* The load of `run` (and of `demo`, once its server is up): prepare, run, report. */
-int cmd_run_load(struct runconf *rc);
+/*
+ * The load of `run` (and of `demo`, once its server is up, and of `sweep`,
+ * which passes its steps): prepare, run, report. sweep may be NULL.
+ */
+struct sweep;
+int cmd_run_load(struct runconf *rc, struct sweep *sweep);
+/* Raises the open-file limit for this many clients, or exits 2 saying how. */
+void cmd_raise_fd_limit(int clients);
 
 #endif

@@ -64,6 +64,7 @@ coll_view_reset(struct coll_view *v)
     g->sessions = g->active = g->on_cpu = g->lock_wait = g->lwlock_wait = NAN;
     g->io_wait = g->commit_wait = g->log_sync_ms_s = NAN;
     g->server_cpu_pct = g->server_cpu_limit = g->rtt_ms = NAN;
+    g->pool_waiting = g->pool_servers = g->pool_size = g->pool_maxwait_ms = NAN;
     g->own_sessions = g->own_active = g->own_lock_wait = g->own_commit_wait = NAN;
     g->idle_tx = g->commits_s = g->log_syncs_s = NAN;
     g->rows_per_txn = g->blocks_per_txn = g->seq_scans_s = g->max_sessions = NAN;

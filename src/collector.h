@@ -79,6 +79,11 @@ struct coll_signals {
     double seq_scans_s;      /* sequential scans per second */
     char seq_scan_table[40]; /* ... most of them on this table; "" */
     double max_sessions;     /* the server's connection limit */
+    /* A connection pooler in front of the server (NAN for a server): */
+    double pool_waiting;    /* clients waiting for a server connection */
+    double pool_servers;    /* server connections busy with a client */
+    double pool_size;       /* server connections a pool may open */
+    double pool_maxwait_ms; /* the longest a waiting client has waited */
 };
 
 /* What derive produces for the UI, the JSON record and the verdict. */
@@ -114,9 +119,17 @@ struct coll_change {
 /* Empties v: no rows, no events, server_tps and every signal NAN. Derives start with it. */
 void coll_view_reset(struct coll_view *v);
 
+struct runconf;
+
 struct collector_class {
     const char *name;   /* same as the driver's: "postgres" */
     size_t sample_size; /* bytes of one raw sample (a class-private struct) */
+    /*
+     * A connection pooler's collector: the driver whose targets it stands in
+     * front of ("postgres"); NULL for a server's. --pooler finds it by this,
+     * and it runs beside the server's collector, never instead of it.
+     */
+    const char *pools;
 
     /* Connects (blocking, with a short timeout). NULL and a one-line err on failure. */
     void *(*open)(const char *target, char *err);
@@ -162,6 +175,16 @@ struct collector_class {
      * own message when it refused); the connection stays usable either way.
      */
     int (*apply_setting)(void *conn, const char *name, const char *value, char *err);
+    /*
+     * Optional, poolers only; main thread, blocking, before the run.
+     * detect: 1 when a load target of the pooled driver reaches such a
+     * pooler (it answers on the target's port), so it is watched without
+     * --pooler. vet: refuses, with -1 and a one-line err, a run the pooler
+     * at pooler_target cannot carry (e.g. prepared statements where it
+     * pools transactions), instead of failing every transaction mid-run.
+     */
+    int (*detect)(const char *target);
+    int (*vet)(const char *pooler_target, const struct runconf *rc, char *err);
 };
 
 /* Adds a row; ignored past COLL_MAX_ROWS. Returns the row for tweaks, or NULL. */

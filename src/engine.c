@@ -211,7 +211,7 @@ engine_start(const struct runconf *rc, void *shared, char *err)
     e->shared = shared;
     e->clients = rc->clients;
     e->rate = rc->rate;
-    e->nworkers = rc->threads < rc->clients ? rc->threads : rc->clients;
+    e->nworkers = rc->threads; /* the caller caps -j at the most clients it will ask for */
     e->late_us = (uint64_t)(rc->late_ms * 1000.0);
     e->ack_fd = eventfd(0, EFD_CLOEXEC);
     e->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -17,18 +17,35 @@
 #include "util.h"
 
 #define OFF(field) offsetof(struct runconf, field)
-#define SHOW (CMD_RUN | CMD_DEMO | CMD_WATCH)
+#define SHOW (CMD_RUN | CMD_DEMO | CMD_WATCH | CMD_SWEEP)
 
+/*
+ * sweep's --clients takes a list: an entry of the same name for sweep
+ * alone and without a short name, before the number (-c stays a number).
+ */
 const struct option_def option_table[] = {
+    {"clients", 0, OPT_STRING, OFF(sweep_clients), 0, 0, "", "LIST", CMD_SWEEP,
+     "sweep: client counts to step through: 1,2,4,8, 1..64 (doubling) or 10..100+10"},
+    {"rates", 0, OPT_STRING, OFF(sweep_rates), 0, 0, "", "LIST", CMD_SWEEP,
+     "sweep: open-loop rates to step through at a fixed -c (same forms as --clients)"},
+    {"warmup", 0, OPT_DOUBLE, OFF(warmup_s), 0, 3600, "2", "SECONDS", CMD_SWEEP,
+     "sweep: run each step this long before measuring it"},
+    {"step-time", 0, OPT_DOUBLE, OFF(step_s), 0.01, 1e6, "10", "SECONDS", CMD_SWEEP,
+     "sweep: measure each step this long"},
+    {"find-rate", 0, OPT_FLAG, OFF(find_rate), 0, 1, "0", "", CMD_SWEEP,
+     "sweep: find the highest open-loop rate that meets --slo (from -R, default 100)"},
+    {"slo", 0, OPT_STRING, OFF(slo), 0, 0, "", "TARGET", CMD_SWEEP,
+     "sweep --find-rate: the latency target, e.g. 'p99<5ms' (p50, p90, p99, p99.9; ms or us)"},
     {"clients", 'c', OPT_INT, OFF(clients), 1, 100000, "1", "N", CMD_LOAD,
      "number of concurrent clients (connections)"},
     {"threads", 'j', OPT_INT, OFF(threads), 1, 1024, "1", "N", CMD_LOAD,
      "number of worker threads; clients are spread over them"},
     {"pin", 0, OPT_FLAG, OFF(pin), 0, 1, "0", "", CMD_LOAD,
      "keep each -j thread on a CPU of its own, as memaslap does"},
-    {"time", 'T', OPT_DOUBLE, OFF(duration_s), 0.001, 1e7, "", "SECONDS", SHOW,
+    {"time", 'T', OPT_DOUBLE, OFF(duration_s), 0.001, 1e7, "", "SECONDS",
+     CMD_RUN | CMD_DEMO | CMD_WATCH,
      "run for this long (headless default 10; the dashboard runs until q)"},
-    {"transactions", 't', OPT_LLONG, OFF(transactions), 1, 1e15, "", "N", CMD_LOAD,
+    {"transactions", 't', OPT_LLONG, OFF(transactions), 1, 1e15, "", "N", CMD_RUN | CMD_DEMO,
      "run this many transactions per client instead of -T"},
     {"rate", 'R', OPT_DOUBLE, OFF(rate), 0, 1e9, "0", "TPS", CMD_LOAD,
      "open loop: this many transactions/s in total (Poisson arrivals)"},
@@ -54,6 +71,11 @@ const struct option_def option_table[] = {
      "write the JSON lines to FILE while the dashboard runs"},
     {"no-collect", 0, OPT_FLAG, OFF(no_collect), 0, 1, "0", "", CMD_LOAD,
      "do not sample the server (client figures only)"},
+    {"pooler", 0, OPT_TARGET, OFF(pooler_target), 0, 0, "", "TARGET", SHOW,
+     "a connection pooler's admin console, watched beside the server (found by itself when the "
+     "target's port is a pooler's; none: do not look)"},
+    {"server", 0, OPT_TARGET, OFF(server_target), 0, 0, "", "TARGET", CMD_LOAD,
+     "with a pooler as the target: the server behind it, whose own figures the server pane shows"},
     {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
      "the dashboard's s key (set a server setting) is off"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
@@ -97,8 +119,9 @@ add_ref(const struct option_def *def, const struct option_group *group)
     int i;
 
     for (i = 0; i < nrefs; i++)
-        if (strcmp(refs[i].def->name, def->name) == 0)
-            fatal("options: --%s is declared twice", def->name);
+        if (strcmp(refs[i].def->name, def->name) == 0 &&
+            (refs[i].def->short_name == 0) == (def->short_name == 0))
+            fatal("options: --%s is declared twice", def->name); /* but see long_name_hidden */
     if (nrefs == OPTIONS_MAX)
         fatal("options: more than %d options (raise OPTIONS_MAX)", OPTIONS_MAX);
     refs[nrefs].def = def;
@@ -228,6 +251,9 @@ set_value(void *p, const struct option_def *o, const char *arg)
         free(*(char **)p);
         *(char **)p = arg[0] ? xstrdup(arg) : NULL;
         break;
+    case OPT_TARGET:
+        *(char **)p = arg[0] ? (char *)arg : NULL;
+        break;
     case OPT_FLAG:
         *(int *)p = 1;
         break;
@@ -279,8 +305,28 @@ find_ref(const char *name)
     return NULL;
 }
 
+/*
+ * Two entries may share a long name when only one has a short name (sweep's
+ * --clients LIST beside -c/--clients N): for cmd the long name goes to the
+ * one without a short name if it applies, else to the one that applies.
+ */
+static int
+long_name_hidden(int i, unsigned cmd)
+{
+    const struct option_def *o = refs[i].def;
+
+    for (int j = 0; j < nrefs; j++) {
+        const struct option_def *p = refs[j].def;
+        if (j == i || strcmp(p->name, o->name) != 0 || !(p->commands & cmd))
+            continue;
+        if (!(o->commands & cmd) || (p->short_name == 0 && o->short_name != 0))
+            return 1;
+    }
+    return 0;
+}
+
 static void
-build_getopt(struct option *longs, char *shorts)
+build_getopt(unsigned cmd, struct option *longs, char *shorts)
 {
     int i;
 
@@ -288,7 +334,7 @@ build_getopt(struct option *longs, char *shorts)
     *shorts++ = ':'; /* report a missing value as ':' */
     for (i = 0; i < nrefs; i++) {
         const struct option_def *o = refs[i].def;
-        longs[i].name = o->name;
+        longs[i].name = long_name_hidden(i, cmd) ? "" : o->name; /* "" matches nothing */
         longs[i].has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
         longs[i].flag = NULL;
         longs[i].val = 256 + i;
@@ -322,6 +368,7 @@ cmd_name(unsigned cmd)
            : cmd == CMD_DEMO   ? "demo"
            : cmd == CMD_WATCH  ? "watch"
            : cmd == CMD_REPORT ? "report"
+           : cmd == CMD_SWEEP  ? "sweep"
                                : "run";
 }
 
@@ -347,7 +394,7 @@ options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***p
     build_refs();
     longs = xcalloc((size_t)nrefs + 1, sizeof(*longs));
     shorts = xmalloc((size_t)nrefs * 2 + 3);
-    build_getopt(longs, shorts);
+    build_getopt(cmd, longs, shorts);
     optind = 1;
     opterr = 0;
     for (;;) {
@@ -383,14 +430,19 @@ options_set(struct runconf *rc, const char *name, const char *value)
     apply(rc, r, value);
 }
 
+/* Any entry of that name (sweep's --clients and -c share one). */
 int
 options_given(const struct runconf *rc, const char *name)
 {
     const struct opt_ref *r = find_ref(name);
+    int given = 0;
 
     if (r == NULL)
         fatal("options_given: no option '%s'", name);
-    return rc->given[r - refs];
+    for (int i = 0; i < nrefs; i++)
+        if (strcmp(refs[i].def->name, name) == 0)
+            given |= rc->given[i];
+    return given;
 }
 
 /* "redis, memcached": the drivers that take group g. */
@@ -457,7 +509,7 @@ help_line(FILE *f, const struct option_def *o)
 
     format_flags(o, flags, sizeof(flags));
     fprintf(f, "  %-26s %s", flags, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
         fprintf(f, " [%s]", o->defval);
     fputc('\n', f);
 }
@@ -507,7 +559,7 @@ man_item(FILE *f, const struct option_def *o)
         fprintf(f, " \\fI%s\\fR", o->metavar);
     fputc('\n', f);
     man_escape(f, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
         fprintf(f, " (default %s)", o->defval);
     fputs(".\n", f);
 }
@@ -559,6 +611,17 @@ options_free(struct runconf *rc)
     rc->driver_conf = NULL;
 }
 
+/* A target as JSON, its password masked by its driver (stars when no driver claims it). */
+static void
+json_target(FILE *f, const char *target)
+{
+    const struct driver_class *drv = target ? driver_for_target(target) : NULL;
+    char *masked = drv ? drv->mask(target) : NULL;
+
+    json_string(f, masked ? masked : target && strcmp(target, "none") == 0 ? "none" : "***");
+    free(masked);
+}
+
 /* Where option r's value is: in rc, or in the resolved driver's option struct (NULL if none). */
 static const void *
 value_of(const struct runconf *rc, const struct opt_ref *r)
@@ -601,6 +664,9 @@ options_print_json(FILE *f, const struct runconf *rc)
             break;
         case OPT_STRING:
             json_string(f, *(char *const *)p ? *(char *const *)p : "");
+            break;
+        case OPT_TARGET:
+            json_target(f, *(char *const *)p);
             break;
         }
     }

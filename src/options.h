@@ -22,6 +22,8 @@ enum opt_type {
     OPT_U64,    /* uint64_t field */
     OPT_DOUBLE, /* double field */
     OPT_STRING, /* char * field (xstrdup'ed) */
+    OPT_TARGET, /* char * field pointing into argv, so its password can be masked in place; */
+                /* cmd_resolve_target swaps in a copy and masks argv (never printed unmasked) */
     OPT_FLAG,   /* int field set to 1, takes no value */
 };
 
@@ -32,9 +34,10 @@ enum {
     CMD_DEMO = 1 << 2,
     CMD_WATCH = 1 << 3,
     CMD_REPORT = 1 << 4,
+    CMD_SWEEP = 1 << 5,
 };
-#define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH)
-#define CMD_LOAD (CMD_RUN | CMD_DEMO)
+#define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH | CMD_SWEEP)
+#define CMD_LOAD (CMD_RUN | CMD_DEMO | CMD_SWEEP)
 
 struct option_def {
     const char *name; /* long name, without "--" */

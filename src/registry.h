@@ -15,6 +15,9 @@ extern const struct server_class *const server_classes[];
 /* The collector with this name (the driver's name), or NULL. */
 const struct collector_class *collector_for(const char *name);
 
+/* The collector of a pooler in front of the named driver's servers, or NULL. */
+const struct collector_class *pooler_for(const char *driver_name);
+
 /* The driver for a target (by URI scheme, then by claims()), or NULL. */
 const struct driver_class *driver_for_target(const char *target);
 

@@ -13,6 +13,7 @@
 #include "hdrlog.h"
 #include "hist.h"
 #include "options.h"
+#include "sweep-report.h"
 #include "text.h"
 #include "util.h"
 
@@ -22,10 +23,10 @@ json_string(FILE *f, const char *s)
     text_json(f, s);
 }
 
-static void
+void
 json_number(FILE *f, double v)
 {
-    if (!isfinite(v)) /* JSON has no NaN or infinity */
+    if (!isfinite(v)) /* JSON has no such number */
         fputs("null", f);
     else
         fprintf(f, "%.6g", v);
@@ -45,30 +46,42 @@ per_s(uint64_t n, double secs)
     return secs > 0 ? (double)n / secs : 0.0;
 }
 
+void
+json_errors_by_kind(FILE *f, const uint64_t *errors)
+{
+    fputs("\"errors_by_kind\":{", f);
+    for (int k = ERR_NONE + 1; k < ERR__COUNT; k++)
+        fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
+                (unsigned long long)errors[k]);
+    fputc('}', f);
+}
+
+void
+json_lat(FILE *f, const struct hist_summary *l)
+{
+    fprintf(f,
+            "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,"
+            "\"max\":%llu}",
+            l->mean, (unsigned long long)l->p50, (unsigned long long)l->p90,
+            (unsigned long long)l->p99, (unsigned long long)l->p999, (unsigned long long)l->max);
+}
+
 static void
 json_common(FILE *f, const struct wstats *s, double secs)
 {
     struct hist_summary l;
-    int k;
 
     hist_summarize(s->lat, &l);
     fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"late\":%llu,", per_s(s->txns, secs),
             per_s(s->ops, secs), (unsigned long long)wstats_errors(s), (unsigned long long)s->late);
-    fputs("\"errors_by_kind\":{", f);
-    for (k = ERR_NONE + 1; k < ERR__COUNT; k++)
-        fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
-                (unsigned long long)s->errors[k]);
-    fprintf(f, "},\"retried\":%llu,\"retries\":%llu", (unsigned long long)s->retried,
+    json_errors_by_kind(f, s->errors);
+    fprintf(f, ",\"retried\":%llu,\"retries\":%llu", (unsigned long long)s->retried,
             (unsigned long long)s->retries);
     fprintf(
         f, ",\"reconnects\":%llu,\"connect_fails\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
         (unsigned long long)s->reconnects, (unsigned long long)s->connect_fails,
         s->txns ? (double)s->lag_sum_us / (double)s->txns : 0.0, (unsigned long long)s->lag_max_us);
-    fprintf(f,
-            "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,"
-            "\"max\":%llu}",
-            l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90, (unsigned long long)l.p99,
-            (unsigned long long)l.p999, (unsigned long long)l.max);
+    json_lat(f, &l);
 }
 
 static void
@@ -266,6 +279,10 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
     struct hist_summary l;
     char workload[256], target[512];
 
+    if (ctx->sweep != NULL) {
+        report_sweep_table(f, ctx->sweep, ctx);
+        return;
+    }
     hist_summarize(s->lat, &l);
     human_failures(f, s);
     text_clean(workload, sizeof(workload), ctx->workload); /* a -f path is foreign text too */
@@ -311,10 +328,15 @@ report_snapshot(const struct snapshot *snap, void *arg)
         json_interval(ctx->json, snap);
     if (ctx->human && !ctx->json)
         human_progress(ctx->human, snap);
+    for (; ctx->sweep && ctx->steps_reported < ctx->sweep->nsteps; ctx->steps_reported++)
+        if (ctx->json)
+            report_step_json(ctx->json, ctx->sweep, &ctx->sweep->steps[ctx->steps_reported]);
     if (!snap->final)
         return;
     if (ctx->json)
         json_summary(ctx->json, snap, ctx);
+    if (ctx->json && ctx->sweep)
+        report_sweep_json(ctx->json, ctx->sweep);
     if (ctx->human)
         report_human_summary(ctx->human, snap, ctx);
 }

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include "runconf.h"
+#include "hist.h"
 #include "stats.h"
 
 struct report_ctx {
@@ -17,6 +18,8 @@ struct report_ctx {
     const char *mode;     /* resolved protocol mode */
     FILE *json;           /* NULL: no JSON lines */
     FILE *human;          /* NULL: no human progress/summary */
+    struct sweep *sweep;  /* `benchtop sweep`: step lines, the sweep line and its table */
+    int steps_reported;   /* the sweep's steps already written as JSON lines */
     int header_done;      /* the {"type":"run"} line went out */
 };
 
@@ -52,5 +55,11 @@ void report_human_summary(FILE *f, const struct snapshot *snap, const struct rep
 
 /* Writes s as a JSON string literal (quotes and escapes included). */
 void json_string(FILE *f, const char *s);
+/* Writes v as a JSON number; NAN and infinities as null. */
+void json_number(FILE *f, double v);
+/* "errors_by_kind":{...} from counts indexed by enum err_kind. */
+void json_errors_by_kind(FILE *f, const uint64_t *errors);
+/* "lat_us":{"mean":..,"p50":..,"p90":..,"p99":..,"p999":..,"max":..} */
+void json_lat(FILE *f, const struct hist_summary *l);
 
 #endif

@@ -40,12 +40,20 @@ struct runconf {
     int no_collect;         /* --no-collect: no server-side collectors */
     int read_only;          /* --read-only: the dashboard never changes a server setting */
     char *record;           /* --record FILE: JSON lines while the dashboard runs */
+    char *pooler_target;    /* --pooler: a connection pooler's console ("none": do not look) */
+    char *server_target;    /* --server: the server behind a pooler target, for its collector */
     char *theme;            /* --theme NAME or path */
     char *report_format;    /* report --format: text, markdown, csv, json */
     double report_from;     /* report --from: seconds into each run */
     double report_to;       /* report --to; 0 = to the end */
     char *report_html;      /* report --html FILE */
     char *report_hlog;      /* report --hlog FILE */
+    char *sweep_clients;    /* sweep --clients LIST */
+    char *sweep_rates;      /* sweep --rates LIST */
+    double warmup_s;        /* sweep --warmup: each step's unmeasured start */
+    double step_s;          /* sweep --step-time: each step's measured part */
+    int find_rate;          /* sweep --find-rate */
+    char *slo;              /* sweep --slo, e.g. "p99<5ms" */
     int server_local;       /* the target is on this machine: its CPU is ours to read */
     int show_help;          /* -h */
     int show_version;       /* -V */

@@ -126,8 +126,10 @@ next_event(int sigfd, int *watch_stdin)
 static void
 announce(const struct server *s)
 {
-    printf("target=%s\ndir=%s\nport=%d\npid=%ld\nready\n", s->target, s->dir, s->port,
-           (long)getpid());
+    printf("target=%s\ndir=%s\nport=%d\npid=%ld\n", s->target, s->dir, s->port, (long)getpid());
+    if (s->behind[0] != '\0')
+        printf("behind=%s\n", s->behind);
+    printf("ready\n");
     fflush(stdout);
 }
 

@@ -24,6 +24,7 @@ struct server {
     char dir[256];    /* private folder, removed by server_destroy */
     int port;         /* loopback TCP port */
     char target[512]; /* what to pass to benchtop, e.g. postgres://postgres@127.0.0.1:PORT/... */
+    char behind[512]; /* a pooler's: the target of the server behind it ("" for a server) */
     char user[64];    /* the user the server runs as ("" = ourselves) */
     uid_t uid;
     gid_t gid;

@@ -104,7 +104,30 @@ judge(struct session *s, struct snapshot *snap)
         coll_view_reset(&blank);
         in.sig = blank.sig;
     }
+    if (s->have_pool_sig) {
+        in.sig.pool_waiting = s->pool_sig.pool_waiting;
+        in.sig.pool_servers = s->pool_sig.pool_servers;
+        in.sig.pool_size = s->pool_sig.pool_size;
+        in.sig.pool_maxwait_ms = s->pool_sig.pool_maxwait_ms;
+    }
     verdict_step(&s->verdict, &in, &snap->verdict);
+}
+
+/* A sweep's step boundaries: after the interval swap, before the hooks report. */
+static void
+sweep_step(struct session *s, const struct snapshot *snap)
+{
+    struct sweep_server srv;
+    struct sweep_action act;
+
+    sweep_server_from(s->have_sig ? &s->sig : NULL, s->server_tps, &srv);
+    sweep_tick(s->sweep, snap, &srv, &act);
+    if (act.set && s->sweep->axis == SWEEP_CLIENTS)
+        engine_set_clients(s->eng, (int)act.x);
+    else if (act.set)
+        engine_set_rate(s->eng, act.x);
+    if (act.done)
+        s->eng->end_us = now_us(); /* the loop ends the load at its next turn */
 }
 
 static void
@@ -113,6 +136,8 @@ tick(struct session *s)
     struct snapshot *snap = (struct snapshot *)engine_tick(s->eng);
 
     judge(s, snap);
+    if (s->sweep != NULL)
+        sweep_step(s, snap);
     s->hooks.on_tick(s, snap, s->arg);
 }
 
@@ -174,6 +199,10 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
             if (i == 0) {
                 s->sig = res.view.sig;
                 s->have_sig = res.ok && res.have_view;
+                s->server_tps = res.ok ? res.view.server_tps : NAN;
+            } else if (res.have_view && !isnan(res.view.sig.pool_waiting)) {
+                s->pool_sig = res.view.sig; /* a pooler's: only its pool_* fields count */
+                s->have_pool_sig = res.ok;
             }
             s->hooks.on_server(s, i, &res, s->arg);
         }
@@ -228,6 +257,7 @@ session_run(struct session *s, int sigfd)
 
     s->start_us = s->eng ? s->eng->start_us : now_us();
     verdict_init(&s->verdict);
+    s->server_tps = NAN;
     s->gain_per_doubling = NAN;
     cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);

@@ -6,7 +6,8 @@
  *
  * A session has a load (an engine), collectors, or both (`watch` has no
  * load). It ends on SIGINT/SIGTERM/SIGHUP, when a hook asks to quit, or when the
- * load is over (-T reached, every client ran -t) unless stay_after_load.
+ * load is over (-T reached, every client ran -t, a sweep's last step)
+ * unless stay_after_load.
  */
 #ifndef BENCHTOP_SESSION_H
 #define BENCHTOP_SESSION_H
@@ -16,6 +17,7 @@
 #include "collect.h"
 #include "cpu.h"
 #include "engine.h"
+#include "sweep.h"
 #include "verdict.h"
 
 #define SESSION_MAX_COLLECT 4
@@ -46,9 +48,13 @@ struct session {
     int load_over;
     int quit; /* set by a hook (an output that fails): the session ends at once */
     struct session_hooks hooks;
-    struct verdict_state verdict; /* carried between ticks */
-    int have_sig;                 /* sig holds the first collector's latest signals */
+    struct verdict_state verdict;  /* carried between ticks */
+    int have_sig;                  /* sig holds the first collector's latest signals */
+    struct coll_signals pool_sig;  /* a pooler collector's latest signals (its pool_* fields) */
+    int have_pool_sig;
     struct coll_signals sig;
+    double server_tps;             /* the first collector's latest; NAN */
+    struct sweep *sweep;           /* NULL, or `benchtop sweep`'s steps: run at each tick */
     struct cpu_host host;          /* /proc/stat at the last tick */
     double gain_per_doubling;      /* from the last rise in clients (dashboard +); NAN */
     pid_t server_pid;              /* a local server's process; 0 = not looked up, -1 = unknown */

@@ -63,6 +63,17 @@ collector_for(const char *name)
     return NULL;
 }
 
+const struct collector_class *
+pooler_for(const char *driver_name)
+{
+    const struct collector_class *const *c;
+
+    for (c = collector_classes; *c != NULL; c++)
+        if ((*c)->pools != NULL && strcmp((*c)->pools, driver_name) == 0)
+            return *c;
+    return NULL;
+}
+
 static int
 host_is_local(const char *host, size_t n)
 {

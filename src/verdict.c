@@ -45,6 +45,7 @@ static const char *const labels[VK__COUNT] = {
     [VK_NETWORK] = "network-bound",
     [VK_UNDERLOADED] = "not enough load",
     [VK_HOST] = "host CPU-bound",
+    [VK_POOL] = "pool-bound",
     [VK_MIXED] = "mixed",
 };
 
@@ -52,7 +53,7 @@ static const char *const keys[VK__COUNT] = {
     [VK_NONE] = "none",       [VK_CLIENT] = "client",           [VK_SERVER_CPU] = "server_cpu",
     [VK_LOCK] = "lock",       [VK_COMMIT] = "commit",           [VK_CONNECTION] = "connection",
     [VK_NETWORK] = "network", [VK_UNDERLOADED] = "underloaded", [VK_HOST] = "host",
-    [VK_MIXED] = "mixed",
+    [VK_POOL] = "pool",       [VK_MIXED] = "mixed",
 };
 
 const char *
@@ -412,6 +413,28 @@ score_network(const struct verdict_state *st, const struct window *w, struct sco
              in->lat_mean_ms, in->worker_cpu_max, w->server);
 }
 
+/*
+ * A pooler in front of the server: clients queue for its server
+ * connections (every one busy) while the server behind is not what limits
+ * them. The pool size, not the database, decides the throughput then.
+ */
+static void
+score_pool(const struct window *w, struct scores *sc)
+{
+    const struct coll_signals *g = &w->in->sig;
+    double waiting = g->pool_waiting, busy = g->pool_servers, server;
+
+    if (isnan(waiting) || isnan(busy) || !(waiting > 0))
+        return;
+    server = fmax(fmax(sc->s[VK_SERVER_CPU], sc->s[VK_LOCK]), sc->s[VK_COMMIT]);
+    sc->s[VK_POOL] = ramp(frac(waiting, waiting + busy), 0.2, 0.5) *
+                     (g->pool_size > 0 && busy >= g->pool_size ? 1 : 0.5) * (1 - server);
+    snprintf(sc->ev[VK_POOL], EV,
+             "%.0f clients wait for %.0f server connections (pool size %.0f, longest wait "
+             "%.0f ms); %s: raise the pool size",
+             waiting, busy, g->pool_size, g->pool_maxwait_ms, w->server);
+}
+
 static void
 score_underloaded(const struct window *w, struct scores *sc)
 {
@@ -451,6 +474,7 @@ score_all(struct verdict_state *st, const struct verdict_input *in, struct score
     score_connection(in, sc);
     score_network(st, &w, sc);
     score_host(st, &w, sc);
+    score_pool(&w, sc);
     score_underloaded(&w, sc);
 }
 
@@ -771,6 +795,7 @@ verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi
         return flat ? VC_CONTRADICTED : VC_CONFIRMED;
     case VK_SERVER_CPU:
     case VK_LOCK:
+    case VK_POOL:
     case VK_CLIENT:
     case VK_HOST:
         return flat ? VC_CONFIRMED : VC_CONTRADICTED;

@@ -26,6 +26,7 @@ enum verdict_kind {
     VK_NETWORK,     /* neither side busy; round trips are most of the latency */
     VK_UNDERLOADED, /* everything has spare capacity: add clients */
     VK_HOST,        /* a local server and benchtop share a saturated machine */
+    VK_POOL,        /* clients wait in a connection pooler while the server has room */
     VK_MIXED,       /* two limits score alike: both are shown */
     VK__COUNT
 };

@@ -1,9 +1,12 @@
-/* dash: the two appends the TUI loop makes; the rest of struct dash is filled in place. */
+/* dash: the two appends the TUI loop makes and the bar glyphs; the rest of struct dash is filled in
+ * place. */
 #include "dash.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+const char *const dash_eighths[9] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"};
 
 void
 dash_event_add(struct dash *d, enum row_level level, const char *fmt, ...)

@@ -17,6 +17,7 @@
 #define DASH_EVENTS 64   /* events kept (newest last) */
 #define DASH_SERVERS 4   /* targets watched at once */
 #define DASH_LOG2 33     /* latency buckets: [2^i, 2^(i+1)) us */
+#define DASH_SWEEP_ROWS 64 /* finished sweep steps shown (SWEEP_MAX_STEPS) */
 
 enum run_state {
     RUN_STARTING,
@@ -50,6 +51,31 @@ struct dash_server {
     uint64_t late;    /* samples skipped because one took longer than the interval */
     char error[160];  /* why not ok */
     struct coll_view view;
+};
+
+/* One finished step of a sweep. */
+struct dash_sweep_row {
+    double x; /* clients, or the rate */
+    double tps;
+    double p50_us, p99_us;
+    uint64_t errors;
+    char verdict[32];
+    int probe, met; /* find-rate: a probe, and whether it met the target */
+};
+
+/* `benchtop sweep`: what the sweep pane shows. */
+struct dash_sweep {
+    int active;   /* a sweep was asked for: the pane is part of the layout */
+    int rate;     /* the steps vary the rate (else the clients) */
+    char title[48]; /* "sweep: clients", "find-rate p99 < 5 ms" */
+    int nrows;
+    struct dash_sweep_row rows[DASH_SWEEP_ROWS];
+    int running;      /* a step runs now (0 once the sweep is over) */
+    double running_x; /* ... its clients or rate */
+    int warming;      /* ... and it is in its warm-up */
+    double running_s, step_s; /* seconds into the step (warm-up included), its whole length */
+    int knee;           /* row of the knee, or -1 */
+    char finding[200];  /* the knee, or find-rate's answer; "" = none yet */
 };
 
 struct dash {
@@ -93,9 +119,11 @@ struct dash {
     int nevents;
     struct dash_event events[DASH_EVENTS];
 
+    struct dash_sweep sweep;
+
     /* display state */
     int utf8;                   /* Unicode blocks/braille and box drawing; ASCII otherwise */
-    int zoom;                   /* 0: every pane; 1..5: that pane alone (header stays) */
+    int zoom;                   /* 0: every pane; 1..6: that pane alone (header stays) */
     int help;                   /* the help overlay is open */
     const char *help_lines[40]; /* for the overlay: "key  what it does", NULL-terminated */
     char prompt[200];           /* the one-line prompt on the bottom row; "" = none */
@@ -103,6 +131,8 @@ struct dash {
 
 /* The style a collector row's level is drawn in (normal: `plain`). */
 enum style dash_level_style(enum row_level level, enum style plain);
+/* Block elements from empty to full in eighths of a cell, for bars. */
+extern const char *const dash_eighths[9];
 /* Cells a UTF-8 string takes (one per code point, as grid_put counts). */
 int dash_cells(const char *s);
 
@@ -119,6 +149,7 @@ void pane_latency(const struct dash *d, struct grid *g, struct rect r);    /* 2 
 void pane_server(const struct dash *d, struct grid *g, struct rect r);     /* 3 */
 void pane_events(const struct dash *d, struct grid *g, struct rect r);     /* 4 */
 /* 5 zooms the server pane's settings and session detail (pane_server with more rows). */
+void pane_sweep(const struct dash *d, struct grid *g, struct rect r);      /* 6 */
 
 /* The minimum size; below it layout_draw shows a "terminal too small" notice. */
 #define DASH_MIN_W 80

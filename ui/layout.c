@@ -22,13 +22,14 @@ enum {
     SERVER_COL_W = 56,
     SERVER_MAX_COLS = 6,
     SERVER_BALANCE_H = 6,
+    SWEEP_MIN_H = 7, /* heads, three steps, the running one, the finding, boxed */
 };
 
 typedef void pane_fn(const struct dash *d, struct grid *g, struct rect r);
 
 /* By zoom number; 5 is the server pane again, which reads d->zoom to show every row. */
-static pane_fn *const ZOOMED[] = {NULL,        pane_throughput, pane_latency,
-                                  pane_server, pane_events,     pane_server};
+static pane_fn *const ZOOMED[] = {NULL,        pane_throughput, pane_latency, pane_server,
+                                  pane_events, pane_server,     pane_sweep};
 
 static int
 imin(int a, int b)
@@ -109,8 +110,9 @@ server_want(const struct dash *d, int w)
     return imax(want, 3);
 }
 
+/* bottom: the events pane, or the sweep pane in its place on a short terminal. */
 static void
-draw_all(const struct dash *d, struct grid *g, struct rect body)
+draw_all(const struct dash *d, struct grid *g, struct rect body, pane_fn *bottom)
 {
     int stacked = body.w < STACK_BELOW_W && body.h >= STACK_MIN_BODY_H;
     int extra = body.h - TOP_MIN_H - SERVER_MIN_H - EVENTS_MIN_H - stacked * TOP_MIN_H;
@@ -138,7 +140,27 @@ draw_all(const struct dash *d, struct grid *g, struct rect body)
         y += top_h;
     }
     pane_server(d, g, (struct rect){body.x, y, body.w, srv_h});
-    pane_events(d, g, (struct rect){body.x, y + srv_h, body.w, body.y + body.h - y - srv_h});
+    bottom(d, g, (struct rect){body.x, y + srv_h, body.w, body.y + body.h - y - srv_h});
+}
+
+/*
+ * A sweep adds its pane at the bottom, a row per step, when the other
+ * panes keep their minimum; on a shorter terminal it takes the events'
+ * place (4 still zooms them).
+ */
+static void
+draw_with_sweep(const struct dash *d, struct grid *g, struct rect body)
+{
+    int want = d->sweep.nrows + 4 + d->sweep.running;
+    int h = imin(imax(SWEEP_MIN_H, want), body.h / 3);
+    struct rect rest = {body.x, body.y, body.w, body.h - h};
+
+    if (rest.h < TOP_MIN_H + SERVER_MIN_H + EVENTS_MIN_H) {
+        draw_all(d, g, body, pane_sweep);
+        return;
+    }
+    draw_all(d, g, rest, pane_events);
+    pane_sweep(d, g, (struct rect){body.x, body.y + rest.h, body.w, h});
 }
 
 /*
@@ -165,10 +187,12 @@ layout_draw(const struct dash *d, struct grid *g)
         return;
     }
     pane_header(d, g, (struct rect){0, 0, g->w, HEADER_H});
-    if (d->zoom >= 1 && d->zoom <= 5)
+    if (d->zoom >= 1 && d->zoom <= 6)
         ZOOMED[d->zoom](d, g, body);
+    else if (d->sweep.active)
+        draw_with_sweep(d, g, body);
     else
-        draw_all(d, g, body);
+        draw_all(d, g, body, pane_events);
     if (d->help)
         draw_help(d, g);
     if (d->prompt[0] != '\0') {

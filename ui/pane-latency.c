@@ -20,8 +20,6 @@ enum {
     HIST_PCT_W = 5,
 };
 
-static const char *const EIGHTHS[9] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"};
-
 /* Microseconds with 3 significant digits in us, ms or s: "812 us", "4.56 ms", "1.20 s". */
 static void
 fmt_us(char *buf, size_t len, double us)
@@ -132,7 +130,7 @@ draw_bar(struct grid *g, int x, int y, int w, double frac, int utf8)
         return;
     }
     for (int i = 0; i < w && eighths > 0; i++, eighths -= 8)
-        grid_put(g, x + i, y, 1, ST_GRAPH_CLIENT, EIGHTHS[eighths > 8 ? 8 : eighths]);
+        grid_put(g, x + i, y, 1, ST_GRAPH_CLIENT, dash_eighths[eighths > 8 ? 8 : eighths]);
 }
 
 /* The sum of lat_log2 over [from, from + n), clipped to the array. */

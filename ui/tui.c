@@ -15,6 +15,7 @@
 #include "prompt.h"
 #include "screen.h"
 #include "segment.h"
+#include "sweep-report.h"
 #include "theme.h"
 #include "util.h"
 
@@ -144,6 +145,48 @@ show_verdict(struct tui *t, const struct verdict *v)
     t->last_verdict = v->kind;
 }
 
+/* A finished step: its row, and an event line. */
+static void
+add_sweep_row(struct tui *t, const struct sweep *sw, const struct sweep_step *st)
+{
+    struct dash_sweep_row *row = &t->d.sweep.rows[t->d.sweep.nrows++];
+    char load[48];
+
+    row->x = sweep_step_x(st, sw->axis);
+    row->tps = st->tps;
+    row->p50_us = (double)st->lat.p50;
+    row->p99_us = (double)st->lat.p99;
+    row->errors = sweep_step_errors(st);
+    snprintf(row->verdict, sizeof(row->verdict), "%s", verdict_label(st->verdict));
+    row->probe = st->probe;
+    row->met = st->slo_met;
+    dash_event_add(&t->d, ROW_NORMAL, "step %d done: %s, %.0f tps, p99 %.2f ms", st->index + 1,
+                   sweep_load_text(sw, st, load, sizeof(load)), st->tps,
+                   (double)st->lat.p99 / 1000.0);
+}
+
+/* The sweep pane's rows, the step running now, and the finding so far. */
+static void
+update_sweep(struct tui *t, const struct sweep *sw, const struct snapshot *snap)
+{
+    struct dash_sweep *ds = &t->d.sweep;
+
+    while (ds->nrows < sw->nsteps && ds->nrows < DASH_SWEEP_ROWS)
+        add_sweep_row(t, sw, &sw->steps[ds->nrows]);
+    ds->running = sw->phase != SWEEP_DONE && !snap->final;
+    ds->running_x = sw->x;
+    ds->warming = sw->phase == SWEEP_WARMUP;
+    ds->running_s = snap->t - sw->warmup_t;
+    ds->step_s = sw->warmup_s + sw->step_s;
+    ds->knee = sw->find_rate ? -1 : sweep_knee(sw->steps, sw->nsteps, sw->axis);
+    if (sw->find_rate)
+        sweep_find_text(sw, ds->finding, sizeof(ds->finding));
+    else if (ds->knee >= 0 || sw->phase == SWEEP_DONE)
+        sweep_knee_text(sw, ds->finding, sizeof(ds->finding));
+    if (sw->find_rate && sw->phase != SWEEP_DONE)
+        ds->finding[0] = '\0'; /* the search's answer is only known at its end */
+}
+
 /*
  * After +/-, once the new client count has run STEP_SETTLE intervals: did
  * tps move as the verdict predicted? The lower step's verdict is the one
@@ -220,6 +263,8 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
         check_step(t, snap);
     t->prev_tps = d->tps;
     note_interval_events(t, snap);
+    if (s->sweep != NULL)
+        update_sweep(t, s->sweep, snap);
     if (snap->final)
         dash_event_add(d, ROW_NORMAL, "load finished: %llu transactions (press q to quit)",
                        (unsigned long long)snap->total.txns);
@@ -378,6 +423,10 @@ load_key(struct tui *t, enum key_action act)
 
     if (e == NULL || t->s->load_over) {
         dash_event_add(&t->d, ROW_WARN, "%s", e ? "the load is over" : "no load in watch mode");
+        return 0;
+    }
+    if (t->s->sweep != NULL) { /* a change mid-step would spoil the step's figures */
+        dash_event_add(&t->d, ROW_WARN, "the sweep sets the load: space + - r R are off");
         return 0;
     }
     if (act == KEY_ACT_PAUSE) {
@@ -541,6 +590,13 @@ fill_header(struct tui *t, const struct session *s)
     snprintf(d->target, sizeof(d->target), "%s", s->rc->target_masked ? s->rc->target_masked : "");
     snprintf(d->workload, sizeof(d->workload), "%s", rc && rc->workload ? rc->workload : "watch");
     snprintf(d->mode, sizeof(d->mode), "%s", rc && rc->mode ? rc->mode : "");
+    d->sweep.active = s->sweep != NULL;
+    d->sweep.knee = -1;
+    if (s->sweep != NULL && s->sweep->find_rate)
+        snprintf(d->sweep.title, sizeof(d->sweep.title), "find-rate %s", s->sweep->slo.text);
+    else if (s->sweep != NULL)
+        snprintf(d->sweep.title, sizeof(d->sweep.title), "sweep: %s",
+                 s->sweep->axis == SWEEP_CLIENTS ? "clients" : "rate");
     d->nservers = s->ncollect;
     for (i = 0; i < s->ncollect; i++) {
         snprintf(d->servers[i].name, sizeof(d->servers[i].name), "%s", t->conf->names[i]);

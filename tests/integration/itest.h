@@ -159,6 +159,30 @@ itest_num(const char *line, const char *key)
     return strtod(p + strlen(pat), NULL);
 }
 
+/*
+ * The largest "num" of the row labelled label over every line of text that
+ * holds needle (e.g. a collector's server lines): a figure that held during
+ * the load, whichever sample came last. -1e300 when no line has the row.
+ */
+static inline double
+itest_max_row(const char *text, const char *needle, const char *label)
+{
+    char pat[128];
+    double best = -1e300;
+    const char *p = text;
+
+    snprintf(pat, sizeof(pat), "\"label\":\"%s\"", label);
+    while ((p = strstr(p, needle)) != NULL) {
+        const char *end = strchr(p, '\n'), *row = strstr(p, pat);
+        if (row != NULL && (end == NULL || row < end)) {
+            double v = itest_num(row, "num");
+            best = v > best ? v : best;
+        }
+        p = end ? end : p + strlen(p);
+    }
+    return best;
+}
+
 static inline int
 itest_count_lines(const char *text, const char *needle)
 {
@@ -273,6 +297,41 @@ itest_sleep_ms(int ms)
 
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
         ;
+}
+
+/*
+ * xact_commit of database db, read on stats (a connection to another
+ * database, so the reading itself commits nothing in db), once the finished
+ * backends' statistics have landed: PostgreSQL 15 backends flush them as
+ * they exit, so wait for every session of db but keep_pid's to be gone,
+ * then for the counter to stand still.
+ */
+static inline long long
+itest_pg_commits(PGconn *stats, const char *db, int keep_pid)
+{
+    char sql[256];
+    long long prev = -1, v = -1;
+    int i;
+
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM pg_stat_activity WHERE datname = '%s' AND pid <> %d", db,
+             keep_pid);
+    for (i = 0; i < 100; i++) {
+        itest_exec(stats, "SELECT pg_stat_clear_snapshot()");
+        if (itest_scalar(stats, sql) == 0)
+            break;
+        itest_sleep_ms(100);
+    }
+    snprintf(sql, sizeof(sql), "SELECT xact_commit FROM pg_stat_database WHERE datname = '%s'", db);
+    for (i = 0; i < 50; i++) {
+        itest_exec(stats, "SELECT pg_stat_clear_snapshot()");
+        v = itest_scalar(stats, sql);
+        if (v == prev)
+            break;
+        prev = v;
+        itest_sleep_ms(300);
+    }
+    return v;
 }
 
 /*

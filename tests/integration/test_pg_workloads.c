@@ -11,39 +11,6 @@ static PGconn *admin; /* database DB, for its tables */
 /* Database postgres: the counting queries must not be commits of DB themselves. */
 static PGconn *stats;
 
-/*
- * xact_commit for DB once the finished backends' statistics have landed:
- * PostgreSQL 15 backends flush them as they exit, so wait for every session
- * of DB but admin's to be gone, then for the counter to stand still.
- */
-static long long
-commits(void)
-{
-    long long prev = -1, v = -1;
-    char others[160];
-    int i;
-
-    snprintf(others, sizeof others,
-             "SELECT count(*) FROM pg_stat_activity WHERE datname = '" DB "' AND pid <> %d",
-             PQbackendPID(admin));
-    for (i = 0; i < 100; i++) {
-        itest_exec(stats, "SELECT pg_stat_clear_snapshot()");
-        if (itest_scalar(stats, others) == 0)
-            break;
-        itest_sleep_ms(100);
-    }
-    for (i = 0; i < 50; i++) {
-        itest_exec(stats, "SELECT pg_stat_clear_snapshot()");
-        v = itest_scalar(stats,
-                         "SELECT xact_commit FROM pg_stat_database WHERE datname = '" DB "'");
-        if (v == prev)
-            break;
-        prev = v;
-        itest_sleep_ms(300);
-    }
-    return v;
-}
-
 static int
 setup(void **state)
 {
@@ -66,7 +33,7 @@ teardown(void **state)
 static double
 run_checked(char **args, double *tps)
 {
-    long long before = commits(), after;
+    long long before = itest_pg_commits(stats, DB, PQbackendPID(admin)), after;
     struct run r = itest_runv(args);
     const char *sum = itest_line(r.out, "\"type\":\"summary\"");
     double txns;
@@ -81,7 +48,7 @@ run_checked(char **args, double *tps)
     assert_true(txns > 0);
     assert_int_equal((long long)itest_num(sum, "errors"), 0);
     assert_true(itest_count_lines(r.out, "\"type\":\"interval\"") >= 2);
-    after = commits();
+    after = itest_pg_commits(stats, DB, PQbackendPID(admin));
     fprintf(stderr, "  %s %s: %.0f transactions, server commits +%lld, %.0f tps\n", args[6],
             args[8], txns, after - before, *tps);
     assert_true(fabs((double)(after - before) - txns) <= 0.01 * txns);

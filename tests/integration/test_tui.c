@@ -384,6 +384,81 @@ test_demo(void **state)
     free(s);
 }
 
+/* The n-th (from 0) line of text holding needle, copied into line; 0 if there are fewer. */
+static int
+nth_line(const char *text, const char *needle, int n, char *line, size_t len)
+{
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p++) {
+        const char *b = p, *e = p + strcspn(p, "\n");
+        if (n-- > 0)
+            continue;
+        while (b > text && b[-1] != '\n')
+            b--;
+        snprintf(line, len, "%.*s", (int)(e - b), b);
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * benchtop sweep on the dashboard: the sweep pane is there from the start,
+ * and each step's row (its clients, p50 and p99 as the --record line says)
+ * shows as soon as the step's line is recorded; then the finding.
+ */
+static void
+test_sweep_pane(void **state)
+{
+    char args[600], line[8192], want[128], *rec = NULL, *s;
+    int step;
+
+    snprintf(args, sizeof(args),
+             "sweep %s --clients 1,2,3 --warmup 1 --step-time 2 -w select-only --record "
+             "%s/sweep.jsonl",
+             itest_target(DB), dir);
+    start(args);
+    free(wait_for("6 sweep: clients", 8000));
+    for (step = 0; step < 3; step++) {
+        int found = 0;
+        for (int i = 0; i < 600 && !found; i++) { /* a step takes 3 s; the loaded machine, more */
+            free(rec);
+            rec = slurp_file("sweep.jsonl");
+            found = nth_line(rec, "\"type\":\"step\"", step, line, sizeof(line));
+            if (!found)
+                itest_sleep_ms(100);
+        }
+        if (!found) {
+            s = capture();
+            fail_msg("no line for step %d after 60 s; the screen:\n%s\nstderr:\n%s", step + 1, s,
+                     slurp_file("err"));
+        }
+        assert_int_equal((int)itest_num(line, "clients"), step + 1);
+        /* x, tps, then p50 and p99 in ms as the pane prints them */
+        snprintf(want, sizeof(want), "%10.3f%10.3f", itest_num(line, "p50") / 1000.0,
+                 itest_num(line, "p99") / 1000.0);
+        s = wait_for(want, 2000);
+        assert_true(nth_line(s, want, 0, line, sizeof(line)));
+        snprintf(want, sizeof(want), "%9d", step + 1);
+        if (strstr(line, want) == NULL)
+            fail_msg("step %d's row lacks its clients: %s", step + 1, line);
+        if (step < 2)
+            assert_true(strstr(s, "warming up") != NULL || strstr(s, "measuring") != NULL);
+        free(s);
+    }
+    s = wait_for("knee", 5000); /* "knee at ..." or "no knee: ..." */
+    free(s);
+    tmux("send-keys -t bt 6"); /* zoomed: the pane alone */
+    s = wait_for("p50 ms", 3000);
+    assert_null(strstr(s, "1 throughput"));
+    free(s);
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    s = slurp_file("err");
+    assert_non_null(strstr(s, "most tps: "));
+    assert_int_equal(itest_count_lines(rec, "\"type\":\"step\""), 3);
+    free(s);
+    free(rec);
+}
+
 /* A terminal that cannot move the cursor gets one line and exit 2, not a garbled screen. */
 static void
 test_dumb_terminal_refused(void **state)
@@ -402,9 +477,13 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dashboard),   cmocka_unit_test(test_help_and_pause),
-        cmocka_unit_test(test_set_setting), cmocka_unit_test(test_read_only),
-        cmocka_unit_test(test_demo),        cmocka_unit_test(test_dumb_terminal_refused),
+        cmocka_unit_test(test_dashboard),
+        cmocka_unit_test(test_help_and_pause),
+        cmocka_unit_test(test_set_setting),
+        cmocka_unit_test(test_read_only),
+        cmocka_unit_test(test_sweep_pane),
+        cmocka_unit_test(test_demo),
+        cmocka_unit_test(test_dumb_terminal_refused),
     };
     return cmocka_run_group_tests_name("tui", tests, setup, teardown);
 }

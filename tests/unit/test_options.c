@@ -53,6 +53,36 @@ test_defaults(void **state)
     options_free(&rc);
 }
 
+/* sweep's --clients is a list; -c stays a number, and run's --clients too. */
+static void
+test_sweep_clients_list(void **state)
+{
+    struct runconf rc;
+    char **pos;
+    int npos;
+    char *sweep[] = {"sweep", "--clients",   "1..64", "--rates=10,20", "-c", "3", "--warmup",
+                     "0.5",   "--find-rate", "--slo", "p99<5ms",       "pg", NULL};
+    char *run[] = {"run", "--clients", "7", NULL};
+
+    parse(&rc, CMD_SWEEP, sweep, &pos, &npos);
+    assert_string_equal(rc.sweep_clients, "1..64");
+    assert_string_equal(rc.sweep_rates, "10,20");
+    assert_string_equal(rc.slo, "p99<5ms");
+    assert_int_equal(rc.clients, 3);
+    assert_int_equal(rc.find_rate, 1);
+    assert_true(rc.warmup_s == 0.5 && rc.step_s == 10);
+    assert_int_equal(options_given(&rc, "clients"), 1);
+    assert_int_equal(npos, 1);
+    free(pos);
+    options_free(&rc);
+    parse(&rc, CMD_RUN, run, &pos, &npos);
+    assert_int_equal(rc.clients, 7);
+    assert_null(rc.sweep_clients);
+    assert_int_equal(options_given(&rc, "clients"), 1);
+    free(pos);
+    options_free(&rc);
+}
+
 static void
 test_values_and_positionals(void **state)
 {
@@ -146,6 +176,8 @@ test_bad_values(void **state)
     char *a7[] = {"run", "-c", NULL};
     char *a8[] = {"run", "--force", NULL};
     char *a9[] = {"run", "-P", "0", NULL};
+    char *a10[] = {"sweep", "-T", "5", NULL};
+    char *a11[] = {"run", "--warmup", "1", NULL};
 
     expect(CMD_RUN, a1, "--clients", "between 1 and");
     expect(CMD_RUN, a2, "--rate", "between 0 and");
@@ -156,6 +188,8 @@ test_bad_values(void **state)
     expect(CMD_RUN, a7, "-c needs a value", "--help");
     expect(CMD_RUN, a8, "--force does not apply", "benchtop run");
     expect(CMD_RUN, a9, "--interval", "between 0.01");
+    expect(CMD_SWEEP, a10, "--time does not apply", "benchtop sweep");
+    expect(CMD_RUN, a11, "--warmup does not apply", "benchtop run");
 }
 
 /* Range errors print whole numbers, not 6.71089e+07; "1e3" is not a whole number in digits. */
@@ -206,12 +240,12 @@ test_driver_options(void **state)
 static void
 test_help_lists_every_option(void **state)
 {
-    char buf[8192];
+    char buf[16384];
     FILE *f = fmemopen(buf, sizeof(buf), "w");
     const struct option_def *o;
     char flag[64];
 
-    options_print_help(f, CMD_RUN | CMD_INIT | CMD_DEMO | CMD_REPORT);
+    options_print_help(f, CMD_RUN | CMD_INIT | CMD_DEMO | CMD_REPORT | CMD_SWEEP);
     fclose(f);
     for (o = option_table; o->name != NULL; o++) {
         snprintf(flag, sizeof(flag), "--%s", o->name);
@@ -226,6 +260,7 @@ main(void)
         cmocka_unit_test(test_defaults),       cmocka_unit_test(test_values_and_positionals),
         cmocka_unit_test(test_bad_values),     cmocka_unit_test(test_whole_number_messages),
         cmocka_unit_test(test_driver_options), cmocka_unit_test(test_help_lists_every_option),
+        cmocka_unit_test(test_sweep_clients_list),
     };
     return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

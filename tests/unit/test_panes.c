@@ -524,6 +524,8 @@ test_cut_rows_marker_flags_hidden_problems(void **state)
     free(d);
 }
 
+static void fill_sweep(struct dash *d);
+
 static void
 test_nothing_written_outside_the_grid(void **state)
 {
@@ -532,9 +534,12 @@ test_nothing_written_outside_the_grid(void **state)
     struct dash *d = new_dash();
 
     d->help = 1;
-    for (size_t i = 0; i < sizeof(DIMS) / sizeof(DIMS[0]); i++) {
-        for (int zoom = 0; zoom <= 5; zoom++) {
-            int w = DIMS[i][0], h = DIMS[i][1];
+    for (size_t i = 0; i < 2 * sizeof(DIMS) / sizeof(DIMS[0]); i++) {
+        if (i == sizeof(DIMS) / sizeof(DIMS[0]))
+            fill_sweep(d); /* the second round with the sweep pane */
+        for (int zoom = 0; zoom <= 6; zoom++) {
+            int w = DIMS[i % (sizeof(DIMS) / sizeof(DIMS[0]))][0],
+                h = DIMS[i % (sizeof(DIMS) / sizeof(DIMS[0]))][1];
             size_t n = (size_t)w * (size_t)h;
             struct cell *buf = xmalloc((n + 2 * GUARD) * sizeof(*buf));
             struct grid g = {w, h, buf + GUARD};
@@ -730,6 +735,91 @@ test_zoom_shows_one_pane(void **state)
     free(d);
 }
 
+/* Five finished steps of a clients sweep (knee at 8), the sixth running. */
+static void
+fill_sweep(struct dash *d)
+{
+    static const double TPS[] = {1000, 1950, 3800, 7000, 7300};
+    struct dash_sweep *s = &d->sweep;
+
+    memset(s, 0, sizeof(*s));
+    s->active = 1;
+    snprintf(s->title, sizeof(s->title), "sweep: clients");
+    for (int i = 0; i < 5; i++) {
+        struct dash_sweep_row *r = &s->rows[s->nrows++];
+        r->x = 1 << i;
+        r->tps = TPS[i];
+        r->p50_us = 500 + 100 * i;
+        r->p99_us = 1000 * (i + 1);
+        snprintf(r->verdict, sizeof(r->verdict), "%s",
+                 i < 3 ? "not enough load" : "server CPU-bound");
+    }
+    s->rows[4].errors = 7;
+    s->running = 1;
+    s->running_x = 32;
+    s->running_s = 4;
+    s->step_s = 12;
+    s->knee = 3;
+    snprintf(s->finding, sizeof(s->finding), "knee at 8 clients: 7,000 tps, p99 4.00 ms");
+}
+
+static void
+test_sweep_pane(void **state)
+{
+    (void)state;
+    struct dash *d = new_dash();
+
+    fill_sweep(d);
+    for (size_t i = 0; i < sizeof(SIZES) / sizeof(SIZES[0]); i++) {
+        struct grid *g = render(d, SIZES[i].w, SIZES[i].h);
+        struct rect r = pane_rect(g, "6 sweep: clients"), in = inner(r);
+        int y;
+
+        assert_true(r.w == SIZES[i].w && r.h >= 5);
+        /* the other panes as before; the events give way only on a short terminal */
+        assert_true(has_text(g, "1 throughput") && has_text(g, "3 server"));
+        assert_int_equal(has_text(g, "4 events"), SIZES[i].h >= 40);
+        assert_true(text_in(g, in, "p50 ms") && text_in(g, in, "verdict"));
+        /* the newest row and the running step always; the finding when there is room */
+        assert_true(text_in(g, in, "7300") && text_in(g, in, "5.000"));
+        assert_true(text_in(g, in, "measuring: 4 of 12 s"));
+        if (SIZES[i].h < 40) {
+            assert_false(text_in(g, in, "knee at"));
+            grid_free(g);
+            continue;
+        }
+        y = row_of_text(g, in, "7000");
+        assert_true(y > in.y && cell_is(g, in.x, y, "◆", "*"));
+        assert_int_equal(row_of_text(g, in, "knee at 8 clients"), in.y + in.h - 1);
+        /* wide enough: tps and p99 as bars, the largest full */
+        if (SIZES[i].w >= 120) {
+            assert_true(text_in(g, in, "tps") && text_in(g, in, "p99"));
+            char row[ROW_BUF], row2[ROW_BUF];
+            int full = 0, part = 0;
+            grid_row_text(g, row_of_text(g, in, "7300"), row, sizeof(row));
+            assert_non_null(strstr(row, "██████████ ██████████")); /* both bars full */
+            grid_row_text(g, row_of_text(g, in, "1950"), row2, sizeof(row2));
+            for (const char *p = row; (p = strstr(p, "█")) != NULL; p++)
+                full++;
+            for (const char *p = row2; (p = strstr(p, "█")) != NULL; p++)
+                part++;
+            /* 1950 of 7300 tps and 2 of 5 ms: about 27% and 40% of the full bars */
+            assert_true(part > full * 0.25 && part < full * 0.40);
+        }
+        grid_free(g);
+    }
+    d->zoom = 6;
+    {
+        struct grid *g = render(d, 80, 24);
+        struct rect r = pane_rect(g, "6 sweep: clients");
+        assert_true(r.y == 3 && r.h == 21);
+        assert_false(has_text(g, "1 throughput"));
+        assert_true(text_in(g, inner(r), "1000")); /* alone, every row fits */
+        grid_free(g);
+    }
+    free(d);
+}
+
 static void
 test_help_overlay(void **state)
 {
@@ -909,6 +999,7 @@ main(void)
         cmocka_unit_test(test_ascii_mode_is_ascii),
         cmocka_unit_test(test_graph_peaks_at_max_sample),
         cmocka_unit_test(test_zoom_shows_one_pane),
+        cmocka_unit_test(test_sweep_pane),
         cmocka_unit_test(test_help_overlay),
         cmocka_unit_test(test_states_and_watch_mode),
         cmocka_unit_test(test_two_servers_share_the_pane),

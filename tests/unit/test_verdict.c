@@ -127,6 +127,37 @@ test_server_cpu_bound_by_sessions_and_by_process(void **state)
     assert_int_equal(steady(&in), VK_HOST);
 }
 
+/* Clients queue in a pooler whose 8 server connections are all busy; the server is idle. */
+static void
+test_pool_bound(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.clients = 24;
+    in.sig.pool_waiting = 16;
+    in.sig.pool_servers = 8;
+    in.sig.pool_size = 8;
+    in.sig.pool_maxwait_ms = 40;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_POOL);
+    assert_non_null(strstr(v.evidence, "16 clients wait for 8 server connections (pool size 8"));
+    /* the same queue before a server whose sessions wait on locks: the locks are the limit */
+    in.sig.sessions = in.sig.active = 8;
+    in.sig.lock_wait = 7;
+    in.sig.on_cpu = 1;
+    assert_int_not_equal(steady(&in), VK_POOL);
+    /* no one waits in the pool: never pool-bound */
+    in = calm();
+    in.sig.pool_waiting = 0;
+    in.sig.pool_servers = 8;
+    in.sig.pool_size = 8;
+    assert_int_not_equal(steady(&in), VK_POOL);
+    assert_int_equal(verdict_check(VK_POOL, 16, 1000, 32, 1010), VC_CONFIRMED);
+}
+
 static void
 test_lock_bound(void **state)
 {
@@ -620,6 +651,7 @@ main(void)
         cmocka_unit_test(test_client_bound),
         cmocka_unit_test(test_server_cpu_bound_by_sessions_and_by_process),
         cmocka_unit_test(test_lock_bound),
+        cmocka_unit_test(test_pool_bound),
         cmocka_unit_test(test_commit_bound),
         cmocka_unit_test(test_connection_bound),
         cmocka_unit_test(test_network_bound),

@@ -1,0 +1,226 @@
+/*
+ * SQLite: benchtop's transactions against the file's own rows, lock waits
+ * counted when four writers share a rollback journal, and the seed's
+ * experiment (one insert per transaction against a hundred) in WAL and
+ * rollback modes with the verdict each gives. No server: each test makes
+ * its own file in a private folder.
+ */
+#include "config.h"
+
+#include "itest.h"
+
+#ifdef HAVE_SQLITE
+#include <sqlite3.h>
+
+static char dir[] = "/tmp/benchtop-sqlite-XXXXXX";
+
+/* sqlite:///DIR/NAME.db?QUERY, in a static buffer (4 in turn). */
+static char *
+target(const char *name, const char *query)
+{
+    static char buf[4][512];
+    static int k;
+    char *out = buf[k++ % 4];
+
+    snprintf(out, 512, "sqlite://%s/%s.db%s%s", dir, name, query[0] ? "?" : "", query);
+    return out;
+}
+
+static long long
+scalar(const char *name, const char *sql)
+{
+    char path[512];
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    long long v = -1;
+
+    snprintf(path, sizeof path, "%s/%s.db", dir, name);
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+static void
+init(const char *t, const char *rows)
+{
+    char *args[] = {"init", (char *)t, "--rows", (char *)rows, "-q", NULL};
+    struct run r = itest_runv(args);
+
+    if (r.status != 0)
+        fprintf(stderr, "init: %s", r.err);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+}
+
+/* Runs benchtop with args; returns the summary line (static), after checking exit 0. */
+static const char *
+run(char **args, struct run *r)
+{
+    const char *sum;
+
+    *r = itest_runv(args);
+    sum = itest_line(r->out, "\"type\":\"summary\"");
+    if (r->status != 0 || sum == NULL)
+        fprintf(stderr, "status %d\n%s\n%s\n", r->status, r->out, r->err);
+    assert_int_equal(r->status, 0);
+    assert_non_null(sum);
+    return sum;
+}
+
+/* -t exact: inserts land as rows, updates as increments, --batch times each. */
+static void
+test_counts_equal_rows(void **state)
+{
+    char *t = target("counts", "busy_timeout=600000"); /* a loaded machine: no lock timeout */
+    char *ins[] = {"run", t, "--headless", "-w", "insert", "-t", "50", "-c", "4",
+                   "--batch", "3", "-q", NULL};
+    char *upd[] = {"run", t, "--headless", "-w", "update", "-t", "40", "-c", "3", "-q", NULL};
+    struct run r;
+    const char *sum;
+
+    init(t, "500");
+    assert_int_equal(scalar("counts", "SELECT count(*) FROM bench_rows"), 500);
+    sum = run(ins, &r);
+    assert_int_equal((long long)itest_num(sum, "transactions"), 200);
+    assert_int_equal((long long)itest_num(sum, "ops_total"), 600);
+    assert_int_equal((long long)itest_num(sum, "errors"), 0);
+    itest_free(&r);
+    assert_int_equal(scalar("counts", "SELECT count(*) FROM bench_log"), 600);
+    sum = run(upd, &r);
+    assert_int_equal((long long)itest_num(sum, "transactions"), 120);
+    itest_free(&r);
+    assert_int_equal(scalar("counts", "SELECT sum(k) FROM bench_rows"), 120);
+}
+
+/* Four writers on a rollback journal queue for the file's one write lock. */
+static void
+test_writers_wait_on_the_lock(void **state)
+{
+    char *t = target("lock", "journal_mode=delete");
+    char *args[] = {"run", t, "--headless", "-w", "update", "-T", "4", "-c", "4", "-q", NULL};
+    struct run r;
+    const char *sum;
+    double waits, tps;
+
+    init(t, "1000");
+    sum = run(args, &r);
+    assert_true(itest_num(sum, "transactions") > 0);
+    tps = itest_num(sum, "tps");
+    waits = itest_max_row(r.out, "\"collector\":\"sqlite\"", "lock waits/s");
+    fprintf(stderr, "  4 writers, rollback journal: %.0f tps, %.1f lock waits/s\n", tps, waits);
+    assert_true(waits > 0);
+    itest_free(&r);
+}
+
+/* ops/s and the last verdict of one inserting client at --batch N. */
+static double
+batch_run(const char *t, const char *batch, char *kind, size_t kindlen)
+{
+    char *args[] = {"run", (char *)t, "--headless", "-w", "insert", "--batch", (char *)batch,
+                    "-T", "5", "-c", "1", "-q", NULL};
+    struct run r;
+    const char *sum = run(args, &r), *v;
+    double ops = itest_num(sum, "ops");
+
+    v = itest_line(r.out, "\"type\":\"interval\"");
+    v = v ? strstr(v, "\"verdict\":{\"kind\":\"") : NULL;
+    snprintf(kind, kindlen, "%.*s", v ? (int)strcspn(v + 19, "\"") : 0, v ? v + 19 : "");
+    itest_free(&r);
+    return ops;
+}
+
+static void
+batching_in(const char *mode)
+{
+    char name[32], query[64], k1[32], k100[32];
+    double one, hundred;
+
+    snprintf(name, sizeof name, "batch-%s", mode);
+    snprintf(query, sizeof query, "journal_mode=%s", mode);
+    init(target(name, query), "100");
+    one = batch_run(target(name, query), "1", k1, sizeof k1);
+    hundred = batch_run(target(name, query), "100", k100, sizeof k100);
+    fprintf(stderr, "  %s: --batch 1 %.0f inserts/s (verdict %s), --batch 100 %.0f inserts/s "
+                    "(verdict %s)\n", mode, one, k1, hundred, k100);
+    /* One sync per transaction either way: a hundred statements share it. */
+    assert_true(hundred > 5 * one);
+    assert_string_equal(k1, "commit");
+}
+
+static void
+test_batching_wal(void **state)
+{
+    batching_in("wal");
+}
+
+static void
+test_batching_rollback(void **state)
+{
+    batching_in("delete");
+}
+
+static void
+expect_refused(char **args, const char *needle)
+{
+    struct run r = itest_runv(args);
+
+    if (r.status != 2 || strstr(r.err, needle) == NULL)
+        fprintf(stderr, "status %d, stderr: %s\n", r.status, r.err);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, needle));
+    assert_int_equal(itest_lines(r.err), 1);
+    itest_free(&r);
+}
+
+static void
+test_bad_input(void **state)
+{
+    char *missing[] = {"run", target("empty", ""), "--headless", "-T", "1", NULL};
+    char *param[] = {"run", target("counts", "journal=wal"), "--headless", "-T", "1", NULL};
+    char *per_txn[] = {"run", target("counts", ""), "--headless", "-C", "-T", "1", NULL};
+    char *pipeline[] = {"run", target("counts", ""), "--headless", "--pipeline", "4", NULL};
+
+    expect_refused(missing, "benchtop init");
+    expect_refused(param, "unknown sqlite target parameter 'journal'");
+    expect_refused(per_txn, "-C");
+    expect_refused(pipeline, "--pipeline");
+}
+
+static int
+setup(void **state)
+{
+    return mkdtemp(dir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+    char cmd[128];
+
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counts_equal_rows),   cmocka_unit_test(test_writers_wait_on_the_lock),
+        cmocka_unit_test(test_batching_wal),        cmocka_unit_test(test_batching_rollback),
+        cmocka_unit_test(test_bad_input),
+    };
+
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
+
+#else
+int
+main(void)
+{
+    fprintf(stderr, "no sqlite backend in this build: skipped\n");
+    return 0;
+}
+#endif
