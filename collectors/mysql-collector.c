@@ -94,6 +94,8 @@ struct my_coll {
 
 enum { LONGEST_WARN_S = 10, LONGEST_BAD_S = 60 };
 
+enum { IO_TIMEOUT_S = 3 }; /* per read or write of the collector's connection */
+
 /* ---- parsing (pure) ---- */
 
 static int
@@ -646,7 +648,8 @@ my_coll_open(const char *target, char *err)
     MYSQL_RES *res;
     MYSQL_ROW row;
 
-    if (my_connect_blocking(target, &c->m, err) < 0) {
+    /* a frozen server fails the sample after IO_TIMEOUT_S instead of holding it forever */
+    if (my_connect_timed(target, IO_TIMEOUT_S, &c->m, err) < 0) {
         free(c);
         return NULL;
     }

@@ -171,6 +171,12 @@ connect_error(MYSQL *m, const struct my_target *t, char *err)
 int
 my_connect_blocking(const char *target, MYSQL **out, char *err)
 {
+    return my_connect_timed(target, 0, out, err);
+}
+
+int
+my_connect_timed(const char *target, unsigned io_timeout_s, MYSQL **out, char *err)
+{
     struct my_target t;
     MYSQL *m;
     int rc = 0;
@@ -186,6 +192,9 @@ my_connect_blocking(const char *target, MYSQL **out, char *err)
     }
     if (my_target_apply(m, &t, CONNECT_TIMEOUT_S, err) < 0)
         rc = -1;
+    else if (io_timeout_s > 0 && (mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &io_timeout_s) != 0 ||
+                                  mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &io_timeout_s) != 0))
+        rc = seterr(err, "the client library rejected a read or write timeout");
     else if (mysql_real_connect(m, t.host, t.user, t.password, t.db, t.port, t.socket, 0) == NULL)
         rc = connect_error(m, &t, err);
     else

@@ -112,6 +112,8 @@ int my_error_is_conn_lost(unsigned errnum);
  * never contains the password.
  */
 int my_connect_blocking(const char *target, MYSQL **out, char *err);
+/* The same, and every later read or write on it fails after io_timeout_s (0: none). */
+int my_connect_timed(const char *target, unsigned io_timeout_s, MYSQL **out, char *err);
 
 /* "could not VERB OBJECT: server message (fix)" for the last error on m; returns -1. */
 int my_sql_error(MYSQL *m, const char *verb, const char *object, char *err);

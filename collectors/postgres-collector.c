@@ -17,13 +17,16 @@
 #include "postgres.h"
 #include "postgres-collector.h"
 
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum {
     CONNECT_TIMEOUT_S = 3,
+    ANSWER_TIMEOUT_S = 3, /* a sample waits no longer for the server (a frozen one fails) */
     MIN_VERSION = 100000, /* backend_type and pg_monitor appeared in 10 */
     V14 = 140000,
     V17 = 170000,
@@ -894,12 +897,77 @@ derive_settings(const struct pg_sample *cur, struct coll_view *v)
 
 /* --- the class --- */
 
+/*
+ * Waits until libpq has sent everything and PQgetResult would not block, or
+ * until the deadline (the connection is non-blocking): 0, or -1 with err.
+ */
+static int
+wait_ready(PGconn *conn, uint64_t deadline, char *err)
+{
+    for (;;) {
+        int flush = PQflush(conn);
+        struct pollfd p = {.fd = PQsocket(conn), .events = POLLIN};
+        uint64_t now = now_us();
+        int rv;
+
+        if (flush < 0)
+            return pg_result_error(conn, NULL, "send to the server", err);
+        if (flush == 0 && !PQisBusy(conn))
+            return 0;
+        if (flush == 1)
+            p.events |= POLLOUT;
+        if (now >= deadline)
+            return seterr(err,
+                          "no answer from the server within %d s (is it stopped or "
+                          "overloaded?)",
+                          ANSWER_TIMEOUT_S);
+        rv = poll(&p, 1, (int)((deadline - now + 999) / 1000));
+        if (rv < 0 && errno != EINTR)
+            return seterr(err, "poll: %s", strerror(errno));
+        if (rv > 0 && (p.revents & (POLLIN | POLLERR | POLLHUP)) && !PQconsumeInput(conn))
+            return pg_result_error(conn, NULL, "read from the server", err);
+    }
+}
+
+/* PQgetResult with a deadline: *res may be NULL (no more results); -1 with err on timeout. */
+static int
+next_result(PGconn *conn, uint64_t deadline, PGresult **res, char *err)
+{
+    *res = NULL;
+    if (wait_ready(conn, deadline, err) < 0)
+        return -1;
+    *res = PQgetResult(conn);
+    return 0;
+}
+
+PGresult *
+pg_exec_timed(struct pg_conn *conn, const char *sql, const char *param, char *err)
+{
+    uint64_t deadline = now_us() + ANSWER_TIMEOUT_S * 1000000u;
+    PGresult *res, *extra;
+
+    if (!PQsendQueryParams(conn, sql, param ? 1 : 0, NULL, param ? &param : NULL, NULL, NULL, 0)) {
+        pg_result_error(conn, NULL, "send a query", err);
+        return NULL;
+    }
+    if (next_result(conn, deadline, &res, err) < 0)
+        return NULL;
+    while (next_result(conn, deadline, &extra, err) == 0 && extra != NULL)
+        PQclear(extra);
+    return res;
+}
+
 /* Reads the version and whether we see every session; 0 or -1 with err. */
 static int
 read_privileges(struct pg_coll *c, char *err)
 {
-    PGresult *res = PQexec(c->conn, privilege_sql);
+    PGresult *res;
     const char *priv;
+
+    if (PQsetnonblocking(c->conn, 1) != 0)
+        return pg_result_error(c->conn, NULL, "make the connection non-blocking", err);
+    if ((res = pg_exec_timed(c->conn, privilege_sql, NULL, err)) == NULL)
+        return -1;
 
     if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
         pg_result_error(c->conn, res, "read the server version", err);
@@ -956,7 +1024,8 @@ measure_rtt(PGconn *conn, double *rtt_ms, char *err)
 
     if (!PQenterPipelineMode(conn) || !PQpipelineSync(conn))
         return pg_result_error(conn, NULL, "measure a round trip", err);
-    res = PQgetResult(conn);
+    if (next_result(conn, t0 + ANSWER_TIMEOUT_S * 1000000u, &res, err) < 0)
+        return -1;
     ok = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
     *rtt_ms = (double)(now_us() - t0) / 1000.0;
     PQclear(res);
@@ -993,6 +1062,19 @@ probe_add(struct pg_probe *p, const PGresult *res)
     p->n++;
 }
 
+/* Statements outside the sample's query, with the deadline: 0, or -1 with err. */
+static int
+exec_ok(PGconn *conn, const char *sql, const char *what, char *err)
+{
+    PGresult *res = pg_exec_timed(conn, sql, NULL, err);
+    int ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+
+    if (res != NULL && !ok)
+        pg_result_error(conn, res, what, err);
+    PQclear(res);
+    return ok ? 0 : -1;
+}
+
 /* A glance at the sessions, in the transaction the next sample commits (see probe_sql). */
 static int
 pg_coll_probe(void *conn, char *err)
@@ -1001,17 +1083,19 @@ pg_coll_probe(void *conn, char *err)
     PGresult *res;
     int rc = 0, last = 0;
 
-    if (PQtransactionStatus(c->conn) == PQTRANS_IDLE) {
-        res = PQexec(c->conn, "BEGIN");
-        if (PQresultStatus(res) != PGRES_COMMAND_OK)
-            rc = pg_result_error(c->conn, res, "begin a glance at the sessions", err);
-        PQclear(res);
-        if (rc < 0)
-            return rc;
-    }
+    uint64_t deadline;
+
+    if (PQtransactionStatus(c->conn) == PQTRANS_IDLE &&
+        exec_ok(c->conn, "BEGIN", "begin a glance at the sessions", err) < 0)
+        return -1;
     if (!PQsendQuery(c->conn, probe_sql))
         return pg_result_error(c->conn, NULL, "glance at the sessions", err);
-    while ((res = PQgetResult(c->conn)) != NULL) {
+    deadline = now_us() + ANSWER_TIMEOUT_S * 1000000u;
+    for (;;) {
+        if (next_result(c->conn, deadline, &res, err) < 0)
+            return -1; /* the connection is then closed: the stream is not reusable */
+        if (res == NULL)
+            break;
         if (rc == 0 && PQresultStatus(res) != PGRES_TUPLES_OK)
             rc = pg_result_error(c->conn, res, "glance at the sessions", err);
         else if (rc == 0 && ++last == 2)
@@ -1021,19 +1105,6 @@ pg_coll_probe(void *conn, char *err)
     return rc;
 }
 
-/* Statements outside the sample's query: 0, or -1 with err. */
-static int
-exec_ok(PGconn *conn, const char *sql, const char *what, char *err)
-{
-    PGresult *res = PQexec(conn, sql);
-    int ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
-
-    if (!ok)
-        pg_result_error(conn, res, what, err);
-    PQclear(res);
-    return ok ? 0 : -1;
-}
-
 static int
 pg_coll_sample(void *conn, void *out, char *err)
 {
@@ -1041,6 +1112,7 @@ pg_coll_sample(void *conn, void *out, char *err)
     struct pg_sample *s = out;
     int in_tx = PQtransactionStatus(c->conn) == PQTRANS_INTRANS;
     PGresult *res;
+    uint64_t deadline;
     int i, rc = 0;
 
     s->version = c->version;
@@ -1054,8 +1126,13 @@ pg_coll_sample(void *conn, void *out, char *err)
         return -1;
     if (!PQsendQuery(c->conn, c->sql))
         return pg_result_error(c->conn, NULL, "sample the server", err);
+    deadline = now_us() + ANSWER_TIMEOUT_S * 1000000u;
     /* Read every result, even after an error, so the connection is ready for the next one. */
-    for (i = 0; (res = PQgetResult(c->conn)) != NULL; i++) {
+    for (i = 0;; i++) {
+        if (next_result(c->conn, deadline, &res, err) < 0)
+            return -1; /* the connection is then closed: the stream is not reusable */
+        if (res == NULL)
+            break;
         if (rc == 0 && (i >= NPARTS || PQresultStatus(res) != PGRES_TUPLES_OK))
             rc = pg_result_error(c->conn, res, "sample the server", err);
         else if (rc == 0)

@@ -149,7 +149,15 @@ struct pg_settings_cache {
     struct coll_settings last;
 };
 
-struct pg_conn;
+struct pg_conn;   /* libpq's PGconn */
+struct pg_result; /* libpq's PGresult */
+/*
+ * One statement (no parameter, or one) on the collector's non-blocking
+ * connection, waiting at most a few seconds for the answer (a frozen server
+ * fails it): the first result, or NULL with err.
+ */
+struct pg_result *pg_exec_timed(struct pg_conn *conn, const char *sql, const char *param,
+                                char *err);
 /* The collector class's read_settings: a query only when `seen` moved (a reload) or at first. */
 int pg_settings_read(struct pg_conn *conn, struct pg_settings_cache *cache,
                      struct coll_settings *out, char *err);

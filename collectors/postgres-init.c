@@ -701,7 +701,7 @@ pg_connect_as(const char *target, const char *application_name, int connect_time
     *out = NULL;
     if (check_target(target, err) < 0)
         return -1;
-    if (connect_timeout_s > 0) {
+    if (connect_timeout_s > 0 && getenv("PGCONNECT_TIMEOUT") == NULL) {
         snprintf(timeout, sizeof timeout, "%d", connect_timeout_s);
         keys[n] = "connect_timeout";
         values[n++] = timeout;
@@ -726,7 +726,7 @@ pg_connect_as(const char *target, const char *application_name, int connect_time
 int
 pg_connect_blocking(const char *target, PGconn **out, char *err)
 {
-    return pg_connect_as(target, NULL, 0, out, err);
+    return pg_connect_as(target, NULL, PG_CONNECT_TIMEOUT_S, out, err);
 }
 
 int

@@ -55,9 +55,10 @@ static PGresult *
 run(PGconn *conn, const char *sql, const char *param, ExecStatusType want, const char *what,
     char *err)
 {
-    PGresult *res =
-        PQexecParams(conn, sql, param ? 1 : 0, NULL, param ? &param : NULL, NULL, NULL, 0);
+    PGresult *res = pg_exec_timed(conn, sql, param, err); /* never waits on a frozen server */
 
+    if (res == NULL)
+        return NULL;
     if (PQresultStatus(res) != want) {
         failed(conn, res, what, err);
         return NULL;

@@ -21,8 +21,11 @@
  * sslmode apply as in psql. application_name defaults to "benchtop" unless
  * the target or PGAPPNAME names one. Returns 0 with *out connected (the
  * caller PQfinish()es it), or -1 with a one-line "problem (fix)" in err
- * that never contains the password.
+ * that never contains the password. Gives up after PG_CONNECT_TIMEOUT_S
+ * unless the target or PGCONNECT_TIMEOUT sets connect_timeout (a port that
+ * accepts and never answers must not hang a run).
  */
+enum { PG_CONNECT_TIMEOUT_S = 5 };
 int pg_connect_blocking(const char *target, PGconn **out, char *err);
 
 /*

@@ -434,9 +434,7 @@ rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_vie
                        (unsigned long long)c->info.uptime_s);
         p = NULL; /* this interval has gauges only */
     }
-    coll_row_add(v, "server", "version", NAN, ROW_NORMAL, "%s", c->info.version);
-    coll_row_add(v, "server", "uptime", (double)c->info.uptime_s, ROW_NORMAL, "%llu s",
-                 (unsigned long long)c->info.uptime_s);
+    /* most telling first: a small pane shows the first rows (version and uptime come last) */
     derive_throughput(p, c, secs, v);
     derive_clients(p, c, secs, v);
     derive_memory(c, v);
@@ -445,6 +443,9 @@ rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_vie
     derive_persistence(p, c, v);
     derive_slowlog(p, c, secs, v);
     derive_commands(p, c, secs, v);
+    coll_row_add(v, "server", "version", NAN, ROW_NORMAL, "%s", c->info.version);
+    coll_row_add(v, "server", "uptime", (double)c->info.uptime_s, ROW_NORMAL, "%llu s",
+                 (unsigned long long)c->info.uptime_s);
     if (c->refused[0] != '\0')
         snprintf(v->note, sizeof v->note, "refused %.100s (grant the user +info and +slowlog)",
                  c->refused);

@@ -29,6 +29,7 @@ note_error(struct worker *w, enum err_kind kind, const char *msg)
 
     s->errors[kind]++;
     first_line(s->last_error, sizeof(s->last_error), msg);
+    wstats_count_msg(s, s->last_error, 1);
 }
 
 /* The connection is gone: count it, close it, and wait before trying again. */

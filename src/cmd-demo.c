@@ -21,7 +21,8 @@ interrupted(void)
     sigset_t pending;
 
     sigpending(&pending);
-    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM);
+    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+           sigismember(&pending, SIGHUP);
 }
 
 /* The driver's demo_options ("fill=1"), as if given on the command line. */
@@ -100,6 +101,7 @@ cmd_demo_exec(struct runconf *rc, char **pos, int npos)
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
     sigprocmask(SIG_BLOCK, &set, NULL);
     if (server_create(&srv, cls, err) < 0)
         usage_fatal("demo: %s", err);

@@ -48,7 +48,7 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
                    : rc->workload  ? rc->workload
                                    : drv->workloads[0];
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];
-    ctx.json = rc->headless ? stdout : cmd_open_record(rc);
+    ctx.json = cmd_open_record(rc);
     ctx.human = rc->quiet ? NULL : stderr;
     sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
     targets[0] = rc->target_masked;

@@ -25,7 +25,7 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
         usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
     if (!rc->headless && !isatty(STDOUT_FILENO))
         rc->headless = 1;
-    ctx.json = rc->headless ? stdout : cmd_open_record(rc);
+    ctx.json = cmd_open_record(rc);
     sigfd = session_block_signals();
     for (i = 0; i < npos; i++) {
         const struct driver_class *drv = cmd_resolve_target(rc, pos[i], 1);

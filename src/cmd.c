@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,8 +22,9 @@
 #include "util.h"
 
 const struct cmd_entry *const cmd_table[] = {
-    &cmd_run_entry,    &cmd_init_entry,  &cmd_demo_entry,  &cmd_watch_entry,       &cmd_sweep_entry,
-    &cmd_report_entry, &cmd_serve_entry, &cmd_man_options_entry, NULL,
+    &cmd_run_entry,   &cmd_init_entry,        &cmd_demo_entry,
+    &cmd_watch_entry, &cmd_sweep_entry,       &cmd_report_entry,
+    &cmd_serve_entry, &cmd_man_options_entry, NULL,
 };
 
 const struct cmd_entry *
@@ -159,11 +161,40 @@ cmd_check_run_options(struct runconf *rc, int default_seconds)
         rc->duration_s = rc->headless ? default_seconds : 0;
 }
 
+/*
+ * A closed stdout would let the first socket take descriptor 1 and receive
+ * the JSON lines: it is held by /dev/null, and headless output refused.
+ */
+static int stdout_closed;
+
+void
+cmd_hold_std_fds(void)
+{
+    int fd;
+
+    if (fcntl(STDOUT_FILENO, F_GETFD) < 0 && errno == EBADF) {
+        stdout_closed = 1;
+        fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (fd >= 0 && fd != STDOUT_FILENO) /* 0 closed too: it took that slot, leave it */
+            close(fd);
+        else if (fd < 0)
+            fatal("cannot open /dev/null: %s", strerror(errno));
+    }
+}
+
 FILE *
 cmd_open_record(const struct runconf *rc)
 {
     FILE *f;
 
+    if (rc->headless && stdout_closed)
+        usage_fatal("standard output is closed: headless mode has nowhere to write its JSON "
+                    "lines (redirect it to a file)");
+    if (rc->headless && rc->record != NULL)
+        usage_fatal("--record is for the dashboard: headless output is already JSON lines on "
+                    "stdout (redirect it to a file)");
+    if (rc->headless)
+        return stdout;
     if (rc->record == NULL)
         return NULL;
     f = fopen(rc->record, "w");
@@ -187,6 +218,30 @@ cmd_add_collector(struct session *s, const struct driver_class *drv, const char 
     if (s->collect[s->ncollect] == NULL)
         usage_fatal("%s", err);
     names[s->ncollect++] = cls->name;
+}
+
+/* A line that could not be written is an error: said once on stderr, exit 1. */
+static void
+check_output(FILE *f, const char *what)
+{
+    if (f == NULL || (fflush(f) == 0 && !ferror(f)))
+        return;
+    fprintf(stderr, "benchtop: cannot write to %s: %s (lines were lost)\n", what,
+            errno ? strerror(errno) : "write error");
+    exit(1);
+}
+
+/* A watch that never got one sample is a failure, whatever the output showed. */
+static void
+check_watched(struct collect *c, const char *target)
+{
+    struct collect_result res;
+
+    collect_read(c, &res);
+    if (res.samples == 0) {
+        fprintf(stderr, "benchtop: no sample of %s succeeded: %s\n", target, res.error);
+        exit(1);
+    }
 }
 
 /* A target given to an option: its driver (a user error if none) and its masked form. */
@@ -234,7 +289,8 @@ cmd_add_pooler(struct session *s, struct runconf *rc, int vet, const char **name
     if (at != NULL) {
         if (option_target(rc->pooler_target, "pooler", &m) != rc->driver || pool == NULL)
             usage_fatal("--pooler %s: no pooler of %s targets is known (PgBouncer fronts "
-                        "postgres)", m, rc->driver->name);
+                        "postgres)",
+                        m, rc->driver->name);
         masked = m;
     } else if (pool != NULL && pool->detect != NULL && pool->detect(rc->target)) {
         at = rc->target;
@@ -277,10 +333,23 @@ cmd_front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char *
         tc.names[i] = hc.names[i] = names[i];
         tc.targets[i] = hc.targets[i] = targets[i];
     }
+    if (s->rc->headless && tui_check_theme(tc.theme, err) < 0)
+        usage_fatal("%s", err);
     if (s->rc->headless)
         headless_run(s, sigfd, &hc);
     else if (tui_run(s, sigfd, &tc, err) < 0)
         usage_fatal("%s", err);
     for (i = 0; i < s->ncollect; i++)
+        if (s->eng == NULL)
+            check_watched(s->collect[i], targets[i]);
+    for (i = 0; i < s->ncollect; i++)
         collect_stop(s->collect[i]);
+    check_output(ctx->json, ctx->json == stdout ? "standard output" : s->rc->record);
+    check_output(ctx->human, "standard error");
+}
+
+int
+cmd_looks_like_target(const char *word)
+{
+    return strstr(word, "://") != NULL || strchr(word, '=') != NULL || word[0] == '/';
 }

@@ -49,8 +49,15 @@ void cmd_print_version(void);
 const struct driver_class *cmd_resolve_target(struct runconf *rc, char *target, int in_argv);
 /* -T/-t checks; default_seconds applies headless (the dashboard runs until q). */
 void cmd_check_run_options(struct runconf *rc, int default_seconds);
-/* The --record file, or NULL without --record. */
+/*
+ * Where the JSON lines go: stdout when headless (refused, with --record or a
+ * closed stdout, with one line and exit 2), else the --record file or NULL.
+ */
 FILE *cmd_open_record(const struct runconf *rc);
+/* At start: a closed stdout is held by /dev/null so no socket takes its place. */
+void cmd_hold_std_fds(void);
+/* A URI, a conninfo string or a socket path: not a mistyped command. */
+int cmd_looks_like_target(const char *word);
 /* Adds a collector for target (driver drv) to the session; a failure is fatal. */
 void cmd_add_collector(struct session *s, const struct driver_class *drv, const char *target,
                        const char **names);

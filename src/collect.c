@@ -15,6 +15,11 @@
 
 #include "util.h"
 
+enum {
+    STOP_WAIT_S = 1,               /* at most this long (plus a part) for the thread at the end */
+    OVERDUE_MIN_US = 2 * 1000000u, /* a sample running this long is shown as overdue */
+};
+
 struct collect {
     const struct collector_class *cls;
     char *target;
@@ -23,6 +28,7 @@ struct collect {
     int apply_fd;  /* main -> thread: a request is in `req` */
     int notify_fd; /* thread -> main */
     atomic_uint_fast64_t interval_us;
+    atomic_uint_fast64_t busy_since_us; /* when the sample in progress began; 0: none */
     uint64_t start_us;
     pthread_mutex_t lock; /* guards pub and req */
     struct collect_result pub;
@@ -78,14 +84,18 @@ wait_wake(struct collect *c, uint64_t deadline)
     return WAKE_TICK;
 }
 
+/* A failed sample: nothing of the last good one is shown as current. */
 static void
-lost(struct collect *c, struct sampler *s, const char *err)
+lost(struct collect *c, struct sampler *s, uint64_t t0, const char *err)
 {
     if (s->conn != NULL)
         c->cls->close(s->conn);
     s->conn = NULL;
     s->have_prev = 0;
     s->res.ok = 0;
+    s->res.have_view = 0;
+    s->res.t = (double)(now_us() - c->start_us) / 1e6; /* now, not the last good sample's t */
+    s->res.cost_ms = (double)(now_us() - t0) / 1000.0;
     first_line(s->res.error, sizeof(s->res.error), err);
 }
 
@@ -117,7 +127,7 @@ take_probe(struct collect *c, struct sampler *s)
     if (s->conn == NULL)
         return;
     if (c->cls->probe(s->conn, err) < 0) {
-        lost(c, s, err);
+        lost(c, s, t0, err);
         return;
     }
     s->probes++;
@@ -182,12 +192,12 @@ take_sample(struct collect *c, struct sampler *s)
     void *tmp;
 
     if (s->conn == NULL && (s->conn = c->cls->open(c->target, err)) == NULL) {
-        lost(c, s, err);
+        lost(c, s, t0, err);
         return;
     }
     memset(s->cur, 0, c->cls->sample_size);
     if (c->cls->sample(s->conn, s->cur, err) < 0) {
-        lost(c, s, err);
+        lost(c, s, t0, err);
         return;
     }
     s->res.cost_ms = (double)(now_us() - t0) / 1000.0;
@@ -221,8 +231,10 @@ collect_main(void *arg)
     s.prev = xcalloc(1, c->cls->sample_size);
     s.cur = xcalloc(1, c->cls->sample_size);
     while ((w = wait_wake(c, wake)) != WAKE_STOP) {
+        atomic_store(&c->busy_since_us, now_us());
         if (w == WAKE_APPLY) {
             apply(c, &s);
+            atomic_store(&c->busy_since_us, 0);
             publish(c, &s.res);
             s.res.nchanges = 0;
             continue;
@@ -230,10 +242,12 @@ collect_main(void *arg)
         /* between samples, glance at the sessions; never so late that a sample slips */
         if (gap && now_us() + gap / 2 < next) {
             take_probe(c, &s);
+            atomic_store(&c->busy_since_us, 0);
             wake = now_us() + gap < next ? now_us() + gap : next;
             continue;
         }
         take_sample(c, &s);
+        atomic_store(&c->busy_since_us, 0);
         publish(c, &s.res);
         s.res.nchanges = 0;
         interval = atomic_load(&c->interval_us);
@@ -297,6 +311,24 @@ collect_read(struct collect *c, struct collect_result *out)
     pthread_mutex_unlock(&c->lock);
 }
 
+int
+collect_overdue(struct collect *c, struct collect_result *out)
+{
+    uint64_t since = atomic_load(&c->busy_since_us), now = now_us();
+    uint64_t grace = 2 * atomic_load(&c->interval_us);
+
+    if (since == 0 || now - since < (grace > OVERDUE_MIN_US ? grace : OVERDUE_MIN_US))
+        return 0;
+    pthread_mutex_lock(&c->lock);
+    *out = c->pub;
+    pthread_mutex_unlock(&c->lock);
+    out->ok = 0;
+    out->have_view = 0;
+    out->t = (double)(now - c->start_us) / 1e6;
+    snprintf(out->error, sizeof(out->error), "no answer for %.1f s", (double)(now - since) / 1e6);
+    return 1;
+}
+
 void
 collect_set_interval(struct collect *c, double interval_s)
 {
@@ -329,8 +361,20 @@ collect_apply(struct collect *c, const char *name, const char *value, char *err)
 void
 collect_stop(struct collect *c)
 {
+    struct timespec until;
+
     eventfd_post(c->stop_fd);
-    pthread_join(c->thread, NULL);
+    /*
+     * A thread stuck on a frozen server (its calls have deadlines, but a
+     * connect or sample may still have seconds to run) must not hold up
+     * the exit: it is left behind, with c, for the process's end to reap.
+     */
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += STOP_WAIT_S;
+    if (pthread_timedjoin_np(c->thread, NULL, &until) != 0) {
+        pthread_detach(c->thread);
+        return;
+    }
     close(c->stop_fd);
     close(c->notify_fd);
     close(c->apply_fd);

@@ -56,6 +56,12 @@ struct collect *collect_start(const struct collector_class *cls, const char *tar
 int collect_notify_fd(const struct collect *c);
 /* Copies the latest result and drains the notification. */
 void collect_read(struct collect *c, struct collect_result *out);
+/*
+ * 1 when the sample in progress has run for two intervals (at least 2 s):
+ * out is then the latest result marked failed ("no answer for N s"), with
+ * the current t and no view, for the front end to show the server as stuck.
+ */
+int collect_overdue(struct collect *c, struct collect_result *out);
 /* Takes effect from the next sample. */
 void collect_set_interval(struct collect *c, double interval_s);
 /*
@@ -65,7 +71,10 @@ void collect_set_interval(struct collect *c, double interval_s);
  * class cannot set settings or a request is still pending.
  */
 int collect_apply(struct collect *c, const char *name, const char *value, char *err);
-/* Stops the thread, closes the connection and frees c. */
+/*
+ * Stops the thread, closes the connection and frees c. Waits at most about
+ * a second: a thread still blocked on the network is left to the exit.
+ */
 void collect_stop(struct collect *c);
 
 #endif

@@ -122,8 +122,7 @@ engine_stop(struct engine *e)
         eventfd_post(e->workers[i].wake_fd);
     for (i = 0; i < e->nworkers; i++)
         worker_join(&e->workers[i]);
-    collect(e, 1);
-    e->snap.cur.connected = 0;
+    collect(e, 1); /* connected: each worker's count as it stopped */
     stamp(e, 1);
     e->stopped = 1;
     return &e->snap;

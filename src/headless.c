@@ -1,12 +1,22 @@
 /* headless: the session hooks that print (see headless.h). */
 #include "headless.h"
 
+/* Output nobody can read is no reason to keep loading a server: the session ends. */
+static void
+check_written(struct session *s, const struct headless_conf *conf)
+{
+    if ((conf->report->json && ferror(conf->report->json)) ||
+        (conf->report->human && ferror(conf->report->human)))
+        s->quit = 1;
+}
+
 static void
 on_tick(struct session *s, const struct snapshot *snap, void *arg)
 {
     struct headless_conf *conf = arg;
 
     report_snapshot(snap, conf->report);
+    check_written(s, conf);
 }
 
 static void
@@ -18,6 +28,7 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
         report_server(conf->report->json, res->t, conf->names[i], conf->targets[i], res);
         report_settings_events(conf->report->json, conf->names[i], res, &conf->seen[i]);
     }
+    check_written(s, conf);
 }
 
 static int

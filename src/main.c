@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "options.h"
+#include "util.h"
 
 int
 main(int argc, char **argv)
@@ -15,6 +16,7 @@ main(int argc, char **argv)
     char **pos;
     int npos, shift = cmd != NULL;
 
+    cmd_hold_std_fds();
     memset(&rc, 0, sizeof(rc));
     options_defaults(&rc);
     rc.command = cmd ? cmd->name : "run";
@@ -27,6 +29,10 @@ main(int argc, char **argv)
         cmd_print_version();
         return 0;
     }
+    if (cmd == NULL && argc > 2 && argv[1][0] != '-' && !cmd_looks_like_target(argv[1]))
+        usage_fatal("unknown command '%s' (use run, init, demo or watch; a target looks like "
+                    "redis://HOST)",
+                    argv[1]);
     if (cmd == NULL)
         cmd = cmd_table[0];
     return cmd->exec(&rc, pos, npos);

@@ -14,22 +14,13 @@
 #include "hist.h"
 #include "options.h"
 #include "sweep-report.h"
+#include "text.h"
 #include "util.h"
 
 void
 json_string(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    text_json(f, s);
 }
 
 void
@@ -39,6 +30,14 @@ json_number(FILE *f, double v)
         fputs("null", f);
     else
         fprintf(f, "%.6g", v);
+}
+
+/* ,"key":number (null when not finite) */
+static void
+json_field(FILE *f, const char *key, double v)
+{
+    fprintf(f, ",\"%s\":", key);
+    json_number(f, v);
 }
 
 static double
@@ -90,11 +89,14 @@ json_verdict(FILE *f, const struct verdict *v)
 {
     fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"label\":", verdict_key(v->kind));
     json_string(f, verdict_label(v->kind));
-    fprintf(f, ",\"confidence\":\"%s\",\"score\":%.2f", v->confidence ? v->confidence : "",
-            v->score);
-    if (v->kind == VK_MIXED || v->kind == VK_NONE)
-        fprintf(f, ",\"first\":\"%s\",\"first_score\":%.2f,\"second\":\"%s\",\"second_score\":%.2f",
-                verdict_key(v->first), v->first_score, verdict_key(v->second), v->second_score);
+    fprintf(f, ",\"confidence\":\"%s\",\"score\":", v->confidence ? v->confidence : "");
+    json_number(f, v->score);
+    if (v->kind == VK_MIXED || v->kind == VK_NONE) {
+        fprintf(f, ",\"first\":\"%s\"", verdict_key(v->first));
+        json_field(f, "first_score", v->first_score);
+        fprintf(f, ",\"second\":\"%s\"", verdict_key(v->second));
+        json_field(f, "second_score", v->second_score);
+    }
     fputs(",\"evidence\":", f);
     json_string(f, v->evidence);
     if (v->final) {
@@ -160,11 +162,30 @@ json_interval(FILE *f, const struct snapshot *snap)
     json_common(f, &snap->cur, snap->interval_s);
     fprintf(f, ",\"transactions\":%llu", (unsigned long long)snap->cur.txns);
     json_hist(f, snap->cur.lat);
-    fprintf(f, ",\"cpu\":{\"benchtop\":%.1f,\"worker_max\":%.1f,\"worker_wait\":%.1f}",
-            snap->own_cpu_pct, snap->worker_cpu_max, snap->worker_wait_max);
+    fputs(",\"cpu\":{\"benchtop\":", f);
+    json_number(f, snap->own_cpu_pct);
+    json_field(f, "worker_max", snap->worker_cpu_max);
+    json_field(f, "worker_wait", snap->worker_wait_max);
+    fputc('}', f);
     json_verdict(f, &snap->verdict);
     fputs("}\n", f);
     fflush(f);
+}
+
+static void
+json_messages(FILE *f, const struct wstats *s)
+{
+    const struct err_msg *top[STATS_MSGS];
+    int i, n = wstats_top_msgs(s, top);
+
+    json_field(f, "failed_share", wstats_failed_share(s));
+    fputs(",\"error_messages\":[", f);
+    for (i = 0; i < n; i++) {
+        fputs(i ? ",{\"message\":" : "{\"message\":", f);
+        json_string(f, top[i]->text);
+        fprintf(f, ",\"count\":%llu}", (unsigned long long)top[i]->n);
+    }
+    fprintf(f, "],\"error_messages_other\":%llu", (unsigned long long)s->msgs_other);
 }
 
 static void
@@ -187,6 +208,7 @@ json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
             s->connects ? (double)s->connect_us / (double)s->connects : 0.0);
     json_common(f, s, snap->t);
+    json_messages(f, s);
     json_verdict(f, &snap->verdict);
     fputs("}\n", f);
     fflush(f);
@@ -228,20 +250,44 @@ human_errors(FILE *f, const struct wstats *s)
         fprintf(f, "last error: %s\n", s->last_error);
 }
 
+/*
+ * More than 1% failed: that comes first, with what the server said, so a
+ * run that mostly failed never reads as a throughput figure.
+ */
+static void
+human_failures(FILE *f, const struct wstats *s)
+{
+    const struct err_msg *top[STATS_MSGS];
+    int i, n;
+
+    if (wstats_failed_share(s) <= FAILED_FLAG_SHARE)
+        return;
+    n = wstats_top_msgs(s, top);
+    fprintf(f, "FAILED: %.1f%% of transactions (%llu of %llu)\n", 100.0 * wstats_failed_share(s),
+            (unsigned long long)wstats_errors(s), (unsigned long long)(wstats_errors(s) + s->txns));
+    for (i = 0; i < n; i++)
+        fprintf(f, "  %llu x %s\n", (unsigned long long)top[i]->n, top[i]->text);
+    if (s->msgs_other)
+        fprintf(f, "  %llu x other messages\n", (unsigned long long)s->msgs_other);
+}
+
 void
 report_human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
 {
     const struct runconf *rc = ctx->rc;
     const struct wstats *s = &snap->total;
     struct hist_summary l;
+    char workload[256], target[512];
 
     if (ctx->sweep != NULL) {
         report_sweep_table(f, ctx->sweep, ctx);
         return;
     }
     hist_summarize(s->lat, &l);
-    fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", ctx->workload, ctx->mode,
-            rc->target_masked);
+    human_failures(f, s);
+    text_clean(workload, sizeof(workload), ctx->workload); /* a -f path is foreign text too */
+    text_clean(target, sizeof(target), rc->target_masked);
+    fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", workload, ctx->mode, target);
     fprintf(f, "clients: %d, threads: %d%s\n", snap->clients, rc->threads,
             rc->connect_per_txn ? ", new connection per transaction" : "");
     fprintf(f, "duration: %.3f s\nnumber of transactions: %llu\n", snap->t,
@@ -332,13 +378,15 @@ report_server(FILE *f, double t, const char *name, const char *target,
     json_string(f, target);
     fprintf(f, ",\"ok\":%s,\"cost_ms\":%.3f,\"late\":%llu", res->ok ? "true" : "false",
             res->cost_ms, (unsigned long long)res->late);
-    if (!res->ok) {
+    if (!res->ok) { /* no figure from an earlier sample passes for current */
         fputs(",\"error\":", f);
         json_string(f, res->error);
     }
     if (res->have_settings)
         fprintf(f, ",\"settings_ms\":%.3f", res->settings_ms);
-    if (res->have_view) {
+    if (!res->ok) {
+        fputs(",\"server_tps\":null,\"rows\":[],\"events\":[]", f);
+    } else if (res->have_view) {
         fputs(",\"server_tps\":", f);
         json_number(f, res->view.server_tps);
         fputs(",\"note\":", f);
@@ -352,7 +400,8 @@ report_server(FILE *f, double t, const char *name, const char *target,
         fputs(",\"server_verdict\":{\"kind\":", f);
         json_string(f, verdict_key(res->verdict.kind));
         fputs(",\"label\":", f);
-        json_string(f, res->verdict.kind == VK_UNDERLOADED ? "idle" : verdict_label(res->verdict.kind));
+        json_string(f, res->verdict.kind == VK_UNDERLOADED ? "idle"
+                                                           : verdict_label(res->verdict.kind));
         fputs(",\"evidence\":", f);
         json_string(f, res->verdict.evidence);
         fputc('}', f);

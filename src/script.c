@@ -94,6 +94,7 @@ struct expr_parser {
     const char *tok_start;
     size_t tok_len;
     int64_t tok_num;
+    int tok_min; /* the number was 9223372036854775808, valid only after a unary '-' */
 
     struct expr_op *ops;
     int nops, cap;
@@ -226,21 +227,30 @@ tok_desc(const struct expr_parser *ep, char *buf, size_t len)
 }
 
 static int
+too_large(struct expr_parser *ep)
+{
+    return eperr(ep, "integer at column %d is too large (the maximum is %" PRId64 ")", column(ep),
+                 INT64_MAX);
+}
+
+static int
 lex_number(struct expr_parser *ep)
 {
     const char *p = ep->pos;
-    int64_t v = 0;
+
+    /* 2^63 is read too, so that '-' can make it INT64_MIN (parse_unary); alone it is too large */
+    uint64_t v = 0;
 
     while (p < ep->end && *p >= '0' && *p <= '9') {
-        int d = *p - '0';
-        if (v > (INT64_MAX - d) / 10)
-            return eperr(ep, "integer at column %d is too large (the maximum is %" PRId64 ")",
-                         column(ep), INT64_MAX);
+        unsigned d = (unsigned)(*p - '0');
+        if (v > ((uint64_t)INT64_MAX + 1 - d) / 10)
+            return too_large(ep);
         v = v * 10 + d;
         p++;
     }
     ep->tok = T_NUM;
-    ep->tok_num = v;
+    ep->tok_min = v == (uint64_t)INT64_MAX + 1;
+    ep->tok_num = ep->tok_min ? INT64_MIN : (int64_t)v;
     ep->tok_len = (size_t)(p - ep->pos);
     return 0;
 }
@@ -407,6 +417,8 @@ parse_primary(struct expr_parser *ep)
 
     switch (ep->tok) {
     case T_NUM:
+        if (ep->tok_min)
+            return too_large(ep);
         if (emit(ep, OP_CONST, ep->tok_num) < 0)
             return -1;
         return next_token(ep);
@@ -439,7 +451,11 @@ parse_unary(struct expr_parser *ep)
     if (!tok_is_op(ep, "+-"))
         return parse_primary(ep);
     op = *ep->tok_start;
-    if (next_token(ep) < 0 || enter(ep) < 0 || parse_unary(ep) < 0)
+    if (next_token(ep) < 0)
+        return -1;
+    if (op == '-' && ep->tok == T_NUM && ep->tok_min) /* the literal -9223372036854775808 */
+        return emit(ep, OP_CONST, INT64_MIN) < 0 ? -1 : next_token(ep);
+    if (enter(ep) < 0 || parse_unary(ep) < 0)
         return -1;
     ep->nest--;
     return op == '-' ? emit(ep, OP_NEG, 0) : 0;
@@ -814,6 +830,9 @@ parse_text(struct parser *ps, const char *text)
         size_t len = eol ? (size_t)(eol - text) : strlen(text);
 
         line++;
+        if (len > SCRIPT_MAX_LINE)
+            return perr(ps, line, "line is longer than %d bytes (split it over several lines)",
+                        SCRIPT_MAX_LINE);
         if (parse_line(ps, line, text, len) < 0)
             return -1;
         text += eol ? len + 1 : len;
@@ -839,31 +858,37 @@ add_predef(struct parser *ps, const char *const *predef)
 
 /* ---- evaluation and rendering ---- */
 
-/* Two's complement wrap through unsigned arithmetic: signed overflow would be undefined. */
+static int
+out_of_range(const struct script_expr *e, char *err)
+{
+    return seterr(err, "%s: bigint out of range (keep every intermediate result within 64 bits)",
+                  e->label);
+}
+
+/* Overflow is an error, as in pgbench: a wrapped key would silently hit the wrong rows. */
 static int
 apply_binary(const struct script_expr *e, enum expr_opcode op, int64_t a, int64_t b, int64_t *res,
              char *err)
 {
     switch (op) {
     case OP_ADD:
-        *res = (int64_t)((uint64_t)a + (uint64_t)b);
-        return 0;
+        return __builtin_add_overflow(a, b, res) ? out_of_range(e, err) : 0;
     case OP_SUB:
-        *res = (int64_t)((uint64_t)a - (uint64_t)b);
-        return 0;
+        return __builtin_sub_overflow(a, b, res) ? out_of_range(e, err) : 0;
     case OP_MUL:
-        *res = (int64_t)((uint64_t)a * (uint64_t)b);
-        return 0;
+        return __builtin_mul_overflow(a, b, res) ? out_of_range(e, err) : 0;
     default:
         break;
     }
     if (b == 0)
         return seterr(err, "%s: %s by zero (make sure the right operand is never 0)", e->label,
                       op == OP_DIV ? "division" : "modulo");
-    /* INT64_MIN / -1 traps on x86; its wrapped quotient is INT64_MIN, remainder 0. */
-    if (b == -1)
-        *res = op == OP_DIV ? (int64_t)(0 - (uint64_t)a) : 0;
-    else
+    /* INT64_MIN / -1 traps on x86; the remainder by -1 is always 0. */
+    if (b == -1) {
+        if (op == OP_DIV && a == INT64_MIN)
+            return out_of_range(e, err);
+        *res = op == OP_DIV ? -a : 0;
+    } else
         *res = op == OP_DIV ? a / b : a % b;
     return 0;
 }
@@ -892,7 +917,9 @@ eval_op(const struct script_expr *e, const struct expr_op *op, int64_t *stack, i
         stack[(*sp)++] = vars[op->val];
         return 0;
     case OP_NEG:
-        stack[*sp - 1] = (int64_t)(0 - (uint64_t)stack[*sp - 1]);
+        if (stack[*sp - 1] == INT64_MIN)
+            return out_of_range(e, err);
+        stack[*sp - 1] = -stack[*sp - 1];
         return 0;
     case OP_RANDOM:
         --*sp;
@@ -965,13 +992,14 @@ script_parse(const char *name, const char *text, const char *const *predef, char
     return ps.s;
 }
 
-struct script *
-script_load(const char *path, const char *const *predef, char *err)
+/* Reads at most SCRIPT_MAX_BYTES of path into a NUL-terminated buffer; NULL and err on failure. */
+static char *
+read_capped(const char *path, char *err)
 {
     FILE *f = fopen(path, "r");
     size_t len = 0, cap = 4096, n;
     char *buf;
-    struct script *s;
+    int bad = 1;
 
     if (f == NULL) {
         seterr(err, "cannot read script %s: %s (check the path given to -f)", path,
@@ -981,18 +1009,38 @@ script_load(const char *path, const char *const *predef, char *err)
     buf = xmalloc(cap);
     while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
         len += n;
+        if (len > SCRIPT_MAX_BYTES)
+            break;
         if (cap - len - 1 == 0)
             buf = xrealloc(buf, cap *= 2);
     }
-    if (ferror(f)) {
+    if (ferror(f))
         seterr(err, "cannot read script %s: %s (check the path given to -f)", path,
                strerror(errno));
-        fclose(f);
+    else if (len > SCRIPT_MAX_BYTES)
+        seterr(err, "script %s is larger than %d bytes (give -f a script file)", path,
+               SCRIPT_MAX_BYTES);
+    else if (memchr(buf, '\0', len) != NULL)
+        seterr(err, "script %s contains a NUL byte (give -f a text file)", path);
+    else
+        bad = 0;
+    fclose(f);
+    if (bad) {
         free(buf);
         return NULL;
     }
-    fclose(f);
     buf[len] = '\0';
+    return buf;
+}
+
+struct script *
+script_load(const char *path, const char *const *predef, char *err)
+{
+    char *buf = read_capped(path, err);
+    struct script *s;
+
+    if (buf == NULL)
+        return NULL;
     s = script_parse(path, buf, predef, err);
     free(buf);
     return s;

@@ -21,6 +21,8 @@
 
 #define SCRIPT_MAX_VARS 64
 #define SCRIPT_MAX_PARAMS 32
+#define SCRIPT_MAX_BYTES (4 << 20) /* a -f file; /dev/zero must not fill the memory */
+#define SCRIPT_MAX_LINE (1 << 20)
 
 enum script_cmd_kind {
     SCRIPT_SQL, /* send a statement */

@@ -23,6 +23,7 @@ session_block_signals(void)
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP); /* a closed terminal ends the run as SIGTERM does, cleanly */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
@@ -84,9 +85,8 @@ judge(struct session *s, struct snapshot *snap)
     in.cores = cpu_cores();
     in.clients = snap->clients;
     in.rate = s->eng->rate;
-    in.errors = snap->interval_s > 0
-                    ? (double)(wstats_errors(c) + c->connect_fails) / snap->interval_s
-                    : 0;
+    in.errors =
+        snap->interval_s > 0 ? (double)(wstats_errors(c) + c->connect_fails) / snap->interval_s : 0;
     in.connected = (int)c->connected;
     in.last_error = c->last_error;
     in.server_host_pct = server_cpu_pct(s, snap->interval_s);
@@ -196,9 +196,9 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
                 verdict_server(&res.view.sig, cpu_cores(), &res.verdict);
                 res.have_verdict = 1;
             }
-            if (i == 0 && res.have_view) {
+            if (i == 0) {
                 s->sig = res.view.sig;
-                s->have_sig = res.ok;
+                s->have_sig = res.ok && res.have_view;
                 s->server_tps = res.ok ? res.view.server_tps : NAN;
             } else if (res.have_view && !isnan(res.view.sig.pool_waiting)) {
                 s->pool_sig = res.view.sig; /* a pooler's: only its pool_* fields count */
@@ -214,7 +214,7 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
     }
     if (p[FD_INPUT].revents && s->hooks.on_input(s, s->arg))
         return 1;
-    return 0;
+    return s->quit;
 }
 
 /* The load's end (-T), or a watch's end; 0 when none is due. */
@@ -232,6 +232,22 @@ deadline(const struct session *s, uint64_t next)
     uint64_t end = end_time(s);
 
     return end && end < next ? end : next;
+}
+
+/* A collector stuck on a frozen server is shown as failed, not as its last good sample. */
+static void
+check_overdue(struct session *s)
+{
+    struct collect_result res;
+    int i;
+
+    for (i = 0; i < s->ncollect; i++) {
+        if (!collect_overdue(s->collect[i], &res))
+            continue;
+        if (i == 0)
+            s->have_sig = 0;
+        s->hooks.on_server(s, i, &res, s->arg);
+    }
 }
 
 void
@@ -257,10 +273,13 @@ session_run(struct session *s, int sigfd)
         }
         if (now_us() < next)
             continue;
+        check_overdue(s);
         if (s->eng && !s->load_over)
             tick(s);
         else if (s->hooks.on_idle_tick)
             s->hooks.on_idle_tick(s, s->arg);
+        if (s->quit)
+            break;
         next += (uint64_t)(s->interval_s * 1e6);
         if (next <= now_us()) /* we fell behind (a stopped process): skip, do not burst */
             next = now_us() + (uint64_t)(s->interval_s * 1e6);

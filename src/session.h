@@ -5,7 +5,7 @@
  * dashboard, the terminal; and calls the front end's hooks.
  *
  * A session has a load (an engine), collectors, or both (`watch` has no
- * load). It ends on SIGINT/SIGTERM, when a hook asks to quit, or when the
+ * load). It ends on SIGINT/SIGTERM/SIGHUP, when a hook asks to quit, or when the
  * load is over (-T reached, every client ran -t, a sweep's last step)
  * unless stay_after_load.
  */
@@ -46,6 +46,7 @@ struct session {
     uint64_t until_us;   /* without a load: end at this time (0 = on a signal or quit) */
     uint64_t start_us;
     int load_over;
+    int quit; /* set by a hook (an output that fails): the session ends at once */
     struct session_hooks hooks;
     struct verdict_state verdict;  /* carried between ticks */
     int have_sig;                  /* sig holds the first collector's latest signals */
@@ -62,7 +63,7 @@ struct session {
 };
 
 /*
- * Blocks SIGINT and SIGTERM for the whole process (call before any thread
+ * Blocks SIGINT, SIGTERM and SIGHUP for the whole process (call before any thread
  * starts, so every thread inherits the mask) and returns a signalfd for them.
  */
 int session_block_signals(void);

@@ -1,6 +1,7 @@
 /* stats: the per-thread counters' lifecycle and merge. */
 #include "stats.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void
@@ -43,6 +44,48 @@ wstats_merge(struct wstats *dst, const struct wstats *src)
     hist_merge(dst->lat, src->lat);
     if (src->last_error[0] != '\0')
         memcpy(dst->last_error, src->last_error, sizeof(dst->last_error));
+    for (k = 0; k < STATS_MSGS && src->msgs[k].n; k++)
+        wstats_count_msg(dst, src->msgs[k].text, src->msgs[k].n);
+    dst->msgs_other += src->msgs_other;
+}
+
+void
+wstats_count_msg(struct wstats *s, const char *text, uint64_t n)
+{
+    int k;
+
+    for (k = 0; k < STATS_MSGS && s->msgs[k].n; k++)
+        if (strcmp(s->msgs[k].text, text) == 0)
+            break;
+    if (k == STATS_MSGS) {
+        s->msgs_other += n;
+        return;
+    }
+    if (s->msgs[k].n == 0)
+        snprintf(s->msgs[k].text, sizeof(s->msgs[k].text), "%s", text);
+    s->msgs[k].n += n;
+}
+
+double
+wstats_failed_share(const struct wstats *s)
+{
+    uint64_t errors = wstats_errors(s);
+
+    return errors + s->txns ? (double)errors / (double)(errors + s->txns) : 0.0;
+}
+
+int
+wstats_top_msgs(const struct wstats *s, const struct err_msg *out[STATS_MSGS])
+{
+    int n = 0, k, i;
+
+    for (k = 0; k < STATS_MSGS && s->msgs[k].n; k++) {
+        for (i = n; i > 0 && out[i - 1]->n < s->msgs[k].n; i--)
+            out[i] = out[i - 1];
+        out[i] = &s->msgs[k];
+        n++;
+    }
+    return n;
 }
 
 uint64_t

@@ -29,6 +29,17 @@
     X(retried)       /* transactions that succeeded or failed after more than one try */          \
     X(retries)       /* tries after the first (--max-tries) */
 
+/* A share of failed transactions above this is flagged (dashboard) and leads the summary. */
+#define FAILED_FLAG_SHARE 0.01
+
+/* Up to STATS_MSGS distinct error messages are counted each; the rest only in msgs_other. */
+#define STATS_MSGS 8
+
+struct err_msg {
+    char text[120];
+    uint64_t n;
+};
+
 struct wstats {
 #define STATS_FIELD(name) uint64_t name;
     STATS_COUNTERS(STATS_FIELD)
@@ -37,6 +48,8 @@ struct wstats {
     uint64_t connected;   /* gauge: clients connected at the tick (summed over workers) */
     struct hist *lat;     /* latency of successful transactions, us */
     char last_error[160]; /* message of the latest error in this interval */
+    struct err_msg msgs[STATS_MSGS]; /* the errors' messages with their counts, first come */
+    uint64_t msgs_other;             /* errors whose message found no free slot */
 };
 
 /* What one report shows: one interval and the whole run so far. */
@@ -47,10 +60,10 @@ struct snapshot {
     int final;           /* the run is over: this is the last interval */
     double worker_cpu_max; /* the busiest worker thread's CPU in this interval, % of a core */
     double worker_wait_max; /* ... and that thread's wait for a CPU, % of the interval */
-    double own_cpu_pct;    /* this whole process's CPU in this interval, % of one core */
+    double own_cpu_pct;     /* this whole process's CPU in this interval, % of one core */
     struct verdict verdict; /* what limits throughput (filled by the session) */
-    struct wstats cur;   /* this interval */
-    struct wstats total; /* since the start */
+    struct wstats cur;      /* this interval */
+    struct wstats total;    /* since the start */
 };
 
 void wstats_init(struct wstats *s);
@@ -59,5 +72,11 @@ void wstats_reset(struct wstats *s);
 /* dst += src (histograms merged, maxima kept, last_error taken if set). */
 void wstats_merge(struct wstats *dst, const struct wstats *src);
 uint64_t wstats_errors(const struct wstats *s);
+/* Counts n more errors with message text (only on errors: a few string compares). */
+void wstats_count_msg(struct wstats *s, const char *text, uint64_t n);
+/* Share of transactions that failed, 0..1 (0 when none ran). */
+double wstats_failed_share(const struct wstats *s);
+/* The counted messages, most frequent first (pointers into s); returns how many. */
+int wstats_top_msgs(const struct wstats *s, const struct err_msg *out[STATS_MSGS]);
 
 #endif

@@ -1,5 +1,6 @@
 /* util: checked allocation, clocks and error exits. */
 #include "util.h"
+#include "text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,6 +11,8 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "text.h"
 
 static void
 oom(size_t n)
@@ -86,10 +89,11 @@ now_us(void)
 static void
 print_line(const char *prefix, const char *fmt, va_list ap)
 {
-    char line[2048];
+    char line[2048], safe[sizeof(line)];
 
     vsnprintf(line, sizeof(line), fmt, ap);
-    fprintf(stderr, "benchtop: %s%s\n", prefix, line);
+    text_clean(safe, sizeof(safe), line); /* it may quote a server's reply */
+    fprintf(stderr, "benchtop: %s%s\n", prefix, safe);
 }
 
 int
@@ -139,6 +143,7 @@ seterr(char *err, const char *fmt, ...)
 void
 first_line(char *dst, size_t dstlen, const char *src)
 {
+    char line[BT_ERRLEN];
     size_t n;
 
     while (*src == ' ' || *src == '\t' || *src == '\n')
@@ -146,10 +151,11 @@ first_line(char *dst, size_t dstlen, const char *src)
     n = strcspn(src, "\n");
     while (n > 0 && (src[n - 1] == ' ' || src[n - 1] == '\r'))
         n--;
-    if (n >= dstlen)
-        n = dstlen - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
+    if (n >= sizeof(line))
+        n = sizeof(line) - 1;
+    memcpy(line, src, n);
+    line[n] = '\0';
+    text_clean(dst, dstlen, line); /* library and server messages are foreign text */
 }
 
 int

@@ -30,7 +30,7 @@ void eventfd_post(int fd);
 /* Monotonic clock in microseconds. */
 uint64_t now_us(void);
 
-/* A user error: one line "benchtop: MESSAGE" on stderr, exit code 2. */
+/* A user error: one line "benchtop: MESSAGE" on stderr (escaped: text_clean), exit code 2. */
 void usage_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* The same line, for a caller that must clean up first; returns 2 (the exit code). */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -46,7 +46,7 @@ int seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 void be32_put(unsigned char *p, uint32_t v);
 uint32_t be32_get(const unsigned char *p);
 
-/* First line of a (possibly multi-line) library message, trimmed, into dst. */
+/* First line of a (possibly multi-line) library message, trimmed and escaped (text_clean). */
 void first_line(char *dst, size_t dstlen, const char *src);
 
 /*

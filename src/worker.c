@@ -430,6 +430,7 @@ worker_main(void *arg)
             eventfd_post(w->eng->notify_fd);
         }
     }
+    w->stats[w->cur].connected = (uint64_t)connected_count(w); /* the final interval's gauge */
     for (i = 0; i < w->nclients; i++)
         client_close(w, &w->clients[i]);
     return NULL;

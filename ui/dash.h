@@ -101,6 +101,7 @@ struct dash {
     double tps_hist[DASH_HISTORY];
     double server_tps_hist[DASH_HISTORY]; /* NAN where unknown */
     uint64_t errors;                      /* last interval */
+    double failed_pct; /* failed share of the last interval's transactions, %; flagged over 1 */
     uint64_t errors_total, reconnects_total, late_total, txns_total;
     uint64_t retried_total, retries_total; /* --max-tries */
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "util.h"
 
 /* Code points that do not take exactly one column: shown as '?' so the columns stay aligned. */
@@ -46,38 +47,6 @@ one_column(unsigned cp)
     return 1;
 }
 
-/* Length of the UTF-8 sequence a lead byte starts, 0 if it cannot start one. */
-static int
-seq_len(unsigned char c)
-{
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        return 2;
-    if (c >= 0xe0 && c <= 0xef)
-        return 3;
-    if (c >= 0xf0 && c <= 0xf4)
-        return 4;
-    return 0;
-}
-
-/* The code point at s (n bytes long, continuations checked), or -1 if malformed. */
-static long
-decode(const unsigned char *s, int n)
-{
-    static const long MIN_FOR_LEN[] = {0, 0, 0x80, 0x800, 0x10000};
-    long cp = n == 1 ? s[0] : s[0] & (0x7f >> n);
-
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return -1;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < MIN_FOR_LEN[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return -1;
-    return cp;
-}
-
 /*
  * Copies the character at *s into out (a cell's ch) and advances *s. A
  * malformed byte, a control character or a character that is not one
@@ -88,14 +57,14 @@ static void
 next_char(const char **s, char out[8])
 {
     const unsigned char *p = (const unsigned char *)*s;
-    int n = seq_len(p[0]);
     long cp;
+    int n = text_utf8(*s, &cp);
 
-    if (n == 0 || (cp = decode(p, n)) < 0) {
+    if (n == 0) {
         /* One '?' for a cut sequence, as terminals show it: its continuations go with it. */
-        int skip = 1;
+        int skip = 1, want = text_utf8_lead(p[0]);
 
-        while (n > 0 && skip < n && (p[skip] & 0xc0) == 0x80)
+        while (skip < want && (p[skip] & 0xc0) == 0x80)
             skip++;
         strcpy(out, "?");
         *s += skip;
@@ -104,7 +73,7 @@ next_char(const char **s, char out[8])
     *s += n;
     if (cp == '\t' || cp == '\n' || cp == '\r')
         strcpy(out, " ");
-    else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || !one_column((unsigned)cp))
+    else if (text_is_control(cp) || !one_column((unsigned)cp))
         strcpy(out, "?");
     else {
         memcpy(out, p, (size_t)n);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stats.h"
+
 /* One state per line reads as a table, so clang-format keeps off it. */
 /* clang-format off */
 static const struct {
@@ -100,6 +102,11 @@ draw_bar(const struct dash *d, struct grid *g, struct rect r)
     x = r.x + 1;
     snprintf(buf, sizeof(buf), " %s ", STATES[state].name);
     grid_put_run(g, &x, r.y, end, STATES[state].st, buf);
+    if (d->failed_pct > 100.0 * FAILED_FLAG_SHARE) { /* loud: throughput figures mean little now */
+        snprintf(buf, sizeof(buf), " FAILING %.0f%% ", fmin(d->failed_pct, 100.0));
+        grid_put_run(g, &x, r.y, end, ST_HEADER, " ");
+        grid_put_run(g, &x, r.y, end, ST_BAD, buf);
+    }
     grid_put_run(g, &x, r.y, end, ST_HEADER, "  ");
     grid_put_run(g, &x, r.y, end, ST_HEADER, d->workload);
     if (d->mode[0] != '\0') {

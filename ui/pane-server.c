@@ -136,16 +136,39 @@ set_columns(struct flow *f, const struct coll_view *v, int ncols)
 }
 
 /*
+ * out = v's rows, the flagged ones (bad, then warnings) first, the others in
+ * the collector's order: when the pane is too small for all, what it shows
+ * is what matters most.
+ */
+static void
+flagged_first(const struct coll_view *v, struct coll_view *out)
+{
+    static const enum row_level order[] = {ROW_BAD, ROW_WARN};
+    int n = 0, i, k;
+
+    for (k = 0; k < 2; k++)
+        for (i = 0; i < v->nrows && i < COLL_MAX_ROWS; i++)
+            if (v->rows[i].level == order[k])
+                out->rows[n++] = v->rows[i];
+    for (i = 0; i < v->nrows && i < COLL_MAX_ROWS; i++)
+        if (v->rows[i].level != ROW_BAD && v->rows[i].level != ROW_WARN)
+            out->rows[n++] = v->rows[i];
+    out->nrows = n;
+}
+
+/*
  * The fewest columns (up to what the width allows) that hold every row,
  * then balanced: the shortest column height that still holds them, never
  * below BALANCE_MIN_H so a few rows stay one list. When even the most
- * columns do not hold them, a "+N more" marker. Returns the lines used.
+ * columns do not hold them, the flagged rows first and a "+N more" marker.
+ * Returns the lines used.
  */
 static int
 draw_rows(const struct dash *d, struct grid *g, struct rect area, const struct coll_view *v)
 {
     int max_cols = area.w / (d->zoom == 5 ? COL_MIN_W_DETAIL : COL_MIN_W);
     struct flow f = {area, 1, area.w, 0, 0, area.h >= 3};
+    struct coll_view ordered;
     int placed = 0, lines = 0;
 
     if (area.h <= 0 || area.w <= 2)
@@ -156,6 +179,10 @@ draw_rows(const struct dash *d, struct grid *g, struct rect area, const struct c
         placed = flow_rows(NULL, &f, v, &lines);
     }
     f.reserve = placed < v->nrows;
+    if (f.reserve) {
+        flagged_first(v, &ordered);
+        v = &ordered;
+    }
     if (!f.reserve)
         for (f.area.h = area.h < BALANCE_MIN_H ? area.h : BALANCE_MIN_H; f.area.h < area.h;
              f.area.h++)

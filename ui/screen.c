@@ -7,6 +7,7 @@
 #include "screen.h"
 
 #include <curses.h>
+#include <term.h> /* after curses.h: setupterm, tigetstr */
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -92,12 +93,34 @@ make_pairs(const struct theme *t)
     }
 }
 
+/* TERM=dumb and its like: curses would leave a blank screen and stray lines. */
+static int
+can_address_cursor(void)
+{
+    TERMINAL *saved = cur_term;
+    char *cup;
+    int e = 0, ok;
+
+    if (setupterm(NULL, STDOUT_FILENO, &e) != OK)
+        return 1; /* unknown TERM: newterm reports it */
+    cup = tigetstr("cup");
+    ok = cup != NULL && cup != (char *)-1;
+    del_curterm(cur_term);
+    set_curterm(saved);
+    return ok;
+}
+
 int
 screen_init(const struct theme *t, char *err)
 {
     setlocale(LC_ALL, "");
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return seterr(err, "the dashboard needs a terminal (use --headless for JSON lines)");
+    if (!can_address_cursor())
+        return seterr(err,
+                      "TERM=%s cannot draw the dashboard (it cannot move the cursor): set TERM "
+                      "to your terminal's type, e.g. xterm-256color, or use --headless",
+                      getenv("TERM") ? getenv("TERM") : "");
     tcgetattr(STDIN_FILENO, &saved_tio);
     if (newterm(NULL, stdout, stdin) == NULL)
         return seterr(err,

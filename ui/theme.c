@@ -119,8 +119,11 @@ on_entry(void *user, const char *section, const char *name, const char *value)
     char bad[64];
     int st;
 
-    if (strcmp(section, "colors") != 0)
-        return 1; /* other sections are for later versions: ignored */
+    if (strcmp(section, "colors") != 0) {
+        seterr(p->err, "%s: '%s' is outside the [colors] section (put it under [colors])", p->path,
+               name);
+        return 0;
+    }
     for (st = 0; st < ST__COUNT; st++)
         if (strcmp(name, element_names[st]) == 0)
             break;
@@ -169,10 +172,59 @@ find_theme(const char *name, char *path, size_t len)
     return access(path, R_OK);
 }
 
-int
-theme_load(struct theme *t, const char *name, char *err)
+/* -1 with err if a line of text is too long for a theme (inih would cut it). */
+static int
+check_lines(const char *path, const char *text, char *err)
 {
-    char path[PATH_MAX + 64];
+    int lineno = 1;
+
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        if (n > THEME_MAX_LINE)
+            return seterr(err, "%s:%d: line is longer than %d bytes (use: element = FG BG [attrs])",
+                          path, lineno, THEME_MAX_LINE);
+        text += n + (text[n] == '\n');
+        lineno++;
+    }
+    return 0;
+}
+
+/* The file's text, NUL-terminated, if it is small and plain enough to be a theme. */
+static char *
+read_theme(const char *path, char *err)
+{
+    FILE *f = fopen(path, "r");
+    char *buf;
+    size_t len;
+    int rv = -1;
+
+    if (f == NULL) {
+        seterr(err, "cannot read theme %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    buf = xmalloc(THEME_MAX_BYTES + 2);
+    len = fread(buf, 1, THEME_MAX_BYTES + 1, f);
+    buf[len] = '\0';
+    if (ferror(f))
+        seterr(err, "cannot read theme %s: %s", path, strerror(errno));
+    else if (len > THEME_MAX_BYTES)
+        seterr(err, "theme %s is larger than %d bytes (give --theme a .theme file)", path,
+               THEME_MAX_BYTES);
+    else if (memchr(buf, '\0', len) != NULL)
+        seterr(err, "theme %s contains a NUL byte (give --theme a text file)", path);
+    else
+        rv = 0;
+    fclose(f);
+    if (rv < 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+int
+theme_parse(struct theme *t, const char *path, const char *text, char *err)
+{
     struct parse p = {.t = t, .path = path, .err = err};
     int i, rv;
 
@@ -180,15 +232,10 @@ theme_load(struct theme *t, const char *name, char *err)
         t->fg[i] = t->bg[i] = -1;
         t->attr[i] = 0;
     }
-    if (find_theme(name, path, sizeof(path)) < 0)
-        return seterr(err,
-                      "theme '%s' not found (use default, light or mono, or a path to a "
-                      ".theme file)",
-                      name);
+    if (check_lines(path, text, err) < 0)
+        return -1;
     err[0] = '\0';
-    rv = ini_parse(path, on_entry, &p);
-    if (rv < 0)
-        return seterr(err, "cannot read theme %s: %s", path, strerror(errno));
+    rv = ini_parse_string(text, on_entry, &p);
     if (rv > 0 && err[0] != '\0') {
         char msg[BT_ERRLEN];
         snprintf(msg, sizeof(msg), "%s", err);
@@ -197,6 +244,25 @@ theme_load(struct theme *t, const char *name, char *err)
     if (rv > 0)
         return seterr(err, "%s:%d: not an INI line (use: element = FG BG [attrs])", path, rv);
     return 0;
+}
+
+int
+theme_load(struct theme *t, const char *name, char *err)
+{
+    char path[PATH_MAX + 64];
+    char *text;
+    int rv;
+
+    if (find_theme(name, path, sizeof(path)) < 0)
+        return seterr(err,
+                      "theme '%s' not found (use default, light or mono, or a path to a "
+                      ".theme file)",
+                      name);
+    if ((text = read_theme(path, err)) == NULL)
+        return -1;
+    rv = theme_parse(t, path, text, err);
+    free(text);
+    return rv;
 }
 
 void

@@ -15,6 +15,9 @@ enum theme_attr {
     TA_DIM = 1 << 3,
 };
 
+#define THEME_MAX_BYTES (64 << 10)
+#define THEME_MAX_LINE 200 /* libinih's line buffer */
+
 struct theme {
     short fg[ST__COUNT]; /* -1 = the terminal's default */
     short bg[ST__COUNT];
@@ -27,6 +30,8 @@ struct theme {
  * '/'). 0, or -1 with a one-line err naming the file and line.
  */
 int theme_load(struct theme *t, const char *name, char *err);
+/* Parses a theme's text (path only names it in messages): 0, or -1 with err. */
+int theme_parse(struct theme *t, const char *path, const char *text, char *err);
 /* Drops the colours, keeps the attributes (NO_COLOR, or a terminal without colours). */
 void theme_strip_colors(struct theme *t);
 

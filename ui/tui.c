@@ -30,10 +30,10 @@ struct tui {
     double last_server_tps;
     int have_summary;
     enum verdict_kind last_verdict;
-    double prev_tps;   /* the interval before the last, for a steadier "before" */
-    struct {           /* a +/- waiting to be compared with the verdict's prediction */
-        int pending;   /* intervals to wait before measuring; 0 = none */
-        int clients;   /* before the change */
+    double prev_tps; /* the interval before the last, for a steadier "before" */
+    struct {         /* a +/- waiting to be compared with the verdict's prediction */
+        int pending; /* intervals to wait before measuring; 0 = none */
+        int clients; /* before the change */
         double tps;
         enum verdict_kind kind; /* the verdict shown before the change */
     } step;
@@ -130,7 +130,8 @@ show_verdict(struct tui *t, const struct verdict *v)
         t->d.verdict_level = ROW_NORMAL;
         return;
     }
-    snprintf(label, sizeof(label), "%s", v->kind == VK_NONE ? "no verdict" : verdict_label(v->kind));
+    snprintf(label, sizeof(label), "%s",
+             v->kind == VK_NONE ? "no verdict" : verdict_label(v->kind));
     for (i = 0; label[i]; i++)
         label[i] = (char)toupper((unsigned char)label[i]);
     if (v->kind == VK_NONE)
@@ -209,9 +210,8 @@ check_step(struct tui *t, const struct snapshot *snap)
     if (more)
         t->s->gain_per_doubling = verdict_gain_per_doubling(before, t->step.tps, now, t->d.tps);
     dash_event_add(&t->d, c == VC_CONTRADICTED ? ROW_WARN : ROW_NORMAL,
-                   "%s %d client%s: tps %+.0f%%, %s", more ? "added" : "removed",
-                   abs(now - before), abs(now - before) == 1 ? "" : "s",
-                   100 * (t->d.tps / t->step.tps - 1), text);
+                   "%s %d client%s: tps %+.0f%%, %s", more ? "added" : "removed", abs(now - before),
+                   abs(now - before) == 1 ? "" : "s", 100 * (t->d.tps / t->step.tps - 1), text);
 }
 
 /* watch: the server's side alone, labelled so: there is no load of ours to judge. */
@@ -242,6 +242,7 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     d->ops = (double)snap->cur.ops / secs;
     d->errors = wstats_errors(&snap->cur);
     d->errors_total = wstats_errors(&snap->total);
+    d->failed_pct = 100.0 * wstats_failed_share(&snap->cur);
     d->reconnects_total = snap->total.reconnects;
     d->retried_total = snap->total.retried;
     d->retries_total = snap->total.retries;
@@ -338,7 +339,8 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
 {
     struct tui *t = arg;
     struct dash_server *ds = &t->d.servers[i];
-    int k;
+    /* one event per failure, not one per "no answer for N s" while it lasts */
+    int k, news = ds->ok || strncmp(ds->error, res->error, 12) != 0;
 
     ds->ok = res->ok;
     ds->have_view = res->have_view;
@@ -352,8 +354,12 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
         for (k = 0; k < res->view.nevents; k++)
             dash_event_add(&t->d, ROW_NORMAL, "%s: %s", ds->name, res->view.events[k]);
     }
-    if (!res->ok)
-        dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
+    if (!res->ok) {
+        if (i == 0)
+            t->last_server_tps = NAN; /* not the figure from before the failure */
+        if (news)
+            dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
+    }
     if (res->have_verdict && i == 0)
         show_server_verdict(t, &res->verdict);
     if (res->applied != t->applied[i])
@@ -598,6 +604,14 @@ fill_header(struct tui *t, const struct session *s)
         snprintf(d->servers[i].error, sizeof(d->servers[i].error), "connecting");
     }
     keys_help_lines(d->help_lines, (int)(sizeof(d->help_lines) / sizeof(d->help_lines[0])));
+}
+
+int
+tui_check_theme(const char *theme, char *err)
+{
+    struct theme th;
+
+    return theme == NULL ? 0 : theme_load(&th, theme, err);
 }
 
 int

@@ -25,5 +25,7 @@ struct tui_conf {
  * the terminal could not be used (nothing was started on it then).
  */
 int tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err);
+/* Headless runs do not draw, but a --theme that would not load is still an error. */
+int tui_check_theme(const char *theme, char *err);
 
 #endif

@@ -92,9 +92,9 @@ slurp_file(const char *name)
     return s;
 }
 
-/* Starts `benchtop ARGS` in a fresh 120x40 tmux session; stderr and the exit code go to dir. */
+/* Starts `ENV benchtop ARGS` in a fresh 120x40 tmux session; stderr and the exit code go to dir. */
 static void
-start(const char *args)
+start_env(const char *env, const char *args)
 {
     char path[128];
 
@@ -104,9 +104,15 @@ start(const char *args)
     unlink(path);
     snprintf(path, sizeof(path), "tmux %s kill-server 2>/dev/null", sock);
     system(path);
-    tmux("new-session -d -s bt -x 120 -y 40 \"sh -c '%s %s 2>%s/err; echo \\$? >%s/rc; "
+    tmux("new-session -d -s bt -x 120 -y 40 \"sh -c '%s %s %s 2>%s/err; echo \\$? >%s/rc; "
          "sleep 600'\"",
-         itest_env("BENCHTOP_BIN"), args, dir, dir);
+         env, itest_env("BENCHTOP_BIN"), args, dir, dir);
+}
+
+static void
+start(const char *args)
+{
+    start_env("", args);
 }
 
 static int
@@ -453,14 +459,31 @@ test_sweep_pane(void **state)
     free(rec);
 }
 
+/* A terminal that cannot move the cursor gets one line and exit 2, not a garbled screen. */
+static void
+test_dumb_terminal_refused(void **state)
+{
+    char args[600], *err;
+
+    snprintf(args, sizeof(args), "watch %s", itest_target(DB));
+    start_env("TERM=dumb", args);
+    assert_int_equal(exit_code(), 2);
+    err = slurp_file("err");
+    assert_non_null(strstr(err, "TERM=dumb cannot draw the dashboard"));
+    free(err);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dashboard),   cmocka_unit_test(test_help_and_pause),
-        cmocka_unit_test(test_set_setting), cmocka_unit_test(test_read_only),
+        cmocka_unit_test(test_dashboard),
+        cmocka_unit_test(test_help_and_pause),
+        cmocka_unit_test(test_set_setting),
+        cmocka_unit_test(test_read_only),
         cmocka_unit_test(test_sweep_pane),
         cmocka_unit_test(test_demo),
+        cmocka_unit_test(test_dumb_terminal_refused),
     };
     return cmocka_run_group_tests_name("tui", tests, setup, teardown);
 }

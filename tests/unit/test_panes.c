@@ -422,8 +422,9 @@ test_figures_in_their_panes(void **state)
         assert_true(text_in(g, inner(lat), "98.7 ms"));
 
         assert_true(text_in(g, inner(srv), "postgres  ok  sample 1.2 ms  late 0"));
-        assert_true(text_in(g, inner(srv), "sessions"));
-        assert_true(text_in(g, inner(srv), "active"));
+        /* at every size the flagged row is shown, first when not all fit */
+        assert_true(text_in(g, inner(srv), "not granted"));
+        assert_true(text_in(g, inner(srv), "locks"));
         assert_true(text_in(g, inner(srv), "needs pg_monitor for wait events"));
 
         assert_true(text_in(g, inner(ev), "83.4s  4 sessions waiting on locks"));
@@ -497,10 +498,13 @@ test_cut_rows_marker_flags_hidden_problems(void **state)
     struct rect srv = pane_rect(g, "3 server");
     int x, y;
 
-    assert_false(text_in(g, inner(srv), "not granted"));
-    assert_true(find_text(g, "flagged (press 3)", &x, &y));
-    assert_true(y > srv.y && y < srv.y + srv.h - 1);
+    /* too small for every row: the bad one comes first, the warning left out is counted */
+    assert_true(find_text(g, "not granted", &x, &y));
     assert_int_equal(grid_at(g, x, y)->style, ST_BAD);
+    assert_false(text_in(g, inner(srv), "max_connections"));
+    assert_true(find_text(g, "1 flagged (press 3)", &x, &y));
+    assert_true(y > srv.y && y < srv.y + srv.h - 1);
+    assert_int_equal(grid_at(g, x, y)->style, ST_WARN);
     grid_free(g);
 
     /* Narrow and tall (panes stacked): the cut rows use every line down to the note. */
@@ -855,6 +859,18 @@ test_states_and_watch_mode(void **state)
     assert_true(find_text(g, "30/32", &x, &y));
     assert_int_equal(grid_at(g, x, y)->style, ST_WARN);
     assert_true(has_text(g, "until q"));
+    grid_free(g);
+
+    /* more than 1% of the interval's transactions failed: flagged beside the state */
+    d->failed_pct = 45.2;
+    g = render(d, 80, 24);
+    assert_true(find_text(g, "FAILING 45%", &x, &y));
+    assert_int_equal(y, 0);
+    assert_int_equal(grid_at(g, x, y)->style, ST_BAD);
+    grid_free(g);
+    d->failed_pct = 0.9;
+    g = render(d, 80, 24);
+    assert_false(has_text(g, "FAILING"));
     grid_free(g);
 
     d->state = RUN_PAUSED;

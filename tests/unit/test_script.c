@@ -240,15 +240,42 @@ test_arithmetic(void **state)
     assert_int_equal(eval_expr("9223372036854775807"), INT64_MAX);
 }
 
+/* Evaluates "\set x EXPR" that must fail at run time with a message naming file and line. */
 static void
-test_overflow_wraps(void **state)
+expect_eval_error(const char *expr, const char *frag)
+{
+    char text[256], err[BT_ERRLEN] = "";
+    int64_t vars[SCRIPT_MAX_VARS] = {0};
+    struct rng r;
+    struct script *s;
+
+    snprintf(text, sizeof(text), "SELECT 1;\n\\set x %s\nSELECT 2;\n", expr);
+    s = parse_ok(text, NULL);
+    rng_seed(&r, 1);
+    if (script_eval(&s->cmds[1], vars, &r, err) != -1)
+        fail_msg("eval of %s should have failed, gave %lld", expr, (long long)vars[0]);
+    script_free(s);
+    if (strstr(err, "t.sql:2: \\set x: ") != err || strstr(err, frag) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err, frag);
+}
+
+static void
+test_overflow_is_an_error(void **state)
 {
     (void)state;
-    assert_true(eval_expr("9223372036854775807 + 1") == INT64_MIN);
-    assert_true(eval_expr("(-9223372036854775807 - 1) / -1") == INT64_MIN);
+    expect_eval_error("9223372036854775807 + 1", "bigint out of range");
+    expect_eval_error("-9223372036854775807 - 2", "bigint out of range");
+    expect_eval_error("(-9223372036854775807 - 1) / -1", "bigint out of range");
+    expect_eval_error("-(-9223372036854775807 - 1)", "bigint out of range");
+    expect_eval_error("4611686018427387904 * 2", "bigint out of range");
+    expect_eval_error("-9223372036854775808 * -1", "bigint out of range");
     assert_int_equal(eval_expr("(-9223372036854775807 - 1) % -1"), 0);
-    assert_true(eval_expr("-(-9223372036854775807 - 1)") == INT64_MIN);
-    assert_true(eval_expr("4611686018427387904 * 2") == INT64_MIN);
+    assert_true(eval_expr("-9223372036854775808") == INT64_MIN);
+    assert_true(eval_expr("-9223372036854775808 + 1") == INT64_MIN + 1);
+    assert_true(eval_expr("9223372036854775807 - 1 + 1") == INT64_MAX);
+    assert_int_equal(eval_expr("-3 / -1"), 3);
+    expect_error("\\set x 9223372036854775808\n", NULL, "t.sql:1: ", "too large");
+    expect_error("\\set x 1 - 9223372036854775808\n", NULL, "t.sql:1: ", "too large");
 }
 
 static void
@@ -537,6 +564,35 @@ test_load(void **state)
 }
 
 static void
+test_load_caps(void **state)
+{
+    char err[BT_ERRLEN], path[] = "/tmp/test_script_XXXXXX", want[160];
+    const char nul[] = "SELECT 1;\n\0SELECT 2;\n";
+    char *line = malloc(SCRIPT_MAX_LINE + 16);
+    int fd;
+
+    (void)state;
+    assert_null(script_load("/dev/zero", PREDEF, err));
+    assert_string_equal(err,
+                        "script /dev/zero is larger than 4194304 bytes (give -f a script file)");
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, nul, sizeof(nul) - 1), (ssize_t)sizeof(nul) - 1);
+    close(fd);
+    assert_null(script_load(path, PREDEF, err));
+    unlink(path);
+    snprintf(want, sizeof(want), "script %s contains a NUL byte (give -f a text file)", path);
+    assert_string_equal(err, want);
+
+    memset(line, 'x', SCRIPT_MAX_LINE + 1);
+    memcpy(line + SCRIPT_MAX_LINE + 1, ";\n", 3);
+    assert_null(script_parse("t.sql", line, NULL, err));
+    assert_string_equal(err,
+                        "t.sql:1: line is longer than 1048576 bytes (split it over several lines)");
+    free(line);
+}
+
+static void
 test_load_parse_error_names_file(void **state)
 {
     char path[] = "/tmp/test_script_XXXXXX", err[BT_ERRLEN], want[128];
@@ -563,7 +619,7 @@ main(void)
         cmocka_unit_test(test_tpcb_eval_ranges),
         cmocka_unit_test(test_random_covers_both_ends),
         cmocka_unit_test(test_arithmetic),
-        cmocka_unit_test(test_overflow_wraps),
+        cmocka_unit_test(test_overflow_is_an_error),
         cmocka_unit_test(test_eval_runtime_errors),
         cmocka_unit_test(test_same_var_same_param),
         cmocka_unit_test(test_casts_left_alone),
@@ -579,6 +635,7 @@ main(void)
         cmocka_unit_test(test_error_too_many_params),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_load_parse_error_names_file),
+        cmocka_unit_test(test_load_caps),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,12 @@
 #include "headless.h"
 
 int
+tui_check_theme(const char *theme, char *err)
+{
+    return 0; /* themes need inih, which this build lacks */
+}
+
+int
 tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
 {
     struct report_ctx progress = *conf->report;

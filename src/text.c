@@ -1,0 +1,102 @@
+/* text: safe printing of foreign text (see text.h). */
+#include "text.h"
+
+#include <string.h>
+
+int
+text_utf8_lead(unsigned char c)
+{
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        return 2;
+    if (c >= 0xe0 && c <= 0xef)
+        return 3;
+    if (c >= 0xf0 && c <= 0xf4)
+        return 4;
+    return 0;
+}
+
+int
+text_utf8(const char *str, long *cp)
+{
+    static const long MIN_FOR_LEN[] = {0, 0, 0x80, 0x800, 0x10000};
+    const unsigned char *s = (const unsigned char *)str;
+    int n = text_utf8_lead(s[0]);
+    long v;
+
+    if (n == 0)
+        return 0;
+    v = n == 1 ? s[0] : s[0] & (0x7f >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) /* also stops at the terminating NUL */
+            return 0;
+        v = (v << 6) | (s[i] & 0x3f);
+    }
+    if (v < MIN_FOR_LEN[n] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return n;
+}
+
+int
+text_is_control(long cp)
+{
+    return cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
+}
+
+void
+text_clean(char *dst, size_t len, const char *src)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t j = 0;
+    long cp;
+
+    if (len == 0)
+        return;
+    while (*src) {
+        int n = text_utf8(src, &cp);
+        if (n > 0 && !text_is_control(cp)) {
+            if (j + (size_t)n >= len)
+                break;
+            memcpy(dst + j, src, (size_t)n);
+            j += (size_t)n;
+            src += n;
+            continue;
+        }
+        n = n > 0 ? n : 1;
+        if (j + 4 * (size_t)n >= len)
+            break;
+        for (int i = 0; i < n; i++, src++) {
+            unsigned char ch = (unsigned char)*src;
+            dst[j++] = '\\';
+            dst[j++] = 'x';
+            dst[j++] = hex[ch >> 4];
+            dst[j++] = hex[ch & 15];
+        }
+    }
+    dst[j] = '\0';
+}
+
+void
+text_json(FILE *f, const char *src)
+{
+    long cp;
+
+    fputc('"', f);
+    while (*src) {
+        int n = text_utf8(src, &cp);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            src++;
+        } else if (cp == '"' || cp == '\\') {
+            fprintf(f, "\\%c", (int)cp);
+        } else if (text_is_control(cp)) {
+            fprintf(f, "\\u%04lx", cp);
+        } else {
+            fwrite(src, 1, (size_t)n, f);
+        }
+        src += n;
+    }
+    fputc('"', f);
+}

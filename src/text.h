@@ -1,0 +1,31 @@
+/*
+ * text: what benchtop prints of text it did not write (server replies,
+ * error messages, file names) is made safe here, once: UTF-8 decoding,
+ * escaping of control and malformed bytes for terminals, and JSON strings.
+ */
+#ifndef BENCHTOP_TEXT_H
+#define BENCHTOP_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * The UTF-8 sequence at s: its length (1-4) with *cp its code point, or 0
+ * if the bytes there are not a well-formed sequence (overlong, surrogate,
+ * cut short, above U+10FFFF).
+ */
+int text_utf8(const char *s, long *cp);
+/* Length of the UTF-8 sequence a lead byte starts, 0 if it cannot start one. */
+int text_utf8_lead(unsigned char c);
+/* A code point a terminal acts on instead of showing: C0, DEL, C1. */
+int text_is_control(long cp);
+/*
+ * Copies src into dst (size len, always terminated) with every control
+ * character and every malformed byte written as \xHH, so that no escape
+ * sequence from a server reaches the terminal. Cuts at a whole escape.
+ */
+void text_clean(char *dst, size_t len, const char *src);
+/* Writes src as a JSON string literal: valid UTF-8, malformed bytes as U+FFFD. */
+void text_json(FILE *f, const char *src);
+
+#endif

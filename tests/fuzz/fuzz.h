@@ -1,0 +1,28 @@
+/*
+ * fuzz: what the libFuzzer targets share. Each tests/fuzz/fuzz_NAME.c
+ * defines LLVMFuzzerTestOneInput; its seeds are in tests/fuzz/corpus/NAME.
+ * `make fuzz` runs each for FUZZ_SECONDS; `make check` replays the corpus.
+ */
+#ifndef BENCHTOP_FUZZ_H
+#define BENCHTOP_FUZZ_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The input as a NUL-terminated string (parsers of text get C strings). */
+static inline char *
+fuzz_text(const uint8_t *data, size_t size)
+{
+    char *s = xmalloc(size + 1);
+
+    memcpy(s, data, size);
+    s[size] = '\0';
+    return s;
+}
+
+#endif

@@ -1,0 +1,33 @@
+/* pgbench-style scripts: parse, then evaluate every \set and render every statement. */
+#include "fuzz.h"
+
+#include "rand.h"
+#include "script.h"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const predef[] = {"scale", "client_id", NULL};
+    char err[BT_ERRLEN], buf[4096], *text;
+    int64_t vars[SCRIPT_MAX_VARS] = {1, 0};
+    struct script *s;
+    struct rng r;
+    int i;
+
+    if (size > SCRIPT_MAX_BYTES)
+        return 0;
+    text = fuzz_text(data, size);
+    s = script_parse("fuzz.sql", text, predef, err);
+    free(text);
+    if (s == NULL)
+        return 0;
+    rng_seed(&r, 1);
+    for (i = 0; i < s->ncmds; i++) {
+        if (s->cmds[i].kind == SCRIPT_SET)
+            script_eval(&s->cmds[i], vars, &r, err);
+        else
+            script_render(&s->cmds[i], vars, buf, sizeof(buf));
+    }
+    script_free(s);
+    return 0;
+}

@@ -1,0 +1,165 @@
+/* Foreign text: escaped for terminals, valid UTF-8 and finite numbers in JSON. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "report.h"
+#include "text.h"
+#include "util.h"
+
+static void
+test_clean(void **state)
+{
+    char out[64];
+
+    (void)state;
+    text_clean(out, sizeof(out), "ERR \x1b]0;pwned\x07 \x1b[2J");
+    assert_string_equal(out, "ERR \\x1b]0;pwned\\x07 \\x1b[2J");
+    /* C1 CSI as UTF-8, a lone continuation byte, an overlong '/', DEL */
+    text_clean(out, sizeof(out),
+               "a\xc2\x9b"
+               "b\x80"
+               "c\xc0\xaf"
+               "d\x7f");
+    assert_string_equal(out, "a\\xc2\\x9bb\\x80c\\xc0\\xafd\\x7f");
+    text_clean(out, sizeof(out), "caf\xc3\xa9 \xe2\x9c\x93");
+    assert_string_equal(out, "caf\xc3\xa9 \xe2\x9c\x93");
+    /* cut at a whole escape, never inside one */
+    text_clean(out, 7, "ab\x1b\x1b");
+    assert_string_equal(out, "ab\\x1b");
+    first_line(out, sizeof(out), "  boom \x1b[31m\nsecond line");
+    assert_string_equal(out, "boom \\x1b[31m");
+}
+
+static char *
+json_of(const char *s)
+{
+    static char buf[256];
+    FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+    text_json(f, s);
+    fclose(f);
+    return buf;
+}
+
+static void
+test_json_string(void **state)
+{
+    (void)state;
+    assert_string_equal(json_of("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+    assert_string_equal(json_of("x\xff"
+                                "y\xe2\x9c"),
+                        "\"x\\ufffdy\\ufffd\\ufffd\"");
+    assert_string_equal(json_of("\xc2\x9b\xc3\xa9"), "\"\\u009b\xc3\xa9\"");
+}
+
+static void
+server_json(const struct collect_result *res, double t, char *buf, size_t len)
+{
+    FILE *f = fmemopen(buf, len, "w");
+
+    report_server(f, t, "redis", "redis://x", res);
+    fclose(f);
+}
+
+static void
+test_json_numbers(void **state)
+{
+    struct collect_result res;
+    char buf[8192];
+
+    (void)state;
+    memset(&res, 0, sizeof(res));
+    res.ok = 1;
+    res.have_view = 1;
+    coll_view_reset(&res.view);
+    res.view.server_tps = INFINITY;
+    coll_row_add(&res.view, "s", "inf", INFINITY, ROW_NORMAL, "x");
+    coll_row_add(&res.view, "s", "big", 1.7e308, ROW_NORMAL, "y");
+    coll_row_add(&res.view, "s", "ninf", -INFINITY, ROW_NORMAL, "z\xff");
+    server_json(&res, 1.0, buf, sizeof(buf));
+    assert_null(strstr(buf, ":inf"));
+    assert_null(strstr(buf, ":-inf"));
+    assert_non_null(strstr(buf, "\"server_tps\":null"));
+    assert_non_null(strstr(buf, "\"label\":\"ninf\",\"value\":\"z\\ufffd\",\"num\":null"));
+    assert_non_null(strstr(buf, "\"num\":1.7e+308"));
+
+    /* a failed sample shows no figure from before */
+    res.ok = 0;
+    snprintf(res.error, sizeof(res.error), "gone");
+    server_json(&res, 7.5, buf, sizeof(buf));
+    assert_non_null(strstr(buf, "\"t\":7.500"));
+    assert_non_null(strstr(buf, "\"error\":\"gone\",\"server_tps\":null,\"rows\":[]"));
+    assert_null(strstr(buf, "\"big\""));
+}
+
+static void
+test_error_messages_counted(void **state)
+{
+    struct wstats a, b;
+    const struct err_msg *top[STATS_MSGS];
+    char buf[4096];
+    FILE *f;
+    int i, n;
+
+    (void)state;
+    wstats_init(&a);
+    wstats_init(&b);
+    a.txns = 10;
+    a.errors[ERR_OTHER] = 990;
+    wstats_count_msg(&a, "prepared statement \"P_1\" does not exist", 900);
+    wstats_count_msg(&b, "division by zero", 50);
+    wstats_count_msg(&b, "prepared statement \"P_1\" does not exist", 40);
+    for (i = 0; i < STATS_MSGS + 3; i++) {
+        snprintf(buf, sizeof(buf), "message %d", i);
+        wstats_count_msg(&b, buf, 1);
+    }
+    wstats_merge(&a, &b);
+    n = wstats_top_msgs(&a, top);
+    assert_int_equal(n, STATS_MSGS);
+    assert_string_equal(top[0]->text, "prepared statement \"P_1\" does not exist");
+    assert_int_equal(top[0]->n, 940);
+    assert_string_equal(top[1]->text, "division by zero");
+    assert_int_equal(top[1]->n, 50);
+    assert_int_equal(a.msgs_other, 5); /* 8 slots: 2 named above, 6 of the 11 others */
+    assert_true(wstats_failed_share(&a) > 0.98);
+
+    /* the summary leads with the failures, then the most frequent messages */
+    f = fmemopen(buf, sizeof(buf), "w");
+    {
+        struct runconf rc = {.target_masked = "postgres://x", .threads = 1};
+        struct report_ctx ctx = {.rc = &rc, .workload = "w", .mode = "prepared"};
+        struct snapshot snap = {.t = 2.0, .clients = 1};
+        snap.total = a;
+        report_human_summary(f, &snap, &ctx);
+    }
+    fclose(f);
+    assert_memory_equal(buf,
+                        "FAILED: 99.0% of transactions (990 of 1000)\n"
+                        "  940 x prepared statement \"P_1\" does not exist\n"
+                        "  50 x division by zero\n",
+                        strlen("FAILED: 99.0% of transactions (990 of 1000)\n"
+                               "  940 x prepared statement \"P_1\" does not exist\n"
+                               "  50 x division by zero\n"));
+    wstats_free(&a);
+    wstats_free(&b);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clean),
+        cmocka_unit_test(test_json_string),
+        cmocka_unit_test(test_json_numbers),
+        cmocka_unit_test(test_error_messages_counted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
