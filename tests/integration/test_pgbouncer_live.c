@@ -58,27 +58,9 @@ say(const char *cmd)
 static long long
 commits(void)
 {
-    long long prev = -1, v = -1;
-
     say("KILL " DB);
     say("RESUME " DB);
-    for (int i = 0; i < 100; i++) {
-        itest_exec(server, "SELECT pg_stat_clear_snapshot()");
-        if (itest_scalar(server, "SELECT count(*) FROM pg_stat_activity WHERE datname = '" DB
-                                 "' AND pid <> pg_backend_pid()") == 0)
-            break;
-        itest_sleep_ms(100);
-    }
-    for (int i = 0; i < 50; i++) {
-        itest_exec(server, "SELECT pg_stat_clear_snapshot()");
-        v = itest_scalar(server,
-                         "SELECT xact_commit FROM pg_stat_database WHERE datname = '" DB "'");
-        if (v == prev)
-            break;
-        prev = v;
-        itest_sleep_ms(300);
-    }
-    return v;
+    return itest_pg_commits(server, DB, 0);
 }
 
 static int
