@@ -188,6 +188,8 @@ open_db(const struct sqlite_target *t, sqlite3 **db, char *err)
     if (rc != SQLITE_OK)
         return seterr(err, "cannot open %s: %s (check the path and its folder's permissions)",
                       t->path, *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc));
+    /* Reading the schema waits for a writer's lock too (load connections count it: on_busy). */
+    sqlite3_busy_timeout(*db, t->busy_timeout_ms);
     if (t->journal_mode[0] != '\0') {
         snprintf(sql, sizeof sql, "PRAGMA journal_mode = %s", t->journal_mode);
         if (exec_sql(*db, sql, err) < 0)
@@ -238,14 +240,15 @@ job_open(void *arg)
     struct sq_conn *c = arg;
 
     c->failed = 0;
-    if (open_db(&c->sh->t, &c->db, c->err) < 0 || prepare_statements(c, c->err) < 0) {
-        c->failed = -1;
-        close_db(c);
-        return;
-    }
-    sqlite3_busy_handler(c->db, on_busy, c);
-    sqlite3_wal_hook(c->db, on_wal_commit, c);
     c->stats = sqlite_stats_attach(c->sh->t.path);
+    if (open_db(&c->sh->t, &c->db, c->err) == 0) {
+        sqlite3_busy_handler(c->db, on_busy, c);
+        sqlite3_wal_hook(c->db, on_wal_commit, c);
+        if (prepare_statements(c, c->err) == 0)
+            return;
+    }
+    c->failed = -1;
+    close_db(c);
 }
 
 static void

@@ -95,12 +95,12 @@ test_counts_equal_rows(void **state)
     assert_int_equal(scalar("counts", "SELECT sum(k) FROM bench_rows"), 120);
 }
 
-/* Four writers on a rollback journal queue for the file's one write lock. */
+/* Four writers on a rollback journal queue for the file's one write lock: lock-bound. */
 static void
 test_writers_wait_on_the_lock(void **state)
 {
     char *t = target("lock", "journal_mode=delete");
-    char *args[] = {"run", t, "--headless", "-w", "update", "-T", "4", "-c", "4", "-q", NULL};
+    char *args[] = {"run", t, "--headless", "-w", "update", "-T", "8", "-c", "4", "-q", NULL};
     struct run r;
     const char *sum;
     double waits, tps;
@@ -112,6 +112,8 @@ test_writers_wait_on_the_lock(void **state)
     waits = itest_max_row(r.out, "\"collector\":\"sqlite\"", "lock waits/s");
     fprintf(stderr, "  4 writers, rollback journal: %.0f tps, %.1f lock waits/s\n", tps, waits);
     assert_true(waits > 0);
+    /* the verdict names it: the writers queue for the file's lock */
+    assert_true(itest_count_lines(r.out, "\"verdict\":{\"kind\":\"lock\"") >= 1);
     itest_free(&r);
 }
 
@@ -120,7 +122,7 @@ static double
 batch_run(const char *t, const char *batch, char *kind, size_t kindlen)
 {
     char *args[] = {"run", (char *)t, "--headless", "-w", "insert", "--batch", (char *)batch,
-                    "-T", "5", "-c", "1", "-q", NULL};
+                    "-T", "8", "-c", "1", "-q", NULL};
     struct run r;
     const char *sum = run(args, &r), *v;
     double ops = itest_num(sum, "ops");
