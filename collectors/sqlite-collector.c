@@ -158,7 +158,10 @@ derive_signals(const struct sqlite_counts *d, const struct sqlite_counts *c, dou
     struct coll_signals *g = &v->sig;
 
     g->sessions = (double)c->conns;
-    g->active = fmin(busy_share(d->txn_us, secs), g->sessions);
+    /* a transaction's own time is published when it ends, its lock waits as they happen */
+    g->active = fmin(fmax(busy_share(d->txn_us, secs),
+                          busy_share(d->commit_us, secs) + busy_share(d->busy_us, secs)),
+                     g->sessions);
     g->commit_wait = fmin(busy_share(d->commit_us, secs), g->active);
     g->lock_wait = fmin(busy_share(d->busy_us, secs), g->active - g->commit_wait);
     g->on_cpu = fmax(0.0, g->active - g->commit_wait - g->lock_wait);

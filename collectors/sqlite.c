@@ -136,6 +136,7 @@ on_busy(void *arg, int attempt)
     struct sq_conn *c = arg;
     int n = (int)(sizeof busy_delays_ms / sizeof busy_delays_ms[0]);
     int delay = busy_delays_ms[attempt < n ? attempt : n - 1];
+    struct sqlite_counts d = {.busy_retries = 1};
     uint64_t t0 = now_us();
 
     if (attempt == 0)
@@ -144,8 +145,14 @@ on_busy(void *arg, int attempt)
         return 0;
     sqlite3_sleep(delay);
     c->busy_waited_ms += delay;
-    c->delta.busy_retries++;
-    c->delta.busy_us += now_us() - t0;
+    /*
+     * Published at once, not with the transaction: a writer the lock keeps
+     * passing over may wait for seconds, and its waits belong to the
+     * intervals they happened in.
+     */
+    d.busy_us = now_us() - t0;
+    if (c->stats != NULL)
+        sqlite_stats_add(c->stats, &d);
     return 1;
 }
 

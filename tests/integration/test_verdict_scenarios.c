@@ -10,12 +10,16 @@
  * (tests/tools/delay-proxy.c, 10 ms each way), since tc netem is not
  * available here.
  *
- * Client-bound: one worker thread driving 4000 Redis clients in an open
- * loop at 60,000 requests/s. With pipelining or a closed loop, Redis's main
- * thread saturates as soon as benchtop's does on these 2-core machines (the
- * honest verdict there is mixed); with 4000 sockets on one thread, the
- * worker's ppoll over them is what runs out first (measured: worker 95-97%,
- * Redis about half its core), which is a real client limit: add -j.
+ * Client-bound: one worker thread in a closed loop of 200 clients against
+ * memcached, whose four threads have room to spare: the worker runs or
+ * waits for a CPU all the time (measured on an idle machine: 73-83% running
+ * plus 16-25% in the run queue, every interval client-bound). A
+ * single-threaded Redis no longer works for this: since the worker loop
+ * moved to epoll, a request costs benchtop about what it costs Redis, so
+ * the two saturate together on these 2-core machines (4000 clients at
+ * 60,000/s left the worker at 75-85%; a higher rate saturated Redis).
+ * memcached's threads then take most of the other core, so intervals where
+ * the host reaches 90% are host-bound with benchtop named: accepted too.
  */
 #include "itest.h"
 
@@ -69,21 +73,23 @@ write_script(const char *text)
 
 /*
  * Runs a scenario and checks every interval from WARMUP_S on names `want`
- * (the JSON key of the verdict). Prints the verdicts it saw.
+ * (the JSON key of the verdict), or `also` when that is not NULL, and that
+ * `want` held at least one of them. Prints the verdicts it saw.
  */
 static void
-expect_verdict(char **args, const char *want)
+expect_verdicts(char **args, const char *want, const char *also)
 {
     struct run r = itest_runv(args);
     const char *p = r.out;
-    char pat[64];
-    int seen = 0, wrong = 0;
+    char pat[64], alt[64];
+    int seen = 0, wrong = 0, wanted = 0;
 
     snprintf(pat, sizeof(pat), "\"kind\":\"%s\"", want);
+    snprintf(alt, sizeof(alt), "\"kind\":\"%s\"", also ? also : want);
     assert_int_equal(r.status, 0);
     while ((p = strstr(p, "{\"type\":\"interval\"")) != NULL) {
         const char *end = strchr(p, '\n');
-        char line[4096];
+        static char line[65536];
         double t = itest_num(p, "t");
         const char *v;
         size_t n = end ? (size_t)(end - p) : strlen(p);
@@ -95,11 +101,19 @@ expect_verdict(char **args, const char *want)
         if (t < WARMUP_S || strstr(line, "\"interval_s\":0.0") != NULL)
             continue; /* warm-up, or the sliver of an interval at the very end */
         seen++;
-        wrong += strstr(line, pat) == NULL;
+        wanted += strstr(line, pat) != NULL;
+        wrong += strstr(line, pat) == NULL && strstr(line, alt) == NULL;
     }
     itest_free(&r);
     assert_true(seen >= 3);
+    assert_true(wanted >= 1);
     assert_int_equal(wrong, 0);
+}
+
+static void
+expect_verdict(char **args, const char *want)
+{
+    expect_verdicts(args, want, NULL);
 }
 
 static void
@@ -228,16 +242,16 @@ test_commit_bound(void **state)
 static void
 test_client_bound(void **state)
 {
-    char *args[] = {"run",        itest_env("BENCHTOP_RD_TARGET"),
-                    "--headless", "-q",
-                    "-T",         "10",
-                    "-w",         "get",
-                    "-c",         "4000",
-                    "-j",         "1",
-                    "-R",         "60000",
+    char *args[] = {"run", itest_env("BENCHTOP_MC_TARGET"), "--headless", "-q", "-T", "10",
+                    "-w",  "get",                          "-c",         "200", "-j", "1",
                     NULL};
 
-    expect_verdict(args, "client");
+    /*
+     * A saturated client on 2 cores shares them with the server: some
+     * intervals are host-bound ("run benchtop on another machine"), which
+     * points at the same fix; never the server, locks or "add clients".
+     */
+    expect_verdicts(args, "client", "host");
 }
 
 int
