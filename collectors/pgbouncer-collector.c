@@ -24,30 +24,10 @@ struct pgb_coll {
     PGconn *conn;
 };
 
-/* --- reading result sets by column name --- */
-
-static const char *
-cell(const PGresult *res, int row, const char *col)
-{
-    int c = PQfnumber(res, col);
-
-    if (c < 0 || PQgetisnull(res, row, c))
-        return NULL;
-    return PQgetvalue(res, row, c);
-}
-
-static int64_t
-cell_i64(const PGresult *res, int row, const char *col)
-{
-    const char *v = cell(res, row, col);
-
-    return v ? strtoll(v, NULL, 10) : 0;
-}
-
 static int
 is_console(const PGresult *res, int row)
 {
-    const char *db = cell(res, row, "database");
+    const char *db = pg_cell_text(res, row, "database");
 
     return db != NULL && strcmp(db, "pgbouncer") == 0;
 }
@@ -81,22 +61,23 @@ parse_pools(const PGresult *res, struct pgb_sample *s)
         if (is_console(res, r))
             continue;
         s->pools++;
-        s->cl_active += (int)cell_i64(res, r, "cl_active");
-        s->cl_waiting += (int)cell_i64(res, r, "cl_waiting");
-        s->sv_active += (int)cell_i64(res, r, "sv_active");
-        s->sv_idle += (int)cell_i64(res, r, "sv_idle");
-        s->sv_used += (int)cell_i64(res, r, "sv_used");
-        s->sv_login += (int)cell_i64(res, r, "sv_login");
-        wait = (double)cell_i64(res, r, "maxwait") + (double)cell_i64(res, r, "maxwait_us") / 1e6;
+        s->cl_active += (int)pg_cell_i64(res, r, "cl_active", 0);
+        s->cl_waiting += (int)pg_cell_i64(res, r, "cl_waiting", 0);
+        s->sv_active += (int)pg_cell_i64(res, r, "sv_active", 0);
+        s->sv_idle += (int)pg_cell_i64(res, r, "sv_idle", 0);
+        s->sv_used += (int)pg_cell_i64(res, r, "sv_used", 0);
+        s->sv_login += (int)pg_cell_i64(res, r, "sv_login", 0);
+        wait = (double)pg_cell_i64(res, r, "maxwait", 0) +
+               (double)pg_cell_i64(res, r, "maxwait_us", 0) / 1e6;
         s->maxwait_s = fmax(s->maxwait_s, wait);
-        clients = (int)(cell_i64(res, r, "cl_active") + cell_i64(res, r, "cl_waiting"));
+        clients = (int)(pg_cell_i64(res, r, "cl_active", 0) + pg_cell_i64(res, r, "cl_waiting", 0));
         if (clients > best) {
             best = clients;
             busiest = r;
         }
     }
-    if (busiest >= 0 && cell(res, busiest, "pool_mode") != NULL)
-        snprintf(s->pool_mode, sizeof s->pool_mode, "%s", cell(res, busiest, "pool_mode"));
+    if (busiest >= 0 && pg_cell_text(res, busiest, "pool_mode") != NULL)
+        snprintf(s->pool_mode, sizeof s->pool_mode, "%s", pg_cell_text(res, busiest, "pool_mode"));
 }
 
 static void
@@ -105,11 +86,11 @@ parse_stats(const PGresult *res, struct pgb_sample *s)
     for (int r = 0; r < PQntuples(res); r++) {
         if (is_console(res, r))
             continue;
-        s->xact_count += cell_i64(res, r, "total_xact_count");
-        s->query_count += cell_i64(res, r, "total_query_count");
-        s->xact_time_us += cell_i64(res, r, "total_xact_time");
-        s->query_time_us += cell_i64(res, r, "total_query_time");
-        s->wait_time_us += cell_i64(res, r, "total_wait_time");
+        s->xact_count += pg_cell_i64(res, r, "total_xact_count", 0);
+        s->query_count += pg_cell_i64(res, r, "total_query_count", 0);
+        s->xact_time_us += pg_cell_i64(res, r, "total_xact_time", 0);
+        s->query_time_us += pg_cell_i64(res, r, "total_query_time", 0);
+        s->wait_time_us += pg_cell_i64(res, r, "total_wait_time", 0);
     }
 }
 
@@ -118,7 +99,7 @@ static void
 parse_config(const PGresult *res, struct pgb_sample *s)
 {
     for (int r = 0; r < PQntuples(res); r++) {
-        const char *key = cell(res, r, "key"), *value = cell(res, r, "value");
+        const char *key = pg_cell_text(res, r, "key"), *value = pg_cell_text(res, r, "value");
 
         if (key == NULL || value == NULL)
             continue;
@@ -136,8 +117,8 @@ static void
 parse_databases(const PGresult *res, struct pgb_sample *s)
 {
     for (int r = 0; r < PQntuples(res); r++) {
-        if (!is_console(res, r) && cell(res, r, "pool_size") != NULL)
-            s->pool_size = (int)fmax(s->pool_size, (double)cell_i64(res, r, "pool_size"));
+        if (!is_console(res, r) && pg_cell_text(res, r, "pool_size") != NULL)
+            s->pool_size = (int)fmax(s->pool_size, (double)pg_cell_i64(res, r, "pool_size", 0));
     }
 }
 
@@ -187,8 +168,7 @@ pgb_coll_close(void *conn)
 static int
 pgb_coll_sample(void *conn, void *out, char *err)
 {
-    static const char *const what[] = {"SHOW POOLS", "SHOW STATS", "SHOW DATABASES",
-                                       "SHOW CONFIG"};
+    static const char *const what[] = {"SHOW POOLS", "SHOW STATS", "SHOW DATABASES", "SHOW CONFIG"};
     static void (*const parse[])(const PGresult *, struct pgb_sample *) = {
         parse_pools, parse_stats, parse_databases, parse_config};
     struct pgb_coll *c = conn;
@@ -210,8 +190,7 @@ pgb_coll_sample(void *conn, void *out, char *err)
 /* --- derive: pure --- */
 
 static void
-add_ms(struct coll_view *v, const char *section, const char *label, double ms,
-       enum row_level level)
+add_ms(struct coll_view *v, const char *section, const char *label, double ms, enum row_level level)
 {
     if (isnan(ms))
         coll_row_add(v, section, label, NAN, ROW_DIM, "-");
@@ -224,7 +203,8 @@ derive_pool(const struct pgb_sample *c, struct coll_view *v)
 {
     coll_row_add(v, POOL, "clients waiting", c->cl_waiting, c->cl_waiting ? ROW_WARN : ROW_GOOD,
                  "%d", c->cl_waiting);
-    add_ms(v, POOL, "longest wait", c->maxwait_s * 1000.0, c->maxwait_s > 0 ? ROW_WARN : ROW_NORMAL);
+    add_ms(v, POOL, "longest wait", c->maxwait_s * 1000.0,
+           c->maxwait_s > 0 ? ROW_WARN : ROW_NORMAL);
     coll_row_add(v, POOL, "clients active", c->cl_active, ROW_NORMAL, "%d", c->cl_active);
     coll_row_add(v, POOL, "server conns", c->sv_active, /* num: the busy ones */
                  c->pool_size > 0 && c->sv_active >= c->pool_size ? ROW_WARN : ROW_NORMAL,
@@ -273,7 +253,6 @@ pgb_coll_derive(const void *prev, const void *cur, double secs, struct coll_view
     v->sig.pool_maxwait_ms = c->maxwait_s * 1000.0;
     v->sig.rtt_ms = c->rtt_ms;
 }
-
 
 /* --- finding a pooler behind a target --- */
 

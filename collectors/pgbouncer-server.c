@@ -14,16 +14,14 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define PGB_MISSING_FIX "install the pgbouncer package (apt-get install pgbouncer)"
 
-enum { PGB_START_TIMEOUT_MS = 10000, PGB_POOL_SIZE = 8 };
+enum { PGB_START_TIMEOUT_MS = 10000, PGB_STOP_TIMEOUT_MS = 10000, PGB_POOL_SIZE = 8 };
 
 static const char *const pgbouncer_globs[] = {"/usr/sbin/pgbouncer", "/usr/local/bin/pgbouncer",
                                               NULL};
@@ -67,39 +65,17 @@ write_config(const struct server *s, struct pgb_server *pb, char *err)
     return rc;
 }
 
-static void
-terminate(struct server *s)
-{
-    int status;
-
-    if (s->pid <= 0)
-        return;
-    kill(s->pid, SIGTERM); /* immediate shutdown: clients are dropped */
-    waitpid(s->pid, &status, 0);
-    s->pid = 0;
-}
-
 static int
 spawn(struct server *s, struct pgb_server *pb, char *err)
 {
     char *argv[] = {pb->prog, pb->ini, NULL};
-    int status;
 
     s->pid = server_spawn(s, argv, s->log, err);
     if (s->pid < 0) {
         s->pid = 0;
         return -1;
     }
-    for (int waited = 0; waited < PGB_START_TIMEOUT_MS; waited += 100) {
-        if (server_wait_port(s->port, 100) == 0)
-            return 0;
-        if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-            s->pid = 0;
-            return seterr(err, "pgbouncer exited while starting");
-        }
-    }
-    return seterr(err, "pgbouncer is running but 127.0.0.1:%d does not accept connections",
-                  s->port);
+    return server_wait_ready(s, "pgbouncer", PGB_START_TIMEOUT_MS, err);
 }
 
 static int
@@ -127,16 +103,11 @@ static int
 pgb_restart(struct server *s, char *err)
 {
     struct pgb_server *pb = s->priv;
-    char why[BT_ERRLEN], tail[256];
 
     if (pb == NULL)
         return seterr(err, "pgbouncer was never started");
-    terminate(s);
-    if (spawn(s, pb, err) == 0)
-        return 0;
-    snprintf(why, sizeof why, "%s", err);
-    server_log_tail(s->log, tail, sizeof tail);
-    return seterr(err, "%s%s%s (log: %s)", why, tail[0] ? ": " : "", tail, s->log);
+    server_stop_pid(s, PGB_STOP_TIMEOUT_MS); /* SIGTERM: immediate shutdown, clients dropped */
+    return spawn(s, pb, err) == 0 ? 0 : server_explain(s, err);
 }
 
 static void
@@ -144,7 +115,7 @@ pgb_stop(struct server *s)
 {
     struct pgb_server *pb = s->priv;
 
-    terminate(s);
+    server_stop_pid(s, PGB_STOP_TIMEOUT_MS);
     if (pb != NULL)
         server_destroy(&pb->pg);
     free(pb);

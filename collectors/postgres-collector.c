@@ -190,32 +190,6 @@ static const char settings_sql[] =
 
 /* --- reading results --- */
 
-static const char *
-get_text(const PGresult *res, int row, const char *col)
-{
-    int f = PQfnumber(res, col);
-
-    if (f < 0 || row >= PQntuples(res) || PQgetisnull(res, row, f))
-        return NULL;
-    return PQgetvalue(res, row, f);
-}
-
-static int64_t
-get_i64(const PGresult *res, int row, const char *col, int64_t if_null)
-{
-    const char *s = get_text(res, row, col);
-
-    return s ? strtoll(s, NULL, 10) : if_null;
-}
-
-static double
-get_f64(const PGresult *res, int row, const char *col, double if_null)
-{
-    const char *s = get_text(res, row, col);
-
-    return s ? strtod(s, NULL) : if_null;
-}
-
 static enum pg_state
 state_of(const char *name)
 {
@@ -236,30 +210,30 @@ parse_sessions(const PGresult *res, struct pg_sample *s)
 
     ss->oldest_query_s = -1;
     for (row = 0; row < PQntuples(res); row++) {
-        const char *ours = get_text(res, row, "ours");
-        struct pg_count *c = &ss->state[state_of(get_text(res, row, "state"))];
-        int n = (int)get_i64(res, row, "n", 0);
-        double age = get_f64(res, row, "oldest_s", -1);
+        const char *ours = pg_cell_text(res, row, "ours");
+        struct pg_count *c = &ss->state[state_of(pg_cell_text(res, row, "state"))];
+        int n = (int)pg_cell_i64(res, row, "n", 0);
+        double age = pg_cell_f64(res, row, "oldest_s", -1);
 
         /* A query that began after our own transaction did shows a negative age. */
-        if (get_text(res, row, "oldest_s") != NULL && age < 0)
+        if (pg_cell_text(res, row, "oldest_s") != NULL && age < 0)
             age = 0;
 
         if (ours != NULL && strcmp(ours, "t") == 0)
             c->ours += n;
         else
             c->others += n;
-        ss->lock_waiters += (int)get_i64(res, row, "lock_waiters", 0);
-        ss->waiting += (int)get_i64(res, row, "waiting", 0);
-        ss->active += (int)get_i64(res, row, "active", 0);
-        ss->on_cpu += (int)get_i64(res, row, "on_cpu", 0);
-        ss->lwlock_waiters += (int)get_i64(res, row, "lwlock_waiters", 0);
-        ss->io_waiters += (int)get_i64(res, row, "io_waiters", 0);
-        ss->commit_waiters += (int)get_i64(res, row, "commit_waiters", 0);
+        ss->lock_waiters += (int)pg_cell_i64(res, row, "lock_waiters", 0);
+        ss->waiting += (int)pg_cell_i64(res, row, "waiting", 0);
+        ss->active += (int)pg_cell_i64(res, row, "active", 0);
+        ss->on_cpu += (int)pg_cell_i64(res, row, "on_cpu", 0);
+        ss->lwlock_waiters += (int)pg_cell_i64(res, row, "lwlock_waiters", 0);
+        ss->io_waiters += (int)pg_cell_i64(res, row, "io_waiters", 0);
+        ss->commit_waiters += (int)pg_cell_i64(res, row, "commit_waiters", 0);
         if (ours != NULL && strcmp(ours, "t") == 0) {
-            ss->own_lock_waiters += (int)get_i64(res, row, "lock_waiters", 0);
-            ss->own_commit_io += (int)get_i64(res, row, "commit_waiters", 0) +
-                                 (int)get_i64(res, row, "io_waiters", 0);
+            ss->own_lock_waiters += (int)pg_cell_i64(res, row, "lock_waiters", 0);
+            ss->own_commit_io += (int)pg_cell_i64(res, row, "commit_waiters", 0) +
+                                 (int)pg_cell_i64(res, row, "io_waiters", 0);
         }
         if (age > ss->oldest_query_s)
             ss->oldest_query_s = age;
@@ -273,10 +247,10 @@ parse_waits(const PGresult *res, struct pg_sample *s)
     int row;
 
     for (row = 0; row < PQntuples(res) && row < PG_TOP_WAITS; row++) {
-        const char *name = get_text(res, row, "wait");
+        const char *name = pg_cell_text(res, row, "wait");
 
         snprintf(ss->waits[row].name, sizeof ss->waits[row].name, "%s", name ? name : "?");
-        ss->waits[row].count = (int)get_i64(res, row, "n", 0);
+        ss->waits[row].count = (int)pg_cell_i64(res, row, "n", 0);
         ss->nwaits = row + 1;
     }
 }
@@ -286,18 +260,18 @@ parse_database(const PGresult *res, struct pg_sample *s)
 {
     struct pg_database *d = &s->db;
 
-    d->xact_commit = get_i64(res, 0, "xact_commit", 0);
-    d->xact_rollback = get_i64(res, 0, "xact_rollback", 0);
-    d->blks_read = get_i64(res, 0, "blks_read", 0);
-    d->blks_hit = get_i64(res, 0, "blks_hit", 0);
-    d->tup_returned = get_i64(res, 0, "tup_returned", 0);
-    d->tup_fetched = get_i64(res, 0, "tup_fetched", 0);
-    d->tup_inserted = get_i64(res, 0, "tup_inserted", 0);
-    d->tup_updated = get_i64(res, 0, "tup_updated", 0);
-    d->tup_deleted = get_i64(res, 0, "tup_deleted", 0);
-    d->deadlocks = get_i64(res, 0, "deadlocks", 0);
-    d->temp_files = get_i64(res, 0, "temp_files", 0);
-    d->temp_bytes = get_i64(res, 0, "temp_bytes", 0);
+    d->xact_commit = pg_cell_i64(res, 0, "xact_commit", 0);
+    d->xact_rollback = pg_cell_i64(res, 0, "xact_rollback", 0);
+    d->blks_read = pg_cell_i64(res, 0, "blks_read", 0);
+    d->blks_hit = pg_cell_i64(res, 0, "blks_hit", 0);
+    d->tup_returned = pg_cell_i64(res, 0, "tup_returned", 0);
+    d->tup_fetched = pg_cell_i64(res, 0, "tup_fetched", 0);
+    d->tup_inserted = pg_cell_i64(res, 0, "tup_inserted", 0);
+    d->tup_updated = pg_cell_i64(res, 0, "tup_updated", 0);
+    d->tup_deleted = pg_cell_i64(res, 0, "tup_deleted", 0);
+    d->deadlocks = pg_cell_i64(res, 0, "deadlocks", 0);
+    d->temp_files = pg_cell_i64(res, 0, "temp_files", 0);
+    d->temp_bytes = pg_cell_i64(res, 0, "temp_bytes", 0);
 }
 
 static void
@@ -305,13 +279,13 @@ parse_checkpoints(const PGresult *res, struct pg_sample *s)
 {
     struct pg_checkpoints *c = &s->ckpt;
 
-    c->timed = get_i64(res, 0, "timed", 0);
-    c->requested = get_i64(res, 0, "requested", 0);
-    c->write_ms = get_f64(res, 0, "write_ms", 0);
-    c->sync_ms = get_f64(res, 0, "sync_ms", 0);
-    c->buffers_checkpoint = get_i64(res, 0, "buffers_checkpoint", 0);
-    c->buffers_clean = get_i64(res, 0, "buffers_clean", 0);
-    c->buffers_backend = get_i64(res, 0, "buffers_backend", -1);
+    c->timed = pg_cell_i64(res, 0, "timed", 0);
+    c->requested = pg_cell_i64(res, 0, "requested", 0);
+    c->write_ms = pg_cell_f64(res, 0, "write_ms", 0);
+    c->sync_ms = pg_cell_f64(res, 0, "sync_ms", 0);
+    c->buffers_checkpoint = pg_cell_i64(res, 0, "buffers_checkpoint", 0);
+    c->buffers_clean = pg_cell_i64(res, 0, "buffers_clean", 0);
+    c->buffers_backend = pg_cell_i64(res, 0, "buffers_backend", -1);
 }
 
 static void
@@ -319,13 +293,13 @@ parse_wal(const PGresult *res, struct pg_sample *s)
 {
     struct pg_wal *w = &s->wal;
 
-    w->have = get_text(res, 0, "wal_records") != NULL;
-    w->have_sync = get_text(res, 0, "wal_sync") != NULL;
-    w->records = get_i64(res, 0, "wal_records", 0);
+    w->have = pg_cell_text(res, 0, "wal_records") != NULL;
+    w->have_sync = pg_cell_text(res, 0, "wal_sync") != NULL;
+    w->records = pg_cell_i64(res, 0, "wal_records", 0);
     /* numeric, but always a whole number of bytes */
-    w->bytes = get_i64(res, 0, "wal_bytes", 0);
-    w->syncs = get_i64(res, 0, "wal_sync", 0);
-    w->sync_ms = get_f64(res, 0, "wal_sync_time", 0);
+    w->bytes = pg_cell_i64(res, 0, "wal_bytes", 0);
+    w->syncs = pg_cell_i64(res, 0, "wal_sync", 0);
+    w->sync_ms = pg_cell_f64(res, 0, "wal_sync_time", 0);
 }
 
 static void
@@ -334,13 +308,13 @@ parse_scans(const PGresult *res, struct pg_sample *s)
     struct pg_scans *sc = &s->scans;
     int row;
 
-    sc->total = get_i64(res, 0, "total", 0);
+    sc->total = pg_cell_i64(res, 0, "total", 0);
     for (row = 0; row < PQntuples(res) && row < PG_TOP_SCANS; row++) {
-        const char *name = get_text(res, row, "relname");
+        const char *name = pg_cell_text(res, row, "relname");
 
         snprintf(sc->top[row].name, sizeof sc->top[row].name, "%s", name ? name : "?");
-        sc->top[row].scans = get_i64(res, row, "seq_scan", 0);
-        sc->top[row].rows = get_i64(res, row, "seq_tup_read", 0);
+        sc->top[row].scans = pg_cell_i64(res, row, "seq_scan", 0);
+        sc->top[row].rows = pg_cell_i64(res, row, "seq_tup_read", 0);
         sc->n = row + 1;
     }
 }
@@ -348,22 +322,22 @@ parse_scans(const PGresult *res, struct pg_sample *s)
 static void
 parse_locks(const PGresult *res, struct pg_sample *s)
 {
-    s->locks_not_granted = (int)get_i64(res, 0, "not_granted", 0);
+    s->locks_not_granted = (int)pg_cell_i64(res, 0, "not_granted", 0);
 }
 
 static void
 parse_settings(const PGresult *res, struct pg_sample *s)
 {
-    const char *timing = get_text(res, 0, "track_wal_io_timing");
+    const char *timing = pg_cell_text(res, 0, "track_wal_io_timing");
     int i;
 
     for (i = 0; i < PG_NSETTINGS; i++) {
-        const char *v = get_text(res, 0, setting_names[i]);
+        const char *v = pg_cell_text(res, 0, setting_names[i]);
         snprintf(s->settings[i], sizeof s->settings[i], "%s", v ? v : "");
     }
     s->wal.io_timing = timing != NULL && strcmp(timing, "on") == 0;
     snprintf(s->conf_load_time, sizeof s->conf_load_time, "%s",
-             get_text(res, 0, "conf_load_time") ? get_text(res, 0, "conf_load_time") : "");
+             pg_cell_text(res, 0, "conf_load_time") ? pg_cell_text(res, 0, "conf_load_time") : "");
 }
 
 /* --- the parts of one sample --- */
@@ -974,8 +948,8 @@ read_privileges(struct pg_coll *c, char *err)
         PQclear(res);
         return -1;
     }
-    c->version = (int)get_i64(res, 0, "version", 0);
-    priv = get_text(res, 0, "privileged");
+    c->version = (int)pg_cell_i64(res, 0, "version", 0);
+    priv = pg_cell_text(res, 0, "privileged");
     c->privileged = priv != NULL && strcmp(priv, "t") == 0;
     PQclear(res);
     if (c->version < MIN_VERSION)
@@ -1040,18 +1014,18 @@ probe_add(struct pg_probe *p, const PGresult *res)
     int row;
 
     for (row = 0; row < PQntuples(res); row++) {
-        const char *ours = get_text(res, row, "ours");
-        double n = (double)get_i64(res, row, "n", 0),
-               active = (double)get_i64(res, row, "active", 0);
-        double lock = (double)get_i64(res, row, "lock", 0);
-        double commit_io = (double)get_i64(res, row, "commit_io", 0);
+        const char *ours = pg_cell_text(res, row, "ours");
+        double n = (double)pg_cell_i64(res, row, "n", 0),
+               active = (double)pg_cell_i64(res, row, "active", 0);
+        double lock = (double)pg_cell_i64(res, row, "lock", 0);
+        double commit_io = (double)pg_cell_i64(res, row, "commit_io", 0);
 
         p->all += n;
         p->active += active;
-        p->on_cpu += (double)get_i64(res, row, "on_cpu", 0);
+        p->on_cpu += (double)pg_cell_i64(res, row, "on_cpu", 0);
         p->lock += lock;
         p->commit_io += commit_io;
-        p->idle_tx += (double)get_i64(res, row, "idle_tx", 0);
+        p->idle_tx += (double)pg_cell_i64(res, row, "idle_tx", 0);
         if (ours != NULL && strcmp(ours, "t") == 0) {
             p->own += n;
             p->own_active += active;

@@ -763,3 +763,29 @@ pg_init(const struct init_conf *ic, char *err)
         print_summary(&r, total);
     return rc;
 }
+
+const char *
+pg_cell_text(const PGresult *res, int row, const char *col)
+{
+    int f = PQfnumber(res, col);
+
+    if (f < 0 || row >= PQntuples(res) || PQgetisnull(res, row, f))
+        return NULL;
+    return PQgetvalue(res, row, f);
+}
+
+int64_t
+pg_cell_i64(const PGresult *res, int row, const char *col, int64_t if_null)
+{
+    const char *s = pg_cell_text(res, row, col);
+
+    return s ? strtoll(s, NULL, 10) : if_null;
+}
+
+double
+pg_cell_f64(const PGresult *res, int row, const char *col, double if_null)
+{
+    const char *s = pg_cell_text(res, row, col);
+
+    return s ? strtod(s, NULL) : if_null;
+}

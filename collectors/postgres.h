@@ -52,6 +52,14 @@ const char *pg_error_hint(const char *libpq_message);
  */
 int pg_result_error(PGconn *conn, const PGresult *res, const char *what, char *err);
 
+/* --- reading result sets by column name (postgres-init.c) --- */
+
+/* The value at row of the column named col; NULL when there is no such column, row or value. */
+const char *pg_cell_text(const PGresult *res, int row, const char *col);
+/* The same as a number; if_null when pg_cell_text would be NULL. */
+int64_t pg_cell_i64(const PGresult *res, int row, const char *col, int64_t if_null);
+double pg_cell_f64(const PGresult *res, int row, const char *col, double if_null);
+
 /* --- `benchtop init` (postgres-init.c) --- */
 
 /* The PostgreSQL driver's options (postgres.c declares their table). */
