@@ -26,6 +26,7 @@ struct step {
     int clients;
     double tps;
     enum verdict_kind kind;
+    int locked; /* lock-bound, alone or mixed: the sessions waited on each other */
     char evidence[400];
 };
 
@@ -75,6 +76,14 @@ run_step(char **args, int cslot, int clients, struct step *st, char **out)
     st->tps = itest_num(sum, "transactions") / itest_num(sum, "duration_s");
     json_text(strstr(sum, "\"verdict\":"), "kind", kind, sizeof(kind));
     st->kind = kind_of(kind);
+    st->locked = st->kind == VK_LOCK;
+    if (st->kind == VK_MIXED) {
+        char a[32], b[32];
+
+        json_text(strstr(sum, "\"verdict\":"), "first", a, sizeof(a));
+        json_text(strstr(sum, "\"verdict\":"), "second", b, sizeof(b));
+        st->locked = kind_of(a) == VK_LOCK || kind_of(b) == VK_LOCK;
+    }
     json_text(strstr(sum, "\"verdict\":"), "evidence", st->evidence, sizeof(st->evidence));
     fprintf(stderr, "    -c %-4d %9.1f tps  final %-12s %.160s\n", clients, st->tps,
             verdict_key(st->kind), st->evidence);
@@ -92,8 +101,8 @@ tally(const struct step *s, int n)
     int i;
 
     for (i = 0; i + 1 < n; i++) {
-        enum verdict_check c =
-            verdict_check(s[i].kind, s[i].clients, s[i].tps, s[i + 1].clients, s[i + 1].tps);
+        enum verdict_check c = verdict_check(s[i].kind, s[i].clients, s[i].tps, s[i + 1].clients,
+                                             s[i + 1].tps, s[i + 1].locked);
 
         confirmed += c == VC_CONFIRMED;
         contradicted += c == VC_CONTRADICTED;
