@@ -460,20 +460,19 @@ score_underloaded(const struct window *w, struct scores *sc)
     const struct verdict_input *in = w->in;
     double top = 0,
            wants = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
-    int k;
+    /*
+     * A load more clients did not raise has no spare capacity, and neither
+     * has a full host (score_host gave nothing: the load wants no CPU):
+     * the run is light, but more clients would compete for the CPU, so
+     * they need not raise tps. An open loop that keeps its rate is limited
+     * by the rate alone, full host or not.
+     */
+    int room = !(w->host_full && in->rate <= 0) && !(in->gain_per_doubling < FLAT_GAIN), k;
 
     for (k = VK_CLIENT; k < VK_MIXED; k++)
         if (k != VK_UNDERLOADED)
             top = fmax(top, sc->s[k]);
-    /*
-     * A load more clients did not raise has no spare capacity, and neither
-     * has a full host (score_host gave nothing: the load wants no CPU):
-     * the run is light, but more load would compete for the CPU, so more
-     * clients need not raise tps. Not "not enough load" then.
-     */
-    sc->s[VK_UNDERLOADED] =
-        top < THRESHOLD && wants < 60 && !w->host_full && !(in->gain_per_doubling < FLAT_GAIN) ? 0.6
-                                                                                               : 0;
+    sc->s[VK_UNDERLOADED] = top < THRESHOLD && wants < 60 && room ? 0.6 : 0;
     snprintf(sc->ev[VK_UNDERLOADED], EV, "benchtop thread at %.0f%% CPU, %s, %d clients%s: %s",
              in->worker_cpu_max, w->server, in->clients, in->rate > 0 ? " at a set rate" : "",
              w->host_full ? "more load would compete for a full host"
@@ -774,6 +773,10 @@ verdict_server(const struct coll_signals *g, int cores, struct verdict *out)
     sc.s[VK_CONNECTION] = ramp(frac(g->sessions, g->max_sessions), 0.8, 0.95);
     n_of(n, sizeof(n), g->sessions, g->max_sessions);
     snprintf(sc.ev[VK_CONNECTION], EV, "connections saturated: %s allowed", n);
+    /* without a load of its own, only the server's side can lead (no "client-bound 0.00") */
+    for (a = VK_CLIENT; a < VK_MIXED; a++)
+        if (a != VK_SERVER_CPU && a != VK_LOCK && a != VK_COMMIT && a != VK_CONNECTION)
+            sc.s[a] = -1;
     leaders(&sc, &a, &b);
     memset(out, 0, sizeof(*out));
     out->first = (enum verdict_kind)a;
