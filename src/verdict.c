@@ -605,6 +605,16 @@ add_work(const struct verdict_state *st, const struct coll_signals *g, struct ve
                 g->seq_scan_table[0] ? " on table " : "", g->seq_scan_table);
 }
 
+/* "; other sessions: 6 waiting on locks": others' waits are evidence, never benchtop's limit. */
+static void
+add_others(const struct coll_signals *g, struct verdict *v)
+{
+    double others = g->lock_wait - g->own_lock_wait;
+
+    if (own_known(g) && others >= 0.5 && v->kind != VK_LOCK && !verdict_has(v, VK_LOCK))
+        appendf(v->evidence, EV, "; other sessions: %.0f waiting on locks", others);
+}
+
 /*
  * No transaction finished and clients failed or reconnect, or most
  * transactions fail: the figures describe errors, not a limit. 1 with
@@ -660,6 +670,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
 {
     struct scores sc;
     struct verdict v;
+    enum verdict_kind lead_kind;
 
     if (!in->load) {
         int held[VK__COUNT];
@@ -681,9 +692,14 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     update_smoothing(st, in);
     score_all(st, in, &sc);
     lead(&sc, &v);
-    /* the top candidate's streak: "mixed with B" and "A" alone are both A leading */
-    st->streak = v.first == st->leader ? st->streak + 1 : 1;
-    st->leader = v.kind == VK_NONE ? VK_NONE : v.first;
+    /*
+     * the top candidate's streak: "mixed with B" and "A" alone are both A
+     * leading; nothing above the threshold is a leader too, so a verdict
+     * whose figures are gone gives way to "undecided"
+     */
+    lead_kind = v.kind == VK_NONE ? VK_NONE : v.first;
+    st->streak = lead_kind == st->leader ? st->streak + 1 : 1;
+    st->leader = lead_kind;
     /* hysteresis: a new verdict must lead STREAK_TO_SHOW intervals; the shown one is rebuilt */
     /* from nothing shown, a likely leader shows at once: "undecided" must not last a whole run */
     if (v.kind == st->shown || st->streak >= STREAK_TO_SHOW ||
@@ -698,6 +714,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
         describe(&sc, &v);
     }
     add_work(st, &in->sig, &v);
+    add_others(&in->sig, &v);
     st->last_rtt_ms = in->sig.rtt_ms;
     hold(st, &v, out);
 }

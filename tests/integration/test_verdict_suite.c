@@ -15,7 +15,7 @@
  * 2-core machine): the share of steps whose verdict the next step
  * confirmed, and the contradictions by verdict_check.
  */
-#include "itest.h"
+#include "itest-mysql.h"
 
 #include "verdict.h"
 
@@ -281,6 +281,64 @@ test_beside_lock_waiters(void **state)
     PQfinish(holder);
 }
 
+/* The lock share of the sampled sessions' bar in a server line ("... lock 55 io ..."); -1 if none.
+ */
+static double
+states_lock(const char *line)
+{
+    const char *p = strstr(line, "\"time (sampled)\"");
+
+    p = p ? strstr(p, " lock ") : NULL;
+    return p ? strtod(p + 6, NULL) : -1;
+}
+
+/*
+ * MySQL, a light run beside another application's sessions waiting on a
+ * row lock: benchtop's sessions are known by their connection ids, so the
+ * others' waits are seen (the sampled bar) but are not benchtop's limit.
+ */
+static void
+test_mysql_beside_lock_waiters(void **state)
+{
+    char *target = (char *)itest_env("BENCHTOP_MY_TARGET");
+    char *init[] = {"init", target, "-q", NULL};
+    char *args[] = {"run",          target, "--headless", "-T", "8",  "-w",
+                    "point-select", "-R",   "50",         "-c", NULL, NULL};
+    static const char update[] = "UPDATE other_app SET v = v + 1 WHERE id = 1";
+    MYSQL *holder = itest_my("benchtop"), *waiters[4];
+    struct run r = itest_runv(init);
+    double seen = 0;
+    struct step s;
+    const char *p;
+    char *out;
+    int i;
+
+    itest_free(&r); /* may already exist from another test */
+    itest_my_exec(holder, "CREATE TABLE IF NOT EXISTS other_app (id int PRIMARY KEY, v int)");
+    itest_my_exec(holder, "INSERT IGNORE INTO other_app VALUES (1, 0)");
+    itest_my_exec(holder, "BEGIN");
+    itest_my_exec(holder, "SELECT v FROM other_app WHERE id = 1 FOR UPDATE");
+    for (i = 0; i < 4; i++) {
+        waiters[i] = itest_my("benchtop");
+        itest_my_exec(waiters[i], "SET SESSION innodb_lock_wait_timeout = 60");
+        assert_int_equal(mysql_send_query(waiters[i], update, sizeof(update) - 1), 0);
+    }
+    fprintf(stderr, "  mysql -R 50 beside 4 lock waiters of another application:\n");
+    run_step(args, 10, 1, &s, &out);
+    for (p = out; (p = strstr(p, "\"type\":\"server\"")) != NULL; p++)
+        seen = fmax(seen, states_lock(p));
+    fprintf(stderr, "    largest lock share in the sampled bar: %.0f%%\n", seen);
+    assert_null(strstr(out, "\"kind\":\"lock\""));
+    assert_true(seen > 0);
+    free(out);
+    itest_my_exec(holder, "ROLLBACK");
+    for (i = 0; i < 4; i++) {
+        mysql_read_query_result(waiters[i]);
+        mysql_close(waiters[i]);
+    }
+    mysql_close(holder);
+}
+
 /* watch on a MySQL under another process's autocommit load: server tps and a server-side verdict. */
 static void
 test_watched_mysql(void **state)
@@ -314,9 +372,13 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tpcb_slow_fsync),  cmocka_unit_test(test_select_only_host),
-        cmocka_unit_test(test_redis_incr),       cmocka_unit_test(test_growing_table),
-        cmocka_unit_test(test_beside_lock_waiters), cmocka_unit_test(test_watched_mysql),
+        cmocka_unit_test(test_tpcb_slow_fsync),
+        cmocka_unit_test(test_select_only_host),
+        cmocka_unit_test(test_redis_incr),
+        cmocka_unit_test(test_growing_table),
+        cmocka_unit_test(test_beside_lock_waiters),
+        cmocka_unit_test(test_mysql_beside_lock_waiters),
+        cmocka_unit_test(test_watched_mysql),
     };
     return cmocka_run_group_tests_name("verdict suite", tests, setup, teardown);
 }
