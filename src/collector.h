@@ -73,6 +73,8 @@ struct coll_signals {
     double commits_s;        /* commits (and autocommit statements) per second, server-wide */
     double log_syncs_s;      /* fsyncs of the commit log per second (WAL, InnoDB log, AOF) */
     char sync_untimed[32];   /* the setting that would time the syncs, when off; "" */
+    char sync_each_commit[32]; /* the setting that makes every commit wait for a log sync, when */
+                               /* the server counts no syncs (Redis "appendfsync always"); "" */
     char commit_advice[80];  /* what lowers the syncs per commit on this server */
     double rows_per_txn;     /* rows read per transaction */
     double blocks_per_txn;   /* blocks (pages) accessed per transaction */

@@ -352,17 +352,38 @@ score_locks(const struct verdict_state *st, const struct window *w, struct score
  * with idle sessions), and yields to lock waits and to sessions the
  * sampled states saw on CPU (a scan per transaction, its sync a small part).
  */
+/* Log syncs per commit: counted, or 1 when a setting makes each commit sync; NAN unknown. */
+static double
+syncs_per_commit(const struct coll_signals *g)
+{
+    if (!(g->commits_s >= 5))
+        return NAN;
+    return g->sync_each_commit[0] ? 1 : g->log_syncs_s / g->commits_s;
+}
+
+/*
+ * The share of the sessions' time on CPU (0..1 after the ramp): sampled
+ * sessions seen running, or a one-thread server's own CPU.
+ */
+static double
+busy_computing(const struct coll_signals *g)
+{
+    if (g->samples > 1 && g->active > 0)
+        return ramp(frac(g->on_cpu, g->active), 0.5, 0.8);
+    if (g->server_cpu_limit <= 100)
+        return ramp(frac(g->server_cpu_pct, g->server_cpu_limit), 0.5, 0.8);
+    return 0;
+}
+
 static double
 sync_per_commit_score(const struct verdict_state *st, const struct verdict_input *in)
 {
     const struct coll_signals *g = &in->sig;
-    double per = g->commits_s >= 5 ? g->log_syncs_s / g->commits_s : NAN;
+    double per = syncs_per_commit(g);
     double busy = isnan(st->busy_frac) ? (in->rate > 0 ? 0 : 1) : ramp(st->busy_frac, 0.2, 0.5);
     double locks = isnan(st->lock_frac) ? 0 : st->lock_frac;
-    /* sampled sessions seen mostly on CPU spend little of each transaction in its sync */
-    double cpu = g->samples > 1 && g->active > 0 ? ramp(frac(g->on_cpu, g->active), 0.5, 0.8) : 0;
-
-    return 0.7 * ramp(per, 0.5, 0.9) * busy * (1 - locks) * (1 - cpu);
+    /* sessions (or a one-thread server) seen mostly on CPU spend little of each commit syncing */
+    return 0.7 * ramp(per, 0.5, 0.9) * busy * (1 - locks) * (1 - busy_computing(g));
 }
 
 static void
@@ -371,7 +392,7 @@ score_commit(const struct verdict_state *st, const struct window *w, struct scor
     const struct verdict_input *in = w->in;
     const struct coll_signals *g = &in->sig;
     double sync = isnan(g->log_sync_ms_s) ? NAN : g->log_sync_ms_s / 1000.0;
-    double per = g->commits_s >= 5 ? g->log_syncs_s / g->commits_s : NAN;
+    double per = syncs_per_commit(g);
     char *ev = sc->ev[VK_COMMIT], n[32];
 
     sc->s[VK_COMMIT] =
@@ -379,7 +400,10 @@ score_commit(const struct verdict_state *st, const struct window *w, struct scor
     n_of(n, sizeof(n), waits_commit(g), waits_active(g));
     snprintf(ev, EV, "%s active %s sessions wait on the log sync or I/O", n,
              own_known(g) ? "benchtop" : "client");
-    if (!isnan(per))
+    if (g->sync_each_commit[0] && !isnan(per))
+        appendf(ev, EV, "; each of %.0f writes/s waits for a log sync (%s)", g->commits_s,
+                g->sync_each_commit);
+    else if (!isnan(per))
         appendf(ev, EV, "; %.2f log syncs per commit (%.0f/s)", per, g->log_syncs_s);
     if (!isnan(sync))
         appendf(ev, EV, "; log sync %.0f ms/s", g->log_sync_ms_s);
@@ -769,7 +793,7 @@ verdict_server(const struct coll_signals *g, int cores, struct verdict *out)
     struct scores sc;
     double active = isnan(g->active) ? 0 : g->active;
     double commit = isnan(g->io_wait) ? g->commit_wait : g->commit_wait + g->io_wait;
-    double per = g->commits_s >= 5 ? g->log_syncs_s / g->commits_s : NAN;
+    double per = syncs_per_commit(g);
     double cpu = max2(frac(g->server_cpu_pct, g->server_cpu_limit),
                       isnan(g->on_cpu) ? NAN : fmin(g->on_cpu / (cores > 0 ? cores : 1), 1));
     char n[32];

@@ -334,6 +334,33 @@ test_commit_bound_from_syncs_per_commit(void **state)
     assert_int_not_equal(steady(&in), VK_COMMIT);
 }
 
+/* Redis with appendfsync always: no sync count, but every write waits for one. */
+static void
+test_commit_bound_by_setting(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.host_busy_pct = NAN;
+    in.tps = 800;
+    in.sig.sessions = in.sig.active = in.sig.on_cpu = NAN;
+    in.sig.server_cpu_pct = 20;
+    in.sig.server_cpu_limit = 100;
+    in.sig.commits_s = 800;
+    snprintf(in.sig.sync_each_commit, sizeof(in.sig.sync_each_commit), "appendfsync always");
+    snprintf(in.sig.commit_advice, sizeof(in.sig.commit_advice), "appendfsync everysec");
+    verdict_init(&st);
+    v = run(&st, &in, 3);
+    assert_int_equal(v.kind, VK_COMMIT);
+    assert_non_null(
+        strstr(v.evidence, "each of 800 writes/s waits for a log sync (appendfsync always)"));
+    assert_non_null(strstr(v.evidence, "try appendfsync everysec"));
+    /* its one thread busy computing: the syncs are a small part of each write */
+    in.sig.server_cpu_pct = 97;
+    assert_int_not_equal(steady(&in), VK_COMMIT);
+}
+
 /* Other sessions' lock waits are evidence, not benchtop's limit. */
 static void
 test_whose_waits(void **state)
@@ -746,6 +773,7 @@ main(void)
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_server_side_candidates),
         cmocka_unit_test(test_gone_verdict_gives_way),
+        cmocka_unit_test(test_commit_bound_by_setting),
         cmocka_unit_test(test_properties),
         cmocka_unit_test(test_check_properties),
     };
