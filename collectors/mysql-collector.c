@@ -106,7 +106,7 @@ struct my_coll {
     unsigned long own_id; /* our session, left out of the processlist */
     int has_process;
     char version[64];
-    struct my_probe probed; /* glances since the last sample */
+    struct coll_glances probed; /* glances since the last sample */
     uint64_t *ids;          /* benchtop's connection ids, one copy per glance (ownids) */
 };
 
@@ -304,7 +304,7 @@ my_state_of(const char *command, const char *state, const char *trx_state)
 }
 
 void
-my_probe_add(struct my_probe *p, enum my_state st, int ours)
+my_probe_add(struct coll_glances *p, enum my_state st, int ours)
 {
     int active = st == MY_ST_CPU || st == MY_ST_LOCK || st == MY_ST_COMMIT;
 
@@ -314,14 +314,14 @@ my_probe_add(struct my_probe *p, enum my_state st, int ours)
     p->active += active;
     p->on_cpu += st == MY_ST_CPU;
     p->lock += st == MY_ST_LOCK;
-    p->commit += st == MY_ST_COMMIT;
+    p->commit_io += st == MY_ST_COMMIT;
     p->idle_tx += st == MY_ST_IDLE_TX;
     if (!ours)
         return;
     p->own++;
     p->own_active += active;
     p->own_lock += st == MY_ST_LOCK;
-    p->own_commit += st == MY_ST_COMMIT;
+    p->own_commit_io += st == MY_ST_COMMIT;
 }
 
 void
@@ -612,26 +612,6 @@ write_note(struct coll_view *v, const struct my_sample *cur)
         v->note[0] = '\0';
 }
 
-/* The sessions' states averaged over the glances since the last sample. */
-static void
-probe_signals(const struct my_probe *p, struct coll_signals *g)
-{
-    g->samples = p->n;
-    g->sessions = p->all / p->n;
-    g->active = p->active / p->n;
-    g->on_cpu = p->on_cpu / p->n;
-    g->lock_wait = p->lock / p->n;
-    g->commit_wait = p->commit / p->n;
-    g->io_wait = 0; /* InnoDB shows no data-file wait in the processlist: counted on CPU */
-    g->idle_tx = p->idle_tx / p->n;
-    if (!p->own_known)
-        return;
-    g->own_sessions = p->own / p->n;
-    g->own_active = p->own_active / p->n;
-    g->own_lock_wait = p->own_lock / p->n;
-    g->own_commit_wait = p->own_commit / p->n;
-}
-
 /*
  * The verdict's inputs: the glances' averages when there were any; else
  * Threads_running counts the sessions running a statement (our own SHOW
@@ -645,7 +625,7 @@ my_signals(const struct my_sample *cur, struct coll_view *v)
 
     g->rtt_ms = cur->rtt_ms;
     if (cur->probed.n > 0) {
-        probe_signals(&cur->probed, g);
+        coll_glances_signals(&cur->probed, g);
         return;
     }
     if (present(cur, MY_THREADS_CONNECTED))

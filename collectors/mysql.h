@@ -251,25 +251,17 @@ enum my_state {
     MY_ST_COMMIT,  /* commits: the log write and sync */
 };
 
-/* The glances since the last sample, summed (averaged by derive). */
-struct my_probe {
-    int n;         /* glances */
-    int own_known; /* every glance had all of benchtop's connection ids (ownids_copy) */
-    double all, active, on_cpu, lock, commit, idle_tx;
-    double own, own_active, own_lock, own_commit;
-};
-
 /*
  * Pure: a processlist row's state from its Command and State columns and
  * its InnoDB transaction's trx_state (NULL without a transaction).
  */
 enum my_state my_state_of(const char *command, const char *state, const char *trx_state);
 /* Adds one session in state st to the current glance (ours: one of benchtop's connections). */
-void my_probe_add(struct my_probe *p, enum my_state st, int ours);
+void my_probe_add(struct coll_glances *p, enum my_state st, int ours);
 
 /* What one sample holds: flat, no pointers (the collector copies it). */
 struct my_sample {
-    struct my_probe probed; /* the glances at the sessions since the last sample */
+    struct coll_glances probed; /* the glances at the sessions since the last sample */
     double status[MY_NSTATUS];
     uint64_t status_present; /* bit i: status[i] was in the output */
     double setting[MY_NSETTINGS];

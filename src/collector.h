@@ -189,6 +189,21 @@ struct collector_class {
     int (*vet)(const char *pooler_target, const struct runconf *rc, char *err);
 };
 
+/*
+ * Glances at the sessions between samples (collector_class.probe), summed
+ * over n glances; own_*: benchtop's sessions, when own_known (every glance
+ * could tell them apart).
+ */
+struct coll_glances {
+    int n;
+    int own_known;
+    double all, active, on_cpu, lock, commit_io, idle_tx;
+    double own, own_active, own_lock, own_commit_io;
+};
+
+/* The glances' averages into g's session fields (samples = n); n must be > 0. */
+void coll_glances_signals(const struct coll_glances *p, struct coll_signals *g);
+
 /* Adds a row; ignored past COLL_MAX_ROWS. Returns the row for tweaks, or NULL. */
 struct coll_row *coll_row_add(struct coll_view *v, const char *section, const char *label,
                               double num, enum row_level level, const char *fmt, ...)
