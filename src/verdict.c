@@ -400,10 +400,12 @@ score_commit(const struct verdict_state *st, const struct window *w, struct scor
     n_of(n, sizeof(n), waits_commit(g), waits_active(g));
     snprintf(ev, EV, "%s active %s sessions wait on the log sync or I/O", n,
              own_known(g) ? "benchtop" : "client");
-    if (g->sync_each_commit[0] && !isnan(per))
-        appendf(ev, EV, "; each of %.0f writes/s waits for a log sync (%s)", g->commits_s,
-                g->sync_each_commit);
-    else if (!isnan(per))
+    if (g->sync_each_commit[0] && !isnan(per)) {
+        if (strcmp(n, "?") == 0)
+            ev[0] = '\0'; /* a server without sessions to count (Redis) */
+        appendf(ev, EV, "%seach of %.0f writes/s waits for a log sync (%s)", ev[0] ? "; " : "",
+                g->commits_s, g->sync_each_commit);
+    } else if (!isnan(per))
         appendf(ev, EV, "; %.2f log syncs per commit (%.0f/s)", per, g->log_syncs_s);
     if (!isnan(sync))
         appendf(ev, EV, "; log sync %.0f ms/s", g->log_sync_ms_s);
