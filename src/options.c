@@ -82,6 +82,15 @@ const struct option_def option_table[] = {
      "dashboard colours: default, light, mono, or a .theme file"},
     {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", CMD_LOAD,
      "random seed (0 = from the clock)"},
+    {"instance", 0, OPT_STRING, OFF(instance_spec), 0, 0, "", "I/N", CMD_RUN,
+     "be agent I (from 0) of N that act as one run of N times -c clients: client ids and key "
+     "ranges split, seeds differ"},
+    {"instances", 0, OPT_INT, OFF(instances), 1, 100000, "1", "N", CMD_RUN,
+     "the agent count N when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed "
+     "Job; or set BENCHTOP_INSTANCES)"},
+    {"start-at", 0, OPT_STRING, OFF(start_at_spec), 0, 0, "", "TIME", CMD_RUN,
+     "start the load at TIME (+10s, epoch seconds or 2026-12-01T02:00:00Z), so every agent's "
+     "intervals line up on the wall clock"},
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
     {"format", 0, OPT_STRING, OFF(report_format), 0, 0, "", "FMT", CMD_REPORT,

@@ -145,7 +145,12 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,\"options\":{",
             snap->clients, rc->threads, rc->rate, rc->interval_s);
     options_print_json(f, rc);
-    fprintf(f, "},\"host\":{\"cores\":%ld,\"kernel\":", sysconf(_SC_NPROCESSORS_ONLN));
+    fputc('}', f);
+    if (rc->instances > 1) /* one agent of a fleet: benchtop merge checks and sums them */
+        fprintf(f, ",\"instance\":%d,\"instances\":%d", rc->instance, rc->instances);
+    if (rc->start_at > 0)
+        fprintf(f, ",\"start_at\":%.3f", rc->start_at);
+    fprintf(f, ",\"host\":{\"cores\":%ld,\"kernel\":", sysconf(_SC_NPROCESSORS_ONLN));
     json_string(f, u.release);
     fputs(",\"machine\":", f);
     json_string(f, u.machine);
