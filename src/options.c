@@ -103,11 +103,11 @@ const struct option_def option_table[] = {
      "report: also write the runs' charts to FILE, one self-contained HTML page"},
     {"hlog", 0, OPT_STRING, OFF(report_hlog), 0, 0, "", "FILE", CMD_REPORT,
      "report: also write the run's latency as an HdrHistogram interval log (one RUN)"},
-    {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", CMD_ALL,
+    {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", CMD_ALL | CMD_MERGE,
      "no progress or summary on stderr"},
-    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", CMD_ALL | CMD_REPORT,
+    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", CMD_ALL | CMD_REPORT | CMD_MERGE,
      "show this help and exit"},
-    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", CMD_ALL | CMD_REPORT,
+    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", CMD_ALL | CMD_REPORT | CMD_MERGE,
      "show the version and the compiled-in backends, and exit"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
@@ -378,6 +378,7 @@ cmd_name(unsigned cmd)
            : cmd == CMD_WATCH  ? "watch"
            : cmd == CMD_REPORT ? "report"
            : cmd == CMD_SWEEP  ? "sweep"
+           : cmd == CMD_MERGE  ? "merge"
                                : "run";
 }
 
