@@ -238,7 +238,7 @@ bin_add(struct bin *b, const struct agent *a, const json_t *o, double base, stru
 #define X(f) b->f += ju64(o, #f);
     MERGE_SUMS
 #undef X
-    b->ops += jnum(o, "ops") * len;
+    b->ops += json_is_number(json_object_get(o, "ops")) ? jnum(o, "ops") * len : 0;
     b->len = len > b->len ? len : b->len;
     b->end = fmax(b->end, a->start + jnum(o, "t") - base);
     b->agents++;
