@@ -22,18 +22,6 @@
 #include "text.h"
 #include "util.h"
 
-/* The interval counters that add up across agents. */
-#define MERGE_SUMS                                                                                 \
-    X(clients)                                                                                     \
-    X(connected)                                                                                   \
-    X(transactions)                                                                                \
-    X(errors)                                                                                      \
-    X(late)                                                                                        \
-    X(retried)                                                                                     \
-    X(retries)                                                                                     \
-    X(reconnects)                                                                                  \
-    X(connect_fails)
-
 struct agent {
     const char *path;
     json_t *run;    /* the header */
@@ -43,20 +31,6 @@ struct agent {
     int instance; /* -1: not one of a fleet */
     int next;     /* the merge's cursor into lines: intervals */
     int srv_next; /* and the server's lines, when they are kept from this agent */
-};
-
-/* One merged interval. */
-struct bin {
-    double end, len; /* end: seconds since the earliest start */
-#define X(f) uint64_t f;
-    MERGE_SUMS
-#undef X
-    double ops;
-    int agents;
-    uint64_t min, max, sum, overflow;
-    json_t *by_kind;          /* errors_by_kind, summed */
-    const char *verdicts[64]; /* each agent's verdict kind, to take the most common */
-    int nverdict;
 };
 
 static const char *
@@ -186,7 +160,7 @@ bin_of(const struct agent *a, const json_t *o, double base, double step)
 }
 
 static void
-bin_add_verdict(struct bin *b, const json_t *o)
+bin_add_verdict(struct merge_bin *b, const json_t *o)
 {
     const char *kind = jstr(json_object_get(o, "verdict"), "kind");
 
@@ -194,9 +168,8 @@ bin_add_verdict(struct bin *b, const json_t *o)
         b->verdicts[b->nverdict++] = kind;
 }
 
-/* The kind most agents gave, the first-listed agent's on a tie. */
-static const char *
-bin_verdict(const struct bin *b, int *agree)
+const char *
+merge_bin_verdict(const struct merge_bin *b, int *agree)
 {
     int i, j, best = -1;
     const char *kind = "";
@@ -215,7 +188,7 @@ bin_verdict(const struct bin *b, int *agree)
 }
 
 static void
-bin_add_kinds(struct bin *b, const json_t *kinds)
+bin_add_kinds(struct merge_bin *b, const json_t *kinds)
 {
     const char *k;
     json_t *v;
@@ -227,44 +200,66 @@ bin_add_kinds(struct bin *b, const json_t *kinds)
     }
 }
 
-/* Adds one agent's interval to the bin: counters, exact extremes, its histogram to h. */
-static void
-bin_add(struct bin *b, const struct agent *a, const json_t *o, double base, struct hist *h)
+void
+merge_bin_start(struct merge_bin *b, struct hist *h)
+{
+    memset(b, 0, sizeof(*b));
+    b->min = UINT64_MAX;
+    b->by_kind = json_object();
+    hist_reset(h);
+}
+
+void
+merge_bin_free(struct merge_bin *b)
+{
+    json_decref(b->by_kind);
+    b->by_kind = NULL;
+}
+
+int
+merge_bin_add(struct merge_bin *b, const json_t *o, double end, struct hist *h, char *err)
 {
     const json_t *hj = json_object_get(o, "hist_us");
     double len = jnum(o, "interval_s");
-    char err[BT_ERRLEN];
+    char msg[BT_ERRLEN];
 
 #define X(f) b->f += ju64(o, #f);
     MERGE_SUMS
 #undef X
     b->ops += json_is_number(json_object_get(o, "ops")) ? jnum(o, "ops") * len : 0;
     b->len = len > b->len ? len : b->len;
-    b->end = fmax(b->end, a->start + jnum(o, "t") - base);
+    b->end = fmax(b->end, end);
     b->agents++;
     bin_add_kinds(b, json_object_get(o, "errors_by_kind"));
     bin_add_verdict(b, o);
     if (json_string_value(json_object_get(hj, "hdr")) == NULL)
-        usage_fatal("%s at %.3f s has no latency histogram (record with a newer benchtop)",
-                    a->path, jnum(o, "t"));
-    if (hdrlog_decode(jstr(hj, "hdr"), h, err) < 0)
-        usage_fatal("%s at %.3f s: %s", a->path, jnum(o, "t"), err);
+        return seterr(err, "at %.3f s: no latency histogram (record with a newer benchtop)",
+                      jnum(o, "t"));
+    if (hdrlog_decode(jstr(hj, "hdr"), h, msg) < 0)
+        return seterr(err, "at %.3f s: %s", jnum(o, "t"), msg);
     if (ju64(o, "transactions") + ju64(hj, "overflow") == 0 && ju64(hj, "max") == 0)
-        return; /* an empty interval's min and max say nothing */
+        return 0; /* an empty interval's min and max say nothing */
     b->min = ju64(hj, "min") < b->min ? ju64(hj, "min") : b->min;
     b->max = ju64(hj, "max") > b->max ? ju64(hj, "max") : b->max;
     b->sum += ju64(hj, "sum");
     b->overflow += ju64(hj, "overflow");
+    return 0;
+}
+
+void
+merge_bin_finish(const struct merge_bin *b, struct hist *h)
+{
+    if (hist_count(h) > 0 || b->overflow > 0)
+        hist_set_exact(h, b->min, b->max, b->sum, b->overflow);
 }
 
 static void
-write_hist(FILE *f, const struct bin *b, struct hist *h)
+write_hist(FILE *f, const struct merge_bin *b, struct hist *h)
 {
     struct hist_summary l;
     char *b64;
 
-    if (hist_count(h) > 0 || b->overflow > 0)
-        hist_set_exact(h, b->min, b->max, b->sum, b->overflow);
+    merge_bin_finish(b, h);
     hist_summarize(h, &l);
     fprintf(f, "{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%llu}",
             l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90,
@@ -278,10 +273,10 @@ write_hist(FILE *f, const struct bin *b, struct hist *h)
 }
 
 static void
-write_interval(FILE *f, const struct bin *b, struct hist *h)
+write_interval(FILE *f, const struct merge_bin *b, struct hist *h)
 {
     int agree;
-    const char *kind = bin_verdict(b, &agree);
+    const char *kind = merge_bin_verdict(b, &agree);
     char *kinds = json_dumps(b->by_kind, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
     fprintf(f, "{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":%.3f,\"agents\":%d", b->end,
@@ -366,7 +361,7 @@ write_server_lines(FILE *f, struct agent *src, double base, double until)
 }
 
 static void
-write_summary(FILE *f, const struct agent *a, int n, const struct bin *all, struct hist *h)
+write_summary(FILE *f, const struct agent *a, int n, const struct merge_bin *all, struct hist *h)
 {
     fprintf(f, "{\"type\":\"summary\",\"duration_s\":%.3f,\"agents\":%d,\"transactions\":%llu,",
             all->end, n, (unsigned long long)all->transactions);
@@ -384,15 +379,13 @@ write_summary(FILE *f, const struct agent *a, int n, const struct bin *all, stru
 
 /* Gathers bin k from every agent (each agent's intervals come in time order). */
 static void
-bin_gather(struct bin *b, struct agent *a, int n, long k, double base, double step,
+bin_gather(struct merge_bin *b, struct agent *a, int n, long k, double base, double step,
            struct hist *h)
 {
+    char err[BT_ERRLEN];
     int i;
 
-    memset(b, 0, sizeof(*b));
-    b->min = UINT64_MAX;
-    b->by_kind = json_object();
-    hist_reset(h);
+    merge_bin_start(b, h);
     for (i = 0; i < n; i++)
         for (; a[i].next < a[i].nlines; a[i].next++) {
             json_t *o = a[i].lines[a[i].next];
@@ -400,13 +393,14 @@ bin_gather(struct bin *b, struct agent *a, int n, long k, double base, double st
                 continue;
             if (bin_of(&a[i], o, base, step) > k)
                 break;
-            bin_add(b, &a[i], o, base, h);
+            if (merge_bin_add(b, o, a[i].start + jnum(o, "t") - base, h, err) < 0)
+                usage_fatal("%s %s", a[i].path, err);
         }
 }
 
 /* Adds bin b into the run's total (the summary), clients as the most at once. */
 static void
-total_add(struct bin *all, const struct bin *b, struct hist *total, const struct hist *h)
+total_add(struct merge_bin *all, const struct merge_bin *b, struct hist *total, const struct hist *h)
 {
     all->transactions += b->transactions;
     all->errors += b->errors;
@@ -440,7 +434,7 @@ merge_write(FILE *f, struct agent *a, int n)
     double base = a[0].start, step = jnum(a[0].run, "interval_s");
     struct agent *src = server_source(a, n);
     struct hist *h = hist_new(), *total = hist_new();
-    struct bin b, all = {.min = UINT64_MAX};
+    struct merge_bin b, all = {.min = UINT64_MAX};
     long k, last;
     int i;
 
@@ -455,7 +449,7 @@ merge_write(FILE *f, struct agent *a, int n)
             write_interval(f, &b, h);
             total_add(&all, &b, total, h);
         }
-        json_decref(b.by_kind);
+        merge_bin_free(&b);
     }
     write_server_lines(f, src, base, INFINITY);
     write_summary(f, a, n, &all, total);

@@ -91,6 +91,9 @@ const struct option_def option_table[] = {
     {"start-at", 0, OPT_STRING, OFF(start_at_spec), 0, 0, "", "TIME", CMD_RUN,
      "start the load at TIME (+10s, epoch seconds or 2026-12-01T02:00:00Z), so every agent's "
      "intervals line up on the wall clock"},
+    {"records", 0, OPT_STRING, OFF(records_glob), 0, 0, "", "PATTERN", CMD_WATCH,
+     "watch: follow the growing records that match PATTERN (e.g. 'records/*.jsonl', quoted) "
+     "and show their agents live as one run"},
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
     {"format", 0, OPT_STRING, OFF(report_format), 0, 0, "", "FMT", CMD_REPORT,

@@ -5,7 +5,8 @@
  * interval holds all three agents; the server's samples are kept once; the
  * merged p99 is the p99 of the union of the agents' raw histograms, and
  * `benchtop report` reads the merged record. The key ranges split as one
- * run's: six seq clients over 600 keys write all 600. Records of another
+ * run's: six seq clients over 600 keys write all 600. `watch --records`
+ * follows the growing records and shows the same count live. Records of another
  * workload, or the same agent twice, are refused with one line.
  */
 #include "itest-redis.h"
@@ -38,35 +39,86 @@ calls(void)
     return rtest_calls(admin, "get") + rtest_calls(admin, "set");
 }
 
-/* Runs AGENTS agents at once with extra arguments; each must exit 0. Returns their txns. */
+/* Starts benchtop with its stdout into path (the file grows as it runs). */
+static pid_t
+spawn_to(const char *path, char *const args[])
+{
+    char *argv[40];
+    pid_t pid;
+    int i;
+
+    argv[0] = itest_env("BENCHTOP_BIN");
+    for (i = 0; args[i] != NULL && i < 38; i++)
+        argv[i + 1] = args[i];
+    argv[i + 1] = NULL;
+    pid = fork();
+    if (pid == 0) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || dup2(fd, 1) < 0)
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static char *
+slurp_path(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    char *text;
+
+    assert_true(fd >= 0);
+    text = itest_slurp(fd);
+    close(fd);
+    return text;
+}
+
+/* Runs AGENTS agents at once, each into its file paths[i] (or a scratch one); their txns. */
 static long long
 run_fleet(char *const extra[], int nextra, int save)
 {
-    char start[32], inst[AGENTS][8];
-    int out[AGENTS], err[AGENTS], i, j;
+    char start[32], inst[AGENTS][8], scratch[AGENTS][300];
     pid_t pid[AGENTS];
     long long sum = 0;
+    int i, j, st;
 
     snprintf(start, sizeof start, "%lld", (long long)time(NULL) + 2);
     for (i = 0; i < AGENTS; i++) {
         char *args[32] = {"run",        itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q",
                           "--instance", inst[i], "--start-at", start, "-c", "2"};
         snprintf(inst[i], sizeof inst[i], "%d/%d", i, AGENTS);
+        snprintf(scratch[i], sizeof scratch[i], "%s/scratch-%d.jsonl", dir, i);
         for (j = 0; j < nextra; j++)
             args[10 + j] = extra[j];
-        pid[i] = itest_spawn(args, &out[i], &err[i]);
+        pid[i] = spawn_to(save ? paths[i] : scratch[i], args);
     }
     for (i = 0; i < AGENTS; i++) {
-        struct run r = itest_finish(pid[i], out[i], err[i]);
-        const char *sum_line = itest_line(r.out, "\"type\":\"summary\"");
-        if (r.status != 0 || sum_line == NULL)
-            fprintf(stderr, "agent %d: status %d\n%s\n", i, r.status, r.err);
-        assert_int_equal(r.status, 0);
+        char *out = (waitpid(pid[i], &st, 0), slurp_path(save ? paths[i] : scratch[i]));
+        const char *sum_line = itest_line(out, "\"type\":\"summary\"");
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || sum_line == NULL)
+            fprintf(stderr, "agent %d: status %d\n%s\n", i, st, out);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
         assert_non_null(sum_line);
         sum += (long long)itest_num(sum_line, "transactions");
-        if (save)
-            write_file(paths[i], r.out);
-        itest_free(&r);
+        free(out);
+    }
+    return sum;
+}
+
+/* The transactions of every interval line of text, summed. */
+static long long
+interval_txns(const char *text)
+{
+    const char *p = text;
+    long long sum = 0;
+
+    while ((p = strstr(p, "{\"type\":\"interval\"")) != NULL) {
+        const char *end = strchr(p, '\n');
+        char *line = end ? strndup(p, (size_t)(end - p)) : strdup(p);
+        sum += (long long)itest_num(line, "transactions");
+        free(line);
+        p = end ? end : p + strlen(p);
     }
     return sum;
 }
@@ -103,7 +155,16 @@ static void
 fleet_merges_exactly(void **state)
 {
     char *extra[] = {"-w", "mixed", "-T", "3"};
-    long long before = calls(), agents = run_fleet(extra, 4, 1), server = calls() - before;
+    char glob[320], *watch[] = {"watch", "--records", glob, "--headless", "-q", "-T", "10", NULL};
+    long long before = calls(), agents, server;
+    struct run w;
+    int wo, we;
+    pid_t wpid;
+
+    snprintf(glob, sizeof glob, "%s/agent-*.jsonl", dir);
+    wpid = itest_spawn(watch, &wo, &we); /* follows the records as they grow */
+    agents = run_fleet(extra, 4, 1);
+    server = calls() - before;
     struct run m = merge(paths[0], paths[1], paths[2]);
     const char *sum = itest_line(m.out, "\"type\":\"summary\""); /* a static buffer */
     long long txns = sum ? (long long)itest_num(sum, "transactions") : -1;
@@ -130,10 +191,7 @@ fleet_merges_exactly(void **state)
                      itest_count_lines(m.out, "\"agents\":3,\"clients\""));
     /* the server's samples once, from agent 0 */
     {
-        struct run a0 = {0};
-        int fd = open(paths[0], O_RDONLY);
-        a0.out = itest_slurp(fd);
-        close(fd);
+        struct run a0 = {.out = slurp_path(paths[0])};
         assert_int_equal(itest_count_lines(m.out, "\"type\":\"server\""),
                          itest_count_lines(a0.out, "\"type\":\"server\""));
         itest_free(&a0);
@@ -146,6 +204,11 @@ fleet_merges_exactly(void **state)
     assert_int_equal((long long)s.txns, agents);
     record_free(&r);
     itest_free(&m);
+    /* watch --records showed the same fleet live: the same intervals, the same count */
+    w = itest_finish(wpid, wo, we);
+    assert_int_equal(w.status, 0);
+    assert_int_equal(interval_txns(w.out), agents);
+    itest_free(&w);
 }
 
 /* Six seq clients over 600 keys, 100 SETs each: split, they write every key once. */
