@@ -59,5 +59,6 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
 
 /* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_watch_entry = {
-    "watch", CMD_WATCH, cmd_watch_exec, "benchtop watch TARGET... [--records 'DIR/*.jsonl'] [OPTIONS]",
+    "watch", CMD_WATCH, cmd_watch_exec,
+    "benchtop watch TARGET... [--records 'DIR/*.jsonl'] [OPTIONS]",
     "the dashboard with no load: watch servers under someone else's load"};

@@ -233,7 +233,8 @@ show_bin(struct follow *fl)
     for (i = 0; i < fl->nf; i++) {
         struct ffile *ff = &fl->f[i];
         int n = 0;
-        while (n < ff->nq && ff->q[n].bin <= fl->next && nused < (int)(sizeof used / sizeof *used)) {
+        while (n < ff->nq && ff->q[n].bin <= fl->next &&
+               nused < (int)(sizeof used / sizeof *used)) {
             json_t *o = ff->q[n++].o;
             if (merge_bin_add(&b, o, ff->start + jnum(o, "t") - fl->base, fl->h, err) < 0)
                 fl->bad++;

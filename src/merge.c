@@ -262,13 +262,13 @@ write_hist(FILE *f, const struct merge_bin *b, struct hist *h)
     merge_bin_finish(b, h);
     hist_summarize(h, &l);
     fprintf(f, "{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%llu}",
-            l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90,
-            (unsigned long long)l.p99, (unsigned long long)l.p999, (unsigned long long)l.max);
+            l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90, (unsigned long long)l.p99,
+            (unsigned long long)l.p999, (unsigned long long)l.max);
     b64 = hdrlog_encode(h);
-    fprintf(f,
-            ",\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"overflow\":%llu,\"hdr\":\"%s\"}",
-            (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
-            (unsigned long long)hist_sum(h), (unsigned long long)hist_overflow(h), b64);
+    fprintf(
+        f, ",\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"overflow\":%llu,\"hdr\":\"%s\"}",
+        (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
+        (unsigned long long)hist_sum(h), (unsigned long long)hist_overflow(h), b64);
     free(b64);
 }
 
@@ -400,7 +400,8 @@ bin_gather(struct merge_bin *b, struct agent *a, int n, long k, double base, dou
 
 /* Adds bin b into the run's total (the summary), clients as the most at once. */
 static void
-total_add(struct merge_bin *all, const struct merge_bin *b, struct hist *total, const struct hist *h)
+total_add(struct merge_bin *all, const struct merge_bin *b, struct hist *total,
+          const struct hist *h)
 {
     all->transactions += b->transactions;
     all->errors += b->errors;

@@ -85,8 +85,11 @@ run_fleet(char *const extra[], int nextra, int save)
 
     snprintf(start, sizeof start, "%lld", (long long)time(NULL) + 2);
     for (i = 0; i < AGENTS; i++) {
-        char *args[32] = {"run",        itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q",
-                          "--instance", inst[i], "--start-at", start, "-c", "2"};
+        char *args[32] = {"run",        itest_env("BENCHTOP_RD_TARGET"),
+                          "--headless", "-q",
+                          "--instance", inst[i],
+                          "--start-at", start,
+                          "-c",         "2"};
         snprintf(inst[i], sizeof inst[i], "%d/%d", i, AGENTS);
         snprintf(scratch[i], sizeof scratch[i], "%s/scratch-%d.jsonl", dir, i);
         for (j = 0; j < nextra; j++)
@@ -226,8 +229,12 @@ fleet_splits_key_ranges(void **state)
 static void
 merge_refuses_mismatches(void **state)
 {
-    char *args[] = {"run",  itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q", "-w", "get",
-                    "-T",   "1", "--instance", "1/3", NULL};
+    char *args[] = {"run",        itest_env("BENCHTOP_RD_TARGET"),
+                    "--headless", "-q",
+                    "-w",         "get",
+                    "-T",         "1",
+                    "--instance", "1/3",
+                    NULL};
     char other[320];
     struct run r = itest_runv(args), m;
 
