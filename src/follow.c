@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "merge.h"
+#include "record.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -59,22 +60,6 @@ wall_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double
-jnum(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *
-jtype(const json_t *o)
-{
-    const char *s = json_string_value(json_object_get(o, "type"));
-
-    return s ? s : "";
-}
-
 /* Opens the files the pattern matches now that are not followed yet. */
 static void
 rescan(struct follow *fl)
@@ -104,22 +89,23 @@ static void
 take_line(struct follow *fl, struct ffile *ff, const char *line)
 {
     json_t *o = json_loads(line, 0, NULL);
-    const char *type = jtype(o);
+    const char *type = record_jstr(o, "type");
 
     if (o == NULL) {
         fl->bad++;
         return;
     }
-    if (strcmp(type, "run") == 0 && jnum(o, "start") > 0 && jnum(o, "interval_s") > 0) {
-        ff->start = jnum(o, "start");
+    if (strcmp(type, "run") == 0 && record_jnum(o, "start") > 0 &&
+        record_jnum(o, "interval_s") > 0) {
+        ff->start = record_jnum(o, "start");
         if (fl->step == 0) {
-            fl->step = jnum(o, "interval_s");
+            fl->step = record_jnum(o, "interval_s");
             fl->base = ff->start;
         }
     } else if (strcmp(type, "summary") == 0) {
         ff->done = 1;
-    } else if (strcmp(type, "interval") == 0 && ff->start > 0 && !isnan(jnum(o, "t"))) {
-        long bin = lround((ff->start + jnum(o, "t") - fl->base) / fl->step);
+    } else if (strcmp(type, "interval") == 0 && ff->start > 0 && !isnan(record_jnum(o, "t"))) {
+        long bin = lround((ff->start + record_jnum(o, "t") - fl->base) / fl->step);
         ff->q = xrealloc(ff->q, (size_t)(ff->nq + 1) * sizeof(*ff->q));
         ff->q[ff->nq].o = o;
         ff->q[ff->nq++].bin = bin;
@@ -236,7 +222,7 @@ show_bin(struct follow *fl)
         while (n < ff->nq && ff->q[n].bin <= fl->next &&
                nused < (int)(sizeof used / sizeof *used)) {
             json_t *o = ff->q[n++].o;
-            if (merge_bin_add(&b, o, ff->start + jnum(o, "t") - fl->base, fl->h, err) < 0)
+            if (merge_bin_add(&b, o, ff->start + record_jnum(o, "t") - fl->base, fl->h, err) < 0)
                 fl->bad++;
             used[nused++] = o;
         }

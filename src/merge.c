@@ -20,6 +20,7 @@
 #include "hdrlog.h"
 #include "hist.h"
 #include "text.h"
+#include "record.h"
 #include "util.h"
 
 struct agent {
@@ -33,34 +34,10 @@ struct agent {
     int srv_next; /* and the server's lines, when they are kept from this agent */
 };
 
-static const char *
-jstr(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-
-    return s ? s : "";
-}
-
-static double
-jnum(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static uint64_t
-ju64(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-
-    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
-}
-
 static int
 is_type(const json_t *o, const char *type)
 {
-    return strcmp(jstr(o, "type"), type) == 0;
+    return strcmp(record_jstr(o, "type"), type) == 0;
 }
 
 static void
@@ -100,9 +77,9 @@ agent_load(struct agent *a, const char *path)
             lineno++;
     free(line);
     fclose(f);
-    if (a->run == NULL || !(jnum(a->run, "start") > 0))
+    if (a->run == NULL || !(record_jnum(a->run, "start") > 0))
         usage_fatal("%s has no run header with its start time (is it a benchtop record?)", path);
-    a->start = jnum(a->run, "start");
+    a->start = record_jnum(a->run, "start");
     a->instance = json_is_integer(json_object_get(a->run, "instance"))
                       ? (int)json_integer_value(json_object_get(a->run, "instance"))
                       : -1;
@@ -123,26 +100,26 @@ agent_free(struct agent *a)
 static void
 check_same(const struct agent *a, const struct agent *b, const char *key, const char *what)
 {
-    if (strcmp(jstr(a->run, key), jstr(b->run, key)) != 0)
+    if (strcmp(record_jstr(a->run, key), record_jstr(b->run, key)) != 0)
         usage_fatal("%s and %s are not one run: %s '%s' against '%s' (merge the agents of one "
                     "run only)",
-                    a->path, b->path, what, jstr(a->run, key), jstr(b->run, key));
+                    a->path, b->path, what, record_jstr(a->run, key), record_jstr(b->run, key));
 }
 
 static void
 agents_check(const struct agent *a, int n, int quiet)
 {
-    int i, j, fleet = (int)jnum(a[0].run, "instances");
+    int i, j, fleet = (int)record_jnum(a[0].run, "instances");
 
     for (i = 1; i < n; i++) {
         check_same(&a[0], &a[i], "target", "target");
         check_same(&a[0], &a[i], "workload", "workload");
         check_same(&a[0], &a[i], "protocol", "protocol");
-        if (fabs(jnum(a[0].run, "interval_s") - jnum(a[i].run, "interval_s")) > 1e-9)
+        if (fabs(record_jnum(a[0].run, "interval_s") - record_jnum(a[i].run, "interval_s")) > 1e-9)
             usage_fatal("%s and %s have different intervals (-P %g and %g): run the agents with "
                         "one -P",
-                        a[0].path, a[i].path, jnum(a[0].run, "interval_s"),
-                        jnum(a[i].run, "interval_s"));
+                        a[0].path, a[i].path, record_jnum(a[0].run, "interval_s"),
+                        record_jnum(a[i].run, "interval_s"));
         for (j = 0; j < i; j++)
             if (a[i].instance >= 0 && a[i].instance == a[j].instance)
                 usage_fatal("%s and %s are both instance %d (give each agent's record once)",
@@ -156,13 +133,13 @@ agents_check(const struct agent *a, int n, int quiet)
 static long
 bin_of(const struct agent *a, const json_t *o, double base, double step)
 {
-    return lround((a->start + jnum(o, "t") - base) / step);
+    return lround((a->start + record_jnum(o, "t") - base) / step);
 }
 
 static void
 bin_add_verdict(struct merge_bin *b, const json_t *o)
 {
-    const char *kind = jstr(json_object_get(o, "verdict"), "kind");
+    const char *kind = record_jstr(json_object_get(o, "verdict"), "kind");
 
     if (b->nverdict < (int)(sizeof b->verdicts / sizeof b->verdicts[0]))
         b->verdicts[b->nverdict++] = kind;
@@ -220,13 +197,13 @@ int
 merge_bin_add(struct merge_bin *b, const json_t *o, double end, struct hist *h, char *err)
 {
     const json_t *hj = json_object_get(o, "hist_us");
-    double len = jnum(o, "interval_s");
+    double len = record_jnum(o, "interval_s");
     char msg[BT_ERRLEN];
 
-#define X(f) b->f += ju64(o, #f);
+#define X(f) b->f += record_ju64(o, #f);
     MERGE_SUMS
 #undef X
-    b->ops += json_is_number(json_object_get(o, "ops")) ? jnum(o, "ops") * len : 0;
+    b->ops += json_is_number(json_object_get(o, "ops")) ? record_jnum(o, "ops") * len : 0;
     b->len = len > b->len ? len : b->len;
     b->end = fmax(b->end, end);
     b->agents++;
@@ -234,15 +211,16 @@ merge_bin_add(struct merge_bin *b, const json_t *o, double end, struct hist *h, 
     bin_add_verdict(b, o);
     if (json_string_value(json_object_get(hj, "hdr")) == NULL)
         return seterr(err, "at %.3f s: no latency histogram (record with a newer benchtop)",
-                      jnum(o, "t"));
-    if (hdrlog_decode(jstr(hj, "hdr"), h, msg) < 0)
-        return seterr(err, "at %.3f s: %s", jnum(o, "t"), msg);
-    if (ju64(o, "transactions") + ju64(hj, "overflow") == 0 && ju64(hj, "max") == 0)
+                      record_jnum(o, "t"));
+    if (hdrlog_decode(record_jstr(hj, "hdr"), h, msg) < 0)
+        return seterr(err, "at %.3f s: %s", record_jnum(o, "t"), msg);
+    if (record_ju64(o, "transactions") + record_ju64(hj, "overflow") == 0 &&
+        record_ju64(hj, "max") == 0)
         return 0; /* an empty interval's min and max say nothing */
-    b->min = ju64(hj, "min") < b->min ? ju64(hj, "min") : b->min;
-    b->max = ju64(hj, "max") > b->max ? ju64(hj, "max") : b->max;
-    b->sum += ju64(hj, "sum");
-    b->overflow += ju64(hj, "overflow");
+    b->min = record_ju64(hj, "min") < b->min ? record_ju64(hj, "min") : b->min;
+    b->max = record_ju64(hj, "max") > b->max ? record_ju64(hj, "max") : b->max;
+    b->sum += record_ju64(hj, "sum");
+    b->overflow += record_ju64(hj, "overflow");
     return 0;
 }
 
@@ -257,19 +235,13 @@ static void
 write_hist(FILE *f, const struct merge_bin *b, struct hist *h)
 {
     struct hist_summary l;
-    char *b64;
 
     merge_bin_finish(b, h);
     hist_summarize(h, &l);
     fprintf(f, "{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%llu}",
             l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90, (unsigned long long)l.p99,
             (unsigned long long)l.p999, (unsigned long long)l.max);
-    b64 = hdrlog_encode(h);
-    fprintf(
-        f, ",\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"overflow\":%llu,\"hdr\":\"%s\"}",
-        (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
-        (unsigned long long)hist_sum(h), (unsigned long long)hist_overflow(h), b64);
-    free(b64);
+    hdrlog_write_json(f, h);
 }
 
 static void
@@ -304,8 +276,8 @@ write_header(FILE *f, const struct agent *a, int n, double base)
     int i;
 
     for (i = 0; i < n; i++) {
-        clients += jnum(a[i].run, "clients");
-        rate += jnum(a[i].run, "rate");
+        clients += record_jnum(a[i].run, "clients");
+        rate += record_jnum(a[i].run, "rate");
     }
     json_object_set_new(run, "start", json_real(base));
     json_object_set_new(run, "clients", json_integer((json_int_t)clients));
@@ -347,7 +319,7 @@ write_server_lines(FILE *f, struct agent *src, double base, double until)
 
     for (; src != NULL && src->srv_next < src->nlines; src->srv_next++) {
         json_t *o = src->lines[src->srv_next];
-        double t = src->start + jnum(o, "t") - base;
+        double t = src->start + record_jnum(o, "t") - base;
         if (is_type(o, "interval") || is_type(o, "summary") || is_type(o, "step"))
             continue;
         if (t > until + 1e-6)
@@ -366,9 +338,9 @@ write_summary(FILE *f, const struct agent *a, int n, const struct merge_bin *all
     fprintf(f, "{\"type\":\"summary\",\"duration_s\":%.3f,\"agents\":%d,\"transactions\":%llu,",
             all->end, n, (unsigned long long)all->transactions);
     fputs("\"target\":", f);
-    text_json(f, jstr(a[0].run, "target"));
+    text_json(f, record_jstr(a[0].run, "target"));
     fputs(",\"workload\":", f);
-    text_json(f, jstr(a[0].run, "workload"));
+    text_json(f, record_jstr(a[0].run, "workload"));
     fprintf(f, ",\"clients\":%llu,\"tps\":%.3f,\"errors\":%llu,\"lat_us\":",
             (unsigned long long)all->clients,
             all->len > 0 ? (double)all->transactions / all->len : 0,
@@ -393,7 +365,7 @@ bin_gather(struct merge_bin *b, struct agent *a, int n, long k, double base, dou
                 continue;
             if (bin_of(&a[i], o, base, step) > k)
                 break;
-            if (merge_bin_add(b, o, a[i].start + jnum(o, "t") - base, h, err) < 0)
+            if (merge_bin_add(b, o, a[i].start + record_jnum(o, "t") - base, h, err) < 0)
                 usage_fatal("%s %s", a[i].path, err);
         }
 }
@@ -432,7 +404,7 @@ last_bin(const struct agent *a, int n, double base, double step)
 static void
 merge_write(FILE *f, struct agent *a, int n)
 {
-    double base = a[0].start, step = jnum(a[0].run, "interval_s");
+    double base = a[0].start, step = record_jnum(a[0].run, "interval_s");
     struct agent *src = server_source(a, n);
     struct hist *h = hist_new(), *total = hist_new();
     struct merge_bin b, all = {.min = UINT64_MAX};

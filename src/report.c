@@ -111,19 +111,6 @@ json_verdict(FILE *f, const struct verdict *v)
     fputc('}', f);
 }
 
-/* What `benchtop report` needs to re-summarise any window exactly (see hdrlog.h). */
-static void
-json_hist(FILE *f, const struct hist *h)
-{
-    char *b64 = hdrlog_encode(h);
-
-    fprintf(
-        f, ",\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"overflow\":%llu,\"hdr\":\"%s\"}",
-        (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
-        (unsigned long long)hist_sum(h), (unsigned long long)hist_overflow(h), b64);
-    free(b64);
-}
-
 static void
 json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
 {
@@ -166,7 +153,7 @@ json_interval(FILE *f, const struct snapshot *snap)
         snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
     json_common(f, &snap->cur, snap->interval_s);
     fprintf(f, ",\"transactions\":%llu", (unsigned long long)snap->cur.txns);
-    json_hist(f, snap->cur.lat);
+    hdrlog_write_json(f, snap->cur.lat);
     fputs(",\"cpu\":{\"benchtop\":", f);
     json_number(f, snap->own_cpu_pct);
     json_field(f, "worker_max", snap->worker_cpu_max);

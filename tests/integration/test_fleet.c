@@ -23,16 +23,6 @@ static char dir[] = "/tmp/itest-fleet-XXXXXX";
 static char paths[AGENTS][300];
 static char merged[300];
 
-static void
-write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
 static long long
 calls(void)
 {
@@ -62,18 +52,6 @@ spawn_to(const char *path, char *const args[])
     return pid;
 }
 
-static char *
-slurp_path(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    char *text;
-
-    assert_true(fd >= 0);
-    text = itest_slurp(fd);
-    close(fd);
-    return text;
-}
-
 /* Runs AGENTS agents at once, each into its file paths[i] (or a scratch one); their txns. */
 static long long
 run_fleet(char *const extra[], int nextra, int save)
@@ -97,7 +75,7 @@ run_fleet(char *const extra[], int nextra, int save)
         pid[i] = spawn_to(save ? paths[i] : scratch[i], args);
     }
     for (i = 0; i < AGENTS; i++) {
-        char *out = (waitpid(pid[i], &st, 0), slurp_path(save ? paths[i] : scratch[i]));
+        char *out = (waitpid(pid[i], &st, 0), itest_read_file(save ? paths[i] : scratch[i]));
         const char *sum_line = itest_line(out, "\"type\":\"summary\"");
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || sum_line == NULL)
             fprintf(stderr, "agent %d: status %d\n%s\n", i, st, out);
@@ -180,7 +158,7 @@ fleet_merges_exactly(void **state)
         fprintf(stderr, "merge: %s\n", m.err);
     assert_int_equal(m.status, 0);
     assert_non_null(sum);
-    write_file(merged, m.out);
+    itest_write_file(merged, m.out);
     /* counts summed: exactly the agents', and the server's within 1% */
     assert_true(agents > 1000);
     assert_int_equal(txns, agents);
@@ -194,7 +172,7 @@ fleet_merges_exactly(void **state)
                      itest_count_lines(m.out, "\"agents\":3,\"clients\""));
     /* the server's samples once, from agent 0 */
     {
-        struct run a0 = {.out = slurp_path(paths[0])};
+        struct run a0 = {.out = itest_read_file(paths[0])};
         assert_int_equal(itest_count_lines(m.out, "\"type\":\"server\""),
                          itest_count_lines(a0.out, "\"type\":\"server\""));
         itest_free(&a0);
@@ -240,7 +218,7 @@ merge_refuses_mismatches(void **state)
 
     assert_int_equal(r.status, 0);
     snprintf(other, sizeof other, "%s/get.jsonl", dir);
-    write_file(other, r.out);
+    itest_write_file(other, r.out);
     itest_free(&r);
     m = merge(paths[0], other, paths[2]);
     assert_int_equal(m.status, 2);
