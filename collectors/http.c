@@ -82,6 +82,8 @@ struct ht_conn {
     int wakefd;  /* an eventfd inside epfd: makes it ready at once */
     int armed;   /* timerfd is set */
     int kick;    /* curl asked for its timeout to run now */
+    int failed;  /* the last request failed: the next connect is a real one */
+    CURL *probe; /* that connect, when it is under way */
     int done;    /* the request finished inside conn_txn_start */
     int next;    /* --url-order: the next URL's index */
     int url;     /* the URL set on the easy handle (-1: none) */
@@ -482,8 +484,19 @@ on_timer(CURLM *m, long timeout_ms, void *userp)
 }
 
 static void
+probe_end(struct ht_conn *c)
+{
+    if (c->probe == NULL)
+        return;
+    curl_multi_remove_handle(c->multi, c->probe);
+    curl_easy_cleanup(c->probe); /* closes the probe's connection */
+    c->probe = NULL;
+}
+
+static void
 conn_close_curl(struct ht_conn *c)
 {
+    probe_end(c);
     if (c->multi != NULL && c->easy != NULL)
         curl_multi_remove_handle(c->multi, c->easy);
     if (c->easy != NULL)
@@ -557,35 +570,6 @@ ht_conn_fd(void *conn)
     return ((struct ht_conn *)conn)->epfd;
 }
 
-/*
- * The TCP connection itself opens with the first request (its set-up is in
- * that request's latency, as with ab and wrk). The engine waits for the fd
- * after a connect start, so the eventfd makes it ready at once.
- */
-static enum drv_status
-ht_conn_connect_start(void *conn, char *err)
-{
-    struct ht_conn *c = conn;
-
-    if (c->multi == NULL && conn_open_curl(c, err) < 0)
-        return DRV_ERROR;
-    wake_soon(c);
-    return DRV_WANT_READ;
-}
-
-static enum drv_status
-ht_conn_connect_poll(void *conn, char *err)
-{
-    struct ht_conn *c = conn;
-    uint64_t ticks;
-
-    if (read(c->wakefd, &ticks, sizeof ticks) < 0 && errno != EAGAIN) {
-        seterr(err, "http: cannot read its eventfd: %s", strerror(errno));
-        return DRV_ERROR;
-    }
-    return DRV_DONE;
-}
-
 /* Runs curl on what is ready, and on its timeout while it asks for one now. */
 static void
 drive(struct ht_conn *c)
@@ -638,6 +622,7 @@ finish(struct ht_conn *c, CURLcode rc, struct txn_result *res)
     curl_multi_remove_handle(c->multi, c->easy);
     res->rx_bytes = (uint64_t)body + (uint64_t)head;
     if (rc != CURLE_OK) {
+        c->failed = 1;
         curl_easy_getinfo(c->easy, CURLINFO_EFFECTIVE_URL, &url);
         snprintf(res->msg, sizeof res->msg, "%.120s: %.120s", url ? url : "request",
                  c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
@@ -659,6 +644,81 @@ collect(struct ht_conn *c, struct txn_result *res)
         if (m->msg == CURLMSG_DONE)
             return finish(c, m->data.result, res);
     return DRV_WANT_READ;
+}
+
+/* A connect-only transfer to the URL last used: is the server back? */
+static int
+probe_start(struct ht_conn *c, char *err)
+{
+    const struct ht_shared *sh = c->sh;
+
+    c->probe = curl_easy_init();
+    if (c->probe == NULL)
+        return seterr(err, "cannot create a curl handle (out of memory?)");
+    easy_setup(c->probe, sh, c->errbuf);
+    curl_easy_setopt(c->probe, CURLOPT_CONNECT_ONLY, 1L);
+    curl_easy_setopt(c->probe, CURLOPT_URL, sh->urls[c->url >= 0 ? c->url : 0]);
+    c->errbuf[0] = '\0';
+    if (curl_multi_add_handle(c->multi, c->probe) != CURLM_OK)
+        return seterr(err, "curl_multi_add_handle failed");
+    drive(c);
+    return 0;
+}
+
+/*
+ * The TCP connection itself opens with the first request (its set-up is in
+ * that request's latency, as with ab and wrk): the eventfd makes the fd the
+ * engine waits on ready at once. Only after a failed request is a
+ * connection made here (a connect-only probe), so that a server that is
+ * down fails the connect and the engine backs off.
+ */
+static enum drv_status
+ht_conn_connect_start(void *conn, char *err)
+{
+    struct ht_conn *c = conn;
+
+    if (c->multi == NULL && conn_open_curl(c, err) < 0)
+        return DRV_ERROR;
+    if (!c->failed) {
+        wake_soon(c);
+        return DRV_WANT_READ;
+    }
+    if (probe_start(c, err) < 0) {
+        probe_end(c);
+        return DRV_ERROR;
+    }
+    wake_soon(c); /* the probe may be over already, with nothing left to wait for */
+    return DRV_WANT_READ;
+}
+
+static enum drv_status
+ht_conn_connect_poll(void *conn, char *err)
+{
+    struct ht_conn *c = conn;
+    uint64_t ticks;
+    CURLMsg *m;
+    CURLcode rc;
+    int left;
+
+    if (read(c->wakefd, &ticks, sizeof ticks) < 0 && errno != EAGAIN) {
+        seterr(err, "http: cannot read its eventfd: %s", strerror(errno));
+        return DRV_ERROR;
+    }
+    if (c->probe == NULL)
+        return DRV_DONE;
+    drive(c);
+    while ((m = curl_multi_info_read(c->multi, &left)) != NULL && m->msg != CURLMSG_DONE)
+        continue;
+    if (m == NULL)
+        return DRV_WANT_READ;
+    rc = m->data.result;
+    probe_end(c);
+    if (rc != CURLE_OK) {
+        seterr(err, "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+        return DRV_ERROR;
+    }
+    c->failed = 0;
+    return DRV_DONE;
 }
 
 static int
@@ -725,10 +785,13 @@ ht_conn_disconnect(void *conn)
 {
     struct ht_conn *c = conn;
 
-    if (!c->sh->per_request)
+    if (!c->sh->per_request) {
         conn_close_curl(c);
-    else if (c->multi != NULL && c->easy != NULL)
-        curl_multi_remove_handle(c->multi, c->easy);
+    } else if (c->multi != NULL) {
+        probe_end(c);
+        if (c->easy != NULL)
+            curl_multi_remove_handle(c->multi, c->easy);
+    }
     c->done = 0;
 }
 
