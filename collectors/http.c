@@ -18,6 +18,7 @@
  * as curl reads them, before TLS) are counted per request.
  */
 #include <curl/curl.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -100,7 +101,8 @@ static const struct option_def ht_defs[] = {
     {"data", 'd', OPT_STRING, HT_OFF(data), 0, 0, "", "BODY", CMD_LOAD,
      "request body, or @FILE to send a file's bytes"},
     {"header", 'H', OPT_LIST, HT_OFF(headers), 0, 0, "", "'NAME: VALUE'", CMD_LOAD,
-     "add a request header (repeatable)"},
+     "add a request header (repeatable; the values of Authorization, Cookie and names with "
+     "token, key, secret, password or auth are shown as ***)"},
     {"url-file", 0, OPT_STRING, HT_OFF(url_file), 0, 0, "", "FILE", CMD_LOAD,
      "URLs to request, one per line, each request drawing one uniformly (the target is ignored "
      "but for its scheme)"},
@@ -110,7 +112,42 @@ static const struct option_def ht_defs[] = {
      "https: do not verify the server's certificate (a self-signed one on loopback)"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
-static const struct option_group ht_option_group = {"http", ht_defs};
+/* Whether a header named name (len bytes) carries a credential. */
+static int
+secret_header(const char *name, size_t len)
+{
+    static const char *const exact[] = {"authorization", "proxy-authorization", "cookie", NULL};
+    static const char *const parts[] = {"token", "secret", "key", "password", "auth", NULL};
+    char low[64];
+    size_t i;
+
+    if (len >= sizeof(low))
+        return 1;
+    for (i = 0; i < len; i++)
+        low[i] = (char)tolower((unsigned char)name[i]);
+    low[len] = '\0';
+    for (i = 0; exact[i] != NULL; i++)
+        if (strcmp(low, exact[i]) == 0)
+            return 1;
+    for (i = 0; parts[i] != NULL; i++)
+        if (strstr(low, parts[i]) != NULL)
+            return 1;
+    return 0;
+}
+
+/* -H 'Authorization: Bearer x' is shown as 'Authorization: ***' (option_group.mask). */
+static char *
+ht_mask_option(const char *name, const char *value)
+{
+    const char *colon = strchr(value, ':');
+
+    if (strcmp(name, "header") != 0 || colon == NULL ||
+        !secret_header(value, (size_t)(colon - value)))
+        return xstrdup(value);
+    return xasprintf("%.*s: ***", (int)(colon - value), value);
+}
+
+static const struct option_group ht_option_group = {"http", ht_defs, ht_mask_option};
 static const struct driver_options ht_options[] = {{&ht_option_group, 0}, {NULL, 0}};
 
 /* ---- targets ---- */
