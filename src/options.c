@@ -14,6 +14,7 @@
 #include "driver.h"
 #include "registry.h"
 #include "report.h"
+#include "target.h"
 #include "util.h"
 
 #define OFF(field) offsetof(struct runconf, field)
@@ -266,6 +267,15 @@ set_value(void *p, const struct option_def *o, const char *arg)
     case OPT_TARGET:
         *(char **)p = arg[0] ? (char *)arg : NULL;
         break;
+    case OPT_LIST:
+        if (*(char **)p == NULL) {
+            *(char **)p = xstrdup(arg);
+        } else {
+            char *joined = xasprintf("%s\n%s", *(char **)p, arg);
+            free(*(char **)p);
+            *(char **)p = joined;
+        }
+        break;
     case OPT_FLAG:
         *(int *)p = 1;
         break;
@@ -397,6 +407,19 @@ bad_option(char **argv, int c)
     usage_fatal("unknown option '%s' (see benchtop --help)", word);
 }
 
+/* argv masked in place where the option's group says its value holds a secret. */
+static void
+hide_secret(const struct opt_ref *r, char *arg)
+{
+    char *masked;
+
+    if (r->group == NULL || r->group->mask == NULL || arg == NULL)
+        return;
+    masked = r->group->mask(r->def->name, arg);
+    target_scrub_arg(arg, masked);
+    free(masked);
+}
+
 void
 options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***pos, int *npos)
 {
@@ -425,6 +448,8 @@ options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***p
             usage_fatal("--%s does not apply to 'benchtop %s' (see benchtop %s --help)",
                         refs[i].def->name, cmd_name(cmd), cmd_name(cmd));
         apply(rc, &refs[i], refs[i].def->type == OPT_FLAG ? "1" : optarg);
+        if (refs[i].def->type != OPT_FLAG)
+            hide_secret(&refs[i], optarg);
         rc->given[i] = 1;
     }
     free(longs);
@@ -522,7 +547,8 @@ help_line(FILE *f, const struct option_def *o)
 
     format_flags(o, flags, sizeof(flags));
     fprintf(f, "  %-26s %s", flags, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET &&
+        o->type != OPT_LIST && o->defval[0] != '\0')
         fprintf(f, " [%s]", o->defval);
     fputc('\n', f);
 }
@@ -572,7 +598,8 @@ man_item(FILE *f, const struct option_def *o)
         fprintf(f, " \\fI%s\\fR", o->metavar);
     fputc('\n', f);
     man_escape(f, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET &&
+        o->type != OPT_LIST && o->defval[0] != '\0')
         fprintf(f, " (default %s)", o->defval);
     fputs(".\n", f);
 }
@@ -604,7 +631,7 @@ options_free(struct runconf *rc)
 
     for (i = 0; i < nrefs; i++) {
         const struct opt_ref *r = &refs[i];
-        if (r->def->type != OPT_STRING)
+        if (r->def->type != OPT_STRING && r->def->type != OPT_LIST)
             continue;
         if (r->group == NULL) {
             free(*(char **)((char *)rc + r->def->offset));
@@ -649,6 +676,32 @@ value_of(const struct runconf *rc, const struct opt_ref *r)
     return (const char *)rc->driver_conf + off + r->def->offset;
 }
 
+/* A string option's value as JSON, each of its lines masked by its group. */
+static void
+json_option_string(FILE *f, const struct opt_ref *r, const char *value)
+{
+    char *out = NULL, *line, *masked, *joined;
+    const char *p = value, *eol;
+
+    if (r->group == NULL || r->group->mask == NULL) {
+        json_string(f, value);
+        return;
+    }
+    while (p != NULL) {
+        eol = strchr(p, '\n');
+        line = eol ? xstrndup(p, (size_t)(eol - p)) : xstrdup(p);
+        masked = r->group->mask(r->def->name, line);
+        joined = out ? xasprintf("%s\n%s", out, masked) : xstrdup(masked);
+        free(out);
+        free(masked);
+        free(line);
+        out = joined;
+        p = eol ? eol + 1 : NULL;
+    }
+    json_string(f, out);
+    free(out);
+}
+
 void
 options_print_json(FILE *f, const struct runconf *rc)
 {
@@ -676,7 +729,8 @@ options_print_json(FILE *f, const struct runconf *rc)
             fprintf(f, "%.17g", *(const double *)p);
             break;
         case OPT_STRING:
-            json_string(f, *(char *const *)p ? *(char *const *)p : "");
+        case OPT_LIST:
+            json_option_string(f, &refs[i], *(char *const *)p ? *(char *const *)p : "");
             break;
         case OPT_TARGET:
             json_target(f, *(char *const *)p);
