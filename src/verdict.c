@@ -696,7 +696,6 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
 {
     struct scores sc;
     struct verdict v;
-    enum verdict_kind lead_kind;
 
     if (!in->load) {
         int held[VK__COUNT];
@@ -718,14 +717,9 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     update_smoothing(st, in);
     score_all(st, in, &sc);
     lead(&sc, &v);
-    /*
-     * the top candidate's streak: "mixed with B" and "A" alone are both A
-     * leading; nothing above the threshold is a leader too, so a verdict
-     * whose figures are gone gives way to "undecided"
-     */
-    lead_kind = v.kind == VK_NONE ? VK_NONE : v.first;
-    st->streak = lead_kind == st->leader ? st->streak + 1 : 1;
-    st->leader = lead_kind;
+    /* the top candidate's streak: "mixed with B" and "A" alone are both A leading */
+    st->streak = v.first == st->leader ? st->streak + 1 : 1;
+    st->leader = v.kind == VK_NONE ? VK_NONE : v.first;
     /* hysteresis: a new verdict must lead STREAK_TO_SHOW intervals; the shown one is rebuilt */
     /* from nothing shown, a likely leader shows at once: "undecided" must not last a whole run */
     if (v.kind == st->shown || st->streak >= STREAK_TO_SHOW ||

@@ -535,27 +535,6 @@ test_failing_load(void **state)
     assert_non_null(strstr(v.evidence, "100% of transactions fail"));
 }
 
-/* A verdict whose figures are gone, with nothing else above the threshold, gives way to undecided.
- */
-static void
-test_gone_verdict_gives_way(void **state)
-{
-    struct verdict_input in = calm();
-    struct verdict_state st;
-    struct verdict v;
-
-    in.gain_per_doubling = 0; /* more clients gained nothing: not "not enough load" either */
-    in.sig.sessions = in.sig.active = 8;
-    in.sig.lock_wait = 7;
-    verdict_init(&st);
-    v = run(&st, &in, 3);
-    assert_int_equal(v.kind, VK_LOCK);
-    in.sig.lock_wait = 0;
-    v = run(&st, &in, 6);
-    assert_int_equal(v.kind, VK_NONE);
-    assert_non_null(strstr(v.evidence, "undecided"));
-}
-
 /* watch: a busy server that nothing limits names only server-side candidates. */
 static void
 test_server_side_candidates(void **state)
@@ -773,7 +752,6 @@ main(void)
         cmocka_unit_test(test_failing_load),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_server_side_candidates),
-        cmocka_unit_test(test_gone_verdict_gives_way),
         cmocka_unit_test(test_commit_bound_by_setting),
         cmocka_unit_test(test_properties),
         cmocka_unit_test(test_check_properties),
