@@ -345,13 +345,6 @@ score_locks(const struct verdict_state *st, const struct window *w, struct score
         appendf(sc->ev[VK_LOCK], EV, "; other sessions: %.0f waiting on locks", others);
 }
 
-/*
- * One log sync per commit means each commit waits for the disk, even at
- * one client and even when the server does not time its syncs; it counts
- * while benchtop's sessions are busy on the server (not at a set rate
- * with idle sessions), and yields to lock waits and to sessions the
- * sampled states saw on CPU (a scan per transaction, its sync a small part).
- */
 /* Log syncs per commit: counted, or 1 when a setting makes each commit sync; NAN unknown. */
 static double
 syncs_per_commit(const struct coll_signals *g)
@@ -375,6 +368,13 @@ busy_computing(const struct coll_signals *g)
     return 0;
 }
 
+/*
+ * One log sync per commit means each commit waits for the disk, even at
+ * one client and even when the server does not time its syncs; it counts
+ * while benchtop's sessions are busy on the server (not at a set rate
+ * with idle sessions), and yields to lock waits and to sessions the
+ * sampled states saw on CPU (a scan per transaction, its sync a small part).
+ */
 static double
 sync_per_commit_score(const struct verdict_state *st, const struct verdict_input *in)
 {
@@ -450,7 +450,8 @@ score_network(const struct verdict_state *st, const struct window *w, struct sco
                          fabs(in->sig.rtt_ms - st->last_rtt_ms) >
                              0.25 * fmin(in->sig.rtt_ms, st->last_rtt_ms)))
         ratio = NAN;
-    if (rtt > 1.05 * lat)
+    /* with a sync before every write's reply (Redis appendfsync always) each reply waits for it */
+    if (rtt > 1.05 * lat || in->sig.sync_each_commit[0])
         ratio = NAN;
     sc->s[VK_NETWORK] = ramp(ratio, 0.35, 0.5) * (1 - busy); /* full at a majority */
     snprintf(sc->ev[VK_NETWORK], EV,
@@ -637,7 +638,7 @@ add_others(const struct coll_signals *g, struct verdict *v)
 {
     double others = g->lock_wait - g->own_lock_wait;
 
-    if (own_known(g) && others >= 0.5 && v->kind != VK_LOCK && !verdict_has(v, VK_LOCK))
+    if (own_known(g) && others >= 0.5 && !verdict_has(v, VK_LOCK))
         appendf(v->evidence, EV, "; other sessions: %.0f waiting on locks", others);
 }
 
