@@ -358,7 +358,7 @@ test_commit_bound_by_setting(void **state)
     assert_non_null(strstr(v.evidence, "try appendfsync everysec"));
     assert_int_equal(strncmp(v.evidence, "each of 800 writes/s", 20), 0); /* no "? active" */
     /* the collector's round trip waits for the same sync: not the network */
-    in.sig.rtt_ms = 8.6;
+    in.sig.rtt_ms = 5;
     in.lat_mean_ms = 6.8;
     assert_int_equal(steady(&in), VK_COMMIT);
     /* its one thread busy computing: the syncs are a small part of each write */
