@@ -31,6 +31,7 @@
 #include "mysql.h"
 
 #include <errmsg.h>
+#include <math.h>
 #include <mysqld_error.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -190,6 +191,7 @@ struct my_shared {
     int64_t table_size;
     int slot[ST__COUNT]; /* prepared mode: index in a connection's statements; -1: text */
     int nslots;
+    unsigned job_connect_timeout_s; /* a job thread's connect: --stall-timeout, rounded up */
 };
 
 /* The values of the current statement; prepared statements are bound to these fields. */
@@ -747,6 +749,7 @@ my_prepare(const struct runconf *rc, const void *opts, char *err)
         goto fail;
     sh->tables = found.tables;
     sh->table_size = found.table_size;
+    sh->job_connect_timeout_s = (unsigned)ceil(rc->stall_timeout_s);
     assign_slots(sh);
     mysql_close(m);
     return sh;
@@ -838,7 +841,15 @@ new_handle(struct my_conn *c, int nonblocking, char *err)
         return NULL;
     }
 #endif
-    if (my_target_apply(m, &c->sh->target, 0, err) < 0) {
+    /*
+     * A blocking connect has no socket to cut (jobthread_cancel) until it
+     * returns: a server that accepts and never answers would hold the worker
+     * at the stall check and at the end of the run. The library's connect
+     * timeout ends it instead (it covers the greeting and the login, not the
+     * queries after).
+     */
+    if (my_target_apply(m, &c->sh->target, nonblocking ? 0 : c->sh->job_connect_timeout_s, err) <
+        0) {
         mysql_close(m);
         return NULL;
     }

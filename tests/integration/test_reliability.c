@@ -5,7 +5,12 @@
  * /dev/full, SIGHUP. Each test checks a value that was wrong before.
  * The fake servers are threads of this test on loopback ports.
  */
+#include "config.h"
+
 #include "itest.h"
+#ifdef HAVE_MYSQL
+#include "itest-mysql.h"
+#endif
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -545,6 +550,56 @@ test_frozen_mysql(void **state)
     run_through_freeze(args, pidfile);
 }
 
+#ifdef HAVE_MYSQL
+/*
+ * MySQL freezes 1.5 s into a run with -C, so that connects are caught as
+ * well as statements: --stall-timeout drops both and the run ends with its
+ * summary while the server is still frozen. Built with
+ * --disable-mysql-nonblocking (a thread per connection), a connect waiting
+ * for the greeting had no socket to cut, and held its worker until the server
+ * thawed.
+ */
+static void
+test_frozen_mysql_connects(void **state)
+{
+    char pidfile[512];
+    char *args[] = {"run",
+                    itest_my_target("bt_rel_frozen"),
+                    "-C",
+                    "-c",
+                    "2",
+                    "-T",
+                    "5",
+                    "-w",
+                    "point-select",
+                    "--stall-timeout",
+                    "1",
+                    "--headless",
+                    "--no-collect",
+                    NULL};
+    const char *sum;
+    struct run r;
+    int o, e;
+    pid_t pid;
+
+    (void)state;
+    assert_int_equal(itest_my_fresh_db("bt_rel_frozen", "1", "100"), 0);
+    snprintf(pidfile, sizeof(pidfile), "%s/mysqld.pid", itest_env("BENCHTOP_MY_DIR"));
+    pid = itest_spawn(args, &o, &e);
+    itest_sleep_ms(1500);
+    freeze(pidfile);
+    r = finish_within(pid, o, e, 15, thaw);
+    thaw();
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(sum);
+    assert_true(itest_num(sum, "transactions") > 0);
+    assert_true(itest_num(strstr(sum, "errors_by_kind"), "connection") >= 1);
+    itest_free(&r);
+}
+#endif
+
 static void
 test_output_errors(void **state)
 {
@@ -649,6 +704,9 @@ main(void)
         cmocka_unit_test(test_json_stays_valid),
         cmocka_unit_test(test_frozen_postgres),
         cmocka_unit_test(test_frozen_mysql),
+#ifdef HAVE_MYSQL
+        cmocka_unit_test(test_frozen_mysql_connects),
+#endif
         cmocka_unit_test(test_output_errors),
         cmocka_unit_test(test_sighup_ends_cleanly),
         cmocka_unit_test(test_stuck_watch_and_wrong_words),
