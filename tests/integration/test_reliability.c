@@ -489,6 +489,23 @@ freeze(const char *pidfile)
         kill(frozen[i], SIGSTOP);
 }
 
+/* Starts benchtop, freezes the server 1.5 s in; benchtop must end by itself (status 0). */
+static struct run
+run_frozen(char *const args[], const char *pidfile)
+{
+    int o, e;
+    pid_t pid = itest_spawn(args, &o, &e);
+    struct run r;
+
+    itest_sleep_ms(1500);
+    freeze(pidfile);
+    r = finish_within(pid, o, e, 15, thaw);
+    thaw();
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    return r;
+}
+
 /*
  * The server freezes 1.5 s into a 6 s run or watch: benchtop still ends in
  * bounded time (with its summary), and the server lines after the freeze
@@ -497,18 +514,9 @@ freeze(const char *pidfile)
 static void
 run_through_freeze(char *const args[], const char *pidfile)
 {
-    int o, e;
-    pid_t pid;
-    struct run r;
+    struct run r = run_frozen(args, pidfile);
     const char *stuck;
 
-    pid = itest_spawn(args, &o, &e);
-    itest_sleep_ms(1500);
-    freeze(pidfile);
-    r = finish_within(pid, o, e, 15, thaw);
-    thaw();
-    fprintf(stderr, "%s", r.err);
-    assert_int_equal(r.status, 0);
     if (strcmp(args[0], "run") == 0)
         assert_non_null(itest_line(r.out, "\"type\":\"summary\""));
     stuck = itest_line(r.out, "\"ok\":false");
@@ -562,36 +570,16 @@ test_frozen_mysql(void **state)
 static void
 test_frozen_mysql_connects(void **state)
 {
-    char pidfile[512];
-    char *args[] = {"run",
-                    itest_my_target("bt_rel_frozen"),
-                    "-C",
-                    "-c",
-                    "2",
-                    "-T",
-                    "5",
-                    "-w",
-                    "point-select",
-                    "--stall-timeout",
-                    "1",
-                    "--headless",
-                    "--no-collect",
-                    NULL};
+    char pidfile[512], *target = itest_my_target("bt_rel_frozen");
+    char *args[] = {"run", target,         "--stall-timeout", "1", "-C", "-c", "2", "-T", "5",
+                    "-w",  "point-select", "--no-collect",    NULL};
     const char *sum;
     struct run r;
-    int o, e;
-    pid_t pid;
 
     (void)state;
     assert_int_equal(itest_my_fresh_db("bt_rel_frozen", "1", "100"), 0);
     snprintf(pidfile, sizeof(pidfile), "%s/mysqld.pid", itest_env("BENCHTOP_MY_DIR"));
-    pid = itest_spawn(args, &o, &e);
-    itest_sleep_ms(1500);
-    freeze(pidfile);
-    r = finish_within(pid, o, e, 15, thaw);
-    thaw();
-    fprintf(stderr, "%s", r.err);
-    assert_int_equal(r.status, 0);
+    r = run_frozen(args, pidfile);
     sum = itest_line(r.out, "\"type\":\"summary\"");
     assert_non_null(sum);
     assert_true(itest_num(sum, "transactions") > 0);
