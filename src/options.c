@@ -57,8 +57,11 @@ const struct option_def option_table[] = {
      "built-in workload (listed per database below)"},
     {"protocol", 'M', OPT_STRING, OFF(mode), 0, 0, "", "MODE", CMD_LOAD,
      "protocol (listed per database below)"},
-    {"file", 'f', OPT_STRING, OFF(script_file), 0, 0, "", "FILE", CMD_LOAD,
-     "run a custom script: SQL with :name variables and \\set lines"},
+    {"file", 'f', OPT_LIST, OFF(script_file), 0, 0, "", "FILE[@W]", CMD_LOAD,
+     "run a custom script (SQL with :name variables and \\set lines; Redis: a command a line); "
+     "repeat for a mix, W the weight"},
+    {"builtin", 'b', OPT_LIST, OFF(builtin), 0, 0, "", "NAME[@W]", CMD_LOAD,
+     "add a built-in workload to the mix, W its weight (repeatable; with -f too)"},
     {"connect", 'C', OPT_FLAG, OFF(connect_per_txn), 0, 1, "0", "", CMD_LOAD,
      "open a new connection for every transaction"},
     {"max-tries", 0, OPT_INT, OFF(max_tries), 1, 1000000, "1", "N", CMD_LOAD,
@@ -220,6 +223,20 @@ parse_whole(const struct option_def *o, const char *arg)
     return v;
 }
 
+/* -f a.sql -f b.sql: one string "a.sql\nb.sql"; a value cannot hold the separator. */
+static void
+list_append(char **list, const struct option_def *o, const char *arg)
+{
+    size_t had = *list ? strlen(*list) : 0, n = strlen(arg);
+
+    if (n == 0 || strchr(arg, '\n') != NULL)
+        usage_fatal("--%s needs a %s without a newline, not '%s'", o->name, o->metavar, arg);
+    *list = xrealloc(*list, had + n + 2);
+    if (had > 0)
+        (*list)[had++] = '\n';
+    memcpy(*list + had, arg, n + 1);
+}
+
 static void
 set_value(void *p, const struct option_def *o, const char *arg)
 {
@@ -256,6 +273,9 @@ set_value(void *p, const struct option_def *o, const char *arg)
         break;
     case OPT_FLAG:
         *(int *)p = 1;
+        break;
+    case OPT_LIST:
+        list_append((char **)p, o, arg);
         break;
     }
 }
@@ -509,7 +529,8 @@ help_line(FILE *f, const struct option_def *o)
 
     format_flags(o, flags, sizeof(flags));
     fprintf(f, "  %-26s %s", flags, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_LIST &&
+        o->type != OPT_TARGET && o->defval[0] != '\0')
         fprintf(f, " [%s]", o->defval);
     fputc('\n', f);
 }
@@ -559,7 +580,8 @@ man_item(FILE *f, const struct option_def *o)
         fprintf(f, " \\fI%s\\fR", o->metavar);
     fputc('\n', f);
     man_escape(f, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_LIST &&
+        o->type != OPT_TARGET && o->defval[0] != '\0')
         fprintf(f, " (default %s)", o->defval);
     fputs(".\n", f);
 }
@@ -591,7 +613,7 @@ options_free(struct runconf *rc)
 
     for (i = 0; i < nrefs; i++) {
         const struct opt_ref *r = &refs[i];
-        if (r->def->type != OPT_STRING)
+        if (r->def->type != OPT_STRING && r->def->type != OPT_LIST)
             continue;
         if (r->group == NULL) {
             free(*(char **)((char *)rc + r->def->offset));
@@ -663,6 +685,7 @@ options_print_json(FILE *f, const struct runconf *rc)
             fprintf(f, "%.17g", *(const double *)p);
             break;
         case OPT_STRING:
+        case OPT_LIST: /* the values '\n'-separated, as given */
             json_string(f, *(char *const *)p ? *(char *const *)p : "");
             break;
         case OPT_TARGET:

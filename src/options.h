@@ -25,6 +25,7 @@ enum opt_type {
     OPT_TARGET, /* char * field pointing into argv, so its password can be masked in place; */
                 /* cmd_resolve_target swaps in a copy and masks argv (never printed unmasked) */
     OPT_FLAG,   /* int field set to 1, takes no value */
+    OPT_LIST,   /* char * field: each use appends its value, the values '\n'-separated */
 };
 
 /* Which subcommands take an option (bit mask). */

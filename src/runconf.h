@@ -20,7 +20,8 @@ struct runconf {
 
     char *workload;         /* -w; NULL means the driver's default */
     char *mode;             /* -M; NULL means the driver's default */
-    char *script_file;      /* -f */
+    char *script_file;      /* -f FILE[@W], repeatable: '\n'-separated (src/mix.h) */
+    char *builtin;          /* -b NAME[@W], repeatable: '\n'-separated */
     int clients;            /* -c */
     int threads;            /* -j */
     int pin;                /* --pin: each -j thread keeps to one CPU */

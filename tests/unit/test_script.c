@@ -548,17 +548,17 @@ test_load(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, TPCB, strlen(TPCB)), (ssize_t)strlen(TPCB));
     close(fd);
-    s = script_load(path, PREDEF, err);
+    s = script_load(path, PREDEF, 0, err);
     unlink(path);
     assert_non_null(s);
     assert_string_equal(s->name, path);
     assert_int_equal(s->ncmds, 11);
     script_free(s);
 
-    assert_null(script_load("/nonexistent/benchtop/x.sql", PREDEF, err));
+    assert_null(script_load("/nonexistent/benchtop/x.sql", PREDEF, 0, err));
     assert_string_equal(err, "cannot read script /nonexistent/benchtop/x.sql: No such file or "
                              "directory (check the path given to -f)");
-    assert_null(script_load("/tmp", PREDEF, err));
+    assert_null(script_load("/tmp", PREDEF, 0, err));
     assert_string_equal(err,
                         "cannot read script /tmp: Is a directory (check the path given to -f)");
 }
@@ -572,14 +572,14 @@ test_load_caps(void **state)
     int fd;
 
     (void)state;
-    assert_null(script_load("/dev/zero", PREDEF, err));
+    assert_null(script_load("/dev/zero", PREDEF, 0, err));
     assert_string_equal(err,
                         "script /dev/zero is larger than 4194304 bytes (give -f a script file)");
     fd = mkstemp(path);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, nul, sizeof(nul) - 1), (ssize_t)sizeof(nul) - 1);
     close(fd);
-    assert_null(script_load(path, PREDEF, err));
+    assert_null(script_load(path, PREDEF, 0, err));
     unlink(path);
     snprintf(want, sizeof(want), "script %s contains a NUL byte (give -f a text file)", path);
     assert_string_equal(err, want);
@@ -603,7 +603,7 @@ test_load_parse_error_names_file(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
-    assert_null(script_load(path, PREDEF, err));
+    assert_null(script_load(path, PREDEF, 0, err));
     unlink(path);
     snprintf(want, sizeof(want), "%s:3: \\set x: unknown function 'rnd'", path);
     assert_non_null(strstr(err, want));
