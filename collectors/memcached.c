@@ -274,6 +274,9 @@ check_options(const struct runconf *rc, const struct mc_opts *o, struct mc_share
     if (rc->script_file != NULL)
         return seterr(err, "memcached runs no scripts (drop -f; use -w mixed, get, set or "
                            "multiget)");
+    if (rc->builtin != NULL)
+        return seterr(err, "memcached runs one built-in workload, not a -b mix (use -w mixed "
+                           "--ratio SET:GET for gets and sets)");
     if (o->kv.pipeline > 1)
         return seterr(err, "--pipeline is not supported for memcached (use -w multiget --batch N "
                            "for several keys per request, or more -c)");

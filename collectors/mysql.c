@@ -205,6 +205,10 @@ struct my_shared {
     int first[MIX_MAX];            /* a script's first command in sstmt[] and a connection's sstmts */
     int nscript_cmds;              /* the scripts' commands together */
     struct my_script_stmt *sstmt;  /* [first[e] + command] */
+    int *stmt_id;                  /* -r: [first[e] + command] its label, -1 for \set */
+    int op_label[MIX_MAX];         /* -r: a built-in's first operation's label */
+    struct stmt_label *labels;     /* -r: the scripts' statements, then the built-ins' operations */
+    int nlabels;
     size_t render_len;             /* text mode: the longest script statement with its values */
     int tables;
     int64_t table_size;
@@ -233,6 +237,8 @@ struct my_conn {
     MYSQL_STMT **sstmts;          /* script statements prepared on this connection */
     char *render;                 /* text mode: a script statement with its values */
     int iop;   /* index of the current operation (script command) */
+    int entry; /* the mix entry the transaction runs */
+    uint64_t sent_us; /* -r: when the current statement was sent */
     int table; /* table of the current operation, 1-based */
     enum my_phase phase;
     int wait;            /* MYSQL_WAIT_* the library waits for */
@@ -248,6 +254,8 @@ struct my_conn {
     /* without the non-blocking API: the connection's thread and its job's outcome */
     struct jobthread *th;
     struct txn_result *job_res;
+    struct txn_result job;     /* the job's outcome, copied to the engine's at the take */
+    struct stmt_stat *job_stmts; /* -r: what the job counted, added to the worker's at the take */
     enum drv_status job_status;
     char job_err[BT_ERRLEN];
 };
@@ -525,10 +533,31 @@ in_transaction(const struct my_conn *c)
     return c->w->ops[0].st == ST_BEGIN && c->iop > 0;
 }
 
+/* -r: the label of the current statement, or -1 (a \set line). */
+static int
+stmt_label_of(const struct my_conn *c)
+{
+    if (c->script != NULL)
+        return c->sh->stmt_id[c->first + c->iop];
+    return c->sh->op_label[c->entry] + c->iop;
+}
+
+/* -r: the statement starts now (only timed with -r). */
+static void
+stmt_sent(struct my_conn *c, const struct txn_result *res)
+{
+    if (res->stmts != NULL)
+        c->sent_us = now_us();
+}
+
 /* A statement failed: the connection is lost, or the transaction rolls back and ends. */
 static enum step
 failed(struct my_conn *c, unsigned errnum, const char *msg, struct txn_result *res, int *status)
 {
+    int id = stmt_label_of(c);
+
+    if (id >= 0)
+        stmt_record(res, id, 0, 1);
     first_line(res->msg, sizeof res->msg, msg);
     if (my_error_is_conn_lost(errnum)) {
         res->err = ERR_CONN;
@@ -567,6 +596,7 @@ start_op(struct my_conn *c, struct txn_result *res, int *status)
     if (op->new_table)
         c->table = (int)rng_range(c->rng, 1, sh->tables);
     draw_values(c, op->st);
+    stmt_sent(c, res);
     if (slot < 0) {
         c->phase = PH_QUERY;
         len = render(c->text, op->st, c->table, &c->v);
@@ -616,6 +646,7 @@ send_script_stmt(struct my_conn *c, const struct script_cmd *cmd, struct txn_res
     MYSQL_STMT **sp = &c->sstmts[c->first + c->iop];
     int i, len;
 
+    stmt_sent(c, res);
     if (c->sh->mode == MY_MODE_TEXT || ss->text) {
         len = script_render(cmd, c->vars, c->render, c->sh->render_len);
         if (len < 0)
@@ -664,6 +695,7 @@ begin_txn(struct my_conn *c, struct txn_result *res, int *status)
     int e = mix_pick(&sh->mix, c->rng);
 
     c->iop = 0;
+    c->entry = e;
     c->script = sh->mix.e[e].script;
     if (c->script == NULL) {
         c->w = &workloads[sh->mix.e[e].builtin];
@@ -680,6 +712,8 @@ begin_txn(struct my_conn *c, struct txn_result *res, int *status)
 static enum step
 next_op(struct my_conn *c, struct txn_result *res, int *status)
 {
+    if (res->stmts != NULL)
+        stmt_record(res, stmt_label_of(c), now_us() - c->sent_us, 0);
     res->ops++;
     c->iop++;
     if (c->script != NULL)
@@ -922,6 +956,29 @@ find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, struct 
     return 0;
 }
 
+/* -r: the scripts' statements (mix.c), then each built-in's operations, as sysbench writes them. */
+static void
+make_labels(struct my_shared *sh)
+{
+    int e, i, n;
+
+    sh->stmt_id = xcalloc((size_t)sh->nscript_cmds + 1, sizeof *sh->stmt_id);
+    n = mix_stmt_labels(&sh->mix, sh->first, sh->stmt_id, &sh->labels);
+    for (e = 0; e < sh->mix.n; e++) {
+        const struct my_workload *w = entry_workload(sh, e);
+        if (w == NULL)
+            continue;
+        sh->labels = xrealloc(sh->labels, (size_t)(n + w->nops) * sizeof *sh->labels);
+        sh->op_label[e] = n;
+        for (i = 0; i < w->nops; i++, n++) {
+            sh->labels[n].script = w->name;
+            sh->labels[n].line = 0;
+            sh->labels[n].text = stmt_defs[w->ops[i].st].sql;
+        }
+    }
+    sh->nlabels = n;
+}
+
 static int
 check_mix(MYSQL *m, struct my_shared *sh, char *err)
 {
@@ -968,6 +1025,7 @@ my_prepare(const struct runconf *rc, const void *opts, char *err)
         check_mix(m, sh, err) < 0)
         goto fail;
     assign_slots(sh);
+    make_labels(sh);
     mysql_close(m);
     return sh;
 fail:
@@ -987,6 +1045,8 @@ my_release(void *shared)
     for (int i = 0; sh->sstmt != NULL && i < sh->nscript_cmds; i++)
         free(sh->sstmt[i].marks);
     free(sh->sstmt);
+    free(sh->stmt_id);
+    free(sh->labels);
     mix_free(&sh->mix);
     my_target_free(&sh->target);
     free(sh);
@@ -1009,6 +1069,7 @@ my_conn_new(void *shared, int client_id, struct rng *rng)
     if (sh->nslots > 0)
         c->stmts = xcalloc((size_t)sh->nslots * (size_t)sh->tables, sizeof *c->stmts);
     c->sstmts = xcalloc((size_t)sh->nscript_cmds + 1, sizeof *c->sstmts);
+    c->job_stmts = xcalloc((size_t)sh->nlabels + 1, sizeof *c->job_stmts);
     c->render = xmalloc(sh->render_len + 1);
 #ifndef HAVE_MYSQL_NONBLOCK
     c->th = jobthread_new(&my_jobthread_hooks);
@@ -1093,6 +1154,7 @@ my_conn_free(void *conn)
     close_conn(c);
     free(c->stmts);
     free(c->sstmts);
+    free(c->job_stmts);
     free(c->render);
     free(c);
 }
@@ -1243,6 +1305,7 @@ my_conn_free(void *conn)
     jobthread_free(c->th);
     free(c->stmts);
     free(c->sstmts);
+    free(c->job_stmts);
     free(c->render);
     free(c);
 }
@@ -1279,7 +1342,14 @@ my_conn_txn_start(void *conn, struct txn_result *res)
 {
     struct my_conn *c = conn;
 
-    c->job_res = res;
+    /*
+     * The job runs on the connection's thread while the worker's buffers may
+     * swap: it counts into its own result and statements, taken over below.
+     */
+    c->job.err = ERR_NONE;
+    c->job.ops = 0;
+    c->job.stmts = res->stmts != NULL ? c->job_stmts : NULL;
+    c->job_res = &c->job;
     jobthread_post(c->th, job_txn, c);
     return DRV_WANT_READ;
 }
@@ -1291,10 +1361,31 @@ my_conn_txn_poll(void *conn, struct txn_result *res)
 
     if (!jobthread_take(c->th))
         return DRV_WANT_READ;
+    res->err = c->job.err;
+    res->ops = c->job.ops;
+    memcpy(res->msg, c->job.msg, sizeof res->msg);
+    for (int i = 0; c->job.stmts != NULL && i < c->sh->nlabels; i++) {
+        struct stmt_stat *st = &c->job_stmts[i];
+        if (res->stmts != NULL) {
+            res->stmts[i].n += st->n;
+            res->stmts[i].errors += st->errors;
+            res->stmts[i].sum_us += st->sum_us;
+        }
+        memset(st, 0, sizeof *st);
+    }
     return c->job_status;
 }
 
 #endif
+
+static int
+my_stmt_labels(const void *shared, const struct stmt_label **out)
+{
+    const struct my_shared *sh = shared;
+
+    *out = sh->labels;
+    return sh->nlabels;
+}
 
 static char *
 my_mask(const char *target)
@@ -1346,6 +1437,7 @@ const struct driver_class mysql_driver_class = {
     .conn_txn_start = my_conn_txn_start,
     .conn_txn_poll = my_conn_txn_poll,
     .conn_disconnect = my_conn_disconnect,
+    .stmt_labels = my_stmt_labels,
     .needs_init = 1,
     .init = my_init_tables,
 };

@@ -33,6 +33,9 @@ struct pg_shared {
     struct mix mix;        /* -f/-b: the scripts and their weights */
     int first[MIX_MAX];    /* each script's first command in a connection's prepared[] */
     int ncmds;             /* the scripts' commands together */
+    int *stmt_id;          /* -r: [first[e] + command] its label, -1 for \set */
+    struct stmt_label *labels;
+    int nlabels;
     enum pg_mode mode;
     int64_t scale;
     size_t render_len; /* buffer size for the longest rendered statement */
@@ -46,6 +49,7 @@ struct pg_conn {
     const struct script *script; /* the current transaction's, drawn from the mix */
     int first;                   /* its first command in prepared[] */
     int cmd;                     /* index of the current script command */
+    uint64_t sent_us;            /* -r: when the current statement was sent */
     enum pg_step step;
     enum err_kind err; /* first error seen in the current statement */
     char *prepared;    /* per command: prepared on this connection */
@@ -250,6 +254,8 @@ pg_prepare(const struct runconf *rc, const void *opts, char *err)
         if (check_statements(pg, sh->mix.e[i].script, err) < 0)
             goto fail;
     sh->render_len = longest_render(&sh->mix);
+    sh->stmt_id = xcalloc((size_t)sh->ncmds + 1, sizeof *sh->stmt_id);
+    sh->nlabels = mix_stmt_labels(&sh->mix, sh->first, sh->stmt_id, &sh->labels);
     PQfinish(pg);
     return sh;
 fail:
@@ -266,6 +272,8 @@ pg_release(void *shared)
 
     if (sh == NULL)
         return;
+    free(sh->stmt_id);
+    free(sh->labels);
     mix_free(&sh->mix);
     free_secret(sh->target); /* a URI may hold the password */
     free(sh);
@@ -437,6 +445,8 @@ next_statement(struct pg_conn *c, struct txn_result *res)
         }
         c->step = STEP_QUERY;
         c->err = ERR_NONE;
+        if (res->stmts != NULL)
+            c->sent_us = now_us();
         if (!send_statement(c, cmd)) {
             first_line(res->msg, sizeof(res->msg), PQerrorMessage(c->pg));
             res->err = ERR_CONN;
@@ -482,9 +492,12 @@ take_result(struct pg_conn *c, PGresult *r, struct txn_result *res)
 static enum drv_status
 statement_done(struct pg_conn *c, struct txn_result *res)
 {
+    int id = c->sh->stmt_id[c->first + c->cmd];
+
     if (c->step == STEP_ROLLBACK)
         return DRV_DONE;
     if (c->err != ERR_NONE) {
+        stmt_record(res, id, 0, 1);
         res->err = c->err;
         if (c->err == ERR_CONN || PQstatus(c->pg) == CONNECTION_BAD)
             return DRV_ERROR;
@@ -504,6 +517,8 @@ statement_done(struct pg_conn *c, struct txn_result *res)
             return DRV_ERROR;
         return flush_status(c, res);
     }
+    if (res->stmts != NULL)
+        stmt_record(res, id, now_us() - c->sent_us, 0);
     res->ops++;
     c->cmd++;
     return next_statement(c, res);
@@ -534,6 +549,15 @@ pg_conn_txn_poll(void *conn, struct txn_result *res)
             return st;
     }
     return DRV_WANT_READ;
+}
+
+static int
+pg_stmt_labels(const void *shared, const struct stmt_label **out)
+{
+    const struct pg_shared *sh = shared;
+
+    *out = sh->labels;
+    return sh->nlabels;
 }
 
 static char *
@@ -575,6 +599,7 @@ const struct driver_class postgres_driver_class = {
     .conn_txn_start = pg_conn_txn_start,
     .conn_txn_poll = pg_conn_txn_poll,
     .conn_disconnect = pg_conn_disconnect,
+    .stmt_labels = pg_stmt_labels,
     .needs_init = 1,
     .init = pg_init_tables,
 };

@@ -72,8 +72,22 @@ struct rd_shared {
     int hs_count;
     redisReplyObjectFunctions fns; /* the reader's allocation-free object functions */
     struct mix mix;                /* -b/-w built-ins and -f scripts (redis-script.c) */
+    int first[MIX_MAX];            /* -r: a script's first command in stmt_id */
+    int *stmt_id;                  /* -r: [first[e] + command] its label, -1 for \set */
+    int op_label[MIX_MAX];         /* -r: a built-in's first request's label (mixed: GET, SET) */
+    struct stmt_label *labels;
+    int nlabels;
     size_t script_line;            /* a script command's longest text */
     size_t script_request;         /* the most RESP bytes one run of a script writes */
+};
+
+/* A transaction in flight: the replies it still waits for and, for -r, whose they are. */
+struct rd_due {
+    int left;
+    int id;                  /* -r: the label of its next reply */
+    const struct script *s;  /* a script's: ... */
+    int first, at;           /* ... its commands' place in stmt_id and the next reply's command */
+    uint64_t sent_us;        /* -r: when it was queued */
 };
 
 struct rd_conn {
@@ -85,7 +99,7 @@ struct rd_conn {
     char *obuf;  /* requests queued; obuf[opos..olen) not sent yet */
     size_t olen, opos, ocap;
     uint64_t seq;     /* --key-pattern seq: the next key */
-    int *due;         /* replies each transaction in flight still waits for, a ring of depth */
+    struct rd_due *due; /* the transactions in flight, oldest at due_head, a ring of depth */
     int due_head, due_n;
     int64_t vars[SCRIPT_MAX_VARS]; /* a script's variables */
     char *line;                    /* a script command with its values */
@@ -601,6 +615,36 @@ fill_keys(const struct rd_shared *sh, int quiet, redisContext *ctx, char *err)
 /* ---- the class's main-thread callbacks ---- */
 
 /* The options that need no server: checked first, so a typo fails at once. */
+/* -r: how a built-in's requests are named; mixed has two (GET, then SET). */
+static const char *const rd_op_text[] = {"GET key:N", "SET key:N VALUE", "INCR counter:N"};
+
+/* -r: the scripts' commands (mix.c), then each built-in's requests. */
+static void
+make_labels(struct rd_shared *sh)
+{
+    int e, n, ncmds = 0;
+
+    for (e = 0; e < sh->mix.n; e++) {
+        sh->first[e] = ncmds;
+        ncmds += sh->mix.e[e].script != NULL ? sh->mix.e[e].script->ncmds : 0;
+    }
+    sh->stmt_id = xcalloc((size_t)ncmds + 1, sizeof *sh->stmt_id);
+    n = mix_stmt_labels(&sh->mix, sh->first, sh->stmt_id, &sh->labels);
+    for (e = 0; e < sh->mix.n; e++) {
+        int b = sh->mix.e[e].builtin, k, nops = b == RD_WL_MIXED ? 2 : 1;
+        if (sh->mix.e[e].script != NULL)
+            continue;
+        sh->labels = xrealloc(sh->labels, (size_t)(n + nops) * sizeof *sh->labels);
+        sh->op_label[e] = n;
+        for (k = 0; k < nops; k++, n++) {
+            sh->labels[n].script = sh->mix.e[e].name;
+            sh->labels[n].line = 0;
+            sh->labels[n].text = rd_op_text[b == RD_WL_MIXED ? OP_GET + k : b];
+        }
+    }
+    sh->nlabels = n;
+}
+
 /* The mix of -b/-w/-f: the first built-in is the one --fill writes for. */
 static int
 load_mix(struct rd_shared *sh, const struct runconf *rc, int *mixed, char *err)
@@ -624,6 +668,7 @@ load_mix(struct rd_shared *sh, const struct runconf *rc, int *mixed, char *err)
         *mixed |= m->e[i].builtin == RD_WL_MIXED;
     }
     sh->workload = first < 0 ? RD_WL_GET : (enum rd_workload)first;
+    make_labels(sh);
     return 0;
 }
 
@@ -693,6 +738,8 @@ rd_release(void *shared)
     for (i = 0; i < OP__COUNT; i++)
         free(sh->cmd[i].buf);
     kv_release(&sh->kv);
+    free(sh->stmt_id);
+    free(sh->labels);
     mix_free(&sh->mix);
     if (sh->hs != NULL)
         explicit_bzero(sh->hs, sh->hs_len); /* it holds the password */
@@ -953,10 +1000,46 @@ next_op(struct rd_conn *c, enum rd_workload wl)
     return kv_next_is_set(&sh->kv, c->rng) ? OP_SET : OP_GET;
 }
 
+/* A transaction queued: it waits for n replies (-r: the label of the first is id). */
+static struct rd_due *
+push_due(struct rd_conn *c, int n, int id, const struct txn_result *res)
+{
+    struct rd_due *d = &c->due[(c->due_head + c->due_n++) % c->sh->depth];
+
+    d->left = n;
+    d->id = id;
+    d->s = NULL;
+    if (res->stmts != NULL)
+        d->sent_us = now_us();
+    return d;
+}
+
+/* The index of the script's first command at or after i (not a \set line). */
+static int
+next_command(const struct script *s, int i)
+{
+    while (i < s->ncmds && s->cmds[i].kind != SCRIPT_SQL)
+        i++;
+    return i;
+}
+
+/* -r: one reply of the oldest transaction came. */
+static void
+count_reply(struct rd_conn *c, struct rd_due *d, struct txn_result *res)
+{
+    int id = d->s != NULL ? c->sh->stmt_id[d->first + d->at] : d->id;
+
+    stmt_record(res, id, now_us() - d->sent_us, c->rtype == REDIS_REPLY_ERROR);
+    if (d->s != NULL)
+        d->at = next_command(d->s, d->at + 1);
+}
+
 /* Queues a script's commands, all at once: its transaction ends with their last reply. */
 static enum drv_status
-queue_script(struct rd_conn *c, const struct script *s, struct txn_result *res)
+queue_script(struct rd_conn *c, int e, struct txn_result *res)
 {
+    const struct script *s = c->sh->mix.e[e].script;
+    struct rd_due *d;
     char err[BT_ERRLEN];
     int n;
     long len;
@@ -970,7 +1053,10 @@ queue_script(struct rd_conn *c, const struct script *s, struct txn_result *res)
         return DRV_DONE; /* nothing was sent */
     }
     c->olen += (size_t)len;
-    c->due[(c->due_head + c->due_n++) % c->sh->depth] = n;
+    d = push_due(c, n, -1, res);
+    d->s = s;
+    d->first = c->sh->first[e];
+    d->at = next_command(s, 0);
     return DRV_WANT_WRITE;
 }
 
@@ -979,16 +1065,19 @@ static enum drv_status
 rd_conn_txn_start(void *conn, struct txn_result *res)
 {
     struct rd_conn *c = conn;
-    const struct mix_entry *e = &c->sh->mix.e[mix_pick(&c->sh->mix, c->rng)];
+    int e = mix_pick(&c->sh->mix, c->rng);
+    enum rd_op op;
     const struct rd_cmd *cmd;
 
-    if (e->script != NULL)
-        return queue_script(c, e->script, res);
-    cmd = &c->sh->cmd[next_op(c, (enum rd_workload)e->builtin)];
+    if (c->sh->mix.e[e].script != NULL)
+        return queue_script(c, e, res);
+    op = next_op(c, (enum rd_workload)c->sh->mix.e[e].builtin);
+    cmd = &c->sh->cmd[op];
     queue_bytes(c, cmd->buf, cmd->len);
     kv_put_digits(c->obuf + c->olen - cmd->len + cmd->key_at, RD_KEY_DIGITS,
                   kv_next_key(&c->sh->kv, &c->seq, c->rng));
-    c->due[(c->due_head + c->due_n++) % c->sh->depth] = 1;
+    push_due(c, 1, c->sh->op_label[e] + (op == OP_SET && c->sh->mix.e[e].builtin == RD_WL_MIXED),
+             res);
     return DRV_WANT_WRITE;
 }
 
@@ -997,6 +1086,7 @@ static enum drv_status
 rd_conn_txn_poll(void *conn, struct txn_result *res)
 {
     struct rd_conn *c = conn;
+    struct rd_due *d = &c->due[c->due_head];
     enum drv_status st;
 
     for (;;) {
@@ -1010,12 +1100,23 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
             res->err = ERR_OTHER;
             snprintf(res->msg, sizeof res->msg, "%s", c->errmsg);
         }
-        if (--c->due[c->due_head] == 0)
+        if (res->stmts != NULL)
+            count_reply(c, d, res);
+        if (--d->left == 0)
             break;
     }
     c->due_head = (c->due_head + 1) % c->sh->depth;
     c->due_n--;
     return DRV_DONE;
+}
+
+static int
+rd_stmt_labels(const void *shared, const struct stmt_label **out)
+{
+    const struct rd_shared *sh = shared;
+
+    *out = sh->labels;
+    return sh->nlabels;
 }
 
 static char *
@@ -1064,5 +1165,6 @@ const struct driver_class redis_driver_class = {
     .conn_txn_start = rd_conn_txn_start,
     .conn_txn_poll = rd_conn_txn_poll,
     .conn_disconnect = rd_conn_disconnect,
+    .stmt_labels = rd_stmt_labels,
     .init = rd_init,
 };

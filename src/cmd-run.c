@@ -50,15 +50,21 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
 {
     const struct driver_class *drv = rc->driver;
     char err[BT_ERRLEN];
-    void *shared = drv->prepare(rc, rc->driver_conf, err);
+    void *shared;
     struct report_ctx ctx = {.rc = rc, .sweep = sweep};
     struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1, .sweep = sweep};
     const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
     char label[1024];
     int sigfd;
 
+    if (rc->per_stmt && drv->stmt_labels == NULL)
+        usage_fatal("-r is not supported for %s: it has no statements to count (drop -r)",
+                    drv->name);
+    shared = drv->prepare(rc, rc->driver_conf, err);
     if (shared == NULL)
         usage_fatal("%s", err);
+    if (rc->per_stmt)
+        drv->stmt_labels(shared, &ctx.stmt_labels);
     cmd_raise_fd_limit(rc->clients);
     ctx.workload = workload_label(rc, label, sizeof label);
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];

@@ -184,6 +184,30 @@ mix_label(const struct mix *m, char *buf, size_t len)
                                  (long long)m->e[i].weight);
 }
 
+int
+mix_stmt_labels(const struct mix *m, const int *first, int *ids, struct stmt_label **out)
+{
+    int e, i, n = 0;
+
+    for (e = 0; e < m->n; e++)
+        for (i = 0; m->e[e].script != NULL && i < m->e[e].script->ncmds; i++)
+            n += m->e[e].script->cmds[i].kind == SCRIPT_SQL;
+    *out = xcalloc((size_t)n + 1, sizeof **out);
+    n = 0;
+    for (e = 0; e < m->n; e++) {
+        const struct script *s = m->e[e].script;
+        for (i = 0; s != NULL && i < s->ncmds; i++) {
+            ids[first[e] + i] = s->cmds[i].kind == SCRIPT_SQL ? n : -1;
+            if (s->cmds[i].kind != SCRIPT_SQL)
+                continue;
+            (*out)[n].script = s->name;
+            (*out)[n].line = s->cmds[i].line;
+            (*out)[n++].text = s->cmds[i].sql;
+        }
+    }
+    return n;
+}
+
 void
 mix_free(struct mix *m)
 {

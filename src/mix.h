@@ -17,6 +17,7 @@
 #define BENCHTOP_MIX_H
 
 #include <stdint.h>
+#include "driver.h"
 #include "rand.h"
 #include "script.h"
 
@@ -64,6 +65,14 @@ int mix_files_only(const struct mix *m);
 
 /* "select-only@9,simple-update@1", or the one entry's name: the run's workload label. */
 void mix_label(const struct mix *m, char *buf, size_t len);
+
+/*
+ * -r: a label for each statement of the loaded scripts (not \set lines),
+ * ids[first[e] + command] its index or -1 (ids holds every script's
+ * commands, placed at first[e] as the driver lays them out). *out is
+ * allocated (free it; the labels point into the scripts). Returns how many.
+ */
+int mix_stmt_labels(const struct mix *m, const int *first, int *ids, struct stmt_label **out);
 
 void mix_free(struct mix *m);
 

@@ -62,6 +62,8 @@ const struct option_def option_table[] = {
      "repeat for a mix, W the weight"},
     {"builtin", 'b', OPT_LIST, OFF(builtin), 0, 0, "", "NAME[@W]", CMD_LOAD,
      "add a built-in workload to the mix, W its weight (repeatable; with -f too)"},
+    {"report-per-command", 'r', OPT_FLAG, OFF(per_stmt), 0, 1, "0", "", CMD_RUN,
+     "per-statement latency and counts in the summary (as pgbench -r)"},
     {"connect", 'C', OPT_FLAG, OFF(connect_per_txn), 0, 1, "0", "", CMD_LOAD,
      "open a new connection for every transaction"},
     {"max-tries", 0, OPT_INT, OFF(max_tries), 1, 1000000, "1", "N", CMD_LOAD,

@@ -31,6 +31,7 @@ struct runconf {
     double interval_s;      /* -P */
     double late_ms;         /* --late-ms: schedule lag that makes a transaction late */
     int connect_per_txn;    /* -C */
+    int per_stmt;           /* -r: per-statement latency and counts in the summary */
     int max_tries;          /* --max-tries: tries for a serialization failure or deadlock */
     double stall_timeout_s; /* --stall-timeout: a connect or transaction stuck this long is an error */
     int headless;           /* --headless, or stdout is not a terminal */
