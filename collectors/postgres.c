@@ -178,9 +178,9 @@ read_scale(PGconn *pg, int files_only, int64_t *scale, char *err)
     return rv;
 }
 
-/* Prepares every statement once so a broken script fails now, with its line. */
+/* Prepares every statement once so a broken script fails now, with its line (names from first). */
 static int
-check_statements(PGconn *pg, const struct script *s, char *err)
+check_statements(PGconn *pg, const struct script *s, int first, char *err)
 {
     char line[BT_ERRLEN], name[32];
     int i, rv = 0;
@@ -189,7 +189,7 @@ check_statements(PGconn *pg, const struct script *s, char *err)
         const struct script_cmd *c = &s->cmds[i];
         if (c->kind != SCRIPT_SQL)
             continue;
-        snprintf(name, sizeof(name), "benchtop_check_%d", i);
+        snprintf(name, sizeof(name), "benchtop_check_%d", first + i);
         PGresult *res = PQprepare(pg, name, c->sql_params, c->nparams, NULL);
         if (PQresultStatus(res) != PGRES_COMMAND_OK) {
             first_line(line, sizeof(line), PQresultErrorMessage(res));
@@ -251,7 +251,7 @@ pg_prepare(const struct runconf *rc, const void *opts, char *err)
         read_scale(pg, mix_files_only(&sh->mix), &sh->scale, err) < 0)
         goto fail;
     for (int i = 0; i < sh->mix.n; i++)
-        if (check_statements(pg, sh->mix.e[i].script, err) < 0)
+        if (check_statements(pg, sh->mix.e[i].script, sh->first[i], err) < 0)
             goto fail;
     sh->render_len = longest_render(&sh->mix);
     sh->stmt_id = xcalloc((size_t)sh->ncmds + 1, sizeof *sh->stmt_id);
