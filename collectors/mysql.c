@@ -191,25 +191,25 @@ enum my_phase {
 
 /* A -f script's statement, as MySQL runs it. */
 struct my_script_stmt {
-    int text;                      /* sent as text even with -M prepared: the server cannot
-                                      prepare it (BEGIN) */
-    char *marks;                   /* the text with '?' for each reference, to prepare */
-    int nrefs;                     /* references, each a '?' in order */
-    int ref_var[MY_SCRIPT_REFS];   /* the variable of each */
+    int text;                    /* sent as text even with -M prepared: the server cannot
+                                    prepare it (BEGIN) */
+    char *marks;                 /* the text with '?' for each reference, to prepare */
+    int nrefs;                   /* references, each a '?' in order */
+    int ref_var[MY_SCRIPT_REFS]; /* the variable of each */
 };
 
 struct my_shared {
     struct my_target target;
     enum my_mode mode;
-    struct mix mix;                /* -b/-w built-ins and -f scripts, with their weights */
-    int first[MIX_MAX];            /* a script's first command in sstmt[] and a connection's sstmts */
-    int nscript_cmds;              /* the scripts' commands together */
-    struct my_script_stmt *sstmt;  /* [first[e] + command] */
-    int *stmt_id;                  /* -r: [first[e] + command] its label, -1 for \set */
-    int op_label[MIX_MAX];         /* -r: a built-in's first operation's label */
-    struct stmt_label *labels;     /* -r: the scripts' statements, then the built-ins' operations */
+    struct mix mix;     /* -b/-w built-ins and -f scripts, with their weights */
+    int first[MIX_MAX]; /* a script's first command in sstmt[] and a connection's sstmts */
+    int nscript_cmds;   /* the scripts' commands together */
+    struct my_script_stmt *sstmt; /* [first[e] + command] */
+    int *stmt_id;                 /* -r: [first[e] + command] its label, -1 for \set */
+    int op_label[MIX_MAX];        /* -r: a built-in's first operation's label */
+    struct stmt_label *labels;    /* -r: the scripts' statements, then the built-ins' operations */
     int nlabels;
-    size_t render_len;             /* text mode: the longest script statement with its values */
+    size_t render_len; /* text mode: the longest script statement with its values */
     int tables;
     int64_t table_size;
     int slot[ST__COUNT]; /* prepared mode: index in a connection's statements; -1: text */
@@ -229,17 +229,17 @@ struct my_conn {
     MYSQL *m;
     struct rng *rng;
     int client_id;
-    const struct my_workload *w;  /* the current transaction's built-in, or NULL ... */
-    const struct script *script;  /* ... its script (drawn from the mix) */
-    int first;                    /* the script's first command in sh->sstmt and sstmts */
+    const struct my_workload *w; /* the current transaction's built-in, or NULL ... */
+    const struct script *script; /* ... its script (drawn from the mix) */
+    int first;                   /* the script's first command in sh->sstmt and sstmts */
     int64_t vars[SCRIPT_MAX_VARS];
     long long refs[MY_SCRIPT_REFS]; /* the values of the current script statement's '?' */
-    MYSQL_STMT **sstmts;          /* script statements prepared on this connection */
-    char *render;                 /* text mode: a script statement with its values */
-    int iop;   /* index of the current operation (script command) */
-    int entry; /* the mix entry the transaction runs */
-    uint64_t sent_us; /* -r: when the current statement was sent */
-    int table; /* table of the current operation, 1-based */
+    MYSQL_STMT **sstmts;            /* script statements prepared on this connection */
+    char *render;                   /* text mode: a script statement with its values */
+    int iop;                        /* index of the current operation (script command) */
+    int entry;                      /* the mix entry the transaction runs */
+    uint64_t sent_us;               /* -r: when the current statement was sent */
+    int table;                      /* table of the current operation, 1-based */
     enum my_phase phase;
     int wait;            /* MYSQL_WAIT_* the library waits for */
     int connected_early; /* the connect finished inside conn_connect_start */
@@ -254,7 +254,7 @@ struct my_conn {
     /* without the non-blocking API: the connection's thread and its job's outcome */
     struct jobthread *th;
     struct txn_result *job_res;
-    struct txn_result job;     /* the job's outcome, copied to the engine's at the take */
+    struct txn_result job;       /* the job's outcome, copied to the engine's at the take */
     struct stmt_stat *job_stmts; /* -r: what the job counted, added to the worker's at the take */
     enum drv_status job_status;
     char job_err[BT_ERRLEN];

@@ -30,10 +30,10 @@ enum pg_step {
 
 struct pg_shared {
     char *target;
-    struct mix mix;        /* -f/-b: the scripts and their weights */
-    int first[MIX_MAX];    /* each script's first command in a connection's prepared[] */
-    int ncmds;             /* the scripts' commands together */
-    int *stmt_id;          /* -r: [first[e] + command] its label, -1 for \set */
+    struct mix mix;     /* -f/-b: the scripts and their weights */
+    int first[MIX_MAX]; /* each script's first command in a connection's prepared[] */
+    int ncmds;          /* the scripts' commands together */
+    int *stmt_id;       /* -r: [first[e] + command] its label, -1 for \set */
     struct stmt_label *labels;
     int nlabels;
     enum pg_mode mode;

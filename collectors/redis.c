@@ -77,17 +77,17 @@ struct rd_shared {
     int op_label[MIX_MAX];         /* -r: a built-in's first request's label (mixed: GET, SET) */
     struct stmt_label *labels;
     int nlabels;
-    size_t script_line;            /* a script command's longest text */
-    size_t script_request;         /* the most RESP bytes one run of a script writes */
+    size_t script_line;    /* a script command's longest text */
+    size_t script_request; /* the most RESP bytes one run of a script writes */
 };
 
 /* A transaction in flight: the replies it still waits for and, for -r, whose they are. */
 struct rd_due {
     int left;
-    int id;                  /* -r: the label of its next reply */
-    const struct script *s;  /* a script's: ... */
-    int first, at;           /* ... its commands' place in stmt_id and the next reply's command */
-    uint64_t sent_us;        /* -r: when it was queued */
+    int id;                 /* -r: the label of its next reply */
+    const struct script *s; /* a script's: ... */
+    int first, at;          /* ... its commands' place in stmt_id and the next reply's command */
+    uint64_t sent_us;       /* -r: when it was queued */
 };
 
 struct rd_conn {

@@ -28,7 +28,10 @@ list_names(const char *const *names, char *buf, size_t len)
 
     buf[0] = '\0';
     for (int i = 0; names[i] != NULL && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : names[i + 1] ? ", " : " or ",
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 i == 0         ? ""
+                                 : names[i + 1] ? ", "
+                                                : " or ",
                                  names[i]);
 }
 
@@ -76,7 +79,8 @@ add_entry(struct mix *m, const char *item, int is_file, const char *drv,
                       is_file ? "file" : "workload", is_file ? 'f' : 'b');
     if (!is_file && (b = index_of(workloads, item, len)) < 0) {
         list_names(workloads, names, sizeof names);
-        return seterr(err, "unknown workload '%.*s' for %s (use -w %s)", (int)len, item, drv, names);
+        return seterr(err, "unknown workload '%.*s' for %s (use -w %s)", (int)len, item, drv,
+                      names);
     }
     e = &m->e[m->n++];
     e->name = xstrndup(item, len);

@@ -835,7 +835,7 @@ parse_line(struct parser *ps, int line, const char *p, size_t len)
 
     if (ps->lines)
         return q < p + len && *q == '\\' ? parse_meta(ps, line, p, len)
-                                          : add_command_line(ps, line, p, len);
+                                         : add_command_line(ps, line, p, len);
 
     /* A backslash inside a multi-line quoted string is data, not a meta command. */
     if (!ps->st.in_quote && q < p + len && *q == '\\') {

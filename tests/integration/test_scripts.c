@@ -133,9 +133,21 @@ test_my_counter_script(void **state)
     long long total = 0;
 
     for (int i = 0; i < 2; i++) {
-        char *args[] = {"run", itest_my_target(MY_DB), "--headless", "-q", "--no-collect", "-r",
-                        "-f",  (char *)path,           "-M",         (char *)modes[i], "-c", "4",
-                        "-t",  "300",                  NULL};
+        char *args[] = {"run",
+                        itest_my_target(MY_DB),
+                        "--headless",
+                        "-q",
+                        "--no-collect",
+                        "-r",
+                        "-f",
+                        (char *)path,
+                        "-M",
+                        (char *)modes[i],
+                        "-c",
+                        "4",
+                        "-t",
+                        "300",
+                        NULL};
         long long upd0 = itest_my_status(m, "Com_update");
         long long commit0 = itest_my_status(m, "Com_commit");
         const char *sum;
@@ -162,8 +174,22 @@ test_my_mix(void **state)
 {
     const char *path = write_script("counter.sql", my_counter_script);
     MYSQL *m = my_counters();
-    char *args[] = {"run", itest_my_target(MY_DB), "--headless", "-q", "--no-collect", "-b",
-                    "counter@1", "-f", (char *)path, "-c", "2", "-t", "500", "--seed", "5", NULL};
+    char *args[] = {"run",
+                    itest_my_target(MY_DB),
+                    "--headless",
+                    "-q",
+                    "--no-collect",
+                    "-b",
+                    "counter@1",
+                    "-f",
+                    (char *)path,
+                    "-c",
+                    "2",
+                    "-t",
+                    "500",
+                    "--seed",
+                    "5",
+                    NULL};
     char sql[] = "CREATE TABLE " MY_DB ".benchtop_counter (id INT PRIMARY KEY, n BIGINT)";
     const char *sum;
     struct run r;
@@ -215,9 +241,20 @@ test_rd_incr_script(void **state)
 
     rtest_do(c, "DEL sc:1 sc:2 sc:3 sc:4 sc:5 sc:6 sc:7 sc:8 sc:9 sc:10");
     for (int i = 0; i < 2; i++) {
-        char *args[] = {"run", itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q",
-                        "--no-collect", "-f", (char *)path, "--pipeline", (char *)depths[i],
-                        "-c", "4", "-t", "2000", NULL};
+        char *args[] = {"run",
+                        itest_env("BENCHTOP_RD_TARGET"),
+                        "--headless",
+                        "-q",
+                        "--no-collect",
+                        "-f",
+                        (char *)path,
+                        "--pipeline",
+                        (char *)depths[i],
+                        "-c",
+                        "4",
+                        "-t",
+                        "2000",
+                        NULL};
         const char *sum;
         struct run r = run_ok(args, &sum);
         redisReply *v;
@@ -241,8 +278,20 @@ test_rd_incr_script(void **state)
 static void
 test_rd_weights(void **state)
 {
-    char *args[] = {"run", itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q", "--no-collect",
-                    "-b",  "get@3", "-b", "set@1", "-c", "4", "-t", "25000", NULL};
+    char *args[] = {"run",
+                    itest_env("BENCHTOP_RD_TARGET"),
+                    "--headless",
+                    "-q",
+                    "--no-collect",
+                    "-b",
+                    "get@3",
+                    "-b",
+                    "set@1",
+                    "-c",
+                    "4",
+                    "-t",
+                    "25000",
+                    NULL};
     redisContext *c = rtest_connect();
     long long get0 = rtest_calls(c, "get"), set0 = rtest_calls(c, "set");
     const char *sum;
@@ -265,9 +314,23 @@ test_rd_per_command(void **state)
     const char *path = write_script("two.txt", "\\set id random(1, 100)\n"
                                                "INCRBY pc::id 2\n"
                                                "HINCRBY pch f 1\n");
-    char *args[] = {"run", itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q", "--no-collect",
-                    "-r",  "-f", (char *)path, "-b", "mixed", "--pipeline", "4", "-c", "4",
-                    "-t",  "3000", NULL};
+    char *args[] = {"run",
+                    itest_env("BENCHTOP_RD_TARGET"),
+                    "--headless",
+                    "-q",
+                    "--no-collect",
+                    "-r",
+                    "-f",
+                    (char *)path,
+                    "-b",
+                    "mixed",
+                    "--pipeline",
+                    "4",
+                    "-c",
+                    "4",
+                    "-t",
+                    "3000",
+                    NULL};
     redisContext *c = rtest_connect();
     long long incrby0 = rtest_calls(c, "incrby"), hincrby0 = rtest_calls(c, "hincrby");
     long long get0 = rtest_calls(c, "get"), set0 = rtest_calls(c, "set");
@@ -304,8 +367,21 @@ test_pg_mix_per_statement(void **state)
 {
     const char *path = write_script("ins.sql", "\\set v random(1, 1000)\n"
                                                "INSERT INTO bt_script_rows VALUES (:v);\n");
-    char *args[] = {"run", itest_target("bt_scripts"), "--headless", "-q", "--no-collect", "-r",
-                    "-b", "select-only@1", "-f", (char *)path, "-c", "2", "-t", "400", NULL};
+    char *args[] = {"run",
+                    itest_target("bt_scripts"),
+                    "--headless",
+                    "-q",
+                    "--no-collect",
+                    "-r",
+                    "-b",
+                    "select-only@1",
+                    "-f",
+                    (char *)path,
+                    "-c",
+                    "2",
+                    "-t",
+                    "400",
+                    NULL};
     PGconn *c;
     const char *sum;
     struct run r;
@@ -329,15 +405,12 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
 #ifdef HAVE_MYSQL
-        cmocka_unit_test(test_my_counter_script),
-        cmocka_unit_test(test_my_mix),
+        cmocka_unit_test(test_my_counter_script),    cmocka_unit_test(test_my_mix),
         cmocka_unit_test(test_my_bad_script),
 #endif
 #ifdef HAVE_REDIS
-        cmocka_unit_test(test_rd_incr_script),
-        cmocka_unit_test(test_rd_weights),
-        cmocka_unit_test(test_rd_per_command),
-        cmocka_unit_test(test_rd_bad_script),
+        cmocka_unit_test(test_rd_incr_script),       cmocka_unit_test(test_rd_weights),
+        cmocka_unit_test(test_rd_per_command),       cmocka_unit_test(test_rd_bad_script),
 #endif
         cmocka_unit_test(test_pg_mix_per_statement),
     };
