@@ -6,7 +6,8 @@
  * keys. A 3:1 mix over 10^5 Redis transactions lands within 2% of its
  * weights by the server's own counts. -r's per-statement counts equal the
  * server's (Com_* for MySQL, commandstats for Redis) and, for PostgreSQL,
- * the rows a script inserted. A bad script exits 2 naming file:line.
+ * the rows a script inserted. A memcached script's incrs add up in its
+ * counters. A bad script exits 2 naming file:line.
  */
 #include "config.h"
 
@@ -17,6 +18,9 @@
 #endif
 #ifdef HAVE_REDIS
 #include "itest-redis.h"
+#endif
+#ifdef HAVE_MEMCACHED
+#include "itest-memcached.h"
 #endif
 
 #define MY_DB "bt_scripts"
@@ -359,6 +363,82 @@ test_rd_bad_script(void **state)
 
 #endif
 
+/* ---- memcached ---- */
+
+#ifdef HAVE_MEMCACHED
+
+/* The sum of mc:1..5, read with plain gets on a socket of our own. */
+static long long
+mc_counter_sum(int fd)
+{
+    char req[32], buf[256];
+    long long sum = 0;
+
+    for (int i = 1; i <= 5; i++) {
+        const char *v;
+        snprintf(req, sizeof req, "get mc:%d\r\n", i);
+        mc_send(fd, req, strlen(req));
+        mc_read_until(fd, buf, sizeof buf, "END\r\n");
+        v = strstr(buf, "\r\n");
+        assert_non_null(v);
+        sum += strtoll(v + 2, NULL, 10);
+    }
+    return sum;
+}
+
+/* incr by 3 on one of 5 counters, with a get, a set and a delete of a missing key beside it. */
+static void
+test_mc_incr_script(void **state)
+{
+    const char *path = write_script("mc.txt", "\\set id random(1, 5)\n"
+                                              "incr mc::id 3\n"
+                                              "get mc::id\n"
+                                              "set other:client_id x\n"
+                                              "delete missing::id\n");
+    char *args[] = {"run",
+                    (char *)mc_target(),
+                    "--headless",
+                    "-q",
+                    "--no-collect",
+                    "-f",
+                    (char *)path,
+                    "-c",
+                    "4",
+                    "-t",
+                    "500",
+                    NULL};
+    int fd = mc_dial(mc_port());
+    char buf[64];
+    const char *sum;
+    struct run r;
+
+    assert_true(fd >= 0);
+    for (int i = 1; i <= 5; i++) {
+        char req[48];
+        snprintf(req, sizeof req, "set mc:%d 0 0 1\r\n0\r\n", i);
+        mc_send(fd, req, strlen(req));
+        mc_read_until(fd, buf, sizeof buf, "STORED\r\n");
+    }
+    r = run_ok(args, &sum);
+    assert_int_equal((long long)itest_num(sum, "transactions"), 2000);
+    assert_int_equal((long long)itest_num(sum, "errors"), 0);
+    assert_int_equal((long long)itest_num(sum, "ops_total"), 8000);
+    assert_int_equal(mc_counter_sum(fd), 3 * 2000);
+    close(fd);
+    itest_free(&r);
+}
+
+static void
+test_mc_bad_script(void **state)
+{
+    const char *bad = write_script("mcbad.txt", "get a\nINCR b 1\n");
+    char *args[] = {"run", (char *)mc_target(), "-q", "-f", (char *)bad, "-t", "1", NULL};
+
+    refused(args, "mcbad.txt:2: unknown command 'INCR' (use get, set, incr, decr or delete");
+}
+
+#endif
+
 /* ---- PostgreSQL ---- */
 
 /* A built-in and a script in one run; -r's count of the script's INSERT is the rows it made. */
@@ -411,6 +491,9 @@ main(void)
 #ifdef HAVE_REDIS
         cmocka_unit_test(test_rd_incr_script),       cmocka_unit_test(test_rd_weights),
         cmocka_unit_test(test_rd_per_command),       cmocka_unit_test(test_rd_bad_script),
+#endif
+#ifdef HAVE_MEMCACHED
+        cmocka_unit_test(test_mc_incr_script),       cmocka_unit_test(test_mc_bad_script),
 #endif
         cmocka_unit_test(test_pg_mix_per_statement),
     };
