@@ -825,6 +825,7 @@ add_command_line(struct parser *ps, int line, const char *p, size_t len)
         return 0;
     cmd = new_cmd(ps->s, SCRIPT_SQL, line);
     cmd->sql = xstrndup(start, (size_t)(end - start));
+    cmd->is_line = 1;
     return split_refs(ps, cmd);
 }
 
@@ -988,13 +989,13 @@ format_i64(int64_t v, char *tmp)
 }
 
 static int
-put_value(char *buf, size_t len, size_t *pos, int64_t v)
+put_value(char *buf, size_t len, size_t *pos, int64_t v, int is_line)
 {
     char tmp[24];
     const char *digits = format_i64(v, tmp);
 
     /* "a-:x" with x = -5 must not become "a--5", which SQL reads as a comment. */
-    if (v < 0 && *pos > 0 && buf[*pos - 1] == '-' && put(buf, len, pos, " ", 1) < 0)
+    if (v < 0 && !is_line && *pos > 0 && buf[*pos - 1] == '-' && put(buf, len, pos, " ", 1) < 0)
         return -1;
     return put(buf, len, pos, digits, strlen(digits));
 }
@@ -1139,7 +1140,7 @@ script_render(const struct script_cmd *cmd, const int64_t *vars, char *buf, size
     for (int i = 0; i < cmd->nsegs; i++) {
         const struct script_seg *seg = &cmd->segs[i];
         int rc = seg->var < 0 ? put(buf, len, &pos, cmd->sql + seg->off, seg->len)
-                              : put_value(buf, len, &pos, vars[seg->var]);
+                              : put_value(buf, len, &pos, vars[seg->var], cmd->is_line);
         if (rc < 0)
             return -1;
     }

@@ -43,6 +43,7 @@ struct script_cmd {
     int param_var[SCRIPT_MAX_PARAMS]; /* variable index of $i+1 */
     int nsegs;
     struct script_seg *segs; /* for script_render */
+    int is_line;             /* a command line: a value after '-' gets no space (not SQL's "--") */
 
     /* SCRIPT_SET */
     int var;

@@ -45,12 +45,15 @@ lines(const char *text)
     return s;
 }
 
-/* \set runs, each command is one RESP array, and the bytes fit what longest promised. */
+/*
+ * \set runs, each command is one RESP array, and the bytes fit what longest
+ * promised; "c-:id" with a negative id is one word, "c--N" (no SQL space).
+ */
 static void
 test_render(void **state)
 {
     struct script *s = lines("\\set id random(1, 3) * -1000000000000\n"
-                             "INCRBY c::id :id\n"
+                             "INCRBY c-:id :id\n"
                              "HSET h::client_id f :keys\n");
     size_t line = 0, request = 0;
     int64_t vars[SCRIPT_MAX_VARS] = {[0] = 5, [1] = 100};
@@ -68,9 +71,9 @@ test_render(void **state)
     assert_true(n > 0 && (size_t)n <= request);
     assert_int_equal(ncmds, 2);
     snprintf(want, sizeof want,
-             "*3\r\n$6\r\nINCRBY\r\n$%zu\r\nc:%lld\r\n$%zu\r\n%lld\r\n"
+             "*3\r\n$6\r\nINCRBY\r\n$%zu\r\nc-%lld\r\n$%zu\r\n%lld\r\n"
              "*4\r\n$4\r\nHSET\r\n$3\r\nh:5\r\n$1\r\nf\r\n$3\r\n100\r\n",
-             (size_t)snprintf(NULL, 0, "c:%lld", (long long)vars[2]), (long long)vars[2],
+             (size_t)snprintf(NULL, 0, "c-%lld", (long long)vars[2]), (long long)vars[2],
              (size_t)snprintf(NULL, 0, "%lld", (long long)vars[2]), (long long)vars[2]);
     assert_true(vars[2] <= -1000000000000LL);
     assert_int_equal((size_t)n, strlen(want));
