@@ -1004,7 +1004,8 @@ next_op(struct rd_conn *c, enum rd_workload wl)
 static struct rd_due *
 push_due(struct rd_conn *c, int n, int id, const struct txn_result *res)
 {
-    struct rd_due *d = &c->due[(c->due_head + c->due_n++) % c->sh->depth];
+    int slot = c->due_head + c->due_n++;
+    struct rd_due *d = &c->due[slot < c->sh->depth ? slot : slot - c->sh->depth];
 
     d->left = n;
     d->id = id;
@@ -1105,7 +1106,7 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
         if (--d->left == 0)
             break;
     }
-    c->due_head = (c->due_head + 1) % c->sh->depth;
+    c->due_head = c->due_head + 1 == c->sh->depth ? 0 : c->due_head + 1;
     c->due_n--;
     return DRV_DONE;
 }

@@ -151,13 +151,11 @@ mix_load(struct mix *m, const char *const *text, const char *const *predef, int 
 }
 
 int
-mix_pick(const struct mix *m, struct rng *rng)
+mix_pick_weighted(const struct mix *m, struct rng *rng)
 {
     int64_t r;
     int i;
 
-    if (m->n == 1)
-        return 0;
     r = rng_range(rng, 0, m->total - 1);
     for (i = 0; r >= m->e[i].weight; i++)
         r -= m->e[i].weight;

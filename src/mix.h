@@ -57,8 +57,15 @@ int mix_parse(struct mix *m, const struct runconf *rc, const char *drv,
 int mix_load(struct mix *m, const char *const *text, const char *const *predef, int lines,
              char *err);
 
+/* A mix of several entries: the next transaction's, drawn by weight. */
+int mix_pick_weighted(const struct mix *m, struct rng *rng);
+
 /* The entry the next transaction runs: its index. Draws from rng only when n > 1. */
-int mix_pick(const struct mix *m, struct rng *rng);
+static inline int
+mix_pick(const struct mix *m, struct rng *rng)
+{
+    return m->n == 1 ? 0 : mix_pick_weighted(m, rng);
+}
 
 /* 1 if every entry is a -f file (a custom script need not use the built-ins' tables). */
 int mix_files_only(const struct mix *m);
