@@ -169,28 +169,29 @@ put_request(char *out, enum mc_sop op, const char *line, size_t len)
     return out;
 }
 
+/* Where script_run_lines' commands go: requests at o, by the script's operations. */
+struct request_out {
+    const struct mc_script *ms;
+    char *o;
+};
+
+static void
+put_command(void *arg, int i, const char *line, size_t len)
+{
+    struct request_out *r = arg;
+
+    r->o = put_request(r->o, r->ms->ops[i], line, len);
+}
+
 long
 mc_script_render(const struct mc_script *ms, int64_t *vars, struct rng *rng, char *line,
                  size_t line_cap, char *out, char *err)
 {
-    const struct script *s = ms->s;
-    char *o = out;
+    struct request_out r = {ms, out};
 
-    for (int i = 0; i < s->ncmds; i++) {
-        const struct script_cmd *cmd = &s->cmds[i];
-        int len;
-
-        if (cmd->kind == SCRIPT_SET) {
-            if (script_eval(cmd, vars, rng, err) < 0)
-                return -1;
-            continue;
-        }
-        len = script_render(cmd, vars, line, line_cap);
-        if (len < 0)
-            return seterr(err, "%s:%d: command longer than its buffer", s->name, cmd->line);
-        o = put_request(o, ms->ops[i], line, (size_t)len);
-    }
-    return o - out;
+    if (script_run_lines(ms->s, vars, rng, line, line_cap, put_command, &r, err) < 0)
+        return -1;
+    return r.o - out;
 }
 
 /* "123\r\n": an incr's or decr's new value. */

@@ -129,29 +129,31 @@ redis_script_resp(const char *line, size_t len, char *out)
     return (size_t)(o - out);
 }
 
+/* Where script_run_lines' commands go: RESP at o, counted. */
+struct resp_out {
+    char *o;
+    int n;
+};
+
+static void
+put_resp(void *arg, int i, const char *line, size_t len)
+{
+    struct resp_out *r = arg;
+
+    r->o += redis_script_resp(line, len, r->o);
+    r->n++;
+}
+
 long
 redis_script_render(const struct script *s, int64_t *vars, struct rng *rng, char *line,
                     size_t line_cap, char *out, int *ncmds, char *err)
 {
-    char *o = out;
+    struct resp_out r = {out, 0};
 
-    *ncmds = 0;
-    for (int i = 0; i < s->ncmds; i++) {
-        const struct script_cmd *cmd = &s->cmds[i];
-        int len;
-
-        if (cmd->kind == SCRIPT_SET) {
-            if (script_eval(cmd, vars, rng, err) < 0)
-                return -1;
-            continue;
-        }
-        len = script_render(cmd, vars, line, line_cap);
-        if (len < 0)
-            return seterr(err, "%s:%d: command longer than its buffer", s->name, cmd->line);
-        o += redis_script_resp(line, (size_t)len, o);
-        ++*ncmds;
-    }
-    return o - out;
+    if (script_run_lines(s, vars, rng, line, line_cap, put_resp, &r, err) < 0)
+        return -1;
+    *ncmds = r.n;
+    return r.o - out;
 }
 
 /* 1 if the server knows the command (COMMAND INFO gives nil for an unknown one), -1 if it fails. */

@@ -1151,6 +1151,28 @@ script_render(const struct script_cmd *cmd, const int64_t *vars, char *buf, size
 }
 
 int
+script_run_lines(const struct script *s, int64_t *vars, struct rng *rng, char *line,
+                 size_t line_cap, void (*emit_cmd)(void *arg, int i, const char *line, size_t len),
+                 void *arg, char *err)
+{
+    for (int i = 0; i < s->ncmds; i++) {
+        const struct script_cmd *cmd = &s->cmds[i];
+        int len;
+
+        if (cmd->kind == SCRIPT_SET) {
+            if (script_eval(cmd, vars, rng, err) < 0)
+                return -1;
+            continue;
+        }
+        len = script_render(cmd, vars, line, line_cap);
+        if (len < 0)
+            return seterr(err, "%s:%d: command longer than its buffer", s->name, cmd->line);
+        emit_cmd(arg, i, line, (size_t)len);
+    }
+    return 0;
+}
+
+int
 script_ref_vars(const struct script_cmd *cmd, int *vars, int max)
 {
     int n = 0;

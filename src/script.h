@@ -103,6 +103,17 @@ int script_eval(const struct script_cmd *cmd, int64_t *vars, struct rng *rng, ch
 int script_render(const struct script_cmd *cmd, const int64_t *vars, char *buf, size_t len);
 
 /*
+ * One run of a command-line script (Redis, memcached): each \set line
+ * evaluated, each command rendered into line (line_cap bytes) and handed to
+ * emit_cmd(arg, index, line, len). 0, or -1 with err (an expression's error, a
+ * command longer than line). Never allocates.
+ */
+int script_run_lines(const struct script *s, int64_t *vars, struct rng *rng, char *line,
+                     size_t line_cap,
+                     void (*emit_cmd)(void *arg, int i, const char *line, size_t len), void *arg,
+                     char *err);
+
+/*
  * The variable of each reference of a SCRIPT_SQL command, in the order they
  * appear (a variable used twice is there twice: MySQL's '?' placeholders are
  * positional). Returns how many, or -1 if more than max.

@@ -45,20 +45,6 @@ write_script(const char *name, const char *text)
     return p;
 }
 
-/* Runs benchtop to the end; fails the test unless it exited 0 with a summary. */
-static struct run
-run_ok(char **args, const char **sum)
-{
-    struct run r = itest_runv(args);
-
-    *sum = itest_line(r.out, "\"type\":\"summary\"");
-    if (r.status != 0 || *sum == NULL)
-        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
-    assert_int_equal(r.status, 0);
-    assert_non_null(*sum);
-    return r;
-}
-
 /* -r: the count of the statement whose text is text, from the summary's "statements". */
 static long long
 stmt_count(const char *sum, const char *text)
@@ -155,7 +141,7 @@ test_my_counter_script(void **state)
         long long upd0 = itest_my_status(m, "Com_update");
         long long commit0 = itest_my_status(m, "Com_commit");
         const char *sum;
-        struct run r = run_ok(args, &sum);
+        struct run r = itest_run_ok(args, &sum);
 
         assert_int_equal((long long)itest_num(sum, "transactions"), 1200);
         assert_int_equal((long long)itest_num(sum, "errors"), 0);
@@ -200,7 +186,7 @@ test_my_mix(void **state)
 
     itest_my_exec(m, sql);
     itest_my_exec(m, "INSERT INTO " MY_DB ".benchtop_counter VALUES (1, 0)");
-    r = run_ok(args, &sum);
+    r = itest_run_ok(args, &sum);
     /* each transaction ran one of the two: the two tables' counts add up to all of them */
     assert_int_equal(itest_my_scalar(m, "SELECT SUM(n) FROM " MY_DB ".ctr") +
                          itest_my_scalar(m, "SELECT n FROM " MY_DB ".benchtop_counter"),
@@ -260,7 +246,7 @@ test_rd_incr_script(void **state)
                         "2000",
                         NULL};
         const char *sum;
-        struct run r = run_ok(args, &sum);
+        struct run r = itest_run_ok(args, &sum);
         redisReply *v;
         long long got = 0;
 
@@ -299,7 +285,7 @@ test_rd_weights(void **state)
     redisContext *c = rtest_connect();
     long long get0 = rtest_calls(c, "get"), set0 = rtest_calls(c, "set");
     const char *sum;
-    struct run r = run_ok(args, &sum);
+    struct run r = itest_run_ok(args, &sum);
     double gets = (double)(rtest_calls(c, "get") - get0);
     double sets = (double)(rtest_calls(c, "set") - set0);
 
@@ -339,7 +325,7 @@ test_rd_per_command(void **state)
     long long incrby0 = rtest_calls(c, "incrby"), hincrby0 = rtest_calls(c, "hincrby");
     long long get0 = rtest_calls(c, "get"), set0 = rtest_calls(c, "set");
     const char *sum;
-    struct run r = run_ok(args, &sum);
+    struct run r = itest_run_ok(args, &sum);
     long long incrby = stmt_count(sum, "INCRBY pc::id 2");
 
     assert_int_equal(incrby, rtest_calls(c, "incrby") - incrby0);
@@ -419,7 +405,7 @@ test_mc_incr_script(void **state)
         mc_send(fd, req, strlen(req));
         mc_read_until(fd, buf, sizeof buf, "STORED\r\n");
     }
-    r = run_ok(args, &sum);
+    r = itest_run_ok(args, &sum);
     assert_int_equal((long long)itest_num(sum, "transactions"), 2000);
     assert_int_equal((long long)itest_num(sum, "errors"), 0);
     assert_int_equal((long long)itest_num(sum, "ops_total"), 8000);
@@ -470,7 +456,7 @@ test_pg_mix_per_statement(void **state)
     assert_int_equal(itest_pg_fresh_db("bt_scripts", "1"), 0);
     c = itest_pg("bt_scripts");
     itest_exec(c, "CREATE TABLE bt_script_rows (v int)");
-    r = run_ok(args, &sum);
+    r = itest_run_ok(args, &sum);
     rows = itest_scalar(c, "SELECT count(*) FROM bt_script_rows");
     selects = stmt_count(sum, "SELECT abalance FROM pgbench_accounts WHERE aid = :aid");
     assert_int_equal(stmt_count(sum, "INSERT INTO bt_script_rows VALUES (:v)"), rows);
