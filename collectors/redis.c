@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "instance.h"
 #include "kv.h"
 #include "mix.h"
 #include "options.h"
@@ -687,7 +688,7 @@ check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_co
                       "-C opens a connection per request, so --pipeline %d has nothing to "
                       "pipeline (drop one of them)",
                       kv->pipeline);
-    return kv_setup(&sh->kv, kv, rc->clients, mixed, "1:10", err);
+    return kv_setup(&sh->kv, kv, instance_total_clients(rc), mixed, "1:10", err);
 }
 
 static void rd_release(void *shared);
