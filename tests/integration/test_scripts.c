@@ -123,21 +123,10 @@ test_my_counter_script(void **state)
     long long total = 0;
 
     for (int i = 0; i < 2; i++) {
-        char *args[] = {"run",
-                        itest_my_target(MY_DB),
-                        "--headless",
-                        "-q",
-                        "--no-collect",
-                        "-r",
-                        "-f",
-                        (char *)path,
-                        "-M",
-                        (char *)modes[i],
-                        "-c",
-                        "4",
-                        "-t",
-                        "300",
-                        NULL};
+        /* clang-format off */
+        char *args[] = {"run", itest_my_target(MY_DB), "--headless", "-q", "--no-collect", "-r",
+                        "-f", (char *)path, "-M", (char *)modes[i], "-c", "4", "-t", "300", NULL};
+        /* clang-format on */
         long long upd0 = itest_my_status(m, "Com_update");
         long long commit0 = itest_my_status(m, "Com_commit");
         const char *sum;
@@ -164,22 +153,10 @@ test_my_mix(void **state)
 {
     const char *path = write_script("counter.sql", my_counter_script);
     MYSQL *m = my_counters();
-    char *args[] = {"run",
-                    itest_my_target(MY_DB),
-                    "--headless",
-                    "-q",
-                    "--no-collect",
-                    "-b",
-                    "counter@1",
-                    "-f",
-                    (char *)path,
-                    "-c",
-                    "2",
-                    "-t",
-                    "500",
-                    "--seed",
-                    "5",
-                    NULL};
+    /* clang-format off */
+    char *args[] = {"run", itest_my_target(MY_DB), "--headless", "-q", "--no-collect", "-b",
+                    "counter@1", "-f", (char *)path, "-c", "2", "-t", "500", "--seed", "5", NULL};
+    /* clang-format on */
     char sql[] = "CREATE TABLE " MY_DB ".benchtop_counter (id INT PRIMARY KEY, n BIGINT)";
     const char *sum;
     struct run r;
@@ -231,20 +208,11 @@ test_rd_incr_script(void **state)
 
     rtest_do(c, "DEL sc:1 sc:2 sc:3 sc:4 sc:5 sc:6 sc:7 sc:8 sc:9 sc:10");
     for (int i = 0; i < 2; i++) {
-        char *args[] = {"run",
-                        itest_env("BENCHTOP_RD_TARGET"),
-                        "--headless",
-                        "-q",
-                        "--no-collect",
-                        "-f",
-                        (char *)path,
-                        "--pipeline",
-                        (char *)depths[i],
-                        "-c",
-                        "4",
-                        "-t",
-                        "2000",
-                        NULL};
+        /* clang-format off */
+        char *args[] = {"run", itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q", "--no-collect",
+                        "-f", (char *)path, "--pipeline", (char *)depths[i], "-c", "4", "-t",
+                        "2000", NULL};
+        /* clang-format on */
         const char *sum;
         struct run r = itest_run_ok(args, &sum);
         redisReply *v;
@@ -268,20 +236,10 @@ test_rd_incr_script(void **state)
 static void
 test_rd_weights(void **state)
 {
-    char *args[] = {"run",
-                    itest_env("BENCHTOP_RD_TARGET"),
-                    "--headless",
-                    "-q",
-                    "--no-collect",
-                    "-b",
-                    "get@3",
-                    "-b",
-                    "set@1",
-                    "-c",
-                    "4",
-                    "-t",
-                    "25000",
-                    NULL};
+    /* clang-format off */
+    char *args[] = {"run", itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q", "--no-collect",
+                    "-b", "get@3", "-b", "set@1", "-c", "4", "-t", "25000", NULL};
+    /* clang-format on */
     redisContext *c = rtest_connect();
     long long get0 = rtest_calls(c, "get"), set0 = rtest_calls(c, "set");
     const char *sum;
@@ -304,23 +262,11 @@ test_rd_per_command(void **state)
     const char *path = write_script("two.txt", "\\set id random(1, 100)\n"
                                                "INCRBY pc::id 2\n"
                                                "HINCRBY pch f 1\n");
-    char *args[] = {"run",
-                    itest_env("BENCHTOP_RD_TARGET"),
-                    "--headless",
-                    "-q",
-                    "--no-collect",
-                    "-r",
-                    "-f",
-                    (char *)path,
-                    "-b",
-                    "mixed",
-                    "--pipeline",
-                    "4",
-                    "-c",
-                    "4",
-                    "-t",
-                    "3000",
-                    NULL};
+    /* clang-format off */
+    char *args[] = {"run", itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q", "--no-collect",
+                    "-r", "-f", (char *)path, "-b", "mixed", "--pipeline", "4", "-c", "4", "-t",
+                    "3000", NULL};
+    /* clang-format on */
     redisContext *c = rtest_connect();
     long long incrby0 = rtest_calls(c, "incrby"), hincrby0 = rtest_calls(c, "hincrby");
     long long get0 = rtest_calls(c, "get"), set0 = rtest_calls(c, "set");
@@ -381,18 +327,10 @@ test_mc_incr_script(void **state)
                                               "get mc::id\n"
                                               "set other:client_id x\n"
                                               "delete missing::id\n");
-    char *args[] = {"run",
-                    (char *)mc_target(),
-                    "--headless",
-                    "-q",
-                    "--no-collect",
-                    "-f",
-                    (char *)path,
-                    "-c",
-                    "4",
-                    "-t",
-                    "500",
-                    NULL};
+    /* clang-format off */
+    char *args[] = {"run", (char *)mc_target(), "--headless", "-q", "--no-collect", "-f",
+                    (char *)path, "-c", "4", "-t", "500", NULL};
+    /* clang-format on */
     int fd = mc_dial(mc_port());
     char buf[64];
     const char *sum;
@@ -433,21 +371,10 @@ test_pg_mix_per_statement(void **state)
 {
     const char *path = write_script("ins.sql", "\\set v random(1, 1000)\n"
                                                "INSERT INTO bt_script_rows VALUES (:v);\n");
-    char *args[] = {"run",
-                    itest_target("bt_scripts"),
-                    "--headless",
-                    "-q",
-                    "--no-collect",
-                    "-r",
-                    "-b",
-                    "select-only@1",
-                    "-f",
-                    (char *)path,
-                    "-c",
-                    "2",
-                    "-t",
-                    "400",
-                    NULL};
+    /* clang-format off */
+    char *args[] = {"run", itest_target("bt_scripts"), "--headless", "-q", "--no-collect", "-r",
+                    "-b", "select-only@1", "-f", (char *)path, "-c", "2", "-t", "400", NULL};
+    /* clang-format on */
     PGconn *c;
     const char *sum;
     struct run r;
