@@ -124,6 +124,7 @@ record(struct worker *w, struct client *c, uint64_t origin, const struct txn_res
 {
     struct wstats *s = worker_stats(w);
 
+    s->rx_bytes += res->rx_bytes;
     if (retry(w, c, origin, res))
         return;
     c->done++;
@@ -161,6 +162,7 @@ finish_txn(struct worker *w, struct client *c)
     record(w, c, origin, &c->res);
     c->res.err = ERR_NONE;
     c->res.ops = 0;
+    c->res.rx_bytes = 0;
     if (c->inflight == 0)
         settle(w, c);
 }
@@ -195,6 +197,8 @@ start_txn(struct worker *w, struct client *c)
     c->has_slot = 0;
     res->err = ERR_NONE;
     res->ops = 0;
+    res->rx_bytes = 0;
+    res->stmts = worker_stats(w)->stmts;
     st = w->eng->drv->conn_txn_start(c->conn, res);
     if (st == DRV_ERROR) {
         lose_connection(w, c, res->msg);
@@ -243,6 +247,7 @@ poll_step(struct worker *w, struct client *c, char *err)
 
     if (c->state == CS_CONNECTING)
         return drv->conn_connect_poll(c->conn, err);
+    c->res.stmts = worker_stats(w)->stmts;
     return drv->conn_txn_poll(c->conn, &c->res);
 }
 
@@ -355,9 +360,13 @@ advance(struct worker *w, struct client *c)
             if (!may_start(w, c))
                 return;
             start_txn(w, c);
-            if (c->state == CS_IDLE) {
-                c->wake_us = now_us(); /* failed at once: retry after one loop turn */
+            if (c->state == CS_IDLE || (per_txn && c->state == CS_DISCONNECTED)) {
+                /* failed at once: retry after one loop turn (-C: connect again then) */
+                if (c->state == CS_DISCONNECTED)
+                    c->state = CS_BACKOFF;
+                c->wake_us = now_us();
                 worker_timer(w, c);
+                return;
             }
             if (c->state == CS_RUNNING && pipelining)
                 break; /* fill the pipe, then send it all at once (CS_RUNNING) */

@@ -48,24 +48,80 @@ enum drv_status {
     DRV_WANT_WRITE = 2, /* call again when conn_fd() is writable */
 };
 
-/* Error kinds, counted separately. Names in err_kind_name(). */
+/*
+ * Error kinds, counted separately. Names in err_kind_name(). A driver may
+ * count failures of its own kinds in ERR_DRIVER_1.. (HTTP status classes,
+ * say): its .err_kinds names them, and a kind it does not name is not shown.
+ */
 enum err_kind {
     ERR_NONE = 0,
     ERR_CONN,          /* connection lost or refused mid-run */
     ERR_DEADLOCK,      /* the server chose this transaction as a deadlock victim */
     ERR_SERIALIZATION, /* serialization failure: retrying could succeed */
     ERR_OTHER,         /* any other statement error */
+    ERR_DRIVER_1,      /* the driver's own kinds, named by driver_class.err_kinds */
+    ERR_DRIVER_2,
+    ERR_DRIVER_3,
     ERR__COUNT
 };
 
+enum { ERR_DRIVER_KINDS = ERR__COUNT - ERR_DRIVER_1 };
+
 const char *err_kind_name(enum err_kind k);
+/* Whether kind k is counted in this run (the driver's own only when the driver names them). */
+int err_kind_used(enum err_kind k);
+/*
+ * Names ERR_DRIVER_1.. for this run from the driver's .err_kinds (NULL-ended,
+ * up to ERR_DRIVER_KINDS). Called once, on the main thread, when the target's
+ * driver is known and before any thread starts; read-only afterwards.
+ */
+void err_kinds_use(const char *const *names);
+
+/* -r: one statement of the run's scripts, as the summary names it. */
+struct stmt_label {
+    const char *script; /* the script's name (a -f file or a built-in) */
+    int line;           /* its line in the script; 0 for a built-in's statement */
+    const char *text;   /* as written, variables and all */
+};
+
+/* -r: one statement's figures, counted per worker and merged at each tick (stats.h). */
+struct stmt_stat {
+    uint64_t n;      /* finished without error */
+    uint64_t errors; /* failed */
+    uint64_t sum_us; /* latency of the ones that finished, summed */
+};
 
 /* The outcome of one transaction, filled by conn_txn_poll. */
 struct txn_result {
     enum err_kind err;
-    int ops;       /* statements/requests completed in it */
-    char msg[256]; /* first line of the server's error, when err != ERR_NONE */
+    int ops;           /* statements/requests completed in it */
+    uint64_t rx_bytes; /* bytes it received, for drivers that count them (0 otherwise) */
+    char msg[256];     /* first line of the server's error, when err != ERR_NONE */
+    /*
+     * -r: the worker's per-statement counters, indexed as the driver's
+     * stmt_labels; NULL without -r. The engine sets it before every
+     * conn_txn_start / conn_txn_poll (the worker's buffers swap between
+     * calls), so a driver uses it within the call only (stmt_record).
+     */
+    struct stmt_stat *stmts;
 };
+
+/* -r: counts statement id of the current call's res, us its latency; nothing without -r. */
+static inline void
+stmt_record(struct txn_result *res, int id, uint64_t us, int failed)
+{
+    struct stmt_stat *st;
+
+    if (res->stmts == NULL)
+        return;
+    st = &res->stmts[id];
+    if (failed) {
+        st->errors++;
+        return;
+    }
+    st->n++;
+    st->sum_us += us;
+}
 
 /* What `benchtop init` asked for. */
 struct init_conf {
@@ -94,6 +150,7 @@ struct driver_class {
     const char *const *workloads; /* -w names; the first is the default; NULL-terminated */
     const char *const *modes;     /* -M names; the first is the default; NULL-terminated */
     int pipelining;               /* 1: several transactions in flight per connection (above) */
+    const char *const *err_kinds; /* names of its ERR_DRIVER_1.. kinds, NULL-ended; NULL: none */
 
     /*
      * The driver's own options: groups ended by {NULL}, parsed into a struct
@@ -139,6 +196,12 @@ struct driver_class {
      */
     enum drv_status (*conn_txn_poll)(void *conn, struct txn_result *res);
     void (*conn_disconnect)(void *conn);
+
+    /*
+     * -r: the statements the transactions count (res->stmts indexes), after
+     * prepare; returns how many. NULL: the driver has none (-r is refused).
+     */
+    int (*stmt_labels)(const void *shared, const struct stmt_label **out);
 
     /* 1: the workload needs tables that `init` creates; 0: key-value, warmed with --fill. */
     int needs_init;

@@ -14,6 +14,7 @@
 #include "driver.h"
 #include "registry.h"
 #include "report.h"
+#include "target.h"
 #include "util.h"
 
 #define OFF(field) offsetof(struct runconf, field)
@@ -57,8 +58,13 @@ const struct option_def option_table[] = {
      "built-in workload (listed per database below)"},
     {"protocol", 'M', OPT_STRING, OFF(mode), 0, 0, "", "MODE", CMD_LOAD,
      "protocol (listed per database below)"},
-    {"file", 'f', OPT_STRING, OFF(script_file), 0, 0, "", "FILE", CMD_LOAD,
-     "run a custom script: SQL with :name variables and \\set lines"},
+    {"file", 'f', OPT_LIST, OFF(script_file), 0, 0, "", "FILE[@W]", CMD_LOAD,
+     "run a custom script (SQL with :name variables and \\set lines; Redis: a command a line); "
+     "repeat for a mix, W the weight"},
+    {"builtin", 'b', OPT_LIST, OFF(builtin), 0, 0, "", "NAME[@W]", CMD_LOAD,
+     "add a built-in workload to the mix, W its weight (repeatable; with -f too)"},
+    {"report-per-command", 'r', OPT_FLAG, OFF(per_stmt), 0, 1, "0", "", CMD_RUN,
+     "per-statement latency and counts in the summary (as pgbench -r)"},
     {"connect", 'C', OPT_FLAG, OFF(connect_per_txn), 0, 1, "0", "", CMD_LOAD,
      "open a new connection for every transaction"},
     {"max-tries", 0, OPT_INT, OFF(max_tries), 1, 1000000, "1", "N", CMD_LOAD,
@@ -232,6 +238,20 @@ parse_whole(const struct option_def *o, const char *arg)
     return v;
 }
 
+/* -f a.sql -f b.sql: one string "a.sql\nb.sql"; a value cannot hold the separator. */
+static void
+list_append(char **list, const struct option_def *o, const char *arg)
+{
+    size_t had = *list ? strlen(*list) : 0, n = strlen(arg);
+
+    if (n == 0 || strchr(arg, '\n') != NULL)
+        usage_fatal("--%s needs a %s without a newline, not '%s'", o->name, o->metavar, arg);
+    *list = xrealloc(*list, had + n + 2);
+    if (had > 0)
+        (*list)[had++] = '\n';
+    memcpy(*list + had, arg, n + 1);
+}
+
 static void
 set_value(void *p, const struct option_def *o, const char *arg)
 {
@@ -268,6 +288,9 @@ set_value(void *p, const struct option_def *o, const char *arg)
         break;
     case OPT_FLAG:
         *(int *)p = 1;
+        break;
+    case OPT_LIST:
+        list_append((char **)p, o, arg);
         break;
     }
 }
@@ -397,6 +420,19 @@ bad_option(char **argv, int c)
     usage_fatal("unknown option '%s' (see benchtop --help)", word);
 }
 
+/* argv masked in place where the option's group says its value holds a secret. */
+static void
+hide_secret(const struct opt_ref *r, char *arg)
+{
+    char *masked;
+
+    if (r->group == NULL || r->group->mask == NULL || arg == NULL)
+        return;
+    masked = r->group->mask(r->def->name, arg);
+    target_scrub_arg(arg, masked);
+    free(masked);
+}
+
 void
 options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***pos, int *npos)
 {
@@ -425,6 +461,8 @@ options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***p
             usage_fatal("--%s does not apply to 'benchtop %s' (see benchtop %s --help)",
                         refs[i].def->name, cmd_name(cmd), cmd_name(cmd));
         apply(rc, &refs[i], refs[i].def->type == OPT_FLAG ? "1" : optarg);
+        if (refs[i].def->type != OPT_FLAG)
+            hide_secret(&refs[i], optarg);
         rc->given[i] = 1;
     }
     free(longs);
@@ -522,7 +560,8 @@ help_line(FILE *f, const struct option_def *o)
 
     format_flags(o, flags, sizeof(flags));
     fprintf(f, "  %-26s %s", flags, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET &&
+        o->type != OPT_LIST && o->defval[0] != '\0')
         fprintf(f, " [%s]", o->defval);
     fputc('\n', f);
 }
@@ -572,7 +611,8 @@ man_item(FILE *f, const struct option_def *o)
         fprintf(f, " \\fI%s\\fR", o->metavar);
     fputc('\n', f);
     man_escape(f, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET &&
+        o->type != OPT_LIST && o->defval[0] != '\0')
         fprintf(f, " (default %s)", o->defval);
     fputs(".\n", f);
 }
@@ -604,7 +644,7 @@ options_free(struct runconf *rc)
 
     for (i = 0; i < nrefs; i++) {
         const struct opt_ref *r = &refs[i];
-        if (r->def->type != OPT_STRING)
+        if (r->def->type != OPT_STRING && r->def->type != OPT_LIST)
             continue;
         if (r->group == NULL) {
             free(*(char **)((char *)rc + r->def->offset));
@@ -649,6 +689,32 @@ value_of(const struct runconf *rc, const struct opt_ref *r)
     return (const char *)rc->driver_conf + off + r->def->offset;
 }
 
+/* A string option's value as JSON, each of its lines masked by its group. */
+static void
+json_option_string(FILE *f, const struct opt_ref *r, const char *value)
+{
+    char *out = NULL, *line, *masked, *joined;
+    const char *p = value, *eol;
+
+    if (r->group == NULL || r->group->mask == NULL) {
+        json_string(f, value);
+        return;
+    }
+    while (p != NULL) {
+        eol = strchr(p, '\n');
+        line = eol ? xstrndup(p, (size_t)(eol - p)) : xstrdup(p);
+        masked = r->group->mask(r->def->name, line);
+        joined = out ? xasprintf("%s\n%s", out, masked) : xstrdup(masked);
+        free(out);
+        free(masked);
+        free(line);
+        out = joined;
+        p = eol ? eol + 1 : NULL;
+    }
+    json_string(f, out);
+    free(out);
+}
+
 void
 options_print_json(FILE *f, const struct runconf *rc)
 {
@@ -676,7 +742,8 @@ options_print_json(FILE *f, const struct runconf *rc)
             fprintf(f, "%.17g", *(const double *)p);
             break;
         case OPT_STRING:
-            json_string(f, *(char *const *)p ? *(char *const *)p : "");
+        case OPT_LIST:
+            json_option_string(f, &refs[i], *(char *const *)p ? *(char *const *)p : "");
             break;
         case OPT_TARGET:
             json_target(f, *(char *const *)p);

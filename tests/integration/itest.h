@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 struct run {
     int status; /* exit code, or 128+signal */
@@ -127,6 +129,25 @@ itest_finish(pid_t pid, int o, int e)
     return r;
 }
 
+/* What `ps` shows of process pid: its /proc cmdline, NULs as spaces. */
+static inline void
+itest_cmdline(pid_t pid, char *buf, size_t len)
+{
+    char path[64];
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    fd = open(path, O_RDONLY);
+    n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    assert_true(n > 0);
+    for (ssize_t i = 0; i < n; i++)
+        buf[i] = buf[i] ? buf[i] : ' ';
+    buf[n] = '\0';
+}
+
 /* Runs benchtop to the end: itest_run("run", target, "-T", "2", NULL). */
 static inline struct run
 itest_runv(char *const args[])
@@ -137,12 +158,28 @@ itest_runv(char *const args[])
     return itest_finish(pid, o, e);
 }
 
+/* A loopback port nobody listens on: bound, then closed. */
+static inline int
+itest_free_port(void)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
 static inline void
 itest_free(struct run *r)
 {
     free(r->out);
     free(r->err);
 }
+
 
 /* The last line of `text` that contains `needle` (copied into a static buffer). */
 static inline const char *
@@ -168,6 +205,20 @@ itest_line(const char *text, const char *needle)
 }
 
 /* A number after "key": in a JSON line (first occurrence); NAN if missing. */
+/* Runs benchtop headless to the end; fails the test unless it exited 0 with a summary line. */
+static inline struct run
+itest_run_ok(char **args, const char **sum)
+{
+    struct run r = itest_runv(args);
+
+    *sum = itest_line(r.out, "\"type\":\"summary\"");
+    if (r.status != 0 || *sum == NULL)
+        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(*sum);
+    return r;
+}
+
 static inline double
 itest_num(const char *line, const char *key)
 {
