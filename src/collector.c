@@ -68,6 +68,7 @@ coll_view_reset(struct coll_view *v)
     g->own_sessions = g->own_active = g->own_lock_wait = g->own_commit_wait = NAN;
     g->idle_tx = g->commits_s = g->log_syncs_s = NAN;
     g->rows_per_txn = g->blocks_per_txn = g->seq_scans_s = g->max_sessions = NAN;
+    g->app_queue = g->app_busy = g->app_workers = NAN;
     g->samples = 1;
 }
 
