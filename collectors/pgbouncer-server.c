@@ -33,18 +33,6 @@ struct pgb_server {
 };
 
 static int
-write_file(const struct server *s, const char *path, const char *text, char *err)
-{
-    FILE *f = fopen(path, "w");
-
-    if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0)
-        return seterr(err, "cannot write %s: %s", path, strerror(errno));
-    if (s->user[0] != '\0' && chown(path, s->uid, s->gid) != 0)
-        return seterr(err, "cannot give %s to %s: %s", path, s->user, strerror(errno));
-    return 0;
-}
-
-static int
 write_config(const struct server *s, struct pgb_server *pb, char *err)
 {
     char users[320], *ini;
@@ -58,9 +46,9 @@ write_config(const struct server *s, struct pgb_server *pb, char *err)
                     "pool_mode = transaction\ndefault_pool_size = %d\nmax_client_conn = 2000\n"
                     "pidfile = %s/pgbouncer.pid\nignore_startup_parameters = extra_float_digits\n",
                     pb->pg.port, s->port, s->dir, users, PGB_POOL_SIZE, s->dir);
-    rc = write_file(s, users, "\"postgres\" \"\"\n", err);
+    rc = server_write_file(s, users, "\"postgres\" \"\"\n", err);
     if (rc == 0)
-        rc = write_file(s, pb->ini, ini, err);
+        rc = server_write_file(s, pb->ini, ini, err);
     free(ini);
     return rc;
 }

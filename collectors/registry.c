@@ -31,6 +31,9 @@ extern const struct collector_class memcached_collector_class;
 extern const struct driver_class sqlite_driver_class;
 extern const struct collector_class sqlite_collector_class;
 #endif
+#ifdef HAVE_HTTP
+extern const struct server_class nginx_server_class;
+#endif
 #ifdef HAVE_MYSQL
 extern const struct driver_class mysql_driver_class;
 extern const struct collector_class mysql_collector_class;
@@ -69,6 +72,9 @@ const struct server_class *const server_classes[] = {
 #endif
 #ifdef HAVE_MEMCACHED
     &memcached_server_class,
+#endif
+#ifdef HAVE_HTTP
+    &nginx_server_class,
 #endif
     NULL,
 };

@@ -104,8 +104,8 @@ make_dir(struct server *s, char *err)
 }
 
 /* A port the kernel just considered free; another program could take it before the server does. */
-static int
-pick_port(char *err)
+int
+server_pick_port(char *err)
 {
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof a;
@@ -454,7 +454,7 @@ server_create(struct server *s, const struct server_class *cls, char *err)
         s->cls = NULL;
         return -1;
     }
-    s->port = pick_port(err);
+    s->port = server_pick_port(err);
     if (s->port < 0) {
         s->cls = NULL;
         remove_dir(s);
@@ -611,6 +611,18 @@ server_wait_ready(struct server *s, const char *name, int timeout_ms, char *err)
     } while (ms_left(deadline) > 0);
     return seterr(err, "%s is running but 127.0.0.1:%d does not accept connections after %d s",
                   name, s->port, timeout_ms / 1000);
+}
+
+int
+server_write_file(const struct server *s, const char *path, const char *text, char *err)
+{
+    FILE *f = fopen(path, "w");
+
+    if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0)
+        return seterr(err, "cannot write %s: %s", path, strerror(errno));
+    if (s->user[0] != '\0' && chown(path, s->uid, s->gid) != 0)
+        return seterr(err, "cannot give %s to %s: %s", path, s->user, strerror(errno));
+    return 0;
 }
 
 int
