@@ -11,6 +11,7 @@
  *   /cache.php?n=N   seed 002: N file-cache set/get/update rounds in DIR/cache
  *   /nginx_status    nginx's stub_status
  *   /fpm_status      php-fpm's status page (pm.status_path)
+ *   /moved, /unavailable  a 302 and a 503, for status classes
  * php-fpm listens on a loopback TCP port of its own (its status page says
  * the listen queue only for TCP sockets), pm dynamic, pm.max_children from
  * BENCHTOP_FPM_MAX_CHILDREN (default 5). The database is a mysql server
@@ -249,6 +250,8 @@ write_nginx_conf(const struct server *s, struct ng_server *ng, char *err)
                      "  scgi_temp_path %s/tmp/scgi;\n"
                      "  server {\n    listen 127.0.0.1:%d;\n    root %s/www;\n"
                      "    location = /nginx_status { stub_status; }\n"
+                     "    location = /moved { return 302 /static.html; }\n"
+                     "    location = /unavailable { return 503; }\n"
                      "    location ~ (\\.php|^/fpm_status)$ {\n"
                      "      include /etc/nginx/fastcgi_params;\n"
                      "      fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;\n"

@@ -32,6 +32,7 @@ extern const struct driver_class sqlite_driver_class;
 extern const struct collector_class sqlite_collector_class;
 #endif
 #ifdef HAVE_HTTP
+extern const struct driver_class http_driver_class;
 extern const struct server_class nginx_server_class;
 extern const struct collector_class webstatus_collector_class;
 #endif
@@ -56,6 +57,9 @@ const struct driver_class *const driver_classes[] = {
 #endif
 #ifdef HAVE_SQLITE
     &sqlite_driver_class,
+#endif
+#ifdef HAVE_HTTP
+    &http_driver_class,
 #endif
     NULL,
 };

@@ -124,6 +124,7 @@ record(struct worker *w, struct client *c, uint64_t origin, const struct txn_res
 {
     struct wstats *s = worker_stats(w);
 
+    s->rx_bytes += res->rx_bytes;
     if (retry(w, c, origin, res))
         return;
     c->done++;
@@ -161,6 +162,7 @@ finish_txn(struct worker *w, struct client *c)
     record(w, c, origin, &c->res);
     c->res.err = ERR_NONE;
     c->res.ops = 0;
+    c->res.rx_bytes = 0;
     if (c->inflight == 0)
         settle(w, c);
 }
@@ -195,6 +197,7 @@ start_txn(struct worker *w, struct client *c)
     c->has_slot = 0;
     res->err = ERR_NONE;
     res->ops = 0;
+    res->rx_bytes = 0;
     st = w->eng->drv->conn_txn_start(c->conn, res);
     if (st == DRV_ERROR) {
         lose_connection(w, c, res->msg);

@@ -167,6 +167,7 @@ cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
     rc->target = xstrdup(target);
     rc->target_masked = drv->mask(target);
     rc->driver = drv;
+    err_kinds_use(drv->err_kinds);
     rc->driver_conf = options_driver_conf(rc, drv);
     rc->pipeline = drv->pipeline_depth ? drv->pipeline_depth(rc->driver_conf) : 1;
     rc->server_local = target_is_local(target);

@@ -48,23 +48,41 @@ enum drv_status {
     DRV_WANT_WRITE = 2, /* call again when conn_fd() is writable */
 };
 
-/* Error kinds, counted separately. Names in err_kind_name(). */
+/*
+ * Error kinds, counted separately. Names in err_kind_name(). A driver may
+ * count failures of its own kinds in ERR_DRIVER_1.. (HTTP status classes,
+ * say): its .err_kinds names them, and a kind it does not name is not shown.
+ */
 enum err_kind {
     ERR_NONE = 0,
     ERR_CONN,          /* connection lost or refused mid-run */
     ERR_DEADLOCK,      /* the server chose this transaction as a deadlock victim */
     ERR_SERIALIZATION, /* serialization failure: retrying could succeed */
     ERR_OTHER,         /* any other statement error */
+    ERR_DRIVER_1,      /* the driver's own kinds, named by driver_class.err_kinds */
+    ERR_DRIVER_2,
+    ERR_DRIVER_3,
     ERR__COUNT
 };
 
+enum { ERR_DRIVER_KINDS = ERR__COUNT - ERR_DRIVER_1 };
+
 const char *err_kind_name(enum err_kind k);
+/* Whether kind k is counted in this run (the driver's own only when the driver names them). */
+int err_kind_used(enum err_kind k);
+/*
+ * Names ERR_DRIVER_1.. for this run from the driver's .err_kinds (NULL-ended,
+ * up to ERR_DRIVER_KINDS). Called once, on the main thread, when the target's
+ * driver is known and before any thread starts; read-only afterwards.
+ */
+void err_kinds_use(const char *const *names);
 
 /* The outcome of one transaction, filled by conn_txn_poll. */
 struct txn_result {
     enum err_kind err;
-    int ops;       /* statements/requests completed in it */
-    char msg[256]; /* first line of the server's error, when err != ERR_NONE */
+    int ops;           /* statements/requests completed in it */
+    uint64_t rx_bytes; /* bytes it received, for drivers that count them (0 otherwise) */
+    char msg[256];     /* first line of the server's error, when err != ERR_NONE */
 };
 
 /* What `benchtop init` asked for. */
@@ -94,6 +112,7 @@ struct driver_class {
     const char *const *workloads; /* -w names; the first is the default; NULL-terminated */
     const char *const *modes;     /* -M names; the first is the default; NULL-terminated */
     int pipelining;               /* 1: several transactions in flight per connection (above) */
+    const char *const *err_kinds; /* names of its ERR_DRIVER_1.. kinds, NULL-ended; NULL: none */
 
     /*
      * The driver's own options: groups ended by {NULL}, parsed into a struct

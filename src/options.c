@@ -265,6 +265,15 @@ set_value(void *p, const struct option_def *o, const char *arg)
         if (arg[0])
             ((struct target_list *)p)->v[((struct target_list *)p)->n++] = (char *)arg;
         break;
+    case OPT_LIST:
+        if (*(char **)p == NULL) {
+            *(char **)p = xstrdup(arg);
+        } else {
+            char *joined = xasprintf("%s\n%s", *(char **)p, arg);
+            free(*(char **)p);
+            *(char **)p = joined;
+        }
+        break;
     case OPT_FLAG:
         *(int *)p = 1;
         break;
@@ -520,7 +529,8 @@ help_line(FILE *f, const struct option_def *o)
 
     format_flags(o, flags, sizeof(flags));
     fprintf(f, "  %-26s %s", flags, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET &&
+        o->type != OPT_LIST && o->defval[0] != '\0')
         fprintf(f, " [%s]", o->defval);
     fputc('\n', f);
 }
@@ -570,7 +580,8 @@ man_item(FILE *f, const struct option_def *o)
         fprintf(f, " \\fI%s\\fR", o->metavar);
     fputc('\n', f);
     man_escape(f, o->help);
-    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET && o->defval[0] != '\0')
+    if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET &&
+        o->type != OPT_LIST && o->defval[0] != '\0')
         fprintf(f, " (default %s)", o->defval);
     fputs(".\n", f);
 }
@@ -602,7 +613,7 @@ options_free(struct runconf *rc)
 
     for (i = 0; i < nrefs; i++) {
         const struct opt_ref *r = &refs[i];
-        if (r->def->type != OPT_STRING)
+        if (r->def->type != OPT_STRING && r->def->type != OPT_LIST)
             continue;
         if (r->group == NULL) {
             free(*(char **)((char *)rc + r->def->offset));
@@ -687,6 +698,7 @@ options_print_json(FILE *f, const struct runconf *rc)
             fprintf(f, "%.17g", *(const double *)p);
             break;
         case OPT_STRING:
+        case OPT_LIST:
             json_string(f, *(char *const *)p ? *(char *const *)p : "");
             break;
         case OPT_TARGET:

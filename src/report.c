@@ -51,8 +51,9 @@ json_errors_by_kind(FILE *f, const uint64_t *errors)
 {
     fputs("\"errors_by_kind\":{", f);
     for (int k = ERR_NONE + 1; k < ERR__COUNT; k++)
-        fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
-                (unsigned long long)errors[k]);
+        if (err_kind_used(k))
+            fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
+                    (unsigned long long)errors[k]);
     fputc('}', f);
 }
 
@@ -75,6 +76,7 @@ json_common(FILE *f, const struct wstats *s, double secs)
     fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"late\":%llu,", per_s(s->txns, secs),
             per_s(s->ops, secs), (unsigned long long)wstats_errors(s), (unsigned long long)s->late);
     json_errors_by_kind(f, s->errors);
+    fprintf(f, ",\"rx_bytes_per_s\":%.0f", per_s(s->rx_bytes, secs));
     fprintf(f, ",\"retried\":%llu,\"retries\":%llu", (unsigned long long)s->retried,
             (unsigned long long)s->retries);
     fprintf(
@@ -306,6 +308,9 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
     if (s->connects)
         fprintf(f, "connections: %llu, mean set-up %.3f ms\n", (unsigned long long)s->connects,
                 (double)s->connect_us / (double)s->connects / 1000.0);
+    if (s->rx_bytes)
+        fprintf(f, "received: %llu bytes, %.1f KiB/s\n", (unsigned long long)s->rx_bytes,
+                per_s(s->rx_bytes, snap->t) / 1024.0);
     fprintf(f, "tps = %.3f\n", per_s(s->txns, snap->t));
     if (snap->verdict.final) {
         char text[200];

@@ -99,13 +99,32 @@ wstats_errors(const struct wstats *s)
     return n;
 }
 
+/* The run's driver's names for its own kinds: set once before threads start, then read-only. */
+static const char *driver_kind_names[ERR_DRIVER_KINDS];
+
+void
+err_kinds_use(const char *const *names)
+{
+    for (int i = 0; i < ERR_DRIVER_KINDS; i++)
+        driver_kind_names[i] =
+            names != NULL && (i == 0 || driver_kind_names[i - 1] != NULL) ? names[i] : NULL;
+}
+
+int
+err_kind_used(enum err_kind k)
+{
+    return k < ERR_DRIVER_1 || (k < ERR__COUNT && driver_kind_names[k - ERR_DRIVER_1] != NULL);
+}
+
 const char *
 err_kind_name(enum err_kind k)
 {
-    static const char *const names[ERR__COUNT] = {
+    static const char *const names[ERR_DRIVER_1] = {
         [ERR_NONE] = "none",         [ERR_CONN] = "connection",
         [ERR_DEADLOCK] = "deadlock", [ERR_SERIALIZATION] = "serialization",
         [ERR_OTHER] = "other",
     };
-    return (k >= 0 && k < ERR__COUNT) ? names[k] : "?";
+    if (k >= ERR_DRIVER_1 && k < ERR__COUNT && driver_kind_names[k - ERR_DRIVER_1] != NULL)
+        return driver_kind_names[k - ERR_DRIVER_1];
+    return (k >= 0 && k < ERR_DRIVER_1) ? names[k] : "?";
 }

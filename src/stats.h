@@ -27,7 +27,8 @@
     X(reconnects)    /* connections re-established after a loss */                                 \
     X(connect_fails) /* failed attempts to re-establish a lost connection */                       \
     X(retried)       /* transactions that succeeded or failed after more than one try */          \
-    X(retries)       /* tries after the first (--max-tries) */
+    X(retries)       /* tries after the first (--max-tries) */                                     \
+    X(rx_bytes)      /* bytes received, for drivers that count them (txn_result.rx_bytes) */
 
 /* A share of failed transactions above this is flagged (dashboard) and leads the summary. */
 #define FAILED_FLAG_SHARE 0.01
