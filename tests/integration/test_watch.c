@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #define DB "bt_watch"
@@ -284,6 +285,31 @@ test_fpm_pool_full(void **state)
     itest_free(&r);
 }
 
+/*
+ * benchtop demo web: nginx, php-fpm and MariaDB of its own, the seed
+ * pages loaded, the three watched, all removed at the end.
+ */
+static void
+test_demo_web(void **state)
+{
+    char *args[] = {"demo", "web", "--headless", "-T", "5", NULL};
+    struct run r = itest_runv(args);
+    const char *folder = strstr(r.err, "(folder ");
+    char dir[256];
+    struct stat st;
+
+    assert_int_equal(r.status, 0);
+    assert_non_null(folder);
+    snprintf(dir, sizeof dir, "%.*s", (int)strcspn(folder + 8, ")"), folder + 8);
+    assert_int_equal(stat(dir, &st), -1); /* removed */
+    assert_true(itest_max_row(r.out, "\"collector\":\"mysql\"", "commit/s") > 0);
+    assert_true(itest_max_row(r.out, "fpm_status\"", "requests/s") > 0);
+    assert_true(itest_max_row(r.out, "nginx_status\"", "requests/s") > 0);
+    assert_true(itest_num(itest_line(r.out, "\"type\":\"summary\""), "transactions") > 0);
+    assert_int_equal(itest_num(itest_line(r.out, "\"type\":\"summary\""), "errors"), 0);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -293,6 +319,7 @@ main(void)
         cmocka_unit_test(test_app_bound),
         cmocka_unit_test(test_lock_bound_behind),
         cmocka_unit_test(test_fpm_pool_full),
+        cmocka_unit_test(test_demo_web),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
