@@ -54,6 +54,16 @@ coll_row_find(const struct coll_view *v, const char *section, const char *label)
     return NULL;
 }
 
+const char *
+coll_role_key(enum coll_role r)
+{
+    static const char *const keys[] = {
+        [COLL_SERVER] = "server", [COLL_POOLER] = "pooler", [COLL_BEHIND] = "behind",
+        [COLL_APP] = "app"};
+
+    return r >= COLL_SERVER && r <= COLL_APP ? keys[r] : "?";
+}
+
 void
 coll_view_reset(struct coll_view *v)
 {

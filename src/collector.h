@@ -133,6 +133,9 @@ enum coll_role {
     COLL_APP,    /* an application tier's status page (--watch): its app_* fields */
 };
 
+/* "server", "pooler", "behind", "app" for JSON. */
+const char *coll_role_key(enum coll_role r);
+
 /* Empties v: no rows, no events, server_tps and every signal NAN. Derives start with it. */
 void coll_view_reset(struct coll_view *v);
 

@@ -246,6 +246,7 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
     for (i = 0; i < s->ncollect; i++) {
         if (p[FD_COLLECT + i].revents) {
             collect_read(s->collect[i], &res);
+            res.role = s->role[i];
             if (s->eng == NULL && res.ok && res.have_view) {
                 verdict_server(&res.view.sig, cpu_cores(), &res.verdict);
                 res.have_verdict = 1;
@@ -294,6 +295,7 @@ check_overdue(struct session *s)
     for (i = 0; i < s->ncollect; i++) {
         if (!collect_overdue(s->collect[i], &res))
             continue;
+        res.role = s->role[i];
         s->have[i] = 0;
         merge_signals(s);
         s->hooks.on_server(s, i, &res, s->arg);
