@@ -227,9 +227,11 @@ derive_fpm(const struct ws_fpm *p, const struct ws_fpm *c, double secs, struct c
     coll_row_add(v, FPM, "active", (double)c->active, ROW_NORMAL, "%llu of %llu",
                  (unsigned long long)c->active, (unsigned long long)c->total);
     coll_row_add(v, FPM, "idle", (double)c->idle, ROW_NORMAL, "%llu", (unsigned long long)c->idle);
-    coll_row_add(v, FPM, "max children", reached, reached > 0 ? ROW_BAD : ROW_NORMAL,
-                 reached > 0 ? "reached %.0f times" : "reached %.0f times in all",
-                 reached > 0 ? reached : (double)c->max_children);
+    if (reached > 0)
+        coll_row_add(v, FPM, "max children", reached, ROW_BAD, "reached %.0f times now", reached);
+    else
+        coll_row_add(v, FPM, "max children", reached, ROW_NORMAL, "reached %llu times in all",
+                     (unsigned long long)c->max_children);
     add_rate(v, FPM, "requests/s", rate(hp ? p->accepted : 0, c->accepted, secs, hp));
     if (c->slow > 0)
         coll_row_add(v, FPM, "slow requests", (double)c->slow, ROW_WARN, "%llu",
