@@ -54,6 +54,20 @@ print_verdicts(const char *out)
     }
 }
 
+/* Runs a load to its end and checks that its final verdict is kind; the run, for more checks. */
+static struct run
+run_judged(char **args, const char *kind)
+{
+    struct run r = itest_runv(args);
+    char want[64];
+
+    print_verdicts(r.out);
+    assert_int_equal(r.status, 0);
+    snprintf(want, sizeof want, "\"kind\":\"%s\"", kind);
+    assert_non_null(strstr(final_verdict(r.out), want));
+    return r;
+}
+
 /* /proc/PID/cmdline with its NULs turned to spaces. */
 static char *
 cmdline(pid_t pid)
@@ -162,15 +176,10 @@ test_app_bound(void **state)
                     "8",       "--watch", itest_env("BENCHTOP_NG_BEHIND"),
                     "--watch", status,    NULL};
     struct run r;
-    const char *v;
 
     snprintf(url, sizeof url, "%ssleep.php?ms=20", itest_env("BENCHTOP_NG_TARGET"));
     snprintf(status, sizeof status, "%snginx_status", itest_env("BENCHTOP_NG_TARGET"));
-    r = itest_runv(args);
-    print_verdicts(r.out);
-    assert_int_equal(r.status, 0);
-    v = final_verdict(r.out);
-    assert_non_null(strstr(v, "\"kind\":\"app\""));
+    r = run_judged(args, "app");
     assert_non_null(strstr(r.out, "MySQL has spare capacity ("));
     assert_non_null(strstr(r.out, "latency is spent above it"));
     /* nginx's own figures, beside it: every request of the run went through it */
@@ -204,7 +213,6 @@ test_lock_bound_behind(void **state)
                     "16",  "--watch", itest_env("BENCHTOP_NG_BEHIND"),
                     NULL};
     struct run r;
-    const char *v;
     FILE *f;
 
     snprintf(path, sizeof path, "%s/www/hot_row.php", itest_env("BENCHTOP_NG_DIR"));
@@ -213,11 +221,7 @@ test_lock_bound_behind(void **state)
     fputs(page, f);
     fclose(f);
     snprintf(url, sizeof url, "%shot_row.php", itest_env("BENCHTOP_NG_TARGET"));
-    r = itest_runv(args);
-    print_verdicts(r.out);
-    assert_int_equal(r.status, 0);
-    v = final_verdict(r.out);
-    assert_non_null(strstr(v, "\"kind\":\"lock\""));
+    r = run_judged(args, "lock");
     assert_non_null(strstr(r.out, "MySQL behind the app: "));
     itest_free(&r);
 }
@@ -274,12 +278,9 @@ test_fpm_pool_full(void **state)
 
     snprintf(url, sizeof url, "%ssleep.php?ms=20", target);
     snprintf(status, sizeof status, "%sfpm_status", target);
-    r = itest_runv(args);
+    r = run_judged(args, "app");
     close(in);
     waitpid(srv, NULL, 0);
-    print_verdicts(r.out);
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(final_verdict(r.out), "\"kind\":\"app\""));
     assert_non_null(strstr(r.out, "php-fpm at pm.max_children 2, "));
     assert_true(itest_max_row(r.out, "\"collector\":\"webstatus\"", "listen queue") >= 1);
     itest_free(&r);
