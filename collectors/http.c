@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -78,7 +79,11 @@ struct ht_conn {
     CURL *easy;
     int epfd;    /* what the engine waits on */
     int timerfd; /* curl's timer, inside epfd */
+    int wakefd;  /* an eventfd inside epfd: makes it ready at once */
+    int armed;   /* timerfd is set */
     int kick;    /* curl asked for its timeout to run now */
+    int failed;  /* the last request failed: the next connect is a real one */
+    CURL *probe; /* that connect, when it is under way */
     int done;    /* the request finished inside conn_txn_start */
     int next;    /* --url-order: the next URL's index */
     int url;     /* the URL set on the easy handle (-1: none) */
@@ -282,6 +287,7 @@ easy_setup(CURL *e, const struct ht_shared *sh, char *errbuf)
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, NULL);
     curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(e, CURLOPT_PROXY, ""); /* never through a proxy from http_proxy */
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, sh->headers);
     curl_easy_setopt(e, CURLOPT_FORBID_REUSE, (long)sh->per_request);
@@ -447,36 +453,50 @@ on_socket(CURL *e, curl_socket_t s, int what, void *userp, void *socketp)
     return 0;
 }
 
+/* Makes epfd ready without waiting for anything: one loop turn later, the engine calls back. */
 static void
-arm_timer(struct ht_conn *c, long ms)
+wake_soon(struct ht_conn *c)
 {
-    struct itimerspec t = {{0, 0}, {ms / 1000, (ms % 1000) * 1000000L}};
-
-    if (ms == 0)
-        t.it_value.tv_nsec = 1; /* 0 would disarm */
-    timerfd_settime(c->timerfd, 0, &t, NULL);
+    eventfd_post(c->wakefd);
 }
 
-/* CURLMOPT_TIMERFUNCTION: -1 stop, 0 run the timeout as soon as we return, else in ms. */
+/*
+ * CURLMOPT_TIMERFUNCTION: -1 stop, 0 run the timeout as soon as we return,
+ * else in ms. Setting a timerfd costs more than a request's own system
+ * calls, so it is only touched when that changes something.
+ */
 static int
 on_timer(CURLM *m, long timeout_ms, void *userp)
 {
     struct ht_conn *c = userp;
-    static const struct itimerspec off;
+    struct itimerspec t = {{0, 0}, {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L}};
 
     (void)m;
-    if (timeout_ms == 0)
+    if (timeout_ms == 0) {
         c->kick = 1;
-    else if (timeout_ms < 0)
-        timerfd_settime(c->timerfd, 0, &off, NULL);
-    else
-        arm_timer(c, timeout_ms);
+    } else if (timeout_ms > 0 || c->armed) {
+        if (timeout_ms < 0)
+            t.it_value = (struct timespec){0, 0};
+        timerfd_settime(c->timerfd, 0, &t, NULL);
+        c->armed = timeout_ms > 0;
+    }
     return 0;
+}
+
+static void
+probe_end(struct ht_conn *c)
+{
+    if (c->probe == NULL)
+        return;
+    curl_multi_remove_handle(c->multi, c->probe);
+    curl_easy_cleanup(c->probe); /* closes the probe's connection */
+    c->probe = NULL;
 }
 
 static void
 conn_close_curl(struct ht_conn *c)
 {
+    probe_end(c);
     if (c->multi != NULL && c->easy != NULL)
         curl_multi_remove_handle(c->multi, c->easy);
     if (c->easy != NULL)
@@ -520,10 +540,14 @@ ht_conn_new(void *shared, int client_id, struct rng *rng)
     c->next = (int)((long long)(client_id % sh->clients) * sh->nurls / sh->clients);
     c->epfd = epoll_create1(EPOLL_CLOEXEC);
     c->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (c->epfd < 0 || c->timerfd < 0)
-        fatal("http: cannot create an epoll set or a timerfd: %s", strerror(errno));
+    c->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (c->epfd < 0 || c->timerfd < 0 || c->wakefd < 0)
+        fatal("http: cannot create an epoll set, a timerfd or an eventfd: %s", strerror(errno));
     ev.data.fd = c->timerfd;
     if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->timerfd, &ev) < 0)
+        fatal("http: epoll_ctl: %s", strerror(errno));
+    ev.data.fd = c->wakefd;
+    if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->wakefd, &ev) < 0)
         fatal("http: epoll_ctl: %s", strerror(errno));
     return c;
 }
@@ -535,6 +559,7 @@ ht_conn_free(void *conn)
 
     conn_close_curl(c);
     close(c->timerfd);
+    close(c->wakefd);
     close(c->epfd);
     free(c);
 }
@@ -543,35 +568,6 @@ static int
 ht_conn_fd(void *conn)
 {
     return ((struct ht_conn *)conn)->epfd;
-}
-
-/*
- * The TCP connection itself opens with the first request (its set-up is in
- * that request's latency, as with ab and wrk). The engine waits for the fd
- * after a connect start, so the timer makes it ready at once.
- */
-static enum drv_status
-ht_conn_connect_start(void *conn, char *err)
-{
-    struct ht_conn *c = conn;
-
-    if (c->multi == NULL && conn_open_curl(c, err) < 0)
-        return DRV_ERROR;
-    arm_timer(c, 0);
-    return DRV_WANT_READ;
-}
-
-static enum drv_status
-ht_conn_connect_poll(void *conn, char *err)
-{
-    struct ht_conn *c = conn;
-    uint64_t ticks;
-
-    if (read(c->timerfd, &ticks, sizeof ticks) < 0 && errno != EAGAIN) {
-        seterr(err, "http: cannot read its timerfd: %s", strerror(errno));
-        return DRV_ERROR;
-    }
-    return DRV_DONE;
 }
 
 /* Runs curl on what is ready, and on its timeout while it asks for one now. */
@@ -584,10 +580,13 @@ drive(struct ht_conn *c)
 
     for (int i = 0; i < n; i++) {
         if (ev[i].data.fd == c->timerfd) {
+            c->armed = 0;
             if (read(c->timerfd, &ticks, sizeof ticks) > 0)
                 c->kick = 1;
             continue;
         }
+        if (ev[i].data.fd == c->wakefd)
+            continue; /* read by conn_txn_poll */
         int mask = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
                    (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
                    (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
@@ -623,6 +622,7 @@ finish(struct ht_conn *c, CURLcode rc, struct txn_result *res)
     curl_multi_remove_handle(c->multi, c->easy);
     res->rx_bytes = (uint64_t)body + (uint64_t)head;
     if (rc != CURLE_OK) {
+        c->failed = 1;
         curl_easy_getinfo(c->easy, CURLINFO_EFFECTIVE_URL, &url);
         snprintf(res->msg, sizeof res->msg, "%.120s: %.120s", url ? url : "request",
                  c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
@@ -644,6 +644,81 @@ collect(struct ht_conn *c, struct txn_result *res)
         if (m->msg == CURLMSG_DONE)
             return finish(c, m->data.result, res);
     return DRV_WANT_READ;
+}
+
+/* A connect-only transfer to the URL last used: is the server back? */
+static int
+probe_start(struct ht_conn *c, char *err)
+{
+    const struct ht_shared *sh = c->sh;
+
+    c->probe = curl_easy_init();
+    if (c->probe == NULL)
+        return seterr(err, "cannot create a curl handle (out of memory?)");
+    easy_setup(c->probe, sh, c->errbuf);
+    curl_easy_setopt(c->probe, CURLOPT_CONNECT_ONLY, 1L);
+    curl_easy_setopt(c->probe, CURLOPT_URL, sh->urls[c->url >= 0 ? c->url : 0]);
+    c->errbuf[0] = '\0';
+    if (curl_multi_add_handle(c->multi, c->probe) != CURLM_OK)
+        return seterr(err, "curl_multi_add_handle failed");
+    drive(c);
+    return 0;
+}
+
+/*
+ * The TCP connection itself opens with the first request (its set-up is in
+ * that request's latency, as with ab and wrk): the eventfd makes the fd the
+ * engine waits on ready at once. Only after a failed request is a
+ * connection made here (a connect-only probe), so that a server that is
+ * down fails the connect and the engine backs off.
+ */
+static enum drv_status
+ht_conn_connect_start(void *conn, char *err)
+{
+    struct ht_conn *c = conn;
+
+    if (c->multi == NULL && conn_open_curl(c, err) < 0)
+        return DRV_ERROR;
+    if (!c->failed) {
+        wake_soon(c);
+        return DRV_WANT_READ;
+    }
+    if (probe_start(c, err) < 0) {
+        probe_end(c);
+        return DRV_ERROR;
+    }
+    wake_soon(c); /* the probe may be over already, with nothing left to wait for */
+    return DRV_WANT_READ;
+}
+
+static enum drv_status
+ht_conn_connect_poll(void *conn, char *err)
+{
+    struct ht_conn *c = conn;
+    uint64_t ticks;
+    CURLMsg *m;
+    CURLcode rc;
+    int left;
+
+    if (read(c->wakefd, &ticks, sizeof ticks) < 0 && errno != EAGAIN) {
+        seterr(err, "http: cannot read its eventfd: %s", strerror(errno));
+        return DRV_ERROR;
+    }
+    if (c->probe == NULL)
+        return DRV_DONE;
+    drive(c);
+    while ((m = curl_multi_info_read(c->multi, &left)) != NULL && m->msg != CURLMSG_DONE)
+        continue;
+    if (m == NULL)
+        return DRV_WANT_READ;
+    rc = m->data.result;
+    probe_end(c);
+    if (rc != CURLE_OK) {
+        seterr(err, "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+        return DRV_ERROR;
+    }
+    c->failed = 0;
+    return DRV_DONE;
 }
 
 static int
@@ -684,7 +759,7 @@ ht_conn_txn_start(void *conn, struct txn_result *res)
         return DRV_WANT_READ;
     /* Over already (an error curl found at once): conn_txn_poll reports it, one loop turn later. */
     c->done = 1;
-    arm_timer(c, 0);
+    wake_soon(c);
     return st == DRV_ERROR ? DRV_ERROR : DRV_WANT_READ;
 }
 
@@ -696,7 +771,7 @@ ht_conn_txn_poll(void *conn, struct txn_result *res)
     if (c->done) {
         uint64_t ticks;
         c->done = 0;
-        if (read(c->timerfd, &ticks, sizeof ticks) < 0 && errno != EAGAIN)
+        if (read(c->wakefd, &ticks, sizeof ticks) < 0 && errno != EAGAIN)
             return DRV_ERROR;
         return DRV_DONE;
     }
@@ -710,10 +785,13 @@ ht_conn_disconnect(void *conn)
 {
     struct ht_conn *c = conn;
 
-    if (!c->sh->per_request)
+    if (!c->sh->per_request) {
         conn_close_curl(c);
-    else if (c->multi != NULL && c->easy != NULL)
-        curl_multi_remove_handle(c->multi, c->easy);
+    } else if (c->multi != NULL) {
+        probe_end(c);
+        if (c->easy != NULL)
+            curl_multi_remove_handle(c->multi, c->easy);
+    }
     c->done = 0;
 }
 

@@ -96,6 +96,7 @@ struct dash {
 
     /* throughput (last interval) and its history, oldest first */
     double tps, ops;
+    double rx_bytes_s; /* bytes received per second, for targets that count them (HTTP) */
     double server_tps; /* NAN if no collector reports it */
     int nhist;
     double tps_hist[DASH_HISTORY];

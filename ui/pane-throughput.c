@@ -81,6 +81,10 @@ fill_items(const struct dash *d, struct stat_item *it)
         return n;
     it[n] = (struct stat_item){"ops/s", "", ST_VALUE};
     snprintf(it[n++].value, sizeof(it->value), "%.1f", d->ops);
+    if (d->rx_bytes_s > 0) {
+        it[n] = (struct stat_item){"received", "", ST_VALUE};
+        snprintf(it[n++].value, sizeof(it->value), "%.1f KiB/s", d->rx_bytes_s / 1024.0);
+    }
     it[n] = (struct stat_item){"errors", "", count_style(d->errors, d->errors_total)};
     snprintf(it[n++].value, sizeof(it->value), "%llu (total %llu)", (unsigned long long)d->errors,
              (unsigned long long)d->errors_total);
@@ -110,7 +114,7 @@ fill_items(const struct dash *d, struct stat_item *it)
 static int
 draw_stats(const struct dash *d, struct grid *g, struct rect in)
 {
-    struct stat_item it[10];
+    struct stat_item it[12];
     int n = fill_items(d, it), line = 0, x = in.x, end = in.x + in.w;
 
     for (int i = 0; i < n && line < in.h; i++) {

@@ -240,6 +240,7 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     d->rate = s->eng->rate;
     d->tps = (double)snap->cur.txns / secs;
     d->ops = (double)snap->cur.ops / secs;
+    d->rx_bytes_s = (double)snap->cur.rx_bytes / secs;
     d->errors = wstats_errors(&snap->cur);
     d->errors_total = wstats_errors(&snap->total);
     d->failed_pct = 100.0 * wstats_failed_share(&snap->cur);

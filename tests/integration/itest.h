@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 struct run {
     int status; /* exit code, or 128+signal */
@@ -111,6 +113,21 @@ itest_runv(char *const args[])
     pid_t pid = itest_spawn(args, &o, &e);
 
     return itest_finish(pid, o, e);
+}
+
+/* A loopback port nobody listens on: bound, then closed. */
+static inline int
+itest_free_port(void)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    port = ntohs(a.sin_port);
+    close(fd);
+    return port;
 }
 
 static inline void

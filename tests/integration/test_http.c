@@ -72,6 +72,24 @@ url(char *buf, size_t len, const char *path)
     snprintf(buf, len, "%s%s", ng_target(), path); /* the target ends with '/' */
 }
 
+/*
+ * Runs benchtop between two reads of nginx's counts; it must succeed. The
+ * summary line is returned in *sum (itest_line's buffer).
+ */
+static struct run
+run_counted(char *const args[], struct ng_counts *before, struct ng_counts *after, const char **sum)
+{
+    struct run r;
+
+    *before = ng_counts();
+    r = itest_runv(args);
+    *after = ng_counts();
+    assert_int_equal(r.status, 0);
+    *sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(*sum);
+    return r;
+}
+
 /* Keep-alive: nginx served exactly the requests benchtop counted, on one connection per client. */
 static void
 test_requests_match_nginx(void **state)
@@ -86,12 +104,7 @@ test_requests_match_nginx(void **state)
     double txns, bytes;
 
     url(target, sizeof target, "static.html");
-    before = ng_counts();
-    r = itest_runv(args);
-    after = ng_counts();
-    assert_int_equal(r.status, 0);
-    sum = itest_line(r.out, "\"type\":\"summary\"");
-    assert_non_null(sum);
+    r = run_counted(args, &before, &after, &sum);
     txns = itest_num(sum, "transactions");
     assert_true(txns == 1000);
     /* + the probe + our own stub_status read after the run (before's is in before) */
@@ -117,12 +130,7 @@ test_connect_per_request(void **state)
     const char *sum;
 
     url(target, sizeof target, "static.html");
-    before = ng_counts();
-    r = itest_runv(args);
-    after = ng_counts();
-    assert_int_equal(r.status, 0);
-    sum = itest_line(r.out, "\"type\":\"summary\"");
-    assert_non_null(sum);
+    r = run_counted(args, &before, &after, &sum);
     assert_true(itest_num(sum, "transactions") == 120);
     assert_int_equal(after.accepts - before.accepts, 120 + 1 + 1);
     assert_int_equal(after.requests - before.requests, 120 + 1 + 1);
@@ -150,13 +158,8 @@ test_status_classes(void **state)
         assert_int_equal(write(fd, line, (size_t)n), n);
     }
     close(fd);
-    before = ng_counts();
-    r = itest_runv(args);
-    after = ng_counts();
+    r = run_counted(args, &before, &after, &sum);
     unlink(file);
-    assert_int_equal(r.status, 0);
-    sum = itest_line(r.out, "\"type\":\"summary\"");
-    assert_non_null(sum);
     /* 50 requests, each URL 10 times, in order */
     assert_true(itest_num(sum, "transactions") == 20);
     assert_true(itest_num(sum, "3xx") == 10);
@@ -202,6 +205,26 @@ test_method_body_headers(void **state)
     itest_free(&r);
 }
 
+/* nginx restarted mid-run: each client's failed request is one connection error, then it is back.
+ */
+static void
+test_server_restart(void **state)
+{
+    char target[256];
+    char *args[] = {"run", target, "--headless", "-T", "6", "-c", "4", NULL};
+    const char *sum, *last;
+    struct run r;
+
+    url(target, sizeof target, "static.html");
+    r = itest_run_through_restart(args, "NG", 2000, 4, 1, &sum);
+    /* a refused connect after the loss is a failed reconnect, not another error */
+    assert_true(itest_num(sum, "connection") <= itest_num(sum, "reconnects"));
+    last = itest_line(r.out, "\"type\":\"interval\",\"t\":5.");
+    assert_non_null(last);
+    assert_true(itest_num(last, "tps") > 0);
+    itest_free(&r);
+}
+
 static void
 expect_one_line(char *const args[], const char *const want[])
 {
@@ -217,20 +240,6 @@ expect_one_line(char *const args[], const char *const want[])
     itest_free(&r);
 }
 
-static int
-free_port(void)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
-
 static void
 test_bad_targets(void **state)
 {
@@ -241,7 +250,7 @@ test_bad_targets(void **state)
     const char *bad[] = {"is not a URL curl can read", NULL};
     const char *remote[] = {"is not on this machine", "loopback only", NULL};
 
-    snprintf(target, sizeof target, "http://127.0.0.1:%d/", free_port());
+    snprintf(target, sizeof target, "http://127.0.0.1:%d/", itest_free_port());
     expect_one_line(args, refused);
     /* TLS spoken to a server that answers in plain HTTP */
     snprintf(target, sizeof target, "https://127.0.0.1:%d/static.html", ng_port());
@@ -285,6 +294,7 @@ main(void)
         cmocka_unit_test(test_requests_match_nginx), cmocka_unit_test(test_connect_per_request),
         cmocka_unit_test(test_status_classes),       cmocka_unit_test(test_method_body_headers),
         cmocka_unit_test(test_bad_targets),          cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_server_restart),
     };
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);
 }

@@ -8,21 +8,6 @@
 
 #include <sys/wait.h>
 
-/* A loopback port nobody listens on: bound, then closed. */
-static int
-free_port(void)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
-
 static void
 test_postgres_port(void **state)
 {
@@ -46,7 +31,7 @@ test_nothing_listening(void **state)
     const char *want[] = {"cannot connect to memcached", "Connection refused",
                           "is memcached running there", NULL};
 
-    snprintf(target, sizeof target, "memcached://127.0.0.1:%d", free_port());
+    snprintf(target, sizeof target, "memcached://127.0.0.1:%d", itest_free_port());
     mc_expect_error(args, want);
 }
 
@@ -125,7 +110,7 @@ test_real_redis(void **state)
     } else {
         if (prog == NULL)
             skip();
-        port = free_port();
+        port = itest_free_port();
         snprintf(portstr, sizeof portstr, "%d", port);
         child = fork();
         if (child == 0) {

@@ -131,20 +131,6 @@ test_postgres_port(void **state)
     expect_error(args, want, NULL);
 }
 
-static int
-free_port(void)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-    bind(fd, (struct sockaddr *)&a, sizeof a);
-    getsockname(fd, (struct sockaddr *)&a, &len);
-    port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
-
 /* A memcached on a free port (as nobody when we are root); 0 if there is no memcached. */
 static pid_t
 start_memcached(int port)
@@ -181,7 +167,7 @@ start_memcached(int port)
 static void
 test_memcached_port(void **state)
 {
-    int port = free_port();
+    int port = itest_free_port();
     pid_t mc = start_memcached(port);
     char target[64];
     char *args[] = {"run", target, "-T", "1", NULL};

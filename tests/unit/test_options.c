@@ -265,6 +265,32 @@ test_watch_list(void **state)
     expect(CMD_RUN, five, "--watch is given more than 4 times", "watch fewer targets");
 }
 
+/* A repeatable option (OPT_LIST) keeps every value, in order; the JSON shows them all. */
+static void
+test_repeated_option(void **state)
+{
+    const struct driver_class *http = driver_for_target("http://127.0.0.1/");
+    char *argv[] = {"run", "-H", "A: 1", "--header", "B: 2", "-H", "C: 3", NULL};
+    struct runconf rc;
+    char **pos, *json;
+    size_t len;
+    int npos;
+    FILE *f;
+
+    if (http == NULL)
+        skip();
+    parse(&rc, CMD_RUN, argv, &pos, &npos);
+    rc.driver = http;
+    rc.driver_conf = options_driver_conf(&rc, http);
+    f = open_memstream(&json, &len);
+    options_print_json(f, &rc);
+    fclose(f);
+    assert_string_equal(json, "\"header\":\"A: 1\\u000aB: 2\\u000aC: 3\"");
+    free(json);
+    free(pos);
+    options_free(&rc);
+}
+
 static void
 test_help_lists_every_option(void **state)
 {
@@ -289,6 +315,7 @@ main(void)
         cmocka_unit_test(test_bad_values),         cmocka_unit_test(test_whole_number_messages),
         cmocka_unit_test(test_driver_options),     cmocka_unit_test(test_help_lists_every_option),
         cmocka_unit_test(test_sweep_clients_list), cmocka_unit_test(test_watch_list),
+        cmocka_unit_test(test_repeated_option),
     };
     return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
