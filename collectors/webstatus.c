@@ -215,7 +215,8 @@ derive_nginx(const struct ws_nginx *p, const struct ws_nginx *c, double secs, st
 static void
 derive_fpm(const struct ws_fpm *p, const struct ws_fpm *c, double secs, struct coll_view *v)
 {
-    int hp = p != NULL, full = c->max_children > 0;
+    /* a static pool has all its processes from the start; the others grow to the limit */
+    int hp = p != NULL, full = c->max_children > 0 || strcmp(c->pm, "static") == 0;
     double reached = hp && c->max_children >= p->max_children
                          ? (double)(c->max_children - p->max_children)
                          : NAN;
@@ -240,7 +241,7 @@ derive_fpm(const struct ws_fpm *p, const struct ws_fpm *c, double secs, struct c
     /* the page counts the process serving it as active */
     g->app_queue = (double)c->queue;
     g->app_busy = (double)c->active;
-    /* the pool can still grow until it has once reached pm.max_children */
+    /* until then a dynamic pool can still grow: its limit is not known */
     g->app_workers = full ? (double)c->total : NAN;
     snprintf(g->app_name, sizeof g->app_name, "%s", FPM);
     snprintf(g->app_limit, sizeof g->app_limit, "pm.max_children");

@@ -120,6 +120,10 @@ test_fpm(void **state)
     assert_true(v.sig.app_workers == 5);
     assert_string_equal(v.sig.app_name, "php-fpm");
     assert_string_equal(v.sig.app_limit, "pm.max_children");
+    /* a static pool is at its limit from the start */
+    snprintf(a.fpm.pm, sizeof a.fpm.pm, "static");
+    ws_derive(NULL, &a, 0, &v);
+    assert_true(v.sig.app_workers == 2);
 }
 
 static void
