@@ -28,6 +28,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "instance.h"
 #include "batch.h"
 #include "kv.h"
 #include "options.h"
@@ -282,7 +283,7 @@ check_options(const struct runconf *rc, const struct mc_opts *o, struct mc_share
     if (o->batch.batch > MC_BATCH_MAX)
         return seterr(err, "--batch for memcached must be at most %d keys, not %d", MC_BATCH_MAX,
                       o->batch.batch);
-    return kv_setup(&sh->kv, &o->kv, rc->clients, sh->wl == MC_WL_MIXED, "1:9", err);
+    return kv_setup(&sh->kv, &o->kv, instance_total_clients(rc), sh->wl == MC_WL_MIXED, "1:9", err);
 }
 
 static int

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "instance.h"
 #include "kv.h"
 #include "options.h"
 #include "uri.h"
@@ -610,7 +611,8 @@ check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_co
                       "-C opens a connection per request, so --pipeline %d has nothing to "
                       "pipeline (drop one of them)",
                       kv->pipeline);
-    return kv_setup(&sh->kv, kv, rc->clients, sh->workload == RD_WL_MIXED, "1:10", err);
+    return kv_setup(&sh->kv, kv, instance_total_clients(rc), sh->workload == RD_WL_MIXED, "1:10",
+                    err);
 }
 
 static void rd_release(void *shared);

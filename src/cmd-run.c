@@ -6,6 +6,7 @@
 
 #include "driver.h"
 #include "engine.h"
+#include "instance.h"
 #include "options.h"
 #include "target.h"
 #include "util.h"
@@ -51,6 +52,10 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
     ctx.json = cmd_open_record(rc);
     ctx.human = rc->quiet ? NULL : stderr;
     sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
+    if (sigfd < 0 || instance_wait(rc, sigfd) < 0) {
+        drv->release(shared);
+        return 1; /* interrupted before --start-at: nothing ran */
+    }
     targets[0] = rc->target_masked;
     if (!rc->no_collect) /* first: a pooler may refuse the load */
         cmd_add_server(&s, rc, names, targets);
@@ -58,7 +63,7 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
     if (!rc->no_collect)
         cmd_add_watched(&s, rc, names, targets);
     s.eng = engine_start(rc, shared, err);
-    if (s.eng == NULL || sigfd < 0)
+    if (s.eng == NULL)
         usage_fatal("%s", err);
     cmd_front_end(&s, sigfd, &ctx, names, targets);
     engine_free(s.eng);
@@ -80,6 +85,7 @@ cmd_run_exec(struct runconf *rc, char **pos, int npos)
         usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
     cmd_resolve_target(rc, pos[0], 1);
     cmd_check_run_options(rc, 10);
+    instance_configure(rc);
     return cmd_run_load(rc, NULL);
 }
 

@@ -1,4 +1,7 @@
-/* cmd-watch: `benchtop watch TARGET...`: the dashboard with no load. */
+/*
+ * cmd-watch: `benchtop watch TARGET...`: the dashboard with no load; with
+ * --records PATTERN, a fleet's growing records (src/follow.h) as its load.
+ */
 #include "cmd.h"
 
 #include <stdio.h>
@@ -15,12 +18,13 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
     struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1};
     struct report_ctx ctx = {.rc = rc, .workload = "watch", .mode = ""};
     const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
-    char joined[1024] = "";
+    char joined[1024] = "", err[BT_ERRLEN];
     int i, sigfd;
 
-    if (npos == 0)
+    if (npos == 0 && rc->records_glob == NULL)
         usage_fatal(
-            "watch needs at least one target (e.g. benchtop watch postgres://localhost/db)");
+            "watch needs at least one target (e.g. benchtop watch postgres://localhost/db) or "
+            "--records 'DIR/*.jsonl'");
     if (npos > SESSION_MAX_COLLECT)
         usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
     if (!rc->headless && !isatty(STDOUT_FILENO))
@@ -40,9 +44,14 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
     if (rc->pooler_target != NULL) /* watched beside the first target's server */
         cmd_add_pooler(&s, rc, 0, names, targets);
     rc->target_masked = xstrdup(joined);
+    if (rc->records_glob != NULL && (s.follow = follow_open(rc->records_glob, err)) == NULL)
+        usage_fatal("%s", err);
+    if (rc->records_glob != NULL && npos == 0)
+        rc->target_masked = xstrdup(rc->records_glob);
     if (options_given(rc, "time"))
         s.until_us = now_us() + (uint64_t)(rc->duration_s * 1e6);
     cmd_front_end(&s, sigfd, &ctx, names, targets);
+    follow_close(s.follow);
     if (ctx.json != NULL && ctx.json != stdout)
         fclose(ctx.json);
     return 0;
@@ -50,5 +59,6 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
 
 /* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_watch_entry = {
-    "watch", CMD_WATCH, cmd_watch_exec, "benchtop watch TARGET... [OPTIONS]",
+    "watch", CMD_WATCH, cmd_watch_exec,
+    "benchtop watch TARGET... [--records 'DIR/*.jsonl'] [OPTIONS]",
     "the dashboard with no load: watch servers under someone else's load"};

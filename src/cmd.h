@@ -31,6 +31,7 @@ extern const struct cmd_entry cmd_init_entry;
 extern const struct cmd_entry cmd_demo_entry;
 extern const struct cmd_entry cmd_watch_entry;
 extern const struct cmd_entry cmd_report_entry;
+extern const struct cmd_entry cmd_merge_entry;
 extern const struct cmd_entry cmd_sweep_entry;
 extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_man_options_entry;

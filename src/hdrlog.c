@@ -258,3 +258,15 @@ hdrlog_write_interval(FILE *f, double start_s, double len_s, uint64_t max_us, co
 {
     fprintf(f, "%.3f,%.3f,%.3f,%s\n", start_s, len_s, (double)max_us / 1000.0, b64);
 }
+
+void
+hdrlog_write_json(FILE *f, const struct hist *h)
+{
+    char *b64 = hdrlog_encode(h);
+
+    fprintf(
+        f, ",\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"overflow\":%llu,\"hdr\":\"%s\"}",
+        (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
+        (unsigned long long)hist_sum(h), (unsigned long long)hist_overflow(h), b64);
+    free(b64);
+}

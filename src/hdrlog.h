@@ -24,6 +24,13 @@ char *hdrlog_encode(const struct hist *h);
  */
 int hdrlog_decode(const char *b64, struct hist *h, char *err);
 
+/*
+ * The record's ,"hist_us":{min, max, sum, overflow, hdr} member: what
+ * `benchtop report` and `benchtop merge` need to re-summarise any window
+ * exactly.
+ */
+void hdrlog_write_json(FILE *f, const struct hist *h);
+
 /* An interval log's header; start_epoch is the run's start (seconds). */
 void hdrlog_write_header(FILE *f, double start_epoch);
 /* One interval line: start (seconds from the run's start), length, max in ms. */

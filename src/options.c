@@ -86,6 +86,18 @@ const struct option_def option_table[] = {
      "dashboard colours: default, light, mono, or a .theme file"},
     {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", CMD_LOAD,
      "random seed (0 = from the clock)"},
+    {"instance", 0, OPT_STRING, OFF(instance_spec), 0, 0, "", "I/N", CMD_RUN,
+     "be agent I (from 0) of N that act as one run of N times -c clients: client ids and key "
+     "ranges split, seeds differ"},
+    {"instances", 0, OPT_INT, OFF(instances), 1, 100000, "1", "N", CMD_RUN,
+     "the agent count N when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed "
+     "Job; or set BENCHTOP_INSTANCES)"},
+    {"start-at", 0, OPT_STRING, OFF(start_at_spec), 0, 0, "", "TIME", CMD_RUN,
+     "start the load at TIME (+10s, epoch seconds or 2026-12-01T02:00:00Z), so every agent's "
+     "intervals line up on the wall clock"},
+    {"records", 0, OPT_STRING, OFF(records_glob), 0, 0, "", "PATTERN", CMD_WATCH,
+     "watch: follow the growing records that match PATTERN (e.g. 'records/*.jsonl', quoted) "
+     "and show their agents live as one run"},
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
     {"format", 0, OPT_STRING, OFF(report_format), 0, 0, "", "FMT", CMD_REPORT,
@@ -98,11 +110,11 @@ const struct option_def option_table[] = {
      "report: also write the runs' charts to FILE, one self-contained HTML page"},
     {"hlog", 0, OPT_STRING, OFF(report_hlog), 0, 0, "", "FILE", CMD_REPORT,
      "report: also write the run's latency as an HdrHistogram interval log (one RUN)"},
-    {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", CMD_ALL,
+    {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", CMD_ALL | CMD_MERGE,
      "no progress or summary on stderr"},
-    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", CMD_ALL | CMD_REPORT,
+    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", CMD_ALL | CMD_REPORT | CMD_MERGE,
      "show this help and exit"},
-    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", CMD_ALL | CMD_REPORT,
+    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", CMD_ALL | CMD_REPORT | CMD_MERGE,
      "show the version and the compiled-in backends, and exit"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
@@ -389,6 +401,7 @@ cmd_name(unsigned cmd)
            : cmd == CMD_WATCH  ? "watch"
            : cmd == CMD_REPORT ? "report"
            : cmd == CMD_SWEEP  ? "sweep"
+           : cmd == CMD_MERGE  ? "merge"
                                : "run";
 }
 

@@ -14,24 +14,24 @@
 
 #define EPS 1e-6
 
-static const char *
-jstr(const json_t *o, const char *key)
+const char *
+record_jstr(const json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
 
     return s ? s : "";
 }
 
-static double
-jnum(const json_t *o, const char *key)
+double
+record_jnum(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
 
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static uint64_t
-ju64(const json_t *o, const char *key)
+uint64_t
+record_ju64(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
 
@@ -73,17 +73,18 @@ read_run(struct record *r, const json_t *o)
     free(r->target);
     free(r->version);
     free(r->workload);
-    r->target = xstrdup(jstr(o, "target"));
-    r->version = xstrdup(jstr(o, "benchtop"));
-    r->workload = xstrdup(jstr(o, "workload"));
-    r->start = jnum(o, "start");
-    text_add(&r->header_text, "benchtop %s %s, target %s", r->version, jstr(o, "command"),
+    r->target = xstrdup(record_jstr(o, "target"));
+    r->version = xstrdup(record_jstr(o, "benchtop"));
+    r->workload = xstrdup(record_jstr(o, "workload"));
+    r->start = record_jnum(o, "start");
+    text_add(&r->header_text, "benchtop %s %s, target %s", r->version, record_jstr(o, "command"),
              r->target);
     text_add(&r->header_text, "workload %s (%s), %d clients, %d threads", r->workload,
-             jstr(o, "protocol"), (int)jnum(o, "clients"), (int)jnum(o, "threads"));
+             record_jstr(o, "protocol"), (int)record_jnum(o, "clients"),
+             (int)record_jnum(o, "threads"));
     text_add(&r->header_text, "options %s", opts ? opts : "{}");
-    text_add(&r->header_text, "host: %d cores, kernel %s", (int)jnum(host, "cores"),
-             jstr(host, "kernel"));
+    text_add(&r->header_text, "host: %d cores, kernel %s", (int)record_jnum(host, "cores"),
+             record_jstr(host, "kernel"));
     free(opts);
 }
 
@@ -97,20 +98,21 @@ read_interval(struct record *r, const json_t *o)
     r->iv = xrealloc(r->iv, (size_t)(r->ninterval + 1) * sizeof(*r->iv));
     iv = &r->iv[r->ninterval++];
     memset(iv, 0, sizeof(*iv));
-    iv->t = jnum(o, "t");
-    iv->len = jnum(o, "interval_s");
-    iv->clients = (int)jnum(o, "clients");
-    iv->txns = json_object_get(o, "transactions") ? ju64(o, "transactions")
-                                                  : (uint64_t)llround(jnum(o, "tps") * iv->len);
-    iv->errors = ju64(o, "errors");
-    iv->reconnects = ju64(o, "reconnects");
-    snprintf(iv->verdict, sizeof iv->verdict, "%s", jstr(v, "kind"));
+    iv->t = record_jnum(o, "t");
+    iv->len = record_jnum(o, "interval_s");
+    iv->clients = (int)record_jnum(o, "clients");
+    iv->txns = json_object_get(o, "transactions")
+                   ? record_ju64(o, "transactions")
+                   : (uint64_t)llround(record_jnum(o, "tps") * iv->len);
+    iv->errors = record_ju64(o, "errors");
+    iv->reconnects = record_ju64(o, "reconnects");
+    snprintf(iv->verdict, sizeof iv->verdict, "%s", record_jstr(v, "kind"));
     if (h != NULL && json_string_value(json_object_get(h, "hdr"))) {
-        iv->hdr = xstrdup(jstr(h, "hdr"));
-        iv->min = ju64(h, "min");
-        iv->max = ju64(h, "max");
-        iv->sum = ju64(h, "sum");
-        iv->overflow = ju64(h, "overflow");
+        iv->hdr = xstrdup(record_jstr(h, "hdr"));
+        iv->min = record_ju64(h, "min");
+        iv->max = record_ju64(h, "max");
+        iv->sum = record_ju64(h, "sum");
+        iv->overflow = record_ju64(h, "overflow");
     }
 }
 
@@ -142,9 +144,10 @@ read_settings(struct record *r, const json_t *rows)
 
     json_array_foreach(rows, i, row)
     {
-        if (strcmp(jstr(row, "section"), "settings") == 0 ||
-            strstr(jstr(row, "label"), "version") != NULL)
-            text_add(&r->server_text, "server %s: %s", jstr(row, "label"), jstr(row, "value"));
+        if (strcmp(record_jstr(row, "section"), "settings") == 0 ||
+            strstr(record_jstr(row, "label"), "version") != NULL)
+            text_add(&r->server_text, "server %s: %s", record_jstr(row, "label"),
+                     record_jstr(row, "value"));
     }
 }
 
@@ -153,7 +156,7 @@ read_server(struct record *r, const json_t *o)
 {
     const json_t *rows = json_object_get(o, "rows"), *row, *ev;
     struct rec_sample *s;
-    double t = jnum(o, "t");
+    double t = record_jnum(o, "t");
     size_t i;
     char name[128];
 
@@ -168,18 +171,19 @@ read_server(struct record *r, const json_t *o)
     s->nums = xmalloc((size_t)r->nseries * sizeof(double));
     for (i = 0; i < (size_t)r->nseries; i++)
         s->nums[i] = NAN;
-    s->nums[0] = jnum(o, "server_tps");
+    s->nums[0] = record_jnum(o, "server_tps");
     json_array_foreach(rows, i, row)
     {
         if (!json_is_number(json_object_get(row, "num")))
             continue;
-        const char *value = jstr(row, "value");
+        const char *value = record_jstr(row, "value");
         size_t vlen = strlen(value);
         int rate = (vlen >= 2 && strcmp(value + vlen - 2, "/s") == 0) ||
                    (vlen >= 1 && value[vlen - 1] == '%');
-        snprintf(name, sizeof name, "%s: %s", jstr(row, "section"), jstr(row, "label"));
+        snprintf(name, sizeof name, "%s: %s", record_jstr(row, "section"),
+                 record_jstr(row, "label"));
         int k = series_index(r, name, rate);
-        r->smp[r->nsample - 1].nums[k] = jnum(row, "num");
+        r->smp[r->nsample - 1].nums[k] = record_jnum(row, "num");
     }
     json_array_foreach(json_object_get(o, "events"), i, ev) event_add(r, t, json_string_value(ev));
 }
@@ -192,20 +196,22 @@ read_server(struct record *r, const json_t *o)
 static void
 read_event(struct record *r, const json_t *o)
 {
-    const char *kind = jstr(o, "kind");
+    const char *kind = record_jstr(o, "kind");
     char buf[512];
 
     if (strcmp(kind, "setting") == 0)
-        snprintf(buf, sizeof buf, "%s: %s -> %s", jstr(o, "name"), jstr(o, "from"), jstr(o, "to"));
+        snprintf(buf, sizeof buf, "%s: %s -> %s", record_jstr(o, "name"), record_jstr(o, "from"),
+                 record_jstr(o, "to"));
     else if (strcmp(kind, "set") == 0)
-        snprintf(buf, sizeof buf, "set %s = %s%s%s", jstr(o, "name"), jstr(o, "value"),
-                 json_is_false(json_object_get(o, "ok")) ? ": " : "", jstr(o, "error"));
+        snprintf(buf, sizeof buf, "set %s = %s%s%s", record_jstr(o, "name"),
+                 record_jstr(o, "value"), json_is_false(json_object_get(o, "ok")) ? ": " : "",
+                 record_jstr(o, "error"));
     else if (strcmp(kind, "marker") == 0)
-        snprintf(buf, sizeof buf, "marker: %s", jstr(o, "label"));
+        snprintf(buf, sizeof buf, "marker: %s", record_jstr(o, "label"));
     else
-        snprintf(buf, sizeof buf, "%s%s%s%s", kind, *kind ? ": " : "", jstr(o, "text"),
-                 jstr(o, "label"));
-    event_add(r, jnum(o, "t"), buf);
+        snprintf(buf, sizeof buf, "%s%s%s%s", kind, *kind ? ": " : "", record_jstr(o, "text"),
+                 record_jstr(o, "label"));
+    event_add(r, record_jnum(o, "t"), buf);
 }
 
 /*
@@ -232,16 +238,16 @@ static void
 read_step(struct record *r, const json_t *o)
 {
     struct rec_window *w;
-    double rate = jnum(o, "rate");
+    double rate = record_jnum(o, "rate");
 
     r->steps = xrealloc(r->steps, (size_t)(r->nstep + 1) * sizeof(*r->steps));
     w = &r->steps[r->nstep++];
-    w->from = jnum(o, "start_t");
-    w->to = jnum(o, "end_t");
+    w->from = record_jnum(o, "start_t");
+    w->to = record_jnum(o, "end_t");
     if (rate > 0)
         snprintf(w->label, sizeof w->label, "%.0f/s", rate);
     else
-        snprintf(w->label, sizeof w->label, "%.0f clients", jnum(o, "clients"));
+        snprintf(w->label, sizeof w->label, "%.0f clients", record_jnum(o, "clients"));
 }
 
 static int
@@ -254,7 +260,7 @@ read_line(struct record *r, const char *line, int lineno, char *err)
     if (o == NULL)
         return seterr(err, "%s:%d: not a JSON line (%s); is this a benchtop record?", r->path,
                       lineno, je.text);
-    type = jstr(o, "type");
+    type = record_jstr(o, "type");
     if (strcmp(type, "run") == 0)
         read_run(r, o);
     else if (strcmp(type, "interval") == 0)

@@ -113,19 +113,6 @@ json_verdict(FILE *f, const struct verdict *v)
     fputc('}', f);
 }
 
-/* What `benchtop report` needs to re-summarise any window exactly (see hdrlog.h). */
-static void
-json_hist(FILE *f, const struct hist *h)
-{
-    char *b64 = hdrlog_encode(h);
-
-    fprintf(
-        f, ",\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"overflow\":%llu,\"hdr\":\"%s\"}",
-        (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
-        (unsigned long long)hist_sum(h), (unsigned long long)hist_overflow(h), b64);
-    free(b64);
-}
-
 static void
 json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
 {
@@ -147,7 +134,12 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,\"options\":{",
             snap->clients, rc->threads, rc->rate, rc->interval_s);
     options_print_json(f, rc);
-    fprintf(f, "},\"host\":{\"cores\":%ld,\"kernel\":", sysconf(_SC_NPROCESSORS_ONLN));
+    fputc('}', f);
+    if (rc->instances > 1) /* one agent of a fleet: benchtop merge checks and sums them */
+        fprintf(f, ",\"instance\":%d,\"instances\":%d", rc->instance, rc->instances);
+    if (rc->start_at > 0)
+        fprintf(f, ",\"start_at\":%.3f", rc->start_at);
+    fprintf(f, ",\"host\":{\"cores\":%ld,\"kernel\":", sysconf(_SC_NPROCESSORS_ONLN));
     json_string(f, u.release);
     fputs(",\"machine\":", f);
     json_string(f, u.machine);
@@ -163,7 +155,7 @@ json_interval(FILE *f, const struct snapshot *snap)
         snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
     json_common(f, &snap->cur, snap->interval_s);
     fprintf(f, ",\"transactions\":%llu", (unsigned long long)snap->cur.txns);
-    json_hist(f, snap->cur.lat);
+    hdrlog_write_json(f, snap->cur.lat);
     fputs(",\"cpu\":{\"benchtop\":", f);
     json_number(f, snap->own_cpu_pct);
     json_field(f, "worker_max", snap->worker_cpu_max);

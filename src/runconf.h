@@ -44,6 +44,12 @@ struct runconf {
     int force;              /* init --force */
     int pipeline;           /* requests in flight per connection: the driver's pipeline_depth() */
     uint64_t seed;          /* --seed */
+    char *instance_spec;    /* --instance I/N */
+    int instance;           /* this agent's index, 0 .. instances-1 (instance.h) */
+    int instances;          /* agents acting as one run, each with -c clients */
+    char *records_glob;     /* watch --records PATTERN: follow a fleet's growing records */
+    char *start_at_spec;    /* --start-at TIME */
+    double start_at;        /* when the load starts, seconds since the epoch; 0: at once */
     int quiet;              /* -q: no human summary on stderr */
     int no_collect;         /* --no-collect: no server-side collectors */
     int read_only;          /* --read-only: the dashboard never changes a server setting */

@@ -302,6 +302,21 @@ check_overdue(struct session *s)
     }
 }
 
+/* Each merged interval the records completed is a tick, as the engine's would be. */
+static void
+follow_tick(struct session *s)
+{
+    const struct snapshot *snap;
+    int n = 0;
+
+    while (!s->quit && (snap = follow_next(s->follow)) != NULL) {
+        s->hooks.on_tick(s, snap, s->arg);
+        n++;
+    }
+    if (n == 0 && s->hooks.on_idle_tick)
+        s->hooks.on_idle_tick(s, s->arg);
+}
+
 void
 session_run(struct session *s, int sigfd)
 {
@@ -328,6 +343,8 @@ session_run(struct session *s, int sigfd)
         check_overdue(s);
         if (s->eng && !s->load_over)
             tick(s);
+        else if (s->follow)
+            follow_tick(s);
         else if (s->hooks.on_idle_tick)
             s->hooks.on_idle_tick(s, s->arg);
         if (s->quit)

@@ -17,6 +17,7 @@
 #include "collect.h"
 #include "cpu.h"
 #include "engine.h"
+#include "follow.h"
 #include "sweep.h"
 #include "verdict.h"
 
@@ -38,6 +39,7 @@ struct session_hooks {
 struct session {
     const struct runconf *rc;
     struct engine *eng; /* NULL: no load */
+    struct follow *follow; /* watch --records: a fleet's records give the ticks instead */
     int ncollect;
     struct collect *collect[SESSION_MAX_COLLECT];
     int input_fd;        /* -1: none */

@@ -16,6 +16,7 @@
 
 #include "cpu.h"
 #include "engine.h"
+#include "instance.h"
 #include "util.h"
 
 #define NO_DEADLINE UINT64_MAX
@@ -176,8 +177,10 @@ add_client(struct worker *w)
     /* its own: a retry replays this client's draws, whatever the others drew meanwhile */
     struct rng *rng = xmalloc(sizeof(*rng));
 
+    int id = instance_first_client(e->rc) + w->next_id; /* the fleet's id (instance.h) */
+
     rng_seed(rng, rng_next(&w->rng));
-    client_init(c, w->next_id, e->drv->conn_new(e->shared, w->next_id, rng), depth, rng);
+    client_init(c, id, e->drv->conn_new(e->shared, id, rng), depth, rng);
     w->next_id += e->nworkers;
 }
 
@@ -441,7 +444,7 @@ worker_start(struct worker *w, const struct engine *eng, int id, const struct wo
              char *err)
 {
     const struct runconf *rc = eng->rc;
-    uint64_t seed = rc->seed ? rc->seed : now_us();
+    uint64_t seed = instance_seed(rc, rc->seed ? rc->seed : now_us());
     int rv;
 
     memset(w, 0, sizeof(*w));

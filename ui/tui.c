@@ -90,7 +90,7 @@ state_of(const struct tui *t, const struct snapshot *snap)
 
     if (snap->final)
         return RUN_DONE;
-    if (t->s->eng->paused)
+    if (t->s->eng && t->s->eng->paused)
         return RUN_PAUSED;
     if (c->connected < (uint64_t)snap->clients && (c->errors[ERR_CONN] || c->connect_fails))
         return RUN_RECONNECTING;
@@ -237,7 +237,7 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     d->elapsed_s = snap->t;
     d->clients = snap->clients;
     d->connected = (int)snap->cur.connected;
-    d->rate = s->eng->rate;
+    d->rate = s->eng ? s->eng->rate : 0;
     d->tps = (double)snap->cur.txns / secs;
     d->ops = (double)snap->cur.ops / secs;
     d->rx_bytes_s = (double)snap->cur.rx_bytes / secs;
@@ -577,8 +577,8 @@ fill_header(struct tui *t, const struct session *s)
     const struct report_ctx *rc = t->conf->report;
     int i;
 
-    d->load = s->eng != NULL;
-    d->state = s->eng ? RUN_STARTING : RUN_WATCHING;
+    d->load = s->eng != NULL || s->follow != NULL;
+    d->state = d->load ? RUN_STARTING : RUN_WATCHING;
     d->interval_s = s->interval_s;
     d->duration_s = s->rc->duration_s;
     d->threads = s->rc->threads;

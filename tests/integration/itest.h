@@ -61,6 +61,30 @@ itest_slurp(int fd)
     return buf;
 }
 
+/* Writes text to path; the test fails if it cannot. */
+static inline void
+itest_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The whole of a file (free it); the test fails if it cannot be read. */
+static inline char *
+itest_read_file(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    char *text;
+
+    assert_true(fd >= 0);
+    text = itest_slurp(fd);
+    close(fd);
+    return text;
+}
+
 /* Starts benchtop with argv (NULL-terminated, without the program); stdout/stderr to temp files. */
 static inline pid_t
 itest_spawn(char *const args[], int *outfd, int *errfd)

@@ -1,7 +1,11 @@
 /*
  * Every PostgreSQL workload and protocol, headless for a few seconds against
  * the throwaway server: tps > 0, no errors, and benchtop's transaction count
- * equals the server's xact_commit delta for the database within 1%.
+ * equals the server's own count within 1%: the rows pgbench_history gained
+ * for the workloads that insert one per transaction, else the database's
+ * xact_commit delta. The commits also count benchtop's own queries (about
+ * 8 to check the tables, one per collector sample), which is more than 1%
+ * of a 3 s tpcb-like run on a busy machine; history rows count only the load.
  */
 #include "itest.h"
 
@@ -29,11 +33,20 @@ teardown(void **state)
     return 0;
 }
 
+/* The server's count of the load's transactions: history rows, or commits for select-only. */
+static long long
+server_count(const char *workload)
+{
+    if (strcmp(workload, "select-only") == 0)
+        return itest_pg_commits(stats, DB, PQbackendPID(admin));
+    return itest_scalar(admin, "SELECT count(*) FROM pgbench_history");
+}
+
 /* Runs one headless load; returns its summary line's transactions after checking the rest. */
 static double
-run_checked(char **args, double *tps)
+run_checked(char **args, const char *workload, double *tps)
 {
-    long long before = itest_pg_commits(stats, DB, PQbackendPID(admin)), after;
+    long long before = server_count(workload), after;
     struct run r = itest_runv(args);
     const char *sum = itest_line(r.out, "\"type\":\"summary\"");
     double txns;
@@ -48,8 +61,8 @@ run_checked(char **args, double *tps)
     assert_true(txns > 0);
     assert_int_equal((long long)itest_num(sum, "errors"), 0);
     assert_true(itest_count_lines(r.out, "\"type\":\"interval\"") >= 2);
-    after = itest_pg_commits(stats, DB, PQbackendPID(admin));
-    fprintf(stderr, "  %s %s: %.0f transactions, server commits +%lld, %.0f tps\n", args[6],
+    after = server_count(workload);
+    fprintf(stderr, "  %s %s: %.0f transactions, server count +%lld, %.0f tps\n", args[6],
             args[8], txns, after - before, *tps);
     assert_true(fabs((double)(after - before) - txns) <= 0.01 * txns);
     itest_free(&r);
@@ -64,7 +77,7 @@ workload_mode(const char *workload, const char *mode)
                     NULL};
     double tps;
 
-    run_checked(args, &tps);
+    run_checked(args, workload, &tps);
 }
 
 static void

@@ -18,28 +18,6 @@ static char dir[] = "/tmp/itest-report-XXXXXX";
 static char paths[NRUNS][256];
 static const char *const settings[NRUNS] = {"on", "off", "on"};
 
-static void
-write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
-static char *
-read_file(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    char *text;
-
-    assert_true(fd >= 0);
-    text = itest_slurp(fd);
-    close(fd);
-    return text;
-}
-
 /* Runs tpcb-like once per setting, headless, into paths[i]. */
 static void
 record_runs(PGconn *c)
@@ -60,7 +38,7 @@ record_runs(PGconn *c)
         r = itest_runv(run);
         assert_int_equal(r.status, 0);
         snprintf(paths[i], sizeof paths[i], "%s/sc-%d-%s.jsonl", dir, i + 1, settings[i]);
-        write_file(paths[i], r.out);
+        itest_write_file(paths[i], r.out);
         itest_free(&r);
     }
 }
@@ -109,7 +87,7 @@ test_round_trip_matches_summary(void **state)
 {
     char *args[] = {"report", "--format", "json", paths[0], NULL};
     struct run r = itest_runv(args);
-    char *rec = read_file(paths[0]);
+    char *rec = itest_read_file(paths[0]);
     const char *summary = itest_line(rec, "\"type\":\"summary\"");
     char sum[65536];
 
@@ -227,7 +205,7 @@ test_html_page(void **state)
 
     snprintf(html, sizeof html, "%s/report.html", dir);
     snprintf(py, sizeof py, "%s/check.py", dir);
-    write_file(py, check_html);
+    itest_write_file(py, check_html);
     r = itest_runv(args);
     assert_int_equal(r.status, 0);
     c = itest_runv(csv);

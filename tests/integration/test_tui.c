@@ -7,6 +7,8 @@
  */
 #include "itest.h"
 
+#include <time.h>
+
 /* One tmux server per test process: test runs of other checkouts on the machine use their own. */
 static char sock[64];
 #define DB "bt_tui"
@@ -355,6 +357,36 @@ test_read_only(void **state)
     assert_int_equal(exit_code(), 0);
 }
 
+/*
+ * watch --records: three Redis agents (--instance i/3, one --start-at)
+ * write growing records; the dashboard follows them as one run of 6
+ * clients with a tps, and q ends it with exit 0.
+ */
+static void
+test_watch_records(void **state)
+{
+    long long at = (long long)time(NULL) + 3;
+    char cmd[1024];
+    char *s;
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "%s run %s --headless -q --instance %d/3 --start-at %lld -c 2 -T 6 "
+                 ">%s/fleet-%d.jsonl 2>/dev/null &",
+                 itest_env("BENCHTOP_BIN"), itest_env("BENCHTOP_RD_TARGET"), i, at, dir, i);
+        assert_int_equal(system(cmd), 0);
+    }
+    snprintf(cmd, sizeof cmd, "watch --records %s/fleet-\\*.jsonl", dir);
+    start(cmd);
+    s = wait_for("clients 6/6", 15000);
+    assert_true(figure(s, "tps ") > 0);
+    free(s);
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    itest_sleep_ms(6000); /* the agents end by -T: their files go with dir */
+}
+
 static void
 test_demo(void **state)
 {
@@ -482,6 +514,7 @@ main(void)
         cmocka_unit_test(test_set_setting),
         cmocka_unit_test(test_read_only),
         cmocka_unit_test(test_sweep_pane),
+        cmocka_unit_test(test_watch_records),
         cmocka_unit_test(test_demo),
         cmocka_unit_test(test_dumb_terminal_refused),
     };
