@@ -12,4 +12,4 @@ static const struct option_def batch_defs[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
 
-const struct option_group batch_option_group = {"batching", batch_defs};
+const struct option_group batch_option_group = {"batching", batch_defs, NULL};

@@ -18,6 +18,7 @@
  * as curl reads them, before TLS) are counted per request.
  */
 #include <curl/curl.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -100,7 +101,8 @@ static const struct option_def ht_defs[] = {
     {"data", 'd', OPT_STRING, HT_OFF(data), 0, 0, "", "BODY", CMD_LOAD,
      "request body, or @FILE to send a file's bytes"},
     {"header", 'H', OPT_LIST, HT_OFF(headers), 0, 0, "", "'NAME: VALUE'", CMD_LOAD,
-     "add a request header (repeatable)"},
+     "add a request header (repeatable; the values of Authorization, Cookie and names with "
+     "token, key, secret, password or auth are shown as ***)"},
     {"url-file", 0, OPT_STRING, HT_OFF(url_file), 0, 0, "", "FILE", CMD_LOAD,
      "URLs to request, one per line, each request drawing one uniformly (the target is ignored "
      "but for its scheme)"},
@@ -110,7 +112,42 @@ static const struct option_def ht_defs[] = {
      "https: do not verify the server's certificate (a self-signed one on loopback)"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
-static const struct option_group ht_option_group = {"http", ht_defs};
+/* Whether a header named name (len bytes) carries a credential. */
+static int
+secret_header(const char *name, size_t len)
+{
+    static const char *const exact[] = {"authorization", "proxy-authorization", "cookie", NULL};
+    static const char *const parts[] = {"token", "secret", "key", "password", "auth", NULL};
+    char low[64];
+    size_t i;
+
+    if (len >= sizeof(low))
+        return 1;
+    for (i = 0; i < len; i++)
+        low[i] = (char)tolower((unsigned char)name[i]);
+    low[len] = '\0';
+    for (i = 0; exact[i] != NULL; i++)
+        if (strcmp(low, exact[i]) == 0)
+            return 1;
+    for (i = 0; parts[i] != NULL; i++)
+        if (strstr(low, parts[i]) != NULL)
+            return 1;
+    return 0;
+}
+
+/* -H 'Authorization: Bearer x' is shown as 'Authorization: ***' (option_group.mask). */
+static char *
+ht_mask_option(const char *name, const char *value)
+{
+    const char *colon = strchr(value, ':');
+
+    if (strcmp(name, "header") != 0 || colon == NULL ||
+        !secret_header(value, (size_t)(colon - value)))
+        return xstrdup(value);
+    return xasprintf("%.*s: ***", (int)(colon - value), value);
+}
+
+static const struct option_group ht_option_group = {"http", ht_defs, ht_mask_option};
 static const struct driver_options ht_options[] = {{&ht_option_group, 0}, {NULL, 0}};
 
 /* ---- targets ---- */
@@ -125,21 +162,24 @@ ht_mask(const char *target)
     return uri_replace(target, u.password, "***");
 }
 
-/* 0 if url is an http(s) URL curl accepts whose host is loopback; else -1 and why in err. */
+/*
+ * 0 if url is an http(s) URL curl accepts whose host is loopback; else -1
+ * and why in err (the URL shown with its password masked).
+ */
 static int
 check_url(const char *url, char *err)
 {
     CURLU *h = curl_url();
-    char *scheme = NULL, *host = NULL;
+    char *scheme = NULL, *host = NULL, *shown = ht_mask(url);
     int rc = 0;
 
     if (curl_url_set(h, CURLUPART_URL, url, 0) != CURLUE_OK ||
         curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
         curl_url_get(h, CURLUPART_HOST, &host, 0) != CURLUE_OK)
         rc = seterr(err, "'%s' is not a URL curl can read (e.g. http://127.0.0.1:8080/index.html)",
-                    url);
+                    shown);
     else if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)
-        rc = seterr(err, "'%s' is not http:// or https:// (give a web URL)", url);
+        rc = seterr(err, "'%s' is not http:// or https:// (give a web URL)", shown);
     else if (!target_is_local(url))
         rc = seterr(err,
                     "%s is not on this machine: benchtop loads loopback only (use 127.0.0.1, ::1 "
@@ -148,6 +188,7 @@ check_url(const char *url, char *err)
     curl_free(scheme);
     curl_free(host);
     curl_url_cleanup(h);
+    free_secret(shown);
     return rc;
 }
 
@@ -347,7 +388,7 @@ curl_problem(CURLcode rc, const char *url, const char *errbuf, char *err)
 static int
 probe(const struct ht_shared *sh, char *err)
 {
-    char errbuf[CURL_ERROR_SIZE] = "";
+    char errbuf[CURL_ERROR_SIZE] = "", *shown;
     CURL *e = curl_easy_init();
     CURLcode rc;
 
@@ -359,7 +400,12 @@ probe(const struct ht_shared *sh, char *err)
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, HT_PREPARE_TIMEOUT_MS);
     rc = curl_easy_perform(e);
     curl_easy_cleanup(e);
-    return rc == CURLE_OK ? 0 : curl_problem(rc, sh->urls[0], errbuf, err);
+    if (rc == CURLE_OK)
+        return 0;
+    shown = ht_mask(sh->urls[0]);
+    curl_problem(rc, shown, errbuf, err);
+    free_secret(shown);
+    return -1;
 }
 
 static void
@@ -614,7 +660,6 @@ finish(struct ht_conn *c, CURLcode rc, struct txn_result *res)
 {
     curl_off_t body = 0;
     long status = 0, head = 0;
-    char *url = NULL;
 
     curl_easy_getinfo(c->easy, CURLINFO_SIZE_DOWNLOAD_T, &body);
     curl_easy_getinfo(c->easy, CURLINFO_HEADER_SIZE, &head);
@@ -623,8 +668,8 @@ finish(struct ht_conn *c, CURLcode rc, struct txn_result *res)
     res->rx_bytes = (uint64_t)body + (uint64_t)head;
     if (rc != CURLE_OK) {
         c->failed = 1;
-        curl_easy_getinfo(c->easy, CURLINFO_EFFECTIVE_URL, &url);
-        snprintf(res->msg, sizeof res->msg, "%.120s: %.120s", url ? url : "request",
+        /* curl's message names host and port; the URL could hold a password */
+        snprintf(res->msg, sizeof res->msg, "%s",
                  c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
         return DRV_ERROR;
     }

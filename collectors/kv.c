@@ -27,7 +27,7 @@ static const struct option_def kv_defs[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
 
-const struct option_group kv_options = {"key-value", kv_defs};
+const struct option_group kv_options = {"key-value", kv_defs, NULL};
 
 static const char *const kv_patterns[] = {"seq", "uniform", "zipf", NULL};
 

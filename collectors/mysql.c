@@ -1089,7 +1089,7 @@ static const struct option_def my_defs[] = {
      "rows per sysbench table"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
-static const struct option_group my_option_group = {"mysql", my_defs};
+static const struct option_group my_option_group = {"mysql", my_defs, NULL};
 static const struct driver_options my_options[] = {{&my_option_group, 0}, {NULL, 0}};
 
 const struct driver_class mysql_driver_class = {

@@ -243,7 +243,9 @@ write_nginx_conf(const struct server *s, struct ng_server *ng, char *err)
     snprintf(ng->nginx_conf, sizeof ng->nginx_conf, "%s/nginx.conf", d);
     conf = xasprintf("daemon off;\nmaster_process on;\nworker_processes 2;\npid %s/nginx.pid;\n"
                      "error_log %s warn;\nevents { worker_connections 4096; }\n"
-                     "http {\n  access_log %s/access.log;\n  default_type text/html;\n"
+                     "http {\n  log_format bt '$remote_addr [$time_local] \"$request\" $status "
+                     "$body_bytes_sent \"$http_referer\" \"$http_authorization\"';\n"
+                     "  access_log %s/access.log bt;\n  default_type text/html;\n"
                      "  keepalive_requests 1000000;\n  keepalive_timeout 75s;\n"
                      "  client_body_temp_path %s/tmp/body;\n  proxy_temp_path %s/tmp/proxy;\n"
                      "  fastcgi_temp_path %s/tmp/fastcgi;\n  uwsgi_temp_path %s/tmp/uwsgi;\n"

@@ -545,7 +545,7 @@ static const struct option_def pg_defs[] = {
      CMD_INIT | CMD_DEMO, "init: scale factor (as pgbench -i -s: 100,000 accounts per unit)"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
-static const struct option_group pg_option_group = {"postgres", pg_defs};
+static const struct option_group pg_option_group = {"postgres", pg_defs, NULL};
 static const struct driver_options pg_options[] = {{&pg_option_group, 0}, {NULL, 0}};
 
 const struct driver_class postgres_driver_class = {

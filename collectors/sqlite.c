@@ -651,7 +651,7 @@ static const struct option_def sq_defs[] = {
      CMD_INIT | CMD_DEMO, "init: rows of bench_rows"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
-static const struct option_group sq_option_group = {"sqlite", sq_defs};
+static const struct option_group sq_option_group = {"sqlite", sq_defs, NULL};
 static const struct driver_options sq_options[] = {
     {&batch_option_group, offsetof(struct sq_opts, batch)},
     {&sq_option_group, 0},

@@ -358,9 +358,13 @@ advance(struct worker *w, struct client *c)
             if (!may_start(w, c))
                 return;
             start_txn(w, c);
-            if (c->state == CS_IDLE) {
-                c->wake_us = now_us(); /* failed at once: retry after one loop turn */
+            if (c->state == CS_IDLE || (per_txn && c->state == CS_DISCONNECTED)) {
+                /* failed at once: retry after one loop turn (-C: connect again then) */
+                if (c->state == CS_DISCONNECTED)
+                    c->state = CS_BACKOFF;
+                c->wake_us = now_us();
                 worker_timer(w, c);
+                return;
             }
             if (c->state == CS_RUNNING && pipelining)
                 break; /* fill the pipe, then send it all at once (CS_RUNNING) */

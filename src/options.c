@@ -417,6 +417,19 @@ bad_option(char **argv, int c)
     usage_fatal("unknown option '%s' (see benchtop --help)", word);
 }
 
+/* argv masked in place where the option's group says its value holds a secret. */
+static void
+hide_secret(const struct opt_ref *r, char *arg)
+{
+    char *masked;
+
+    if (r->group == NULL || r->group->mask == NULL || arg == NULL)
+        return;
+    masked = r->group->mask(r->def->name, arg);
+    target_scrub_arg(arg, masked);
+    free(masked);
+}
+
 void
 options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***pos, int *npos)
 {
@@ -445,6 +458,8 @@ options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***p
             usage_fatal("--%s does not apply to 'benchtop %s' (see benchtop %s --help)",
                         refs[i].def->name, cmd_name(cmd), cmd_name(cmd));
         apply(rc, &refs[i], refs[i].def->type == OPT_FLAG ? "1" : optarg);
+        if (refs[i].def->type != OPT_FLAG)
+            hide_secret(&refs[i], optarg);
         rc->given[i] = 1;
     }
     free(longs);
@@ -684,6 +699,32 @@ value_of(const struct runconf *rc, const struct opt_ref *r)
     return (const char *)rc->driver_conf + off + r->def->offset;
 }
 
+/* A string option's value as JSON, each of its lines masked by its group. */
+static void
+json_option_string(FILE *f, const struct opt_ref *r, const char *value)
+{
+    char *out = NULL, *line, *masked, *joined;
+    const char *p = value, *eol;
+
+    if (r->group == NULL || r->group->mask == NULL) {
+        json_string(f, value);
+        return;
+    }
+    while (p != NULL) {
+        eol = strchr(p, '\n');
+        line = eol ? xstrndup(p, (size_t)(eol - p)) : xstrdup(p);
+        masked = r->group->mask(r->def->name, line);
+        joined = out ? xasprintf("%s\n%s", out, masked) : xstrdup(masked);
+        free(out);
+        free(masked);
+        free(line);
+        out = joined;
+        p = eol ? eol + 1 : NULL;
+    }
+    json_string(f, out);
+    free(out);
+}
+
 void
 options_print_json(FILE *f, const struct runconf *rc)
 {
@@ -712,7 +753,7 @@ options_print_json(FILE *f, const struct runconf *rc)
             break;
         case OPT_STRING:
         case OPT_LIST:
-            json_string(f, *(char *const *)p ? *(char *const *)p : "");
+            json_option_string(f, &refs[i], *(char *const *)p ? *(char *const *)p : "");
             break;
         case OPT_TARGET:
             json_target(f, *(char *const *)p);

@@ -62,6 +62,12 @@ struct option_def {
 struct option_group {
     const char *title; /* "key-value": --help says "key-value options (redis, memcached)" */
     const struct option_def *defs; /* ended by a NULL name */
+    /*
+     * NULL, or a newly allocated copy of one value of option `name` with any
+     * secret in it replaced by "***" (an HTTP header's credentials). argv is
+     * masked with it in place, so `ps` shows no secret, and so is the record.
+     */
+    char *(*mask)(const char *name, const char *value);
 };
 
 /* The engine's options (offsets into struct runconf), ended by a NULL name. */

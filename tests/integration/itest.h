@@ -129,6 +129,25 @@ itest_finish(pid_t pid, int o, int e)
     return r;
 }
 
+/* What `ps` shows of process pid: its /proc cmdline, NULs as spaces. */
+static inline void
+itest_cmdline(pid_t pid, char *buf, size_t len)
+{
+    char path[64];
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    fd = open(path, O_RDONLY);
+    n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    assert_true(n > 0);
+    for (ssize_t i = 0; i < n; i++)
+        buf[i] = buf[i] ? buf[i] : ' ';
+    buf[n] = '\0';
+}
+
 /* Runs benchtop to the end: itest_run("run", target, "-T", "2", NULL). */
 static inline struct run
 itest_runv(char *const args[])

@@ -205,6 +205,43 @@ test_method_body_headers(void **state)
     itest_free(&r);
 }
 
+/*
+ * A credential in -H reaches the server but is masked in ps, the record and
+ * stderr; a header that is no secret is kept as given.
+ */
+static void
+test_header_secret_masked(void **state)
+{
+    char target[256], cmdline[4096], log[512], *text;
+    char *args[] = {"run", target,   "-H", "Authorization: Bearer sekrit42",
+                    "-H",  "X-A: b", "-T", "2",
+                    "-c",  "1",      "-q", "--headless",
+                    NULL};
+    int o, e, lfd;
+    pid_t pid;
+    struct run r;
+
+    url(target, sizeof target, "static.html");
+    pid = itest_spawn(args, &o, &e);
+    itest_sleep_ms(1000); /* well into the run: the options are parsed */
+    itest_cmdline(pid, cmdline, sizeof(cmdline));
+    assert_null(strstr(cmdline, "sekrit42"));
+    assert_non_null(strstr(cmdline, "Authorization: ***"));
+    r = itest_finish(pid, o, e);
+    assert_int_equal(r.status, 0);
+    assert_null(strstr(r.out, "sekrit42"));
+    assert_null(strstr(r.err, "sekrit42"));
+    assert_non_null(strstr(r.out, "\"header\":\"Authorization: ***\\u000aX-A: b\""));
+    snprintf(log, sizeof log, "%s/access.log", itest_env("BENCHTOP_NG_DIR"));
+    lfd = open(log, O_RDONLY);
+    assert_true(lfd >= 0);
+    text = itest_slurp(lfd);
+    close(lfd);
+    assert_true(itest_count_lines(text, "\"Bearer sekrit42\"") > 0);
+    free(text);
+    itest_free(&r);
+}
+
 /* nginx restarted mid-run: each client's failed request is one connection error, then it is back.
  */
 static void
@@ -294,7 +331,7 @@ main(void)
         cmocka_unit_test(test_requests_match_nginx), cmocka_unit_test(test_connect_per_request),
         cmocka_unit_test(test_status_classes),       cmocka_unit_test(test_method_body_headers),
         cmocka_unit_test(test_bad_targets),          cmocka_unit_test(test_bad_options),
-        cmocka_unit_test(test_server_restart),
+        cmocka_unit_test(test_server_restart),       cmocka_unit_test(test_header_secret_masked),
     };
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);
 }

@@ -188,11 +188,10 @@ test_wrong_password(void **state)
 static void
 test_password_hidden(void **state)
 {
-    char target[512], path[64], cmdline[4096];
+    char target[512], cmdline[4096];
     const char *at = strchr(itest_target(DB), '@');
     char *args[] = {"run", target, "--headless", "-T", "2", "-w", "select-only", NULL};
-    int o, e, fd;
-    ssize_t n;
+    int o, e;
     pid_t pid;
     struct run r;
 
@@ -200,14 +199,7 @@ test_password_hidden(void **state)
     snprintf(target, sizeof(target), "postgres://bt_pwuser:rightpw@%s", at + 1);
     pid = itest_spawn(args, &o, &e);
     itest_sleep_ms(1000); /* well into the run: prepare() is over */
-    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-    fd = open(path, O_RDONLY);
-    n = read(fd, cmdline, sizeof(cmdline) - 1);
-    close(fd);
-    assert_true(n > 0);
-    for (ssize_t i = 0; i < n; i++)
-        cmdline[i] = cmdline[i] ? cmdline[i] : ' ';
-    cmdline[n] = '\0';
+    itest_cmdline(pid, cmdline, sizeof(cmdline));
     assert_null(strstr(cmdline, "rightpw"));
     assert_non_null(strstr(cmdline, "bt_pwuser"));
     r = itest_finish(pid, o, e);

@@ -1,8 +1,9 @@
 /*
  * Tests for engine: a run's threads all end with it, also when a worker
  * cannot start (the ones started before it are stopped and joined, the
- * descriptors closed). The driver here never connects: no server is needed
- * and no load is made.
+ * descriptors closed); and with -C a transaction that fails in its start
+ * does not strand its client. The drivers here talk to a pipe: no server is
+ * needed and no load is made.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -61,6 +62,50 @@ static const struct driver_class never_driver_class = {
     .conn_connect_poll = never_connect,
     .conn_txn_start = never_txn,
     .conn_txn_poll = never_txn,
+    .conn_disconnect = never_disconnect,
+};
+
+/*
+ * A driver whose connect succeeds as soon as its descriptor (a pipe's write
+ * end) is writable, and whose every transaction fails before it is sent.
+ */
+static int ready_fd = -1;
+
+static int
+ready_fd_of(void *conn)
+{
+    return ready_fd;
+}
+
+static enum drv_status
+connect_start(void *conn, char *err)
+{
+    return DRV_WANT_WRITE;
+}
+
+static enum drv_status
+connect_done(void *conn, char *err)
+{
+    return DRV_DONE;
+}
+
+static enum drv_status
+refused_txn(void *conn, struct txn_result *res)
+{
+    res->err = ERR_OTHER;
+    snprintf(res->msg, sizeof res->msg, "refused before sending");
+    return DRV_DONE;
+}
+
+static const struct driver_class refusing_driver_class = {
+    .name = "refusing",
+    .conn_new = never_new,
+    .conn_free = free,
+    .conn_fd = ready_fd_of,
+    .conn_connect_start = connect_start,
+    .conn_connect_poll = connect_done,
+    .conn_txn_start = refused_txn,
+    .conn_txn_poll = refused_txn,
     .conn_disconnect = never_disconnect,
 };
 
@@ -174,6 +219,34 @@ test_failed_worker_stops_the_others(void **state)
     assert_int_equal(fds_open(open, sizeof open), before_fds);
 }
 
+/*
+ * -C, closed loop: a transaction that fails in its start leaves the client
+ * disconnected; it must connect again and go on until its -t is done (it
+ * used to wait forever after the first).
+ */
+static void
+test_connect_per_txn_failed_start_goes_on(void **state)
+{
+    (void)state;
+    struct runconf rc = conf(1);
+    char err[BT_ERRLEN] = "";
+    struct engine *e;
+    struct snapshot *snap;
+    int i;
+
+    rc.driver = &refusing_driver_class;
+    rc.connect_per_txn = 1;
+    rc.transactions = 20;
+    e = engine_start(&rc, NULL, err);
+    assert_non_null(e);
+    for (i = 0; i < 500 && !engine_finished(e); i++)
+        usleep(10000); /* bounded: 5 s at most */
+    snap = engine_stop(e);
+    assert_int_equal(snap->total.errors[ERR_OTHER], 20);
+    assert_int_equal(snap->total.txns, 0);
+    engine_free(e);
+}
+
 int
 main(void)
 {
@@ -182,9 +255,11 @@ main(void)
     if (pipe(p) < 0)
         return 1;
     idle_fd = p[0];
+    ready_fd = p[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stop_joins_every_worker),
         cmocka_unit_test(test_failed_worker_stops_the_others),
+        cmocka_unit_test(test_connect_per_txn_failed_start_goes_on),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }
