@@ -68,25 +68,6 @@ run_judged(char **args, const char *kind)
     return r;
 }
 
-/* /proc/PID/cmdline with its NULs turned to spaces. */
-static char *
-cmdline(pid_t pid)
-{
-    char path[64];
-    int fd;
-    char *text;
-
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-    fd = open(path, O_RDONLY);
-    assert_true(fd >= 0);
-    text = itest_slurp(fd);
-    close(fd);
-    for (char *c = text; c[0] || c[1]; c++)
-        if (*c == '\0')
-            *c = ' ';
-    return text;
-}
-
 /*
  * A Redis load watches MariaDB (as a user with a password) while another
  * benchtop commits exactly 1,000 transactions there: the watched commit/s,
@@ -109,10 +90,10 @@ test_watch_counts_another_load(void **state)
     struct run r, l;
     const char *p;
     double commits = 0, prev_t = -1;
-    char *argv_seen;
+    char argv_seen[4096];
 
     itest_sleep_ms(2000); /* a sample or two before the load: its rates start at 0 */
-    argv_seen = cmdline(pid);
+    itest_cmdline(pid, argv_seen, sizeof argv_seen);
     l = itest_runv(load);
     assert_int_equal(l.status, 0);
     r = itest_finish(pid, o, e);
@@ -140,7 +121,6 @@ test_watch_counts_another_load(void **state)
     assert_non_null(strstr(argv_seen, "--watch mysql://bt_watch:***@"));
     /* the verdict stays Redis's own: a watched database that is not behind it is only shown */
     assert_null(strstr(final_verdict(r.out), "MySQL"));
-    free(argv_seen);
     itest_free(&r);
     itest_free(&l);
 }
