@@ -9,7 +9,6 @@
  */
 #include "itest-mysql.h"
 
-#include <fcntl.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
