@@ -58,8 +58,13 @@ const struct option_def option_table[] = {
      "built-in workload (listed per database below)"},
     {"protocol", 'M', OPT_STRING, OFF(mode), 0, 0, "", "MODE", CMD_LOAD,
      "protocol (listed per database below)"},
-    {"file", 'f', OPT_STRING, OFF(script_file), 0, 0, "", "FILE", CMD_LOAD,
-     "run a custom script: SQL with :name variables and \\set lines"},
+    {"file", 'f', OPT_LIST, OFF(script_file), 0, 0, "", "FILE[@W]", CMD_LOAD,
+     "run a custom script (SQL with :name variables and \\set lines; Redis: a command a line); "
+     "repeat for a mix, W the weight"},
+    {"builtin", 'b', OPT_LIST, OFF(builtin), 0, 0, "", "NAME[@W]", CMD_LOAD,
+     "add a built-in workload to the mix, W its weight (repeatable; with -f too)"},
+    {"report-per-command", 'r', OPT_FLAG, OFF(per_stmt), 0, 1, "0", "", CMD_RUN,
+     "per-statement latency and counts in the summary (as pgbench -r)"},
     {"connect", 'C', OPT_FLAG, OFF(connect_per_txn), 0, 1, "0", "", CMD_LOAD,
      "open a new connection for every transaction"},
     {"max-tries", 0, OPT_INT, OFF(max_tries), 1, 1000000, "1", "N", CMD_LOAD,
@@ -236,6 +241,20 @@ parse_whole(const struct option_def *o, const char *arg)
     return v;
 }
 
+/* -f a.sql -f b.sql: one string "a.sql\nb.sql"; a value cannot hold the separator. */
+static void
+list_append(char **list, const struct option_def *o, const char *arg)
+{
+    size_t had = *list ? strlen(*list) : 0, n = strlen(arg);
+
+    if (n == 0 || strchr(arg, '\n') != NULL)
+        usage_fatal("--%s needs a %s without a newline, not '%s'", o->name, o->metavar, arg);
+    *list = xrealloc(*list, had + n + 2);
+    if (had > 0)
+        (*list)[had++] = '\n';
+    memcpy(*list + had, arg, n + 1);
+}
+
 static void
 set_value(void *p, const struct option_def *o, const char *arg)
 {
@@ -277,17 +296,11 @@ set_value(void *p, const struct option_def *o, const char *arg)
         if (arg[0])
             ((struct target_list *)p)->v[((struct target_list *)p)->n++] = (char *)arg;
         break;
-    case OPT_LIST:
-        if (*(char **)p == NULL) {
-            *(char **)p = xstrdup(arg);
-        } else {
-            char *joined = xasprintf("%s\n%s", *(char **)p, arg);
-            free(*(char **)p);
-            *(char **)p = joined;
-        }
-        break;
     case OPT_FLAG:
         *(int *)p = 1;
+        break;
+    case OPT_LIST:
+        list_append((char **)p, o, arg);
         break;
     }
 }

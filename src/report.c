@@ -182,6 +182,24 @@ json_messages(FILE *f, const struct wstats *s)
     fprintf(f, "],\"error_messages_other\":%llu", (unsigned long long)s->msgs_other);
 }
 
+/* -r: "statements":[{"script":..,"line":..,"text":..,"count":..,"failed":..,"lat_us_mean":..}] */
+static void
+json_statements(FILE *f, const struct wstats *s, const struct stmt_label *labels)
+{
+    fputs(",\"statements\":[", f);
+    for (int i = 0; i < s->nstmts; i++) {
+        const struct stmt_stat *st = &s->stmts[i];
+        fputs(i ? ",{\"script\":" : "{\"script\":", f);
+        json_string(f, labels[i].script);
+        fprintf(f, ",\"line\":%d,\"text\":", labels[i].line);
+        json_string(f, labels[i].text);
+        fprintf(f, ",\"count\":%llu,\"failed\":%llu,\"lat_us_mean\":%.1f}",
+                (unsigned long long)st->n, (unsigned long long)st->errors,
+                st->n ? (double)st->sum_us / (double)st->n : 0.0);
+    }
+    fputc(']', f);
+}
+
 static void
 json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
 {
@@ -203,6 +221,8 @@ json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
             s->connects ? (double)s->connect_us / (double)s->connects : 0.0);
     json_common(f, s, snap->t);
     json_messages(f, s);
+    if (s->nstmts > 0)
+        json_statements(f, s, ctx->stmt_labels);
     json_verdict(f, &snap->verdict);
     fputs("}\n", f);
     fflush(f);
@@ -265,6 +285,26 @@ human_failures(FILE *f, const struct wstats *s)
         fprintf(f, "  %llu x other messages\n", (unsigned long long)s->msgs_other);
 }
 
+/* -r, as pgbench -r: under each script, each statement's mean latency, count and failures. */
+static void
+human_statements(FILE *f, const struct wstats *s, const struct stmt_label *labels)
+{
+    char text[120];
+
+    fputs("statement latencies in milliseconds, counts and failures:\n", f);
+    for (int i = 0; i < s->nstmts; i++) {
+        const struct stmt_stat *st = &s->stmts[i];
+        if (i == 0 || strcmp(labels[i].script, labels[i - 1].script) != 0) {
+            text_clean(text, sizeof text, labels[i].script);
+            fprintf(f, "  %s:\n", text);
+        }
+        text_clean(text, sizeof text, labels[i].text);
+        fprintf(f, "  %10.3f %10llu %8llu  %s\n",
+                st->n ? (double)st->sum_us / (double)st->n / 1000.0 : 0.0,
+                (unsigned long long)st->n, (unsigned long long)st->errors, text);
+    }
+}
+
 void
 report_human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
 {
@@ -297,6 +337,8 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
     fprintf(f, "latency ms: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n",
             l.mean / 1000.0, l.p50 / 1000.0, l.p90 / 1000.0, l.p99 / 1000.0, l.p999 / 1000.0,
             l.max / 1000.0);
+    if (s->nstmts > 0)
+        human_statements(f, s, ctx->stmt_labels);
     if (s->connects)
         fprintf(f, "connections: %llu, mean set-up %.3f ms\n", (unsigned long long)s->connects,
                 (double)s->connect_us / (double)s->connects / 1000.0);

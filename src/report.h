@@ -21,6 +21,7 @@ struct report_ctx {
     struct sweep *sweep;  /* `benchtop sweep`: step lines, the sweep line and its table */
     int steps_reported;   /* the sweep's steps already written as JSON lines */
     int header_done;      /* the {"type":"run"} line went out */
+    const struct stmt_label *stmt_labels; /* -r: the statements snap->total.stmts counts */
 };
 
 /*

@@ -28,7 +28,8 @@ struct runconf {
 
     char *workload;         /* -w; NULL means the driver's default */
     char *mode;             /* -M; NULL means the driver's default */
-    char *script_file;      /* -f */
+    char *script_file;      /* -f FILE[@W], repeatable: '\n'-separated (src/mix.h) */
+    char *builtin;          /* -b NAME[@W], repeatable: '\n'-separated */
     int clients;            /* -c */
     int threads;            /* -j */
     int pin;                /* --pin: each -j thread keeps to one CPU */
@@ -38,6 +39,7 @@ struct runconf {
     double interval_s;      /* -P */
     double late_ms;         /* --late-ms: schedule lag that makes a transaction late */
     int connect_per_txn;    /* -C */
+    int per_stmt;           /* -r: per-statement latency and counts in the summary */
     int max_tries;          /* --max-tries: tries for a serialization failure or deadlock */
     double stall_timeout_s; /* --stall-timeout: a connect or transaction stuck this long is an error */
     int headless;           /* --headless, or stdout is not a terminal */
