@@ -80,6 +80,8 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
     if (!rc->no_collect) /* first: a pooler may refuse the load */
         cmd_add_server(&s, rc, names, targets);
     cmd_add_pooler(rc->no_collect ? NULL : &s, rc, 1, names, targets);
+    if (!rc->no_collect)
+        cmd_add_watched(&s, rc, names, targets);
     s.eng = engine_start(rc, shared, err);
     if (s.eng == NULL)
         usage_fatal("%s", err);

@@ -82,6 +82,9 @@ const struct option_def option_table[] = {
      "target's port is a pooler's; none: do not look)"},
     {"server", 0, OPT_TARGET, OFF(server_target), 0, 0, "", "TARGET", CMD_LOAD,
      "with a pooler as the target: the server behind it, whose own figures the server pane shows"},
+    {"watch", 0, OPT_TARGETS, OFF(watch), 0, 0, "", "TARGET", CMD_LOAD,
+     "also watch TARGET (repeatable): a database behind the load's target, or an nginx "
+     "stub_status or php-fpm status URL; the verdict says whether it is the limit"},
     {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
      "the dashboard's s key (set a server setting) is off"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
@@ -285,6 +288,13 @@ set_value(void *p, const struct option_def *o, const char *arg)
         break;
     case OPT_TARGET:
         *(char **)p = arg[0] ? (char *)arg : NULL;
+        break;
+    case OPT_TARGETS:
+        if (((struct target_list *)p)->n == RC_MAX_WATCH)
+            usage_fatal("--%s is given more than %d times (watch fewer targets)", o->name,
+                        RC_MAX_WATCH);
+        if (arg[0])
+            ((struct target_list *)p)->v[((struct target_list *)p)->n++] = (char *)arg;
         break;
     case OPT_FLAG:
         *(int *)p = 1;
@@ -668,11 +678,24 @@ options_free(struct runconf *rc)
 static void
 json_target(FILE *f, const char *target)
 {
-    const struct driver_class *drv = target ? driver_for_target(target) : NULL;
-    char *masked = drv ? drv->mask(target) : NULL;
+    char *masked = target ? target_mask(target) : NULL;
 
     json_string(f, masked ? masked : target && strcmp(target, "none") == 0 ? "none" : "***");
     free(masked);
+}
+
+static void
+json_targets(FILE *f, const struct target_list *l)
+{
+    int i;
+
+    fputc('[', f);
+    for (i = 0; i < l->n; i++) {
+        if (i)
+            fputc(',', f);
+        json_target(f, l->v[i]);
+    }
+    fputc(']', f);
 }
 
 /* Where option r's value is: in rc, or in the resolved driver's option struct (NULL if none). */
@@ -747,6 +770,9 @@ options_print_json(FILE *f, const struct runconf *rc)
             break;
         case OPT_TARGET:
             json_target(f, *(char *const *)p);
+            break;
+        case OPT_TARGETS:
+            json_targets(f, p);
             break;
         }
     }

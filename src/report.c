@@ -415,6 +415,7 @@ report_server(FILE *f, double t, const char *name, const char *target,
     json_string(f, name);
     fputs(",\"target\":", f);
     json_string(f, target);
+    fprintf(f, ",\"role\":\"%s\"", coll_role_key(res->role));
     fprintf(f, ",\"ok\":%s,\"cost_ms\":%.3f,\"late\":%llu", res->ok ? "true" : "false",
             res->cost_ms, (unsigned long long)res->late);
     if (!res->ok) { /* no figure from an earlier sample passes for current */

@@ -11,6 +11,14 @@ struct driver_class;
 
 /* The most options the engine's table and every driver's together may have. */
 #define OPTIONS_MAX 128
+#define RC_MAX_WATCH 4
+
+/* A repeatable target option's values, in the order given (--watch). */
+struct target_list {
+    int n;
+    char *v[RC_MAX_WATCH];
+    int hidden; /* v holds copies, argv is masked (cmd_resolve_target) */
+};
 
 struct runconf {
     const char *command; /* "run", "init", "demo", "serve" */
@@ -50,6 +58,7 @@ struct runconf {
     char *record;           /* --record FILE: JSON lines while the dashboard runs */
     char *pooler_target;    /* --pooler: a connection pooler's console ("none": do not look) */
     char *server_target;    /* --server: the server behind a pooler target, for its collector */
+    struct target_list watch; /* --watch: other targets' collectors beside the load */
     char *theme;            /* --theme NAME or path */
     char *report_format;    /* report --format: text, markdown, csv, json */
     double report_from;     /* report --from: seconds into each run */
