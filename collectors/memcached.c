@@ -560,9 +560,13 @@ setup_keys(const struct mc_opts *o, struct mc_shared *sh)
 {
     sh->digits = mc_key_digits(sh->kv.keys);
     sh->batch = sh->wl != MC_WL_MULTIGET ? 1 : o->batch.batch ? o->batch.batch : MC_BATCH_DEFAULT;
-    /* Room for a whole reply when it is small; larger ones grow the buffer on demand. */
+    /*
+     * Room for a whole reply when it is small; larger ones grow the buffer on
+     * demand. No more than that: a page per connection (the old 4 KB floor)
+     * made 10,000 connections' buffers 40 MB, a page and a TLB entry apart.
+     */
     sh->rbuf_size = (size_t)sh->batch * (sh->kv.value_size + 64) + 64;
-    sh->rbuf_size = sh->rbuf_size < 4096           ? 4096
+    sh->rbuf_size = sh->rbuf_size < 256            ? 256
                     : sh->rbuf_size > (256u << 10) ? 256u << 10
                                                    : sh->rbuf_size;
 }

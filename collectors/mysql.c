@@ -31,6 +31,7 @@
 #include "mysql.h"
 
 #include <errmsg.h>
+#include <math.h>
 #include <mysqld_error.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -214,6 +215,7 @@ struct my_shared {
     int64_t table_size;
     int slot[ST__COUNT]; /* prepared mode: index in a connection's statements; -1: text */
     int nslots;
+    unsigned job_connect_timeout_s; /* a job thread's connect: --stall-timeout, rounded up */
 };
 
 /* The values of the current statement; prepared statements are bound to these fields. */
@@ -1024,6 +1026,7 @@ my_prepare(const struct runconf *rc, const void *opts, char *err)
     if (my_connect_blocking(rc->target, &m, err) < 0 || find_tables(m, rc, o, sh, err) < 0 ||
         check_mix(m, sh, err) < 0)
         goto fail;
+    sh->job_connect_timeout_s = (unsigned)ceil(rc->stall_timeout_s);
     assign_slots(sh);
     make_labels(sh);
     mysql_close(m);
@@ -1131,7 +1134,15 @@ new_handle(struct my_conn *c, int nonblocking, char *err)
         return NULL;
     }
 #endif
-    if (my_target_apply(m, &c->sh->target, 0, err) < 0) {
+    /*
+     * A blocking connect has no socket to cut (jobthread_cancel) until it
+     * returns: a server that accepts and never answers would hold the worker
+     * at the stall check and at the end of the run. The library's connect
+     * timeout ends it instead (it covers the greeting and the login, not the
+     * queries after).
+     */
+    if (my_target_apply(m, &c->sh->target, nonblocking ? 0 : c->sh->job_connect_timeout_s, err) <
+        0) {
         mysql_close(m);
         return NULL;
     }
