@@ -680,7 +680,7 @@ json_target(FILE *f, const char *target)
 {
     char *masked = target ? target_mask(target) : NULL;
 
-    json_string(f, masked ? masked : target && strcmp(target, "none") == 0 ? "none" : "***");
+    json_put_string(f, masked ? masked : target && strcmp(target, "none") == 0 ? "none" : "***");
     free(masked);
 }
 
@@ -720,7 +720,7 @@ json_option_string(FILE *f, const struct opt_ref *r, const char *value)
     const char *p = value, *eol;
 
     if (r->group == NULL || r->group->mask == NULL) {
-        json_string(f, value);
+        json_put_string(f, value);
         return;
     }
     while (p != NULL) {
@@ -734,7 +734,7 @@ json_option_string(FILE *f, const struct opt_ref *r, const char *value)
         out = joined;
         p = eol ? eol + 1 : NULL;
     }
-    json_string(f, out);
+    json_put_string(f, out);
     free(out);
 }
 
