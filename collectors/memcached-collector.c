@@ -345,6 +345,7 @@ mc_coll_settings(void *conn, struct coll_settings *out, char *err)
 
 const struct collector_class memcached_collector_class = {
     .name = "memcached",
+    .title = "memcached",
     .sample_size = sizeof(struct mc_sample),
     .open = mc_coll_open,
     .close = mc_coll_close,

@@ -31,6 +31,7 @@
 #include "instance.h"
 #include "batch.h"
 #include "kv.h"
+#include "mix.h"
 #include "options.h"
 #include "uri.h"
 
@@ -60,6 +61,9 @@ struct mc_shared {
     int batch;             /* multiget: keys per request */
     int digits;
     size_t rbuf_size; /* a connection's first read buffer */
+    struct mix mix;   /* -f: the scripts (memcached-script.c), without built-ins */
+    struct mc_script ms[MIX_MAX];
+    size_t script_line, script_request;
 };
 
 struct mc_conn {
@@ -74,6 +78,12 @@ struct mc_conn {
     struct mc_txn txn;
     char *rbuf;
     size_t rcap, rlen;
+    /* -f: the request, the current script, its next command's operation and its state */
+    char *sbuf, *line;
+    int64_t vars[SCRIPT_MAX_VARS];
+    const struct mc_script *ms;
+    int at;
+    struct mc_sop_state sop;
 };
 
 enum { MC_BATCH_DEFAULT = 10, MC_BATCH_MAX = 10000 };
@@ -272,9 +282,13 @@ stats_complete(const char *buf, size_t len)
 static int
 check_options(const struct runconf *rc, const struct mc_opts *o, struct mc_shared *sh, char *err)
 {
-    if (rc->script_file != NULL)
-        return seterr(err, "memcached runs no scripts (drop -f; use -w mixed, get, set or "
-                           "multiget)");
+    if (rc->script_file != NULL && sh->proto != MC_TEXT)
+        return seterr(err, "memcached runs -f scripts in the text protocol (drop -M binary)");
+    if (rc->script_file != NULL && rc->workload != NULL)
+        return seterr(err, "memcached runs -f scripts alone, not with a built-in (drop -w)");
+    if (rc->builtin != NULL)
+        return seterr(err, "memcached runs one built-in workload, not a -b mix (use -w mixed "
+                           "--ratio SET:GET for gets and sets)");
     if (o->kv.pipeline > 1)
         return seterr(err, "--pipeline is not supported for memcached (use -w multiget --batch N "
                            "for several keys per request, or more -c)");
@@ -284,6 +298,24 @@ check_options(const struct runconf *rc, const struct mc_opts *o, struct mc_share
         return seterr(err, "--batch for memcached must be at most %d keys, not %d", MC_BATCH_MAX,
                       o->batch.batch);
     return kv_setup(&sh->kv, &o->kv, instance_total_clients(rc), sh->wl == MC_WL_MIXED, "1:9", err);
+}
+
+/* -f: the scripts, each checked for memcached, and the buffers they need. */
+static int
+load_scripts(const struct runconf *rc, struct mc_shared *sh, char *err)
+{
+    if (mix_parse(&sh->mix, rc, "memcached", mc_workloads, err) < 0 ||
+        mix_load(&sh->mix, NULL, mc_script_predef, 1, err) < 0)
+        return -1;
+    for (int i = 0; i < sh->mix.n; i++) {
+        if (mc_script_compile(&sh->ms[i], sh->mix.e[i].script, err) < 0)
+            return -1;
+        if (sh->ms[i].line > sh->script_line)
+            sh->script_line = sh->ms[i].line;
+        if (sh->ms[i].request > sh->script_request)
+            sh->script_request = sh->ms[i].request;
+    }
+    return 0;
 }
 
 static int
@@ -302,7 +334,9 @@ parse_choices(const struct runconf *rc, const struct mc_opts *o, struct mc_share
     if ((i = index_of(mc_modes, m)) < 0)
         return seterr(err, "unknown protocol '%s' for memcached (use -M text or binary)", m);
     sh->proto = (enum mc_proto)i;
-    return check_options(rc, o, sh, err);
+    if (check_options(rc, o, sh, err) < 0)
+        return -1;
+    return rc->script_file != NULL ? load_scripts(rc, sh, err) : 0;
 }
 
 /* ---- prepare: is it memcached? ---- */
@@ -526,9 +560,13 @@ setup_keys(const struct mc_opts *o, struct mc_shared *sh)
 {
     sh->digits = mc_key_digits(sh->kv.keys);
     sh->batch = sh->wl != MC_WL_MULTIGET ? 1 : o->batch.batch ? o->batch.batch : MC_BATCH_DEFAULT;
-    /* Room for a whole reply when it is small; larger ones grow the buffer on demand. */
+    /*
+     * Room for a whole reply when it is small; larger ones grow the buffer on
+     * demand. No more than that: a page per connection (the old 4 KB floor)
+     * made 10,000 connections' buffers 40 MB, a page and a TLB entry apart.
+     */
     sh->rbuf_size = (size_t)sh->batch * (sh->kv.value_size + 64) + 64;
-    sh->rbuf_size = sh->rbuf_size < 4096           ? 4096
+    sh->rbuf_size = sh->rbuf_size < 256            ? 256
                     : sh->rbuf_size > (256u << 10) ? 256u << 10
                                                    : sh->rbuf_size;
 }
@@ -574,6 +612,9 @@ mc_release(void *shared)
     if (sh == NULL)
         return;
     kv_release(&sh->kv);
+    for (int i = 0; i < sh->mix.n; i++)
+        mc_script_free(&sh->ms[i]);
+    mix_free(&sh->mix);
     free(sh);
 }
 
@@ -611,6 +652,12 @@ mc_conn_new(void *shared, int client_id, struct rng *rng)
                     0);
     c->rcap = sh->rbuf_size;
     c->rbuf = xmalloc(c->rcap);
+    if (sh->mix.n > 0) {
+        c->sbuf = xmalloc(sh->script_request);
+        c->line = xmalloc(sh->script_line + 1);
+        c->vars[0] = client_id;
+        c->vars[1] = (int64_t)sh->kv.keys;
+    }
     return c;
 }
 
@@ -636,6 +683,8 @@ mc_conn_free(void *conn)
         if (c->req[i].head != NULL)
             mc_req_free(&c->req[i]);
     free(c->rbuf);
+    free(c->sbuf);
+    free(c->line);
     free(c);
 }
 
@@ -735,12 +784,83 @@ send_rest(struct mc_conn *c, struct txn_result *res)
     return DRV_WANT_READ;
 }
 
+/* The first command at or after i (not a \set line). */
+static int
+script_next(const struct mc_script *ms, int i)
+{
+    while (i < ms->s->ncmds && ms->s->cmds[i].kind != SCRIPT_SQL)
+        i++;
+    return i;
+}
+
+/* -f: the script's commands go out together; their replies come back in order. */
+static enum drv_status
+start_script(struct mc_conn *c, struct txn_result *res)
+{
+    const struct mc_shared *sh = c->sh;
+    char err[BT_ERRLEN];
+    long len;
+
+    c->ms = &sh->ms[mix_pick(&sh->mix, c->rng)];
+    len = mc_script_render(c->ms, c->vars, c->rng, c->line, sh->script_line + 1, c->sbuf, err);
+    if (len < 0) {
+        res->err = ERR_OTHER;
+        first_line(res->msg, sizeof res->msg, err);
+        return DRV_DONE; /* nothing was sent */
+    }
+    c->at = script_next(c->ms, 0);
+    memset(&c->sop, 0, sizeof c->sop);
+    c->out[0] = (struct iovec){.iov_base = c->sbuf, .iov_len = (size_t)len};
+    c->nout = 1;
+    c->out_at = 0;
+    c->rlen = 0;
+    return send_rest(c, res);
+}
+
+/* -f: takes every complete reply element; DRV_DONE after the last command's. */
+static enum drv_status
+consume_script(struct mc_conn *c, struct txn_result *res, size_t *pos, size_t *need)
+{
+    char perr[BT_ERRLEN];
+
+    while (*pos < c->rlen) {
+        ssize_t n = mc_script_feed(c->ms->ops[c->at], c->rbuf + *pos, c->rlen - *pos, &c->sop,
+                                   need, perr);
+        if (n < 0)
+            return lost(res, perr, NULL);
+        if (n == 0)
+            break;
+        *pos += (size_t)n;
+        if (!c->sop.done)
+            continue;
+        res->ops++;
+        if (c->sop.failed && res->err == ERR_NONE) {
+            res->err = ERR_OTHER;
+            snprintf(res->msg, sizeof res->msg, "%s", c->sop.msg);
+        }
+        memset(&c->sop, 0, sizeof c->sop);
+        c->at = script_next(c->ms, c->at + 1);
+        if (c->at < c->ms->s->ncmds)
+            continue;
+        if (*pos != c->rlen)
+            return lost(res, "memcached sent more than the reply (protocol out of step)", NULL);
+        c->rlen = 0;
+        return DRV_DONE;
+    }
+    return DRV_WANT_READ;
+}
+
 static enum drv_status
 mc_conn_txn_start(void *conn, struct txn_result *res)
 {
     struct mc_conn *c = conn;
-    enum mc_op op = pick_op(c);
-    struct mc_req *r = &c->req[op];
+    enum mc_op op;
+    struct mc_req *r;
+
+    if (c->sh->mix.n > 0)
+        return start_script(c, res);
+    op = pick_op(c);
+    r = &c->req[op];
 
     for (int i = 0; i < r->nkeys; i++)
         mc_req_key(r, i, kv_next_key(&c->sh->kv, &c->seq, c->rng));
@@ -785,8 +905,11 @@ consume(struct mc_conn *c, struct txn_result *res)
     size_t pos = 0, need = 0;
     struct mc_reply r;
     char perr[BT_ERRLEN];
+    enum drv_status st;
 
-    while (pos < c->rlen) {
+    if (c->ms != NULL && (st = consume_script(c, res, &pos, &need)) != DRV_WANT_READ)
+        return st;
+    while (c->ms == NULL && pos < c->rlen) {
         ssize_t n = mc_parse(c->sh->proto, c->rbuf + pos, c->rlen - pos, &r, &need, perr);
         if (n < 0)
             return lost(res, perr, NULL);

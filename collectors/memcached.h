@@ -24,6 +24,8 @@
 
 #include "collector.h"
 #include "driver.h"
+#include "rand.h"
+#include "script.h"
 #include "util.h"
 
 #define MC_DEFAULT_PORT 11211
@@ -269,5 +271,48 @@ struct coll_settings;
 void mc_settings_parse(const char *text, size_t len, struct coll_settings *out);
 /* The collector class's read_settings: `stats settings`. 0, or -1 with err. */
 int mc_settings_read(int fd, const struct mc_addr *a, struct coll_settings *out, char *err);
+
+/* ---- -f scripts (memcached-script.c): pure, text protocol ---- */
+
+/* The variables a script has without \set: client_id, keys (--keys). */
+extern const char *const mc_script_predef[];
+
+enum mc_sop { MC_SOP_GET, MC_SOP_SET, MC_SOP_INCR, MC_SOP_DECR, MC_SOP_DELETE };
+
+/* A script checked for memcached: each command's operation, and the buffers a run needs. */
+struct mc_script {
+    const struct script *s;
+    enum mc_sop *ops; /* [command]; \set lines have none */
+    int ncmds;        /* commands (not \set lines) */
+    size_t line;      /* the longest command with its values */
+    size_t request;   /* the most bytes one run writes */
+};
+
+/* Checks every command's name and arguments: 0, or -1 with "NAME:LINE: problem (fix)". */
+int mc_script_compile(struct mc_script *ms, const struct script *s, char *err);
+void mc_script_free(struct mc_script *ms);
+
+/*
+ * One run: the \set lines evaluated into vars, the commands written at out
+ * (ms->request bytes), line a scratch buffer of line_cap bytes. Returns the
+ * bytes, or -1 with err (an expression's error). Never allocates.
+ */
+long mc_script_render(const struct mc_script *ms, int64_t *vars, struct rng *rng, char *line,
+                      size_t line_cap, char *out, char *err);
+
+/* Where one command's reply stands. */
+struct mc_sop_state {
+    int done;      /* its reply is complete */
+    int failed;    /* the server refused it (connection still usable) */
+    char msg[160]; /* its message */
+};
+
+/*
+ * Takes one element of the reply to a command of operation op from buf:
+ * > 0 bytes taken (st->done when the reply ended), 0 incomplete (*need as
+ * mc_text_parse), -1 not a reply to it (err).
+ */
+ssize_t mc_script_feed(enum mc_sop op, const char *buf, size_t len, struct mc_sop_state *st,
+                       size_t *need, char *err);
 
 #endif

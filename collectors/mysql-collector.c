@@ -921,6 +921,7 @@ my_coll_apply(void *conn, const char *name, const char *value, char *err)
 
 const struct collector_class mysql_collector_class = {
     .name = "mysql",
+    .title = "MySQL",
     .sample_size = sizeof(struct my_sample),
     .open = my_coll_open,
     .close = my_coll_close,

@@ -31,6 +31,7 @@
 #include "mysql.h"
 
 #include <errmsg.h>
+#include <math.h>
 #include <mysqld_error.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@
 #include <string.h>
 
 #include "jobthread.h"
+#include "mix.h"
 #include "ownids.h"
 #include "options.h"
 #include "runconf.h"
@@ -170,8 +172,14 @@ static const char *const my_modes[] = {"prepared", "text", NULL}; /* sysbench's 
 /* sysbench's range_size: range queries cover id .. id + 99. */
 enum { RANGE_SIZE = 100 };
 
-/* Long enough for the longest statement with its values written in. */
+/* Long enough for the longest built-in statement with its values written in. */
 enum { TEXT_MAX = 512 };
+
+/* A -f script statement's references (each a '?' when prepared). */
+enum { MY_SCRIPT_REFS = 32 };
+
+/* The variables a -f script has without \set. */
+static const char *const my_predef[] = {"client_id", "tables", "table_size", NULL};
 
 /* Where a connection is inside the current operation. */
 enum my_phase {
@@ -183,14 +191,32 @@ enum my_phase {
     PH_ROLLBACK,   /* an error left a transaction open: ROLLBACK sent */
 };
 
+/* A -f script's statement, as MySQL runs it. */
+struct my_script_stmt {
+    int text;                    /* sent as text even with -M prepared: the server cannot
+                                    prepare it (BEGIN) */
+    char *marks;                 /* the text with '?' for each reference, to prepare */
+    int nrefs;                   /* references, each a '?' in order */
+    int ref_var[MY_SCRIPT_REFS]; /* the variable of each */
+};
+
 struct my_shared {
     struct my_target target;
     enum my_mode mode;
-    const struct my_workload *w;
+    struct mix mix;     /* -b/-w built-ins and -f scripts, with their weights */
+    int first[MIX_MAX]; /* a script's first command in sstmt[] and a connection's sstmts */
+    int nscript_cmds;   /* the scripts' commands together */
+    struct my_script_stmt *sstmt; /* [first[e] + command] */
+    int *stmt_id;                 /* -r: [first[e] + command] its label, -1 for \set */
+    int op_label[MIX_MAX];        /* -r: a built-in's first operation's label */
+    struct stmt_label *labels;    /* -r: the scripts' statements, then the built-ins' operations */
+    int nlabels;
+    size_t render_len; /* text mode: the longest script statement with its values */
     int tables;
     int64_t table_size;
     int slot[ST__COUNT]; /* prepared mode: index in a connection's statements; -1: text */
     int nslots;
+    unsigned job_connect_timeout_s; /* a job thread's connect: --stall-timeout, rounded up */
 };
 
 /* The values of the current statement; prepared statements are bound to these fields. */
@@ -205,8 +231,18 @@ struct my_conn {
     const struct my_shared *sh;
     MYSQL *m;
     struct rng *rng;
-    int iop;   /* index of the current operation */
-    int table; /* table of the current operation, 1-based */
+    int client_id;
+    const struct my_workload *w; /* the current transaction's built-in, or NULL ... */
+    const struct script *script; /* ... its script (drawn from the mix) */
+    int first;                   /* the script's first command in sh->sstmt and sstmts */
+    int64_t vars[SCRIPT_MAX_VARS];
+    long long refs[MY_SCRIPT_REFS]; /* the values of the current script statement's '?' */
+    MYSQL_STMT **sstmts;            /* script statements prepared on this connection */
+    char *render;                   /* text mode: a script statement with its values */
+    int iop;                        /* index of the current operation (script command) */
+    int entry;                      /* the mix entry the transaction runs */
+    uint64_t sent_us;               /* -r: when the current statement was sent */
+    int table;                      /* table of the current operation, 1-based */
     enum my_phase phase;
     int wait;            /* MYSQL_WAIT_* the library waits for */
     int connected_early; /* the connect finished inside conn_connect_start */
@@ -222,20 +258,11 @@ struct my_conn {
     /* without the non-blocking API: the connection's thread and its job's outcome */
     struct jobthread *th;
     struct txn_result *job_res;
+    struct txn_result job;       /* the job's outcome, copied to the engine's at the take */
+    struct stmt_stat *job_stmts; /* -r: what the job counted, added to the worker's at the take */
     enum drv_status job_status;
     char job_err[BT_ERRLEN];
 };
-
-static const struct my_workload *
-find_workload(const char *name)
-{
-    int i;
-
-    for (i = 0; i < N_WORKLOADS; i++)
-        if (strcmp(workloads[i].name, name) == 0)
-            return &workloads[i];
-    return NULL;
-}
 
 /* ---- writing statements ---- */
 
@@ -505,13 +532,36 @@ enum step { STEP_CALL, STEP_DONE, STEP_LOST };
 static int
 in_transaction(const struct my_conn *c)
 {
-    return c->sh->w->ops[0].st == ST_BEGIN && c->iop > 0;
+    if (c->script != NULL)
+        return c->iop > 0; /* a ROLLBACK outside a transaction is harmless */
+    return c->w->ops[0].st == ST_BEGIN && c->iop > 0;
+}
+
+/* -r: the label of the current statement, or -1 (a \set line). */
+static int
+stmt_label_of(const struct my_conn *c)
+{
+    if (c->script != NULL)
+        return c->sh->stmt_id[c->first + c->iop];
+    return c->sh->op_label[c->entry] + c->iop;
+}
+
+/* -r: the statement starts now (only timed with -r). */
+static void
+stmt_sent(struct my_conn *c, const struct txn_result *res)
+{
+    if (res->stmts != NULL)
+        c->sent_us = now_us();
 }
 
 /* A statement failed: the connection is lost, or the transaction rolls back and ends. */
 static enum step
 failed(struct my_conn *c, unsigned errnum, const char *msg, struct txn_result *res, int *status)
 {
+    int id = stmt_label_of(c);
+
+    if (id >= 0)
+        stmt_record(res, id, 0, 1);
     first_line(res->msg, sizeof res->msg, msg);
     if (my_error_is_conn_lost(errnum)) {
         res->err = ERR_CONN;
@@ -542,7 +592,7 @@ static enum step
 start_op(struct my_conn *c, struct txn_result *res, int *status)
 {
     const struct my_shared *sh = c->sh;
-    const struct my_op *op = &sh->w->ops[c->iop];
+    const struct my_op *op = &c->w->ops[c->iop];
     int slot = sh->slot[op->st];
     MYSQL_STMT **sp;
     size_t len;
@@ -550,6 +600,7 @@ start_op(struct my_conn *c, struct txn_result *res, int *status)
     if (op->new_table)
         c->table = (int)rng_range(c->rng, 1, sh->tables);
     draw_values(c, op->st);
+    stmt_sent(c, res);
     if (slot < 0) {
         c->phase = PH_QUERY;
         len = render(c->text, op->st, c->table, &c->v);
@@ -572,12 +623,106 @@ start_op(struct my_conn *c, struct txn_result *res, int *status)
     return STEP_CALL;
 }
 
+/* ---- -f scripts ---- */
+
+/* Binds the statement's '?' to c->refs (once per prepared statement). */
+static int
+bind_script(struct my_conn *c)
+{
+    const struct my_script_stmt *ss = &c->sh->sstmt[c->first + c->iop];
+    MYSQL_BIND b[MY_SCRIPT_REFS];
+    int i;
+
+    memset(b, 0, sizeof b);
+    for (i = 0; i < ss->nrefs; i++) {
+        b[i].buffer_type = MYSQL_TYPE_LONGLONG;
+        b[i].buffer = &c->refs[i];
+    }
+    return ss->nrefs > 0 ? mysql_stmt_bind_param(c->stmt, b) : 0;
+}
+
+/* Sends a script statement: as text with its values written in, or prepared (once) and executed. */
+static enum step
+send_script_stmt(struct my_conn *c, const struct script_cmd *cmd, struct txn_result *res,
+                 int *status)
+{
+    const struct my_script_stmt *ss = &c->sh->sstmt[c->first + c->iop];
+    MYSQL_STMT **sp = &c->sstmts[c->first + c->iop];
+    int i, len;
+
+    stmt_sent(c, res);
+    if (c->sh->mode == MY_MODE_TEXT || ss->text) {
+        len = script_render(cmd, c->vars, c->render, c->sh->render_len);
+        if (len < 0)
+            return failed(c, 0, "script statement longer than its buffer", res, status);
+        c->phase = PH_QUERY;
+        *status = call_query(c, c->render, (size_t)len);
+        return STEP_CALL;
+    }
+    for (i = 0; i < ss->nrefs; i++)
+        c->refs[i] = c->vars[ss->ref_var[i]];
+    c->phase = *sp != NULL ? PH_EXECUTE : PH_PREPARE;
+    if (*sp != NULL) {
+        c->stmt = *sp;
+        *status = call_execute(c);
+        return STEP_CALL;
+    }
+    c->stmt = *sp = mysql_stmt_init(c->m);
+    if (c->stmt == NULL)
+        return failed(c, CR_OUT_OF_MEMORY, "out of memory", res, status);
+    *status = call_prepare(c, ss->marks, strlen(ss->marks));
+    return STEP_CALL;
+}
+
+/* Runs the \set lines up to the script's next statement and sends it; STEP_DONE at its end. */
+static enum step
+start_script_cmd(struct my_conn *c, struct txn_result *res, int *status)
+{
+    const struct script *s = c->script;
+    char err[BT_ERRLEN];
+
+    for (; c->iop < s->ncmds; c->iop++) {
+        const struct script_cmd *cmd = &s->cmds[c->iop];
+        if (cmd->kind == SCRIPT_SQL)
+            return send_script_stmt(c, cmd, res, status);
+        if (script_eval(cmd, c->vars, c->rng, err) < 0)
+            return failed(c, 0, err, res, status);
+    }
+    return STEP_DONE;
+}
+
+/* A transaction begins: its built-in or script drawn from the mix, then its first statement. */
+static enum step
+begin_txn(struct my_conn *c, struct txn_result *res, int *status)
+{
+    const struct my_shared *sh = c->sh;
+    int e = mix_pick(&sh->mix, c->rng);
+
+    c->iop = 0;
+    c->entry = e;
+    c->script = sh->mix.e[e].script;
+    if (c->script == NULL) {
+        c->w = &workloads[sh->mix.e[e].builtin];
+        return start_op(c, res, status);
+    }
+    c->first = sh->first[e];
+    c->vars[0] = c->client_id;
+    c->vars[1] = sh->tables;
+    c->vars[2] = sh->table_size;
+    return start_script_cmd(c, res, status);
+}
+
 /* The operation is over: the next one, or the end of the transaction. */
 static enum step
 next_op(struct my_conn *c, struct txn_result *res, int *status)
 {
+    if (res->stmts != NULL)
+        stmt_record(res, stmt_label_of(c), now_us() - c->sent_us, 0);
     res->ops++;
-    if (++c->iop == c->sh->w->nops)
+    c->iop++;
+    if (c->script != NULL)
+        return start_script_cmd(c, res, status);
+    if (c->iop == c->w->nops)
         return STEP_DONE;
     return start_op(c, res, status);
 }
@@ -589,7 +734,10 @@ prepare_failed(struct my_conn *c, struct txn_result *res, int *status)
     const struct my_shared *sh = c->sh;
     enum step s = stmt_failed(c, res, status);
 
-    c->stmts[sh->slot[sh->w->ops[c->iop].st] * sh->tables + c->table - 1] = NULL;
+    if (c->script != NULL)
+        c->sstmts[c->first + c->iop] = NULL;
+    else
+        c->stmts[sh->slot[c->w->ops[c->iop].st] * sh->tables + c->table - 1] = NULL;
     mysql_stmt_close(c->stmt);
     c->stmt = NULL;
     return s;
@@ -617,7 +765,8 @@ phase_done(struct my_conn *c, struct txn_result *res, int *status)
     case PH_PREPARE:
         if (c->ret != 0)
             return prepare_failed(c, res, status);
-        if (bind_values(c, c->stmt, c->sh->w->ops[c->iop].st) != 0)
+        if ((c->script != NULL ? bind_script(c) : bind_values(c, c->stmt, c->w->ops[c->iop].st)) !=
+            0)
             return stmt_failed(c, res, status);
         c->phase = PH_EXECUTE;
         *status = call_execute(c);
@@ -662,13 +811,13 @@ advance(struct my_conn *c, struct txn_result *res, enum step s, int status)
 /* Prepares every statement once on table 1, so a missing privilege fails now, not per transaction.
  */
 static int
-check_statements(MYSQL *m, const struct my_shared *sh, char *err)
+check_statements(MYSQL *m, const struct my_workload *w, char *err)
 {
     char sql[TEXT_MAX];
     int i, rc = 0;
 
-    for (i = 0; i < sh->w->nops && rc == 0; i++) {
-        enum my_stmt st = sh->w->ops[i].st;
+    for (i = 0; i < w->nops && rc == 0; i++) {
+        enum my_stmt st = w->ops[i].st;
         MYSQL_STMT *stmt;
         size_t len;
 
@@ -687,37 +836,172 @@ check_statements(MYSQL *m, const struct my_shared *sh, char *err)
     return rc;
 }
 
+/* The mix's built-in workloads, in the order of workloads[] (mix_entry.builtin). */
+static const struct my_workload *
+entry_workload(const struct my_shared *sh, int e)
+{
+    return sh->mix.e[e].script != NULL ? NULL : &workloads[sh->mix.e[e].builtin];
+}
+
 static void
 assign_slots(struct my_shared *sh)
 {
-    int i;
+    int i, e;
 
     for (i = 0; i < ST__COUNT; i++)
         sh->slot[i] = -1;
     if (sh->mode != MY_MODE_PREPARED)
         return;
-    for (i = 0; i < sh->w->nops; i++) {
-        enum my_stmt st = sh->w->ops[i].st;
-        if (st != ST_BEGIN && st != ST_COMMIT && sh->slot[st] < 0)
-            sh->slot[st] = sh->nslots++;
+    for (e = 0; e < sh->mix.n; e++) {
+        const struct my_workload *w = entry_workload(sh, e);
+        for (i = 0; w != NULL && i < w->nops; i++) {
+            enum my_stmt st = w->ops[i].st;
+            if (st != ST_BEGIN && st != ST_COMMIT && sh->slot[st] < 0)
+                sh->slot[st] = sh->nslots++;
+        }
     }
+}
+
+/* One script statement: its '?' text and references, and its longest text with values. */
+static int
+compile_stmt(struct my_shared *sh, const struct script *s, const struct script_cmd *cmd,
+             struct my_script_stmt *ss, char *err)
+{
+    size_t len;
+
+    ss->nrefs = script_ref_vars(cmd, ss->ref_var, MY_SCRIPT_REFS);
+    if (ss->nrefs < 0)
+        return seterr(err, "%s:%d: statement has more than %d variable references (split it)",
+                      s->name, cmd->line, MY_SCRIPT_REFS);
+    ss->marks = script_sql_marks(cmd);
+    len = strlen(cmd->sql) + 22u * (size_t)ss->nrefs + 1;
+    if (len > sh->render_len)
+        sh->render_len = len;
+    return 0;
+}
+
+/* Lays out the -f scripts' statements (sh->first, sh->sstmt); each script needs one. */
+static int
+compile_scripts(struct my_shared *sh, char *err)
+{
+    int e, i, nsql;
+
+    for (e = 0; e < sh->mix.n; e++) {
+        sh->first[e] = sh->nscript_cmds;
+        if (sh->mix.e[e].script != NULL)
+            sh->nscript_cmds += sh->mix.e[e].script->ncmds;
+    }
+    sh->sstmt = xcalloc((size_t)sh->nscript_cmds + 1, sizeof *sh->sstmt);
+    for (e = 0; e < sh->mix.n; e++) {
+        const struct script *s = sh->mix.e[e].script;
+        for (i = nsql = 0; s != NULL && i < s->ncmds; i++) {
+            if (s->cmds[i].kind != SCRIPT_SQL)
+                continue;
+            nsql++;
+            if (compile_stmt(sh, s, &s->cmds[i], &sh->sstmt[sh->first[e] + i], err) < 0)
+                return -1;
+        }
+        if (s != NULL && nsql == 0)
+            return seterr(err, "%s has no SQL statement (add at least one)", s->name);
+    }
+    return 0;
+}
+
+/*
+ * Prepares each script statement once, so a broken one fails now with its
+ * line; one the server cannot prepare (BEGIN) and that has no variable is
+ * sent as text.
+ */
+static int
+check_script(MYSQL *m, struct my_shared *sh, int e, char *err)
+{
+    const struct script *s = sh->mix.e[e].script;
+    int i, rc = 0;
+
+    for (i = 0; i < s->ncmds && rc == 0; i++) {
+        struct my_script_stmt *ss = &sh->sstmt[sh->first[e] + i];
+        MYSQL_STMT *stmt;
+
+        if (s->cmds[i].kind != SCRIPT_SQL)
+            continue;
+        stmt = mysql_stmt_init(m);
+        if (stmt == NULL)
+            return seterr(err, "out of memory");
+        if (mysql_stmt_prepare(stmt, ss->marks, (unsigned long)strlen(ss->marks)) != 0) {
+            if (mysql_stmt_errno(stmt) == ER_UNSUPPORTED_PS && ss->nrefs == 0)
+                ss->text = 1;
+            else
+                rc = seterr(err, "%s:%d: the server rejects this statement: %s (fix the script)",
+                            s->name, s->cmds[i].line, mysql_stmt_error(stmt));
+        }
+        mysql_stmt_close(stmt);
+    }
+    return rc;
+}
+
+/* The tables the built-ins need (counter ones first: sbtest's figures win), or the options'. */
+static int
+find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, struct my_shared *sh,
+            char *err)
+{
+    struct my_tables found = {.tables = o->tables, .table_size = o->table_size};
+    int e, pass;
+
+    for (pass = 0; pass < 2; pass++)
+        for (e = 0; e < sh->mix.n; e++) {
+            const struct my_workload *w = entry_workload(sh, e);
+            if (w != NULL && w->uses_sbtest == pass &&
+                my_find_tables(m, rc, o, w->uses_sbtest, w->ops[0].st == ST_INSERT_AUTO, &found,
+                               err) < 0)
+                return -1;
+        }
+    sh->tables = found.tables;
+    sh->table_size = found.table_size;
+    return 0;
+}
+
+/* -r: the scripts' statements (mix.c), then each built-in's operations, as sysbench writes them. */
+static void
+make_labels(struct my_shared *sh)
+{
+    int e, i, n;
+
+    sh->stmt_id = xcalloc((size_t)sh->nscript_cmds + 1, sizeof *sh->stmt_id);
+    n = mix_stmt_labels(&sh->mix, sh->first, sh->stmt_id, &sh->labels);
+    for (e = 0; e < sh->mix.n; e++) {
+        const struct my_workload *w = entry_workload(sh, e);
+        if (w == NULL)
+            continue;
+        sh->labels = xrealloc(sh->labels, (size_t)(n + w->nops) * sizeof *sh->labels);
+        sh->op_label[e] = n;
+        for (i = 0; i < w->nops; i++, n++) {
+            sh->labels[n].script = w->name;
+            sh->labels[n].line = 0;
+            sh->labels[n].text = stmt_defs[w->ops[i].st].sql;
+        }
+    }
+    sh->nlabels = n;
+}
+
+static int
+check_mix(MYSQL *m, struct my_shared *sh, char *err)
+{
+    for (int e = 0; e < sh->mix.n; e++) {
+        const struct my_workload *w = entry_workload(sh, e);
+        if (w != NULL ? check_statements(m, w, err) < 0 : check_script(m, sh, e, err) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int
 parse_choices(const struct runconf *rc, const struct my_opts *o, struct my_shared *sh, char *err)
 {
-    const char *w = rc->workload ? rc->workload : my_workloads[0];
     const char *mode = rc->mode ? rc->mode : my_modes[0];
 
-    if (rc->script_file != NULL)
-        return seterr(err, "-f scripts are not supported for mysql (use -w point-select, "
-                           "read-only, read-write, write-only, counter or insert)");
-    sh->w = find_workload(w);
-    if (sh->w == NULL)
-        return seterr(err,
-                      "unknown workload '%s' for mysql (use -w point-select, read-only, "
-                      "read-write, write-only, counter or insert)",
-                      w);
+    if (mix_parse(&sh->mix, rc, "mysql", my_workloads, err) < 0 ||
+        mix_load(&sh->mix, NULL, my_predef, 0, err) < 0 || compile_scripts(sh, err) < 0)
+        return -1;
     if (strcmp(mode, "text") == 0)
         sh->mode = MY_MODE_TEXT;
     else if (strcmp(mode, "prepared") == 0)
@@ -737,19 +1021,16 @@ my_prepare(const struct runconf *rc, const void *opts, char *err)
 {
     const struct my_opts *o = opts;
     struct my_shared *sh = xcalloc(1, sizeof *sh);
-    struct my_tables found;
     MYSQL *m = NULL;
 
     if (parse_choices(rc, o, sh, err) < 0 || my_target_parse(rc->target, &sh->target, err) < 0)
         goto fail;
-    if (my_connect_blocking(rc->target, &m, err) < 0 ||
-        my_find_tables(m, rc, o, sh->w->uses_sbtest, sh->w->ops[0].st == ST_INSERT_AUTO, &found,
-                       err) < 0 ||
-        check_statements(m, sh, err) < 0)
+    if (my_connect_blocking(rc->target, &m, err) < 0 || find_tables(m, rc, o, sh, err) < 0 ||
+        check_mix(m, sh, err) < 0)
         goto fail;
-    sh->tables = found.tables;
-    sh->table_size = found.table_size;
+    sh->job_connect_timeout_s = (unsigned)ceil(rc->stall_timeout_s);
     assign_slots(sh);
+    make_labels(sh);
     mysql_close(m);
     return sh;
 fail:
@@ -766,6 +1047,12 @@ my_release(void *shared)
 
     if (sh == NULL)
         return;
+    for (int i = 0; sh->sstmt != NULL && i < sh->nscript_cmds; i++)
+        free(sh->sstmt[i].marks);
+    free(sh->sstmt);
+    free(sh->stmt_id);
+    free(sh->labels);
+    mix_free(&sh->mix);
     my_target_free(&sh->target);
     free(sh);
 }
@@ -780,11 +1067,15 @@ my_conn_new(void *shared, int client_id, struct rng *rng)
 
     c->sh = sh;
     c->rng = rng;
+    c->client_id = client_id;
     c->table = 1;
     c->v.c_len = sizeof c->v.c;
     c->v.pad_len = sizeof c->v.pad;
     if (sh->nslots > 0)
         c->stmts = xcalloc((size_t)sh->nslots * (size_t)sh->tables, sizeof *c->stmts);
+    c->sstmts = xcalloc((size_t)sh->nscript_cmds + 1, sizeof *c->sstmts);
+    c->job_stmts = xcalloc((size_t)sh->nlabels + 1, sizeof *c->job_stmts);
+    c->render = xmalloc(sh->render_len + 1);
 #ifndef HAVE_MYSQL_NONBLOCK
     c->th = jobthread_new(&my_jobthread_hooks);
 #endif
@@ -822,6 +1113,11 @@ close_conn(struct my_conn *c)
             mysql_stmt_close(c->stmts[i]);
         c->stmts[i] = NULL;
     }
+    for (i = 0; i < (size_t)c->sh->nscript_cmds; i++) {
+        if (c->sstmts[i] != NULL)
+            mysql_stmt_close(c->sstmts[i]);
+        c->sstmts[i] = NULL;
+    }
     c->stmt = NULL;
 }
 
@@ -853,7 +1149,15 @@ new_handle(struct my_conn *c, int nonblocking, char *err)
         return NULL;
     }
 #endif
-    if (my_target_apply(m, &c->sh->target, 0, err) < 0) {
+    /*
+     * A blocking connect has no socket to cut (jobthread_cancel) until it
+     * returns: a server that accepts and never answers would hold the worker
+     * at the stall check and at the end of the run. The library's connect
+     * timeout ends it instead (it covers the greeting and the login, not the
+     * queries after).
+     */
+    if (my_target_apply(m, &c->sh->target, nonblocking ? 0 : c->sh->job_connect_timeout_s, err) <
+        0) {
         mysql_close(m);
         return NULL;
     }
@@ -875,6 +1179,9 @@ my_conn_free(void *conn)
 
     close_conn(c);
     free(c->stmts);
+    free(c->sstmts);
+    free(c->job_stmts);
+    free(c->render);
     free(c);
 }
 
@@ -937,9 +1244,8 @@ my_conn_txn_start(void *conn, struct txn_result *res)
     enum drv_status st;
     enum step s;
 
-    c->iop = 0;
     c->done_early = 0;
-    s = start_op(c, res, &status);
+    s = begin_txn(c, res, &status);
     st = advance(c, res, s, status);
     if (st != DRV_DONE)
         return st;
@@ -997,7 +1303,7 @@ job_txn(void *arg)
 {
     struct my_conn *c = arg;
     int status = 0;
-    enum step s = start_op(c, c->job_res, &status);
+    enum step s = begin_txn(c, c->job_res, &status);
 
     c->job_status = advance(c, c->job_res, s, status);
 }
@@ -1029,6 +1335,9 @@ my_conn_free(void *conn)
     my_conn_disconnect(c);
     jobthread_free(c->th);
     free(c->stmts);
+    free(c->sstmts);
+    free(c->job_stmts);
+    free(c->render);
     free(c);
 }
 
@@ -1064,8 +1373,14 @@ my_conn_txn_start(void *conn, struct txn_result *res)
 {
     struct my_conn *c = conn;
 
-    c->iop = 0;
-    c->job_res = res;
+    /*
+     * The job runs on the connection's thread while the worker's buffers may
+     * swap: it counts into its own result and statements, taken over below.
+     */
+    c->job.err = ERR_NONE;
+    c->job.ops = 0;
+    c->job.stmts = res->stmts != NULL ? c->job_stmts : NULL;
+    c->job_res = &c->job;
     jobthread_post(c->th, job_txn, c);
     return DRV_WANT_READ;
 }
@@ -1077,10 +1392,31 @@ my_conn_txn_poll(void *conn, struct txn_result *res)
 
     if (!jobthread_take(c->th))
         return DRV_WANT_READ;
+    res->err = c->job.err;
+    res->ops = c->job.ops;
+    memcpy(res->msg, c->job.msg, sizeof res->msg);
+    for (int i = 0; c->job.stmts != NULL && i < c->sh->nlabels; i++) {
+        struct stmt_stat *st = &c->job_stmts[i];
+        if (res->stmts != NULL) {
+            res->stmts[i].n += st->n;
+            res->stmts[i].errors += st->errors;
+            res->stmts[i].sum_us += st->sum_us;
+        }
+        memset(st, 0, sizeof *st);
+    }
     return c->job_status;
 }
 
 #endif
+
+static int
+my_stmt_labels(const void *shared, const struct stmt_label **out)
+{
+    const struct my_shared *sh = shared;
+
+    *out = sh->labels;
+    return sh->nlabels;
+}
 
 static char *
 my_mask(const char *target)
@@ -1132,6 +1468,7 @@ const struct driver_class mysql_driver_class = {
     .conn_txn_start = my_conn_txn_start,
     .conn_txn_poll = my_conn_txn_poll,
     .conn_disconnect = my_conn_disconnect,
+    .stmt_labels = my_stmt_labels,
     .needs_init = 1,
     .init = my_init_tables,
 };

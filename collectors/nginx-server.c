@@ -359,9 +359,16 @@ ng_stop(struct server *s)
     s->priv = NULL;
 }
 
+/* `benchtop demo web`: the two seed pages, with the tiers' status pages watched. */
+static const char *const ng_demo_paths[] = {"counter.php", "cache.php", NULL};
+static const char *const ng_demo_watch[] = {"nginx_status", "fpm_status", NULL};
+
 const struct server_class nginx_server_class = {
     .name = "nginx",
     .start = ng_start,
     .restart = ng_restart,
     .stop = ng_stop,
+    .demo_name = "web",
+    .demo_paths = ng_demo_paths,
+    .demo_watch = ng_demo_watch,
 };

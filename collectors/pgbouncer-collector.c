@@ -319,6 +319,7 @@ pgb_coll_vet(const char *pooler_target, const struct runconf *rc, char *err)
 
 const struct collector_class pgbouncer_collector_class = {
     .name = "pgbouncer",
+    .title = "PgBouncer",
     .pools = "postgres",
     .sample_size = sizeof(struct pgb_sample),
     .open = pgb_coll_open,

@@ -1173,6 +1173,7 @@ pg_collector_sql(int server_version_num)
 
 const struct collector_class postgres_collector_class = {
     .name = "postgres",
+    .title = "PostgreSQL",
     .sample_size = sizeof(struct pg_sample),
     .open = pg_coll_open,
     .close = pg_coll_close,

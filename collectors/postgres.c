@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mix.h"
 #include "options.h"
 #include "script.h"
 
@@ -29,7 +30,12 @@ enum pg_step {
 
 struct pg_shared {
     char *target;
-    struct script *script;
+    struct mix mix;     /* -f/-b: the scripts and their weights */
+    int first[MIX_MAX]; /* each script's first command in a connection's prepared[] */
+    int ncmds;          /* the scripts' commands together */
+    int *stmt_id;       /* -r: [first[e] + command] its label, -1 for \set */
+    struct stmt_label *labels;
+    int nlabels;
     enum pg_mode mode;
     int64_t scale;
     size_t render_len; /* buffer size for the longest rendered statement */
@@ -40,7 +46,10 @@ struct pg_conn {
     PGconn *pg;
     struct rng *rng;
     int client_id;
-    int cmd; /* index of the current script command */
+    const struct script *script; /* the current transaction's, drawn from the mix */
+    int first;                   /* its first command in prepared[] */
+    int cmd;                     /* index of the current script command */
+    uint64_t sent_us;            /* -r: when the current statement was sent */
     enum pg_step step;
     enum err_kind err; /* first error seen in the current statement */
     char *prepared;    /* per command: prepared on this connection */
@@ -122,28 +131,28 @@ pg_claims(const char *target)
     return strchr(target, '=') != NULL && strstr(target, "://") == NULL;
 }
 
-static struct script *
-load_script(const struct runconf *rc, char *err)
-{
-    const char *w = rc->workload ? rc->workload : pg_workloads[0];
-    int i;
+static int has_sql(const struct script *s);
 
-    if (rc->script_file != NULL)
-        return script_load(rc->script_file, pg_predef, err);
-    i = index_of(pg_workloads, w);
-    if (i < 0) {
-        seterr(err,
-               "unknown workload '%s' for postgres (use -w tpcb-like, simple-update or "
-               "select-only, or -f FILE)",
-               w);
-        return NULL;
+/* The mix's scripts, each with SQL, and where each one's commands start in prepared[]. */
+static int
+load_scripts(struct pg_shared *sh, const struct runconf *rc, char *err)
+{
+    if (mix_parse(&sh->mix, rc, "postgres", pg_workloads, err) < 0 ||
+        mix_load(&sh->mix, pg_workload_text, pg_predef, 0, err) < 0)
+        return -1;
+    for (int i = 0; i < sh->mix.n; i++) {
+        const struct script *s = sh->mix.e[i].script;
+        if (!has_sql(s))
+            return seterr(err, "%s has no SQL statement (add at least one)", s->name);
+        sh->first[i] = sh->ncmds;
+        sh->ncmds += s->ncmds;
     }
-    return script_parse(w, pg_workload_text[i], pg_predef, err);
+    return 0;
 }
 
 /* pgbench's rule: the scale is the number of branches. */
 static int
-read_scale(PGconn *pg, const struct runconf *rc, int64_t *scale, char *err)
+read_scale(PGconn *pg, int files_only, int64_t *scale, char *err)
 {
     PGresult *res = PQexec(pg, "SELECT count(*) FROM pgbench_branches");
     char line[BT_ERRLEN];
@@ -151,12 +160,12 @@ read_scale(PGconn *pg, const struct runconf *rc, int64_t *scale, char *err)
 
     if (PQresultStatus(res) == PGRES_TUPLES_OK) {
         *scale = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-        if (*scale < 1 && rc->script_file == NULL)
+        if (*scale < 1 && !files_only)
             rv = seterr(err,
                         "pgbench_branches is empty in database %s (run: benchtop init "
                         "TARGET --scale N --force)",
                         PQdb(pg));
-    } else if (rc->script_file != NULL) {
+    } else if (files_only) {
         *scale = 1; /* a custom script need not use the pgbench tables */
     } else {
         first_line(line, sizeof(line), PQresultErrorMessage(res));
@@ -169,9 +178,9 @@ read_scale(PGconn *pg, const struct runconf *rc, int64_t *scale, char *err)
     return rv;
 }
 
-/* Prepares every statement once so a broken script fails now, with its line. */
+/* Prepares every statement once so a broken script fails now, with its line (names from first). */
 static int
-check_statements(PGconn *pg, const struct script *s, char *err)
+check_statements(PGconn *pg, const struct script *s, int first, char *err)
 {
     char line[BT_ERRLEN], name[32];
     int i, rv = 0;
@@ -180,7 +189,7 @@ check_statements(PGconn *pg, const struct script *s, char *err)
         const struct script_cmd *c = &s->cmds[i];
         if (c->kind != SCRIPT_SQL)
             continue;
-        snprintf(name, sizeof(name), "benchtop_check_%d", i);
+        snprintf(name, sizeof(name), "benchtop_check_%d", first + i);
         PGresult *res = PQprepare(pg, name, c->sql_params, c->nparams, NULL);
         if (PQresultStatus(res) != PGRES_COMMAND_OK) {
             first_line(line, sizeof(line), PQresultErrorMessage(res));
@@ -193,16 +202,18 @@ check_statements(PGconn *pg, const struct script *s, char *err)
 }
 
 static size_t
-longest_render(const struct script *s)
+longest_render(const struct mix *m)
 {
     size_t n = 0;
-    int i;
 
-    for (i = 0; i < s->ncmds; i++) {
-        const struct script_cmd *c = &s->cmds[i];
-        size_t len = c->kind == SCRIPT_SQL ? strlen(c->sql) + 21u * (size_t)c->nparams * 4u : 0;
-        if (len > n)
-            n = len;
+    for (int e = 0; e < m->n; e++) {
+        const struct script *s = m->e[e].script;
+        for (int i = 0; i < s->ncmds; i++) {
+            const struct script_cmd *c = &s->cmds[i];
+            size_t len = c->kind == SCRIPT_SQL ? strlen(c->sql) + 21u * (size_t)c->nparams * 4u : 0;
+            if (len > n)
+                n = len;
+        }
     }
     return n + 1;
 }
@@ -234,17 +245,17 @@ pg_prepare(const struct runconf *rc, const void *opts, char *err)
                mode);
         goto fail;
     }
-    sh->script = load_script(rc, err);
-    if (sh->script == NULL)
+    if (load_scripts(sh, rc, err) < 0)
         goto fail;
-    if (!has_sql(sh->script)) {
-        seterr(err, "%s has no SQL statement (add at least one)", sh->script->name);
+    if (pg_connect_blocking(rc->target, &pg, err) < 0 ||
+        read_scale(pg, mix_files_only(&sh->mix), &sh->scale, err) < 0)
         goto fail;
-    }
-    if (pg_connect_blocking(rc->target, &pg, err) < 0 || read_scale(pg, rc, &sh->scale, err) < 0 ||
-        check_statements(pg, sh->script, err) < 0)
-        goto fail;
-    sh->render_len = longest_render(sh->script);
+    for (int i = 0; i < sh->mix.n; i++)
+        if (check_statements(pg, sh->mix.e[i].script, sh->first[i], err) < 0)
+            goto fail;
+    sh->render_len = longest_render(&sh->mix);
+    sh->stmt_id = xcalloc((size_t)sh->ncmds + 1, sizeof *sh->stmt_id);
+    sh->nlabels = mix_stmt_labels(&sh->mix, sh->first, sh->stmt_id, &sh->labels);
     PQfinish(pg);
     return sh;
 fail:
@@ -261,8 +272,9 @@ pg_release(void *shared)
 
     if (sh == NULL)
         return;
-    if (sh->script != NULL)
-        script_free(sh->script);
+    free(sh->stmt_id);
+    free(sh->labels);
+    mix_free(&sh->mix);
     free_secret(sh->target); /* a URI may hold the password */
     free(sh);
 }
@@ -279,7 +291,7 @@ pg_conn_new(void *shared, int client_id, struct rng *rng)
     c->sh = sh;
     c->rng = rng;
     c->client_id = client_id;
-    c->prepared = xcalloc((size_t)sh->script->ncmds, 1);
+    c->prepared = xcalloc((size_t)sh->ncmds, 1);
     c->render = xmalloc(sh->render_len);
     for (i = 0; i < SCRIPT_MAX_PARAMS; i++)
         c->param_ptrs[i] = c->params[i];
@@ -336,7 +348,7 @@ pg_conn_connect_poll(void *conn, char *err)
     case PGRES_POLLING_OK:
         if (PQsetnonblocking(c->pg, 1) != 0)
             return conn_failed(c, err);
-        memset(c->prepared, 0, (size_t)c->sh->script->ncmds);
+        memset(c->prepared, 0, (size_t)c->sh->ncmds);
         return DRV_DONE;
     default:
         return conn_failed(c, err);
@@ -390,8 +402,8 @@ send_statement(struct pg_conn *c, const struct script_cmd *cmd)
         return PQsendQueryParams(c->pg, cmd->sql_params, cmd->nparams, NULL, c->param_ptrs, NULL,
                                  NULL, 0);
     case PG_MODE_PREPARED:
-        snprintf(name, sizeof(name), "P%d", c->cmd);
-        if (!c->prepared[c->cmd]) {
+        snprintf(name, sizeof(name), "P%d", c->first + c->cmd);
+        if (!c->prepared[c->first + c->cmd]) {
             c->step = STEP_PREPARE;
             return PQsendPrepare(c->pg, name, cmd->sql_params, cmd->nparams, NULL);
         }
@@ -418,7 +430,7 @@ flush_status(struct pg_conn *c, struct txn_result *res)
 static enum drv_status
 next_statement(struct pg_conn *c, struct txn_result *res)
 {
-    const struct script *s = c->sh->script;
+    const struct script *s = c->script;
     char err[BT_ERRLEN];
 
     for (; c->cmd < s->ncmds; c->cmd++) {
@@ -433,6 +445,8 @@ next_statement(struct pg_conn *c, struct txn_result *res)
         }
         c->step = STEP_QUERY;
         c->err = ERR_NONE;
+        if (res->stmts != NULL)
+            c->sent_us = now_us();
         if (!send_statement(c, cmd)) {
             first_line(res->msg, sizeof(res->msg), PQerrorMessage(c->pg));
             res->err = ERR_CONN;
@@ -448,13 +462,17 @@ pg_conn_txn_start(void *conn, struct txn_result *res)
 {
     struct pg_conn *c = conn;
     enum drv_status st;
+    int i;
 
+    i = mix_pick(&c->sh->mix, c->rng);
+    c->script = c->sh->mix.e[i].script;
+    c->first = c->sh->first[i];
     c->cmd = 0;
     c->vars[0] = c->sh->scale;
     c->vars[1] = c->client_id;
     st = next_statement(c, res);
     if (st == DRV_DONE && res->err == ERR_NONE)
-        fatal("script %s has no statement", c->sh->script->name); /* pg_prepare checked */
+        fatal("script %s has no statement", c->script->name); /* pg_prepare checked */
     return st;
 }
 
@@ -474,9 +492,12 @@ take_result(struct pg_conn *c, PGresult *r, struct txn_result *res)
 static enum drv_status
 statement_done(struct pg_conn *c, struct txn_result *res)
 {
+    int id = c->sh->stmt_id[c->first + c->cmd];
+
     if (c->step == STEP_ROLLBACK)
         return DRV_DONE;
     if (c->err != ERR_NONE) {
+        stmt_record(res, id, 0, 1);
         res->err = c->err;
         if (c->err == ERR_CONN || PQstatus(c->pg) == CONNECTION_BAD)
             return DRV_ERROR;
@@ -490,12 +511,14 @@ statement_done(struct pg_conn *c, struct txn_result *res)
         return DRV_DONE;
     }
     if (c->step == STEP_PREPARE) {
-        c->prepared[c->cmd] = 1;
+        c->prepared[c->first + c->cmd] = 1;
         c->step = STEP_QUERY;
-        if (!send_statement(c, &c->sh->script->cmds[c->cmd]))
+        if (!send_statement(c, &c->script->cmds[c->cmd]))
             return DRV_ERROR;
         return flush_status(c, res);
     }
+    if (res->stmts != NULL)
+        stmt_record(res, id, now_us() - c->sent_us, 0);
     res->ops++;
     c->cmd++;
     return next_statement(c, res);
@@ -526,6 +549,15 @@ pg_conn_txn_poll(void *conn, struct txn_result *res)
             return st;
     }
     return DRV_WANT_READ;
+}
+
+static int
+pg_stmt_labels(const void *shared, const struct stmt_label **out)
+{
+    const struct pg_shared *sh = shared;
+
+    *out = sh->labels;
+    return sh->nlabels;
 }
 
 static char *
@@ -567,6 +599,7 @@ const struct driver_class postgres_driver_class = {
     .conn_txn_start = pg_conn_txn_start,
     .conn_txn_poll = pg_conn_txn_poll,
     .conn_disconnect = pg_conn_disconnect,
+    .stmt_labels = pg_stmt_labels,
     .needs_init = 1,
     .init = pg_init_tables,
 };

@@ -513,6 +513,7 @@ rd_coll_apply(void *conn, const char *name, const char *value, char *err)
 
 const struct collector_class redis_collector_class = {
     .name = "redis",
+    .title = "Redis",
     .sample_size = sizeof(struct redis_sample),
     .open = rd_coll_open,
     .close = rd_coll_close,

@@ -30,6 +30,7 @@
 #include "driver.h"
 #include "instance.h"
 #include "kv.h"
+#include "mix.h"
 #include "options.h"
 #include "uri.h"
 #include "util.h"
@@ -71,6 +72,23 @@ struct rd_shared {
     size_t hs_len;
     int hs_count;
     redisReplyObjectFunctions fns; /* the reader's allocation-free object functions */
+    struct mix mix;                /* -b/-w built-ins and -f scripts (redis-script.c) */
+    int first[MIX_MAX];            /* -r: a script's first command in stmt_id */
+    int *stmt_id;                  /* -r: [first[e] + command] its label, -1 for \set */
+    int op_label[MIX_MAX];         /* -r: a built-in's first request's label (mixed: GET, SET) */
+    struct stmt_label *labels;
+    int nlabels;
+    size_t script_line;    /* a script command's longest text */
+    size_t script_request; /* the most RESP bytes one run of a script writes */
+};
+
+/* A transaction in flight: the replies it still waits for and, for -r, whose they are. */
+struct rd_due {
+    int left;
+    int id;                 /* -r: the label of its next reply */
+    const struct script *s; /* a script's: ... */
+    int first, at;          /* ... its commands' place in stmt_id and the next reply's command */
+    uint64_t sent_us;       /* -r: when it was queued */
 };
 
 struct rd_conn {
@@ -82,6 +100,10 @@ struct rd_conn {
     char *obuf;  /* requests queued; obuf[opos..olen) not sent yet */
     size_t olen, opos, ocap;
     uint64_t seq;     /* --key-pattern seq: the next key */
+    struct rd_due *due; /* the transactions in flight, oldest at due_head, a ring of depth */
+    int due_head, due_n;
+    int64_t vars[SCRIPT_MAX_VARS]; /* a script's variables */
+    char *line;                    /* a script command with its values */
     int rtype;        /* REDIS_REPLY_* of the last complete reply */
     char errmsg[256]; /* its text when it was an error */
 };
@@ -439,14 +461,17 @@ static void
 format_requests(struct rd_shared *sh)
 {
     const char *prefix = sh->workload == RD_WL_INCR ? "counter:" : KV_KEY_PREFIX;
-    char key[32];
+    char key[32], ckey[32];
     const char *value = sh->kv.value;
-    const char *get[] = {"GET", key}, *set[] = {"SET", key, value}, *incr[] = {"INCR", key};
+    const char *get[] = {"GET", key}, *set[] = {"SET", key, value}, *incr[] = {"INCR", ckey};
     const char *fill[] = {"SET", key, sh->workload == RD_WL_INCR ? "0" : value};
     size_t klen = (size_t)snprintf(key, sizeof key, "%s%0*d", prefix, RD_KEY_DIGITS, 0);
     size_t vlen = sh->kv.value_size;
+    /* INCR counts counter:N keys, in a mix too */
+    size_t clen = (size_t)snprintf(ckey, sizeof ckey, "counter:%0*d", RD_KEY_DIGITS, 0);
+    size_t lincr[] = {4, clen};
     size_t l2[] = {3, klen}, l3[] = {3, klen, vlen};
-    size_t lfill[] = {3, klen, sh->workload == RD_WL_INCR ? 1 : vlen}, lincr[] = {4, klen};
+    size_t lfill[] = {3, klen, sh->workload == RD_WL_INCR ? 1 : vlen};
     int i;
 
     format_cmd(&sh->cmd[OP_GET], 2, get, l2, 1);
@@ -591,18 +616,70 @@ fill_keys(const struct rd_shared *sh, int quiet, redisContext *ctx, char *err)
 /* ---- the class's main-thread callbacks ---- */
 
 /* The options that need no server: checked first, so a typo fails at once. */
+/* -r: how a built-in's requests are named; mixed has two (GET, then SET). */
+static const char *const rd_op_text[] = {"GET key:N", "SET key:N VALUE", "INCR counter:N"};
+
+/* -r: the scripts' commands (mix.c), then each built-in's requests. */
+static void
+make_labels(struct rd_shared *sh)
+{
+    int e, n, ncmds = 0;
+
+    for (e = 0; e < sh->mix.n; e++) {
+        sh->first[e] = ncmds;
+        ncmds += sh->mix.e[e].script != NULL ? sh->mix.e[e].script->ncmds : 0;
+    }
+    sh->stmt_id = xcalloc((size_t)ncmds + 1, sizeof *sh->stmt_id);
+    n = mix_stmt_labels(&sh->mix, sh->first, sh->stmt_id, &sh->labels);
+    for (e = 0; e < sh->mix.n; e++) {
+        int b = sh->mix.e[e].builtin, k, nops = b == RD_WL_MIXED ? 2 : 1;
+        if (sh->mix.e[e].script != NULL)
+            continue;
+        sh->labels = xrealloc(sh->labels, (size_t)(n + nops) * sizeof *sh->labels);
+        sh->op_label[e] = n;
+        for (k = 0; k < nops; k++, n++) {
+            sh->labels[n].script = sh->mix.e[e].name;
+            sh->labels[n].line = 0;
+            sh->labels[n].text = rd_op_text[b == RD_WL_MIXED ? OP_GET + k : b];
+        }
+    }
+    sh->nlabels = n;
+}
+
+/* The mix of -b/-w/-f: the first built-in is the one --fill writes for. */
+static int
+load_mix(struct rd_shared *sh, const struct runconf *rc, int *mixed, char *err)
+{
+    struct mix *m = &sh->mix;
+    int i, first = -1;
+
+    if (mix_parse(m, rc, "redis", rd_workloads, err) < 0 ||
+        mix_load(m, NULL, redis_script_predef, 1, err) < 0)
+        return -1;
+    *mixed = 0;
+    for (i = 0; i < m->n; i++) {
+        if (m->e[i].script != NULL) {
+            if (redis_script_longest(m->e[i].script, &sh->script_line, &sh->script_request, err) <
+                0)
+                return -1;
+            continue;
+        }
+        if (first < 0)
+            first = m->e[i].builtin;
+        *mixed |= m->e[i].builtin == RD_WL_MIXED;
+    }
+    sh->workload = first < 0 ? RD_WL_GET : (enum rd_workload)first;
+    make_labels(sh);
+    return 0;
+}
+
 static int
 check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_conf *kv, char *err)
 {
-    const char *w = rc->workload ? rc->workload : rd_workloads[0];
-    int i;
+    int mixed;
 
-    if (rc->script_file != NULL)
-        return seterr(err, "redis runs built-in workloads, not scripts (use -w get, set, incr or "
-                           "mixed instead of -f)");
-    if ((i = index_of(rd_workloads, w)) < 0)
-        return seterr(err, "unknown workload '%s' for redis (use -w get, set, incr or mixed)", w);
-    sh->workload = (enum rd_workload)i;
+    if (load_mix(sh, rc, &mixed, err) < 0)
+        return -1;
     if (rc->mode != NULL && index_of(rd_modes, rc->mode) < 0)
         return seterr(err, "unknown protocol '%s' for redis (hiredis %d.%d speaks -M resp2 only)",
                       rc->mode, HIREDIS_MAJOR, HIREDIS_MINOR);
@@ -611,8 +688,7 @@ check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_co
                       "-C opens a connection per request, so --pipeline %d has nothing to "
                       "pipeline (drop one of them)",
                       kv->pipeline);
-    return kv_setup(&sh->kv, kv, instance_total_clients(rc), sh->workload == RD_WL_MIXED, "1:10",
-                    err);
+    return kv_setup(&sh->kv, kv, instance_total_clients(rc), mixed, "1:10", err);
 }
 
 static void rd_release(void *shared);
@@ -638,6 +714,9 @@ rd_prepare(const struct runconf *rc, const void *opts, char *err)
                                           reply_free};
     if (redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, &ctx, err) < 0)
         goto fail;
+    for (int i = 0; i < sh->mix.n; i++)
+        if (sh->mix.e[i].script != NULL && redis_script_check(ctx, sh->mix.e[i].script, err) < 0)
+            goto fail;
     if (kv->fill && fill_keys(sh, rc->quiet, ctx, err) < 0)
         goto fail;
     redisFree(ctx);
@@ -660,6 +739,9 @@ rd_release(void *shared)
     for (i = 0; i < OP__COUNT; i++)
         free(sh->cmd[i].buf);
     kv_release(&sh->kv);
+    free(sh->stmt_id);
+    free(sh->labels);
+    mix_free(&sh->mix);
     if (sh->hs != NULL)
         explicit_bzero(sh->hs, sh->hs_len); /* it holds the password */
     free(sh->hs);
@@ -678,13 +760,17 @@ rd_conn_new(void *shared, int client_id, struct rng *rng)
     c->sh = sh;
     c->rng = rng;
     /* room for a full pipe up to RD_OBUF_START; past that it grows once, on demand */
-    c->ocap = (size_t)sh->depth * sh->longest + sh->hs_len;
+    size_t longest = sh->longest > sh->script_request ? sh->longest : sh->script_request;
+    c->ocap = (size_t)sh->depth * longest + sh->hs_len;
     if (c->ocap > RD_OBUF_START)
-        c->ocap =
-            RD_OBUF_START > sh->longest + sh->hs_len ? RD_OBUF_START : sh->longest + sh->hs_len;
+        c->ocap = RD_OBUF_START > longest + sh->hs_len ? RD_OBUF_START : longest + sh->hs_len;
     c->obuf = xmalloc(c->ocap);
     /* seq: each connection sweeps the whole key space, from its own share's start */
     c->seq = kv_first_key(&sh->kv, client_id);
+    c->due = xcalloc((size_t)sh->depth, sizeof *c->due);
+    c->line = xmalloc(sh->script_line + 1);
+    c->vars[0] = client_id;
+    c->vars[1] = (int64_t)sh->kv.keys;
     return c;
 }
 
@@ -697,6 +783,7 @@ rd_conn_disconnect(void *conn)
         redisFree(c->ctx);
     c->ctx = NULL;
     c->olen = c->opos = 0;
+    c->due_head = c->due_n = 0;
     c->step = STEP_CONNECTING;
 }
 
@@ -707,6 +794,8 @@ rd_conn_free(void *conn)
 
     rd_conn_disconnect(c);
     free(c->obuf);
+    free(c->due);
+    free(c->line);
     free(c);
 }
 
@@ -718,8 +807,9 @@ rd_conn_fd(void *conn)
     return c->ctx ? c->ctx->fd : -1;
 }
 
+/* Makes room for n more bytes at obuf + olen. */
 static void
-queue_bytes(struct rd_conn *c, const char *bytes, size_t n)
+reserve_out(struct rd_conn *c, size_t n)
 {
     if (c->olen + n > c->ocap && c->opos > 0) {
         /* the front was sent: make room there before growing */
@@ -731,6 +821,12 @@ queue_bytes(struct rd_conn *c, const char *bytes, size_t n)
         c->ocap = (c->olen + n) * 2;
         c->obuf = xrealloc(c->obuf, c->ocap);
     }
+}
+
+static void
+queue_bytes(struct rd_conn *c, const char *bytes, size_t n)
+{
+    reserve_out(c, n);
     memcpy(c->obuf + c->olen, bytes, n);
     c->olen += n;
 }
@@ -888,11 +984,11 @@ rd_conn_connect_poll(void *conn, char *err)
 }
 
 static enum rd_op
-next_op(struct rd_conn *c)
+next_op(struct rd_conn *c, enum rd_workload wl)
 {
     const struct rd_shared *sh = c->sh;
 
-    switch (sh->workload) {
+    switch (wl) {
     case RD_WL_GET:
         return OP_GET;
     case RD_WL_SET:
@@ -905,37 +1001,124 @@ next_op(struct rd_conn *c)
     return kv_next_is_set(&sh->kv, c->rng) ? OP_SET : OP_GET;
 }
 
-/* Queues one request; conn_txn_poll sends it (with the others queued meanwhile). */
+/* A transaction queued: it waits for n replies (-r: the label of the first is id). */
+static struct rd_due *
+push_due(struct rd_conn *c, int n, int id, const struct txn_result *res)
+{
+    int slot = c->due_head + c->due_n++;
+    struct rd_due *d = &c->due[slot < c->sh->depth ? slot : slot - c->sh->depth];
+
+    d->left = n;
+    d->id = id;
+    d->s = NULL;
+    if (res->stmts != NULL)
+        d->sent_us = now_us();
+    return d;
+}
+
+/* The index of the script's first command at or after i (not a \set line). */
+static int
+next_command(const struct script *s, int i)
+{
+    while (i < s->ncmds && s->cmds[i].kind != SCRIPT_SQL)
+        i++;
+    return i;
+}
+
+/* -r: one reply of the oldest transaction came. */
+static void
+count_reply(struct rd_conn *c, struct rd_due *d, struct txn_result *res)
+{
+    int id = d->s != NULL ? c->sh->stmt_id[d->first + d->at] : d->id;
+
+    stmt_record(res, id, now_us() - d->sent_us, c->rtype == REDIS_REPLY_ERROR);
+    if (d->s != NULL)
+        d->at = next_command(d->s, d->at + 1);
+}
+
+/* Queues a script's commands, all at once: its transaction ends with their last reply. */
+static enum drv_status
+queue_script(struct rd_conn *c, int e, struct txn_result *res)
+{
+    const struct script *s = c->sh->mix.e[e].script;
+    struct rd_due *d;
+    char err[BT_ERRLEN];
+    int n;
+    long len;
+
+    reserve_out(c, c->sh->script_request);
+    len = redis_script_render(s, c->vars, c->rng, c->line, c->sh->script_line + 1,
+                              c->obuf + c->olen, &n, err);
+    if (len < 0) {
+        res->err = ERR_OTHER;
+        first_line(res->msg, sizeof res->msg, err);
+        return DRV_DONE; /* nothing was sent */
+    }
+    c->olen += (size_t)len;
+    d = push_due(c, n, -1, res);
+    d->s = s;
+    d->first = c->sh->first[e];
+    d->at = next_command(s, 0);
+    return DRV_WANT_WRITE;
+}
+
+/* Queues one request (or a script's); conn_txn_poll sends it with the others queued meanwhile. */
 static enum drv_status
 rd_conn_txn_start(void *conn, struct txn_result *res)
 {
     struct rd_conn *c = conn;
-    const struct rd_cmd *cmd = &c->sh->cmd[next_op(c)];
+    int e = mix_pick(&c->sh->mix, c->rng);
+    enum rd_op op;
+    const struct rd_cmd *cmd;
 
+    if (c->sh->mix.e[e].script != NULL)
+        return queue_script(c, e, res);
+    op = next_op(c, (enum rd_workload)c->sh->mix.e[e].builtin);
+    cmd = &c->sh->cmd[op];
     queue_bytes(c, cmd->buf, cmd->len);
     kv_put_digits(c->obuf + c->olen - cmd->len + cmd->key_at, RD_KEY_DIGITS,
                   kv_next_key(&c->sh->kv, &c->seq, c->rng));
+    push_due(c, 1, c->sh->op_label[e] + (op == OP_SET && c->sh->mix.e[e].builtin == RD_WL_MIXED),
+             res);
     return DRV_WANT_WRITE;
 }
 
+/* DRV_DONE when the oldest transaction's last reply came; its first error is its outcome. */
 static enum drv_status
 rd_conn_txn_poll(void *conn, struct txn_result *res)
 {
     struct rd_conn *c = conn;
-    enum drv_status st = next_reply(c, res->msg, sizeof res->msg);
+    struct rd_due *d = &c->due[c->due_head];
+    enum drv_status st;
 
-    if (st == DRV_ERROR)
-        res->err = ERR_CONN;
-    if (st != DRV_DONE)
-        return st;
-    res->ops = 1;
-    if (c->rtype == REDIS_REPLY_ERROR) {
-        res->err = ERR_OTHER;
-        snprintf(res->msg, sizeof res->msg, "%s", c->errmsg);
-    } else {
-        res->err = ERR_NONE;
+    for (;;) {
+        st = next_reply(c, res->msg, sizeof res->msg);
+        if (st == DRV_ERROR)
+            res->err = ERR_CONN;
+        if (st != DRV_DONE)
+            return st;
+        res->ops++;
+        if (c->rtype == REDIS_REPLY_ERROR && res->err == ERR_NONE) {
+            res->err = ERR_OTHER;
+            snprintf(res->msg, sizeof res->msg, "%s", c->errmsg);
+        }
+        if (res->stmts != NULL)
+            count_reply(c, d, res);
+        if (--d->left == 0)
+            break;
     }
+    c->due_head = c->due_head + 1 == c->sh->depth ? 0 : c->due_head + 1;
+    c->due_n--;
     return DRV_DONE;
+}
+
+static int
+rd_stmt_labels(const void *shared, const struct stmt_label **out)
+{
+    const struct rd_shared *sh = shared;
+
+    *out = sh->labels;
+    return sh->nlabels;
 }
 
 static char *
@@ -984,5 +1167,6 @@ const struct driver_class redis_driver_class = {
     .conn_txn_start = rd_conn_txn_start,
     .conn_txn_poll = rd_conn_txn_poll,
     .conn_disconnect = rd_conn_disconnect,
+    .stmt_labels = rd_stmt_labels,
     .init = rd_init,
 };

@@ -5,6 +5,7 @@
  *
  *   redis.c            targets, blocking connect, the load driver (hiredis)
  *   redis-info.c       pure parsers: INFO, INFO commandstats, SLOWLOG GET
+ *   redis-script.c     pure: -f scripts' command lines as RESP
  *   redis-collector.c  the collector class (sample over hiredis, derive pure)
  *   redis-server.c     throwaway redis-server for demo and tests
  */
@@ -15,6 +16,9 @@
 #include <stdint.h>
 
 #include <hiredis.h>
+
+#include "rand.h"
+#include "script.h"
 
 /* --- targets and connecting (redis.c) --- */
 
@@ -156,5 +160,32 @@ struct redis_sample {
     double rtt_ms;     /* the sample's round trip (small replies: close to the network's) */
     char appendfsync[12]; /* with the AOF on: CONFIG GET appendfsync ("always"...); "" unknown */
 };
+
+/* --- -f scripts (redis-script.c) --- */
+
+/* The variables a script has without \set: client_id, keys (--keys). */
+extern const char *const redis_script_predef[];
+
+/*
+ * Raises *line to the longest text a command of s renders to and *request
+ * to the most RESP bytes one run of s writes. 0, or -1 with "NAME:LINE:
+ * problem" in err (a script with no command, too many references).
+ */
+int redis_script_longest(const struct script *s, size_t *line, size_t *request, char *err);
+
+/* Asks the server (blocking) whether it knows each command's name; "NAME:LINE: unknown ..." */
+int redis_script_check(redisContext *ctx, const struct script *s, char *err);
+
+/* line's words (split at spaces and tabs) as one RESP command at out; returns its length. */
+size_t redis_script_resp(const char *line, size_t len, char *out);
+
+/*
+ * One run of s: its \set lines evaluated into vars, its commands written as
+ * RESP at out (room from redis_script_longest), line a scratch buffer of
+ * line_cap bytes. Returns the bytes written and the commands in *ncmds, or
+ * -1 with err (an expression's error). Never allocates.
+ */
+long redis_script_render(const struct script *s, int64_t *vars, struct rng *rng, char *line,
+                         size_t line_cap, char *out, int *ncmds, char *err);
 
 #endif

@@ -34,6 +34,7 @@ extern const struct collector_class sqlite_collector_class;
 #ifdef HAVE_HTTP
 extern const struct driver_class http_driver_class;
 extern const struct server_class nginx_server_class;
+extern const struct collector_class webstatus_collector_class;
 #endif
 #ifdef HAVE_MYSQL
 extern const struct driver_class mysql_driver_class;
@@ -100,6 +101,9 @@ const struct collector_class *const collector_classes[] = {
 #endif
 #ifdef HAVE_SQLITE
     &sqlite_collector_class,
+#endif
+#ifdef HAVE_HTTP
+    &webstatus_collector_class,
 #endif
     NULL,
 };

@@ -225,6 +225,7 @@ sq_coll_derive(const void *prev, const void *cur, double secs, struct coll_view 
 
 const struct collector_class sqlite_collector_class = {
     .name = "sqlite",
+    .title = "SQLite",
     .sample_size = sizeof(struct sqlite_sample),
     .open = sq_coll_open,
     .close = sq_coll_close,

@@ -32,6 +32,7 @@
 #include "options.h"
 #include "progress.h"
 #include "runconf.h"
+#include "mix.h"
 #include "script.h"
 #include "util.h"
 
@@ -385,37 +386,46 @@ index_of(const char *const *names, const char *name)
     return -1;
 }
 
+/* SQLite runs one script: a mix of several is refused. */
 static struct script *
-load_script(const struct runconf *rc, char *err)
+load_script(const struct runconf *rc, int *files_only, char *err)
 {
-    const char *w = rc->workload ? rc->workload : sq_workloads[0];
-    int i;
+    struct mix m;
+    struct script *s;
 
-    if (rc->script_file != NULL)
-        return script_load(rc->script_file, sq_predef, err);
-    if ((i = index_of(sq_workloads, w)) < 0) {
-        seterr(err, "unknown workload '%s' for sqlite (use -w point-select, update or insert, "
-                    "or -f FILE)", w);
+    if (mix_parse(&m, rc, "sqlite", sq_workloads, err) < 0)
+        return NULL;
+    if (m.n > 1) {
+        mix_free(&m);
+        seterr(err, "sqlite runs one script or built-in, not a mix (give one -f, -b or -w)");
         return NULL;
     }
-    return script_parse(w, sq_workload_text[i], sq_predef, err);
+    if (mix_load(&m, sq_workload_text, sq_predef, 0, err) < 0) {
+        mix_free(&m);
+        return NULL;
+    }
+    *files_only = mix_files_only(&m);
+    s = m.e[0].script;
+    m.e[0].script = NULL;
+    mix_free(&m);
+    return s;
 }
 
 /* The rows of bench_rows (its largest id), or 1 for a script that does not use it. */
 static int
-read_rows(sqlite3 *db, const struct runconf *rc, int64_t *rows, char *err)
+read_rows(sqlite3 *db, int files_only, int64_t *rows, char *err)
 {
     sqlite3_stmt *st = NULL;
     int rv = 0;
 
     *rows = 1;
     if (sqlite3_prepare_v2(db, "SELECT max(id) FROM bench_rows", -1, &st, NULL) != SQLITE_OK) {
-        if (rc->script_file == NULL)
+        if (!files_only)
             rv = seterr(err, "bench_rows not found in %s (run: benchtop init TARGET --rows N)",
                         sqlite3_db_filename(db, "main"));
     } else if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
         *rows = sqlite3_column_int64(st, 0);
-    } else if (rc->script_file == NULL) {
+    } else if (!files_only) {
         rv = seterr(err, "bench_rows is empty (run: benchtop init TARGET --rows N --force)");
     }
     sqlite3_finalize(st);
@@ -470,12 +480,12 @@ sq_prepare(const struct runconf *rc, const void *opts, char *err)
     const struct sq_opts *o = opts;
     struct sq_shared *sh = xcalloc(1, sizeof *sh);
     sqlite3 *db = NULL;
-    int rv;
+    int rv, files_only = 0;
 
     sh->batch = o->batch.batch > 0 ? o->batch.batch : 1;
     rv = check_options(rc, err) < 0 || sqlite_target_parse(rc->target, &sh->t, err) < 0 ||
-         (sh->script = load_script(rc, err)) == NULL || open_db(&sh->t, &db, err) < 0 ||
-         read_rows(db, rc, &sh->rows, err) < 0 || check_script(db, sh->script, &sh->writes, err) < 0;
+         (sh->script = load_script(rc, &files_only, err)) == NULL || open_db(&sh->t, &db, err) < 0 ||
+         read_rows(db, files_only, &sh->rows, err) < 0 || check_script(db, sh->script, &sh->writes, err) < 0;
     sqlite3_close(db);
     if (rv) {
         sq_release(sh);

@@ -198,6 +198,7 @@ start_txn(struct worker *w, struct client *c)
     res->err = ERR_NONE;
     res->ops = 0;
     res->rx_bytes = 0;
+    res->stmts = worker_stats(w)->stmts;
     st = w->eng->drv->conn_txn_start(c->conn, res);
     if (st == DRV_ERROR) {
         lose_connection(w, c, res->msg);
@@ -246,6 +247,7 @@ poll_step(struct worker *w, struct client *c, char *err)
 
     if (c->state == CS_CONNECTING)
         return drv->conn_connect_poll(c->conn, err);
+    c->res.stmts = worker_stats(w)->stmts;
     return drv->conn_txn_poll(c->conn, &c->res);
 }
 

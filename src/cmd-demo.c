@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
@@ -39,6 +40,47 @@ set_demo_options(struct runconf *rc)
     }
 }
 
+/* rc->watch gains target + path (a copy: demo targets are not in argv). */
+static void
+add_watch(struct runconf *rc, const char *target, const char *path)
+{
+    if (rc->watch.n == RC_MAX_WATCH)
+        usage_fatal("demo: --watch is given too often to add %s%s (watch fewer targets)", target,
+                    path);
+    rc->watch.v[rc->watch.n++] = xasprintf("%s%s", target, path);
+}
+
+/*
+ * A server whose class names demo pages: a --url-file of them in its
+ * folder for the load, and its status pages and the database behind it
+ * watched.
+ */
+static int
+demo_pages(struct runconf *rc, struct server *srv, char *err)
+{
+    const struct server_class *cls = srv->cls;
+    char path[320], *text = xstrdup(""), *more;
+    int i, rv;
+
+    for (i = 0; cls->demo_paths != NULL && cls->demo_paths[i] != NULL; i++) {
+        more = xasprintf("%s%s%s\n", text, srv->target, cls->demo_paths[i]);
+        free(text);
+        text = more;
+    }
+    for (i = 0; cls->demo_watch != NULL && cls->demo_watch[i] != NULL; i++)
+        add_watch(rc, srv->target, cls->demo_watch[i]);
+    if (cls->demo_paths == NULL) {
+        free(text);
+        return 0;
+    }
+    snprintf(path, sizeof path, "%s/demo-urls", srv->dir);
+    rv = server_write_file(srv, path, text, err);
+    free(text);
+    if (rv == 0)
+        options_set(rc, "url-file", path);
+    return rv;
+}
+
 static int
 demo_load(struct runconf *rc, struct server *srv)
 {
@@ -49,11 +91,17 @@ demo_load(struct runconf *rc, struct server *srv)
     if (!rc->quiet)
         fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->target_masked,
                 srv->dir);
-    if (srv->behind[0] != '\0') { /* a pooler: tables and the server pane come from behind it */
-        ic.target = srv->behind;
+    if (srv->behind[0] != '\0' && driver_for_target(srv->behind) == rc->driver) {
+        ic.target = srv->behind; /* a pooler: tables and the server pane come from behind it */
         rc->server_target = srv->behind;
+    } else if (srv->behind[0] != '\0') { /* a database behind an app: watched */
+        add_watch(rc, srv->behind, "");
     }
     set_demo_options(rc);
+    if (demo_pages(rc, srv, err) < 0) {
+        fprintf(stderr, "benchtop: demo: %s\n", err);
+        return 1;
+    }
     ic.opts = rc->driver_conf;
     if (rc->driver->needs_init && rc->driver->init(&ic, err) < 0) {
         fprintf(stderr, "benchtop: demo: %s\n", err);
@@ -78,7 +126,8 @@ demo_names(char *buf, size_t len)
 
     buf[0] = '\0';
     for (c = server_classes; *c != NULL && used < len; c++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", (*c)->name);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                                 (*c)->demo_name ? (*c)->demo_name : (*c)->name);
     return buf;
 }
 

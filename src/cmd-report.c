@@ -261,9 +261,9 @@ print_json_row(FILE *f, const struct report_row *rows, int i)
     const struct rec_summary *s = &rows[i].sum, *a = &rows[0].sum;
 
     fputs("{\"run\":", f);
-    json_string(f, rows[i].label);
+    json_put_string(f, rows[i].label);
     fputs(",\"target\":", f);
-    json_string(f, rows[i].rec->target);
+    json_put_string(f, rows[i].rec->target);
     json_num(f, "from", rows[i].from);
     json_num(f, "secs", s->secs);
     fprintf(f, ",\"intervals\":%d,\"transactions\":%llu,\"errors\":%llu", s->n,
@@ -275,7 +275,7 @@ print_json_row(FILE *f, const struct report_row *rows, int i)
     json_num(f, "max_us", s->max);
     json_num(f, "server_tps", s->srv_tps);
     fputs(",\"verdict\":", f);
-    json_string(f, s->verdict);
+    json_put_string(f, s->verdict);
     json_num(f, "verdict_share", s->verdict_share);
     if (i > 0) {
         fputs(",\"vs_first\":{", f);
@@ -304,7 +304,7 @@ print_json(FILE *f, const struct record *recs, int nrec, const struct report_row
             int k = record_series(rows[i].rec, names[c]);
             double m = k < 0 ? NAN : record_series_mean(rows[i].rec, k, rows[i].from, rows[i].to);
             fputs(c ? "," : "", f);
-            json_string(f, names[c]);
+            json_put_string(f, names[c]);
             fprintf(f, isnan(m) ? ":null" : ":%.3f", m);
         }
         fputs("}}", f);

@@ -7,6 +7,7 @@
 #include "driver.h"
 #include "engine.h"
 #include "instance.h"
+#include "mix.h"
 #include "options.h"
 #include "target.h"
 #include "util.h"
@@ -31,23 +32,42 @@ cmd_raise_fd_limit(int clients)
                     clients, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
 }
 
+/* The mix prepare accepted, as "select-only@9,simple-update@1" or one name. */
+static const char *
+workload_label(const struct runconf *rc, char *buf, size_t len)
+{
+    struct mix m;
+    char err[BT_ERRLEN];
+
+    if (mix_parse(&m, rc, rc->driver->name, rc->driver->workloads, err) < 0)
+        return rc->driver->workloads[0]; /* the driver reads its choices another way */
+    mix_label(&m, buf, len);
+    mix_free(&m);
+    return buf;
+}
+
 int
 cmd_run_load(struct runconf *rc, struct sweep *sweep)
 {
     const struct driver_class *drv = rc->driver;
     char err[BT_ERRLEN];
-    void *shared = drv->prepare(rc, rc->driver_conf, err);
+    void *shared;
     struct report_ctx ctx = {.rc = rc, .sweep = sweep};
     struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1, .sweep = sweep};
     const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
+    char label[1024];
     int sigfd;
 
+    if (rc->per_stmt && drv->stmt_labels == NULL)
+        usage_fatal("-r is not supported for %s: it has no statements to count (drop -r)",
+                    drv->name);
+    shared = drv->prepare(rc, rc->driver_conf, err);
     if (shared == NULL)
         usage_fatal("%s", err);
+    if (rc->per_stmt)
+        drv->stmt_labels(shared, &ctx.stmt_labels);
     cmd_raise_fd_limit(rc->clients);
-    ctx.workload = rc->script_file ? rc->script_file
-                   : rc->workload  ? rc->workload
-                                   : drv->workloads[0];
+    ctx.workload = workload_label(rc, label, sizeof label);
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];
     ctx.json = cmd_open_record(rc);
     ctx.human = rc->quiet ? NULL : stderr;
@@ -60,6 +80,8 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
     if (!rc->no_collect) /* first: a pooler may refuse the load */
         cmd_add_server(&s, rc, names, targets);
     cmd_add_pooler(rc->no_collect ? NULL : &s, rc, 1, names, targets);
+    if (!rc->no_collect)
+        cmd_add_watched(&s, rc, names, targets);
     s.eng = engine_start(rc, shared, err);
     if (s.eng == NULL)
         usage_fatal("%s", err);

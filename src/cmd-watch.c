@@ -25,8 +25,8 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
         usage_fatal(
             "watch needs at least one target (e.g. benchtop watch postgres://localhost/db) or "
             "--records 'DIR/*.jsonl'");
-    if (npos > SESSION_MAX_COLLECT)
-        usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
+    if (npos > RC_MAX_WATCH) /* a pooler may join them */
+        usage_fatal("at most %d targets can be watched at once", RC_MAX_WATCH);
     if (!rc->headless && !isatty(STDOUT_FILENO))
         rc->headless = 1;
     ctx.json = cmd_open_record(rc);

@@ -125,6 +125,35 @@ hide_option_target(char **opt, const char *option)
     *opt = copy; /* watch resolves once per target: a second pass masks the first copy */
 }
 
+/*
+ * --watch targets: each must have a collector and be on this machine (what
+ * benchtop reads, it reads only on loopback, like its loads); a copy to
+ * connect with, and argv masked in place.
+ */
+static void
+hide_watch_targets(struct target_list *l)
+{
+    char *masked, *copy;
+    int i;
+
+    for (i = 0; i < l->n && !l->hidden; i++) {
+        masked = target_mask(l->v[i]);
+        if (masked == NULL || watch_collector_for(l->v[i]) == NULL)
+            usage_fatal("--watch %s: nothing reads it (watch a database target, a PgBouncer "
+                        "console, or an nginx stub_status or php-fpm status http:// URL)",
+                        masked ? masked : "***");
+        if (!target_is_local(l->v[i]))
+            usage_fatal("--watch %s: benchtop only reads servers on loopback (127.0.0.0/8, "
+                        "::1, a unix socket)",
+                        masked);
+        copy = xstrdup(l->v[i]);
+        target_scrub_arg(l->v[i], masked);
+        free(masked);
+        l->v[i] = copy;
+    }
+    l->hidden = 1;
+}
+
 const struct driver_class *
 cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
 {
@@ -146,6 +175,7 @@ cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
         target_scrub_arg(target, rc->target_masked);
     hide_option_target(&rc->pooler_target, "pooler");
     hide_option_target(&rc->server_target, "server");
+    hide_watch_targets(&rc->watch);
     return drv;
 }
 
@@ -204,21 +234,49 @@ cmd_open_record(const struct runconf *rc)
     return f;
 }
 
-void
-cmd_add_collector(struct session *s, const struct driver_class *drv, const char *target,
-                  const char **names)
+/* Starts cls on target with its role in the verdict; a failure is fatal. */
+static void
+add_class(struct session *s, const struct collector_class *cls, const char *target,
+          enum coll_role role, const char **names)
 {
-    const struct collector_class *cls = collector_for(drv->name);
     char err[BT_ERRLEN];
 
-    if (cls == NULL)
-        return; /* this backend has no collector yet: client figures only */
     if (s->ncollect == SESSION_MAX_COLLECT)
         usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
     s->collect[s->ncollect] = collect_start(cls, target, s->interval_s, err);
     if (s->collect[s->ncollect] == NULL)
         usage_fatal("%s", err);
+    s->role[s->ncollect] = role;
+    s->title[s->ncollect] = cls->title ? cls->title : cls->name;
     names[s->ncollect++] = cls->name;
+}
+
+void
+cmd_add_collector(struct session *s, const struct driver_class *drv, const char *target,
+                  const char **names)
+{
+    const struct collector_class *cls = collector_for(drv->name);
+
+    if (cls != NULL) /* else this backend has no collector yet: client figures only */
+        add_class(s, cls, target, COLL_SERVER, names);
+}
+
+void
+cmd_add_watched(struct session *s, const struct runconf *rc, const char **names,
+                const char **targets)
+{
+    const struct collector_class *cls;
+    int i;
+
+    for (i = 0; i < rc->watch.n; i++) {
+        cls = watch_collector_for(rc->watch.v[i]);
+        targets[s->ncollect] = target_mask(rc->watch.v[i]);
+        add_class(s, cls, rc->watch.v[i],
+                  cls->pools    ? COLL_POOLER
+                  : cls->claims ? COLL_APP
+                                : COLL_BEHIND,
+                  names);
+    }
 }
 
 /* A line that could not be written is an error: said once on stderr, exit 1. */
@@ -261,22 +319,6 @@ option_target(char *target, const char *option, char **masked)
     return drv;
 }
 
-/* Starts cls on target, named masked on screen; a failure is fatal. */
-static void
-add_class(struct session *s, const struct collector_class *cls, const char *target,
-          const char *masked, const char **names, const char **targets)
-{
-    char err[BT_ERRLEN];
-
-    if (s->ncollect == SESSION_MAX_COLLECT)
-        usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
-    s->collect[s->ncollect] = collect_start(cls, target, s->interval_s, err);
-    if (s->collect[s->ncollect] == NULL)
-        usage_fatal("%s", err);
-    targets[s->ncollect] = masked;
-    names[s->ncollect++] = cls->name;
-}
-
 void
 cmd_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
                const char **targets)
@@ -300,8 +342,10 @@ cmd_add_pooler(struct session *s, struct runconf *rc, int vet, const char **name
     }
     if (vet && pool->vet != NULL && pool->vet(at, rc, err) < 0)
         usage_fatal("%s", err);
-    if (s != NULL)
-        add_class(s, pool, at, masked, names, targets);
+    if (s != NULL) {
+        targets[s->ncollect] = masked;
+        add_class(s, pool, at, COLL_POOLER, names);
+    }
 }
 
 void

@@ -73,6 +73,12 @@ void cmd_add_server(struct session *s, struct runconf *rc, const char **names,
                     const char **targets);
 void cmd_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
                     const char **targets);
+/*
+ * --watch: each target's collector (a database's, a pooler's, or an
+ * application tier's status page), with its role in the verdict.
+ */
+void cmd_add_watched(struct session *s, const struct runconf *rc, const char **names,
+                     const char **targets);
 /* Runs the session with the dashboard, or headless; then stops the collectors. */
 void cmd_front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **names,
                    const char **targets);

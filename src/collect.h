@@ -32,6 +32,7 @@ struct collect_result {
     double probe_ms;  /* ... and the mean time of one */
     char error[160];  /* why not ok */
     struct coll_view view;
+    enum coll_role role;    /* what its signals stand for in the run (set by the session) */
     int have_verdict;       /* watch: the session judged the server's side alone */
     struct verdict verdict; /* ... (verdict_server), never filled by the collector thread */
 

@@ -54,6 +54,16 @@ coll_row_find(const struct coll_view *v, const char *section, const char *label)
     return NULL;
 }
 
+const char *
+coll_role_key(enum coll_role r)
+{
+    static const char *const keys[] = {
+        [COLL_SERVER] = "server", [COLL_POOLER] = "pooler", [COLL_BEHIND] = "behind",
+        [COLL_APP] = "app"};
+
+    return r >= COLL_SERVER && r <= COLL_APP ? keys[r] : "?";
+}
+
 void
 coll_view_reset(struct coll_view *v)
 {
@@ -68,6 +78,7 @@ coll_view_reset(struct coll_view *v)
     g->own_sessions = g->own_active = g->own_lock_wait = g->own_commit_wait = NAN;
     g->idle_tx = g->commits_s = g->log_syncs_s = NAN;
     g->rows_per_txn = g->blocks_per_txn = g->seq_scans_s = g->max_sessions = NAN;
+    g->app_queue = g->app_busy = g->app_workers = NAN;
     g->samples = 1;
 }
 

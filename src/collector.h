@@ -86,6 +86,12 @@ struct coll_signals {
     double pool_servers;    /* server connections busy with a client */
     double pool_size;       /* server connections a pool may open */
     double pool_maxwait_ms; /* the longest a waiting client has waited */
+    /* An application tier's worker pool (php-fpm), from its status page (NAN elsewhere): */
+    double app_queue;   /* requests waiting for a free worker */
+    double app_busy;    /* workers busy with a request */
+    double app_workers; /* workers that may run at once */
+    char app_name[16];  /* the tier's name ("php-fpm") */
+    char app_limit[24]; /* the setting that caps the workers ("pm.max_children") */
 };
 
 /* What derive produces for the UI, the JSON record and the verdict. */
@@ -118,13 +124,28 @@ struct coll_change {
     char to[64];
 };
 
+/*
+ * What a collector's signals stand for in the verdict: session.c merges
+ * the run's collectors by role (see verdict.h, struct verdict_input).
+ */
+enum coll_role {
+    COLL_SERVER, /* the load target's own server (or the one behind its pooler; watch) */
+    COLL_POOLER, /* a connection pooler in front of it: its pool_* fields */
+    COLL_BEHIND, /* a database watched behind the load's target (--watch) */
+    COLL_APP,    /* an application tier's status page (--watch): its app_* fields */
+};
+
+/* "server", "pooler", "behind", "app" for JSON. */
+const char *coll_role_key(enum coll_role r);
+
 /* Empties v: no rows, no events, server_tps and every signal NAN. Derives start with it. */
 void coll_view_reset(struct coll_view *v);
 
 struct runconf;
 
 struct collector_class {
-    const char *name;   /* same as the driver's: "postgres" */
+    const char *name;  /* same as the driver's: "postgres" */
+    const char *title; /* the server's name in the verdict's sentences ("PostgreSQL"); NULL: name */
     size_t sample_size; /* bytes of one raw sample (a class-private struct) */
     /*
      * A connection pooler's collector: the driver whose targets it stands in
@@ -132,6 +153,13 @@ struct collector_class {
      * and it runs beside the server's collector, never instead of it.
      */
     const char *pools;
+    /*
+     * Optional, for --watch: 1 when this class reads target although no load
+     * driver's class does (an application tier's status page at an http://
+     * URL). Such a class is never started for a load's own target, and its
+     * signals are an application tier's (COLL_APP).
+     */
+    int (*claims)(const char *target);
 
     /* Connects (blocking, with a short timeout). NULL and a one-line err on failure. */
     void *(*open)(const char *target, char *err);

@@ -77,13 +77,51 @@ int err_kind_used(enum err_kind k);
  */
 void err_kinds_use(const char *const *names);
 
+/* -r: one statement of the run's scripts, as the summary names it. */
+struct stmt_label {
+    const char *script; /* the script's name (a -f file or a built-in) */
+    int line;           /* its line in the script; 0 for a built-in's statement */
+    const char *text;   /* as written, variables and all */
+};
+
+/* -r: one statement's figures, counted per worker and merged at each tick (stats.h). */
+struct stmt_stat {
+    uint64_t n;      /* finished without error */
+    uint64_t errors; /* failed */
+    uint64_t sum_us; /* latency of the ones that finished, summed */
+};
+
 /* The outcome of one transaction, filled by conn_txn_poll. */
 struct txn_result {
     enum err_kind err;
     int ops;           /* statements/requests completed in it */
     uint64_t rx_bytes; /* bytes it received, for drivers that count them (0 otherwise) */
     char msg[256];     /* first line of the server's error, when err != ERR_NONE */
+    /*
+     * -r: the worker's per-statement counters, indexed as the driver's
+     * stmt_labels; NULL without -r. The engine sets it before every
+     * conn_txn_start / conn_txn_poll (the worker's buffers swap between
+     * calls), so a driver uses it within the call only (stmt_record).
+     */
+    struct stmt_stat *stmts;
 };
+
+/* -r: counts statement id of the current call's res, us its latency; nothing without -r. */
+static inline void
+stmt_record(struct txn_result *res, int id, uint64_t us, int failed)
+{
+    struct stmt_stat *st;
+
+    if (res->stmts == NULL)
+        return;
+    st = &res->stmts[id];
+    if (failed) {
+        st->errors++;
+        return;
+    }
+    st->n++;
+    st->sum_us += us;
+}
 
 /* What `benchtop init` asked for. */
 struct init_conf {
@@ -158,6 +196,12 @@ struct driver_class {
      */
     enum drv_status (*conn_txn_poll)(void *conn, struct txn_result *res);
     void (*conn_disconnect)(void *conn);
+
+    /*
+     * -r: the statements the transactions count (res->stmts indexes), after
+     * prepare; returns how many. NULL: the driver has none (-r is refused).
+     */
+    int (*stmt_labels)(const void *shared, const struct stmt_label **out);
 
     /* 1: the workload needs tables that `init` creates; 0: key-value, warmed with --fill. */
     int needs_init;

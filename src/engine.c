@@ -228,6 +228,12 @@ engine_start(const struct runconf *rc, void *shared, char *err)
     }
     wstats_init(&e->snap.cur);
     wstats_init(&e->snap.total);
+    if (rc->per_stmt && e->drv->stmt_labels != NULL) {
+        const struct stmt_label *labels;
+        e->nstmts = e->drv->stmt_labels(shared, &labels);
+    }
+    wstats_init_stmts(&e->snap.cur, e->nstmts);
+    wstats_init_stmts(&e->snap.total, e->nstmts);
     e->start_us = now_us();
     e->last_tick_us = e->start_us;
     e->last_cpu_s = cpu_process_seconds();

@@ -43,6 +43,7 @@ struct engine {
     uint64_t last_tick_us;
     double last_cpu_s;    /* the process's CPU seconds at the last tick */
     struct snapshot snap; /* cur = the last interval, total = the run */
+    int nstmts;           /* -r: statements counted per worker (driver.h stmt_labels) */
     int stopped;
 };
 

@@ -282,8 +282,7 @@ write_header(FILE *f, const struct agent *a, int n, double base)
     json_object_set_new(run, "start", json_real(base));
     json_object_set_new(run, "clients", json_integer((json_int_t)clients));
     json_object_set_new(run, "rate", json_real(rate));
-    /* json_stringn: report.c has a json_string of its own that shadows jansson's */
-    json_object_set_new(run, "command", json_stringn("merge", 5));
+    json_object_set_new(run, "command", json_string("merge"));
     json_object_set_new(run, "agents", json_integer(n));
     json_object_del(run, "instance");
     json_object_del(run, "instances");

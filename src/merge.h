@@ -8,12 +8,11 @@
 #define BENCHTOP_MERGE_H
 
 #include <stdint.h>
+#include <jansson.h>
 #include <stdio.h>
 
 #include "hist.h"
 
-/* jansson's, named without its header: report.h has a json_string of its own */
-struct json_t;
 
 /* The interval counters that add up across agents. */
 #define MERGE_SUMS                                                                                 \
@@ -36,7 +35,7 @@ struct merge_bin {
     double ops; /* requests, from each agent's ops/s times its length */
     int agents;
     uint64_t min, max, sum, overflow;
-    struct json_t *by_kind;   /* errors_by_kind, summed */
+    json_t *by_kind;   /* errors_by_kind, summed */
     const char *verdicts[64]; /* each agent's verdict kind (pointing into its line) */
     int nverdict;
 };
@@ -55,7 +54,7 @@ void merge_bin_start(struct merge_bin *b, struct hist *h);
  * since the fleet's start): its counters to b, its histogram to h. o must
  * outlive b (the verdict points into it). 0, or -1 with err.
  */
-int merge_bin_add(struct merge_bin *b, const struct json_t *o, double end, struct hist *h,
+int merge_bin_add(struct merge_bin *b, const json_t *o, double end, struct hist *h,
                   char *err);
 /* Puts the agents' exact min, max and sum on h (the encoding carries buckets only). */
 void merge_bin_finish(const struct merge_bin *b, struct hist *h);

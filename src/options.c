@@ -58,8 +58,13 @@ const struct option_def option_table[] = {
      "built-in workload (listed per database below)"},
     {"protocol", 'M', OPT_STRING, OFF(mode), 0, 0, "", "MODE", CMD_LOAD,
      "protocol (listed per database below)"},
-    {"file", 'f', OPT_STRING, OFF(script_file), 0, 0, "", "FILE", CMD_LOAD,
-     "run a custom script: SQL with :name variables and \\set lines"},
+    {"file", 'f', OPT_LIST, OFF(script_file), 0, 0, "", "FILE[@W]", CMD_LOAD,
+     "run a custom script (SQL with :name variables and \\set lines; Redis: a command a line); "
+     "repeat for a mix, W the weight"},
+    {"builtin", 'b', OPT_LIST, OFF(builtin), 0, 0, "", "NAME[@W]", CMD_LOAD,
+     "add a built-in workload to the mix, W its weight (repeatable; with -f too)"},
+    {"report-per-command", 'r', OPT_FLAG, OFF(per_stmt), 0, 1, "0", "", CMD_RUN,
+     "per-statement latency and counts in the summary (as pgbench -r)"},
     {"connect", 'C', OPT_FLAG, OFF(connect_per_txn), 0, 1, "0", "", CMD_LOAD,
      "open a new connection for every transaction"},
     {"max-tries", 0, OPT_INT, OFF(max_tries), 1, 1000000, "1", "N", CMD_LOAD,
@@ -77,6 +82,9 @@ const struct option_def option_table[] = {
      "target's port is a pooler's; none: do not look)"},
     {"server", 0, OPT_TARGET, OFF(server_target), 0, 0, "", "TARGET", CMD_LOAD,
      "with a pooler as the target: the server behind it, whose own figures the server pane shows"},
+    {"watch", 0, OPT_TARGETS, OFF(watch), 0, 0, "", "TARGET", CMD_LOAD,
+     "also watch TARGET (repeatable): a database behind the load's target, or an nginx "
+     "stub_status or php-fpm status URL; the verdict says whether it is the limit"},
     {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
      "the dashboard's s key (set a server setting) is off"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
@@ -233,6 +241,20 @@ parse_whole(const struct option_def *o, const char *arg)
     return v;
 }
 
+/* -f a.sql -f b.sql: one string "a.sql\nb.sql"; a value cannot hold the separator. */
+static void
+list_append(char **list, const struct option_def *o, const char *arg)
+{
+    size_t had = *list ? strlen(*list) : 0, n = strlen(arg);
+
+    if (n == 0 || strchr(arg, '\n') != NULL)
+        usage_fatal("--%s needs a %s without a newline, not '%s'", o->name, o->metavar, arg);
+    *list = xrealloc(*list, had + n + 2);
+    if (had > 0)
+        (*list)[had++] = '\n';
+    memcpy(*list + had, arg, n + 1);
+}
+
 static void
 set_value(void *p, const struct option_def *o, const char *arg)
 {
@@ -267,17 +289,18 @@ set_value(void *p, const struct option_def *o, const char *arg)
     case OPT_TARGET:
         *(char **)p = arg[0] ? (char *)arg : NULL;
         break;
-    case OPT_LIST:
-        if (*(char **)p == NULL) {
-            *(char **)p = xstrdup(arg);
-        } else {
-            char *joined = xasprintf("%s\n%s", *(char **)p, arg);
-            free(*(char **)p);
-            *(char **)p = joined;
-        }
+    case OPT_TARGETS:
+        if (((struct target_list *)p)->n == RC_MAX_WATCH)
+            usage_fatal("--%s is given more than %d times (watch fewer targets)", o->name,
+                        RC_MAX_WATCH);
+        if (arg[0])
+            ((struct target_list *)p)->v[((struct target_list *)p)->n++] = (char *)arg;
         break;
     case OPT_FLAG:
         *(int *)p = 1;
+        break;
+    case OPT_LIST:
+        list_append((char **)p, o, arg);
         break;
     }
 }
@@ -655,11 +678,24 @@ options_free(struct runconf *rc)
 static void
 json_target(FILE *f, const char *target)
 {
-    const struct driver_class *drv = target ? driver_for_target(target) : NULL;
-    char *masked = drv ? drv->mask(target) : NULL;
+    char *masked = target ? target_mask(target) : NULL;
 
-    json_string(f, masked ? masked : target && strcmp(target, "none") == 0 ? "none" : "***");
+    json_put_string(f, masked ? masked : target && strcmp(target, "none") == 0 ? "none" : "***");
     free(masked);
+}
+
+static void
+json_targets(FILE *f, const struct target_list *l)
+{
+    int i;
+
+    fputc('[', f);
+    for (i = 0; i < l->n; i++) {
+        if (i)
+            fputc(',', f);
+        json_target(f, l->v[i]);
+    }
+    fputc(']', f);
 }
 
 /* Where option r's value is: in rc, or in the resolved driver's option struct (NULL if none). */
@@ -684,7 +720,7 @@ json_option_string(FILE *f, const struct opt_ref *r, const char *value)
     const char *p = value, *eol;
 
     if (r->group == NULL || r->group->mask == NULL) {
-        json_string(f, value);
+        json_put_string(f, value);
         return;
     }
     while (p != NULL) {
@@ -698,7 +734,7 @@ json_option_string(FILE *f, const struct opt_ref *r, const char *value)
         out = joined;
         p = eol ? eol + 1 : NULL;
     }
-    json_string(f, out);
+    json_put_string(f, out);
     free(out);
 }
 
@@ -734,6 +770,9 @@ options_print_json(FILE *f, const struct runconf *rc)
             break;
         case OPT_TARGET:
             json_target(f, *(char *const *)p);
+            break;
+        case OPT_TARGETS:
+            json_targets(f, p);
             break;
         }
     }

@@ -10,6 +10,7 @@
 #define BENCHTOP_RECORD_H
 
 #include <stdint.h>
+#include <jansson.h>
 
 #include "hist.h"
 
@@ -77,17 +78,15 @@ struct rec_summary {
     const char *srv_extra_name[2];
 };
 
-/* jansson's, named without its header (report.h has a json_string of its own). */
-struct json_t;
 
 /*
  * A field of a record line: a string ("" when absent), a number (NAN), a
  * count (0 when absent or not a positive integer). merge.c and follow.c
  * read lines with them too.
  */
-const char *record_jstr(const struct json_t *o, const char *key);
-double record_jnum(const struct json_t *o, const char *key);
-uint64_t record_ju64(const struct json_t *o, const char *key);
+const char *record_jstr(const json_t *o, const char *key);
+double record_jnum(const json_t *o, const char *key);
+uint64_t record_ju64(const json_t *o, const char *key);
 
 /* Reads path into r. 0, or -1 with err (naming the file and line). */
 int record_load(const char *path, struct record *r, char *err);

@@ -18,6 +18,12 @@ const struct collector_class *collector_for(const char *name);
 /* The collector of a pooler in front of the named driver's servers, or NULL. */
 const struct collector_class *pooler_for(const char *driver_name);
 
+/*
+ * The collector that reads a --watch target: a class that claims it (an
+ * application tier's status URL), else its driver's collector; NULL if none.
+ */
+const struct collector_class *watch_collector_for(const char *target);
+
 /* The driver for a target (by URI scheme, then by claims()), or NULL. */
 const struct driver_class *driver_for_target(const char *target);
 

@@ -18,7 +18,7 @@
 #include "util.h"
 
 void
-json_string(FILE *f, const char *s)
+json_put_string(FILE *f, const char *s)
 {
     text_json(f, s);
 }
@@ -90,7 +90,7 @@ static void
 json_verdict(FILE *f, const struct verdict *v)
 {
     fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"label\":", verdict_key(v->kind));
-    json_string(f, verdict_label(v->kind));
+    json_put_string(f, verdict_label(v->kind));
     fprintf(f, ",\"confidence\":\"%s\",\"score\":", v->confidence ? v->confidence : "");
     json_number(f, v->score);
     if (v->kind == VK_MIXED || v->kind == VK_NONE) {
@@ -100,7 +100,7 @@ json_verdict(FILE *f, const struct verdict *v)
         json_field(f, "second_score", v->second_score);
     }
     fputs(",\"evidence\":", f);
-    json_string(f, v->evidence);
+    json_put_string(f, v->evidence);
     if (v->final) {
         int k, n = 0;
 
@@ -124,13 +124,13 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     if (uname(&u) != 0)
         memset(&u, 0, sizeof u);
     fprintf(f, "{\"type\":\"run\",\"benchtop\":\"%s\",\"command\":", PACKAGE_VERSION);
-    json_string(f, rc->command ? rc->command : "run");
+    json_put_string(f, rc->command ? rc->command : "run");
     fprintf(f, ",\"start\":%.3f,\"target\":", (double)now.tv_sec + now.tv_nsec / 1e9 - snap->t);
-    json_string(f, rc->target_masked ? rc->target_masked : "");
+    json_put_string(f, rc->target_masked ? rc->target_masked : "");
     fputs(",\"workload\":", f);
-    json_string(f, ctx->workload ? ctx->workload : "");
+    json_put_string(f, ctx->workload ? ctx->workload : "");
     fputs(",\"protocol\":", f);
-    json_string(f, ctx->mode ? ctx->mode : "");
+    json_put_string(f, ctx->mode ? ctx->mode : "");
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,\"options\":{",
             snap->clients, rc->threads, rc->rate, rc->interval_s);
     options_print_json(f, rc);
@@ -140,9 +140,9 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     if (rc->start_at > 0)
         fprintf(f, ",\"start_at\":%.3f", rc->start_at);
     fprintf(f, ",\"host\":{\"cores\":%ld,\"kernel\":", sysconf(_SC_NPROCESSORS_ONLN));
-    json_string(f, u.release);
+    json_put_string(f, u.release);
     fputs(",\"machine\":", f);
-    json_string(f, u.machine);
+    json_put_string(f, u.machine);
     fputs("}}\n", f);
 }
 
@@ -176,10 +176,28 @@ json_messages(FILE *f, const struct wstats *s)
     fputs(",\"error_messages\":[", f);
     for (i = 0; i < n; i++) {
         fputs(i ? ",{\"message\":" : "{\"message\":", f);
-        json_string(f, top[i]->text);
+        json_put_string(f, top[i]->text);
         fprintf(f, ",\"count\":%llu}", (unsigned long long)top[i]->n);
     }
     fprintf(f, "],\"error_messages_other\":%llu", (unsigned long long)s->msgs_other);
+}
+
+/* -r: "statements":[{"script":..,"line":..,"text":..,"count":..,"failed":..,"lat_us_mean":..}] */
+static void
+json_statements(FILE *f, const struct wstats *s, const struct stmt_label *labels)
+{
+    fputs(",\"statements\":[", f);
+    for (int i = 0; i < s->nstmts; i++) {
+        const struct stmt_stat *st = &s->stmts[i];
+        fputs(i ? ",{\"script\":" : "{\"script\":", f);
+        json_put_string(f, labels[i].script);
+        fprintf(f, ",\"line\":%d,\"text\":", labels[i].line);
+        json_put_string(f, labels[i].text);
+        fprintf(f, ",\"count\":%llu,\"failed\":%llu,\"lat_us_mean\":%.1f}",
+                (unsigned long long)st->n, (unsigned long long)st->errors,
+                st->n ? (double)st->sum_us / (double)st->n : 0.0);
+    }
+    fputc(']', f);
 }
 
 static void
@@ -192,17 +210,19 @@ json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
             "{\"type\":\"summary\",\"duration_s\":%.3f,\"transactions\":%llu,\"ops_total\":%llu,",
             snap->t, (unsigned long long)s->txns, (unsigned long long)s->ops);
     fputs("\"workload\":", f);
-    json_string(f, ctx->workload);
+    json_put_string(f, ctx->workload);
     fputs(",\"protocol\":", f);
-    json_string(f, ctx->mode);
+    json_put_string(f, ctx->mode);
     fputs(",\"target\":", f);
-    json_string(f, rc->target_masked);
+    json_put_string(f, rc->target_masked);
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,",
             snap->clients, rc->threads, rc->rate, rc->connect_per_txn ? "true" : "false");
     fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
             s->connects ? (double)s->connect_us / (double)s->connects : 0.0);
     json_common(f, s, snap->t);
     json_messages(f, s);
+    if (s->nstmts > 0)
+        json_statements(f, s, ctx->stmt_labels);
     json_verdict(f, &snap->verdict);
     fputs("}\n", f);
     fflush(f);
@@ -265,6 +285,26 @@ human_failures(FILE *f, const struct wstats *s)
         fprintf(f, "  %llu x other messages\n", (unsigned long long)s->msgs_other);
 }
 
+/* -r, as pgbench -r: under each script, each statement's mean latency, count and failures. */
+static void
+human_statements(FILE *f, const struct wstats *s, const struct stmt_label *labels)
+{
+    char text[120];
+
+    fputs("statement latencies in milliseconds, counts and failures:\n", f);
+    for (int i = 0; i < s->nstmts; i++) {
+        const struct stmt_stat *st = &s->stmts[i];
+        if (i == 0 || strcmp(labels[i].script, labels[i - 1].script) != 0) {
+            text_clean(text, sizeof text, labels[i].script);
+            fprintf(f, "  %s:\n", text);
+        }
+        text_clean(text, sizeof text, labels[i].text);
+        fprintf(f, "  %10.3f %10llu %8llu  %s\n",
+                st->n ? (double)st->sum_us / (double)st->n / 1000.0 : 0.0,
+                (unsigned long long)st->n, (unsigned long long)st->errors, text);
+    }
+}
+
 void
 report_human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
 {
@@ -297,6 +337,8 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct report_c
     fprintf(f, "latency ms: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n",
             l.mean / 1000.0, l.p50 / 1000.0, l.p90 / 1000.0, l.p99 / 1000.0, l.p999 / 1000.0,
             l.max / 1000.0);
+    if (s->nstmts > 0)
+        human_statements(f, s, ctx->stmt_labels);
     if (s->connects)
         fprintf(f, "connections: %llu, mean set-up %.3f ms\n", (unsigned long long)s->connects,
                 (double)s->connect_us / (double)s->connects / 1000.0);
@@ -347,11 +389,11 @@ json_rows(FILE *f, const struct coll_view *v)
     for (i = 0; i < v->nrows; i++) {
         const struct coll_row *r = &v->rows[i];
         fputs(i ? ",{\"section\":" : "{\"section\":", f);
-        json_string(f, r->section);
+        json_put_string(f, r->section);
         fputs(",\"label\":", f);
-        json_string(f, r->label);
+        json_put_string(f, r->label);
         fputs(",\"value\":", f);
-        json_string(f, r->value);
+        json_put_string(f, r->value);
         fputs(",\"num\":", f);
         json_number(f, r->num);
         fputc('}', f);
@@ -360,7 +402,7 @@ json_rows(FILE *f, const struct coll_view *v)
     for (i = 0; i < v->nevents; i++) {
         if (i)
             fputc(',', f);
-        json_string(f, v->events[i]);
+        json_put_string(f, v->events[i]);
     }
     fputc(']', f);
 }
@@ -370,14 +412,15 @@ report_server(FILE *f, double t, const char *name, const char *target,
               const struct collect_result *res)
 {
     fprintf(f, "{\"type\":\"server\",\"t\":%.3f,\"collector\":", t);
-    json_string(f, name);
+    json_put_string(f, name);
     fputs(",\"target\":", f);
-    json_string(f, target);
+    json_put_string(f, target);
+    fprintf(f, ",\"role\":\"%s\"", coll_role_key(res->role));
     fprintf(f, ",\"ok\":%s,\"cost_ms\":%.3f,\"late\":%llu", res->ok ? "true" : "false",
             res->cost_ms, (unsigned long long)res->late);
     if (!res->ok) { /* no figure from an earlier sample passes for current */
         fputs(",\"error\":", f);
-        json_string(f, res->error);
+        json_put_string(f, res->error);
     }
     if (res->have_settings)
         fprintf(f, ",\"settings_ms\":%.3f", res->settings_ms);
@@ -387,7 +430,7 @@ report_server(FILE *f, double t, const char *name, const char *target,
         fputs(",\"server_tps\":", f);
         json_number(f, res->view.server_tps);
         fputs(",\"note\":", f);
-        json_string(f, res->view.note);
+        json_put_string(f, res->view.note);
         json_rows(f, &res->view);
         if (!isnan(res->probes_s))
             fprintf(f, ",\"state_samples\":{\"per_s\":%.1f,\"ms_each\":%.3f}", res->probes_s,
@@ -395,12 +438,12 @@ report_server(FILE *f, double t, const char *name, const char *target,
     }
     if (res->have_verdict) { /* watch: what the server shows, with no load of ours to judge */
         fputs(",\"server_verdict\":{\"kind\":", f);
-        json_string(f, verdict_key(res->verdict.kind));
+        json_put_string(f, verdict_key(res->verdict.kind));
         fputs(",\"label\":", f);
-        json_string(f, res->verdict.kind == VK_UNDERLOADED ? "idle"
+        json_put_string(f, res->verdict.kind == VK_UNDERLOADED ? "idle"
                                                            : verdict_label(res->verdict.kind));
         fputs(",\"evidence\":", f);
-        json_string(f, res->verdict.evidence);
+        json_put_string(f, res->verdict.evidence);
         fputc('}', f);
     }
     fputs("}\n", f);
@@ -411,10 +454,10 @@ static void
 json_event_head(FILE *f, double t, const char *kind, const char *collector)
 {
     fprintf(f, "{\"type\":\"event\",\"t\":%.3f,\"kind\":", t);
-    json_string(f, kind);
+    json_put_string(f, kind);
     if (collector != NULL) {
         fputs(",\"collector\":", f);
-        json_string(f, collector);
+        json_put_string(f, collector);
     }
 }
 
@@ -422,7 +465,7 @@ static void
 json_pair(FILE *f, const char *key, const char *value)
 {
     fprintf(f, ",\"%s\":", key);
-    json_string(f, value);
+    json_put_string(f, value);
 }
 
 static void
@@ -431,14 +474,14 @@ json_settings(FILE *f, const char *name, const struct collect_result *res)
     int i;
 
     fprintf(f, "{\"type\":\"settings\",\"t\":%.3f,\"collector\":", res->t);
-    json_string(f, name);
+    json_put_string(f, name);
     fprintf(f, ",\"cost_ms\":%.3f,\"settings\":{", res->settings_ms);
     for (i = 0; i < res->settings.n; i++) {
         if (i > 0)
             fputc(',', f);
-        json_string(f, res->settings.s[i].name);
+        json_put_string(f, res->settings.s[i].name);
         fputc(':', f);
-        json_string(f, res->settings.s[i].value);
+        json_put_string(f, res->settings.s[i].value);
     }
     fputs("}}\n", f);
 }

@@ -21,6 +21,7 @@ struct report_ctx {
     struct sweep *sweep;  /* `benchtop sweep`: step lines, the sweep line and its table */
     int steps_reported;   /* the sweep's steps already written as JSON lines */
     int header_done;      /* the {"type":"run"} line went out */
+    const struct stmt_label *stmt_labels; /* -r: the statements snap->total.stmts counts */
 };
 
 /*
@@ -54,7 +55,7 @@ void report_marker(FILE *f, double t, const char *label);
 void report_human_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx);
 
 /* Writes s as a JSON string literal (quotes and escapes included). */
-void json_string(FILE *f, const char *s);
+void json_put_string(FILE *f, const char *s);
 /* Writes v as a JSON number; NAN and infinities as null. */
 void json_number(FILE *f, double v);
 /* "errors_by_kind":{...} from counts indexed by enum err_kind. */

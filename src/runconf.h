@@ -11,6 +11,14 @@ struct driver_class;
 
 /* The most options the engine's table and every driver's together may have. */
 #define OPTIONS_MAX 128
+#define RC_MAX_WATCH 4
+
+/* A repeatable target option's values, in the order given (--watch). */
+struct target_list {
+    int n;
+    char *v[RC_MAX_WATCH];
+    int hidden; /* v holds copies, argv is masked (cmd_resolve_target) */
+};
 
 struct runconf {
     const char *command; /* "run", "init", "demo", "serve" */
@@ -20,7 +28,8 @@ struct runconf {
 
     char *workload;         /* -w; NULL means the driver's default */
     char *mode;             /* -M; NULL means the driver's default */
-    char *script_file;      /* -f */
+    char *script_file;      /* -f FILE[@W], repeatable: '\n'-separated (src/mix.h) */
+    char *builtin;          /* -b NAME[@W], repeatable: '\n'-separated */
     int clients;            /* -c */
     int threads;            /* -j */
     int pin;                /* --pin: each -j thread keeps to one CPU */
@@ -30,6 +39,7 @@ struct runconf {
     double interval_s;      /* -P */
     double late_ms;         /* --late-ms: schedule lag that makes a transaction late */
     int connect_per_txn;    /* -C */
+    int per_stmt;           /* -r: per-statement latency and counts in the summary */
     int max_tries;          /* --max-tries: tries for a serialization failure or deadlock */
     double stall_timeout_s; /* --stall-timeout: a connect or transaction stuck this long is an error */
     int headless;           /* --headless, or stdout is not a terminal */
@@ -48,6 +58,7 @@ struct runconf {
     char *record;           /* --record FILE: JSON lines while the dashboard runs */
     char *pooler_target;    /* --pooler: a connection pooler's console ("none": do not look) */
     char *server_target;    /* --server: the server behind a pooler target, for its collector */
+    struct target_list watch; /* --watch: other targets' collectors beside the load */
     char *theme;            /* --theme NAME or path */
     char *report_format;    /* report --format: text, markdown, csv, json */
     double report_from;     /* report --from: seconds into each run */

@@ -78,6 +78,7 @@ struct pending {
 struct parser {
     struct script *s;
     char *err;
+    int lines; /* one command a line (script_parse_lines) instead of SQL statements */
     struct pending st;
 };
 
@@ -622,12 +623,19 @@ parse_meta(struct parser *ps, int line, const char *p, size_t len)
 
 /* ---- SQL statements ---- */
 
-/* Index of the next variable reference at or after i, or len. Tracks quotes in *in_quote. */
+/*
+ * Index of the next variable reference at or after i, or len. Tracks quotes
+ * in *in_quote. In command lines (lines) quotes are data and "counter::id"
+ * is "counter:" and a reference.
+ */
 static size_t
-next_ref(const char *sql, size_t i, size_t len, int *in_quote)
+next_ref(const char *sql, size_t i, size_t len, int *in_quote, int lines)
 {
     for (; i < len; i++) {
-        if (sql[i] == '\'')
+        if (lines) {
+            if (sql[i] == ':' && i + 1 < len && is_ident_start(sql[i + 1]))
+                return i;
+        } else if (sql[i] == '\'')
             *in_quote = !*in_quote;
         else if (!*in_quote && sql[i] == ':' && (i == 0 || sql[i - 1] != ':') && i + 1 < len &&
                  is_ident_start(sql[i + 1]))
@@ -700,15 +708,15 @@ split_refs(struct parser *ps, struct script_cmd *cmd)
     int in_quote = 0, nrefs = 0;
     char *out;
 
-    for (i = next_ref(cmd->sql, 0, len, &in_quote); i < len;
-         i = next_ref(cmd->sql, i + 1, len, &in_quote))
+    for (i = next_ref(cmd->sql, 0, len, &in_quote, ps->lines); i < len;
+         i = next_ref(cmd->sql, i + 1, len, &in_quote, ps->lines))
         nrefs++;
     cmd->segs = xcalloc((size_t)(2 * nrefs + 1), sizeof(*cmd->segs));
     /* "$32" is at most one byte longer than the shortest reference ":a". */
     cmd->sql_params = out = xmalloc(len + (size_t)nrefs + 1);
     in_quote = 0;
-    for (i = next_ref(cmd->sql, 0, len, &in_quote); i < len;
-         i = next_ref(cmd->sql, lit, len, &in_quote)) {
+    for (i = next_ref(cmd->sql, 0, len, &in_quote, ps->lines); i < len;
+         i = next_ref(cmd->sql, lit, len, &in_quote, ps->lines)) {
         add_seg(cmd, -1, lit, i - lit);
         memcpy(out, cmd->sql + lit, i - lit);
         out += i - lit;
@@ -806,10 +814,29 @@ unterminated(struct parser *ps)
                 st->start_line);
 }
 
+/* A command line: the whole line but its outer spaces; '#' starts a comment line. */
+static int
+add_command_line(struct parser *ps, int line, const char *p, size_t len)
+{
+    const char *start = skip_space(p, p + len), *end = trim_end(start, p + len);
+    struct script_cmd *cmd;
+
+    if (start == end || *start == '#')
+        return 0;
+    cmd = new_cmd(ps->s, SCRIPT_SQL, line);
+    cmd->sql = xstrndup(start, (size_t)(end - start));
+    cmd->is_line = 1;
+    return split_refs(ps, cmd);
+}
+
 static int
 parse_line(struct parser *ps, int line, const char *p, size_t len)
 {
     const char *q = skip_space(p, p + len);
+
+    if (ps->lines)
+        return q < p + len && *q == '\\' ? parse_meta(ps, line, p, len)
+                                         : add_command_line(ps, line, p, len);
 
     /* A backslash inside a multi-line quoted string is data, not a meta command. */
     if (!ps->st.in_quote && q < p + len && *q == '\\') {
@@ -839,6 +866,8 @@ parse_text(struct parser *ps, const char *text)
     }
     if (ps->st.active)
         return unterminated(ps);
+    if (ps->s->ncmds == 0 && ps->lines)
+        return perr(ps, 1, "script has no commands (add at least one command line)");
     if (ps->s->ncmds == 0)
         return perr(ps, 1,
                     "script has no commands (add at least one SQL statement ending "
@@ -960,23 +989,23 @@ format_i64(int64_t v, char *tmp)
 }
 
 static int
-put_value(char *buf, size_t len, size_t *pos, int64_t v)
+put_value(char *buf, size_t len, size_t *pos, int64_t v, int is_line)
 {
     char tmp[24];
     const char *digits = format_i64(v, tmp);
 
     /* "a-:x" with x = -5 must not become "a--5", which SQL reads as a comment. */
-    if (v < 0 && *pos > 0 && buf[*pos - 1] == '-' && put(buf, len, pos, " ", 1) < 0)
+    if (v < 0 && !is_line && *pos > 0 && buf[*pos - 1] == '-' && put(buf, len, pos, " ", 1) < 0)
         return -1;
     return put(buf, len, pos, digits, strlen(digits));
 }
 
 /* ---- public ---- */
 
-struct script *
-script_parse(const char *name, const char *text, const char *const *predef, char *err)
+static struct script *
+parse_as(const char *name, const char *text, const char *const *predef, int lines, char *err)
 {
-    struct parser ps = {.err = err};
+    struct parser ps = {.err = err, .lines = lines};
     int rc;
 
     ps.s = xcalloc(1, sizeof(*ps.s));
@@ -990,6 +1019,18 @@ script_parse(const char *name, const char *text, const char *const *predef, char
         return NULL;
     }
     return ps.s;
+}
+
+struct script *
+script_parse(const char *name, const char *text, const char *const *predef, char *err)
+{
+    return parse_as(name, text, predef, 0, err);
+}
+
+struct script *
+script_parse_lines(const char *name, const char *text, const char *const *predef, char *err)
+{
+    return parse_as(name, text, predef, 1, err);
 }
 
 /* Reads at most SCRIPT_MAX_BYTES of path into a NUL-terminated buffer; NULL and err on failure. */
@@ -1034,14 +1075,14 @@ read_capped(const char *path, char *err)
 }
 
 struct script *
-script_load(const char *path, const char *const *predef, char *err)
+script_load(const char *path, const char *const *predef, int lines, char *err)
 {
     char *buf = read_capped(path, err);
     struct script *s;
 
     if (buf == NULL)
         return NULL;
-    s = script_parse(path, buf, predef, err);
+    s = parse_as(path, buf, predef, lines, err);
     free(buf);
     return s;
 }
@@ -1099,7 +1140,7 @@ script_render(const struct script_cmd *cmd, const int64_t *vars, char *buf, size
     for (int i = 0; i < cmd->nsegs; i++) {
         const struct script_seg *seg = &cmd->segs[i];
         int rc = seg->var < 0 ? put(buf, len, &pos, cmd->sql + seg->off, seg->len)
-                              : put_value(buf, len, &pos, vars[seg->var]);
+                              : put_value(buf, len, &pos, vars[seg->var], cmd->is_line);
         if (rc < 0)
             return -1;
     }
@@ -1107,4 +1148,63 @@ script_render(const struct script_cmd *cmd, const int64_t *vars, char *buf, size
         return -1;
     buf[pos] = '\0';
     return (int)pos;
+}
+
+int
+script_run_lines(const struct script *s, int64_t *vars, struct rng *rng, char *line,
+                 size_t line_cap, void (*emit_cmd)(void *arg, int i, const char *line, size_t len),
+                 void *arg, char *err)
+{
+    for (int i = 0; i < s->ncmds; i++) {
+        const struct script_cmd *cmd = &s->cmds[i];
+        int len;
+
+        if (cmd->kind == SCRIPT_SET) {
+            if (script_eval(cmd, vars, rng, err) < 0)
+                return -1;
+            continue;
+        }
+        len = script_render(cmd, vars, line, line_cap);
+        if (len < 0)
+            return seterr(err, "%s:%d: command longer than its buffer", s->name, cmd->line);
+        emit_cmd(arg, i, line, (size_t)len);
+    }
+    return 0;
+}
+
+int
+script_ref_vars(const struct script_cmd *cmd, int *vars, int max)
+{
+    int n = 0;
+
+    for (int i = 0; i < cmd->nsegs; i++) {
+        if (cmd->segs[i].var < 0)
+            continue;
+        if (n == max)
+            return -1;
+        vars[n++] = cmd->segs[i].var;
+    }
+    return n;
+}
+
+char *
+script_sql_marks(const struct script_cmd *cmd)
+{
+    size_t len = 1, pos = 0;
+    char *out;
+
+    for (int i = 0; i < cmd->nsegs; i++)
+        len += cmd->segs[i].var < 0 ? cmd->segs[i].len : 1;
+    out = xmalloc(len);
+    for (int i = 0; i < cmd->nsegs; i++) {
+        const struct script_seg *seg = &cmd->segs[i];
+        if (seg->var >= 0) {
+            out[pos++] = '?';
+            continue;
+        }
+        memcpy(out + pos, cmd->sql + seg->off, seg->len);
+        pos += seg->len;
+    }
+    out[pos] = '\0';
+    return out;
 }

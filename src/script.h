@@ -25,7 +25,7 @@
 #define SCRIPT_MAX_LINE (1 << 20)
 
 enum script_cmd_kind {
-    SCRIPT_SQL, /* send a statement */
+    SCRIPT_SQL, /* send a statement (a command line's command) */
     SCRIPT_SET, /* \set: evaluate an expression into a variable */
 };
 
@@ -43,6 +43,7 @@ struct script_cmd {
     int param_var[SCRIPT_MAX_PARAMS]; /* variable index of $i+1 */
     int nsegs;
     struct script_seg *segs; /* for script_render */
+    int is_line;             /* a command line: a value after '-' gets no space (not SQL's "--") */
 
     /* SCRIPT_SET */
     int var;
@@ -69,8 +70,19 @@ struct script {
  */
 struct script *script_parse(const char *name, const char *text, const char *const *predef,
                             char *err);
-/* Reads the file and parses it; an unreadable file is a one-line error naming it. */
-struct script *script_load(const char *path, const char *const *predef, char *err);
+/*
+ * The same for command lines (Redis): every line that is not blank, a '#'
+ * comment or a \set line is one command, as written; ':name' is a reference
+ * wherever it stands ("counter::id" is "counter:" then :id) and quotes are
+ * data. The command's text is in sql.
+ */
+struct script *script_parse_lines(const char *name, const char *text, const char *const *predef,
+                                  char *err);
+/*
+ * Reads the file and parses it (lines: as script_parse_lines); an unreadable
+ * file is a one-line error naming it.
+ */
+struct script *script_load(const char *path, const char *const *predef, int lines, char *err);
 void script_free(struct script *s);
 
 /* Index of a variable, or -1. */
@@ -89,5 +101,26 @@ int script_eval(const struct script_cmd *cmd, int64_t *vars, struct rng *rng, ch
  * (excluding the NUL), or -1 if buf is too small. Never allocates.
  */
 int script_render(const struct script_cmd *cmd, const int64_t *vars, char *buf, size_t len);
+
+/*
+ * One run of a command-line script (Redis, memcached): each \set line
+ * evaluated, each command rendered into line (line_cap bytes) and handed to
+ * emit_cmd(arg, index, line, len). 0, or -1 with err (an expression's error, a
+ * command longer than line). Never allocates.
+ */
+int script_run_lines(const struct script *s, int64_t *vars, struct rng *rng, char *line,
+                     size_t line_cap,
+                     void (*emit_cmd)(void *arg, int i, const char *line, size_t len), void *arg,
+                     char *err);
+
+/*
+ * The variable of each reference of a SCRIPT_SQL command, in the order they
+ * appear (a variable used twice is there twice: MySQL's '?' placeholders are
+ * positional). Returns how many, or -1 if more than max.
+ */
+int script_ref_vars(const struct script_cmd *cmd, int *vars, int max);
+
+/* A new copy of the command's text with '?' for each reference (MySQL's prepared statements). */
+char *script_sql_marks(const struct script_cmd *cmd);
 
 #endif

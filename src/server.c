@@ -440,7 +440,8 @@ const struct server_class *
 server_class_find(const char *name)
 {
     for (const struct server_class *const *c = server_classes; *c != NULL; c++)
-        if (strcmp((*c)->name, name) == 0)
+        if (strcmp((*c)->name, name) == 0 ||
+            ((*c)->demo_name != NULL && strcmp((*c)->demo_name, name) == 0))
             return *c;
     return NULL;
 }

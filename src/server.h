@@ -54,6 +54,16 @@ struct server_class {
     /* Stops the server and frees s->priv; must be safe to call after a failed (even an early)
      * start. */
     void (*stop)(struct server *s);
+    /*
+     * Optional, for `benchtop demo`: the name a demo of this server is also
+     * asked by ("web"); the paths under s->target its load requests, drawn
+     * at random (the driver's --url-file); and the paths it watches beside
+     * the load (--watch), with s->behind when that is another driver's
+     * database rather than a pooler's server.
+     */
+    const char *demo_name;
+    const char *const *demo_paths;
+    const char *const *demo_watch;
 };
 
 /*
@@ -62,7 +72,7 @@ struct server_class {
  */
 extern const struct server_class *const server_classes[];
 
-/* Finds the class by name in the registry (NULL if not compiled in). */
+/* Finds the class by name or demo_name in the registry (NULL if not compiled in). */
 const struct server_class *server_class_find(const char *name);
 
 /*

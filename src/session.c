@@ -58,6 +58,70 @@ server_cpu_pct(struct session *s, double interval_s)
     return pct;
 }
 
+/* How hard a database works: the larger of its sessions' waits and its CPU, 0..1. */
+static double
+pressure(const struct coll_signals *g)
+{
+    double waits = g->lock_wait + g->commit_wait + (isnan(g->io_wait) ? 0 : g->io_wait);
+    double p = g->active >= 1 && !isnan(waits) ? waits / g->active : 0;
+    double cpu = g->server_cpu_limit > 0 ? g->server_cpu_pct / g->server_cpu_limit : NAN;
+
+    return isnan(cpu) || cpu < p ? p : cpu;
+}
+
+/*
+ * The run's collectors merged by role into the signals the verdict reads:
+ * the load target's own server; without one (an application's URL) the
+ * hardest-working database watched behind it, whose sessions are all the
+ * load's (its own_* fields are dropped: the app holds the connections).
+ * A pooler's pool_* and an application tier's app_* fields are added.
+ */
+static void
+merge_signals(struct session *s)
+{
+    struct coll_view blank;
+    int i, base = -1, server = 0;
+
+    for (i = 0; i < s->ncollect; i++) {
+        if (s->role[i] != COLL_SERVER)
+            continue;
+        server = 1; /* a failed sample of the target's server is not a reason to judge another */
+        if (s->have[i] && base < 0)
+            base = i;
+    }
+    for (i = 0; i < s->ncollect && s->eng != NULL && !server; i++)
+        if (s->have[i] && s->role[i] == COLL_BEHIND &&
+            (base < 0 ||
+             (s->role[base] == COLL_BEHIND && pressure(&s->sigs[i]) > pressure(&s->sigs[base]))))
+            base = i;
+    coll_view_reset(&blank);
+    s->sig = base >= 0 ? s->sigs[base] : blank.sig;
+    s->have_sig = base >= 0;
+    s->server_tps = base >= 0 ? s->tps[base] : NAN;
+    s->behind = base >= 0 && s->role[base] == COLL_BEHIND ? s->title[base] : NULL;
+    if (s->behind != NULL)
+        s->sig.own_sessions = s->sig.own_active = s->sig.own_lock_wait = s->sig.own_commit_wait =
+            NAN;
+    for (i = 0; i < s->ncollect; i++) {
+        const struct coll_signals *g = &s->sigs[i];
+
+        if (!s->have[i])
+            continue;
+        if (s->role[i] == COLL_POOLER) {
+            s->sig.pool_waiting = g->pool_waiting;
+            s->sig.pool_servers = g->pool_servers;
+            s->sig.pool_size = g->pool_size;
+            s->sig.pool_maxwait_ms = g->pool_maxwait_ms;
+        } else if (s->role[i] == COLL_APP && !isnan(g->app_workers)) {
+            s->sig.app_queue = g->app_queue;
+            s->sig.app_busy = g->app_busy;
+            s->sig.app_workers = g->app_workers;
+            memcpy(s->sig.app_name, g->app_name, sizeof(g->app_name));
+            memcpy(s->sig.app_limit, g->app_limit, sizeof(g->app_limit));
+        }
+    }
+}
+
 /* The verdict's inputs from the interval just merged, the collector and the host. */
 static void
 judge(struct session *s, struct snapshot *snap)
@@ -99,17 +163,7 @@ judge(struct session *s, struct snapshot *snap)
     }
     in.have_server = s->have_sig;
     in.sig = s->sig;
-    if (!s->have_sig) {
-        struct coll_view blank;
-        coll_view_reset(&blank);
-        in.sig = blank.sig;
-    }
-    if (s->have_pool_sig) {
-        in.sig.pool_waiting = s->pool_sig.pool_waiting;
-        in.sig.pool_servers = s->pool_sig.pool_servers;
-        in.sig.pool_size = s->pool_sig.pool_size;
-        in.sig.pool_maxwait_ms = s->pool_sig.pool_maxwait_ms;
-    }
+    in.behind = s->behind;
     verdict_step(&s->verdict, &in, &snap->verdict);
 }
 
@@ -192,18 +246,15 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
     for (i = 0; i < s->ncollect; i++) {
         if (p[FD_COLLECT + i].revents) {
             collect_read(s->collect[i], &res);
+            res.role = s->role[i];
             if (s->eng == NULL && res.ok && res.have_view) {
                 verdict_server(&res.view.sig, cpu_cores(), &res.verdict);
                 res.have_verdict = 1;
             }
-            if (i == 0) {
-                s->sig = res.view.sig;
-                s->have_sig = res.ok && res.have_view;
-                s->server_tps = res.ok ? res.view.server_tps : NAN;
-            } else if (res.have_view && !isnan(res.view.sig.pool_waiting)) {
-                s->pool_sig = res.view.sig; /* a pooler's: only its pool_* fields count */
-                s->have_pool_sig = res.ok;
-            }
+            s->sigs[i] = res.view.sig;
+            s->have[i] = res.ok && res.have_view;
+            s->tps[i] = res.ok && res.have_view ? res.view.server_tps : NAN;
+            merge_signals(s);
             s->hooks.on_server(s, i, &res, s->arg);
         }
     }
@@ -244,8 +295,9 @@ check_overdue(struct session *s)
     for (i = 0; i < s->ncollect; i++) {
         if (!collect_overdue(s->collect[i], &res))
             continue;
-        if (i == 0)
-            s->have_sig = 0;
+        res.role = s->role[i];
+        s->have[i] = 0;
+        merge_signals(s);
         s->hooks.on_server(s, i, &res, s->arg);
     }
 }
@@ -272,7 +324,7 @@ session_run(struct session *s, int sigfd)
 
     s->start_us = s->eng ? s->eng->start_us : now_us();
     verdict_init(&s->verdict);
-    s->server_tps = NAN;
+    merge_signals(s);
     s->gain_per_doubling = NAN;
     cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);

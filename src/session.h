@@ -21,7 +21,7 @@
 #include "sweep.h"
 #include "verdict.h"
 
-#define SESSION_MAX_COLLECT 4
+#define SESSION_MAX_COLLECT 8
 
 struct session;
 
@@ -51,11 +51,16 @@ struct session {
     int quit; /* set by a hook (an output that fails): the session ends at once */
     struct session_hooks hooks;
     struct verdict_state verdict;  /* carried between ticks */
-    int have_sig;                  /* sig holds the first collector's latest signals */
-    struct coll_signals pool_sig;  /* a pooler collector's latest signals (its pool_* fields) */
-    int have_pool_sig;
+    enum coll_role role[SESSION_MAX_COLLECT];      /* what each collector's signals stand for */
+    const char *title[SESSION_MAX_COLLECT];        /* each one's server, for the verdict's text */
+    struct coll_signals sigs[SESSION_MAX_COLLECT]; /* each one's latest signals */
+    int have[SESSION_MAX_COLLECT];                 /* ... when its last sample succeeded */
+    double tps[SESSION_MAX_COLLECT];               /* ... and its server's own tps */
+    /* the above merged by role (session.c, merge_signals): what the verdict and sweep read */
+    int have_sig;                  /* sig holds a database's signals (the target's, or behind it) */
     struct coll_signals sig;
-    double server_tps;             /* the first collector's latest; NAN */
+    const char *behind;            /* sig is of this database behind the load's target; NULL */
+    double server_tps;             /* that database's own tps; NAN */
     struct sweep *sweep;           /* NULL, or `benchtop sweep`'s steps: run at each tick */
     struct cpu_host host;          /* /proc/stat at the last tick */
     double gain_per_doubling;      /* from the last rise in clients (dashboard +); NAN */

@@ -2,7 +2,10 @@
 #include "stats.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 void
 wstats_init(struct wstats *s)
@@ -16,16 +19,33 @@ wstats_free(struct wstats *s)
 {
     hist_free(s->lat);
     s->lat = NULL;
+    free(s->stmts);
+    s->stmts = NULL;
+}
+
+void
+wstats_init_stmts(struct wstats *s, int n)
+{
+    if (n <= 0)
+        return;
+    s->stmts = xcalloc((size_t)n, sizeof(*s->stmts));
+    s->nstmts = n;
 }
 
 void
 wstats_reset(struct wstats *s)
 {
     struct hist *h = s->lat;
+    struct stmt_stat *st = s->stmts;
+    int n = s->nstmts;
 
     memset(s, 0, sizeof(*s));
     s->lat = h;
     hist_reset(h);
+    s->stmts = st;
+    s->nstmts = n;
+    if (st != NULL)
+        memset(st, 0, (size_t)n * sizeof(*st));
 }
 
 void
@@ -47,6 +67,11 @@ wstats_merge(struct wstats *dst, const struct wstats *src)
     for (k = 0; k < STATS_MSGS && src->msgs[k].n; k++)
         wstats_count_msg(dst, src->msgs[k].text, src->msgs[k].n);
     dst->msgs_other += src->msgs_other;
+    for (k = 0; k < dst->nstmts && k < src->nstmts; k++) {
+        dst->stmts[k].n += src->stmts[k].n;
+        dst->stmts[k].errors += src->stmts[k].errors;
+        dst->stmts[k].sum_us += src->stmts[k].sum_us;
+    }
 }
 
 void

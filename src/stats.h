@@ -51,6 +51,8 @@ struct wstats {
     char last_error[160]; /* message of the latest error in this interval */
     struct err_msg msgs[STATS_MSGS]; /* the errors' messages with their counts, first come */
     uint64_t msgs_other;             /* errors whose message found no free slot */
+    struct stmt_stat *stmts;         /* -r: per statement (driver.h); NULL without -r */
+    int nstmts;
 };
 
 /* What one report shows: one interval and the whole run so far. */
@@ -69,8 +71,10 @@ struct snapshot {
 
 void wstats_init(struct wstats *s);
 void wstats_free(struct wstats *s);
+/* -r: room for n statements' figures (after wstats_init; n 0 leaves none). */
+void wstats_init_stmts(struct wstats *s, int n);
 void wstats_reset(struct wstats *s);
-/* dst += src (histograms merged, maxima kept, last_error taken if set). */
+/* dst += src (histograms merged, maxima kept, last_error taken if set, statements added). */
 void wstats_merge(struct wstats *dst, const struct wstats *src);
 uint64_t wstats_errors(const struct wstats *s);
 /* Counts n more errors with message text (only on errors: a few string compares). */

@@ -209,7 +209,7 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
     fputc(',', f);
     json_lat(f, &st->lat);
     fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"label\":", verdict_key(st->verdict));
-    json_string(f, verdict_label(st->verdict));
+    json_put_string(f, verdict_label(st->verdict));
     fprintf(f, ",\"share\":%.3f}", st->verdict_share);
     json_server(f, &st->server);
     if (st->index > 0 && sw->axis == SWEEP_CLIENTS)
@@ -218,7 +218,7 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
                 verdict_check_key(step_check(sw, st->index - 1)));
     if (st->probe) {
         fputs(",\"probe\":{\"slo\":", f);
-        json_string(f, sw->slo.text);
+        json_put_string(f, sw->slo.text);
         fputs(",\"value_us\":", f);
         json_number(f, st->slo_value_us);
         fprintf(f, ",\"met\":%s,\"again\":%s}", st->slo_met ? "true" : "false",
@@ -252,7 +252,7 @@ json_find_rate(FILE *f, const struct sweep *sw)
     char text[256];
 
     fputs(",\"find_rate\":{\"slo\":", f);
-    json_string(f, sw->slo.text);
+    json_put_string(f, sw->slo.text);
     fprintf(f, ",\"percentile\":%g,\"limit_us\":%.1f,\"rate\":", sw->slo.pct, sw->slo.limit_us);
     json_number(f, rs->pass > 0 ? rs->pass : NAN);
     fputs(",\"value_us\":", f);
@@ -263,7 +263,7 @@ json_find_rate(FILE *f, const struct sweep *sw)
     json_number(f, rs->fail > 0 ? rs->fail_us : NAN);
     fprintf(f, ",\"probes\":%d,\"text\":", rs->probes);
     sweep_find_text(sw, text, sizeof(text));
-    json_string(f, text);
+    json_put_string(f, text);
     fputc('}', f);
 }
 
@@ -296,12 +296,12 @@ report_sweep_json(FILE *f, const struct sweep *sw)
     fprintf(f, ",\"knee_verdict_holds\":%s,\"knee_text\":",
             explains >= 0 && verdict_holds(sw, explains) ? "true" : "false");
     sweep_knee_text(sw, text, sizeof(text));
-    json_string(f, text);
+    json_put_string(f, text);
     fputs(",\"best\":", f);
     json_step_ref(f, sw, sweep_best(sw->steps, sw->nsteps));
     fputs(",\"best_text\":", f);
     sweep_best_text(sw, text, sizeof(text));
-    json_string(f, text);
+    json_put_string(f, text);
     if (sw->find_rate)
         json_find_rate(f, sw);
     else

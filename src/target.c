@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "util.h"
+
 const struct driver_class *
 driver_for_target(const char *target)
 {
@@ -73,6 +75,32 @@ pooler_for(const char *driver_name)
         if ((*c)->pools != NULL && strcmp((*c)->pools, driver_name) == 0)
             return *c;
     return NULL;
+}
+
+const struct collector_class *
+watch_collector_for(const char *target)
+{
+    const struct collector_class *const *c;
+    const struct driver_class *drv;
+
+    for (c = collector_classes; *c != NULL; c++)
+        if ((*c)->claims != NULL && (*c)->claims(target))
+            return *c;
+    drv = driver_for_target(target);
+    return drv ? collector_for(drv->name) : NULL;
+}
+
+char *
+target_mask(const char *target)
+{
+    const struct driver_class *drv = driver_for_target(target);
+    struct uri u;
+
+    if (drv != NULL)
+        return drv->mask(target);
+    if (uri_split(target, &u) < 0)
+        return NULL;
+    return u.has_password ? uri_replace(target, u.password, "***") : xstrdup(target);
 }
 
 static int

@@ -19,6 +19,12 @@ void target_scrub_arg(char *arg, const char *masked);
 /* The TCP port a target names (URI or conninfo port=), or 0 when it names none. */
 int target_port(const char *target);
 int target_is_local(const char *target);
+/*
+ * A newly allocated copy of target with its password masked: the driver's
+ * own masking, or any scheme://user:password@ form's; NULL when neither
+ * knows the target.
+ */
+char *target_mask(const char *target);
 /* "postgres://..., redis://..." for error messages. */
 void target_known_schemes(char *buf, size_t len);
 

@@ -46,6 +46,7 @@ static const char *const labels[VK__COUNT] = {
     [VK_UNDERLOADED] = "not enough load",
     [VK_HOST] = "host CPU-bound",
     [VK_POOL] = "pool-bound",
+    [VK_APP] = "app-bound",
     [VK_MIXED] = "mixed",
 };
 
@@ -53,7 +54,7 @@ static const char *const keys[VK__COUNT] = {
     [VK_NONE] = "none",       [VK_CLIENT] = "client",           [VK_SERVER_CPU] = "server_cpu",
     [VK_LOCK] = "lock",       [VK_COMMIT] = "commit",           [VK_CONNECTION] = "connection",
     [VK_NETWORK] = "network", [VK_UNDERLOADED] = "underloaded", [VK_HOST] = "host",
-    [VK_POOL] = "pool",       [VK_MIXED] = "mixed",
+    [VK_POOL] = "pool",       [VK_APP] = "app",                 [VK_MIXED] = "mixed",
 };
 
 const char *
@@ -481,6 +482,70 @@ score_pool(const struct window *w, struct scores *sc)
              waiting, busy, g->pool_size, g->pool_maxwait_ms, w->server);
 }
 
+/* "no waits", "1.5 waiting on locks, 0.5 on the log sync or I/O" */
+static void
+describe_waits(const struct coll_signals *g, char *buf, size_t len)
+{
+    double lock = isnan(g->lock_wait) ? 0 : g->lock_wait;
+    double commit = isnan(g->commit_wait) ? 0 : g->commit_wait;
+
+    if (!isnan(g->io_wait))
+        commit += g->io_wait;
+    if (lock + commit < 0.5)
+        snprintf(buf, len, "no waits");
+    else
+        snprintf(buf, len, "%.1f waiting on locks, %.1f on the log sync or I/O", lock, commit);
+}
+
+/*
+ * The application in front of the databases. A worker pool that is full
+ * with requests queued (php-fpm at pm.max_children) limits the run
+ * whatever is behind it. Else a database watched behind the target with
+ * CPU to spare and no waits says the latency is spent above it. Either
+ * yields to the database's own limits and to benchtop's.
+ */
+static void
+score_app(const struct verdict_state *st, const struct window *w, struct scores *sc)
+{
+    const struct verdict_input *in = w->in;
+    const struct coll_signals *g = &in->sig;
+    double db = fmax(fmax(sc->s[VK_SERVER_CPU], sc->s[VK_LOCK]), sc->s[VK_COMMIT]);
+    double ours =
+        fmax(fmax(sc->s[VK_CLIENT], sc->s[VK_HOST]), fmax(sc->s[VK_NETWORK], sc->s[VK_CONNECTION]));
+    char *ev = sc->ev[VK_APP], n[32], waits[80];
+
+    if (g->app_workers > 0 && g->app_busy >= g->app_workers && g->app_queue >= 1) {
+        sc->s[VK_APP] =
+            ramp(frac(g->app_queue, g->app_queue + g->app_busy), 0.1, 0.4) * (1 - db) * (1 - ours);
+        snprintf(ev, EV, "%s at %s %.0f, %.0f requests queued; raise %s if %s", g->app_name,
+                 g->app_limit, g->app_workers, g->app_queue, g->app_limit,
+                 in->behind ? "the database has room" : "the host has room");
+        return;
+    }
+    if (in->behind == NULL || !in->have_server)
+        return;
+    sc->s[VK_APP] = 0.7 * (1 - ramp(server_load(st, w), 0.5, 0.7)) *
+                    (1 - ramp(st->lock_frac, 0.1, 0.25)) * (1 - ramp(st->commit_frac, 0.1, 0.25)) *
+                    (1 - db) * (1 - ours);
+    n_of(n, sizeof(n), g->active, g->sessions);
+    describe_waits(g, waits, sizeof(waits));
+    snprintf(ev, EV, "%s has spare capacity (%s sessions active, %s); latency is spent above it",
+             in->behind, n, waits);
+}
+
+/* A database behind the target that is the limit says so, with its own reason. */
+static void
+name_behind(const struct verdict_input *in, struct verdict *v)
+{
+    char text[EV];
+
+    if (in->behind == NULL ||
+        (v->kind != VK_SERVER_CPU && v->kind != VK_LOCK && v->kind != VK_COMMIT))
+        return;
+    snprintf(text, EV, "%s behind the app: %.250s", in->behind, v->evidence);
+    memcpy(v->evidence, text, EV);
+}
+
 static void
 score_underloaded(const struct window *w, struct scores *sc)
 {
@@ -522,6 +587,7 @@ score_all(struct verdict_state *st, const struct verdict_input *in, struct score
     score_network(st, &w, sc);
     score_host(st, &w, sc);
     score_pool(&w, sc);
+    score_app(st, &w, sc);
     score_underloaded(&w, sc);
 }
 
@@ -536,7 +602,9 @@ update_smoothing(struct verdict_state *st, const struct verdict_input *in)
     st->lock_frac = smooth(st->lock_frac, frac(waits_lock(g), waits_active(g)));
     st->commit_frac = smooth(st->commit_frac, frac(waits_commit(g), waits_active(g)));
     st->cpu_frac = smooth(st->cpu_frac, isnan(g->on_cpu) ? NAN : fmin(g->on_cpu / in->cores, 1));
-    st->busy_frac = smooth(st->busy_frac, frac(g->own_active, g->own_sessions));
+    /* behind an app, every session of the database is the load's */
+    st->busy_frac = smooth(st->busy_frac, in->behind ? frac(g->active, g->sessions)
+                                                     : frac(g->own_active, g->own_sessions));
     rows = g->rows_per_txn;
     if (isnan(rows) || !(in->tps > 0))
         return;
@@ -736,6 +804,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     }
     add_work(st, &in->sig, &v);
     add_others(&in->sig, &v);
+    name_behind(in, &v);
     st->last_rtt_ms = in->sig.rtt_ms;
     hold(st, &v, out);
 }

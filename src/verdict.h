@@ -27,6 +27,7 @@ enum verdict_kind {
     VK_UNDERLOADED, /* everything has spare capacity: add clients */
     VK_HOST,        /* a local server and benchtop share a saturated machine */
     VK_POOL,        /* clients wait in a connection pooler while the server has room */
+    VK_APP,         /* the application in front of the database: its workers, or above it */
     VK_MIXED,       /* two limits score alike: both are shown */
     VK__COUNT
 };
@@ -51,6 +52,12 @@ struct verdict_input {
     double gain_per_doubling; /* tps gain of the last rise in clients, per doubling; NAN if none */
     int have_server;        /* sig holds a collector's signals */
     struct coll_signals sig;
+    /*
+     * NULL: sig is the load target's own server. Else sig is of a database
+     * watched behind the target (an application's URL; --watch), named so
+     * ("MySQL"): app-bound when it has room, its own limit when it has none.
+     */
+    const char *behind;
 };
 
 /* What is shown. */

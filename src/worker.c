@@ -460,6 +460,8 @@ worker_start(struct worker *w, const struct engine *eng, int id, const struct wo
         sched_init(&w->sched, ctl->rate, eng->start_us, seed + (uint64_t)id);
     wstats_init(&w->stats[0]);
     wstats_init(&w->stats[1]);
+    wstats_init_stmts(&w->stats[0], eng->nstmts);
+    wstats_init_stmts(&w->stats[1], eng->nstmts);
     w->capacity = ctl->clients > 0 ? ctl->clients : 1;
     w->clients = xcalloc((size_t)w->capacity, sizeof(*w->clients));
     w->nevents = EV_BATCH;

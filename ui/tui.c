@@ -351,14 +351,12 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
     snprintf(ds->error, sizeof(ds->error), "%s", res->error);
     if (res->have_view) {
         ds->view = res->view;
-        if (i == 0)
-            t->last_server_tps = res->view.server_tps;
+        t->last_server_tps = t->s->server_tps; /* the verdict's database's */
         for (k = 0; k < res->view.nevents; k++)
             dash_event_add(&t->d, ROW_NORMAL, "%s: %s", ds->name, res->view.events[k]);
     }
     if (!res->ok) {
-        if (i == 0)
-            t->last_server_tps = NAN; /* not the figure from before the failure */
+        t->last_server_tps = t->s->server_tps; /* not the figure from before a failure */
         if (news)
             dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
     }

@@ -1,4 +1,7 @@
-/* pgbench-style scripts: parse, then evaluate every \set and render every statement. */
+/*
+ * pgbench-style scripts (and, when the first byte is odd, command lines):
+ * parse, then evaluate every \set and render every statement, and its '?' form.
+ */
 #include "fuzz.h"
 
 #include "rand.h"
@@ -14,10 +17,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct rng r;
     int i;
 
-    if (size > SCRIPT_MAX_BYTES)
+    if (size < 1 || size > SCRIPT_MAX_BYTES)
         return 0;
-    text = fuzz_text(data, size);
-    s = script_parse("fuzz.sql", text, predef, err);
+    text = fuzz_text(data + 1, size - 1);
+    s = data[0] & 1 ? script_parse_lines("fuzz.txt", text, predef, err)
+                    : script_parse("fuzz.sql", text, predef, err);
     free(text);
     if (s == NULL)
         return 0;
@@ -25,8 +29,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (i = 0; i < s->ncmds; i++) {
         if (s->cmds[i].kind == SCRIPT_SET)
             script_eval(&s->cmds[i], vars, &r, err);
-        else
+        else {
             script_render(&s->cmds[i], vars, buf, sizeof(buf));
+            free(script_sql_marks(&s->cmds[i]));
+        }
     }
     script_free(s);
     return 0;

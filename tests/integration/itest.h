@@ -180,6 +180,7 @@ itest_free(struct run *r)
     free(r->err);
 }
 
+
 /* The last line of `text` that contains `needle` (copied into a static buffer). */
 static inline const char *
 itest_line(const char *text, const char *needle)
@@ -204,6 +205,20 @@ itest_line(const char *text, const char *needle)
 }
 
 /* A number after "key": in a JSON line (first occurrence); NAN if missing. */
+/* Runs benchtop headless to the end; fails the test unless it exited 0 with a summary line. */
+static inline struct run
+itest_run_ok(char **args, const char **sum)
+{
+    struct run r = itest_runv(args);
+
+    *sum = itest_line(r.out, "\"type\":\"summary\"");
+    if (r.status != 0 || *sum == NULL)
+        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(*sum);
+    return r;
+}
+
 static inline double
 itest_num(const char *line, const char *key)
 {

@@ -177,8 +177,8 @@ test_bad_options(void **state)
     const char *wrg[] = {"--ratio applies to -w mixed only", NULL};
     char *batch_set[] = {"run", t, "-w", "set", "--batch", "5", NULL};
     const char *wbs[] = {"--batch applies to -w multiget only", NULL};
-    char *script[] = {"run", t, "-f", "/tmp/x.sql", NULL};
-    const char *ws[] = {"memcached runs no scripts", "-f", NULL};
+    char *script[] = {"run", t, "-f", "/tmp/x.txt", "-M", "binary", NULL};
+    const char *ws[] = {"-f scripts in the text protocol", "-M binary", NULL};
     char *pipeline[] = {"run", t, "--pipeline", "8", NULL};
     const char *wp[] = {"--pipeline is not supported for memcached", "--batch", NULL};
     char *big[] = {"run", t, "--value-size", "2000000", NULL};

@@ -193,11 +193,12 @@ test_unknown_protocol(void **state)
     expect_error(args, want);
 }
 
+/* A script that cannot be read is named with what to fix (test_scripts has the running ones). */
 static void
 test_script_refused(void **state)
 {
-    char *args[] = {"run", itest_my_target(DB), "-f", "/tmp/x.sql", NULL};
-    const char *want[] = {"-f", "not supported for mysql", "-w", NULL};
+    char *args[] = {"run", itest_my_target(DB), "-f", "/nonexistent/x.sql", NULL};
+    const char *want[] = {"cannot read script /nonexistent/x.sql", "-f", NULL};
     expect_error(args, want);
 }
 

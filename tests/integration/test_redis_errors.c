@@ -76,7 +76,7 @@ test_bad_options(void **state)
     const char *want_rb[] = {"--ratio", "'1-2'", "1:10", NULL};
     const char *want_p[] = {"key pattern 'hot'", "seq, uniform or zipf", NULL};
     const char *want_c[] = {"-C", "--pipeline", "drop one", NULL};
-    const char *want_s[] = {"not scripts", "-w", NULL};
+    const char *want_s[] = {"/dev/null:1: script has no commands", "command line", NULL};
     const char *want_m[] = {"'resp3'", "resp2", NULL};
     const char *want_i[] = {"needs no init", "--fill", NULL};
 

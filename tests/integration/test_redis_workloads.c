@@ -34,19 +34,6 @@ workload_calls(const char *workload)
     return rtest_calls(admin, workload);
 }
 
-/* Runs benchtop headless to the end; fails the test unless it exited 0 with a summary. */
-static struct run
-run_ok(char **args, const char **sum)
-{
-    struct run r = itest_runv(args);
-
-    *sum = itest_line(r.out, "\"type\":\"summary\"");
-    if (r.status != 0 || *sum == NULL)
-        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
-    assert_int_equal(r.status, 0);
-    assert_non_null(*sum);
-    return r;
-}
 
 /* One workload for 2 s with extra options; its count checked against the server's. */
 static void
@@ -62,7 +49,7 @@ workload_checked(const char *workload, const char *opt, const char *val)
                     NULL};
     long long before = workload_calls(workload), set_before = rtest_calls(admin, "set"), delta;
     const char *sum;
-    struct run r = run_ok(args, &sum);
+    struct run r = itest_run_ok(args, &sum);
     double txns = itest_num(sum, "transactions");
 
     delta = workload_calls(workload) - before;
@@ -129,7 +116,7 @@ test_exact_count_pipelined(void **state)
     struct run r;
 
     rtest_do(admin, "FLUSHALL");
-    r = run_ok(args, &sum);
+    r = itest_run_ok(args, &sum);
     assert_int_equal((long long)itest_num(sum, "transactions"), 2000);
     assert_int_equal(rtest_counter(admin, 0), 2000);
     itest_free(&r);
@@ -160,7 +147,7 @@ test_fill(void **state)
 
     rtest_do(admin, "FLUSHALL");
     rtest_do(admin, "CONFIG RESETSTAT");
-    r = run_ok(args, &sum);
+    r = itest_run_ok(args, &sum);
     assert_int_equal(rtest_integer(admin, "DBSIZE"), 5000);
     v = rtest_cmd(admin, "GET key:000000004999");
     assert_int_equal(v->type, REDIS_REPLY_STRING);
@@ -198,7 +185,7 @@ test_seq_in_order(void **state)
     long long k;
 
     rtest_do(admin, "FLUSHALL");
-    r = run_ok(args, &sum);
+    r = itest_run_ok(args, &sum);
     /* 150 requests over 100 keys: 0..49 twice, 50..99 once */
     for (k = 0; k < 100; k++)
         assert_int_equal(rtest_counter(admin, k), k < 50 ? 2 : 1);
@@ -231,7 +218,7 @@ test_seq_clients_split(void **state)
     long long k;
 
     rtest_do(admin, "FLUSHALL");
-    r = run_ok(args, &sum);
+    r = itest_run_ok(args, &sum);
     for (k = 0; k < 100; k++)
         assert_int_equal(rtest_counter(admin, k), 1);
     itest_free(&r);
@@ -265,7 +252,7 @@ spread(const char *pattern, long long *distinct)
     long long hot;
 
     rtest_do(admin, "FLUSHALL");
-    r = run_ok(args, &sum);
+    r = itest_run_ok(args, &sum);
     assert_int_equal((long long)itest_num(sum, "transactions"), 20000);
     hot = rtest_counter(admin, 0);
     *distinct = rtest_integer(admin, "DBSIZE");
@@ -305,7 +292,7 @@ test_rate_pipelined(void **state)
                     NULL};
     long long before = rtest_calls(admin, "get");
     const char *sum;
-    struct run r = run_ok(args, &sum);
+    struct run r = itest_run_ok(args, &sum);
     double tps = itest_num(sum, "tps"), txns = itest_num(sum, "transactions");
 
     fprintf(stderr, "  -R 2000 --pipeline 4: %.1f/s, late %.0f\n", tps, itest_num(sum, "late"));

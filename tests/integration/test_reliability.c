@@ -5,7 +5,12 @@
  * /dev/full, SIGHUP. Each test checks a value that was wrong before.
  * The fake servers are threads of this test on loopback ports.
  */
+#include "config.h"
+
 #include "itest.h"
+#ifdef HAVE_MYSQL
+#include "itest-mysql.h"
+#endif
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -484,6 +489,23 @@ freeze(const char *pidfile)
         kill(frozen[i], SIGSTOP);
 }
 
+/* Starts benchtop, freezes the server 1.5 s in; benchtop must end by itself (status 0). */
+static struct run
+run_frozen(char *const args[], const char *pidfile)
+{
+    int o, e;
+    pid_t pid = itest_spawn(args, &o, &e);
+    struct run r;
+
+    itest_sleep_ms(1500);
+    freeze(pidfile);
+    r = finish_within(pid, o, e, 15, thaw);
+    thaw();
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    return r;
+}
+
 /*
  * The server freezes 1.5 s into a 6 s run or watch: benchtop still ends in
  * bounded time (with its summary), and the server lines after the freeze
@@ -492,18 +514,9 @@ freeze(const char *pidfile)
 static void
 run_through_freeze(char *const args[], const char *pidfile)
 {
-    int o, e;
-    pid_t pid;
-    struct run r;
+    struct run r = run_frozen(args, pidfile);
     const char *stuck;
 
-    pid = itest_spawn(args, &o, &e);
-    itest_sleep_ms(1500);
-    freeze(pidfile);
-    r = finish_within(pid, o, e, 15, thaw);
-    thaw();
-    fprintf(stderr, "%s", r.err);
-    assert_int_equal(r.status, 0);
     if (strcmp(args[0], "run") == 0)
         assert_non_null(itest_line(r.out, "\"type\":\"summary\""));
     stuck = itest_line(r.out, "\"ok\":false");
@@ -544,6 +557,36 @@ test_frozen_mysql(void **state)
     snprintf(pidfile, sizeof(pidfile), "%s/mysqld.pid", itest_env("BENCHTOP_MY_DIR"));
     run_through_freeze(args, pidfile);
 }
+
+#ifdef HAVE_MYSQL
+/*
+ * MySQL freezes 1.5 s into a run with -C, so that connects are caught as
+ * well as statements: --stall-timeout drops both and the run ends with its
+ * summary while the server is still frozen. Built with
+ * --disable-mysql-nonblocking (a thread per connection), a connect waiting
+ * for the greeting had no socket to cut, and held its worker until the server
+ * thawed.
+ */
+static void
+test_frozen_mysql_connects(void **state)
+{
+    char pidfile[512], *target = itest_my_target("bt_rel_frozen");
+    char *args[] = {"run", target,         "--stall-timeout", "1", "-C", "-c", "2", "-T", "5",
+                    "-w",  "point-select", "--no-collect",    NULL};
+    const char *sum;
+    struct run r;
+
+    (void)state;
+    assert_int_equal(itest_my_fresh_db("bt_rel_frozen", "1", "100"), 0);
+    snprintf(pidfile, sizeof(pidfile), "%s/mysqld.pid", itest_env("BENCHTOP_MY_DIR"));
+    r = run_frozen(args, pidfile);
+    sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(sum);
+    assert_true(itest_num(sum, "transactions") > 0);
+    assert_true(itest_num(strstr(sum, "errors_by_kind"), "connection") >= 1);
+    itest_free(&r);
+}
+#endif
 
 static void
 test_output_errors(void **state)
@@ -649,6 +692,9 @@ main(void)
         cmocka_unit_test(test_json_stays_valid),
         cmocka_unit_test(test_frozen_postgres),
         cmocka_unit_test(test_frozen_mysql),
+#ifdef HAVE_MYSQL
+        cmocka_unit_test(test_frozen_mysql_connects),
+#endif
         cmocka_unit_test(test_output_errors),
         cmocka_unit_test(test_sighup_ends_cleanly),
         cmocka_unit_test(test_stuck_watch_and_wrong_words),

@@ -109,6 +109,25 @@ test_values_and_positionals(void **state)
     options_free(&rc);
 }
 
+/* -f and -b repeat: their values in order, '\n'-separated; -r is a flag. */
+static void
+test_lists(void **state)
+{
+    struct runconf rc;
+    char **pos;
+    int npos;
+    char *argv[] = {"run", "redis://h", "-f", "a.txt@3", "-b", "get@9", "--file=b c.txt",
+                    "-b",  "set",       "-r", NULL};
+
+    (void)state;
+    parse(&rc, CMD_RUN, argv, &pos, &npos);
+    assert_string_equal(rc.script_file, "a.txt@3\nb c.txt");
+    assert_string_equal(rc.builtin, "get@9\nset");
+    assert_int_equal(rc.per_stmt, 1);
+    free(pos);
+    options_free(&rc);
+}
+
 /*
  * Runs options_parse in a child, then hands the options to target's driver
  * when target is not NULL; returns its exit status and first stderr line.
@@ -237,6 +256,34 @@ test_driver_options(void **state)
                    "redis, memcached");
 }
 
+/* --watch repeats, keeps argv's own strings in order (masked later), and stops at four. */
+static void
+test_watch_list(void **state)
+{
+    char *argv[] = {"run",
+                    "--watch",
+                    "mysql://u:pw@127.0.0.1/a",
+                    "--watch",
+                    "http://127.0.0.1:8080/nginx_status",
+                    "redis://h",
+                    NULL};
+    char *five[] = {"run",  "--watch", "a://", "--watch", "b://", "--watch",
+                    "c://", "--watch", "d://", "--watch", "e://", NULL};
+    char *first = argv[2];
+    struct runconf rc;
+    char **pos;
+    int npos;
+
+    parse(&rc, CMD_RUN, argv, &pos, &npos);
+    assert_int_equal(rc.watch.n, 2);
+    assert_ptr_equal(rc.watch.v[0], first); /* in argv: cmd_resolve_target masks it there */
+    assert_string_equal(rc.watch.v[1], "http://127.0.0.1:8080/nginx_status");
+    assert_int_equal(npos, 1);
+    free(pos);
+    options_free(&rc);
+    expect(CMD_RUN, five, "--watch is given more than 4 times", "watch fewer targets");
+}
+
 /* A repeatable option (OPT_LIST) keeps every value, in order; the JSON shows them all. */
 static void
 test_repeated_option(void **state)
@@ -283,10 +330,16 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),           cmocka_unit_test(test_values_and_positionals),
-        cmocka_unit_test(test_bad_values),         cmocka_unit_test(test_whole_number_messages),
-        cmocka_unit_test(test_driver_options),     cmocka_unit_test(test_help_lists_every_option),
-        cmocka_unit_test(test_sweep_clients_list), cmocka_unit_test(test_repeated_option),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_values_and_positionals),
+        cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_whole_number_messages),
+        cmocka_unit_test(test_driver_options),
+        cmocka_unit_test(test_help_lists_every_option),
+        cmocka_unit_test(test_sweep_clients_list),
+        cmocka_unit_test(test_watch_list),
+        cmocka_unit_test(test_repeated_option),
     };
     return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

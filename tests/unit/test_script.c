@@ -548,17 +548,17 @@ test_load(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, TPCB, strlen(TPCB)), (ssize_t)strlen(TPCB));
     close(fd);
-    s = script_load(path, PREDEF, err);
+    s = script_load(path, PREDEF, 0, err);
     unlink(path);
     assert_non_null(s);
     assert_string_equal(s->name, path);
     assert_int_equal(s->ncmds, 11);
     script_free(s);
 
-    assert_null(script_load("/nonexistent/benchtop/x.sql", PREDEF, err));
+    assert_null(script_load("/nonexistent/benchtop/x.sql", PREDEF, 0, err));
     assert_string_equal(err, "cannot read script /nonexistent/benchtop/x.sql: No such file or "
                              "directory (check the path given to -f)");
-    assert_null(script_load("/tmp", PREDEF, err));
+    assert_null(script_load("/tmp", PREDEF, 0, err));
     assert_string_equal(err,
                         "cannot read script /tmp: Is a directory (check the path given to -f)");
 }
@@ -572,14 +572,14 @@ test_load_caps(void **state)
     int fd;
 
     (void)state;
-    assert_null(script_load("/dev/zero", PREDEF, err));
+    assert_null(script_load("/dev/zero", PREDEF, 0, err));
     assert_string_equal(err,
                         "script /dev/zero is larger than 4194304 bytes (give -f a script file)");
     fd = mkstemp(path);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, nul, sizeof(nul) - 1), (ssize_t)sizeof(nul) - 1);
     close(fd);
-    assert_null(script_load(path, PREDEF, err));
+    assert_null(script_load(path, PREDEF, 0, err));
     unlink(path);
     snprintf(want, sizeof(want), "script %s contains a NUL byte (give -f a text file)", path);
     assert_string_equal(err, want);
@@ -603,10 +603,70 @@ test_load_parse_error_names_file(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
-    assert_null(script_load(path, PREDEF, err));
+    assert_null(script_load(path, PREDEF, 0, err));
     unlink(path);
     snprintf(want, sizeof(want), "%s:3: \\set x: unknown function 'rnd'", path);
     assert_non_null(strstr(err, want));
+}
+
+/* Command lines (Redis): a line is a command, ':name' is a reference even after ':'. */
+static void
+test_lines(void **state)
+{
+    static const char *const predef[] = {"client_id", NULL};
+    char err[BT_ERRLEN] = "", buf[128];
+    int64_t vars[SCRIPT_MAX_VARS] = {0};
+    struct script *s = script_parse_lines("t.txt",
+                                          "# a comment\n"
+                                          "\\set id 7 + :client_id\n"
+                                          "\n"
+                                          "  INCR counter::id  \n"
+                                          "SET 'k:id' v--x\n",
+                                          predef, err);
+    struct rng r;
+
+    (void)state;
+    if (s == NULL)
+        fail_msg("%s", err);
+    assert_int_equal(s->ncmds, 3);
+    assert_int_equal(s->cmds[1].kind, SCRIPT_SQL);
+    assert_int_equal(s->cmds[1].line, 4);
+    assert_string_equal(s->cmds[1].sql, "INCR counter::id");
+    vars[0] = 3;
+    rng_seed(&r, 1);
+    assert_int_equal(script_eval(&s->cmds[0], vars, &r, err), 0);
+    assert_int_equal(script_render(&s->cmds[1], vars, buf, sizeof buf), 15);
+    assert_string_equal(buf, "INCR counter:10");
+    /* quotes are data (':id' in them is a reference) and "--" is no comment */
+    assert_int_equal(script_render(&s->cmds[2], vars, buf, sizeof buf), 14);
+    assert_string_equal(buf, "SET 'k10' v--x");
+    script_free(s);
+    assert_null(script_parse_lines("t.txt", "# nothing\n\n", predef, err));
+    assert_non_null(strstr(err, "t.txt:1: script has no commands"));
+    assert_null(script_parse_lines("t.txt", "GET a\nGET :b\n", predef, err));
+    assert_non_null(strstr(err, "t.txt:2: variable 'b' is used but never set"));
+}
+
+/* MySQL's placeholders: one '?' per reference, in order, a variable used twice twice. */
+static void
+test_marks(void **state)
+{
+    struct script *s = parse_ok("\\set a 1\n\\set b 2\n"
+                                "SELECT :a, :b::int, ':a', :a;\n",
+                                PREDEF);
+    int vars[8];
+    char *marks;
+
+    (void)state;
+    marks = script_sql_marks(&s->cmds[2]);
+    assert_string_equal(marks, "SELECT ?, ?::int, ':a', ?");
+    assert_int_equal(script_ref_vars(&s->cmds[2], vars, 8), 3);
+    assert_int_equal(vars[0], script_var(s, "a"));
+    assert_int_equal(vars[1], script_var(s, "b"));
+    assert_int_equal(vars[2], script_var(s, "a"));
+    assert_int_equal(script_ref_vars(&s->cmds[2], vars, 2), -1);
+    free(marks);
+    script_free(s);
 }
 
 int
@@ -636,6 +696,8 @@ main(void)
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_load_parse_error_names_file),
         cmocka_unit_test(test_load_caps),
+        cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_marks),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,6 +180,100 @@ test_pool_bound(void **state)
     assert_int_equal(verdict_check(VK_POOL, 16, 1000, 32, 1010, 0), VC_CONFIRMED);
 }
 
+/*
+ * A page load (no collector of its own) with MySQL watched behind it: 3 of
+ * 40 sessions active, no waits, CPU to spare, while each request takes
+ * 25 ms: the latency is spent above the database.
+ */
+static struct verdict_input
+behind_mysql(void)
+{
+    struct verdict_input in = calm();
+
+    in.behind = "MySQL";
+    in.clients = 16;
+    in.lat_mean_ms = 25;
+    in.tps = 640;
+    in.sig.sessions = 40;
+    in.sig.active = 3;
+    in.sig.on_cpu = 1;
+    in.sig.server_cpu_pct = 20;
+    in.sig.server_cpu_limit = 400;
+    return in;
+}
+
+static void
+test_app_bound(void **state)
+{
+    struct verdict_input in = behind_mysql();
+    struct verdict_state st;
+    struct verdict v;
+
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_APP);
+    assert_string_equal(v.evidence, "MySQL has spare capacity (3 of 40 sessions active, no "
+                                    "waits); latency is spent above it");
+    /* the same load on the target's own server is not the app's: nothing names an app */
+    in.behind = NULL;
+    assert_int_not_equal(steady(&in), VK_APP);
+    /* benchtop itself at its limit: client-bound, not app-bound */
+    in = behind_mysql();
+    in.worker_cpu_max = 99;
+    assert_int_equal(steady(&in), VK_CLIENT);
+}
+
+/* The database behind the app is the limit: its own reason, named as the one behind. */
+static void
+test_behind_lock_bound(void **state)
+{
+    struct verdict_input in = behind_mysql();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.sig.sessions = in.sig.active = 16;
+    in.sig.lock_wait = 14;
+    in.sig.on_cpu = 2;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_non_null(strstr(v.evidence, "MySQL behind the app: 14 of 16 active client sessions "
+                                       "wait on locks"));
+}
+
+/* php-fpm at pm.max_children 5 with 37 requests queued: the app's pool is the limit. */
+static void
+test_app_pool_full(void **state)
+{
+    struct verdict_input in = behind_mysql();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.clients = 42;
+    in.sig.app_queue = 37;
+    in.sig.app_busy = 5;
+    in.sig.app_workers = 5;
+    snprintf(in.sig.app_name, sizeof in.sig.app_name, "php-fpm");
+    snprintf(in.sig.app_limit, sizeof in.sig.app_limit, "pm.max_children");
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_APP);
+    assert_non_null(strstr(v.evidence, "php-fpm at pm.max_children 5, 37 requests queued"));
+    /* with no database watched, the full pool still is the limit */
+    in.behind = NULL;
+    in.have_server = 0;
+    assert_int_equal(steady(&in), VK_APP);
+    /* a pool that can still grow (its limit unknown) or has idle workers is no limit */
+    in = behind_mysql();
+    in.sig.app_queue = 0;
+    in.sig.app_busy = 3;
+    in.sig.app_workers = 5;
+    snprintf(in.sig.app_name, sizeof in.sig.app_name, "php-fpm");
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_null(strstr(v.evidence, "php-fpm"));
+}
+
 static void
 test_lock_bound(void **state)
 {
@@ -758,6 +852,9 @@ main(void)
         cmocka_unit_test(test_server_side_candidates),
         cmocka_unit_test(test_commit_bound_by_setting),
         cmocka_unit_test(test_properties),
+        cmocka_unit_test(test_app_bound),
+        cmocka_unit_test(test_behind_lock_bound),
+        cmocka_unit_test(test_app_pool_full),
         cmocka_unit_test(test_check_properties),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
