@@ -21,6 +21,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ownids.h"
+
 #define MY_STATUS_NAME(id, name) name,
 static const char *const status_names[MY_NSTATUS] = {MY_STATUS_VARS(MY_STATUS_NAME)};
 #undef MY_STATUS_NAME
@@ -84,12 +86,28 @@ static const struct rate_row innodb_rows[] = {
     {MY_ROWS_UPDATED, "rows updated/s", 0},     {MY_ROWS_DELETED, "rows deleted/s", 0},
 };
 
+/*
+ * One glance at the client sessions between samples (my_coll_probe): each
+ * session's command and state, and its InnoDB transaction's state when
+ * PROCESS shows other users' transactions (the two tables are read at
+ * slightly different moments: a session may have moved on in between).
+ */
+static const char probe_sql[] =
+    "SELECT p.ID, p.COMMAND, p.STATE, t.trx_state FROM information_schema.PROCESSLIST p "
+    "LEFT JOIN information_schema.INNODB_TRX t ON t.trx_mysql_thread_id = p.ID "
+    "WHERE p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ('Daemon', 'Binlog Dump')";
+static const char probe_own_sql[] = /* without PROCESS: the user's own sessions, no InnoDB */
+    "SELECT ID, COMMAND, STATE, NULL FROM information_schema.PROCESSLIST "
+    "WHERE ID <> CONNECTION_ID() AND COMMAND NOT IN ('Daemon', 'Binlog Dump')";
+
 /* The collector's connection. */
 struct my_coll {
     MYSQL *m;
     unsigned long own_id; /* our session, left out of the processlist */
     int has_process;
     char version[64];
+    struct coll_glances probed; /* glances since the last sample */
+    uint64_t *ids;          /* benchtop's connection ids, one copy per glance (ownids) */
 };
 
 enum { LONGEST_WARN_S = 10, LONGEST_BAD_S = 60 };
@@ -263,6 +281,47 @@ my_proc_add(struct my_sample *s, const char *command, const char *state, double 
         s->longest_s = time_s;
         snprintf(s->longest_info, sizeof s->longest_info, "%s", info);
     }
+}
+
+enum my_state
+my_state_of(const char *command, const char *state, const char *trx_state)
+{
+    command = command ? command : "";
+    state = state ? state : "";
+    if (strcmp(command, "Daemon") == 0 || strcmp(command, "Binlog Dump") == 0 ||
+        strcmp(command, "Killed") == 0)
+        return MY_ST_SKIP;
+    if (strcmp(command, "Sleep") == 0 || strcmp(command, "Connect") == 0)
+        return trx_state != NULL ? MY_ST_IDLE_TX : MY_ST_IDLE;
+    /* "Waiting for table metadata lock", "... table level lock", "... backup lock" */
+    if ((trx_state != NULL && strcmp(trx_state, "LOCK WAIT") == 0) ||
+        (strncasecmp(state, "Waiting for ", 12) == 0 && strcasestr(state, " lock") != NULL))
+        return MY_ST_LOCK;
+    /* MariaDB "Commit", MySQL "waiting for handler commit", "Waiting for commit" */
+    if (strcasestr(state, "commit") != NULL)
+        return MY_ST_COMMIT;
+    return MY_ST_CPU;
+}
+
+void
+my_probe_add(struct coll_glances *p, enum my_state st, int ours)
+{
+    int active = st == MY_ST_CPU || st == MY_ST_LOCK || st == MY_ST_COMMIT;
+
+    if (st == MY_ST_SKIP)
+        return;
+    p->all++;
+    p->active += active;
+    p->on_cpu += st == MY_ST_CPU;
+    p->lock += st == MY_ST_LOCK;
+    p->commit_io += st == MY_ST_COMMIT;
+    p->idle_tx += st == MY_ST_IDLE_TX;
+    if (!ours)
+        return;
+    p->own++;
+    p->own_active += active;
+    p->own_lock += st == MY_ST_LOCK;
+    p->own_commit_io += st == MY_ST_COMMIT;
 }
 
 void
@@ -554,9 +613,10 @@ write_note(struct coll_view *v, const struct my_sample *cur)
 }
 
 /*
- * The verdict's inputs: Threads_running counts the sessions running a
- * statement (our own SHOW STATUS among them), row lock waits the ones
- * blocked on rows; the rest of the running ones are taken to be on CPU.
+ * The verdict's inputs: the glances' averages when there were any; else
+ * Threads_running counts the sessions running a statement (our own SHOW
+ * STATUS among them), row lock waits the ones blocked on rows, and the
+ * rest of the running ones are taken to be on CPU.
  */
 static void
 my_signals(const struct my_sample *cur, struct coll_view *v)
@@ -564,6 +624,10 @@ my_signals(const struct my_sample *cur, struct coll_view *v)
     struct coll_signals *g = &v->sig;
 
     g->rtt_ms = cur->rtt_ms;
+    if (cur->probed.n > 0) {
+        coll_glances_signals(&cur->probed, g);
+        return;
+    }
     if (present(cur, MY_THREADS_CONNECTED))
         g->sessions = cur->status[MY_THREADS_CONNECTED] - 1;
     if (!present(cur, MY_THREADS_RUNNING))
@@ -654,6 +718,7 @@ my_coll_open(const char *target, char *err)
         return NULL;
     }
     c->own_id = mysql_thread_id(c->m);
+    c->ids = xmalloc(OWNIDS_MAX * sizeof(c->ids[0]));
     snprintf(c->version, sizeof c->version, "%s", mysql_get_server_info(c->m));
     /* Privileges rarely change during a run: asked once per connection. */
     if (mysql_query(c->m, process_sql) == 0 && (res = mysql_store_result(c->m)) != NULL) {
@@ -672,6 +737,7 @@ my_coll_close(void *conn)
     if (c == NULL)
         return;
     mysql_close(c->m);
+    free(c->ids);
     free(c);
 }
 
@@ -786,6 +852,30 @@ sample_processlist(struct my_coll *c, struct my_sample *s, char *err)
     return 0;
 }
 
+/* A glance at the sessions: each one's state, and whether it is one of benchtop's connections. */
+static int
+my_coll_probe(void *conn, char *err)
+{
+    struct my_coll *c = conn;
+    int nids = ownids_copy(c->ids, OWNIDS_MAX);
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+
+    if (mysql_query(c->m, c->has_process ? probe_sql : probe_own_sql) != 0 ||
+        (res = mysql_store_result(c->m)) == NULL)
+        return my_sql_error(c->m, "read", "the sessions' states", err);
+    while ((row = mysql_fetch_row(res)) != NULL) {
+        uint64_t id = row[0] ? strtoull(row[0], NULL, 10) : 0;
+
+        my_probe_add(&c->probed, my_state_of(row[1], row[2], row[3]), ownids_has(c->ids, nids, id));
+    }
+    mysql_free_result(res);
+    /* benchtop's sessions are the registered ones (none in watch, or before connecting) */
+    c->probed.own_known = (c->probed.n == 0 || c->probed.own_known) && nids >= 0;
+    c->probed.n++;
+    return 0;
+}
+
 static int
 my_coll_sample(void *conn, void *out, char *err)
 {
@@ -794,6 +884,11 @@ my_coll_sample(void *conn, void *out, char *err)
 
     uint64_t t0 = now_us();
 
+    /* every sample has at least one glance: the first one, or after a slow sample */
+    if (c->probed.n == 0 && my_coll_probe(c, err) < 0)
+        return -1;
+    s->probed = c->probed;
+    memset(&c->probed, 0, sizeof c->probed);
     /* a ping: the network and protocol cost, for the verdict */
     if (mysql_ping(c->m) != 0)
         return seterr(err, "lost the connection to the server: %s", mysql_error(c->m));
@@ -831,6 +926,8 @@ const struct collector_class mysql_collector_class = {
     .open = my_coll_open,
     .close = my_coll_close,
     .sample = my_coll_sample,
+    .probe = my_coll_probe,
+    .probe_hz = 15,
     .derive = my_coll_derive,
     .read_settings = my_coll_settings,
     .apply_setting = my_coll_apply,

@@ -40,6 +40,7 @@
 
 #include "jobthread.h"
 #include "mix.h"
+#include "ownids.h"
 #include "options.h"
 #include "runconf.h"
 
@@ -248,6 +249,7 @@ struct my_conn {
     int done_early;      /* the transaction finished inside conn_txn_start */
     int ret;             /* int results of the library calls */
     MYSQL *ret_conn;     /* mysql_real_connect's result */
+    uint64_t own_id;     /* the server's id for this connection, in ownids while open; 0 */
     MYSQL_RES *res;      /* a text statement's result set */
     MYSQL_STMT *stmt;    /* the current prepared statement */
     MYSQL_STMT **stmts;  /* [slot * tables + table - 1]; NULL: not prepared on this connection */
@@ -1080,11 +1082,24 @@ my_conn_new(void *shared, int client_id, struct rng *rng)
     return c;
 }
 
+/* The connection is open: the collector may now tell its session from others' (ownids). */
+static void
+note_connected(struct my_conn *c)
+{
+    c->own_id = mysql_thread_id(c->m);
+    if (c->own_id != 0)
+        ownids_add(c->own_id);
+}
+
 /* Closes the connection and forgets its prepared statements (they die with it). */
 static void
 close_conn(struct my_conn *c)
 {
     size_t i, n = (size_t)c->sh->nslots * (size_t)c->sh->tables;
+
+    if (c->own_id != 0)
+        ownids_remove(c->own_id);
+    c->own_id = 0;
 
     if (c->res != NULL)
         mysql_free_result(c->res);
@@ -1196,6 +1211,7 @@ my_conn_connect_start(void *conn, char *err)
     if (my_target_check_tls(c->m, t, err) < 0)
         return DRV_ERROR;
     /* Finished at once (rare): the engine waits on the socket first, and it is writable. */
+    note_connected(c);
     c->connected_early = 1;
     return DRV_WANT_WRITE;
 }
@@ -1214,7 +1230,10 @@ my_conn_connect_poll(void *conn, char *err)
         return waiting(c, status);
     if (c->ret_conn == NULL)
         return connect_failed(c, err);
-    return my_target_check_tls(c->m, &c->sh->target, err) < 0 ? DRV_ERROR : DRV_DONE;
+    if (my_target_check_tls(c->m, &c->sh->target, err) < 0)
+        return DRV_ERROR;
+    note_connected(c);
+    return DRV_DONE;
 }
 
 static enum drv_status
@@ -1275,6 +1294,7 @@ job_connect(void *arg)
 #else
     jobthread_set_cancel_fd(c->th, (int)c->m->net.fd); /* libmysqlclient has no getter */
 #endif
+    note_connected(c);
     c->job_status = DRV_DONE;
 }
 

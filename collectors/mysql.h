@@ -241,8 +241,27 @@ struct my_proc_group {
     int count;
 };
 
+/* A session's state in one glance at the processlist (my_state_of). */
+enum my_state {
+    MY_ST_SKIP,    /* the server's own threads: not a client session */
+    MY_ST_IDLE,    /* waits for its client between transactions */
+    MY_ST_IDLE_TX, /* ... inside a transaction: the server waits for the client */
+    MY_ST_CPU,     /* runs a statement and waits on nothing the server names */
+    MY_ST_LOCK,    /* waits for a row (InnoDB LOCK WAIT), table or metadata lock */
+    MY_ST_COMMIT,  /* commits: the log write and sync */
+};
+
+/*
+ * Pure: a processlist row's state from its Command and State columns and
+ * its InnoDB transaction's trx_state (NULL without a transaction).
+ */
+enum my_state my_state_of(const char *command, const char *state, const char *trx_state);
+/* Adds one session in state st to the current glance (ours: one of benchtop's connections). */
+void my_probe_add(struct coll_glances *p, enum my_state st, int ours);
+
 /* What one sample holds: flat, no pointers (the collector copies it). */
 struct my_sample {
+    struct coll_glances probed; /* the glances at the sessions since the last sample */
     double status[MY_NSTATUS];
     uint64_t status_present; /* bit i: status[i] was in the output */
     double setting[MY_NSETTINGS];

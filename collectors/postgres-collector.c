@@ -60,7 +60,7 @@ static const char *const state_names[PG_NSTATES] = {
 
 struct pg_coll {
     PGconn *conn;
-    struct pg_probe probed; /* glances since the last sample */
+    struct coll_glances probed; /* glances since the last sample */
     int version;
     int privileged;
     char *sql; /* pg_collector_sql(version) */
@@ -755,22 +755,11 @@ static void
 signal_sessions(const struct pg_sample *cur, struct coll_signals *g)
 {
     const struct pg_sessions *ss = &cur->sessions;
-    const struct pg_probe *p = &cur->probed;
+    const struct coll_glances *p = &cur->probed;
     int i, total = 0, own = 0;
 
     if (p->n > 0) {
-        g->samples = p->n;
-        g->sessions = p->all / p->n;
-        g->active = p->active / p->n;
-        g->on_cpu = p->on_cpu / p->n;
-        g->lock_wait = p->lock / p->n;
-        g->commit_wait = p->commit_io / p->n;
-        g->io_wait = 0; /* counted in commit_wait */
-        g->idle_tx = p->idle_tx / p->n;
-        g->own_sessions = p->own / p->n;
-        g->own_active = p->own_active / p->n;
-        g->own_lock_wait = p->own_lock / p->n;
-        g->own_commit_wait = p->own_commit_io / p->n;
+        coll_glances_signals(p, g);
         return;
     }
     for (i = 0; i < PG_NSTATES; i++) {
@@ -1009,7 +998,7 @@ measure_rtt(PGconn *conn, double *rtt_ms, char *err)
 }
 
 static void
-probe_add(struct pg_probe *p, const PGresult *res)
+probe_add(struct coll_glances *p, const PGresult *res)
 {
     int row;
 
@@ -1033,6 +1022,7 @@ probe_add(struct pg_probe *p, const PGresult *res)
             p->own_commit_io += commit_io;
         }
     }
+    p->own_known = 1; /* by application_name */
     p->n++;
 }
 

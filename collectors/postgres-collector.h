@@ -94,16 +94,6 @@ struct pg_wal {
     double sync_ms;
 };
 
-/*
- * Glances at the client sessions between two samples (the collector's
- * probe), summed: divide by n for averages. own_*: benchtop's sessions.
- */
-struct pg_probe {
-    int n;
-    double all, active, on_cpu, lock, commit_io, idle_tx;
-    double own, own_active, own_lock, own_commit_io;
-};
-
 enum { PG_TOP_SCANS = 5, PG_RELNAME_LEN = 40 };
 
 /* pg_stat_user_tables: the tables read by most rows in sequential scans. */
@@ -126,7 +116,7 @@ struct pg_sample {
     struct pg_wal wal;
     int locks_not_granted;                       /* pg_locks, whole server */
     double rtt_ms;                               /* a SELECT 1 round trip before the sample */
-    struct pg_probe probed;                      /* glances since the last sample */
+    struct coll_glances probed;                  /* glances since the last sample */
     struct pg_scans scans;
     char settings[PG_NSETTINGS][PG_SETTING_LEN]; /* as SHOW prints them */
     char conf_load_time[48];                     /* pg_conf_load_time(): moves on a reload */

@@ -117,6 +117,21 @@ take_replies(redisReply *const *r, struct redis_sample *s, char *err)
     return 0;
 }
 
+/* With the AOF on, how often it is synced (one more round trip; "" if CONFIG is refused). */
+static void
+sample_appendfsync(struct rd_coll *c, struct redis_sample *s)
+{
+    redisReply *r;
+
+    s->appendfsync[0] = '\0';
+    if (!s->info.aof_enabled || (r = redisCommand(c->ctx, "CONFIG GET appendfsync")) == NULL)
+        return;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+        r->element[1]->type == REDIS_REPLY_STRING)
+        snprintf(s->appendfsync, sizeof s->appendfsync, "%s", r->element[1]->str);
+    freeReplyObject(r);
+}
+
 static int
 rd_coll_sample(void *conn, void *out, char *err)
 {
@@ -138,6 +153,8 @@ rd_coll_sample(void *conn, void *out, char *err)
     ((struct redis_sample *)out)->rtt_ms = (double)(now_us() - t0) / 1000.0;
     for (i = 0; i < n; i++)
         freeReplyObject(r[i]);
+    if (rv == 0)
+        sample_appendfsync(c, out);
     return rv;
 }
 
@@ -422,6 +439,31 @@ restarted(const struct redis_sample *p, const struct redis_sample *c)
            c->info.total_commands_processed < p->info.total_commands_processed;
 }
 
+/*
+ * With appendfsync always, Redis syncs the AOF before it answers the
+ * writes of each event-loop pass: every write waits for a sync (writes of
+ * one pass share it). Writes are the changes since the last dump; a dump
+ * resets that count, and then the interval says nothing.
+ */
+static void
+derive_aof(const struct redis_sample *p, const struct redis_sample *c, double secs,
+           struct coll_view *v)
+{
+    if (!c->info.aof_enabled || c->appendfsync[0] == '\0')
+        return;
+    coll_row_add(v, "persistence", "appendfsync", NAN,
+                 strcmp(c->appendfsync, "always") == 0 ? ROW_WARN : ROW_NORMAL, "%s",
+                 c->appendfsync);
+    if (strcmp(c->appendfsync, "always") != 0 || p == NULL || secs <= 0 ||
+        !(c->info.have & p->info.have & REDIS_HAVE_CHANGES) ||
+        c->info.rdb_changes < p->info.rdb_changes)
+        return;
+    v->sig.commits_s = (double)(c->info.rdb_changes - p->info.rdb_changes) / secs;
+    snprintf(v->sig.sync_each_commit, sizeof v->sig.sync_each_commit, "appendfsync always");
+    snprintf(v->sig.commit_advice, sizeof v->sig.commit_advice,
+             "appendfsync everysec (loses up to a second of writes on a crash)");
+}
+
 static void
 rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_view *v)
 {
@@ -441,6 +483,7 @@ rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_vie
     derive_keyspace(p, c, secs, v);
     derive_cpu(p, c, secs, v);
     derive_persistence(p, c, v);
+    derive_aof(p, c, secs, v);
     derive_slowlog(p, c, secs, v);
     derive_commands(p, c, secs, v);
     coll_row_add(v, "server", "version", NAN, ROW_NORMAL, "%s", c->info.version);

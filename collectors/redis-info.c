@@ -36,6 +36,8 @@ static const struct info_field info_fields[] = {
     {"loading", F_INT, OFF(loading), 0},
     {"rdb_bgsave_in_progress", F_INT, OFF(rdb_bgsave_in_progress), 0},
     {"aof_rewrite_in_progress", F_INT, OFF(aof_rewrite_in_progress), 0},
+    {"aof_enabled", F_INT, OFF(aof_enabled), 0},
+    {"rdb_changes_since_last_save", F_U64, OFF(rdb_changes), REDIS_HAVE_CHANGES},
     {"total_connections_received", F_U64, OFF(total_connections_received), 0},
     {"total_commands_processed", F_U64, OFF(total_commands_processed), 0},
     {"rejected_connections", F_U64, OFF(rejected_connections), 0},

@@ -71,6 +71,8 @@ struct redis_info {
     int loading; /* Persistence: 1 while loading a dump */
     int rdb_bgsave_in_progress;
     int aof_rewrite_in_progress;
+    int aof_enabled;      /* the append-only file is on */
+    uint64_t rdb_changes; /* rdb_changes_since_last_save: writes since the last dump */
     uint64_t total_connections_received;
     uint64_t total_commands_processed;
     uint64_t rejected_connections;
@@ -91,6 +93,7 @@ enum {
     REDIS_HAVE_TOTAL_FORKS = 1u << 0,
     REDIS_HAVE_CPU = 1u << 1,
     REDIS_HAVE_FRAG = 1u << 2,
+    REDIS_HAVE_CHANGES = 1u << 3,
 };
 
 /*
@@ -155,6 +158,7 @@ struct redis_sample {
     struct redis_slowlog slowlog;
     char refused[128]; /* the first command the server refused (ACL), "" if none */
     double rtt_ms;     /* the sample's round trip (small replies: close to the network's) */
+    char appendfsync[12]; /* with the AOF on: CONFIG GET appendfsync ("always"...); "" unknown */
 };
 
 /* --- -f scripts (redis-script.c) --- */

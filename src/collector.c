@@ -93,6 +93,25 @@ bar_fill(char *bar, int width, int *at, double share, char ch)
 }
 
 void
+coll_glances_signals(const struct coll_glances *p, struct coll_signals *g)
+{
+    g->samples = p->n;
+    g->sessions = p->all / p->n;
+    g->active = p->active / p->n;
+    g->on_cpu = p->on_cpu / p->n;
+    g->lock_wait = p->lock / p->n;
+    g->commit_wait = p->commit_io / p->n;
+    g->io_wait = 0; /* counted in commit_wait */
+    g->idle_tx = p->idle_tx / p->n;
+    if (!p->own_known)
+        return;
+    g->own_sessions = p->own / p->n;
+    g->own_active = p->own_active / p->n;
+    g->own_lock_wait = p->own_lock / p->n;
+    g->own_commit_wait = p->own_commit_io / p->n;
+}
+
+void
 coll_row_states(struct coll_view *v)
 {
     const struct coll_signals *g = &v->sig;

@@ -73,6 +73,8 @@ struct coll_signals {
     double commits_s;        /* commits (and autocommit statements) per second, server-wide */
     double log_syncs_s;      /* fsyncs of the commit log per second (WAL, InnoDB log, AOF) */
     char sync_untimed[32];   /* the setting that would time the syncs, when off; "" */
+    char sync_each_commit[32]; /* the setting that makes every commit wait for a log sync, when */
+                               /* the server counts no syncs (Redis "appendfsync always"); "" */
     char commit_advice[80];  /* what lowers the syncs per commit on this server */
     double rows_per_txn;     /* rows read per transaction */
     double blocks_per_txn;   /* blocks (pages) accessed per transaction */
@@ -214,6 +216,21 @@ struct collector_class {
     int (*detect)(const char *target);
     int (*vet)(const char *pooler_target, const struct runconf *rc, char *err);
 };
+
+/*
+ * Glances at the sessions between samples (collector_class.probe), summed
+ * over n glances; own_*: benchtop's sessions, when own_known (every glance
+ * could tell them apart).
+ */
+struct coll_glances {
+    int n;
+    int own_known;
+    double all, active, on_cpu, lock, commit_io, idle_tx;
+    double own, own_active, own_lock, own_commit_io;
+};
+
+/* The glances' averages into g's session fields (samples = n); n must be > 0. */
+void coll_glances_signals(const struct coll_glances *p, struct coll_signals *g);
 
 /* Adds a row; ignored past COLL_MAX_ROWS. Returns the row for tweaks, or NULL. */
 struct coll_row *coll_row_add(struct coll_view *v, const char *section, const char *label,

@@ -189,7 +189,8 @@ step_check(const struct sweep *sw, int i)
 
     if (sw->axis != SWEEP_CLIENTS || i + 1 >= sw->nsteps)
         return VC_UNTESTED;
-    return verdict_check(a->verdict, (int)a->clients, a->tps, (int)b->clients, b->tps);
+    return verdict_check(a->verdict, (int)a->clients, a->tps, (int)b->clients, b->tps,
+                         b->verdict == VK_LOCK);
 }
 
 void

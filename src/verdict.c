@@ -240,12 +240,28 @@ score_client(const struct window *w, struct scores *sc)
     appendf(sc->ev[VK_CLIENT], EV, "; %s: add -j or run benchtop on another machine", w->server);
 }
 
+/*
+ * How saturated a server's CPU is (0..1) from its share of its capacity.
+ * A server that runs on one thread (its limit is one core: Redis's event
+ * loop) has room while its loop still sleeps, and each request gets
+ * cheaper as more clients are ready per wakeup: only near 100% is it the
+ * limit. A server on many cores is saturated earlier, as its processes
+ * never fill every core evenly.
+ */
+static double
+cpu_saturation(double load, double limit)
+{
+    if (!isnan(limit) && limit <= 100)
+        return ramp(load, 0.9, 0.98);
+    return ramp(load, 0.7, 0.95);
+}
+
 static void
 score_server_cpu(const struct verdict_state *st, const struct window *w, struct scores *sc)
 {
     const struct verdict_input *in = w->in;
 
-    sc->s[VK_SERVER_CPU] = ramp(server_load(st, w), 0.7, 0.95);
+    sc->s[VK_SERVER_CPU] = cpu_saturation(server_load(st, w), in->sig.server_cpu_limit);
     snprintf(sc->ev[VK_SERVER_CPU], EV, "%s", w->server);
     if (!isnan(in->host_busy_pct))
         appendf(sc->ev[VK_SERVER_CPU], EV, "; host CPU %.0f%% of %d cores, benchtop %.0f%% of one",
@@ -330,21 +346,45 @@ score_locks(const struct verdict_state *st, const struct window *w, struct score
         appendf(sc->ev[VK_LOCK], EV, "; other sessions: %.0f waiting on locks", others);
 }
 
+/* Log syncs per commit: counted, or 1 when a setting makes each commit sync; NAN unknown. */
+static double
+syncs_per_commit(const struct coll_signals *g)
+{
+    if (!(g->commits_s >= 5))
+        return NAN;
+    return g->sync_each_commit[0] ? 1 : g->log_syncs_s / g->commits_s;
+}
+
+/*
+ * The share of the sessions' time on CPU (0..1 after the ramp): sampled
+ * sessions seen running, or a one-thread server's own CPU.
+ */
+static double
+busy_computing(const struct coll_signals *g)
+{
+    if (g->samples > 1 && g->active > 0)
+        return ramp(frac(g->on_cpu, g->active), 0.5, 0.8);
+    if (g->server_cpu_limit <= 100)
+        return ramp(frac(g->server_cpu_pct, g->server_cpu_limit), 0.5, 0.8);
+    return 0;
+}
+
 /*
  * One log sync per commit means each commit waits for the disk, even at
  * one client and even when the server does not time its syncs; it counts
  * while benchtop's sessions are busy on the server (not at a set rate
- * with idle sessions) and yields to lock waits.
+ * with idle sessions), and yields to lock waits and to sessions the
+ * sampled states saw on CPU (a scan per transaction, its sync a small part).
  */
 static double
 sync_per_commit_score(const struct verdict_state *st, const struct verdict_input *in)
 {
     const struct coll_signals *g = &in->sig;
-    double per = g->commits_s >= 5 ? g->log_syncs_s / g->commits_s : NAN;
+    double per = syncs_per_commit(g);
     double busy = isnan(st->busy_frac) ? (in->rate > 0 ? 0 : 1) : ramp(st->busy_frac, 0.2, 0.5);
     double locks = isnan(st->lock_frac) ? 0 : st->lock_frac;
-
-    return 0.7 * ramp(per, 0.5, 0.9) * busy * (1 - locks);
+    /* sessions (or a one-thread server) seen mostly on CPU spend little of each commit syncing */
+    return 0.7 * ramp(per, 0.5, 0.9) * busy * (1 - locks) * (1 - busy_computing(g));
 }
 
 static void
@@ -353,7 +393,7 @@ score_commit(const struct verdict_state *st, const struct window *w, struct scor
     const struct verdict_input *in = w->in;
     const struct coll_signals *g = &in->sig;
     double sync = isnan(g->log_sync_ms_s) ? NAN : g->log_sync_ms_s / 1000.0;
-    double per = g->commits_s >= 5 ? g->log_syncs_s / g->commits_s : NAN;
+    double per = syncs_per_commit(g);
     char *ev = sc->ev[VK_COMMIT], n[32];
 
     sc->s[VK_COMMIT] =
@@ -361,7 +401,12 @@ score_commit(const struct verdict_state *st, const struct window *w, struct scor
     n_of(n, sizeof(n), waits_commit(g), waits_active(g));
     snprintf(ev, EV, "%s active %s sessions wait on the log sync or I/O", n,
              own_known(g) ? "benchtop" : "client");
-    if (!isnan(per))
+    if (g->sync_each_commit[0] && !isnan(per)) {
+        if (strcmp(n, "?") == 0)
+            ev[0] = '\0'; /* a server without sessions to count (Redis) */
+        appendf(ev, EV, "%seach of %.0f writes/s waits for a log sync (%s)", ev[0] ? "; " : "",
+                g->commits_s, g->sync_each_commit);
+    } else if (!isnan(per))
         appendf(ev, EV, "; %.2f log syncs per commit (%.0f/s)", per, g->log_syncs_s);
     if (!isnan(sync))
         appendf(ev, EV, "; log sync %.0f ms/s", g->log_sync_ms_s);
@@ -406,7 +451,8 @@ score_network(const struct verdict_state *st, const struct window *w, struct sco
                          fabs(in->sig.rtt_ms - st->last_rtt_ms) >
                              0.25 * fmin(in->sig.rtt_ms, st->last_rtt_ms)))
         ratio = NAN;
-    if (rtt > 1.05 * lat)
+    /* with a sync before every write's reply (Redis appendfsync always) each reply waits for it */
+    if (rtt > 1.05 * lat || in->sig.sync_each_commit[0])
         ratio = NAN;
     sc->s[VK_NETWORK] = ramp(ratio, 0.35, 0.5) * (1 - busy); /* full at a majority */
     snprintf(sc->ev[VK_NETWORK], EV,
@@ -506,18 +552,19 @@ score_underloaded(const struct window *w, struct scores *sc)
     const struct verdict_input *in = w->in;
     double top = 0,
            wants = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
-    int k;
+    /*
+     * A load more clients did not raise has no spare capacity, and neither
+     * has a full host (score_host gave nothing: the load wants no CPU):
+     * the run is light, but more clients would compete for the CPU, so
+     * they need not raise tps. An open loop that keeps its rate is limited
+     * by the rate alone, full host or not.
+     */
+    int room = !(w->host_full && in->rate <= 0) && !(in->gain_per_doubling < FLAT_GAIN), k;
 
     for (k = VK_CLIENT; k < VK_MIXED; k++)
         if (k != VK_UNDERLOADED)
             top = fmax(top, sc->s[k]);
-    /*
-     * A load more clients did not raise has no spare capacity. On a full
-     * host (score_host gave nothing: the load wants no CPU) the run is
-     * light, but more load would compete for the CPU: no "add clients".
-     */
-    sc->s[VK_UNDERLOADED] =
-        top < THRESHOLD && wants < 60 && !(in->gain_per_doubling < FLAT_GAIN) ? 0.6 : 0;
+    sc->s[VK_UNDERLOADED] = top < THRESHOLD && wants < 60 && room ? 0.6 : 0;
     snprintf(sc->ev[VK_UNDERLOADED], EV, "benchtop thread at %.0f%% CPU, %s, %d clients%s: %s",
              in->worker_cpu_max, w->server, in->clients, in->rate > 0 ? " at a set rate" : "",
              w->host_full ? "more load would compete for a full host"
@@ -653,6 +700,16 @@ add_work(const struct verdict_state *st, const struct coll_signals *g, struct ve
                 g->seq_scan_table[0] ? " on table " : "", g->seq_scan_table);
 }
 
+/* "; other sessions: 6 waiting on locks": others' waits are evidence, never benchtop's limit. */
+static void
+add_others(const struct coll_signals *g, struct verdict *v)
+{
+    double others = g->lock_wait - g->own_lock_wait;
+
+    if (own_known(g) && others >= 0.5 && !verdict_has(v, VK_LOCK))
+        appendf(v->evidence, EV, "; other sessions: %.0f waiting on locks", others);
+}
+
 /*
  * No transaction finished and clients failed or reconnect, or most
  * transactions fail: the figures describe errors, not a limit. 1 with
@@ -746,6 +803,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
         describe(&sc, &v);
     }
     add_work(st, &in->sig, &v);
+    add_others(&in->sig, &v);
     name_behind(in, &v);
     st->last_rtt_ms = in->sig.rtt_ms;
     hold(st, &v, out);
@@ -801,14 +859,14 @@ verdict_server(const struct coll_signals *g, int cores, struct verdict *out)
     struct scores sc;
     double active = isnan(g->active) ? 0 : g->active;
     double commit = isnan(g->io_wait) ? g->commit_wait : g->commit_wait + g->io_wait;
-    double per = g->commits_s >= 5 ? g->log_syncs_s / g->commits_s : NAN;
+    double per = syncs_per_commit(g);
     double cpu = max2(frac(g->server_cpu_pct, g->server_cpu_limit),
                       isnan(g->on_cpu) ? NAN : fmin(g->on_cpu / (cores > 0 ? cores : 1), 1));
     char n[32];
     int a, b;
 
     memset(&sc, 0, sizeof(sc));
-    sc.s[VK_SERVER_CPU] = ramp(cpu, 0.7, 0.95);
+    sc.s[VK_SERVER_CPU] = cpu_saturation(cpu, g->server_cpu_limit);
     snprintf(sc.ev[VK_SERVER_CPU], EV, "server CPU %.0f%% of its capacity", cpu * 100);
     sc.s[VK_LOCK] = active >= 1 ? ramp(frac(g->lock_wait, active), 0.25, 0.6) : 0;
     n_of(n, sizeof(n), g->lock_wait, active);
@@ -822,6 +880,10 @@ verdict_server(const struct coll_signals *g, int cores, struct verdict *out)
     sc.s[VK_CONNECTION] = ramp(frac(g->sessions, g->max_sessions), 0.8, 0.95);
     n_of(n, sizeof(n), g->sessions, g->max_sessions);
     snprintf(sc.ev[VK_CONNECTION], EV, "connections saturated: %s allowed", n);
+    /* without a load of its own, only the server's side can lead (no "client-bound 0.00") */
+    for (a = VK_CLIENT; a < VK_MIXED; a++)
+        if (a != VK_SERVER_CPU && a != VK_LOCK && a != VK_COMMIT && a != VK_CONNECTION)
+            sc.s[a] = -1;
     leaders(&sc, &a, &b);
     memset(out, 0, sizeof(*out));
     out->first = (enum verdict_kind)a;
@@ -846,8 +908,15 @@ verdict_gain_per_doubling(int clients_lo, double tps_lo, int clients_hi, double 
     return (tps_hi / tps_lo - 1) / log2((double)clients_hi / clients_lo);
 }
 
+int
+verdict_has(const struct verdict *v, enum verdict_kind k)
+{
+    return v->kind == k || (v->kind == VK_MIXED && (v->first == k || v->second == k));
+}
+
 enum verdict_check
-verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi, double tps_hi)
+verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi, double tps_hi,
+              int hi_locked)
 {
     double doublings, gain;
     int flat;
@@ -858,9 +927,18 @@ verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi
     gain = tps_hi / tps_lo - 1;
     flat = gain < fmax(FLAT_GAIN * doublings, MIN_GAIN);
     switch (k) {
+    case VK_COMMIT:
+        /*
+         * Group commit: one sync serves every commit waiting for it, but
+         * only commits that overlap. Clients that wait for each other's
+         * row locks, held until the sync ends, commit one at a time: the
+         * step tested the locks, not the sync.
+         */
+        if (hi_locked)
+            return VC_UNTESTED;
+        return flat ? VC_CONTRADICTED : VC_CONFIRMED;
     case VK_UNDERLOADED:
     case VK_NETWORK:
-    case VK_COMMIT: /* group commit: one sync serves every commit waiting for it */
         return flat ? VC_CONTRADICTED : VC_CONFIRMED;
     case VK_SERVER_CPU:
     case VK_LOCK:

@@ -108,7 +108,9 @@ void verdict_server(const struct coll_signals *sig, int cores, struct verdict *o
  * commit, as one log sync serves every commit waiting for it); server-,
  * lock-, client- and host-bound mean a doubling gains under about 10%. verdict_check
  * compares the prediction of a step's verdict (`k` at clients_lo, tps_lo)
- * with the next step with more clients.
+ * with the next step with more clients; hi_locked says the next step's
+ * sessions waited on locks (its verdict lock-bound, alone or mixed), which
+ * leaves commit-bound's group-commit prediction untested.
  */
 enum verdict_check {
     VC_UNTESTED,    /* the verdict predicts nothing here, or no more load */
@@ -116,7 +118,9 @@ enum verdict_check {
     VC_CONTRADICTED,
 };
 enum verdict_check verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi,
-                                 double tps_hi);
+                                 double tps_hi, int hi_locked);
+/* v is k, or mixed with k among its two (hi_locked: verdict_has(next, VK_LOCK)). */
+int verdict_has(const struct verdict *v, enum verdict_kind k);
 /* (tps_hi / tps_lo - 1) per doubling of clients, for verdict_input; NAN without a rise. */
 double verdict_gain_per_doubling(int clients_lo, double tps_lo, int clients_hi, double tps_hi);
 /* "consistent with commit-bound" / "contradicts not enough load (...)" into buf. */

@@ -204,8 +204,9 @@ check_step(struct tui *t, const struct snapshot *snap)
         return;
     if (now == before || !(t->step.tps > 0))
         return;
-    c = more ? verdict_check(k, before, t->step.tps, now, t->d.tps)
-             : verdict_check(k, now, t->d.tps, before, t->step.tps);
+    c = more ? verdict_check(k, before, t->step.tps, now, t->d.tps,
+                             verdict_has(&snap->verdict, VK_LOCK))
+             : verdict_check(k, now, t->d.tps, before, t->step.tps, t->step.kind == VK_LOCK);
     verdict_check_text(c, k, text, sizeof(text));
     if (more)
         t->s->gain_per_doubling = verdict_gain_per_doubling(before, t->step.tps, now, t->d.tps);

@@ -449,13 +449,13 @@ itest_run_through_restart(char *const args[], const char *prefix, int ms, int cl
 }
 
 /*
- * Starts `benchtop serve postgres` with the slow-fsync shim
+ * Starts `benchtop serve CLS` with the slow-fsync shim
  * (build/tools/slow-fsync.so) delaying every fsync by ms; returns its pid,
  * the target in target, and in *keep the pipe that holds its stdin open
  * (closing it stops the server and removes its folder).
  */
 static inline pid_t
-itest_slow_pg(char *target, size_t len, int ms, int *keep)
+itest_slow_server(const char *cls, char *target, size_t len, int ms, int *keep)
 {
     int in[2], out[2];
     char shim[600], line[600], delay[16];
@@ -477,7 +477,7 @@ itest_slow_pg(char *target, size_t len, int ms, int *keep)
         close(out[0]);
         setenv("LD_PRELOAD", shim, 1);
         setenv("SLOW_FSYNC_MS", delay, 1);
-        execl(itest_env("BENCHTOP_BIN"), "benchtop", "serve", "postgres", (char *)NULL);
+        execl(itest_env("BENCHTOP_BIN"), "benchtop", "serve", cls, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -490,6 +490,13 @@ itest_slow_pg(char *target, size_t len, int ms, int *keep)
             snprintf(target, len, "%.*s", (int)strcspn(line + 7, "\n"), line + 7);
     fclose(f);
     return pid;
+}
+
+/* A throwaway PostgreSQL whose every fsync takes ms longer (itest_slow_server). */
+static inline pid_t
+itest_slow_pg(char *target, size_t len, int ms, int *keep)
+{
+    return itest_slow_server("postgres", target, len, ms, keep);
 }
 
 #endif

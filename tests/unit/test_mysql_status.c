@@ -337,6 +337,68 @@ test_processlist(void **state)
     assert_null(coll_row_find(&v, "sessions", "Daemon: InnoDB purge worker"));
 }
 
+/* Each processlist row's state, as MariaDB 10.11 and MySQL 8 show them. */
+static void
+test_session_states(void **state)
+{
+    assert_int_equal(my_state_of("Daemon", "InnoDB purge worker", NULL), MY_ST_SKIP);
+    assert_int_equal(my_state_of("Sleep", "", NULL), MY_ST_IDLE);
+    assert_int_equal(my_state_of("Sleep", "", "RUNNING"), MY_ST_IDLE_TX);
+    assert_int_equal(my_state_of("Execute", "Updating", "LOCK WAIT"), MY_ST_LOCK);
+    assert_int_equal(my_state_of("Query", "Waiting for table metadata lock", NULL), MY_ST_LOCK);
+    assert_int_equal(my_state_of("Query", "Waiting for table level lock", "RUNNING"), MY_ST_LOCK);
+    assert_int_equal(my_state_of("Query", "Commit", "RUNNING"), MY_ST_COMMIT);
+    assert_int_equal(my_state_of("Query", "waiting for handler commit", "RUNNING"), MY_ST_COMMIT);
+    assert_int_equal(my_state_of("Execute", "Updating", "RUNNING"), MY_ST_CPU);
+    assert_int_equal(my_state_of("Query", NULL, NULL), MY_ST_CPU);
+}
+
+/*
+ * Glances between samples become the verdict's averages; benchtop's own
+ * sessions (by connection id) are told apart when every glance knew them.
+ */
+static void
+test_probe_signals(void **state)
+{
+    struct my_sample s;
+    struct coll_view v;
+    int i;
+
+    parse_ok(mariadb_10_11_status, &s);
+    for (i = 0; i < 4; i++) { /* four glances: 2 of ours wait on a row, 1 commits; 6 others */
+        my_probe_add(&s.probed, MY_ST_LOCK, 1);
+        my_probe_add(&s.probed, MY_ST_LOCK, 1);
+        my_probe_add(&s.probed, i < 2 ? MY_ST_COMMIT : MY_ST_CPU, 1);
+        my_probe_add(&s.probed, MY_ST_IDLE, 1);
+        my_probe_add(&s.probed, MY_ST_SKIP, 0);
+        my_probe_add(&s.probed, MY_ST_LOCK, 0);
+        my_probe_add(&s.probed, MY_ST_LOCK, 0);
+        my_probe_add(&s.probed, MY_ST_IDLE_TX, 0);
+        my_probe_add(&s.probed, MY_ST_IDLE, 0);
+        my_probe_add(&s.probed, MY_ST_IDLE, 0);
+        my_probe_add(&s.probed, MY_ST_IDLE, 0);
+        s.probed.n++;
+    }
+    s.probed.own_known = 1;
+    my_derive(NULL, &s, 0, &v);
+    assert_true(v.sig.samples == 4);
+    assert_true(v.sig.sessions == 10);
+    assert_true(v.sig.active == 5);
+    assert_true(v.sig.lock_wait == 4);
+    assert_true(v.sig.commit_wait == 0.5);
+    assert_true(v.sig.on_cpu == 0.5);
+    assert_true(v.sig.idle_tx == 1);
+    assert_true(v.sig.own_sessions == 4);
+    assert_true(v.sig.own_active == 3);
+    assert_true(v.sig.own_lock_wait == 2);
+    assert_true(v.sig.own_commit_wait == 0.5);
+    /* more connections than ownids holds: no session can be called another's */
+    s.probed.own_known = 0;
+    my_derive(NULL, &s, 0, &v);
+    assert_true(isnan(v.sig.own_active));
+    assert_true(v.sig.lock_wait == 4);
+}
+
 /* More (command, state) pairs than groups: the rest is counted, not dropped. */
 static void
 test_processlist_overflow(void **state)
@@ -446,6 +508,8 @@ main(void)
         cmocka_unit_test(test_derive_counter_reset),
         cmocka_unit_test(test_derive_mysql8),
         cmocka_unit_test(test_processlist),
+        cmocka_unit_test(test_session_states),
+        cmocka_unit_test(test_probe_signals),
         cmocka_unit_test(test_processlist_overflow),
         cmocka_unit_test(test_processlist_partial),
         cmocka_unit_test(test_settings),

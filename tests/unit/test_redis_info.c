@@ -432,7 +432,9 @@ test_info_7_0(void **state)
     /* db0 has 2001 keys, db3 one (with an expiry) */
     assert_int_equal(i.keys, 2002);
     assert_int_equal(i.expires, 1);
-    assert_int_equal(i.have, REDIS_HAVE_TOTAL_FORKS | REDIS_HAVE_CPU | REDIS_HAVE_FRAG);
+    assert_int_equal(i.have, REDIS_HAVE_TOTAL_FORKS | REDIS_HAVE_CPU | REDIS_HAVE_FRAG |
+                                 REDIS_HAVE_CHANGES);
+    assert_int_equal(i.aof_enabled, 0);
 }
 
 static void
@@ -796,6 +798,38 @@ test_derive_rates(void **state)
     assert_string_equal(v.note, "");
 }
 
+/* appendfsync always: each write waits for an AOF sync, the writes are the changes since the dump.
+ */
+static void
+test_derive_aof_always(void **state)
+{
+    struct redis_sample p, c;
+    struct coll_view v;
+
+    fill_samples(&p, &c);
+    p.info.aof_enabled = c.info.aof_enabled = 1;
+    p.info.have |= REDIS_HAVE_CHANGES;
+    c.info.have |= REDIS_HAVE_CHANGES;
+    p.info.rdb_changes = 1000;
+    c.info.rdb_changes = 2600;
+    snprintf(c.appendfsync, sizeof c.appendfsync, "always");
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_true(v.sig.commits_s == 800.0);
+    assert_string_equal(v.sig.sync_each_commit, "appendfsync always");
+    assert_non_null(strstr(v.sig.commit_advice, "appendfsync everysec"));
+    assert_int_equal(coll_row_find(&v, "persistence", "appendfsync")->level, ROW_WARN);
+    /* everysec: no sync in any write's way */
+    snprintf(c.appendfsync, sizeof c.appendfsync, "everysec");
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_string_equal(v.sig.sync_each_commit, "");
+    assert_true(isnan(v.sig.commits_s));
+    /* a dump reset the count: the interval says nothing */
+    snprintf(c.appendfsync, sizeof c.appendfsync, "always");
+    c.info.rdb_changes = 10;
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_string_equal(v.sig.sync_each_commit, "");
+}
+
 /* The first sample (no previous): gauges only, every rate "-" and dimmed. */
 static void
 test_derive_first_sample(void **state)
@@ -870,6 +904,7 @@ main(void)
         cmocka_unit_test(test_derive_first_sample),
         cmocka_unit_test(test_derive_restart),
         cmocka_unit_test(test_derive_refused),
+        cmocka_unit_test(test_derive_aof_always),
     };
     return cmocka_run_group_tests_name("redis_info", tests, NULL, NULL);
 }

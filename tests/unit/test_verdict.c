@@ -84,6 +84,11 @@ test_underloaded(void **state)
     v = run(&st, &in, 4);
     assert_int_equal(v.kind, VK_UNDERLOADED);
     assert_non_null(strstr(v.evidence, "add clients"));
+    /* the same light run on a host others fill: more load would compete, not "add clients" */
+    in.host_busy_pct = 97;
+    in.server_host_pct = 5;
+    in.own_cpu_pct = 6;
+    assert_int_not_equal(steady(&in), VK_UNDERLOADED);
 }
 
 static void
@@ -117,6 +122,23 @@ test_server_cpu_bound_by_sessions_and_by_process(void **state)
     in = calm();
     in.sig.server_cpu_pct = 97; /* a Redis at one full core */
     in.sig.server_cpu_limit = 100;
+    in.host_busy_pct = NAN;
+    assert_int_equal(steady(&in), VK_SERVER_CPU);
+
+    /*
+     * Redis INCR at 4 clients: its one thread at 83% still sleeps between
+     * requests, and more ready clients per wakeup make each request cheaper:
+     * not the limit yet (4 -> 16 clients gave +63%). Sessions on 83% of many
+     * cores are.
+     */
+    in = calm();
+    in.sig.server_cpu_pct = 83;
+    in.sig.server_cpu_limit = 100;
+    in.host_busy_pct = NAN;
+    assert_int_not_equal(steady(&in), VK_SERVER_CPU);
+    in = calm();
+    in.sig.sessions = in.sig.active = 16;
+    in.sig.on_cpu = 0.88 * 4;
     in.host_busy_pct = NAN;
     assert_int_equal(steady(&in), VK_SERVER_CPU);
 
@@ -155,7 +177,7 @@ test_pool_bound(void **state)
     in.sig.pool_servers = 8;
     in.sig.pool_size = 8;
     assert_int_not_equal(steady(&in), VK_POOL);
-    assert_int_equal(verdict_check(VK_POOL, 16, 1000, 32, 1010), VC_CONFIRMED);
+    assert_int_equal(verdict_check(VK_POOL, 16, 1000, 32, 1010, 0), VC_CONFIRMED);
 }
 
 /*
@@ -398,6 +420,44 @@ test_commit_bound_from_syncs_per_commit(void **state)
     in.rate = 50;
     in.sig.own_active = 0.05;
     assert_int_not_equal(steady(&in), VK_COMMIT);
+    /* an UPDATE that scans a table: 15 glances a second see the session on CPU, not syncing */
+    in.rate = 0;
+    in.sig.own_active = in.sig.active = 0.95;
+    in.sig.on_cpu = 0.85;
+    in.sig.samples = 15;
+    assert_int_not_equal(steady(&in), VK_COMMIT);
+}
+
+/* Redis with appendfsync always: no sync count, but every write waits for one. */
+static void
+test_commit_bound_by_setting(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.host_busy_pct = NAN;
+    in.tps = 800;
+    in.sig.sessions = in.sig.active = in.sig.on_cpu = NAN;
+    in.sig.server_cpu_pct = 20;
+    in.sig.server_cpu_limit = 100;
+    in.sig.commits_s = 800;
+    snprintf(in.sig.sync_each_commit, sizeof(in.sig.sync_each_commit), "appendfsync always");
+    snprintf(in.sig.commit_advice, sizeof(in.sig.commit_advice), "appendfsync everysec");
+    verdict_init(&st);
+    v = run(&st, &in, 3);
+    assert_int_equal(v.kind, VK_COMMIT);
+    assert_non_null(
+        strstr(v.evidence, "each of 800 writes/s waits for a log sync (appendfsync always)"));
+    assert_non_null(strstr(v.evidence, "try appendfsync everysec"));
+    assert_int_equal(strncmp(v.evidence, "each of 800 writes/s", 20), 0); /* no "? active" */
+    /* the collector's round trip waits for the same sync: not the network */
+    in.sig.rtt_ms = 5;
+    in.lat_mean_ms = 6.8;
+    assert_int_equal(steady(&in), VK_COMMIT);
+    /* its one thread busy computing: the syncs are a small part of each write */
+    in.sig.server_cpu_pct = 97;
+    assert_int_not_equal(steady(&in), VK_COMMIT);
 }
 
 /* Other sessions' lock waits are evidence, not benchtop's limit. */
@@ -419,6 +479,7 @@ test_whose_waits(void **state)
     verdict_init(&st);
     v = run(&st, &in, 4);
     assert_int_not_equal(v.kind, VK_LOCK);
+    assert_non_null(strstr(v.evidence, "; other sessions: 6 waiting on locks"));
     /* and when benchtop's own sessions wait, the others are named beside them */
     in.clients = 4;
     in.sig.own_sessions = in.sig.own_active = 4;
@@ -572,19 +633,46 @@ test_failing_load(void **state)
     assert_non_null(strstr(v.evidence, "100% of transactions fail"));
 }
 
+/* watch: a busy server that nothing limits names only server-side candidates. */
+static void
+test_server_side_candidates(void **state)
+{
+    struct coll_view view;
+    struct verdict v;
+
+    coll_view_reset(&view);
+    view.sig.sessions = 6;
+    view.sig.active = 2;
+    view.sig.on_cpu = 0.4;
+    view.sig.lock_wait = view.sig.commit_wait = 0;
+    view.sig.max_sessions = 151;
+    verdict_server(&view.sig, 2, &v);
+    assert_int_equal(v.kind, VK_NONE);
+    assert_true(v.first == VK_SERVER_CPU || v.first == VK_LOCK || v.first == VK_COMMIT ||
+                v.first == VK_CONNECTION);
+    assert_true(v.second == VK_SERVER_CPU || v.second == VK_LOCK || v.second == VK_COMMIT ||
+                v.second == VK_CONNECTION);
+    assert_non_null(strstr(v.evidence, "server CPU-bound 0.00"));
+    assert_null(strstr(v.evidence, "client-bound"));
+}
+
 static void
 test_check(void **state)
 {
     char text[120];
 
     /* group commit: more clients share each log sync */
-    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1010), VC_CONTRADICTED);
-    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1800), VC_CONFIRMED);
-    assert_int_equal(verdict_check(VK_UNDERLOADED, 4, 1000, 8, 1800), VC_CONFIRMED);
-    assert_int_equal(verdict_check(VK_UNDERLOADED, 4, 1000, 8, 1050), VC_CONTRADICTED);
-    assert_int_equal(verdict_check(VK_HOST, 8, 5000, 16, 5100), VC_CONFIRMED);
-    assert_int_equal(verdict_check(VK_MIXED, 8, 5000, 16, 5100), VC_UNTESTED);
-    assert_int_equal(verdict_check(VK_LOCK, 8, 5000, 8, 5100), VC_UNTESTED);
+    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1010, 0), VC_CONTRADICTED);
+    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1800, 0), VC_CONFIRMED);
+    /* the added clients waited on row locks held across the sync: group commit untested */
+    assert_int_equal(verdict_check(VK_COMMIT, 1, 44, 2, 43, 1), VC_UNTESTED);
+    /* ... but locks excuse no other verdict's prediction */
+    assert_int_equal(verdict_check(VK_UNDERLOADED, 1, 44, 2, 43, 1), VC_CONTRADICTED);
+    assert_int_equal(verdict_check(VK_UNDERLOADED, 4, 1000, 8, 1800, 0), VC_CONFIRMED);
+    assert_int_equal(verdict_check(VK_UNDERLOADED, 4, 1000, 8, 1050, 0), VC_CONTRADICTED);
+    assert_int_equal(verdict_check(VK_HOST, 8, 5000, 16, 5100, 0), VC_CONFIRMED);
+    assert_int_equal(verdict_check(VK_MIXED, 8, 5000, 16, 5100, 0), VC_UNTESTED);
+    assert_int_equal(verdict_check(VK_LOCK, 8, 5000, 8, 5100, 0), VC_UNTESTED);
     verdict_check_text(VC_CONFIRMED, VK_COMMIT, text, sizeof(text));
     assert_string_equal(text, "consistent with commit/I/O-bound");
 }
@@ -724,8 +812,8 @@ test_check_properties(void **state)
     for (i = 0; i < 10000; i++) {
         int lo = (int)uni(1, 200), hi = lo * 2;
         double tps = uni(1, 100000), gain = uni(-0.5, 1.5);
-        enum verdict_check c = verdict_check(VK_UNDERLOADED, lo, tps, hi, tps * (1 + gain));
-        enum verdict_check b = verdict_check(VK_SERVER_CPU, lo, tps, hi, tps * (1 + gain));
+        enum verdict_check c = verdict_check(VK_UNDERLOADED, lo, tps, hi, tps * (1 + gain), 0);
+        enum verdict_check b = verdict_check(VK_SERVER_CPU, lo, tps, hi, tps * (1 + gain), 0);
 
         if (gain < 0.099) {
             assert_int_equal(c, VC_CONTRADICTED);
@@ -761,6 +849,8 @@ main(void)
         cmocka_unit_test(test_undecided_and_final),
         cmocka_unit_test(test_failing_load),
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_server_side_candidates),
+        cmocka_unit_test(test_commit_bound_by_setting),
         cmocka_unit_test(test_properties),
         cmocka_unit_test(test_app_bound),
         cmocka_unit_test(test_behind_lock_bound),
