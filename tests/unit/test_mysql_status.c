@@ -492,6 +492,38 @@ test_status_names(void **state)
     assert_string_equal(my_status_name(MY_NSTATUS), "?");
 }
 
+/*
+ * Glances saw 4 sessions on CPU and none on a lock, but row lock time grew
+ * by 7 s over 2 s: 3.5 sessions waited on rows on average, so 3.5 move
+ * from CPU to locks (MariaDB's INNODB_TRX lags new connections' waits).
+ */
+static void
+test_lock_time_corrects_glances(void **state)
+{
+    struct my_sample prev, cur;
+    struct coll_view v;
+    int i;
+
+    parse_ok(mariadb_10_11_status, &prev);
+    advance_sample(&cur, &prev);
+    cur.status[MY_ROW_LOCK_TIME] = prev.status[MY_ROW_LOCK_TIME] + 7000;
+    for (i = 0; i < 4; i++)
+        my_probe_add(&cur.probed, MY_ST_CPU, 0);
+    cur.probed.n = 1;
+    my_derive(&prev, &cur, 2.0, &v);
+    assert_true(fabs(v.sig.lock_wait - 3.5) < 1e-9);
+    assert_true(fabs(v.sig.on_cpu - 0.5) < 1e-9);
+    /* lock time the glances already account for (2 seen, 1 on average) changes nothing */
+    memset(&cur.probed, 0, sizeof cur.probed);
+    for (i = 0; i < 4; i++)
+        my_probe_add(&cur.probed, i < 2 ? MY_ST_LOCK : MY_ST_CPU, 0);
+    cur.probed.n = 1;
+    cur.status[MY_ROW_LOCK_TIME] = prev.status[MY_ROW_LOCK_TIME] + 2000;
+    my_derive(&prev, &cur, 2.0, &v);
+    assert_true(v.sig.lock_wait == 2);
+    assert_true(v.sig.on_cpu == 2);
+}
+
 int
 main(void)
 {
@@ -515,6 +547,7 @@ main(void)
         cmocka_unit_test(test_settings),
         cmocka_unit_test(test_settings_missing),
         cmocka_unit_test(test_status_names),
+        cmocka_unit_test(test_lock_time_corrects_glances),
     };
     return cmocka_run_group_tests_name("mysql_status", tests, NULL, NULL);
 }
