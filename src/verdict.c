@@ -815,6 +815,9 @@ verdict_finish(const struct verdict_state *st, struct verdict *out)
     int k, total = 0, best = VK_NONE;
 
     *out = st->last;
+    /* a tie goes to the verdict shown last: the run had settled there */
+    if (st->last.kind != VK_NONE && st->held[st->last.kind] > 0)
+        best = st->last.kind;
     for (k = 0; k < VK__COUNT; k++)
         total += st->held[k];
     for (k = 0; k < VK__COUNT; k++) {

@@ -825,6 +825,29 @@ test_check_properties(void **state)
     }
 }
 
+/* Three verdicts held two intervals each: the final one is the one shown last, not the first. */
+static void
+test_final_tie_goes_to_last(void **state)
+{
+    struct verdict_state st;
+    struct verdict v;
+
+    (void)state;
+    memset(&st, 0, sizeof st);
+    st.held[VK_UNDERLOADED] = 2;
+    st.held[VK_APP] = 2;
+    st.held[VK_HOST] = 2;
+    st.held[VK_NONE] = 1;
+    st.last.kind = VK_HOST;
+    verdict_finish(&st, &v);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_int_equal(v.final, 1);
+    /* a verdict that held longer still wins over the last one */
+    st.held[VK_APP] = 3;
+    verdict_finish(&st, &v);
+    assert_int_equal(v.kind, VK_APP);
+}
+
 int
 main(void)
 {
@@ -856,6 +879,7 @@ main(void)
         cmocka_unit_test(test_behind_lock_bound),
         cmocka_unit_test(test_app_pool_full),
         cmocka_unit_test(test_check_properties),
+        cmocka_unit_test(test_final_tie_goes_to_last),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
