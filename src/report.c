@@ -146,6 +146,17 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     fputs("}}\n", f);
 }
 
+/* A local server's host: its busy CPU and whose it is (the verdict's split), % of one core. */
+static void
+json_host_split(FILE *f, const struct host_split *h)
+{
+    json_field(f, "host_busy", h->busy);
+    json_field(f, "server", h->server);
+    json_field(f, "others", h->others);
+    fputs(",\"server_procs\":", f);
+    json_put_string(f, h->names);
+}
+
 static void
 json_interval(FILE *f, const struct snapshot *snap)
 {
@@ -160,6 +171,7 @@ json_interval(FILE *f, const struct snapshot *snap)
     json_number(f, snap->own_cpu_pct);
     json_field(f, "worker_max", snap->worker_cpu_max);
     json_field(f, "worker_wait", snap->worker_wait_max);
+    json_host_split(f, &snap->verdict.host);
     fputc('}', f);
     json_verdict(f, &snap->verdict);
     fputs("}\n", f);
