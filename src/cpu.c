@@ -265,27 +265,42 @@ cpu_group_add(struct cpu_group *g, pid_t root)
     group_name(g, root);
 }
 
-/* The pids of the group's trees (root or parent in it), up to max; how many. */
+/*
+ * One pass over /proc: the pids of the group's trees (root or parent in it)
+ * into members (up to max; NULL: none wanted), and each tree's CPU ticks
+ * into ticks (-1 when its root is gone). How many members.
+ */
 static int
-group_members(const struct cpu_group *g, pid_t *out, int max)
+group_scan(const struct cpu_group *g, pid_t *members, int max, long long *ticks)
 {
-    unsigned long long ticks;
+    unsigned long long t;
+    long long sum[CPU_GROUP_MAX] = {0};
+    int seen[CPU_GROUP_MAX] = {0};
     struct dirent *e;
-    int ppid, n = 0;
+    int ppid, n = 0, i;
     DIR *d = opendir("/proc");
 
-    if (d == NULL)
-        return 0;
-    while (n < max && (e = readdir(d)) != NULL) {
+    while (d != NULL && (e = readdir(d)) != NULL) {
         char path[300];
         pid_t pid = (pid_t)atoi(e->d_name);
 
         snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-        if (pid > 0 && stat_read(path, &ppid, &ticks) == 0 &&
-            (group_has(g, pid) || group_has(g, (pid_t)ppid)))
-            out[n++] = pid;
+        if (pid <= 0 || stat_read(path, &ppid, &t) < 0)
+            continue;
+        for (i = 0; i < g->n; i++) {
+            if (g->root[i] != pid && g->root[i] != (pid_t)ppid)
+                continue;
+            seen[i] |= g->root[i] == pid;
+            sum[i] += (long long)t;
+            if (members != NULL && n < max)
+                members[n++] = pid;
+            break;
+        }
     }
-    closedir(d);
+    if (d != NULL)
+        closedir(d);
+    for (i = 0; i < g->n; i++)
+        ticks[i] = seen[i] ? sum[i] : -1;
     return n;
 }
 
@@ -302,10 +317,10 @@ loopback_hex(const char *a)
                         strncasecmp(a + 30, "7F", 2) == 0));
 }
 
-/* Sockets of the host's loopback TCP table: listeners, and connections to a loopback port. */
+/* The host's TCP sockets that matter: listeners, and connections between loopback ends. */
 struct tcp_sock {
     unsigned long inode;
-    int port; /* a listener's own port; a connection's remote port */
+    int lport, rport;
     int listen;
 };
 
@@ -332,7 +347,8 @@ tcp_read(const char *table, struct tcp_sock **v, int *n, int *cap)
         }
         (*v)[*n].inode = ino;
         (*v)[*n].listen = state == 0x0A;
-        (*v)[*n].port = (int)(state == 0x0A ? lport : rport);
+        (*v)[*n].lport = (int)lport;
+        (*v)[*n].rport = (int)rport;
         (*n)++;
     }
     fclose(f);
@@ -348,9 +364,31 @@ tcp_find(const struct tcp_sock *v, int n, unsigned long inode)
     return NULL;
 }
 
-/* Remote loopback ports pid's connections go to into ports (set); its own listeners into own. */
+static int
+tcp_listens(const struct tcp_sock *v, int n, int port)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i].listen && v[i].lport == port)
+            return 1;
+    return 0;
+}
+
+static int
+int_in(const int *v, int n, int x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x)
+            return 1;
+    return 0;
+}
+
+/*
+ * The loopback listeners pid's outgoing connections go to, into ports (a
+ * set of at most 16). A connection whose local port listens is one it
+ * accepted (a client of it, as benchtop is): not followed.
+ */
 static void
-pid_ports(pid_t pid, const struct tcp_sock *v, int nv, int *ports, int *np, int *own, int *nown)
+pid_ports(pid_t pid, const struct tcp_sock *v, int nv, int *ports, int *np)
 {
     char dir[64], path[330], link[64];
     struct dirent *e;
@@ -369,42 +407,33 @@ pid_ports(pid_t pid, const struct tcp_sock *v, int nv, int *ports, int *np, int 
         if (len <= 0)
             continue;
         link[len] = '\0';
-        if (sscanf(link, "socket:[%lu]", &ino) != 1 || (t = tcp_find(v, nv, ino)) == NULL)
+        if (sscanf(link, "socket:[%lu]", &ino) != 1 || (t = tcp_find(v, nv, ino)) == NULL ||
+            t->listen || tcp_listens(v, nv, t->lport) || !tcp_listens(v, nv, t->rport))
             continue;
-        if (t->listen && *nown < 16)
-            own[(*nown)++] = t->port;
-        else if (!t->listen && *np < 16)
-            ports[(*np)++] = t->port;
+        if (*np < 16 && !int_in(ports, *np, t->rport))
+            ports[(*np)++] = t->rport;
     }
     closedir(d);
-}
-
-static int
-int_in(const int *v, int n, int x)
-{
-    for (int i = 0; i < n; i++)
-        if (v[i] == x)
-            return 1;
-    return 0;
 }
 
 void
 cpu_group_add_peers(struct cpu_group *g)
 {
     struct tcp_sock *v = NULL;
-    int nv = 0, cap = 0, ports[16], np = 0, own[16], nown = 0, nm, i;
+    int nv = 0, cap = 0, ports[16], np = 0, nm, i;
+    long long ticks[CPU_GROUP_MAX];
     pid_t members[256];
 
     if (g->n == 0 || g->n == CPU_GROUP_MAX)
         return;
     tcp_read("/proc/net/tcp", &v, &nv, &cap);
     tcp_read("/proc/net/tcp6", &v, &nv, &cap);
-    nm = group_members(g, members, 256);
+    nm = group_scan(g, members, 256, ticks);
     for (i = 0; i < nm; i++)
-        pid_ports(members[i], v, nv, ports, &np, own, &nown);
+        pid_ports(members[i], v, nv, ports, &np);
     free(v);
     for (i = 0; i < np; i++) {
-        if (int_in(own, nown, ports[i]) || int_in(g->tried, g->ntried, ports[i]))
+        if (int_in(g->tried, g->ntried, ports[i]))
             continue;
         if (g->ntried < (int)(sizeof(g->tried) / sizeof(g->tried[0])))
             g->tried[g->ntried++] = ports[i];
@@ -415,11 +444,13 @@ cpu_group_add_peers(struct cpu_group *g)
 double
 cpu_group_pct(struct cpu_group *g, double interval_s)
 {
-    double sum = 0, now;
+    long long ticks[CPU_GROUP_MAX];
+    double sum = 0, now, hz = (double)sysconf(_SC_CLK_TCK);
     int known = 0;
 
+    group_scan(g, NULL, 0, ticks);
     for (int i = 0; i < g->n; i++) {
-        now = cpu_tree_seconds(g->root[i]);
+        now = ticks[i] >= 0 ? (double)ticks[i] / hz : -1;
         /* a tree's exited children take their CPU with them: never below 0 */
         if (now >= 0 && g->last_s[i] >= 0 && interval_s > 0) {
             sum += fmax(0, now - g->last_s[i]);
