@@ -437,7 +437,10 @@ cpu_group_add_peers(struct cpu_group *g)
             continue;
         if (g->ntried < (int)(sizeof(g->tried) / sizeof(g->tried[0])))
             g->tried[g->ntried++] = ports[i];
+        nm = g->n;
         cpu_group_add(g, cpu_port_owner(ports[i]));
+        if (g->n > nm) /* found mid-interval: its CPU counts from the next one */
+            g->last_s[nm] = -1;
     }
 }
 

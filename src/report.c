@@ -153,7 +153,7 @@ json_host_split(FILE *f, const struct host_split *h)
     json_field(f, "host_busy", h->busy);
     json_field(f, "server", h->server);
     json_field(f, "others", h->others);
-    fputs(",\"server_procs\":", f);
+    fprintf(f, ",\"server_event_loop\":%s,\"server_procs\":", h->event_loop ? "true" : "false");
     json_put_string(f, h->names);
 }
 

@@ -42,7 +42,7 @@ session_set_interval(struct session *s, double interval_s)
  * The run's local processes: the load target's server; when the target is
  * an application (no collector of its own server), the databases and the
  * application tier watched behind it; and what they connect to on
- * loopback (cpu_group_add_peers). Looked up at the first tick.
+ * loopback (cpu_group_add_peers). Looked up when the load starts.
  */
 static void
 procs_find(struct session *s)
@@ -345,6 +345,8 @@ session_run(struct session *s, int sigfd)
     verdict_init(&s->verdict);
     merge_signals(s);
     s->gain_per_doubling = NAN;
+    if (s->eng != NULL)
+        procs_find(s); /* before the first tick: its CPU counts from the start */
     cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);
     for (;;) {

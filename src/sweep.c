@@ -215,6 +215,7 @@ host_add(struct sweep_acc *a, const struct host_split *h)
     a->host.benchtop += h->benchtop;
     a->host.others += h->others;
     a->host.cores = h->cores;
+    a->host.event_loop = h->event_loop;
     memcpy(a->host.names, h->names, sizeof(h->names));
     a->host_n++;
 }

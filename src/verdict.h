@@ -72,6 +72,12 @@ struct host_split {
     double busy; /* the host, % of all cores (100: every core busy) */
     int cores;
     double server, benchtop, others;
+    /*
+     * The server runs its clients on a few event-loop threads (its
+     * collector gives a CPU limit: Redis, memcached), where more clients
+     * ready per wakeup make each request cheaper.
+     */
+    int event_loop;
     char names[64]; /* the server side's processes: "nginx, php-fpm8.2, mariadbd" */
 };
 
@@ -135,7 +141,9 @@ void verdict_server(const struct coll_signals *sig, int cores, struct verdict *o
  * lock-, client- and host-bound mean a doubling gains under about 10%.
  * Host-bound with other programs holding much of the host
  * (host_split_others_hold) means a gain comes only from CPU taken from
- * them: the others' share falls and the run's grows with tps.
+ * them: the others' share falls and the run's grows with tps. For an
+ * event-loop server a gain the others did not pay for tests nothing: its
+ * requests get cheaper as more clients are ready per wakeup.
  *
  * verdict_check compares the prediction of a step's verdict (lo) with the
  * next step with more clients (hi): each with its clients, tps and host

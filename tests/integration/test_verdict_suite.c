@@ -122,6 +122,7 @@ mean_split(const char *out, struct host_split *h)
         n++;
     }
     host_split_make(n ? busy / n : NAN, cpu_cores(), n ? server / n : NAN, n ? own / n : NAN, h);
+    h->event_loop = strstr(out, "\"server_event_loop\":true") != NULL;
 }
 
 /* Runs args (its "-c" value at args[cslot]) with `clients`; the summary's tps and final verdict. */
