@@ -509,6 +509,14 @@ score_network(const struct verdict_state *st, const struct window *w, struct sco
         (rtt < 5 || isnan(st->last_rtt_ms) ||
          fabs(in->sig.rtt_ms - st->last_rtt_ms) > 0.25 * fmin(in->sig.rtt_ms, st->last_rtt_ms)))
         ratio = NAN;
+    /*
+     * An event loop (its collector gives a CPU limit: Redis) answers the
+     * collector's ping after every client ready before it: on a full host
+     * its starved loop makes that a steady queue, not a wire (Redis INCR at
+     * 250 clients, others holding the host: "network-bound").
+     */
+    if (w->host_full && !isnan(in->sig.server_cpu_limit))
+        ratio = NAN;
     /* with a sync before every write's reply (Redis appendfsync always) each reply waits for it */
     if (rtt > 1.05 * lat || in->sig.sync_each_commit[0])
         ratio = NAN;

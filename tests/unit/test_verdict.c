@@ -546,6 +546,20 @@ test_network_needs_majority(void **state)
     in.sig.rtt_ms = 3;
     in.lat_mean_ms = 10;
     assert_int_not_equal(steady(&in), VK_NETWORK);
+    /* a steady 8 ms round trip of 8.5 ms latency: the wire, on a host with room */
+    in = calm();
+    in.sig.rtt_ms = 8;
+    in.lat_mean_ms = 8.5;
+    in.sig.server_cpu_pct = 40;
+    in.sig.server_cpu_limit = 100;
+    assert_int_equal(steady(&in), VK_NETWORK);
+    /* Redis's loop on a host others fill: the ping waits behind every ready client */
+    in.cores = 2;
+    in.clients = 250;
+    in.host_busy_pct = 99;
+    in.server_host_pct = 40;
+    in.own_cpu_pct = 40;
+    assert_int_not_equal(steady(&in), VK_NETWORK);
 }
 
 /* The evidence follows the figures every interval, even while the verdict holds. */
