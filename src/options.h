@@ -95,6 +95,12 @@ void options_print_help(FILE *f, unsigned cmd);
 void options_print_man(FILE *f);
 /* Frees the strings options hold and the drivers' option structs. */
 void options_free(struct runconf *rc);
+/*
+ * Steps *p through an OPT_LIST value (NULL or "" when none was given): puts
+ * the next value in *item, *len bytes long and not NUL-terminated, and
+ * returns 1; returns 0 after the last.
+ */
+int options_list_next(const char **p, const char **item, size_t *len);
 /* The options given on the command line as JSON object members ("name":value,...). */
 void options_print_json(FILE *f, const struct runconf *rc);
 

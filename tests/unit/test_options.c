@@ -310,6 +310,30 @@ test_repeated_option(void **state)
     options_free(&rc);
 }
 
+/* options_list_next gives each value of a list in order, with its length, and stops after it. */
+static void
+test_list_next(void **state)
+{
+    const char *p = "tpcb@2\nselect-only\nx", *item;
+    size_t len;
+
+    (void)state;
+    assert_int_equal(options_list_next(&p, &item, &len), 1);
+    assert_int_equal(len, 6);
+    assert_memory_equal(item, "tpcb@2", 6);
+    assert_int_equal(options_list_next(&p, &item, &len), 1);
+    assert_int_equal(len, 11);
+    assert_memory_equal(item, "select-only", 11);
+    assert_int_equal(options_list_next(&p, &item, &len), 1);
+    assert_int_equal(len, 1);
+    assert_int_equal(item[0], 'x');
+    assert_int_equal(options_list_next(&p, &item, &len), 0);
+    p = NULL;
+    assert_int_equal(options_list_next(&p, &item, &len), 0);
+    p = "";
+    assert_int_equal(options_list_next(&p, &item, &len), 0);
+}
+
 static void
 test_help_lists_every_option(void **state)
 {
@@ -340,6 +364,7 @@ main(void)
         cmocka_unit_test(test_sweep_clients_list),
         cmocka_unit_test(test_watch_list),
         cmocka_unit_test(test_repeated_option),
+        cmocka_unit_test(test_list_next),
     };
     return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
