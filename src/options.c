@@ -577,13 +577,38 @@ format_flags(const struct option_def *o, char *buf, size_t len)
 static void
 help_line(FILE *f, const struct option_def *o)
 {
-    char flags[64];
+    char flags[64], lead[80], text[512];
 
     format_flags(o, flags, sizeof(flags));
-    fprintf(f, "  %-26s %s", flags, o->help);
+    snprintf(lead, sizeof lead, "  %s", flags);
     if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET &&
         o->type != OPT_LIST && o->defval[0] != '\0')
-        fprintf(f, " [%s]", o->defval);
+        snprintf(text, sizeof text, "%s [%s]", o->help, o->defval);
+    else
+        snprintf(text, sizeof text, "%s", o->help);
+    options_print_wrapped(f, lead, HELP_TEXT_COL, text);
+}
+
+void
+options_print_wrapped(FILE *f, const char *lead, int col, const char *text)
+{
+    int at = fprintf(f, "%s", lead);
+    size_t n;
+
+    if (at > col || (at == col && at > 0 && lead[at - 1] != ' ')) { /* the text starts below */
+        fputc('\n', f);
+        at = 0;
+    }
+    at += fprintf(f, "%*s", col - at, "");
+    for (text += strspn(text, " "); *text != '\0'; text += strspn(text, " ")) {
+        n = strcspn(text, " ");
+        if (at > col && at + 1 + (int)n > HELP_WIDTH)
+            at = fprintf(f, "\n%*s", col, "") - 1;
+        else if (at > col)
+            at += fprintf(f, " ");
+        at += fprintf(f, "%.*s", (int)n, text);
+        text += n;
+    }
     fputc('\n', f);
 }
 

@@ -92,6 +92,13 @@ int options_given(const struct runconf *rc, const char *name);
 void *options_driver_conf(struct runconf *rc, const struct driver_class *drv);
 /* --help text (grouped per database), and the man page OPTIONS section in troff. */
 void options_print_help(FILE *f, unsigned cmd);
+/*
+ * --help's layout, for options and subcommands alike: lead, then text from
+ * column col, word-wrapped to HELP_WIDTH with later lines indented to col;
+ * a lead that leaves no space before col puts the text on the lines below.
+ */
+enum { HELP_WIDTH = 80, HELP_TEXT_COL = 29 };
+void options_print_wrapped(FILE *f, const char *lead, int col, const char *text);
 void options_print_man(FILE *f);
 /* Frees the strings options hold and the drivers' option structs. */
 void options_free(struct runconf *rc);
