@@ -142,8 +142,9 @@ void verdict_server(const struct coll_signals *sig, int cores, struct verdict *o
  * Host-bound with other programs holding much of the host
  * (host_split_others_hold) means a gain comes only from CPU taken from
  * them: the others' share falls and the run's grows with tps. For an
- * event-loop server a gain the others did not pay for tests nothing: its
- * requests get cheaper as more clients are ready per wakeup.
+ * event-loop server, whoever holds the host, a gain the others did not pay
+ * for tests nothing: its requests get cheaper as more clients are ready
+ * per wakeup.
  *
  * verdict_check compares the prediction of a step's verdict (lo) with the
  * next step with more clients (hi): each with its clients, tps and host

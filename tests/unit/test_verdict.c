@@ -763,6 +763,9 @@ test_check_host_others(void **state)
     host_points(&lo, &hi, 0.5, own, own_hi);
     assert_false(host_split_others_hold(&lo.host));
     assert_int_equal(verdict_check(&lo, &hi), VC_CONTRADICTED);
+    /* ... unless the server is an event loop (Redis and benchtop filling it: +56% on one CPU) */
+    lo.host.event_loop = 1;
+    assert_int_equal(verdict_check(&lo, &hi), VC_UNTESTED);
 }
 
 /* The verdict's text for a host others fill: the split, others first, and what to do. */
@@ -976,7 +979,7 @@ test_check_properties(void **state)
         assert_int_equal(c[1], VC_CONTRADICTED);
         run_lo = lo.host.server + lo.host.benchtop;
         run_hi = hi.host.server + hi.host.benchtop;
-        if (!host_split_others_hold(&lo.host))
+        if (!host_split_others_hold(&lo.host) && !lo.host.event_loop)
             assert_int_equal(c[2], VC_CONTRADICTED);
         else if (isnan(hi.host.others))
             assert_int_equal(c[2], VC_UNTESTED);
