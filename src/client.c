@@ -392,8 +392,9 @@ advance(struct worker *w, struct client *c)
 void
 client_advance(struct worker *w, struct client *c)
 {
-    advance(w, c);
-    worker_watch(w, c);
+    do
+        advance(w, c);
+    while (worker_watch(w, c));
 }
 
 void
