@@ -860,7 +860,7 @@ read_in(struct rd_conn *c, char *msg, size_t msglen)
     ssize_t n;
 
     do
-        n = read(c->ctx->fd, buf, sizeof buf);
+        n = recv(c->ctx->fd, buf, sizeof buf, 0);
     while (n < 0 && errno == EINTR);
     c->unread = n == (ssize_t)sizeof buf;
     if (n > 0) {
