@@ -268,20 +268,18 @@ load_urls(struct ht_shared *sh, const char *path, char *err)
 static int
 build_headers(struct ht_shared *sh, const char *lines, char *err)
 {
-    const char *p = lines, *eol, *colon;
+    const char *p = lines, *line, *colon;
+    size_t len;
     int expect = 0;
 
-    while (p != NULL && *p != '\0') {
-        eol = strchr(p, '\n');
-        colon = memchr(p, ':', eol ? (size_t)(eol - p) : strlen(p));
-        if (colon == NULL || colon == p)
-            return seterr(err, "-H takes 'Name: value', not '%.*s'",
-                          (int)(eol ? eol - p : (long)strlen(p)), p);
-        expect |= (size_t)(colon - p) == 6 && strncasecmp(p, "expect", 6) == 0;
-        char *h = eol ? xstrndup(p, (size_t)(eol - p)) : xstrdup(p);
+    while (options_list_next(&p, &line, &len)) {
+        colon = memchr(line, ':', len);
+        if (colon == NULL || colon == line)
+            return seterr(err, "-H takes 'Name: value', not '%.*s'", (int)len, line);
+        expect |= (size_t)(colon - line) == 6 && strncasecmp(line, "expect", 6) == 0;
+        char *h = xstrndup(line, len);
         sh->headers = curl_slist_append(sh->headers, h);
         free(h);
-        p = eol ? eol + 1 : NULL;
     }
     /* curl would wait up to a second for "100 Continue" before sending a body over 1 KiB. */
     if (!expect)

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,23 +256,22 @@ parse_waits(const PGresult *res, struct pg_sample *s)
     }
 }
 
+/* pg_stat_database's columns and where each goes (PG_DATABASE_COUNTERS). */
+static const struct {
+    const char *column;
+    size_t offset;
+} database_columns[] = {
+#define PG_DATABASE_COLUMN(name) {#name, offsetof(struct pg_database, name)},
+    PG_DATABASE_COUNTERS(PG_DATABASE_COLUMN)
+#undef PG_DATABASE_COLUMN
+};
+
 static void
 parse_database(const PGresult *res, struct pg_sample *s)
 {
-    struct pg_database *d = &s->db;
-
-    d->xact_commit = pg_cell_i64(res, 0, "xact_commit", 0);
-    d->xact_rollback = pg_cell_i64(res, 0, "xact_rollback", 0);
-    d->blks_read = pg_cell_i64(res, 0, "blks_read", 0);
-    d->blks_hit = pg_cell_i64(res, 0, "blks_hit", 0);
-    d->tup_returned = pg_cell_i64(res, 0, "tup_returned", 0);
-    d->tup_fetched = pg_cell_i64(res, 0, "tup_fetched", 0);
-    d->tup_inserted = pg_cell_i64(res, 0, "tup_inserted", 0);
-    d->tup_updated = pg_cell_i64(res, 0, "tup_updated", 0);
-    d->tup_deleted = pg_cell_i64(res, 0, "tup_deleted", 0);
-    d->deadlocks = pg_cell_i64(res, 0, "deadlocks", 0);
-    d->temp_files = pg_cell_i64(res, 0, "temp_files", 0);
-    d->temp_bytes = pg_cell_i64(res, 0, "temp_bytes", 0);
+    for (size_t i = 0; i < sizeof database_columns / sizeof database_columns[0]; i++)
+        *(int64_t *)((char *)&s->db + database_columns[i].offset) =
+            pg_cell_i64(res, 0, database_columns[i].column, 0);
 }
 
 static void

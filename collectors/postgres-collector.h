@@ -56,20 +56,29 @@ struct pg_sessions {
     struct pg_wait waits[PG_TOP_WAITS]; /* most frequent first */
 };
 
-/* pg_stat_database for the current database: cumulative counters. */
+/*
+ * pg_stat_database for the current database: cumulative counters, each
+ * named as its column. Listed once: the list makes the struct's fields and
+ * the parser's table (postgres-collector.c).
+ */
+#define PG_DATABASE_COUNTERS(X)                                                                    \
+    X(xact_commit)                                                                                 \
+    X(xact_rollback)                                                                               \
+    X(blks_read)                                                                                   \
+    X(blks_hit)                                                                                    \
+    X(tup_returned)                                                                                \
+    X(tup_fetched)                                                                                 \
+    X(tup_inserted)                                                                                \
+    X(tup_updated)                                                                                 \
+    X(tup_deleted)                                                                                 \
+    X(deadlocks)                                                                                   \
+    X(temp_files)                                                                                  \
+    X(temp_bytes)
+
 struct pg_database {
-    int64_t xact_commit;
-    int64_t xact_rollback;
-    int64_t blks_read;
-    int64_t blks_hit;
-    int64_t tup_returned;
-    int64_t tup_fetched;
-    int64_t tup_inserted;
-    int64_t tup_updated;
-    int64_t tup_deleted;
-    int64_t deadlocks;
-    int64_t temp_files;
-    int64_t temp_bytes;
+#define PG_DATABASE_FIELD(name) int64_t name;
+    PG_DATABASE_COUNTERS(PG_DATABASE_FIELD)
+#undef PG_DATABASE_FIELD
 };
 
 /* pg_stat_bgwriter (up to 16) or pg_stat_checkpointer + pg_stat_bgwriter (17+). */

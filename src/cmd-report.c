@@ -262,8 +262,7 @@ print_json_row(FILE *f, const struct report_row *rows, int i)
 
     fputs("{\"run\":", f);
     json_put_string(f, rows[i].label);
-    fputs(",\"target\":", f);
-    json_put_string(f, rows[i].rec->target);
+    json_member_str(f, "target", rows[i].rec->target);
     json_num(f, "from", rows[i].from);
     json_num(f, "secs", s->secs);
     fprintf(f, ",\"intervals\":%d,\"transactions\":%llu,\"errors\":%llu", s->n,
@@ -274,8 +273,7 @@ print_json_row(FILE *f, const struct report_row *rows, int i)
     json_num(f, "p999_us", s->p999);
     json_num(f, "max_us", s->max);
     json_num(f, "server_tps", s->srv_tps);
-    fputs(",\"verdict\":", f);
-    json_put_string(f, s->verdict);
+    json_member_str(f, "verdict", s->verdict);
     json_num(f, "verdict_share", s->verdict_share);
     if (i > 0) {
         fputs(",\"vs_first\":{", f);

@@ -38,52 +38,67 @@ cmd_find(const char *word)
     return NULL;
 }
 
-static void
-print_list(const char *const *names)
-{
-    int i;
+/* The general --help's column for a subcommand's summary, after its usage. */
+enum { USAGE_TEXT_COL = 37 };
 
-    for (i = 0; names[i] != NULL; i++)
-        printf("%s%s%s", i ? ", " : "", names[i], i == 0 ? " (default)" : "");
+/* "a (default), b, c" */
+static void
+format_list(const char *const *names, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; names[i] != NULL && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s%s", i ? ", " : "", names[i],
+                              i == 0 ? " (default)" : "");
 }
 
 /* Workloads and protocols come from the driver classes, so help cannot go stale. */
 static void
-print_backends(void)
+print_backends(FILE *f)
 {
     const struct driver_class *const *d;
+    char lead[32], list[1024];
 
-    printf("\nworkloads (-w) and protocols (-M):\n");
+    fprintf(f, "\nworkloads (-w) and protocols (-M):\n");
     for (d = driver_classes; *d != NULL; d++) {
-        printf("  %-10s -w ", (*d)->name);
-        print_list((*d)->workloads);
-        printf("\n  %-10s -M ", "");
-        print_list((*d)->modes);
-        printf("\n");
+        snprintf(lead, sizeof lead, "  %-10s -w ", (*d)->name);
+        format_list((*d)->workloads, list, sizeof list);
+        options_print_wrapped(f, lead, (int)strlen(lead), list);
+        snprintf(lead, sizeof lead, "  %-10s -M ", "");
+        format_list((*d)->modes, list, sizeof list);
+        options_print_wrapped(f, lead, (int)strlen(lead), list);
     }
 }
 
 void
-cmd_print_help(const struct cmd_entry *cmd)
+cmd_print_help(FILE *f, const struct cmd_entry *cmd)
 {
     const struct cmd_entry *const *c;
-    char schemes[256];
+    char schemes[256], lead[128], text[320];
 
-    printf("benchtop %s: live load and server view for databases\n\n", PACKAGE_VERSION);
+    fprintf(f, "benchtop %s: live load and server view for databases\n\n", PACKAGE_VERSION);
     if (cmd != NULL) {
-        printf("usage: %s\n  %s\n\noptions:\n", cmd->usage, cmd->summary ? cmd->summary : "");
-        options_print_help(stdout, cmd->mask);
+        options_print_wrapped(f, "usage: ", 7, cmd->usage);
+        options_print_wrapped(f, "", 2, cmd->summary ? cmd->summary : "");
+        fprintf(f, "\noptions:\n");
+        options_print_help(f, cmd->mask);
         return;
     }
-    printf("usage:\n");
+    fprintf(f, "usage:\n");
     for (c = cmd_table; *c != NULL; c++)
-        if ((*c)->summary != NULL)
-            printf("  %-44s %s\n", (*c)->usage, (*c)->summary);
+        if ((*c)->summary != NULL) {
+            snprintf(lead, sizeof lead, "  %s", (*c)->usage);
+            options_print_wrapped(f, lead, USAGE_TEXT_COL, (*c)->summary);
+        }
     target_known_schemes(schemes, sizeof(schemes));
-    printf("\nTARGET: %s (or a libpq conninfo string)\n\noptions:\n", schemes);
-    options_print_help(stdout, CMD_ALL | CMD_REPORT);
-    print_backends();
-    printf("\nSee benchtop(1) for the JSON fields and more.\n");
+    snprintf(text, sizeof text, "%s (or a libpq conninfo string)", schemes);
+    fputc('\n', f);
+    options_print_wrapped(f, "TARGET: ", 8, text);
+    fputs("\noptions:\n", f);
+    options_print_help(f, CMD_ALL | CMD_REPORT);
+    print_backends(f);
+    fprintf(f, "\nSee benchtop(1) for the JSON fields and more.\n");
 }
 
 void

@@ -39,7 +39,7 @@ extern const struct cmd_entry cmd_man_options_entry;
 /* The entry named word, or NULL. */
 const struct cmd_entry *cmd_find(const char *word);
 /* --help for one subcommand, or for all (NULL); --version. */
-void cmd_print_help(const struct cmd_entry *cmd);
+void cmd_print_help(FILE *f, const struct cmd_entry *cmd);
 void cmd_print_version(void);
 
 /*

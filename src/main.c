@@ -22,7 +22,7 @@ main(int argc, char **argv)
     rc.command = cmd ? cmd->name : "run";
     options_parse(&rc, cmd ? cmd->mask : CMD_RUN, argc - shift, argv + shift, &pos, &npos);
     if (rc.show_help || (argc == 1)) {
-        cmd_print_help(cmd);
+        cmd_print_help(stdout, cmd);
         return 0;
     }
     if (rc.show_version) {

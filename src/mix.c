@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "runconf.h"
 #include "util.h"
 
@@ -90,23 +91,23 @@ add_entry(struct mix *m, const char *item, int is_file, const char *drv,
     return 0;
 }
 
-/* Each '\n'-separated item of list. */
+/* Each value of an OPT_LIST option (-f or -b) as an entry. */
 static int
 add_list(struct mix *m, const char *list, int is_file, const char *drv,
          const char *const *workloads, char *err)
 {
+    const char *p = list, *value;
     char item[4096];
+    size_t len;
 
-    while (list != NULL && *list != '\0') {
-        size_t len = strcspn(list, "\n");
+    while (options_list_next(&p, &value, &len)) {
         if (len >= sizeof item)
-            return seterr(err, "'%.40s...' is longer than %zu bytes (give a shorter name)", list,
+            return seterr(err, "'%.40s...' is longer than %zu bytes (give a shorter name)", value,
                           sizeof item - 1);
-        memcpy(item, list, len);
+        memcpy(item, value, len);
         item[len] = '\0';
         if (add_entry(m, item, is_file, drv, workloads, err) < 0)
             return -1;
-        list += len + (list[len] == '\n');
     }
     return 0;
 }

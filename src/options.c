@@ -255,6 +255,17 @@ list_append(char **list, const struct option_def *o, const char *arg)
     memcpy(*list + had, arg, n + 1);
 }
 
+int
+options_list_next(const char **p, const char **item, size_t *len)
+{
+    if (*p == NULL || **p == '\0')
+        return 0;
+    *item = *p;
+    *len = strcspn(*p, "\n");
+    *p += *len + ((*p)[*len] == '\n');
+    return 1;
+}
+
 static void
 set_value(void *p, const struct option_def *o, const char *arg)
 {
@@ -566,13 +577,38 @@ format_flags(const struct option_def *o, char *buf, size_t len)
 static void
 help_line(FILE *f, const struct option_def *o)
 {
-    char flags[64];
+    char flags[64], lead[80], text[512];
 
     format_flags(o, flags, sizeof(flags));
-    fprintf(f, "  %-26s %s", flags, o->help);
+    snprintf(lead, sizeof lead, "  %s", flags);
     if (o->type != OPT_FLAG && o->type != OPT_STRING && o->type != OPT_TARGET &&
         o->type != OPT_LIST && o->defval[0] != '\0')
-        fprintf(f, " [%s]", o->defval);
+        snprintf(text, sizeof text, "%s [%s]", o->help, o->defval);
+    else
+        snprintf(text, sizeof text, "%s", o->help);
+    options_print_wrapped(f, lead, HELP_TEXT_COL, text);
+}
+
+void
+options_print_wrapped(FILE *f, const char *lead, int col, const char *text)
+{
+    int at = fprintf(f, "%s", lead);
+    size_t n;
+
+    if (at > col || (at == col && at > 0 && lead[at - 1] != ' ')) { /* the text starts below */
+        fputc('\n', f);
+        at = 0;
+    }
+    at += fprintf(f, "%*s", col - at, "");
+    for (text += strspn(text, " "); *text != '\0'; text += strspn(text, " ")) {
+        n = strcspn(text, " ");
+        if (at > col && at + 1 + (int)n > HELP_WIDTH)
+            at = fprintf(f, "\n%*s", col, "") - 1;
+        else if (at > col)
+            at += fprintf(f, " ");
+        at += fprintf(f, "%.*s", (int)n, text);
+        text += n;
+    }
     fputc('\n', f);
 }
 
@@ -712,29 +748,34 @@ value_of(const struct runconf *rc, const struct opt_ref *r)
     return (const char *)rc->driver_conf + off + r->def->offset;
 }
 
-/* A string option's value as JSON, each of its lines masked by its group. */
+/* A string option's value as JSON, masked by its group: a list's values one by one. */
 static void
 json_option_string(FILE *f, const struct opt_ref *r, const char *value)
 {
     char *out = NULL, *line, *masked, *joined;
-    const char *p = value, *eol;
+    const char *p = value, *item;
+    size_t len;
 
     if (r->group == NULL || r->group->mask == NULL) {
         json_put_string(f, value);
         return;
     }
-    while (p != NULL) {
-        eol = strchr(p, '\n');
-        line = eol ? xstrndup(p, (size_t)(eol - p)) : xstrdup(p);
+    if (r->def->type != OPT_LIST) {
+        masked = r->group->mask(r->def->name, value);
+        json_put_string(f, masked);
+        free(masked);
+        return;
+    }
+    while (options_list_next(&p, &item, &len)) {
+        line = xstrndup(item, len);
         masked = r->group->mask(r->def->name, line);
         joined = out ? xasprintf("%s\n%s", out, masked) : xstrdup(masked);
         free(out);
         free(masked);
         free(line);
         out = joined;
-        p = eol ? eol + 1 : NULL;
     }
-    json_put_string(f, out);
+    json_put_string(f, out ? out : "");
     free(out);
 }
 

@@ -92,9 +92,22 @@ int options_given(const struct runconf *rc, const char *name);
 void *options_driver_conf(struct runconf *rc, const struct driver_class *drv);
 /* --help text (grouped per database), and the man page OPTIONS section in troff. */
 void options_print_help(FILE *f, unsigned cmd);
+/*
+ * --help's layout, for options and subcommands alike: lead, then text from
+ * column col, word-wrapped to HELP_WIDTH with later lines indented to col;
+ * a lead that leaves no space before col puts the text on the lines below.
+ */
+enum { HELP_WIDTH = 80, HELP_TEXT_COL = 29 };
+void options_print_wrapped(FILE *f, const char *lead, int col, const char *text);
 void options_print_man(FILE *f);
 /* Frees the strings options hold and the drivers' option structs. */
 void options_free(struct runconf *rc);
+/*
+ * Steps *p through an OPT_LIST value (NULL or "" when none was given): puts
+ * the next value in *item, *len bytes long and not NUL-terminated, and
+ * returns 1; returns 0 after the last.
+ */
+int options_list_next(const char **p, const char **item, size_t *len);
 /* The options given on the command line as JSON object members ("name":value,...). */
 void options_print_json(FILE *f, const struct runconf *rc);
 

@@ -32,12 +32,18 @@ json_number(FILE *f, double v)
         fprintf(f, "%.6g", v);
 }
 
-/* ,"key":number (null when not finite) */
-static void
-json_field(FILE *f, const char *key, double v)
+void
+json_member_num(FILE *f, const char *key, double v)
 {
     fprintf(f, ",\"%s\":", key);
     json_number(f, v);
+}
+
+void
+json_member_str(FILE *f, const char *key, const char *s)
+{
+    fprintf(f, ",\"%s\":", key);
+    json_put_string(f, s);
 }
 
 static double
@@ -95,12 +101,11 @@ json_verdict(FILE *f, const struct verdict *v)
     json_number(f, v->score);
     if (v->kind == VK_MIXED || v->kind == VK_NONE) {
         fprintf(f, ",\"first\":\"%s\"", verdict_key(v->first));
-        json_field(f, "first_score", v->first_score);
+        json_member_num(f, "first_score", v->first_score);
         fprintf(f, ",\"second\":\"%s\"", verdict_key(v->second));
-        json_field(f, "second_score", v->second_score);
+        json_member_num(f, "second_score", v->second_score);
     }
-    fputs(",\"evidence\":", f);
-    json_put_string(f, v->evidence);
+    json_member_str(f, "evidence", v->evidence);
     if (v->final) {
         int k, n = 0;
 
@@ -125,12 +130,10 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
         memset(&u, 0, sizeof u);
     fprintf(f, "{\"type\":\"run\",\"benchtop\":\"%s\",\"command\":", PACKAGE_VERSION);
     json_put_string(f, rc->command ? rc->command : "run");
-    fprintf(f, ",\"start\":%.3f,\"target\":", (double)now.tv_sec + now.tv_nsec / 1e9 - snap->t);
-    json_put_string(f, rc->target_masked ? rc->target_masked : "");
-    fputs(",\"workload\":", f);
-    json_put_string(f, ctx->workload ? ctx->workload : "");
-    fputs(",\"protocol\":", f);
-    json_put_string(f, ctx->mode ? ctx->mode : "");
+    fprintf(f, ",\"start\":%.3f", (double)now.tv_sec + now.tv_nsec / 1e9 - snap->t);
+    json_member_str(f, "target", rc->target_masked ? rc->target_masked : "");
+    json_member_str(f, "workload", ctx->workload ? ctx->workload : "");
+    json_member_str(f, "protocol", ctx->mode ? ctx->mode : "");
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,\"options\":{",
             snap->clients, rc->threads, rc->rate, rc->interval_s);
     options_print_json(f, rc);
@@ -141,8 +144,7 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
         fprintf(f, ",\"start_at\":%.3f", rc->start_at);
     fprintf(f, ",\"host\":{\"cores\":%ld,\"kernel\":", sysconf(_SC_NPROCESSORS_ONLN));
     json_put_string(f, u.release);
-    fputs(",\"machine\":", f);
-    json_put_string(f, u.machine);
+    json_member_str(f, "machine", u.machine);
     fputs("}}\n", f);
 }
 
@@ -158,8 +160,8 @@ json_interval(FILE *f, const struct snapshot *snap)
     hdrlog_write_json(f, snap->cur.lat);
     fputs(",\"cpu\":{\"benchtop\":", f);
     json_number(f, snap->own_cpu_pct);
-    json_field(f, "worker_max", snap->worker_cpu_max);
-    json_field(f, "worker_wait", snap->worker_wait_max);
+    json_member_num(f, "worker_max", snap->worker_cpu_max);
+    json_member_num(f, "worker_wait", snap->worker_wait_max);
     fputc('}', f);
     json_verdict(f, &snap->verdict);
     fputs("}\n", f);
@@ -172,7 +174,7 @@ json_messages(FILE *f, const struct wstats *s)
     const struct err_msg *top[STATS_MSGS];
     int i, n = wstats_top_msgs(s, top);
 
-    json_field(f, "failed_share", wstats_failed_share(s));
+    json_member_num(f, "failed_share", wstats_failed_share(s));
     fputs(",\"error_messages\":[", f);
     for (i = 0; i < n; i++) {
         fputs(i ? ",{\"message\":" : "{\"message\":", f);
@@ -206,15 +208,11 @@ json_summary(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     const struct runconf *rc = ctx->rc;
     const struct wstats *s = &snap->total;
 
-    fprintf(f,
-            "{\"type\":\"summary\",\"duration_s\":%.3f,\"transactions\":%llu,\"ops_total\":%llu,",
+    fprintf(f, "{\"type\":\"summary\",\"duration_s\":%.3f,\"transactions\":%llu,\"ops_total\":%llu",
             snap->t, (unsigned long long)s->txns, (unsigned long long)s->ops);
-    fputs("\"workload\":", f);
-    json_put_string(f, ctx->workload);
-    fputs(",\"protocol\":", f);
-    json_put_string(f, ctx->mode);
-    fputs(",\"target\":", f);
-    json_put_string(f, rc->target_masked);
+    json_member_str(f, "workload", ctx->workload);
+    json_member_str(f, "protocol", ctx->mode);
+    json_member_str(f, "target", rc->target_masked);
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,",
             snap->clients, rc->threads, rc->rate, rc->connect_per_txn ? "true" : "false");
     fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
@@ -390,12 +388,9 @@ json_rows(FILE *f, const struct coll_view *v)
         const struct coll_row *r = &v->rows[i];
         fputs(i ? ",{\"section\":" : "{\"section\":", f);
         json_put_string(f, r->section);
-        fputs(",\"label\":", f);
-        json_put_string(f, r->label);
-        fputs(",\"value\":", f);
-        json_put_string(f, r->value);
-        fputs(",\"num\":", f);
-        json_number(f, r->num);
+        json_member_str(f, "label", r->label);
+        json_member_str(f, "value", r->value);
+        json_member_num(f, "num", r->num);
         fputc('}', f);
     }
     fputs("],\"events\":[", f);
@@ -413,24 +408,19 @@ report_server(FILE *f, double t, const char *name, const char *target,
 {
     fprintf(f, "{\"type\":\"server\",\"t\":%.3f,\"collector\":", t);
     json_put_string(f, name);
-    fputs(",\"target\":", f);
-    json_put_string(f, target);
+    json_member_str(f, "target", target);
     fprintf(f, ",\"role\":\"%s\"", coll_role_key(res->role));
     fprintf(f, ",\"ok\":%s,\"cost_ms\":%.3f,\"late\":%llu", res->ok ? "true" : "false",
             res->cost_ms, (unsigned long long)res->late);
-    if (!res->ok) { /* no figure from an earlier sample passes for current */
-        fputs(",\"error\":", f);
-        json_put_string(f, res->error);
-    }
+    if (!res->ok) /* no figure from an earlier sample passes for current */
+        json_member_str(f, "error", res->error);
     if (res->have_settings)
         fprintf(f, ",\"settings_ms\":%.3f", res->settings_ms);
     if (!res->ok) {
         fputs(",\"server_tps\":null,\"rows\":[],\"events\":[]", f);
     } else if (res->have_view) {
-        fputs(",\"server_tps\":", f);
-        json_number(f, res->view.server_tps);
-        fputs(",\"note\":", f);
-        json_put_string(f, res->view.note);
+        json_member_num(f, "server_tps", res->view.server_tps);
+        json_member_str(f, "note", res->view.note);
         json_rows(f, &res->view);
         if (!isnan(res->probes_s))
             fprintf(f, ",\"state_samples\":{\"per_s\":%.1f,\"ms_each\":%.3f}", res->probes_s,
@@ -439,11 +429,10 @@ report_server(FILE *f, double t, const char *name, const char *target,
     if (res->have_verdict) { /* watch: what the server shows, with no load of ours to judge */
         fputs(",\"server_verdict\":{\"kind\":", f);
         json_put_string(f, verdict_key(res->verdict.kind));
-        fputs(",\"label\":", f);
-        json_put_string(f, res->verdict.kind == VK_UNDERLOADED ? "idle"
-                                                           : verdict_label(res->verdict.kind));
-        fputs(",\"evidence\":", f);
-        json_put_string(f, res->verdict.evidence);
+        json_member_str(f, "label",
+                        res->verdict.kind == VK_UNDERLOADED ? "idle"
+                                                            : verdict_label(res->verdict.kind));
+        json_member_str(f, "evidence", res->verdict.evidence);
         fputc('}', f);
     }
     fputs("}\n", f);
@@ -455,17 +444,8 @@ json_event_head(FILE *f, double t, const char *kind, const char *collector)
 {
     fprintf(f, "{\"type\":\"event\",\"t\":%.3f,\"kind\":", t);
     json_put_string(f, kind);
-    if (collector != NULL) {
-        fputs(",\"collector\":", f);
-        json_put_string(f, collector);
-    }
-}
-
-static void
-json_pair(FILE *f, const char *key, const char *value)
-{
-    fprintf(f, ",\"%s\":", key);
-    json_put_string(f, value);
+    if (collector != NULL)
+        json_member_str(f, "collector", collector);
 }
 
 static void
@@ -494,11 +474,11 @@ report_settings_events(FILE *f, const char *name, const struct collect_result *r
 
     if (res->applied != seen->applied) {
         json_event_head(f, res->apply_t, "set", name);
-        json_pair(f, "name", res->apply_name);
-        json_pair(f, "value", res->apply_value);
+        json_member_str(f, "name", res->apply_name);
+        json_member_str(f, "value", res->apply_value);
         fprintf(f, ",\"ok\":%s", res->apply_ok ? "true" : "false");
         if (!res->apply_ok)
-            json_pair(f, "error", res->apply_error);
+            json_member_str(f, "error", res->apply_error);
         fputs("}\n", f);
         seen->applied = res->applied;
     }
@@ -508,9 +488,9 @@ report_settings_events(FILE *f, const char *name, const struct collect_result *r
     }
     for (i = 0; i < res->nchanges; i++) {
         json_event_head(f, res->t, "setting", name);
-        json_pair(f, "name", res->changes[i].name);
-        json_pair(f, "from", res->changes[i].from);
-        json_pair(f, "to", res->changes[i].to);
+        json_member_str(f, "name", res->changes[i].name);
+        json_member_str(f, "from", res->changes[i].from);
+        json_member_str(f, "to", res->changes[i].to);
         fputs("}\n", f);
     }
     fflush(f);
@@ -520,7 +500,7 @@ void
 report_marker(FILE *f, double t, const char *label)
 {
     json_event_head(f, t, "marker", NULL);
-    json_pair(f, "label", label);
+    json_member_str(f, "label", label);
     fputs("}\n", f);
     fflush(f);
 }

@@ -58,6 +58,9 @@ void report_human_summary(FILE *f, const struct snapshot *snap, const struct rep
 void json_put_string(FILE *f, const char *s);
 /* Writes v as a JSON number; NAN and infinities as null. */
 void json_number(FILE *f, double v);
+/* ,"key":v and ,"key":"s" for a member after an object's first (key is not escaped). */
+void json_member_num(FILE *f, const char *key, double v);
+void json_member_str(FILE *f, const char *key, const char *s);
 /* "errors_by_kind":{...} from counts indexed by enum err_kind. */
 void json_errors_by_kind(FILE *f, const uint64_t *errors);
 /* "lat_us":{"mean":..,"p50":..,"p90":..,"p99":..,"p999":..,"max":..} */

@@ -166,12 +166,9 @@ json_server(FILE *f, const struct sweep_server *s)
 {
     fputs(",\"server\":{\"tps\":", f);
     json_number(f, s->tps);
-    fputs(",\"active\":", f);
-    json_number(f, s->active);
-    fputs(",\"waiting\":", f);
-    json_number(f, s->waiting);
-    fputs(",\"cpu_pct\":", f);
-    json_number(f, s->cpu_pct);
+    json_member_num(f, "active", s->active);
+    json_member_num(f, "waiting", s->waiting);
+    json_member_num(f, "cpu_pct", s->cpu_pct);
     fputc('}', f);
 }
 
@@ -219,8 +216,7 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
     if (st->probe) {
         fputs(",\"probe\":{\"slo\":", f);
         json_put_string(f, sw->slo.text);
-        fputs(",\"value_us\":", f);
-        json_number(f, st->slo_value_us);
+        json_member_num(f, "value_us", st->slo_value_us);
         fprintf(f, ",\"met\":%s,\"again\":%s}", st->slo_met ? "true" : "false",
                 st->probe_again ? "true" : "false");
     }
@@ -255,15 +251,12 @@ json_find_rate(FILE *f, const struct sweep *sw)
     json_put_string(f, sw->slo.text);
     fprintf(f, ",\"percentile\":%g,\"limit_us\":%.1f,\"rate\":", sw->slo.pct, sw->slo.limit_us);
     json_number(f, rs->pass > 0 ? rs->pass : NAN);
-    fputs(",\"value_us\":", f);
-    json_number(f, rs->pass > 0 ? rs->pass_us : NAN);
-    fputs(",\"failing_rate\":", f);
-    json_number(f, rs->fail > 0 ? rs->fail : NAN);
-    fputs(",\"failing_value_us\":", f);
-    json_number(f, rs->fail > 0 ? rs->fail_us : NAN);
-    fprintf(f, ",\"probes\":%d,\"text\":", rs->probes);
+    json_member_num(f, "value_us", rs->pass > 0 ? rs->pass_us : NAN);
+    json_member_num(f, "failing_rate", rs->fail > 0 ? rs->fail : NAN);
+    json_member_num(f, "failing_value_us", rs->fail > 0 ? rs->fail_us : NAN);
+    fprintf(f, ",\"probes\":%d", rs->probes);
     sweep_find_text(sw, text, sizeof(text));
-    json_put_string(f, text);
+    json_member_str(f, "text", text);
     fputc('}', f);
 }
 
@@ -293,15 +286,14 @@ report_sweep_json(FILE *f, const struct sweep *sw)
     explains = knee >= 0 ? explaining_step(sw, knee) : -1;
     fprintf(f, ",\"knee_explained_by\":");
     json_step_ref(f, sw, explains);
-    fprintf(f, ",\"knee_verdict_holds\":%s,\"knee_text\":",
+    fprintf(f, ",\"knee_verdict_holds\":%s",
             explains >= 0 && verdict_holds(sw, explains) ? "true" : "false");
     sweep_knee_text(sw, text, sizeof(text));
-    json_put_string(f, text);
+    json_member_str(f, "knee_text", text);
     fputs(",\"best\":", f);
     json_step_ref(f, sw, sweep_best(sw->steps, sw->nsteps));
-    fputs(",\"best_text\":", f);
     sweep_best_text(sw, text, sizeof(text));
-    json_put_string(f, text);
+    json_member_str(f, "best_text", text);
     if (sw->find_rate)
         json_find_rate(f, sw);
     else

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "cmd.h"
 #include "kv.h"
 #include "options.h"
 #include "registry.h"
@@ -310,19 +311,92 @@ test_repeated_option(void **state)
     options_free(&rc);
 }
 
+/* options_list_next gives each value of a list in order, with its length, and stops after it. */
+static void
+test_list_next(void **state)
+{
+    const char *p = "tpcb@2\nselect-only\nx", *item;
+    size_t len;
+
+    (void)state;
+    assert_int_equal(options_list_next(&p, &item, &len), 1);
+    assert_int_equal(len, 6);
+    assert_memory_equal(item, "tpcb@2", 6);
+    assert_int_equal(options_list_next(&p, &item, &len), 1);
+    assert_int_equal(len, 11);
+    assert_memory_equal(item, "select-only", 11);
+    assert_int_equal(options_list_next(&p, &item, &len), 1);
+    assert_int_equal(len, 1);
+    assert_int_equal(item[0], 'x');
+    assert_int_equal(options_list_next(&p, &item, &len), 0);
+    p = NULL;
+    assert_int_equal(options_list_next(&p, &item, &len), 0);
+    p = "";
+    assert_int_equal(options_list_next(&p, &item, &len), 0);
+}
+
+/* The longest line of text and how many lines it has. */
+static size_t
+widest_line(const char *text, int *lines)
+{
+    size_t widest = 0, n;
+
+    for (*lines = 0; *text != '\0'; text += n + (text[n] == '\n'), (*lines)++) {
+        n = strcspn(text, "\n");
+        if (n > widest)
+            widest = n;
+    }
+    return widest;
+}
+
 static void
 test_help_lists_every_option(void **state)
 {
-    char buf[16384];
-    FILE *f = fmemopen(buf, sizeof(buf), "w");
     const struct option_def *o;
-    char flag[64];
+    char flag[64], *buf;
+    size_t len;
+    int lines;
+    FILE *f = open_memstream(&buf, &len);
 
+    (void)state;
     options_print_help(f, CMD_ALL | CMD_REPORT | CMD_MERGE);
     fclose(f);
     for (o = option_table; o->name != NULL; o++) {
         snprintf(flag, sizeof(flag), "--%s", o->name);
         assert_non_null(strstr(buf, flag));
+    }
+    /* -H's help is wrapped; its last words are on a line of their own. */
+    assert_non_null(strstr(buf, "\n                             secret, password or auth are"));
+    assert_true(widest_line(buf, &lines) <= HELP_WIDTH);
+    free(buf);
+}
+
+/* No line of any --help passes 80 columns: the usage of watch, sweep and report used to. */
+static void
+test_help_fits_80_columns(void **state)
+{
+    const struct cmd_entry *const *c = cmd_table;
+    char *buf;
+    size_t len;
+    int lines;
+    FILE *f;
+
+    (void)state;
+    for (const struct cmd_entry *cmd = NULL;; cmd = *c++) {
+        f = open_memstream(&buf, &len);
+        cmd_print_help(f, cmd);
+        fclose(f);
+        assert_true(widest_line(buf, &lines) <= 80);
+        assert_true(lines > 10);
+        if (cmd == NULL) { /* the summary of a long usage goes below it, at the column */
+            assert_non_null(strstr(buf, "\n  benchtop sweep TARGET --clients LIST|--rates "
+                                        "LIST|--find-rate\n                                     "
+                                        "step the load up"));
+            assert_non_null(strstr(buf, "(or a libpq conninfo string)"));
+        }
+        free(buf);
+        if (*c == NULL)
+            break;
     }
 }
 
@@ -337,9 +411,11 @@ main(void)
         cmocka_unit_test(test_whole_number_messages),
         cmocka_unit_test(test_driver_options),
         cmocka_unit_test(test_help_lists_every_option),
+        cmocka_unit_test(test_help_fits_80_columns),
         cmocka_unit_test(test_sweep_clients_list),
         cmocka_unit_test(test_watch_list),
         cmocka_unit_test(test_repeated_option),
+        cmocka_unit_test(test_list_next),
     };
     return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

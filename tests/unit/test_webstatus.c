@@ -4,14 +4,19 @@
  * apart, turned into rates and the verdict's app_* signals; hostile pages
  * refused with a message.
  */
+#include "config.h"
+
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
+
+#ifdef HAVE_HTTP
 
 #include "util.h"
 #include "webstatus.h"
@@ -163,3 +168,14 @@ main(void)
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else
+
+int
+main(void)
+{
+    printf("webstatus: skipped (the http backend is not built)\n");
+    return 0;
+}
+
+#endif
