@@ -824,8 +824,8 @@ consume_script(struct mc_conn *c, struct txn_result *res, size_t *pos, size_t *n
     char perr[BT_ERRLEN];
 
     while (*pos < c->rlen) {
-        ssize_t n = mc_script_feed(c->ms->ops[c->at], c->rbuf + *pos, c->rlen - *pos, &c->sop,
-                                   need, perr);
+        ssize_t n =
+            mc_script_feed(c->ms->ops[c->at], c->rbuf + *pos, c->rlen - *pos, &c->sop, need, perr);
         if (n < 0)
             return lost(res, perr, NULL);
         if (n == 0)
@@ -934,17 +934,38 @@ consume(struct mc_conn *c, struct txn_result *res)
     return DRV_WANT_READ;
 }
 
+/*
+ * The reply ended where a recv filled the buffer, so the socket may hold
+ * more, which an edge-triggered watch would not report again (.reads_drain):
+ * one more recv. Nothing may follow a reply; the end of the stream or an
+ * error is met by the next request.
+ */
+static enum drv_status
+drain_after_reply(struct mc_conn *c, struct txn_result *res)
+{
+    ssize_t n;
+
+    do
+        n = recv(c->fd, c->rbuf, c->rcap, 0);
+    while (n < 0 && errno == EINTR);
+    if (n > 0)
+        return lost(res, "memcached sent more than the reply (protocol out of step)", NULL);
+    return DRV_DONE;
+}
+
 static enum drv_status
 mc_conn_txn_poll(void *conn, struct txn_result *res)
 {
     struct mc_conn *c = conn;
     enum drv_status st;
     ssize_t n;
+    size_t room;
 
     if (c->out_at < c->nout && (st = send_rest(c, res)) != DRV_WANT_READ)
         return st;
     for (;;) {
-        n = recv(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen, 0);
+        room = c->rcap - c->rlen;
+        n = recv(c->fd, c->rbuf + c->rlen, room, 0);
         if (n == 0)
             return lost(res, "memcached closed the connection", NULL);
         if (n < 0 && errno == EINTR)
@@ -955,6 +976,8 @@ mc_conn_txn_poll(void *conn, struct txn_result *res)
             return lost(res, "cannot read from memcached", strerror(errno));
         c->rlen += (size_t)n;
         st = consume(c, res);
+        if (st == DRV_DONE && (size_t)n == room)
+            return drain_after_reply(c, res);
         if (st != DRV_WANT_READ)
             return st;
     }
@@ -1049,6 +1072,7 @@ const struct driver_class memcached_driver_class = {
     .schemes = mc_schemes,
     .workloads = mc_workloads,
     .modes = mc_modes,
+    .reads_drain = 1,
     .options = mc_options,
     .options_size = sizeof(struct mc_opts),
     .demo_options = mc_demo_options,

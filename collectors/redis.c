@@ -99,13 +99,14 @@ struct rd_conn {
     int hs_left; /* handshake replies still due */
     char *obuf;  /* requests queued; obuf[opos..olen) not sent yet */
     size_t olen, opos, ocap;
-    uint64_t seq;     /* --key-pattern seq: the next key */
+    uint64_t seq;       /* --key-pattern seq: the next key */
     struct rd_due *due; /* the transactions in flight, oldest at due_head, a ring of depth */
     int due_head, due_n;
     int64_t vars[SCRIPT_MAX_VARS]; /* a script's variables */
     char *line;                    /* a script command with its values */
-    int rtype;        /* REDIS_REPLY_* of the last complete reply */
-    char errmsg[256]; /* its text when it was an error */
+    int unread;                    /* the last read filled its buffer: the socket may hold more */
+    int rtype;                     /* REDIS_REPLY_* of the last complete reply */
+    char errmsg[256];              /* its text when it was an error */
 };
 
 static const char *const rd_schemes[] = {"redis://", "rediss://", "redis+unix://", NULL};
@@ -859,8 +860,9 @@ read_in(struct rd_conn *c, char *msg, size_t msglen)
     ssize_t n;
 
     do
-        n = read(c->ctx->fd, buf, sizeof buf);
+        n = recv(c->ctx->fd, buf, sizeof buf, 0);
     while (n < 0 && errno == EINTR);
+    c->unread = n == (ssize_t)sizeof buf;
     if (n > 0) {
         if (redisReaderFeed(c->ctx->reader, buf, (size_t)n) == REDIS_OK)
             return 1;
@@ -882,12 +884,15 @@ read_in(struct rd_conn *c, char *msg, size_t msglen)
  * c->errmsg): DRV_DONE. Replies already read come first; only when there is
  * none left is the queue sent (in one send()) and the socket read. After a
  * send it waits for the socket rather than read at once: the answer cannot be
- * there yet, and the worker's ppoll serves every connection in one call.
+ * there yet, and the worker's epoll serves every connection in one call. It
+ * waits only on an emptied socket (.reads_drain): after a read that filled
+ * its buffer it reads on.
  */
 static enum drv_status
 next_reply(struct rd_conn *c, char *msg, size_t msglen)
 {
     void *reply;
+    enum drv_status st;
 
     for (;;) {
         if (redisReaderGetReply(c->ctx->reader, &reply) != REDIS_OK) {
@@ -897,8 +902,8 @@ next_reply(struct rd_conn *c, char *msg, size_t msglen)
         }
         if (reply != NULL)
             return DRV_DONE;
-        if (c->opos < c->olen)
-            return flush_out(c, msg, msglen);
+        if (c->opos < c->olen && ((st = flush_out(c, msg, msglen)) != DRV_WANT_READ || !c->unread))
+            return st;
         switch (read_in(c, msg, msglen)) {
         case -1:
             return DRV_ERROR;
@@ -932,6 +937,7 @@ rd_conn_connect_start(void *conn, char *err)
     c->ctx->reader->privdata = c;
     c->ctx->reader->maxbuf = 0; /* keep its buffer: no free and malloc between replies */
     c->olen = c->opos = 0;
+    c->unread = 0;
     c->step = STEP_CONNECTING;
     return DRV_WANT_WRITE;
 }
@@ -1151,6 +1157,7 @@ const struct driver_class redis_driver_class = {
     .workloads = rd_workloads,
     .modes = rd_modes,
     .pipelining = 1,
+    .reads_drain = 1,
     .options = rd_options,
     .options_size = sizeof(struct kv_conf),
     .demo_options = rd_demo_options,

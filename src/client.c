@@ -137,16 +137,25 @@ record(struct worker *w, struct client *c, uint64_t origin, const struct txn_res
     }
 }
 
-/* Nothing is in flight any more: wait for the next start, or with -C close. */
+/*
+ * Nothing is in flight any more: wait for the next start, or with -C close.
+ * A start that failed before sending anything (failed) goes on after one
+ * loop turn, by the timer, not at once: a start that always fails would spin.
+ * With -C that is a reconnect, so the client waits in CS_BACKOFF.
+ */
 static void
-settle(struct worker *w, struct client *c)
+settle(struct worker *w, struct client *c, int failed)
 {
     if (w->eng->rc->connect_per_txn) {
         worker_unwatch(w, c);
         w->eng->drv->conn_disconnect(c->conn);
-        c->state = CS_DISCONNECTED;
+        c->state = failed ? CS_BACKOFF : CS_DISCONNECTED;
     } else {
         c->state = CS_IDLE;
+    }
+    if (failed) {
+        c->wake_us = now_us();
+        worker_timer(w, c);
     }
 }
 
@@ -164,7 +173,7 @@ finish_txn(struct worker *w, struct client *c)
     c->res.ops = 0;
     c->res.rx_bytes = 0;
     if (c->inflight == 0)
-        settle(w, c);
+        settle(w, c, 0);
 }
 
 /* Whether one more transaction may start now. */
@@ -207,7 +216,7 @@ start_txn(struct worker *w, struct client *c)
     if (st == DRV_DONE) {
         record(w, c, origin, res);
         if (c->inflight == 0)
-            settle(w, c);
+            settle(w, c, 1);
         return st;
     }
     tail = c->head + c->inflight;
@@ -360,19 +369,9 @@ advance(struct worker *w, struct client *c)
             if (!may_start(w, c))
                 return;
             start_txn(w, c);
-            if (c->state == CS_IDLE || (per_txn && c->state == CS_DISCONNECTED)) {
-                /* failed at once: retry after one loop turn (-C: connect again then) */
-                if (c->state == CS_DISCONNECTED)
-                    c->state = CS_BACKOFF;
-                c->wake_us = now_us();
-                worker_timer(w, c);
-                return;
-            }
-            if (c->state == CS_RUNNING && pipelining)
-                break; /* fill the pipe, then send it all at once (CS_RUNNING) */
-            if (c->state != CS_BACKOFF)
-                return;
-            break;
+            if (c->state != CS_RUNNING || !pipelining)
+                return; /* waits on the socket, or on the timer (failed at once, or lost) */
+            break;      /* fill the pipe, then send it all at once (CS_RUNNING) */
         case CS_RUNNING:
             if (pipelining && refill(w, c) < 0)
                 break; /* lost: CS_BACKOFF */
@@ -393,8 +392,9 @@ advance(struct worker *w, struct client *c)
 void
 client_advance(struct worker *w, struct client *c)
 {
-    advance(w, c);
-    worker_watch(w, c);
+    do
+        advance(w, c);
+    while (worker_watch(w, c));
 }
 
 void

@@ -43,6 +43,7 @@ struct client {
     short want;          /* POLLIN / POLLOUT while waiting on the socket */
     int reg_fd;          /* the fd registered in the worker's epoll set, or -1 */
     uint32_t reg_events; /* ... and the events it is registered for */
+    uint32_t ready;      /* edge-triggered: events reported and not yet waited for */
     uint64_t active_us;  /* the current connect or oldest transaction began (stall check) */
     int has_slot;        /* a transaction is due: origin_us is its start */
     int lost;            /* the previous connection was lost: next connect is a reconnect */

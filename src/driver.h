@@ -150,6 +150,13 @@ struct driver_class {
     const char *const *workloads; /* -w names; the first is the default; NULL-terminated */
     const char *const *modes;     /* -M names; the first is the default; NULL-terminated */
     int pipelining;               /* 1: several transactions in flight per connection (above) */
+    /*
+     * 1: the driver returns DRV_WANT_READ only once its reads have emptied
+     * the socket (a read came back short, or with EAGAIN) and it keeps no
+     * input unread, so the worker watches conn_fd() edge-triggered: each
+     * arrival is reported once. A read that filled its buffer reads again.
+     */
+    int reads_drain;
     const char *const *err_kinds; /* names of its ERR_DRIVER_1.. kinds, NULL-ended; NULL: none */
 
     /*

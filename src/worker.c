@@ -46,27 +46,60 @@ ev_ctl(struct worker *w, int op, int fd, uint32_t events, uint32_t idx)
     return epoll_ctl(w->epfd, op, fd, &ev);
 }
 
-void
-worker_watch(struct worker *w, struct client *c)
+/* Registers fd for events (op: ADD for a new fd, MOD for a change), whatever the set holds. */
+static void
+ev_register(struct worker *w, int op, int fd, uint32_t events, uint32_t idx)
 {
-    int fd, op;
-    uint32_t events, idx = (uint32_t)(c - w->clients);
-
-    if (c->want == 0 || (c->state != CS_CONNECTING && c->state != CS_RUNNING))
-        return; /* left registered: disarmed lazily if it fires (see handle_event) */
-    fd = w->eng->drv->conn_fd(c->conn);
-    events = c->want & POLLOUT ? EPOLLOUT : EPOLLIN;
-    if (fd == c->reg_fd && events == c->reg_events)
-        return;
-    /* a new fd: the driver closed the old one, which left the set with it */
-    op = fd == c->reg_fd ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
     if (ev_ctl(w, op, fd, events, idx) < 0) {
         op = errno == ENOENT ? EPOLL_CTL_ADD : errno == EEXIST ? EPOLL_CTL_MOD : -1;
         if (op < 0 || ev_ctl(w, op, fd, events, idx) < 0)
             fatal("epoll_ctl on fd %d: %s", fd, strerror(errno));
     }
+}
+
+static int
+waits_on_socket(const struct client *c)
+{
+    return c->want != 0 && (c->state == CS_CONNECTING || c->state == CS_RUNNING);
+}
+
+/*
+ * Edge-triggered: whether c->ready holds what the client waits for. If so
+ * it is taken (cleared) and want is 0: the client goes on at once.
+ */
+static int
+take_ready(struct client *c)
+{
+    uint32_t mask = (c->want & POLLOUT ? EPOLLOUT : EPOLLIN) | EPOLLERR | EPOLLHUP;
+
+    if (!(c->ready & mask))
+        return 0;
+    c->ready &= ~mask;
+    c->want = 0;
+    return 1;
+}
+
+int
+worker_watch(struct worker *w, struct client *c)
+{
+    int fd, op;
+    uint32_t events, idx = (uint32_t)(c - w->clients);
+
+    if (!waits_on_socket(c))
+        return 0; /* left registered: disarmed lazily if it fires (see handle_event) */
+    fd = w->eng->drv->conn_fd(c->conn);
+    if (w->edge && fd == c->reg_fd)
+        return take_ready(c);
+    events = w->edge ? EPOLLIN | EPOLLOUT | EPOLLET : c->want & POLLOUT ? EPOLLOUT : EPOLLIN;
+    if (fd == c->reg_fd && events == c->reg_events)
+        return 0;
+    /* a new fd: the driver closed the old one, which left the set with it */
+    op = fd == c->reg_fd ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    ev_register(w, op, fd, events, idx);
     c->reg_fd = fd;
     c->reg_events = events;
+    c->ready = 0; /* edge-triggered: the ADD reports what is ready now */
+    return 0;
 }
 
 void
@@ -76,6 +109,7 @@ worker_unwatch(struct worker *w, struct client *c)
         epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->reg_fd, NULL); /* ENOENT: already gone */
     c->reg_fd = -1;
     c->reg_events = 0;
+    c->ready = 0;
 }
 
 static void
@@ -286,7 +320,13 @@ handle_event(struct worker *w, const struct epoll_event *ev)
     c = &w->clients[idx];
     if (fd != c->reg_fd)
         return; /* an old registration of a reused index */
-    if (c->want == 0 || (c->state != CS_CONNECTING && c->state != CS_RUNNING)) {
+    if (w->edge) {
+        c->ready |= ev->events; /* reported once: kept until the client waits for it */
+        if (waits_on_socket(c) && take_ready(c))
+            client_advance(w, c);
+        return;
+    }
+    if (!waits_on_socket(c)) {
         worker_unwatch(w, c); /* not waiting on it (idle, open loop): stop hearing it */
         return;
     }
@@ -464,6 +504,7 @@ worker_start(struct worker *w, const struct engine *eng, int id, const struct wo
     wstats_init_stmts(&w->stats[1], eng->nstmts);
     w->capacity = ctl->clients > 0 ? ctl->clients : 1;
     w->clients = xcalloc((size_t)w->capacity, sizeof(*w->clients));
+    w->edge = eng->drv->reads_drain;
     w->nevents = EV_BATCH;
     w->events = xcalloc((size_t)w->nevents, sizeof(*w->events));
     w->stall_us = (uint64_t)(rc->stall_timeout_s * 1e6);

@@ -7,7 +7,10 @@
  * The loop's cost follows the sockets that are ready, not the clients
  * connected: a client stays registered in the epoll set with the event it
  * waits for, re-registered only when that changes (client_advance ends with
- * worker_watch), so a request/reply turn costs no epoll_ctl. Timers
+ * worker_watch), so a request/reply turn costs no epoll_ctl. A driver whose
+ * reads drain the socket (driver.h .reads_drain) has each socket registered
+ * once, edge-triggered for input and output: no second poll of a socket
+ * that was just served, and no change between writing and reading. Timers
  * (backoff, a retry) sit in a min-heap; stalls are found by a sweep a few
  * times per --stall-timeout.
  *
@@ -46,16 +49,15 @@ struct worker {
     int ctl_fd;               /* eventfd: main -> worker, "ctl changed" */
     pthread_mutex_t ctl_lock; /* guards ctl: taken once per change, never per transaction */
     struct worker_ctl ctl;
-    int next_id;         /* client ids: id, id + nworkers, ... (unique across workers) */
-    atomic_int finished; /* every client reached -t */
-    atomic_int tid;      /* the thread's id, for its CPU time in /proc */
-    double cpu_s;
-    double wait_s;
-        /* main thread only: its run-queue wait at the last tick */ /* main thread only: its CPU
-                                                                       seconds at the last tick */
+    int next_id;                /* client ids: id, id + nworkers, ... (unique across workers) */
+    atomic_int finished;        /* every client reached -t */
+    atomic_int tid;             /* the thread's id, for its CPU time in /proc */
+    double cpu_s;               /* main thread only: its CPU seconds at the last tick */
+    double wait_s;              /* main thread only: its run-queue wait at the last tick */
     atomic_int nclients_seen;   /* clients, for the main thread's display */
     int capacity;               /* clients allocated */
     int epfd;                   /* epoll: wake_fd, ctl_fd and each waiting client's socket */
+    int edge;                   /* the driver's reads drain: sockets watched edge-triggered */
     struct epoll_event *events; /* scratch for epoll_wait */
     int nevents;
     struct wtimer *timers; /* min-heap on .at: clients' wake_us (entries may be stale) */
@@ -81,8 +83,12 @@ void worker_free(struct worker *w);
 
 /* For client.c: the stats buffer being written now. */
 struct wstats *worker_stats(struct worker *w);
-/* For client.c: wait on c's socket for c->want (nothing when want is 0). */
-void worker_watch(struct worker *w, struct client *c);
+/*
+ * For client.c: wait on c's socket for c->want (nothing when want is 0).
+ * 1 when the client may go on at once (want is then 0): edge-triggered, what
+ * it waits for was reported while it was not waiting.
+ */
+int worker_watch(struct worker *w, struct client *c);
 /* For client.c: forget c's socket; called before the driver closes it. */
 void worker_unwatch(struct worker *w, struct client *c);
 /* For client.c: advance c once the clock reaches c->wake_us. */
