@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "util.h"
 
 pid_t
 cpu_gettid(void)
@@ -214,4 +217,249 @@ cpu_tree_seconds(pid_t pid)
     }
     closedir(d);
     return found ? (double)sum / (double)sysconf(_SC_CLK_TCK) : -1;
+}
+
+void
+cpu_group_init(struct cpu_group *g)
+{
+    memset(g, 0, sizeof(*g));
+}
+
+/* "nginx, php-fpm8.2": the roots' names from /proc/PID/comm, each once. */
+static void
+group_name(struct cpu_group *g, pid_t pid)
+{
+    char path[64], comm[32] = "";
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+    if ((f = fopen(path, "r")) == NULL)
+        return;
+    if (fgets(comm, sizeof(comm), f) != NULL)
+        comm[strcspn(comm, "\n")] = '\0';
+    fclose(f);
+    if (comm[0] == '\0' || strstr(g->names, comm) != NULL ||
+        strlen(g->names) + strlen(comm) + 3 > sizeof(g->names))
+        return;
+    if (g->names[0])
+        strcat(g->names, ", ");
+    strcat(g->names, comm);
+}
+
+static int
+group_has(const struct cpu_group *g, pid_t pid)
+{
+    for (int i = 0; i < g->n; i++)
+        if (g->root[i] == pid)
+            return 1;
+    return 0;
+}
+
+void
+cpu_group_add(struct cpu_group *g, pid_t root)
+{
+    if (root <= 0 || root == getpid() || g->n == CPU_GROUP_MAX || group_has(g, root))
+        return;
+    g->root[g->n] = root;
+    g->last_s[g->n++] = cpu_tree_seconds(root);
+    group_name(g, root);
+}
+
+/*
+ * One pass over /proc: the pids of the group's trees (root or parent in it)
+ * into members (up to max; NULL: none wanted), and each tree's CPU ticks
+ * into ticks (-1 when its root is gone). How many members.
+ */
+static int
+group_scan(const struct cpu_group *g, pid_t *members, int max, long long *ticks)
+{
+    unsigned long long t;
+    long long sum[CPU_GROUP_MAX] = {0};
+    int seen[CPU_GROUP_MAX] = {0};
+    struct dirent *e;
+    int ppid, n = 0, i;
+    DIR *d = opendir("/proc");
+
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        char path[300];
+        pid_t pid = (pid_t)atoi(e->d_name);
+
+        snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+        if (pid <= 0 || stat_read(path, &ppid, &t) < 0)
+            continue;
+        for (i = 0; i < g->n; i++) {
+            if (g->root[i] != pid && g->root[i] != (pid_t)ppid)
+                continue;
+            seen[i] |= g->root[i] == pid;
+            sum[i] += (long long)t;
+            if (members != NULL && n < max)
+                members[n++] = pid;
+            break;
+        }
+    }
+    if (d != NULL)
+        closedir(d);
+    for (i = 0; i < g->n; i++)
+        ticks[i] = seen[i] ? sum[i] : -1;
+    return n;
+}
+
+/* A /proc/net/tcp{,6} address is loopback: 127.0.0.0/8, ::1 or ::ffff:127.x.y.z. */
+static int
+loopback_hex(const char *a)
+{
+    size_t n = strlen(a);
+
+    if (n == 8)
+        return strncasecmp(a + 6, "7F", 2) == 0;
+    return n == 32 && (strcmp(a, "00000000000000000000000001000000") == 0 ||
+                       (strncasecmp(a, "0000000000000000FFFF0000", 24) == 0 &&
+                        strncasecmp(a + 30, "7F", 2) == 0));
+}
+
+/* The host's TCP sockets that matter: listeners, and connections between loopback ends. */
+struct tcp_sock {
+    unsigned long inode;
+    int lport, rport;
+    int listen;
+};
+
+static int
+tcp_read(const char *table, struct tcp_sock **v, int *n, int *cap)
+{
+    char line[512], rem[40];
+    unsigned int lport, rport, state;
+    unsigned long ino;
+    FILE *f = fopen(table, "r");
+
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        if (sscanf(line, " %*d: %*[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x %*s %*s %*s %*d %*d %lu",
+                   &lport, rem, &rport, &state, &ino) != 5 ||
+            ino == 0)
+            continue;
+        if (state != 0x0A && !(state == 0x01 && loopback_hex(rem)))
+            continue;
+        if (*n == *cap) {
+            *cap = *cap ? *cap * 2 : 64;
+            *v = xrealloc(*v, (size_t)*cap * sizeof(**v));
+        }
+        (*v)[*n].inode = ino;
+        (*v)[*n].listen = state == 0x0A;
+        (*v)[*n].lport = (int)lport;
+        (*v)[*n].rport = (int)rport;
+        (*n)++;
+    }
+    fclose(f);
+    return 0;
+}
+
+static const struct tcp_sock *
+tcp_find(const struct tcp_sock *v, int n, unsigned long inode)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i].inode == inode)
+            return &v[i];
+    return NULL;
+}
+
+static int
+tcp_listens(const struct tcp_sock *v, int n, int port)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i].listen && v[i].lport == port)
+            return 1;
+    return 0;
+}
+
+static int
+int_in(const int *v, int n, int x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x)
+            return 1;
+    return 0;
+}
+
+/*
+ * The loopback listeners pid's outgoing connections go to, into ports (a
+ * set of at most 16). A connection whose local port listens is one it
+ * accepted (a client of it, as benchtop is): not followed.
+ */
+static void
+pid_ports(pid_t pid, const struct tcp_sock *v, int nv, int *ports, int *np)
+{
+    char dir[64], path[330], link[64];
+    struct dirent *e;
+    DIR *d;
+
+    snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+    if ((d = opendir(dir)) == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        const struct tcp_sock *t;
+        unsigned long ino;
+        ssize_t len;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        len = readlink(path, link, sizeof(link) - 1);
+        if (len <= 0)
+            continue;
+        link[len] = '\0';
+        if (sscanf(link, "socket:[%lu]", &ino) != 1 || (t = tcp_find(v, nv, ino)) == NULL ||
+            t->listen || tcp_listens(v, nv, t->lport) || !tcp_listens(v, nv, t->rport))
+            continue;
+        if (*np < 16 && !int_in(ports, *np, t->rport))
+            ports[(*np)++] = t->rport;
+    }
+    closedir(d);
+}
+
+void
+cpu_group_add_peers(struct cpu_group *g)
+{
+    struct tcp_sock *v = NULL;
+    int nv = 0, cap = 0, ports[16], np = 0, nm, i;
+    long long ticks[CPU_GROUP_MAX];
+    pid_t members[256];
+
+    if (g->n == 0 || g->n == CPU_GROUP_MAX)
+        return;
+    tcp_read("/proc/net/tcp", &v, &nv, &cap);
+    tcp_read("/proc/net/tcp6", &v, &nv, &cap);
+    nm = group_scan(g, members, 256, ticks);
+    for (i = 0; i < nm; i++)
+        pid_ports(members[i], v, nv, ports, &np);
+    free(v);
+    for (i = 0; i < np; i++) {
+        if (int_in(g->tried, g->ntried, ports[i]))
+            continue;
+        if (g->ntried < (int)(sizeof(g->tried) / sizeof(g->tried[0])))
+            g->tried[g->ntried++] = ports[i];
+        nm = g->n;
+        cpu_group_add(g, cpu_port_owner(ports[i]));
+        if (g->n > nm) /* found mid-interval: its CPU counts from the next one */
+            g->last_s[nm] = -1;
+    }
+}
+
+double
+cpu_group_pct(struct cpu_group *g, double interval_s)
+{
+    long long ticks[CPU_GROUP_MAX];
+    double sum = 0, now, hz = (double)sysconf(_SC_CLK_TCK);
+    int known = 0;
+
+    group_scan(g, NULL, 0, ticks);
+    for (int i = 0; i < g->n; i++) {
+        now = ticks[i] >= 0 ? (double)ticks[i] / hz : -1;
+        /* a tree's exited children take their CPU with them: never below 0 */
+        if (now >= 0 && g->last_s[i] >= 0 && interval_s > 0) {
+            sum += fmax(0, now - g->last_s[i]);
+            known++;
+        }
+        g->last_s[i] = now;
+    }
+    return known ? sum / interval_s * 100 : NAN;
 }

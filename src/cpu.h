@@ -37,6 +37,30 @@ double cpu_host_busy_pct(const struct cpu_host *prev, const struct cpu_host *cur
  */
 pid_t cpu_port_owner(int port);
 double cpu_tree_seconds(pid_t pid);
+/*
+ * The run's local processes followed as one group: process trees (a root
+ * and its children, as cpu_tree_seconds) whose CPU is summed. Peers are
+ * the listeners on loopback that the group's processes hold connections
+ * to (nginx to php-fpm, php-fpm to MariaDB, pgbouncer to PostgreSQL).
+ */
+#define CPU_GROUP_MAX 8
+struct cpu_group {
+    int n;
+    pid_t root[CPU_GROUP_MAX];
+    double last_s[CPU_GROUP_MAX]; /* each tree's CPU seconds at the last read; -1 unknown */
+    int ntried;
+    int tried[16];  /* loopback ports looked up already (owned by another user, or ours) */
+    char names[64]; /* the roots' command names: "nginx, php-fpm8.2, mariadbd" */
+};
+
+void cpu_group_init(struct cpu_group *g);
+/* Adds the tree of root (ignored if <= 0, benchtop itself, present, or the group is full). */
+void cpu_group_add(struct cpu_group *g, pid_t root);
+/* Adds the owners of loopback listeners the group's processes are connected to. */
+void cpu_group_add_peers(struct cpu_group *g);
+/* The group's CPU since the last call, % of one core; NAN when it has none (or at the first). */
+double cpu_group_pct(struct cpu_group *g, double interval_s);
+
 /* Online cores. */
 int cpu_cores(void);
 

@@ -148,6 +148,17 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     fputs("}}\n", f);
 }
 
+/* A local server's host: its busy CPU and whose it is (the verdict's split), % of one core. */
+static void
+json_host_split(FILE *f, const struct host_split *h)
+{
+    json_member_num(f, "host_busy", h->busy);
+    json_member_num(f, "server", h->server);
+    json_member_num(f, "others", h->others);
+    fprintf(f, ",\"server_event_loop\":%s", h->event_loop ? "true" : "false");
+    json_member_str(f, "server_procs", h->names);
+}
+
 static void
 json_interval(FILE *f, const struct snapshot *snap)
 {
@@ -162,6 +173,7 @@ json_interval(FILE *f, const struct snapshot *snap)
     json_number(f, snap->own_cpu_pct);
     json_member_num(f, "worker_max", snap->worker_cpu_max);
     json_member_num(f, "worker_wait", snap->worker_wait_max);
+    json_host_split(f, &snap->verdict.host);
     fputc('}', f);
     json_verdict(f, &snap->verdict);
     fputs("}\n", f);

@@ -39,23 +39,41 @@ session_set_interval(struct session *s, double interval_s)
 }
 
 /*
- * A local server's own CPU over the interval, % of one core (NAN when it
- * is remote, behind a unix socket, or another user's): on a shared host
- * it splits the busy CPU between the server, benchtop and the rest.
+ * The run's local processes: the load target's server; when the target is
+ * an application (no collector of its own server), the databases and the
+ * application tier watched behind it; and what they connect to on
+ * loopback (cpu_group_add_peers). Looked up when the load starts.
+ */
+static void
+procs_find(struct session *s)
+{
+    int i, app = 1;
+
+    cpu_group_init(&s->procs);
+    s->procs_ready = 1;
+    if (!s->rc->server_local)
+        return;
+    cpu_group_add(&s->procs, cpu_port_owner(target_port(s->rc->target)));
+    for (i = 0; i < s->ncollect; i++)
+        app &= s->role[i] != COLL_SERVER;
+    for (i = 0; app && i < s->rc->watch.n; i++)
+        if (target_is_local(s->rc->watch.v[i]))
+            cpu_group_add(&s->procs, cpu_port_owner(target_port(s->rc->watch.v[i])));
+}
+
+/*
+ * The run's local processes' CPU over the interval, % of one core (NAN
+ * when the server is remote, behind a unix socket, or another user's): on
+ * a shared host it splits the busy CPU between the server side, benchtop
+ * and the rest.
  */
 static double
 server_cpu_pct(struct session *s, double interval_s)
 {
-    double now, pct = NAN;
-
-    if (s->server_pid == 0)
-        s->server_pid = s->rc->server_local ? cpu_port_owner(target_port(s->rc->target)) : -1;
-    if (s->server_pid < 0 || (now = cpu_tree_seconds(s->server_pid)) < 0)
-        return NAN;
-    if (s->server_cpu_s > 0 && interval_s > 0)
-        pct = (now - s->server_cpu_s) / interval_s * 100;
-    s->server_cpu_s = now;
-    return pct;
+    if (!s->procs_ready)
+        procs_find(s);
+    cpu_group_add_peers(&s->procs);
+    return cpu_group_pct(&s->procs, interval_s);
 }
 
 /* How hard a database works: the larger of its sessions' waits and its CPU, 0..1. */
@@ -154,6 +172,7 @@ judge(struct session *s, struct snapshot *snap)
     in.connected = (int)c->connected;
     in.last_error = c->last_error;
     in.server_host_pct = server_cpu_pct(s, snap->interval_s);
+    in.server_names = s->procs.names;
     in.gain_per_doubling = s->gain_per_doubling;
     in.host_busy_pct = NAN;
     if (cpu_host_read(&now) == 0) {
@@ -326,6 +345,8 @@ session_run(struct session *s, int sigfd)
     verdict_init(&s->verdict);
     merge_signals(s);
     s->gain_per_doubling = NAN;
+    if (s->eng != NULL)
+        procs_find(s); /* before the first tick: its CPU counts from the start */
     cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);
     for (;;) {

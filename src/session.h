@@ -64,8 +64,8 @@ struct session {
     struct sweep *sweep;           /* NULL, or `benchtop sweep`'s steps: run at each tick */
     struct cpu_host host;          /* /proc/stat at the last tick */
     double gain_per_doubling;      /* from the last rise in clients (dashboard +); NAN */
-    pid_t server_pid;              /* a local server's process; 0 = not looked up, -1 = unknown */
-    double server_cpu_s;           /* ... its CPU seconds (with its children) at the last tick */
+    int procs_ready;          /* procs was looked up */
+    struct cpu_group procs;   /* the run's local processes: the server side of the host split */
     void *arg;
 };
 

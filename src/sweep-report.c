@@ -183,11 +183,15 @@ static enum verdict_check
 step_check(const struct sweep *sw, int i)
 {
     const struct sweep_step *a = &sw->steps[i], *b = &sw->steps[i + 1];
+    struct verdict_point lo, hi;
 
     if (sw->axis != SWEEP_CLIENTS || i + 1 >= sw->nsteps)
         return VC_UNTESTED;
-    return verdict_check(a->verdict, (int)a->clients, a->tps, (int)b->clients, b->tps,
-                         b->verdict == VK_LOCK);
+    verdict_point_init(&lo, a->verdict, (int)a->clients, a->tps, 0);
+    verdict_point_init(&hi, b->verdict, (int)b->clients, b->tps, b->verdict == VK_LOCK);
+    lo.host = a->host;
+    hi.host = b->host;
+    return verdict_check(&lo, &hi);
 }
 
 void

@@ -204,11 +204,28 @@ sweep_acc_reset(struct sweep_acc *a)
     a->lat = lat;
 }
 
+/* The host CPU split of the intervals that had one, summed (sweep_acc_finish averages it). */
+static void
+host_add(struct sweep_acc *a, const struct host_split *h)
+{
+    if (isnan(h->others))
+        return;
+    a->host.busy += h->busy;
+    a->host.server += h->server;
+    a->host.benchtop += h->benchtop;
+    a->host.others += h->others;
+    a->host.cores = h->cores;
+    a->host.event_loop = h->event_loop;
+    memcpy(a->host.names, h->names, sizeof(h->names));
+    a->host_n++;
+}
+
 void
-sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, enum verdict_kind verdict,
+sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const struct verdict *v,
               const struct sweep_server *srv)
 {
     const double fig[4] = {srv->tps, srv->active, srv->waiting, srv->cpu_pct};
+    enum verdict_kind verdict = v->kind;
 
     hist_merge(a->lat, cur->lat);
     a->txns += cur->txns;
@@ -224,6 +241,7 @@ sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, enum v
         a->server_sum[i] += fig[i];
         a->server_n[i]++;
     }
+    host_add(a, &v->host);
 }
 
 /* The verdict of most intervals; "none" only when no verdict was shown at all. */
@@ -256,6 +274,14 @@ sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out)
     main_verdict(a, out);
     for (int i = 0; i < 4; i++)
         *fig[i] = a->server_n[i] ? a->server_sum[i] / a->server_n[i] : NAN;
+    host_split_make(NAN, 1, NAN, NAN, &out->host);
+    if (a->host_n > 0) {
+        out->host = a->host;
+        out->host.busy /= a->host_n;
+        out->host.server /= a->host_n;
+        out->host.benchtop /= a->host_n;
+        out->host.others /= a->host_n;
+    }
 }
 
 /* Did going from step a to step b (more load) stop paying? */
@@ -421,7 +447,7 @@ sweep_tick(struct sweep *sw, const struct snapshot *snap, const struct sweep_ser
         }
         return;
     }
-    sweep_acc_add(&sw->acc, &snap->cur, snap->interval_s, snap->verdict.kind, srv);
+    sweep_acc_add(&sw->acc, &snap->cur, snap->interval_s, &snap->verdict, srv);
     if (elapsed < sw->step_s - slack)
         return;
     finish_step(sw, snap->t);

@@ -79,6 +79,7 @@ struct sweep_step {
     double verdict_share;      /* its share of the step's intervals, 0..1 */
     int verdict_ticks[VK__COUNT];
     struct sweep_server server; /* averaged over the step's ticks that had it */
+    struct host_split host;     /* the host's CPU split, likewise (verdict_check reads it) */
     int probe;                  /* find-rate: a probe, judged against the SLO */
     int probe_again;            /* ... of a rate that failed the probe before */
     int slo_met;
@@ -97,14 +98,16 @@ struct sweep_acc {
     int ticks, verdict_ticks[VK__COUNT];
     double server_sum[4];
     int server_n[4];
+    struct host_split host; /* summed over the host_n ticks that had one */
+    int host_n;
 };
 
 void sweep_acc_init(struct sweep_acc *a);
 void sweep_acc_free(struct sweep_acc *a);
 void sweep_acc_reset(struct sweep_acc *a);
-/* One interval of the step: its stats, length, verdict, and the server's figures. */
+/* One interval of the step: its stats, length, verdict (with the host split), and the server's. */
 void sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs,
-                   enum verdict_kind verdict, const struct sweep_server *srv);
+                   const struct verdict *v, const struct sweep_server *srv);
 /* Fills out's measured figures (not its index, load or times). */
 void sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out);
 

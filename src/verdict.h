@@ -49,6 +49,7 @@ struct verdict_input {
     int connected;          /* clients with an open connection at the tick */
     const char *last_error; /* the interval's latest error message, or NULL */
     double server_host_pct; /* a local server's processes, % of one core; NAN if unknown */
+    const char *server_names; /* ... their names ("nginx, php-fpm8.2"), or NULL */
     double gain_per_doubling; /* tps gain of the last rise in clients, per doubling; NAN if none */
     int have_server;        /* sig holds a collector's signals */
     struct coll_signals sig;
@@ -60,6 +61,36 @@ struct verdict_input {
     const char *behind;
 };
 
+/*
+ * The busy CPU of a host that runs the server, split by whose it is, each
+ * % of one core: the run's server side (the load target's server and the
+ * run's other local processes: a database watched behind it, the
+ * application tier), benchtop, and other programs. NAN where unknown
+ * (the server is not on this machine, or its processes are not ours to read).
+ */
+struct host_split {
+    double busy; /* the host, % of all cores (100: every core busy) */
+    int cores;
+    double server, benchtop, others;
+    /*
+     * The server runs its clients on a few event-loop threads (its
+     * collector gives a CPU limit: Redis, memcached), where more clients
+     * ready per wakeup make each request cheaper.
+     */
+    int event_loop;
+    char names[64]; /* the server side's processes: "nginx, php-fpm8.2, mariadbd" */
+};
+
+/* From the host's busy % of all cores and the parts' CPU (% of one core). */
+void host_split_make(double busy_pct, int cores, double server, double benchtop,
+                     struct host_split *out);
+/*
+ * Other programs hold a large share of the host's busy CPU (a quarter or
+ * more, and more than benchtop): a host-bound run then competes with them,
+ * and more clients may win CPU from them (verdict_check).
+ */
+int host_split_others_hold(const struct host_split *h);
+
 /* What is shown. */
 struct verdict {
     enum verdict_kind kind;
@@ -70,6 +101,7 @@ struct verdict {
     double share[VK__COUNT];         /* final: the share of the run each verdict was shown */
     const char *confidence;          /* "clear", "likely", "tentative" */
     char evidence[300];              /* the two or three figures that show it */
+    struct host_split host;           /* the interval's host CPU split (NAN: not local) */
 };
 
 /* Carried from interval to interval. */
@@ -106,25 +138,48 @@ void verdict_server(const struct coll_signals *sig, int cores, struct verdict *o
  * Each verdict predicts what more load does: not enough load, the network
  * and commit-bound mean more clients raise tps (commit-bound: through group
  * commit, as one log sync serves every commit waiting for it); server-,
- * lock-, client- and host-bound mean a doubling gains under about 10%. verdict_check
- * compares the prediction of a step's verdict (`k` at clients_lo, tps_lo)
- * with the next step with more clients; hi_locked says the next step's
- * sessions waited on locks (its verdict lock-bound, alone or mixed), which
- * leaves commit-bound's group-commit prediction untested.
+ * lock-, client- and host-bound mean a doubling gains under about 10%.
+ * Host-bound with other programs holding much of the host
+ * (host_split_others_hold) means a gain comes only from CPU taken from
+ * them: the others' share falls and the run's grows with tps. For an
+ * event-loop server, whoever holds the host, a gain the others did not pay
+ * for tests nothing: its requests get cheaper as more clients are ready
+ * per wakeup.
+ *
+ * verdict_check compares the prediction of a step's verdict (lo) with the
+ * next step with more clients (hi): each with its clients, tps and host
+ * split; hi.locked says the next step's sessions waited on locks (its
+ * verdict lock-bound, alone or mixed), which leaves commit-bound's
+ * group-commit prediction untested.
  */
+struct verdict_point {
+    enum verdict_kind kind; /* the step's verdict (the lower step's is checked) */
+    int clients;
+    double tps;
+    int locked;             /* its sessions waited on locks */
+    struct host_split host; /* its host CPU split over the step; NAN where unknown */
+};
+
 enum verdict_check {
     VC_UNTESTED,    /* the verdict predicts nothing here, or no more load */
     VC_CONFIRMED,
     VC_CONTRADICTED,
 };
-enum verdict_check verdict_check(enum verdict_kind k, int clients_lo, double tps_lo, int clients_hi,
-                                 double tps_hi, int hi_locked);
+enum verdict_check verdict_check(const struct verdict_point *lo, const struct verdict_point *hi);
+/* A point whose host split is unknown. */
+void verdict_point_init(struct verdict_point *p, enum verdict_kind k, int clients, double tps,
+                        int locked);
 /* v is k, or mixed with k among its two (hi_locked: verdict_has(next, VK_LOCK)). */
 int verdict_has(const struct verdict *v, enum verdict_kind k);
 /* (tps_hi / tps_lo - 1) per doubling of clients, for verdict_input; NAN without a rise. */
 double verdict_gain_per_doubling(int clients_lo, double tps_lo, int clients_hi, double tps_hi);
-/* "consistent with commit-bound" / "contradicts not enough load (...)" into buf. */
-void verdict_check_text(enum verdict_check c, enum verdict_kind k, char *buf, size_t len);
+/*
+ * "consistent with commit-bound" / "contradicts not enough load (...)" into
+ * buf, for the check of lo against hi (host-bound by others names both
+ * steps' CPU split).
+ */
+void verdict_check_text(enum verdict_check c, const struct verdict_point *lo,
+                        const struct verdict_point *hi, char *buf, size_t len);
 const char *verdict_check_key(enum verdict_check c);
 
 /* "client-bound", "server CPU-bound", ... for people. */

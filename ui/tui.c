@@ -31,11 +31,13 @@ struct tui {
     int have_summary;
     enum verdict_kind last_verdict;
     double prev_tps; /* the interval before the last, for a steadier "before" */
+    struct host_split last_host; /* the last interval's host CPU split */
     struct {         /* a +/- waiting to be compared with the verdict's prediction */
         int pending; /* intervals to wait before measuring; 0 = none */
         int clients; /* before the change */
         double tps;
         enum verdict_kind kind; /* the verdict shown before the change */
+        struct host_split host; /* ... and the host's CPU split then */
     } step;
     struct prompt prompt;
     struct segments seg;
@@ -196,18 +198,24 @@ static void
 check_step(struct tui *t, const struct snapshot *snap)
 {
     int now = snap->clients, before = t->step.clients, more = now > before;
-    enum verdict_kind k = more ? t->step.kind : snap->verdict.kind;
+    struct verdict_point then, cur;
     enum verdict_check c;
-    char text[120];
+    char text[160];
 
     if (t->step.pending == 0 || --t->step.pending > 0)
         return;
     if (now == before || !(t->step.tps > 0))
         return;
-    c = more ? verdict_check(k, before, t->step.tps, now, t->d.tps,
-                             verdict_has(&snap->verdict, VK_LOCK))
-             : verdict_check(k, now, t->d.tps, before, t->step.tps, t->step.kind == VK_LOCK);
-    verdict_check_text(c, k, text, sizeof(text));
+    verdict_point_init(&then, t->step.kind, before, t->step.tps, t->step.kind == VK_LOCK);
+    then.host = t->step.host;
+    verdict_point_init(&cur, snap->verdict.kind, now, t->d.tps,
+                       verdict_has(&snap->verdict, VK_LOCK));
+    cur.host = snap->verdict.host;
+    c = more ? verdict_check(&then, &cur) : verdict_check(&cur, &then);
+    if (more)
+        verdict_check_text(c, &then, &cur, text, sizeof(text));
+    else
+        verdict_check_text(c, &cur, &then, text, sizeof(text));
     if (more)
         t->s->gain_per_doubling = verdict_gain_per_doubling(before, t->step.tps, now, t->d.tps);
     dash_event_add(&t->d, c == VC_CONTRADICTED ? ROW_WARN : ROW_NORMAL,
@@ -264,6 +272,7 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     if (!snap->final)
         check_step(t, snap);
     t->prev_tps = d->tps;
+    t->last_host = snap->verdict.host;
     note_interval_events(t, snap);
     if (s->sweep != NULL)
         update_sweep(t, s->sweep, snap);
@@ -382,6 +391,7 @@ change_clients(struct tui *t, int delta)
         t->step.clients = before;
         t->step.tps = t->prev_tps > 0 ? (t->prev_tps + t->d.tps) / 2 : t->d.tps;
         t->step.kind = t->last_verdict;
+        t->step.host = t->last_host;
     }
     t->step.pending = STEP_SETTLE;
     engine_set_clients(e, e->clients + delta);

@@ -19,6 +19,7 @@
 
 #include <hiredis.h>
 
+#include "cpu.h"
 #include "verdict.h"
 
 #define DB "bt_suite"
@@ -29,6 +30,7 @@ struct step {
     double tps;
     enum verdict_kind kind;
     int locked; /* lock-bound (alone or mixed), or a quarter of the sessions' time in lock waits */
+    struct host_split host; /* averaged over the run's intervals that had one */
     char evidence[400];
 };
 
@@ -87,6 +89,42 @@ mean_lock(const char *out)
     return n ? sum / n : -1;
 }
 
+/* A number of the interval's "cpu" object; NAN when null or missing. */
+static double
+cpu_num(const char *cpu, const char *key)
+{
+    char pat[64];
+    const char *p, *end = cpu ? strchr(cpu, '}') : NULL;
+
+    snprintf(pat, sizeof(pat), "\"%s\":", key);
+    p = cpu ? strstr(cpu, pat) : NULL;
+    if (p == NULL || p > end || strncmp(p + strlen(pat), "null", 4) == 0)
+        return NAN;
+    return strtod(p + strlen(pat), NULL);
+}
+
+/* The host CPU split averaged over a run's intervals (the interval lines' "cpu" objects). */
+static void
+mean_split(const char *out, struct host_split *h)
+{
+    double busy = 0, server = 0, own = 0, n = 0;
+    const char *p;
+
+    for (p = out; (p = strstr(p, "{\"type\":\"interval\"")) != NULL; p++) {
+        const char *cpu = strstr(p, "\"cpu\":{");
+        double o = cpu_num(cpu, "others");
+
+        if (isnan(o))
+            continue;
+        busy += cpu_num(cpu, "host_busy");
+        server += cpu_num(cpu, "server");
+        own += cpu_num(cpu, "benchtop");
+        n++;
+    }
+    host_split_make(n ? busy / n : NAN, cpu_cores(), n ? server / n : NAN, n ? own / n : NAN, h);
+    h->event_loop = strstr(out, "\"server_event_loop\":true") != NULL;
+}
+
 /* Runs args (its "-c" value at args[cslot]) with `clients`; the summary's tps and final verdict. */
 static void
 run_step(char **args, int cslot, int clients, struct step *st, char **out)
@@ -114,8 +152,13 @@ run_step(char **args, int cslot, int clients, struct step *st, char **out)
         st->locked = kind_of(a) == VK_LOCK || kind_of(b) == VK_LOCK;
     }
     st->locked |= mean_lock(r.out) >= 25;
+    mean_split(r.out, &st->host);
     json_text(strstr(sum, "\"verdict\":"), "evidence", st->evidence, sizeof(st->evidence));
-    fprintf(stderr, "    -c %-4d %9.1f tps  final %-12s %.160s\n", clients, st->tps,
+    fprintf(stderr,
+            "    -c %-4d %9.1f tps  host %3.0f%%: server %3.0f%% benchtop %3.0f%% others %3.0f%%  "
+            "final "
+            "%-12s %.160s\n",
+            clients, st->tps, st->host.busy, st->host.server, st->host.benchtop, st->host.others,
             verdict_key(st->kind), st->evidence);
     if (out)
         *out = r.out;
@@ -131,15 +174,24 @@ tally(const struct step *s, int n)
     int i;
 
     for (i = 0; i + 1 < n; i++) {
-        enum verdict_check c = verdict_check(s[i].kind, s[i].clients, s[i].tps, s[i + 1].clients,
-                                             s[i + 1].tps, s[i + 1].locked);
+        struct verdict_point lo, hi;
+        enum verdict_check c;
+        char text[200];
 
+        verdict_point_init(&lo, s[i].kind, s[i].clients, s[i].tps, s[i].locked);
+        verdict_point_init(&hi, s[i + 1].kind, s[i + 1].clients, s[i + 1].tps, s[i + 1].locked);
+        lo.host = s[i].host;
+        hi.host = s[i + 1].host;
+        c = verdict_check(&lo, &hi);
+        verdict_check_text(c, &lo, &hi, text, sizeof(text));
         confirmed += c == VC_CONFIRMED;
         contradicted += c == VC_CONTRADICTED;
         untested += c == VC_UNTESTED;
-        fprintf(stderr, "    %d -> %d clients: tps %+.0f%%, %s after %s\n", s[i].clients,
+        fprintf(stderr, "    %d -> %d clients: tps %+.0f%%, %s after %s%s: %s\n", s[i].clients,
                 s[i + 1].clients, 100 * (s[i + 1].tps / s[i].tps - 1), verdict_check_key(c),
-                verdict_key(s[i].kind));
+                verdict_key(s[i].kind),
+                s[i].kind == VK_HOST && host_split_others_hold(&s[i].host) ? " (others)" : "",
+                text);
     }
 }
 
@@ -179,8 +231,8 @@ test_tpcb_slow_fsync(void **state)
     static const int clients[] = {1, 2, 4, 8};
     char target[600];
     char *init[] = {"init", target, "-q", NULL};
-    char *args[] = {"run", target, "--headless", "-q", "-T", STEP_S, "-w", "tpcb-like", "-c", NULL,
-                    NULL};
+    char *args[] = {"run", target,      "--headless", "-q", "-T", STEP_S,
+                    "-w",  "tpcb-like", "-c",         NULL, NULL};
     struct step s[4];
     struct run r;
     int keep, i;
@@ -204,13 +256,15 @@ test_tpcb_slow_fsync(void **state)
     waitpid(pid, NULL, 0);
 }
 
-/* select-only on this host: never client-bound or "add clients" once the server holds most of it. */
+/* select-only on this host: never client-bound or "add clients" once the server holds most of it.
+ */
 static void
 test_select_only_host(void **state)
 {
     static const int clients[] = {1, 2, 4, 8, 16};
-    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", STEP_S, "-w", "select-only",
-                    "-j", "2", "-c", NULL, NULL};
+    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", STEP_S,
+                    "-w",  "select-only",    "-j",         "2",  "-c", NULL,
+                    NULL};
     struct step s[5];
     int i;
 
@@ -230,8 +284,13 @@ static void
 test_redis_incr(void **state)
 {
     static const int clients[] = {1, 4, 16, 64, 250};
-    char *args[] = {"run", (char *)itest_env("BENCHTOP_RD_TARGET"), "--headless", "-q", "-T",
-                    STEP_S, "-w", "incr", "-j", "1", "-c", NULL, NULL};
+    char *args[] = {"run",        (char *)itest_env("BENCHTOP_RD_TARGET"),
+                    "--headless", "-q",
+                    "-T",         STEP_S,
+                    "-w",         "incr",
+                    "-j",         "1",
+                    "-c",         NULL,
+                    NULL};
     struct step s[5];
     int i;
 
@@ -307,8 +366,8 @@ test_growing_table(void **state)
     static const char script[] = "\\set v random(1, 1000000)\n"
                                  "INSERT INTO grow (v) VALUES (:v);\n"
                                  "UPDATE grow SET v = v + 1 WHERE v = :v;\n";
-    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "10", "-f", path, "-c",
-                    NULL, NULL};
+    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "10", "-f", path, "-c", NULL,
+                    NULL};
     struct step s[2];
     int fd = mkstemp(path), named = 0, i;
 
@@ -334,8 +393,9 @@ test_growing_table(void **state)
 static void
 test_beside_lock_waiters(void **state)
 {
-    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "8", "-w", "select-only",
-                    "-R", "50", "-c", NULL, NULL};
+    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "8",
+                    "-w",  "select-only",    "-R",         "50", "-c", NULL,
+                    NULL};
     PGconn *holder = itest_pg(DB), *waiters[6];
     struct step s;
     char *out;
@@ -410,7 +470,8 @@ test_mysql_beside_lock_waiters(void **state)
     mysql_close(holder);
 }
 
-/* watch on a MySQL under another process's autocommit load: server tps and a server-side verdict. */
+/* watch on a MySQL under another process's autocommit load: server tps and a server-side verdict.
+ */
 static void
 test_watched_mysql(void **state)
 {

@@ -53,6 +53,25 @@ print_verdicts(const char *out)
     }
 }
 
+/*
+ * Whether an interval's host split named `name` among the run's server-side
+ * processes ("cpu":{..., "server_procs":"nginx, php-fpm8.2, mariadbd"}).
+ */
+static int
+server_side_has(const char *out, const char *name)
+{
+    const char *p;
+
+    for (p = out; (p = strstr(p, "\"server_procs\":\"")) != NULL; p++) {
+        const char *end = strchr(p + 16, '"');
+        const char *hit = strstr(p + 16, name);
+
+        if (hit != NULL && end != NULL && hit < end)
+            return 1;
+    }
+    return 0;
+}
+
 /* Runs a load to its end and checks that its final verdict is kind; the run, for more checks. */
 static struct run
 run_judged(char **args, const char *kind)
@@ -202,6 +221,14 @@ test_lock_bound_behind(void **state)
     snprintf(url, sizeof url, "%shot_row.php", itest_env("BENCHTOP_NG_TARGET"));
     r = run_judged(args, "lock");
     assert_non_null(strstr(r.out, "MySQL behind the app: "));
+    /*
+     * The host split counts the app's processes on the server side, not as
+     * other programs: nginx (the target), php-fpm (nginx's connections to
+     * it) and the MariaDB watched behind it.
+     */
+    assert_true(server_side_has(r.out, "nginx"));
+    assert_true(server_side_has(r.out, "php-fpm"));
+    assert_true(server_side_has(r.out, "mariadbd") || server_side_has(r.out, "mysqld"));
     itest_free(&r);
 }
 

@@ -17,6 +17,17 @@
 #include "verdict.h"
 
 /* A healthy closed loop: nothing busy, nothing waiting, loopback round trips. */
+/* verdict_check of two steps whose host split is unknown. */
+static enum verdict_check
+check(enum verdict_kind k, int clo, double tlo, int chi, double thi, int hi_locked)
+{
+    struct verdict_point lo, hi;
+
+    verdict_point_init(&lo, k, clo, tlo, 0);
+    verdict_point_init(&hi, VK_NONE, chi, thi, hi_locked);
+    return verdict_check(&lo, &hi);
+}
+
 static struct verdict_input
 calm(void)
 {
@@ -177,7 +188,7 @@ test_pool_bound(void **state)
     in.sig.pool_servers = 8;
     in.sig.pool_size = 8;
     assert_int_not_equal(steady(&in), VK_POOL);
-    assert_int_equal(verdict_check(VK_POOL, 16, 1000, 32, 1010, 0), VC_CONFIRMED);
+    assert_int_equal(check(VK_POOL, 16, 1000, 32, 1010, 0), VC_CONFIRMED);
 }
 
 /*
@@ -522,7 +533,8 @@ test_host_bound(void **state)
     assert_int_equal(steady(&in), VK_SERVER_CPU);
 }
 
-/* A round trip longer than the whole latency is scheduling delay; a minority of it is not the wire. */
+/* A round trip longer than the whole latency is scheduling delay; a minority of it is not the wire.
+ */
 static void
 test_network_needs_majority(void **state)
 {
@@ -533,6 +545,20 @@ test_network_needs_majority(void **state)
     assert_int_not_equal(steady(&in), VK_NETWORK);
     in.sig.rtt_ms = 3;
     in.lat_mean_ms = 10;
+    assert_int_not_equal(steady(&in), VK_NETWORK);
+    /* a steady 8 ms round trip of 8.5 ms latency: the wire, on a host with room */
+    in = calm();
+    in.sig.rtt_ms = 8;
+    in.lat_mean_ms = 8.5;
+    in.sig.server_cpu_pct = 40;
+    in.sig.server_cpu_limit = 100;
+    assert_int_equal(steady(&in), VK_NETWORK);
+    /* Redis's loop on a host others fill: the ping waits behind every ready client */
+    in.cores = 2;
+    in.clients = 250;
+    in.host_busy_pct = 99;
+    in.server_host_pct = 40;
+    in.own_cpu_pct = 40;
     assert_int_not_equal(steady(&in), VK_NETWORK);
 }
 
@@ -659,22 +685,117 @@ test_server_side_candidates(void **state)
 static void
 test_check(void **state)
 {
-    char text[120];
+    struct verdict_point lo, hi;
+    char text[160];
 
     /* group commit: more clients share each log sync */
-    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1010, 0), VC_CONTRADICTED);
-    assert_int_equal(verdict_check(VK_COMMIT, 4, 1000, 8, 1800, 0), VC_CONFIRMED);
+    assert_int_equal(check(VK_COMMIT, 4, 1000, 8, 1010, 0), VC_CONTRADICTED);
+    assert_int_equal(check(VK_COMMIT, 4, 1000, 8, 1800, 0), VC_CONFIRMED);
     /* the added clients waited on row locks held across the sync: group commit untested */
-    assert_int_equal(verdict_check(VK_COMMIT, 1, 44, 2, 43, 1), VC_UNTESTED);
+    assert_int_equal(check(VK_COMMIT, 1, 44, 2, 43, 1), VC_UNTESTED);
     /* ... but locks excuse no other verdict's prediction */
-    assert_int_equal(verdict_check(VK_UNDERLOADED, 1, 44, 2, 43, 1), VC_CONTRADICTED);
-    assert_int_equal(verdict_check(VK_UNDERLOADED, 4, 1000, 8, 1800, 0), VC_CONFIRMED);
-    assert_int_equal(verdict_check(VK_UNDERLOADED, 4, 1000, 8, 1050, 0), VC_CONTRADICTED);
-    assert_int_equal(verdict_check(VK_HOST, 8, 5000, 16, 5100, 0), VC_CONFIRMED);
-    assert_int_equal(verdict_check(VK_MIXED, 8, 5000, 16, 5100, 0), VC_UNTESTED);
-    assert_int_equal(verdict_check(VK_LOCK, 8, 5000, 8, 5100, 0), VC_UNTESTED);
-    verdict_check_text(VC_CONFIRMED, VK_COMMIT, text, sizeof(text));
+    assert_int_equal(check(VK_UNDERLOADED, 1, 44, 2, 43, 1), VC_CONTRADICTED);
+    assert_int_equal(check(VK_UNDERLOADED, 4, 1000, 8, 1800, 0), VC_CONFIRMED);
+    assert_int_equal(check(VK_UNDERLOADED, 4, 1000, 8, 1050, 0), VC_CONTRADICTED);
+    assert_int_equal(check(VK_HOST, 8, 5000, 16, 5100, 0), VC_CONFIRMED);
+    assert_int_equal(check(VK_MIXED, 8, 5000, 16, 5100, 0), VC_UNTESTED);
+    assert_int_equal(check(VK_LOCK, 8, 5000, 8, 5100, 0), VC_UNTESTED);
+    verdict_point_init(&lo, VK_COMMIT, 4, 1000, 0);
+    verdict_point_init(&hi, VK_COMMIT, 8, 1800, 0);
+    verdict_check_text(VC_CONFIRMED, &lo, &hi, text, sizeof(text));
     assert_string_equal(text, "consistent with commit/I/O-bound");
+}
+
+/* Two steps of a host-bound run, 2 cores at 95%: others, server and benchtop % of one core. */
+static void
+host_points(struct verdict_point *lo, struct verdict_point *hi, double gain, const double a[3],
+            const double b[3])
+{
+    verdict_point_init(lo, VK_HOST, 8, 1000, 0);
+    verdict_point_init(hi, VK_HOST, 16, 1000 * (1 + gain), 0);
+    host_split_make(95, 2, a[1], a[2], &lo->host);
+    host_split_make((b[0] + b[1] + b[2]) / 2, 2, b[1], b[2], &hi->host);
+}
+
+/*
+ * The busy shared host of the suite: other programs hold 120% of 2 cores.
+ * More clients (more server backends) win CPU from them: a gain paid by
+ * their CPU is what host-bound predicts; a gain they did not pay for is not.
+ * A host that the server and benchtop fill keeps the flat prediction.
+ */
+static void
+test_check_host_others(void **state)
+{
+    static const double busy[3] = {120, 50, 20}, gave[3] = {60, 100, 30}, kept[3] = {125, 50, 20};
+    static const double own[3] = {5, 150, 35}, own_hi[3] = {0, 160, 30};
+    struct verdict_point lo, hi;
+    char text[160];
+
+    host_points(&lo, &hi, 0.5, busy, gave);
+    assert_true(host_split_others_hold(&lo.host));
+    assert_int_equal(verdict_check(&lo, &hi), VC_CONFIRMED);
+    verdict_check_text(VC_CONFIRMED, &lo, &hi, text, sizeof(text));
+    assert_non_null(strstr(text, "other programs' CPU 120% -> 60%, the run's 70% -> 130%"));
+    host_points(&lo, &hi, 0.5, busy, kept);
+    assert_int_equal(verdict_check(&lo, &hi), VC_CONTRADICTED);
+    verdict_check_text(VC_CONTRADICTED, &lo, &hi, text, sizeof(text));
+    assert_non_null(strstr(text, "contradicts host CPU-bound"));
+    /* +185% from a run that grew 43%: the others' CPU does not pay for it */
+    host_points(&lo, &hi, 1.85, busy, gave);
+    assert_int_equal(verdict_check(&lo, &hi), VC_CONTRADICTED);
+    /* no gain: consistent whatever the split */
+    host_points(&lo, &hi, 0.02, busy, kept);
+    assert_int_equal(verdict_check(&lo, &hi), VC_CONFIRMED);
+    /* the next step's split unknown: a gain tells nothing */
+    host_points(&lo, &hi, 0.5, busy, gave);
+    host_split_make(NAN, 2, NAN, NAN, &hi.host);
+    assert_int_equal(verdict_check(&lo, &hi), VC_UNTESTED);
+    /* Redis's event loop: more clients per wakeup make requests cheaper; no test on the same CPU */
+    host_points(&lo, &hi, 0.27, busy, kept);
+    lo.host.event_loop = 1;
+    assert_int_equal(verdict_check(&lo, &hi), VC_UNTESTED);
+    verdict_check_text(VC_UNTESTED, &lo, &hi, text, sizeof(text));
+    assert_non_null(strstr(text, "an event loop's requests get cheaper"));
+    host_points(&lo, &hi, 0.5, busy, gave);
+    lo.host.event_loop = 1;
+    assert_int_equal(verdict_check(&lo, &hi), VC_CONFIRMED);
+    /* server and benchtop fill the host: a gain contradicts, even with the others' 5% gone */
+    host_points(&lo, &hi, 0.5, own, own_hi);
+    assert_false(host_split_others_hold(&lo.host));
+    assert_int_equal(verdict_check(&lo, &hi), VC_CONTRADICTED);
+    /* ... unless the server is an event loop (Redis and benchtop filling it: +56% on one CPU) */
+    lo.host.event_loop = 1;
+    assert_int_equal(verdict_check(&lo, &hi), VC_UNTESTED);
+}
+
+/* The verdict's text for a host others fill: the split, others first, and what to do. */
+static void
+test_host_bound_by_others(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.cores = 2;
+    in.clients = 8;
+    in.host_busy_pct = 95;
+    in.server_host_pct = 50;
+    in.server_names = "postgres";
+    in.own_cpu_pct = 20;
+    in.worker_cpu_max = 15;
+    in.worker_wait_max = 40;
+    in.sig.sessions = in.sig.active = 8;
+    in.sig.on_cpu = 1;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_non_null(
+        strstr(v.evidence, "others 120%, server 50% (postgres), benchtop 20% of 2 cores"));
+    assert_non_null(strstr(v.evidence, "other programs take the CPU: results are not the "
+                                       "database's capacity; stop them or run on a quiet host"));
+    assert_null(strstr(v.evidence, "add clients"));
+    assert_true(host_split_others_hold(&v.host));
+    assert_true(fabs(v.host.others - 120) < 1e-9);
 }
 
 /* --- properties over generated inputs --- */
@@ -803,25 +924,69 @@ test_properties(void **state)
     }
 }
 
-/* No doubling that gained under 10% is ever taken as confirming "not enough load". */
+/* A host split of `cores` cores from generated parts, % of one core. */
+static void
+generated_split(int cores, struct host_split *h)
+{
+    double server = uni(0, 100.0 * cores), own = uni(0, 100.0 * cores - server);
+    double others = uni(0, 100.0 * cores - server - own);
+
+    host_split_make((server + own + others) / cores, cores, server, own, h);
+    h->event_loop = uni(0, 1) < 0.3;
+}
+
+/*
+ * Over generated steps: no doubling that gained under 10% is ever taken as
+ * confirming "not enough load", or as contradicting a host- or server-bound
+ * verdict; a host-bound-by-others step is confirmed by a gain only when the
+ * others' CPU fell and the run's grew with it, and a host that the run
+ * fills itself keeps the flat prediction; the check's text is coherent.
+ */
 static void
 test_check_properties(void **state)
 {
     int i;
 
-    for (i = 0; i < 10000; i++) {
-        int lo = (int)uni(1, 200), hi = lo * 2;
-        double tps = uni(1, 100000), gain = uni(-0.5, 1.5);
-        enum verdict_check c = verdict_check(VK_UNDERLOADED, lo, tps, hi, tps * (1 + gain), 0);
-        enum verdict_check b = verdict_check(VK_SERVER_CPU, lo, tps, hi, tps * (1 + gain), 0);
+    for (i = 0; i < 20000; i++) {
+        int lo_c = (int)uni(1, 200), hi_c = lo_c * (int)uni(2, 5), cores = (int)uni(1, 9);
+        double doublings = log2((double)hi_c / lo_c), tps = uni(1, 100000), gain = uni(-0.5, 2);
+        double per = gain / doublings, run_lo, run_hi;
+        enum verdict_kind kinds[] = {VK_UNDERLOADED, VK_SERVER_CPU, VK_HOST};
+        struct verdict_point lo, hi;
+        enum verdict_check c[3];
+        char text[200];
+        int k;
 
-        if (gain < 0.099) {
-            assert_int_equal(c, VC_CONTRADICTED);
-            assert_int_equal(b, VC_CONFIRMED);
-        } else if (gain > 0.101) {
-            assert_int_equal(c, VC_CONFIRMED);
-            assert_int_equal(b, VC_CONTRADICTED);
+        for (k = 0; k < 3; k++) {
+            verdict_point_init(&lo, kinds[k], lo_c, tps, 0);
+            verdict_point_init(&hi, VK_NONE, hi_c, tps * (1 + gain), 0);
+            generated_split(cores, &lo.host);
+            if (uni(0, 1) < 0.9)
+                generated_split(cores, &hi.host);
+            c[k] = verdict_check(&lo, &hi);
+            verdict_check_text(c[k], &lo, &hi, text, sizeof(text));
+            assert_coherent(text);
         }
+        if (per < 0.099 && gain < 0.099) {
+            assert_int_equal(c[0], VC_CONTRADICTED);
+            assert_int_equal(c[1], VC_CONFIRMED);
+            assert_int_equal(c[2], VC_CONFIRMED);
+            continue;
+        }
+        if (per <= 0.101 || gain <= 0.101)
+            continue;
+        assert_int_equal(c[0], VC_CONFIRMED);
+        assert_int_equal(c[1], VC_CONTRADICTED);
+        run_lo = lo.host.server + lo.host.benchtop;
+        run_hi = hi.host.server + hi.host.benchtop;
+        if (!host_split_others_hold(&lo.host) && !lo.host.event_loop)
+            assert_int_equal(c[2], VC_CONTRADICTED);
+        else if (isnan(hi.host.others))
+            assert_int_equal(c[2], VC_UNTESTED);
+        else if (hi.host.others >= lo.host.others || run_hi / run_lo - 1 < 0.5 * gain)
+            assert_int_equal(c[2], lo.host.event_loop ? VC_UNTESTED : VC_CONTRADICTED);
+        else
+            assert_int_equal(c[2], VC_CONFIRMED);
     }
 }
 
@@ -879,6 +1044,8 @@ main(void)
         cmocka_unit_test(test_behind_lock_bound),
         cmocka_unit_test(test_app_pool_full),
         cmocka_unit_test(test_check_properties),
+        cmocka_unit_test(test_check_host_others),
+        cmocka_unit_test(test_host_bound_by_others),
         cmocka_unit_test(test_final_tie_goes_to_last),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
