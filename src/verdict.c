@@ -1141,6 +1141,10 @@ verdict_check_text(enum verdict_check c, const struct verdict_point *lo,
     else if (c == VC_CONTRADICTED)
         snprintf(buf, len, "contradicts %s (more clients should %s tps)", verdict_label(k),
                  more ? "raise" : "not raise");
+    else if (k == VK_COMMIT && tested && hi->locked)
+        snprintf(buf, len,
+                 "commit/I/O-bound: the added clients waited on row locks, so group commit "
+                 "was not tested");
     else
         snprintf(buf, len, "%s predicts nothing here", verdict_label(k));
 }

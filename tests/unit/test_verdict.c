@@ -16,7 +16,6 @@
 #include "collector.h"
 #include "verdict.h"
 
-/* A healthy closed loop: nothing busy, nothing waiting, loopback round trips. */
 /* verdict_check of two steps whose host split is unknown. */
 static enum verdict_check
 check(enum verdict_kind k, int clo, double tlo, int chi, double thi, int hi_locked)
@@ -28,6 +27,7 @@ check(enum verdict_kind k, int clo, double tlo, int chi, double thi, int hi_lock
     return verdict_check(&lo, &hi);
 }
 
+/* A healthy closed loop: nothing busy, nothing waiting, loopback round trips. */
 static struct verdict_input
 calm(void)
 {
@@ -693,6 +693,11 @@ test_check(void **state)
     assert_int_equal(check(VK_COMMIT, 4, 1000, 8, 1800, 0), VC_CONFIRMED);
     /* the added clients waited on row locks held across the sync: group commit untested */
     assert_int_equal(check(VK_COMMIT, 1, 44, 2, 43, 1), VC_UNTESTED);
+    verdict_point_init(&lo, VK_COMMIT, 1, 44, 0);
+    verdict_point_init(&hi, VK_NONE, 2, 43, 1);
+    verdict_check_text(VC_UNTESTED, &lo, &hi, text, sizeof(text));
+    assert_string_equal(text, "commit/I/O-bound: the added clients waited on row locks, so "
+                              "group commit was not tested");
     /* ... but locks excuse no other verdict's prediction */
     assert_int_equal(check(VK_UNDERLOADED, 1, 44, 2, 43, 1), VC_CONTRADICTED);
     assert_int_equal(check(VK_UNDERLOADED, 4, 1000, 8, 1800, 0), VC_CONFIRMED);
