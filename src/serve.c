@@ -113,6 +113,8 @@ announce(const struct server *s)
     printf("target=%s\ndir=%s\nport=%d\npid=%ld\n", s->target, s->dir, s->port, (long)getpid());
     if (s->behind[0] != '\0')
         printf("behind=%s\n", s->behind);
+    if (s->log[0] != '\0')
+        printf("log=%s\n", s->log);
     printf("ready\n");
     fflush(stdout);
 }

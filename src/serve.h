@@ -4,7 +4,9 @@
  * it while it is wanted.
  *
  * Protocol on stdout, one line each, flushed: "target=URL", "dir=FOLDER",
- * "port=N", "pid=PID" (of benchtop, not of the server), then "ready".
+ * "port=N", "pid=PID" (of benchtop, not of the server), "behind=URL" (a
+ * pooler's or nginx's), "log=FILE" (the server's main log, inside FOLDER,
+ * when the class keeps one), then "ready".
  * Afterwards: SIGUSR1 restarts the server and prints "restarted" or
  * "restart-failed: MESSAGE"; SIGTERM, SIGINT, SIGHUP, SIGQUIT or end of
  * stdin stop the server and remove its folder. Because of the last one,
