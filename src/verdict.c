@@ -21,6 +21,7 @@ static const double LARGE_ROWS = 1000;   /* rows read per transaction worth nami
 static const double LARGE_BLOCKS = 1000; /* blocks accessed per transaction worth naming */
 static const double FAILING = 0.5;       /* share of failed transactions that leaves no verdict */
 static const double OTHERS_LARGE = 0.25; /* others' share of a busy host that makes it theirs */
+static const double LOOP_BUSY = 0.8;     /* an event loop this busy queues the collector's ping */
 /* host-bound by others: the run's CPU must grow by at least this share of the tps gain */
 static const double PAID = 0.5;
 
@@ -511,11 +512,13 @@ score_network(const struct verdict_state *st, const struct window *w, struct sco
         ratio = NAN;
     /*
      * An event loop (its collector gives a CPU limit: Redis) answers the
-     * collector's ping after every client ready before it: on a full host
-     * its starved loop makes that a steady queue, not a wire (Redis INCR at
-     * 250 clients, others holding the host: "network-bound").
+     * collector's ping after every client ready before it: on a full host,
+     * or with the loop itself busy, that is a steady queue, not a wire
+     * (Redis INCR at 250 clients: "network-bound" with others holding the
+     * host, and again with Redis at 94% of its core on a host at 90%).
      */
-    if (w->host_full && !isnan(in->sig.server_cpu_limit))
+    if (!isnan(in->sig.server_cpu_limit) &&
+        (w->host_full || frac(in->sig.server_cpu_pct, in->sig.server_cpu_limit) >= LOOP_BUSY))
         ratio = NAN;
     /* with a sync before every write's reply (Redis appendfsync always) each reply waits for it */
     if (rtt > 1.05 * lat || in->sig.sync_each_commit[0])

@@ -560,6 +560,15 @@ test_network_needs_majority(void **state)
     in.server_host_pct = 40;
     in.own_cpu_pct = 40;
     assert_int_not_equal(steady(&in), VK_NETWORK);
+    /* ... and on a host with room, with the loop itself at 94% of its core (CI, Redis INCR) */
+    in = calm();
+    in.sig.rtt_ms = 8;
+    in.lat_mean_ms = 8.5;
+    in.sig.server_cpu_pct = 94;
+    in.sig.server_cpu_limit = 100;
+    in.cores = 2;
+    in.host_busy_pct = 70;
+    assert_int_not_equal(steady(&in), VK_NETWORK);
 }
 
 /* The evidence follows the figures every interval, even while the verdict holds. */
