@@ -829,6 +829,39 @@ test_host_bound_by_others(void **state)
     assert_true(fabs(v.host.others - 120) < 1e-9);
 }
 
+/* An event loop below its core: the host-bound text says more clients per wakeup can still gain. */
+static void
+test_host_bound_event_loop(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    (void)state;
+    in.cores = 2;
+    in.clients = 4;
+    in.host_busy_pct = 96;
+    in.server_host_pct = 60;
+    in.server_names = "redis-server";
+    in.own_cpu_pct = 30;
+    in.worker_cpu_max = 30;
+    in.sig.server_cpu_pct = 60;
+    in.sig.server_cpu_limit = 100;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_true(v.host.event_loop);
+    assert_non_null(strstr(v.evidence, "its event loop at 60% of 100% can still gain from more "
+                                       "clients per wakeup"));
+    assert_true(strlen(v.evidence) < sizeof(v.evidence) - 1); /* not cut */
+    /* a loop at its core gains nothing more: no such words */
+    in.server_host_pct = in.sig.server_cpu_pct = 92;
+    in.host_busy_pct = 99;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_null(strstr(v.evidence, "event loop"));
+}
+
 /* --- properties over generated inputs --- */
 
 static unsigned long long prng = 0x9e3779b97f4a7c15ULL;
@@ -1077,6 +1110,7 @@ main(void)
         cmocka_unit_test(test_check_properties),
         cmocka_unit_test(test_check_host_others),
         cmocka_unit_test(test_host_bound_by_others),
+        cmocka_unit_test(test_host_bound_event_loop),
         cmocka_unit_test(test_final_tie_goes_to_last),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
