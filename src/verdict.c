@@ -327,6 +327,14 @@ cpu_demand(const struct verdict_state *st, const struct window *w)
     double want = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
     double d = fmax(ramp(want, 50, 80), ramp(server_load(st, w), 0.3, 0.6));
 
+    /*
+     * The run's own processes filling a full host want its CPU, though each
+     * looks light: select-only at 2 clients kept both cores busy (server
+     * 121%, benchtop 78%) with its sessions sampled on CPU a quarter of the
+     * time and each worker at 39%, the rest being wake-ups and the socket.
+     */
+    if (w->host_full && !isnan(w->split.server) && w->host_used > 0)
+        d = fmax(d, ramp((w->split.server + w->split.benchtop) / w->host_used, 0.6, 0.85));
     if (in->rate > 0 && in->tps >= 0.9 * in->rate)
         return 0; /* an open loop that keeps its rate is limited by nothing but the rate */
     return isnan(st->busy_frac) ? fmax(d, in->rate > 0 ? 0 : 1)
@@ -854,6 +862,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
 {
     struct scores sc;
     struct verdict v;
+    enum verdict_kind lead_kind;
 
     if (!in->load) {
         int held[VK__COUNT];
@@ -876,9 +885,14 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     update_smoothing(st, in);
     score_all(st, in, &sc);
     lead(&sc, &v);
-    /* the top candidate's streak: "mixed with B" and "A" alone are both A leading */
-    st->streak = v.first == st->leader ? st->streak + 1 : 1;
-    st->leader = v.kind == VK_NONE ? VK_NONE : v.first;
+    /*
+     * The top candidate's streak: "mixed with B" and "A" alone are both A
+     * leading, and nothing scoring leads as "undecided", so that a verdict
+     * whose signs are gone gives way (it stayed shown with a score of 0).
+     */
+    lead_kind = v.kind == VK_NONE ? VK_NONE : v.first;
+    st->streak = lead_kind == st->leader ? st->streak + 1 : 1;
+    st->leader = lead_kind;
     /* hysteresis: a new verdict must lead STREAK_TO_SHOW intervals; the shown one is rebuilt */
     /* from nothing shown, a likely leader shows at once: "undecided" must not last a whole run */
     if (v.kind == st->shown || st->streak >= STREAK_TO_SHOW ||

@@ -862,6 +862,68 @@ test_host_bound_event_loop(void **state)
     assert_null(strstr(v.evidence, "event loop"));
 }
 
+/*
+ * select-only at 2 clients on 2 cores: the server and benchtop fill the host
+ * though its sessions are sampled on CPU a quarter of the time and each
+ * worker runs at 39% (ping-pong): host-bound, not "not enough load".
+ */
+static void
+test_host_filled_by_the_run(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    (void)state;
+    in.cores = 2;
+    in.clients = 2;
+    in.tps = 89000;
+    in.lat_mean_ms = 0.022;
+    in.host_busy_pct = 100;
+    in.server_host_pct = 121;
+    in.server_names = "postgres";
+    in.own_cpu_pct = 78;
+    in.worker_cpu_max = 39;
+    in.worker_wait_max = 4;
+    in.sig.sessions = in.sig.own_sessions = 2;
+    in.sig.active = in.sig.own_active = 0.5;
+    in.sig.on_cpu = 0.5;
+    in.sig.rtt_ms = 0.01;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_non_null(strstr(v.evidence, "server 121% (postgres), benchtop 78%"));
+}
+
+/* A verdict whose signs are gone gives way to "undecided" (it stayed shown with a score of 0). */
+static void
+test_stale_verdict_gives_way(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    (void)state;
+    in.cores = 2;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_UNDERLOADED);
+    /* Redis INCR at 4 clients: its loop at 80%, benchtop's worker at 73%, the host at 85% */
+    in.clients = 4;
+    in.host_busy_pct = 85;
+    in.server_host_pct = 82;
+    in.own_cpu_pct = 73;
+    in.worker_cpu_max = 73;
+    in.sig.server_cpu_pct = 80;
+    in.sig.server_cpu_limit = 100;
+    in.sig.on_cpu = NAN;
+    v = run(&st, &in, 1);
+    assert_int_equal(v.kind, VK_UNDERLOADED); /* one interval is not yet a change */
+    v = run(&st, &in, 2);
+    assert_int_equal(v.kind, VK_NONE);
+    assert_non_null(strstr(v.evidence, "undecided"));
+}
+
 /* --- properties over generated inputs --- */
 
 static unsigned long long prng = 0x9e3779b97f4a7c15ULL;
@@ -1111,6 +1173,8 @@ main(void)
         cmocka_unit_test(test_check_host_others),
         cmocka_unit_test(test_host_bound_by_others),
         cmocka_unit_test(test_host_bound_event_loop),
+        cmocka_unit_test(test_host_filled_by_the_run),
+        cmocka_unit_test(test_stale_verdict_gives_way),
         cmocka_unit_test(test_final_tie_goes_to_last),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
