@@ -365,20 +365,63 @@ print_server(FILE *f, const struct record *recs, int nrec, const struct report_r
     }
 }
 
-/* The run headers: what was run where, settings at start, events (text and markdown). */
+/* Whether the '\n'-ended lines of text hold the line p (len bytes, without its '\n'). */
+static int
+has_line(const char *text, const char *p, int len)
+{
+    const char *q = text;
+
+    for (; q != NULL && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL)
+        if (strncmp(q, p, (size_t)len) == 0 && q[len] == '\n')
+            return 1;
+    return 0;
+}
+
+/* Whether every record's header holds the line p. */
+static int
+common_line(const struct record *recs, int nrec, const char *p, int len)
+{
+    int i;
+
+    for (i = 0; i < nrec; i++)
+        if (!has_line(recs[i].header_text ? recs[i].header_text : "", p, len))
+            return 0;
+    return 1;
+}
+
+/* The lines of text that are (want 1) or are not (want 0) in every record's header. */
+static void
+print_lines(FILE *f, const char *text, const struct record *recs, int nrec, int want, int markdown)
+{
+    const char *p = text, *nl;
+
+    for (; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if ((nrec > 1 && common_line(recs, nrec, p, (int)(nl - p))) == want)
+            fprintf(f, markdown ? "- %.*s\n" : "   %.*s\n", (int)(nl - p), p);
+    }
+}
+
+/*
+ * The run headers: what was run where, settings at start, events (text and
+ * markdown). With several runs, what all of them share is said once, first,
+ * so that each run's block shows what differs: the setting a tuning step
+ * changed stands out instead of hiding in twenty equal lines.
+ */
 static void
 print_headers(FILE *f, const struct record *recs, int nrec, int markdown)
 {
+    const char *first = recs[0].header_text ? recs[0].header_text : "";
     int i, j;
 
+    if (nrec > 1 && *first) {
+        fprintf(f, markdown ? "### In every run\n\n" : "in every run:\n");
+        print_lines(f, first, recs, nrec, 1, markdown);
+        fputc('\n', f);
+    }
     for (i = 0; i < nrec; i++) {
-        const char *p = recs[i].header_text ? recs[i].header_text : "";
         fprintf(f, markdown ? "### %d. %s\n\n" : "%d. %s\n", i + 1, recs[i].name);
-        while (*p) {
-            const char *nl = strchr(p, '\n');
-            fprintf(f, markdown ? "- %.*s\n" : "   %.*s\n", (int)(nl - p), p);
-            p = nl + 1;
-        }
+        print_lines(f, recs[i].header_text ? recs[i].header_text : "", recs, nrec, 0, markdown);
         for (j = 0; j < recs[i].nevent; j++)
             fprintf(f, markdown ? "- event at %.1f s: %s\n" : "   event at %.1f s: %s\n",
                     recs[i].ev[j].t, recs[i].ev[j].text);

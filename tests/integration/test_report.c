@@ -127,7 +127,7 @@ test_sync_commit_compared(void **state)
                     paths[0], paths[1], paths[2], NULL};
     char *text[] = {"report", "--from", "1", paths[0], paths[1], paths[2], NULL};
     struct run r = itest_runv(args), t;
-    const char *row2, *row3, *h1, *h2, *h3;
+    const char *row2, *row3, *h1, *h2, *h3, *every;
 
     assert_int_equal(r.status, 0);
     row2 = strstr(r.out, "sc-2-off");
@@ -152,6 +152,13 @@ test_sync_commit_compared(void **state)
     assert_true(strstr(h1, "synchronous_commit: on") < h2);
     assert_true(strstr(h2, "synchronous_commit: off") < h3);
     assert_non_null(strstr(h3, "synchronous_commit: on"));
+    /* what the runs share is said once, before them; the changed setting only per run */
+    every = strstr(t.out, "in every run:");
+    assert_non_null(every);
+    assert_true(every < h1);
+    assert_true(strstr(every, "shared_buffers") < h1);
+    assert_null(strstr(h1, "shared_buffers"));
+    assert_true(strstr(every, "synchronous_commit") > h1);
     assert_null(strstr(t.out, "password"));
     itest_free(&t);
 }
