@@ -59,7 +59,7 @@ beyond_noise(double a, double b, double sd_a, double sd_b)
 void
 report_row_cells(const struct report_row *rows, int i, char cells[REPORT_NCOLS][64])
 {
-    const struct rec_summary *s = &rows[i].sum, *f = &rows[0].sum;
+    const struct rec_summary *s = &rows[i].sum, *f = &rows[rows[i].base].sum;
     int c;
 
     for (c = 0; c < REPORT_NCOLS; c++)
@@ -77,7 +77,7 @@ report_row_cells(const struct report_row *rows, int i, char cells[REPORT_NCOLS][
         snprintf(cells[13], 64, "-");
     else
         snprintf(cells[13], 64, "%.1f", s->srv_tps);
-    if (i == 0)
+    if (i == rows[i].base)
         return;
     diff_cell(cells[3], f->tps, s->tps, f->sd_tps, s->sd_tps);
     diff_cell(cells[5], f->p50, s->p50, f->sd_p50, s->sd_p50);
@@ -182,6 +182,11 @@ print_text(FILE *f, const struct report_row *rows, int n)
                 "* beyond the runs' interval-to-interval noise (%.0f times the spread); "
                 "? too few intervals to tell\n",
                 NOISE_SIGMAS);
+    for (i = 0; i < n && rows[i].base == 0; i++)
+        ;
+    if (i < n)
+        fprintf(f, "\"vs 1st\" of a later sweep's step: against the first record's step at the "
+                   "same load\n");
 }
 
 static void
@@ -258,7 +263,7 @@ json_diff(FILE *f, const char *sep, const char *key, double a, double b, double 
 static void
 print_json_row(FILE *f, const struct report_row *rows, int i)
 {
-    const struct rec_summary *s = &rows[i].sum, *a = &rows[0].sum;
+    const struct rec_summary *s = &rows[i].sum, *a = &rows[rows[i].base].sum;
 
     fputs("{\"run\":", f);
     json_put_string(f, rows[i].label);
@@ -275,7 +280,8 @@ print_json_row(FILE *f, const struct report_row *rows, int i)
     json_num(f, "server_tps", s->srv_tps);
     json_member_str(f, "verdict", s->verdict);
     json_num(f, "verdict_share", s->verdict_share);
-    if (i > 0) {
+    if (i != rows[i].base) {
+        json_member_str(f, "vs", rows[rows[i].base].label);
         fputs(",\"vs_first\":{", f);
         json_diff(f, "", "tps", a->tps, s->tps, a->sd_tps, s->sd_tps);
         json_diff(f, ",", "p50", a->p50, s->p50, a->sd_p50, s->sd_p50);
@@ -444,6 +450,7 @@ add_rows(struct record *r, double from, double to, struct report_row **rows, int
         row->rec = r;
         row->from = r->nstep ? fmax(r->steps[k].from, from) : from;
         row->to = r->nstep ? (to > 0 ? fmin(r->steps[k].to, to) : r->steps[k].to) : to;
+        row->step = r->nstep ? r->steps[k].label : NULL;
         if (r->nstep)
             snprintf(row->label, sizeof row->label, "%s %s", r->name, r->steps[k].label);
         else
@@ -452,6 +459,29 @@ add_rows(struct record *r, double from, double to, struct report_row **rows, int
             return -1;
     }
     return 0;
+}
+
+/*
+ * The row each row is compared with: the first. But a later sweep's step
+ * goes against the first record's step at the same load when it has one:
+ * 4 clients with synchronous_commit off against 4 clients with it on,
+ * not against 1 client.
+ */
+static void
+report_bases(struct report_row *rows, int n)
+{
+    int i, j;
+
+    for (i = 0; i < n; i++) {
+        rows[i].base = 0;
+        if (rows[i].step == NULL || rows[i].rec == rows[0].rec)
+            continue;
+        for (j = 0; j < n && rows[j].rec == rows[0].rec; j++)
+            if (rows[j].step != NULL && strcmp(rows[j].step, rows[i].step) == 0) {
+                rows[i].base = j;
+                break;
+            }
+    }
 }
 
 static void
@@ -521,6 +551,7 @@ cmd_report(struct runconf *rc, char **pos, int npos)
         if (record_load(pos[i], &recs[i], err) < 0 ||
             add_rows(&recs[i], rc->report_from, to, &rows, &nrows, err) < 0)
             usage_fatal("%s", err);
+    report_bases(rows, nrows);
     if (fmt <= 1)
         print_headers(stdout, recs, npos, fmt == 1);
     if (fmt == 0)

@@ -15,6 +15,8 @@
 /* One row of the comparison: a run, or a step of a sweep. */
 struct report_row {
     const struct record *rec;
+    const char *step; /* a sweep step's label ("4 clients"); NULL for a whole run */
+    int base;         /* the row its "vs 1st" figures compare with (report_bases) */
     char label[128];
     double from, to;
     struct rec_summary sum;

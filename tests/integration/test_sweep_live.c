@@ -254,14 +254,75 @@ test_bad_input(void **state)
     expect_usage(a9, "--slo is the target of --find-rate");
 }
 
+/*
+ * Two sweeps in one report: a later sweep's step is compared with the
+ * first sweep's step at the same load, and a step the first did not run
+ * with the first row, as a run is.
+ */
+static void
+test_report_pairs_steps(void **state)
+{
+    char a[64], b[64], row[8192], want[96];
+    char *sa[] = {"sweep",      itest_env("BENCHTOP_RD_TARGET"),
+                  "--headless", "--clients",
+                  "1,2",        "-w",
+                  "get",        "--warmup",
+                  "1",          "--step-time",
+                  "2",          NULL};
+    char *sb[] = {"sweep",      itest_env("BENCHTOP_RD_TARGET"),
+                  "--headless", "--clients",
+                  "2,4",        "-w",
+                  "set",        "--warmup",
+                  "1",          "--step-time",
+                  "2",          NULL};
+    char *rep[] = {"report", "--format", "json", a, b, NULL};
+    char *text[] = {"report", a, b, NULL};
+    struct run r;
+    double tps_a2, tps_b2;
+
+    snprintf(a, sizeof(a), "/tmp/bt-sweep-%d-a.jsonl", (int)getpid());
+    snprintf(b, sizeof(b), "/tmp/bt-sweep-%d-b.jsonl", (int)getpid());
+    r = run_ok(sa);
+    itest_write_file(a, r.out);
+    itest_free(&r);
+    r = run_ok(sb);
+    itest_write_file(b, r.out);
+    itest_free(&r);
+    r = itest_runv(rep);
+    assert_int_equal(r.status, 0);
+    snprintf(want, sizeof(want), "\"run\":\"bt-sweep-%d-a.jsonl 2 clients\"", (int)getpid());
+    snprintf(row, sizeof(row), "%s", nth_line(r.out, want, 0));
+    tps_a2 = itest_num(row, "tps");
+    snprintf(want, sizeof(want), "\"vs\":\"bt-sweep-%d-a.jsonl 1 clients\"", (int)getpid());
+    assert_non_null(strstr(row, want));
+    snprintf(want, sizeof(want), "\"run\":\"bt-sweep-%d-b.jsonl 2 clients\"", (int)getpid());
+    snprintf(row, sizeof(row), "%s", nth_line(r.out, want, 0));
+    tps_b2 = itest_num(row, "tps");
+    snprintf(want, sizeof(want), "\"vs\":\"bt-sweep-%d-a.jsonl 2 clients\"", (int)getpid());
+    assert_non_null(strstr(row, want));
+    assert_true(tps_a2 > 0 && tps_b2 > 0);
+    assert_true(fabs(itest_num(strstr(row, "\"vs_first\""), "pct") - (tps_b2 / tps_a2 - 1) * 100) <
+                0.01);
+    snprintf(want, sizeof(want), "\"run\":\"bt-sweep-%d-b.jsonl 4 clients\"", (int)getpid());
+    snprintf(row, sizeof(row), "%s", nth_line(r.out, want, 0));
+    snprintf(want, sizeof(want), "\"vs\":\"bt-sweep-%d-a.jsonl 1 clients\"", (int)getpid());
+    assert_non_null(strstr(row, want));
+    itest_free(&r);
+    r = itest_runv(text);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "against the first record's step at the same load"));
+    itest_free(&r);
+    unlink(a);
+    unlink(b);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_pg_clients_sweep),
-        cmocka_unit_test(test_redis_clients_sweep),
-        cmocka_unit_test(test_find_rate_known_capacity),
+        cmocka_unit_test(test_bad_input),           cmocka_unit_test(test_pg_clients_sweep),
+        cmocka_unit_test(test_redis_clients_sweep), cmocka_unit_test(test_find_rate_known_capacity),
+        cmocka_unit_test(test_report_pairs_steps),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
