@@ -513,6 +513,24 @@ test_lock_time_corrects_glances(void **state)
     my_derive(&prev, &cur, 2.0, &v);
     assert_true(fabs(v.sig.lock_wait - 3.5) < 1e-9);
     assert_true(fabs(v.sig.on_cpu - 0.5) < 1e-9);
+    /* the same with every session benchtop's: the waits are its own, none another's */
+    memset(&cur.probed, 0, sizeof cur.probed);
+    for (i = 0; i < 4; i++)
+        my_probe_add(&cur.probed, MY_ST_CPU, 1);
+    cur.probed.n = 1;
+    cur.probed.own_known = 1;
+    my_derive(&prev, &cur, 2.0, &v);
+    assert_true(fabs(v.sig.own_lock_wait - 3.5) < 1e-9);
+    assert_true(fabs(v.sig.lock_wait - v.sig.own_lock_wait) < 1e-9);
+    /* half of those on CPU benchtop's: half the moved waits are */
+    memset(&cur.probed, 0, sizeof cur.probed);
+    for (i = 0; i < 4; i++)
+        my_probe_add(&cur.probed, MY_ST_CPU, i < 2);
+    cur.probed.n = 1;
+    cur.probed.own_known = 1;
+    my_derive(&prev, &cur, 2.0, &v);
+    assert_true(fabs(v.sig.own_lock_wait - 1.75) < 1e-9);
+    cur.probed.own_known = 0;
     /* lock time the glances already account for (2 seen, 1 on average) changes nothing */
     memset(&cur.probed, 0, sizeof cur.probed);
     for (i = 0; i < 4; i++)
