@@ -191,34 +191,6 @@ cpu_port_owner(int port)
     return pid;
 }
 
-double
-cpu_tree_seconds(pid_t pid)
-{
-    unsigned long long sum = 0, ticks;
-    struct dirent *e;
-    int ppid, found = 0;
-    DIR *d = opendir("/proc");
-
-    if (d == NULL || pid <= 0) {
-        if (d)
-            closedir(d);
-        return -1;
-    }
-    while ((e = readdir(d)) != NULL) {
-        char path[300];
-
-        snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-        if (e->d_name[0] < '1' || e->d_name[0] > '9' || stat_read(path, &ppid, &ticks) < 0)
-            continue;
-        if (atoi(e->d_name) == pid || ppid == pid) {
-            found |= atoi(e->d_name) == pid;
-            sum += ticks;
-        }
-    }
-    closedir(d);
-    return found ? (double)sum / (double)sysconf(_SC_CLK_TCK) : -1;
-}
-
 void
 cpu_group_init(struct cpu_group *g)
 {
@@ -253,16 +225,6 @@ group_has(const struct cpu_group *g, pid_t pid)
         if (g->root[i] == pid)
             return 1;
     return 0;
-}
-
-void
-cpu_group_add(struct cpu_group *g, pid_t root)
-{
-    if (root <= 0 || root == getpid() || g->n == CPU_GROUP_MAX || group_has(g, root))
-        return;
-    g->root[g->n] = root;
-    g->last_s[g->n++] = cpu_tree_seconds(root);
-    group_name(g, root);
 }
 
 /*
@@ -302,6 +264,21 @@ group_scan(const struct cpu_group *g, pid_t *members, int max, long long *ticks)
     for (i = 0; i < g->n; i++)
         ticks[i] = seen[i] ? sum[i] : -1;
     return n;
+}
+
+void
+cpu_group_add(struct cpu_group *g, pid_t root)
+{
+    long long ticks[CPU_GROUP_MAX];
+
+    if (root <= 0 || root == getpid() || g->n == CPU_GROUP_MAX || group_has(g, root))
+        return;
+    g->root[g->n++] = root;
+    /* the tree's starting point, counted as cpu_group_pct will count it */
+    group_scan(g, NULL, 0, ticks);
+    g->last_s[g->n - 1] =
+        ticks[g->n - 1] >= 0 ? (double)ticks[g->n - 1] / (double)sysconf(_SC_CLK_TCK) : -1;
+    group_name(g, root);
 }
 
 /* A /proc/net/tcp{,6} address is loopback: 127.0.0.0/8, ::1 or ::ffff:127.x.y.z. */
