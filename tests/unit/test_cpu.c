@@ -59,9 +59,9 @@ test_port_owner_is_the_listener(void **state)
 }
 
 /*
- * A child that listens on loopback (its port written to `out`) or, with
- * port > 0, connects to that port; either way it then waits until the
- * `stop` pipe's write end closes. Its pid.
+ * A child that listens on loopback (its port written to `out`, and again
+ * once it accepted a connection) or, with port > 0, connects to that port; either way it then waits
+ * until the `stop` pipe's write end closes. Its pid.
  */
 static pid_t
 child(int port, int out, const int stop[2])
@@ -76,8 +76,8 @@ child(int port, int out, const int stop[2])
     if (port == 0) {
         int p, fd = listener(AF_INET, &p);
 
-        (void)fd;
-        if (write(out, &p, sizeof p) != sizeof p)
+        if (write(out, &p, sizeof p) != sizeof p || accept(fd, NULL, NULL) < 0 ||
+            write(out, &p, sizeof p) != sizeof p)
             _exit(1);
     } else {
         struct sockaddr_in sa = {.sin_family = AF_INET};
@@ -113,8 +113,10 @@ test_group_follows_outgoing_connections(void **state)
     server = child(0, ready[1], stop);
     assert_int_equal(read(ready[0], &port, sizeof port), sizeof port);
     client = child(port, ready[1], stop);
-    assert_int_equal(read(ready[0], &got, sizeof got), sizeof got);
-    assert_int_equal(got, port);
+    for (int i = 0; i < 2; i++) { /* connected, and accepted */
+        assert_int_equal(read(ready[0], &got, sizeof got), sizeof got);
+        assert_int_equal(got, port);
+    }
     assert_int_equal(cpu_port_owner(port), server);
 
     cpu_group_init(&g);
