@@ -194,7 +194,11 @@ struct driver_class {
     /*
      * Begins one transaction (sends its first statement, or with .pipelining
      * queues it). DRV_DONE only when it failed before sending anything (res->err
-     * set, connection still usable; it is then not in flight).
+     * set, connection still usable; it is then not in flight): the client then
+     * waits one loop turn before its next start, so a start that always fails
+     * does not spin. A transaction that succeeds is reported by conn_txn_poll,
+     * even when it was over inside conn_txn_start (MySQL's fast replies): the
+     * engine stops on a DRV_DONE here without an error.
      */
     enum drv_status (*conn_txn_start)(void *conn, struct txn_result *res);
     /*

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -106,6 +108,26 @@ static const struct driver_class refusing_driver_class = {
     .conn_connect_poll = connect_done,
     .conn_txn_start = refused_txn,
     .conn_txn_poll = refused_txn,
+    .conn_disconnect = never_disconnect,
+};
+
+/* A driver that breaks driver.h: its transactions succeed inside conn_txn_start. */
+static enum drv_status
+instant_txn(void *conn, struct txn_result *res)
+{
+    res->ops = 1;
+    return DRV_DONE;
+}
+
+static const struct driver_class instant_driver_class = {
+    .name = "instant",
+    .conn_new = never_new,
+    .conn_free = free,
+    .conn_fd = ready_fd_of,
+    .conn_connect_start = connect_start,
+    .conn_connect_poll = connect_done,
+    .conn_txn_start = instant_txn,
+    .conn_txn_poll = instant_txn,
     .conn_disconnect = never_disconnect,
 };
 
@@ -247,6 +269,41 @@ test_connect_per_txn_failed_start_goes_on(void **state)
     engine_free(e);
 }
 
+/*
+ * A start that finishes a transaction without an error (driver.h allows
+ * DRV_DONE there only for one that failed before sending) stops the run:
+ * nothing would wake its client again (it used to be woken by the timer
+ * meant for failed starts, one loop turn per transaction).
+ */
+static void
+test_success_at_start_is_refused(void **state)
+{
+    (void)state;
+    int status;
+    pid_t pid = fork();
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct runconf rc = conf(1);
+        struct rlimit no_core = {0, 0};
+        char err[BT_ERRLEN] = "";
+        struct engine *e;
+
+        setrlimit(RLIMIT_CORE, &no_core);
+        freopen("/dev/null", "w", stderr);
+        rc.driver = &instant_driver_class;
+        rc.transactions = 20;
+        if ((e = engine_start(&rc, NULL, err)) == NULL)
+            _exit(3);
+        for (int i = 0; i < 200 && !engine_finished(e); i++)
+            usleep(10000); /* bounded: 2 s at most */
+        _exit(engine_stop(e)->total.txns == 20 ? 0 : 4);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+}
+
 int
 main(void)
 {
@@ -260,6 +317,7 @@ main(void)
         cmocka_unit_test(test_stop_joins_every_worker),
         cmocka_unit_test(test_failed_worker_stops_the_others),
         cmocka_unit_test(test_connect_per_txn_failed_start_goes_on),
+        cmocka_unit_test(test_success_at_start_is_refused),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }
