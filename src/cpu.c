@@ -335,7 +335,7 @@ is_inode(unsigned long inode, void *want)
 static pid_t
 port_owner(const struct tcp_sock *v, int nv, int port)
 {
-    unsigned long inode = port > 0 ? tcp_listener(v, nv, port) : 0;
+    unsigned long inode = tcp_listener(v, nv, port);
     struct dirent *e;
     pid_t pid = -1;
     DIR *d;
@@ -356,9 +356,13 @@ pid_t
 cpu_port_owner(int port)
 {
     struct tcp_sock *v;
-    int nv = tcp_read_all(&v);
-    pid_t pid = port_owner(v, nv, port);
+    int nv;
+    pid_t pid;
 
+    if (port <= 0) /* a unix socket, a file (SQLite): no table to read */
+        return -1;
+    nv = tcp_read_all(&v);
+    pid = port_owner(v, nv, port);
     free(v);
     return pid;
 }
