@@ -139,21 +139,23 @@ record(struct worker *w, struct client *c, uint64_t origin, const struct txn_res
 
 /*
  * Nothing is in flight any more: wait for the next start, or with -C close.
- * A start that failed before sending anything (failed) goes on after one
- * loop turn, by the timer, not at once: a start that always fails would spin.
- * With -C that is a reconnect, so the client waits in CS_BACKOFF.
+ * A transaction that ended in its start (unsent: the driver refused it
+ * before sending anything, which driver.h allows only with an error) goes
+ * on after one loop turn, by the timer, not at once: a start that always
+ * fails would spin. With -C that is a reconnect, so the client waits in
+ * CS_BACKOFF. A transaction that got a reply takes no timer.
  */
 static void
-settle(struct worker *w, struct client *c, int failed)
+settle(struct worker *w, struct client *c, int unsent)
 {
     if (w->eng->rc->connect_per_txn) {
         worker_unwatch(w, c);
         w->eng->drv->conn_disconnect(c->conn);
-        c->state = failed ? CS_BACKOFF : CS_DISCONNECTED;
+        c->state = unsent ? CS_BACKOFF : CS_DISCONNECTED;
     } else {
         c->state = CS_IDLE;
     }
-    if (failed) {
+    if (unsent) {
         c->wake_us = now_us();
         worker_timer(w, c);
     }
@@ -214,6 +216,10 @@ start_txn(struct worker *w, struct client *c)
         return st;
     }
     if (st == DRV_DONE) {
+        /* a success here has no reply to wake its client, nor would a timer mean anything */
+        if (res->err == ERR_NONE)
+            fatal("driver %s: conn_txn_start finished a transaction without an error (driver.h)",
+                  w->eng->drv->name);
         record(w, c, origin, res);
         if (c->inflight == 0)
             settle(w, c, 1);

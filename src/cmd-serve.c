@@ -15,5 +15,5 @@ cmd_serve_exec(struct runconf *rc, char **pos, int npos)
 
 /* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_serve_entry = {
-    "serve", CMD_RUN, cmd_serve_exec, "benchtop serve NAME",
+    "serve", CMD_SERVE, cmd_serve_exec, "benchtop serve NAME",
     "(for tests) start a throwaway server and print its target until stdin closes"};

@@ -121,104 +121,6 @@ cpu_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
-/* The socket inode listening on TCP port `port` in one /proc/net table, or 0. */
-static unsigned long
-listen_inode(const char *table, int port)
-{
-    char line[512];
-    unsigned long inode = 0;
-    unsigned int lport, state;
-    FILE *f = fopen(table, "r");
-
-    if (f == NULL)
-        return 0;
-    while (inode == 0 && fgets(line, sizeof(line), f) != NULL) {
-        unsigned long ino;
-
-        /* "  0: 0100007F:9A3B 00000000:0000 0A ... uid timeout inode" */
-        if (sscanf(line, " %*d: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x %*s %*s %*s %*d %*d %lu",
-                   &lport, &state, &ino) == 3 &&
-            (int)lport == port && state == 0x0A)
-            inode = ino;
-    }
-    fclose(f);
-    return inode;
-}
-
-/* Does process pid hold the socket with this inode? */
-static int
-holds_socket(const char *pid, unsigned long inode)
-{
-    char dir[64], path[330], link[64], want[48];
-    struct dirent *e;
-    DIR *d;
-    int found = 0;
-
-    snprintf(dir, sizeof(dir), "/proc/%s/fd", pid);
-    snprintf(want, sizeof(want), "socket:[%lu]", inode);
-    if ((d = opendir(dir)) == NULL)
-        return 0; /* another user's process */
-    while (!found && (e = readdir(d)) != NULL) {
-        ssize_t n;
-
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        n = readlink(path, link, sizeof(link) - 1);
-        if (n > 0) {
-            link[n] = '\0';
-            found = strcmp(link, want) == 0;
-        }
-    }
-    closedir(d);
-    return found;
-}
-
-pid_t
-cpu_port_owner(int port)
-{
-    unsigned long inode = listen_inode("/proc/net/tcp", port);
-    struct dirent *e;
-    pid_t pid = -1;
-    DIR *d;
-
-    if (inode == 0)
-        inode = listen_inode("/proc/net/tcp6", port);
-    if (port <= 0 || inode == 0 || (d = opendir("/proc")) == NULL)
-        return -1;
-    while (pid < 0 && (e = readdir(d)) != NULL)
-        if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && holds_socket(e->d_name, inode))
-            pid = (pid_t)atoi(e->d_name);
-    closedir(d);
-    return pid;
-}
-
-double
-cpu_tree_seconds(pid_t pid)
-{
-    unsigned long long sum = 0, ticks;
-    struct dirent *e;
-    int ppid, found = 0;
-    DIR *d = opendir("/proc");
-
-    if (d == NULL || pid <= 0) {
-        if (d)
-            closedir(d);
-        return -1;
-    }
-    while ((e = readdir(d)) != NULL) {
-        char path[300];
-
-        snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-        if (e->d_name[0] < '1' || e->d_name[0] > '9' || stat_read(path, &ppid, &ticks) < 0)
-            continue;
-        if (atoi(e->d_name) == pid || ppid == pid) {
-            found |= atoi(e->d_name) == pid;
-            sum += ticks;
-        }
-    }
-    closedir(d);
-    return found ? (double)sum / (double)sysconf(_SC_CLK_TCK) : -1;
-}
-
 void
 cpu_group_init(struct cpu_group *g)
 {
@@ -253,16 +155,6 @@ group_has(const struct cpu_group *g, pid_t pid)
         if (g->root[i] == pid)
             return 1;
     return 0;
-}
-
-void
-cpu_group_add(struct cpu_group *g, pid_t root)
-{
-    if (root <= 0 || root == getpid() || g->n == CPU_GROUP_MAX || group_has(g, root))
-        return;
-    g->root[g->n] = root;
-    g->last_s[g->n++] = cpu_tree_seconds(root);
-    group_name(g, root);
 }
 
 /*
@@ -302,6 +194,21 @@ group_scan(const struct cpu_group *g, pid_t *members, int max, long long *ticks)
     for (i = 0; i < g->n; i++)
         ticks[i] = seen[i] ? sum[i] : -1;
     return n;
+}
+
+void
+cpu_group_add(struct cpu_group *g, pid_t root)
+{
+    long long ticks[CPU_GROUP_MAX];
+
+    if (root <= 0 || root == getpid() || g->n == CPU_GROUP_MAX || group_has(g, root))
+        return;
+    g->root[g->n++] = root;
+    /* the tree's starting point, counted as cpu_group_pct will count it */
+    group_scan(g, NULL, 0, ticks);
+    g->last_s[g->n - 1] =
+        ticks[g->n - 1] >= 0 ? (double)ticks[g->n - 1] / (double)sysconf(_SC_CLK_TCK) : -1;
+    group_name(g, root);
 }
 
 /* A /proc/net/tcp{,6} address is loopback: 127.0.0.0/8, ::1 or ::ffff:127.x.y.z. */
@@ -364,13 +271,100 @@ tcp_find(const struct tcp_sock *v, int n, unsigned long inode)
     return NULL;
 }
 
-static int
-tcp_listens(const struct tcp_sock *v, int n, int port)
+/* The inode of a socket listening on port (IPv4's first, as the tables were read), or 0. */
+static unsigned long
+tcp_listener(const struct tcp_sock *v, int n, int port)
 {
     for (int i = 0; i < n; i++)
         if (v[i].listen && v[i].lport == port)
-            return 1;
+            return v[i].inode;
     return 0;
+}
+
+/* Both tables; the caller frees *v. */
+static int
+tcp_read_all(struct tcp_sock **v)
+{
+    int n = 0, cap = 0;
+
+    *v = NULL;
+    tcp_read("/proc/net/tcp", v, &n, &cap);
+    tcp_read("/proc/net/tcp6", v, &n, &cap);
+    return n;
+}
+
+/*
+ * Calls each(inode, arg) for every socket process pid holds, until it
+ * returns nonzero: then 1; 0 when none did or pid's descriptors are closed
+ * to us (another user's process).
+ */
+static int
+fd_sockets(pid_t pid, int (*each)(unsigned long inode, void *arg), void *arg)
+{
+    char dir[64], path[330], link[64];
+    struct dirent *e;
+    unsigned long ino;
+    int stop = 0;
+    DIR *d;
+
+    snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+    if ((d = opendir(dir)) == NULL)
+        return 0;
+    while (!stop && (e = readdir(d)) != NULL) {
+        ssize_t len;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        len = readlink(path, link, sizeof(link) - 1);
+        if (len <= 0)
+            continue;
+        link[len] = '\0';
+        if (sscanf(link, "socket:[%lu]", &ino) == 1)
+            stop = each(ino, arg);
+    }
+    closedir(d);
+    return stop;
+}
+
+static int
+is_inode(unsigned long inode, void *want)
+{
+    return inode == *(unsigned long *)want;
+}
+
+/* The process holding the socket listening on port, from tables already read; -1. */
+static pid_t
+port_owner(const struct tcp_sock *v, int nv, int port)
+{
+    unsigned long inode = tcp_listener(v, nv, port);
+    struct dirent *e;
+    pid_t pid = -1;
+    DIR *d;
+
+    if (inode == 0 || (d = opendir("/proc")) == NULL)
+        return -1;
+    while (pid < 0 && (e = readdir(d)) != NULL) {
+        pid_t p = (pid_t)atoi(e->d_name);
+
+        if (p > 0 && fd_sockets(p, is_inode, &inode))
+            pid = p;
+    }
+    closedir(d);
+    return pid;
+}
+
+pid_t
+cpu_port_owner(int port)
+{
+    struct tcp_sock *v;
+    int nv;
+    pid_t pid;
+
+    if (port <= 0) /* a unix socket, a file (SQLite): no table to read */
+        return -1;
+    nv = tcp_read_all(&v);
+    pid = port_owner(v, nv, port);
+    free(v);
+    return pid;
 }
 
 static int
@@ -383,65 +377,58 @@ int_in(const int *v, int n, int x)
 }
 
 /*
- * The loopback listeners pid's outgoing connections go to, into ports (a
- * set of at most 16). A connection whose local port listens is one it
- * accepted (a client of it, as benchtop is): not followed.
+ * The loopback listeners a process's outgoing connections go to, into
+ * ports (a set of at most 16). A connection whose local port listens is
+ * one it accepted (a client of it, as benchtop is): not followed.
  */
-static void
-pid_ports(pid_t pid, const struct tcp_sock *v, int nv, int *ports, int *np)
+struct peer_ports {
+    const struct tcp_sock *v;
+    int nv;
+    int ports[16];
+    int np;
+};
+
+static int
+peer_port(unsigned long inode, void *arg)
 {
-    char dir[64], path[330], link[64];
-    struct dirent *e;
-    DIR *d;
+    struct peer_ports *pp = arg;
+    const struct tcp_sock *t = tcp_find(pp->v, pp->nv, inode);
 
-    snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
-    if ((d = opendir(dir)) == NULL)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        const struct tcp_sock *t;
-        unsigned long ino;
-        ssize_t len;
-
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        len = readlink(path, link, sizeof(link) - 1);
-        if (len <= 0)
-            continue;
-        link[len] = '\0';
-        if (sscanf(link, "socket:[%lu]", &ino) != 1 || (t = tcp_find(v, nv, ino)) == NULL ||
-            t->listen || tcp_listens(v, nv, t->lport) || !tcp_listens(v, nv, t->rport))
-            continue;
-        if (*np < 16 && !int_in(ports, *np, t->rport))
-            ports[(*np)++] = t->rport;
-    }
-    closedir(d);
+    if (t == NULL || t->listen || tcp_listener(pp->v, pp->nv, t->lport) ||
+        !tcp_listener(pp->v, pp->nv, t->rport))
+        return 0;
+    if (pp->np < 16 && !int_in(pp->ports, pp->np, t->rport))
+        pp->ports[pp->np++] = t->rport;
+    return 0;
 }
 
 void
 cpu_group_add_peers(struct cpu_group *g)
 {
-    struct tcp_sock *v = NULL;
-    int nv = 0, cap = 0, ports[16], np = 0, nm, i;
+    struct tcp_sock *v;
+    struct peer_ports pp = {0};
+    int nm, i;
     long long ticks[CPU_GROUP_MAX];
     pid_t members[256];
 
     if (g->n == 0 || g->n == CPU_GROUP_MAX)
         return;
-    tcp_read("/proc/net/tcp", &v, &nv, &cap);
-    tcp_read("/proc/net/tcp6", &v, &nv, &cap);
+    pp.nv = tcp_read_all(&v);
+    pp.v = v;
     nm = group_scan(g, members, 256, ticks);
     for (i = 0; i < nm; i++)
-        pid_ports(members[i], v, nv, ports, &np);
-    free(v);
-    for (i = 0; i < np; i++) {
-        if (int_in(g->tried, g->ntried, ports[i]))
+        fd_sockets(members[i], peer_port, &pp);
+    for (i = 0; i < pp.np; i++) {
+        if (int_in(g->tried, g->ntried, pp.ports[i]))
             continue;
         if (g->ntried < (int)(sizeof(g->tried) / sizeof(g->tried[0])))
-            g->tried[g->ntried++] = ports[i];
+            g->tried[g->ntried++] = pp.ports[i];
         nm = g->n;
-        cpu_group_add(g, cpu_port_owner(ports[i]));
+        cpu_group_add(g, port_owner(v, pp.nv, pp.ports[i]));
         if (g->n > nm) /* found mid-interval: its CPU counts from the next one */
             g->last_s[nm] = -1;
     }
+    free(v);
 }
 
 double

@@ -30,16 +30,13 @@ int cpu_host_read(struct cpu_host *h);
 /* Busy % of all cores between two readings (100 = every core busy); NAN if unknown. */
 double cpu_host_busy_pct(const struct cpu_host *prev, const struct cpu_host *cur);
 /*
- * A local server's processes: the one listening on TCP `port` (this
- * user's processes only: /proc/PID/fd of others is closed to us), or -1;
- * and the CPU seconds of it and its children (PostgreSQL's backends), -1
- * once it is gone.
+ * A local server's process: the one listening on TCP `port` (this user's
+ * processes only: /proc/PID/fd of others is closed to us), or -1.
  */
 pid_t cpu_port_owner(int port);
-double cpu_tree_seconds(pid_t pid);
 /*
  * The run's local processes followed as one group: process trees (a root
- * and its children, as cpu_tree_seconds) whose CPU is summed. Peers are
+ * and its children, PostgreSQL's backends) whose CPU is summed. Peers are
  * the listeners on loopback that the group's processes hold connections
  * to (nginx to php-fpm, php-fpm to MariaDB, pgbouncer to PostgreSQL).
  */

@@ -151,10 +151,20 @@ struct driver_class {
     const char *const *modes;     /* -M names; the first is the default; NULL-terminated */
     int pipelining;               /* 1: several transactions in flight per connection (above) */
     /*
-     * 1: the driver returns DRV_WANT_READ only once its reads have emptied
-     * the socket (a read came back short, or with EAGAIN) and it keeps no
-     * input unread, so the worker watches conn_fd() edge-triggered: each
-     * arrival is reported once. A read that filled its buffer reads again.
+     * 1: the worker watches conn_fd() edge-triggered, for input and output
+     * at once (src/worker.c): the kernel reports each change once and never
+     * polls the socket again, so the driver keeps this contract:
+     * - it reads until a read comes back short or with EAGAIN before it
+     *   returns DRV_WANT_READ, and keeps no input unread (a read that filled
+     *   its buffer reads again): input left in the socket is not reported
+     *   again, and the client would wait for it forever;
+     * - it returns DRV_WANT_WRITE only after a send came back short or with
+     *   EAGAIN (or for a connect in progress, or from conn_txn_start with
+     *   .pipelining, which the engine polls at once): a socket writable all
+     *   along is not reported again either.
+     * Input reported while the client waits for output is kept in
+     * client.ready and taken when it next waits for input: a DRV_WANT_READ
+     * right after a send needs no read first.
      */
     int reads_drain;
     const char *const *err_kinds; /* names of its ERR_DRIVER_1.. kinds, NULL-ended; NULL: none */
@@ -194,7 +204,11 @@ struct driver_class {
     /*
      * Begins one transaction (sends its first statement, or with .pipelining
      * queues it). DRV_DONE only when it failed before sending anything (res->err
-     * set, connection still usable; it is then not in flight).
+     * set, connection still usable; it is then not in flight): the client then
+     * waits one loop turn before its next start, so a start that always fails
+     * does not spin. A transaction that succeeds is reported by conn_txn_poll,
+     * even when it was over inside conn_txn_start (MySQL's fast replies): the
+     * engine stops on a DRV_DONE here without an error.
      */
     enum drv_status (*conn_txn_start)(void *conn, struct txn_result *res);
     /*

@@ -117,9 +117,10 @@ const struct option_def option_table[] = {
      "report: also write the run's latency as an HdrHistogram interval log (one RUN)"},
     {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", CMD_ALL | CMD_MERGE,
      "no progress or summary on stderr"},
-    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "", CMD_ALL | CMD_REPORT | CMD_MERGE,
-     "show this help and exit"},
-    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "", CMD_ALL | CMD_REPORT | CMD_MERGE,
+    {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "",
+     CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_SERVE, "show this help and exit"},
+    {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "",
+     CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_SERVE,
      "show the version and the compiled-in backends, and exit"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
@@ -426,6 +427,7 @@ cmd_name(unsigned cmd)
            : cmd == CMD_REPORT ? "report"
            : cmd == CMD_SWEEP  ? "sweep"
            : cmd == CMD_MERGE  ? "merge"
+           : cmd == CMD_SERVE  ? "serve"
                                : "run";
 }
 

@@ -38,6 +38,7 @@ enum {
     CMD_REPORT = 1 << 4,
     CMD_SWEEP = 1 << 5,
     CMD_MERGE = 1 << 6,
+    CMD_SERVE = 1 << 7,
 };
 #define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH | CMD_SWEEP)
 #define CMD_LOAD (CMD_RUN | CMD_DEMO | CMD_SWEEP)

@@ -2,8 +2,10 @@
  * Tests for engine: a run's threads all end with it, also when a worker
  * cannot start (the ones started before it are stopped and joined, the
  * descriptors closed); and with -C a transaction that fails in its start
- * does not strand its client. The drivers here talk to a pipe: no server is
- * needed and no load is made.
+ * does not strand its client; a start that breaks driver.h's contract
+ * stops the run; the edge-triggered watch (.reads_drain) keeps input
+ * reported while a client waits to write. The drivers here talk to a pipe
+ * or a socketpair: no server is needed and no load is made.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,10 +14,14 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -107,6 +113,148 @@ static const struct driver_class refusing_driver_class = {
     .conn_txn_start = refused_txn,
     .conn_txn_poll = refused_txn,
     .conn_disconnect = never_disconnect,
+};
+
+/* A driver that breaks driver.h: its transactions succeed inside conn_txn_start. */
+static enum drv_status
+instant_txn(void *conn, struct txn_result *res)
+{
+    res->ops = 1;
+    return DRV_DONE;
+}
+
+static const struct driver_class instant_driver_class = {
+    .name = "instant",
+    .conn_new = never_new,
+    .conn_free = free,
+    .conn_fd = ready_fd_of,
+    .conn_connect_start = connect_start,
+    .conn_connect_poll = connect_done,
+    .conn_txn_start = instant_txn,
+    .conn_txn_poll = instant_txn,
+    .conn_disconnect = never_disconnect,
+};
+
+/*
+ * A driver with .reads_drain over a socketpair whose far end the driver
+ * plays itself, so what the worker's epoll reports is fixed: each start
+ * fills the socket until a send comes back with EAGAIN, then the far end
+ * answers (input) and takes everything sent (output). The next epoll
+ * report holds both while the client waits to write; conn_txn_poll sends
+ * one more byte and waits to read without reading (driver.h allows it),
+ * so only the input kept in client.ready from that report brings the
+ * client on: the kernel reports nothing new.
+ */
+struct edge_conn {
+    int fd[2]; /* [0] the client's end, [1] the far end */
+    int reading;
+};
+
+static void *
+edge_new(void *shared, int client_id, struct rng *rng)
+{
+    struct edge_conn *c = xcalloc(1, sizeof *c);
+
+    c->fd[0] = c->fd[1] = -1;
+    return c;
+}
+
+static int
+edge_fd(void *conn)
+{
+    return ((struct edge_conn *)conn)->fd[0];
+}
+
+static enum drv_status
+edge_connect(void *conn, char *err)
+{
+    struct edge_conn *c = conn;
+    int small = 4096;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, c->fd) < 0) {
+        snprintf(err, BT_ERRLEN, "socketpair: %s", strerror(errno));
+        return DRV_ERROR;
+    }
+    setsockopt(c->fd[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+    return DRV_WANT_WRITE;
+}
+
+static enum drv_status
+edge_connected(void *conn, char *err)
+{
+    return DRV_DONE;
+}
+
+/* Reads fd until it is empty; bytes read. */
+static size_t
+drain(int fd)
+{
+    char buf[4096];
+    size_t sum = 0;
+    ssize_t n;
+
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        sum += (size_t)n;
+    return sum;
+}
+
+static enum drv_status
+edge_txn_start(void *conn, struct txn_result *res)
+{
+    struct edge_conn *c = conn;
+    char req[512] = {0};
+
+    while (write(c->fd[0], req, sizeof req) > 0)
+        ;
+    if (errno != EAGAIN)
+        return DRV_ERROR;
+    /* the reply, and room to send again (no cmocka assert: this is the worker's thread) */
+    if (write(c->fd[1], "R", 1) != 1 || drain(c->fd[1]) == 0)
+        return DRV_ERROR;
+    c->reading = 0;
+    return DRV_WANT_WRITE;
+}
+
+static enum drv_status
+edge_txn_poll(void *conn, struct txn_result *res)
+{
+    struct edge_conn *c = conn;
+    char b[2];
+
+    if (!c->reading) {
+        if (write(c->fd[0], "E", 1) != 1)
+            return DRV_ERROR;
+        c->reading = 1;
+        return DRV_WANT_READ;
+    }
+    if (read(c->fd[0], b, sizeof b) != 1 || b[0] != 'R')
+        return DRV_ERROR; /* short: the socket is empty again */
+    res->ops = 1;
+    return DRV_DONE;
+}
+
+static void
+edge_disconnect(void *conn)
+{
+    struct edge_conn *c = conn;
+
+    for (int i = 0; i < 2; i++)
+        if (c->fd[i] >= 0)
+            close(c->fd[i]);
+    c->fd[0] = c->fd[1] = -1;
+}
+
+static const struct driver_class edge_driver_class = {
+    .name = "edge",
+    .reads_drain = 1,
+    .conn_new = edge_new,
+    .conn_free = free,
+    .conn_fd = edge_fd,
+    .conn_connect_start = edge_connect,
+    .conn_connect_poll = edge_connected,
+    .conn_txn_start = edge_txn_start,
+    .conn_txn_poll = edge_txn_poll,
+    .conn_disconnect = edge_disconnect,
 };
 
 static int
@@ -247,6 +395,64 @@ test_connect_per_txn_failed_start_goes_on(void **state)
     engine_free(e);
 }
 
+/*
+ * A start that finishes a transaction without an error (driver.h allows
+ * DRV_DONE there only for one that failed before sending) stops the run:
+ * nothing would wake its client again (it used to be woken by the timer
+ * meant for failed starts, one loop turn per transaction).
+ */
+static void
+test_success_at_start_is_refused(void **state)
+{
+    (void)state;
+    int status;
+    pid_t pid = fork();
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct runconf rc = conf(1);
+        struct rlimit no_core = {0, 0};
+        char err[BT_ERRLEN] = "";
+        struct engine *e;
+
+        setrlimit(RLIMIT_CORE, &no_core);
+        freopen("/dev/null", "w", stderr);
+        rc.driver = &instant_driver_class;
+        rc.transactions = 20;
+        if ((e = engine_start(&rc, NULL, err)) == NULL)
+            _exit(3);
+        for (int i = 0; i < 200 && !engine_finished(e); i++)
+            usleep(10000); /* bounded: 2 s at most */
+        _exit(engine_stop(e)->total.txns == 20 ? 0 : 4);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+}
+
+/* Edge-triggered: input reported while a client waits to write brings it on when it waits to read.
+ */
+static void
+test_edge_input_kept_while_writing(void **state)
+{
+    (void)state;
+    struct runconf rc = conf(1);
+    char err[BT_ERRLEN] = "";
+    struct engine *e;
+    struct snapshot *snap;
+
+    rc.driver = &edge_driver_class;
+    rc.transactions = 20;
+    e = engine_start(&rc, NULL, err);
+    assert_non_null(e);
+    for (int i = 0; i < 300 && !engine_finished(e); i++)
+        usleep(10000); /* bounded: 3 s at most */
+    snap = engine_stop(e);
+    assert_int_equal(snap->total.errors[ERR_CONN], 0);
+    assert_int_equal(snap->total.txns, 20);
+    engine_free(e);
+}
+
 int
 main(void)
 {
@@ -260,6 +466,8 @@ main(void)
         cmocka_unit_test(test_stop_joins_every_worker),
         cmocka_unit_test(test_failed_worker_stops_the_others),
         cmocka_unit_test(test_connect_per_txn_failed_start_goes_on),
+        cmocka_unit_test(test_success_at_start_is_refused),
+        cmocka_unit_test(test_edge_input_kept_while_writing),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }
