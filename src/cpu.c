@@ -438,6 +438,8 @@ cpu_group_pct(struct cpu_group *g, double interval_s)
     double sum = 0, now, hz = (double)sysconf(_SC_CLK_TCK);
     int known = 0;
 
+    if (g->n == 0)
+        return NAN; /* no local server (SQLite, a remote one): no walk of /proc */
     group_scan(g, NULL, 0, ticks);
     for (int i = 0; i < g->n; i++) {
         now = ticks[i] >= 0 ? (double)ticks[i] / hz : -1;
