@@ -84,6 +84,7 @@ struct mc_conn {
     const struct mc_script *ms;
     int at;
     struct mc_sop_state sop;
+    struct msghdr smsg; /* a send queued in the worker's sendq (driver.h) */
 };
 
 enum { MC_BATCH_DEFAULT = 10, MC_BATCH_MAX = 10000 };
@@ -757,10 +758,21 @@ lost(struct txn_result *res, const char *what, const char *why)
     return DRV_ERROR;
 }
 
-/* Sends what is left of the request; WANT_READ once all of it is out. */
+/*
+ * Sends what is left of the request; WANT_READ once all of it is out. With
+ * res->sendq it is queued instead, and out stays as it is until the engine
+ * calls again, which it does once all of it went (driver.h).
+ */
 static enum drv_status
 send_rest(struct mc_conn *c, struct txn_result *res)
 {
+    if (res->sendq != NULL && c->out_at < c->nout) {
+        c->smsg = (struct msghdr){.msg_iov = c->out + c->out_at,
+                                  .msg_iovlen = (size_t)(c->nout - c->out_at)};
+        sendq_send(res->sendq, res->send_tag, c->fd, &c->smsg);
+        c->out_at = c->nout;
+        return DRV_WANT_READ;
+    }
     while (c->out_at < c->nout) {
         struct msghdr m = {.msg_iov = c->out + c->out_at,
                            .msg_iovlen = (size_t)(c->nout - c->out_at)};
@@ -961,8 +973,8 @@ mc_conn_txn_poll(void *conn, struct txn_result *res)
     ssize_t n;
     size_t room;
 
-    if (c->out_at < c->nout && (st = send_rest(c, res)) != DRV_WANT_READ)
-        return st;
+    if (c->out_at < c->nout && ((st = send_rest(c, res)) != DRV_WANT_READ || res->sendq != NULL))
+        return st; /* queued: the reply cannot be there yet */
     for (;;) {
         room = c->rcap - c->rlen;
         n = recv(c->fd, c->rbuf + c->rlen, room, 0);

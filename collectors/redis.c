@@ -107,6 +107,8 @@ struct rd_conn {
     int unread;                    /* the last read filled its buffer: the socket may hold more */
     int rtype;                     /* REDIS_REPLY_* of the last complete reply */
     char errmsg[256];              /* its text when it was an error */
+    struct iovec siov;             /* a send queued in the worker's sendq (driver.h) */
+    struct msghdr smsg;
 };
 
 static const char *const rd_schemes[] = {"redis://", "rediss://", "redis+unix://", NULL};
@@ -852,6 +854,20 @@ flush_out(struct rd_conn *c, char *msg, size_t msglen)
     return DRV_WANT_READ;
 }
 
+/*
+ * Hands what is queued to the worker's sendq (driver.h): obuf stays as it
+ * is until the engine calls again, which it does once all of it went.
+ */
+static enum drv_status
+queue_out(struct rd_conn *c, struct txn_result *res)
+{
+    c->siov = (struct iovec){.iov_base = c->obuf + c->opos, .iov_len = c->olen - c->opos};
+    c->smsg = (struct msghdr){.msg_iov = &c->siov, .msg_iovlen = 1};
+    sendq_send(res->sendq, res->send_tag, c->ctx->fd, &c->smsg);
+    c->olen = c->opos = 0;
+    return DRV_WANT_READ;
+}
+
 /* Reads what the socket has into the reader: 1 read some, 0 nothing yet, -1 lost (msg). */
 static int
 read_in(struct rd_conn *c, char *msg, size_t msglen)
@@ -886,10 +902,11 @@ read_in(struct rd_conn *c, char *msg, size_t msglen)
  * send it waits for the socket rather than read at once: the answer cannot be
  * there yet, and the worker's epoll serves every connection in one call. It
  * waits only on an emptied socket (.reads_drain): after a read that filled
- * its buffer it reads on.
+ * its buffer it reads on. With res->sendq (not for the handshake: res
+ * NULL) the queue goes to the worker's batch instead, unless a read is due.
  */
 static enum drv_status
-next_reply(struct rd_conn *c, char *msg, size_t msglen)
+next_reply(struct rd_conn *c, struct txn_result *res, char *msg, size_t msglen)
 {
     void *reply;
     enum drv_status st;
@@ -902,6 +919,8 @@ next_reply(struct rd_conn *c, char *msg, size_t msglen)
         }
         if (reply != NULL)
             return DRV_DONE;
+        if (c->opos < c->olen && res != NULL && res->sendq != NULL && !c->unread)
+            return queue_out(c, res);
         if (c->opos < c->olen && ((st = flush_out(c, msg, msglen)) != DRV_WANT_READ || !c->unread))
             return st;
         switch (read_in(c, msg, msglen)) {
@@ -974,7 +993,7 @@ rd_conn_connect_poll(void *conn, char *err)
         c->hs_left = c->sh->hs_count;
         c->step = STEP_HANDSHAKE;
     }
-    while ((st = next_reply(c, msg, sizeof msg)) == DRV_DONE) {
+    while ((st = next_reply(c, NULL, msg, sizeof msg)) == DRV_DONE) {
         if (c->rtype == REDIS_REPLY_ERROR) {
             seterr(err, "%s refused the connection's set-up: %s", c->sh->where, c->errmsg);
             return DRV_ERROR;
@@ -1098,7 +1117,7 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
     enum drv_status st;
 
     for (;;) {
-        st = next_reply(c, res->msg, sizeof res->msg);
+        st = next_reply(c, res, res->msg, sizeof res->msg);
         if (st == DRV_ERROR)
             res->err = ERR_CONN;
         if (st != DRV_DONE)

@@ -32,18 +32,24 @@ note_error(struct worker *w, enum err_kind kind, const char *msg)
     wstats_count_msg(s, s->last_error, 1);
 }
 
+/* Closes the driver's connection, once no queued send of it can still read its buffers. */
+static void
+disconnect(struct worker *w, struct client *c)
+{
+    worker_drop_sends(w, c);
+    w->eng->drv->conn_disconnect(c->conn);
+}
+
 /* The connection is gone: count it, close it, and wait before trying again. */
 static void
 lose_connection(struct worker *w, struct client *c, const char *msg)
 {
-    const struct engine *e = w->eng;
-
     if (c->lost)
         worker_stats(w)->connect_fails++; /* still the same outage: one error is enough */
     else
         note_error(w, ERR_CONN, msg);
     worker_unwatch(w, c);
-    e->drv->conn_disconnect(c->conn);
+    disconnect(w, c);
     c->inflight = 0; /* one loss is one error, however many requests were in flight */
     c->head = 0;
     c->lost = 1;
@@ -150,7 +156,7 @@ settle(struct worker *w, struct client *c, int unsent)
 {
     if (w->eng->rc->connect_per_txn) {
         worker_unwatch(w, c);
-        w->eng->drv->conn_disconnect(c->conn);
+        disconnect(w, c);
         c->state = unsent ? CS_BACKOFF : CS_DISCONNECTED;
     } else {
         c->state = CS_IDLE;
@@ -210,7 +216,9 @@ start_txn(struct worker *w, struct client *c)
     res->ops = 0;
     res->rx_bytes = 0;
     res->stmts = worker_stats(w)->stmts;
+    worker_sendq(w, c, res);
     st = w->eng->drv->conn_txn_start(c->conn, res);
+    worker_sendq_after(w, c);
     if (st == DRV_ERROR) {
         lose_connection(w, c, res->msg);
         return st;
@@ -259,11 +267,15 @@ static enum drv_status
 poll_step(struct worker *w, struct client *c, char *err)
 {
     const struct driver_class *drv = w->eng->drv;
+    enum drv_status st;
 
     if (c->state == CS_CONNECTING)
         return drv->conn_connect_poll(c->conn, err);
     c->res.stmts = worker_stats(w)->stmts;
-    return drv->conn_txn_poll(c->conn, &c->res);
+    worker_sendq(w, c, &c->res);
+    st = drv->conn_txn_poll(c->conn, &c->res);
+    worker_sendq_after(w, c);
+    return st;
 }
 
 /* The socket is ready (or a step finished at once): one driver step. */
@@ -305,6 +317,8 @@ client_init(struct client *c, int id, void *conn, int depth, struct rng *rng)
 void
 client_free(struct client *c)
 {
+    free(c->send_failed);
+    c->send_failed = NULL;
     free(c->origins);
     free(c->rng);
     c->origins = NULL;
@@ -408,8 +422,15 @@ client_close(struct worker *w, struct client *c)
 {
     worker_unwatch(w, c);
     if (c->state == CS_CONNECTING || c->state == CS_IDLE || c->state == CS_RUNNING)
-        w->eng->drv->conn_disconnect(c->conn);
+        disconnect(w, c);
     c->state = CS_DISCONNECTED;
+}
+
+void
+client_send_failed(struct worker *w, struct client *c, const char *msg)
+{
+    if (c->state == CS_RUNNING)
+        lose_connection(w, c, msg);
 }
 
 void

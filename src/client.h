@@ -61,6 +61,8 @@ struct client {
     struct rng rng_first; /* the state at the first try: a retry draws the same values */
     int tries;            /* tries of the transaction in flight (depth 1 only) */
     int retrying;         /* the next start is a retry: same draws, same latency origin */
+    int sending;          /* sends queued in the worker's sendq and not done: no driver call */
+    char *send_failed;    /* why one of them failed, until the worker acts on it (or NULL) */
 };
 
 /* depth: transactions in flight per connection (1 unless the driver pipelines). rng: its own. */
@@ -75,6 +77,8 @@ void client_give_slot(struct worker *w, struct client *c, uint64_t sched_us);
 int client_wants_slot(const struct worker *w, const struct client *c);
 /* Closes the connection, if any (end of run). */
 void client_close(struct worker *w, struct client *c);
+/* A queued send failed (msg says how): a lost connection. */
+void client_send_failed(struct worker *w, struct client *c, const char *msg);
 /* The connect or transaction in flight made no progress for --stall-timeout: a lost connection. */
 void client_stalled(struct worker *w, struct client *c);
 

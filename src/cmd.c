@@ -6,6 +6,7 @@
 #include "cmd.h"
 
 #include "config.h"
+#include "sendq.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +23,8 @@
 #include "util.h"
 
 const struct cmd_entry *const cmd_table[] = {
-    &cmd_run_entry,   &cmd_init_entry,        &cmd_demo_entry,
-    &cmd_watch_entry, &cmd_sweep_entry,       &cmd_report_entry,
-    &cmd_merge_entry, &cmd_serve_entry,       &cmd_man_options_entry, NULL,
+    &cmd_run_entry,    &cmd_init_entry,  &cmd_demo_entry,  &cmd_watch_entry,       &cmd_sweep_entry,
+    &cmd_report_entry, &cmd_merge_entry, &cmd_serve_entry, &cmd_man_options_entry, NULL,
 };
 
 const struct cmd_entry *
@@ -101,6 +101,28 @@ cmd_print_help(FILE *f, const struct cmd_entry *cmd)
     fprintf(f, "\nSee benchtop(1) for the JSON fields and more.\n");
 }
 
+/* Whether the workers can batch sends here (sendq.h): they fall back to direct sends alone. */
+static void
+print_sends(void)
+{
+    const struct driver_class *const *d;
+    char err[BT_ERRLEN];
+    struct sendq *q = sendq_new(err);
+    const char *sep = "";
+
+    printf("sends (");
+    for (d = driver_classes; *d != NULL; d++)
+        if ((*d)->reads_drain) {
+            printf("%s%s", sep, (*d)->name);
+            sep = ", ";
+        }
+    if (q != NULL)
+        printf("): batched per loop turn with io_uring\n");
+    else
+        printf("): direct, one system call each (%s)\n", err);
+    sendq_free(q);
+}
+
 void
 cmd_print_version(void)
 {
@@ -113,6 +135,7 @@ cmd_print_version(void)
     for (d = driver_classes; *d != NULL; d++)
         if ((*d)->version_note != NULL)
             printf("  %s: %s\n", (*d)->name, (*d)->version_note);
+    print_sends();
 }
 
 /*

@@ -32,6 +32,19 @@
  * conn_txn_poll returns DRV_WANT_READ / DRV_WANT_WRITE only when it has no
  * complete reply left in its buffer. Without .pipelining, DEPTH is 1 and
  * none of this changes anything.
+ *
+ * Batched sends (drivers with .reads_drain, when the build has liburing and
+ * the kernel gives a ring: src/sendq.h): the engine sets res->sendq before
+ * every conn_txn_start / conn_txn_poll, and a driver may then queue a send
+ * with sendq_send(res->sendq, res->send_tag, fd, &msghdr) instead of calling
+ * send(); the worker submits all the sends of one loop turn in one system
+ * call before it waits again. After queueing, the call returns DRV_WANT_READ
+ * (the request counts as sent) and the driver leaves the msghdr, its iovecs
+ * and the bytes untouched until the engine calls the connection again: it
+ * does only once the send went out in full. A send that fails or goes out
+ * short loses the connection (ERR_CONN, as a DRV_ERROR would): the engine
+ * calls conn_disconnect, not conn_txn_poll. With res->sendq NULL the driver
+ * sends directly. Connects (conn_connect_*) always send directly.
  */
 #ifndef BENCHTOP_DRIVER_H
 #define BENCHTOP_DRIVER_H
@@ -40,6 +53,7 @@
 #include <stdint.h>
 #include "runconf.h"
 #include "rand.h"
+#include "sendq.h"
 
 enum drv_status {
     DRV_ERROR = -1,     /* the connection is lost or unusable; message in err */
@@ -104,6 +118,10 @@ struct txn_result {
      * calls), so a driver uses it within the call only (stmt_record).
      */
     struct stmt_stat *stmts;
+    /* Batched sends (above): the worker's queue, or NULL to send directly; and this client's tag.
+     */
+    struct sendq *sendq;
+    uint32_t send_tag;
 };
 
 /* -r: counts statement id of the current call's res, us its latency; nothing without -r. */

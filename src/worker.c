@@ -17,13 +17,15 @@
 #include "cpu.h"
 #include "engine.h"
 #include "instance.h"
+#include "sendq.h"
 #include "util.h"
 
 #define NO_DEADLINE UINT64_MAX
-#define EV_BATCH 256            /* events taken per epoll_wait */
-#define EV_WAKE UINT32_MAX      /* epoll data of wake_fd */
-#define EV_CTL (UINT32_MAX - 1) /* ... of ctl_fd */
-#define SWEEPS_PER_STALL 4      /* stalls are found within 1.25 x --stall-timeout */
+#define EV_BATCH 256              /* events taken per epoll_wait */
+#define EV_WAKE UINT32_MAX        /* epoll data of wake_fd */
+#define EV_CTL (UINT32_MAX - 1)   /* ... of ctl_fd */
+#define EV_SENDQ (UINT32_MAX - 2) /* ... of the sendq's ring */
+#define SWEEPS_PER_STALL 4        /* stalls are found within 1.25 x --stall-timeout */
 
 struct wstats *
 worker_stats(struct worker *w)
@@ -89,7 +91,7 @@ worker_watch(struct worker *w, struct client *c)
         return 0; /* left registered: disarmed lazily if it fires (see handle_event) */
     fd = w->eng->drv->conn_fd(c->conn);
     if (w->edge && fd == c->reg_fd)
-        return take_ready(c);
+        return c->sending == 0 && take_ready(c);
     events = w->edge ? EPOLLIN | EPOLLOUT | EPOLLET : c->want & POLLOUT ? EPOLLOUT : EPOLLIN;
     if (fd == c->reg_fd && events == c->reg_events)
         return 0;
@@ -110,6 +112,98 @@ worker_unwatch(struct worker *w, struct client *c)
     c->reg_fd = -1;
     c->reg_events = 0;
     c->ready = 0;
+}
+
+void
+worker_sendq(struct worker *w, struct client *c, struct txn_result *res)
+{
+    res->sendq = w->sq;
+    res->send_tag = (uint32_t)(c - w->clients);
+    w->sends_before = w->sq != NULL ? sendq_total(w->sq) : 0;
+}
+
+void
+worker_sendq_after(struct worker *w, struct client *c)
+{
+    if (w->sq != NULL)
+        c->sending += (int)(sendq_total(w->sq) - w->sends_before);
+}
+
+/* Takes the finished sends: counts them off their clients, notes the failures. */
+static void
+reap_sends(struct worker *w)
+{
+    uint32_t tag;
+    int failed;
+    char msg[BT_ERRLEN];
+
+    while (sendq_next(w->sq, &tag, &failed, msg, sizeof msg)) {
+        struct client *c = &w->clients[tag];
+        if (failed && c->send_failed == NULL)
+            c->send_failed = xstrdup(msg);
+        if (--c->sending > 0)
+            continue;
+        if (w->nsent == w->sent_cap) {
+            w->sent_cap = w->sent_cap ? w->sent_cap * 2 : 64;
+            w->sent = xrealloc(w->sent, (size_t)w->sent_cap * sizeof(*w->sent));
+        }
+        w->sent[w->nsent++] = tag;
+    }
+}
+
+void
+worker_drop_sends(struct worker *w, struct client *c)
+{
+    if (c->sending > 0) {
+        sendq_cancel(w->sq, w->eng->drv->conn_fd(c->conn));
+        while (reap_sends(w), c->sending > 0)
+            sendq_wait(w->sq);
+    }
+    free(c->send_failed);
+    c->send_failed = NULL;
+}
+
+static int waits_on_socket(const struct client *c);
+static int take_ready(struct client *c);
+
+/* Clients whose sends are done go on if their socket is ready; a failed send loses them. */
+static void
+finish_sends(struct worker *w)
+{
+    for (int i = 0; i < w->nsent; i++) { /* advancing may append */
+        struct client *c;
+        char *msg;
+        if (w->sent[i] >= (uint32_t)w->nclients)
+            continue; /* removed by a resize */
+        c = &w->clients[w->sent[i]];
+        if (c->sending > 0)
+            continue; /* sent again since: that send's end decides */
+        if (c->send_failed != NULL) {
+            msg = c->send_failed;
+            c->send_failed = NULL;
+            client_send_failed(w, c, msg);
+            free(msg);
+        } else if (waits_on_socket(c) && take_ready(c)) {
+            client_advance(w, c);
+        }
+    }
+    w->nsent = 0;
+}
+
+/* Before waiting: submits the loop turn's sends, and acts on the ones already done. */
+static void
+flush_sends(struct worker *w)
+{
+    char err[BT_ERRLEN];
+
+    if (w->sq == NULL)
+        return;
+    do {
+        if (sendq_submit(w->sq, err) < 0)
+            fatal("%s", err);
+        reap_sends(w);
+        finish_sends(w);
+    } while (sendq_queued(w->sq) > 0);
 }
 
 static void
@@ -315,6 +409,11 @@ handle_event(struct worker *w, const struct epoll_event *ev)
         apply_control(w);
         return;
     }
+    if (idx == EV_SENDQ) {
+        reap_sends(w);
+        finish_sends(w);
+        return;
+    }
     if (idx >= (uint32_t)w->nclients)
         return; /* removed by a resize earlier in this batch */
     c = &w->clients[idx];
@@ -322,7 +421,7 @@ handle_event(struct worker *w, const struct epoll_event *ev)
         return; /* an old registration of a reused index */
     if (w->edge) {
         c->ready |= ev->events; /* reported once: kept until the client waits for it */
-        if (waits_on_socket(c) && take_ready(c))
+        if (c->sending == 0 && waits_on_socket(c) && take_ready(c))
             client_advance(w, c);
         return;
     }
@@ -448,6 +547,23 @@ pin_to_cpu(const struct worker *w)
     }
 }
 
+/*
+ * A ring for the loop's sends, made on this thread (a ring has one
+ * submitter), when the driver's reads drain its sockets: only then does the
+ * loop hold a client back until its send is done. Without one, the drivers
+ * send directly (engine_sends_note says so in --version).
+ */
+static void
+start_sendq(struct worker *w)
+{
+    char err[BT_ERRLEN];
+
+    if (!w->edge || (w->sq = sendq_new(err)) == NULL)
+        return;
+    if (ev_ctl(w, EPOLL_CTL_ADD, sendq_fd(w->sq), EPOLLIN, EV_SENDQ) < 0)
+        fatal("epoll_ctl on the io_uring: %s", strerror(errno));
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -461,10 +577,12 @@ worker_main(void *arg)
     n = w->ctl.clients;
     pthread_mutex_unlock(&w->ctl_lock);
     w->loop_us = now_us();
+    start_sendq(w);
     resize(w, n); /* on this thread: it owns its clients from the first one */
     while (!atomic_load(&w->eng->stop)) {
         if (w->open_loop && !w->paused)
             assign_slots(w);
+        flush_sends(w);
         wait_events(w);
         wake_timers(w);
         sweep_stalls(w);
@@ -549,6 +667,8 @@ worker_free(struct worker *w)
     }
     free(w->clients);
     free(w->events);
+    free(w->sent);
+    sendq_free(w->sq);
     free(w->timers);
     close(w->epfd);
     close(w->wake_fd);

@@ -10,7 +10,10 @@
  * worker_watch), so a request/reply turn costs no epoll_ctl. A driver whose
  * reads drain the socket (driver.h .reads_drain) has each socket registered
  * once, edge-triggered for input and output: no second poll of a socket
- * that was just served, and no change between writing and reading. Timers
+ * that was just served, and no change between writing and reading. With
+ * such a driver and a ring (sendq.h) the requests of one loop turn are
+ * queued and submitted together just before the wait; a client whose send
+ * is not done yet is not advanced, whatever its socket says. Timers
  * (backoff, a retry) sit in a min-heap; stalls are found by a sweep a few
  * times per --stall-timeout.
  *
@@ -65,6 +68,10 @@ struct worker {
     uint64_t loop_us;       /* the clock after the last wait: "now" for progress marks */
     uint64_t stall_us;      /* --stall-timeout in us; 0 = never */
     uint64_t next_sweep_us; /* when to look for stalled clients next */
+    struct sendq *sq;       /* batched sends (sendq.h); NULL: the drivers send directly */
+    uint64_t sends_before;  /* sendq_total before the current driver call */
+    uint32_t *sent;         /* clients whose queued sends all finished, to go on (or fail) */
+    int nsent, sent_cap;
 };
 
 struct wtimer {
@@ -93,5 +100,11 @@ int worker_watch(struct worker *w, struct client *c);
 void worker_unwatch(struct worker *w, struct client *c);
 /* For client.c: advance c once the clock reaches c->wake_us. */
 void worker_timer(struct worker *w, struct client *c);
+/* For client.c: before a driver call, res gets the worker's sendq (or NULL) and c's tag ... */
+void worker_sendq(struct worker *w, struct client *c, struct txn_result *res);
+/* ... and after it, c counts the sends the driver queued. */
+void worker_sendq_after(struct worker *w, struct client *c);
+/* For client.c: before the driver closes c's connection, its queued sends end (cancelled). */
+void worker_drop_sends(struct worker *w, struct client *c);
 
 #endif
