@@ -10,16 +10,14 @@
  * (tests/tools/delay-proxy.c, 10 ms each way), since tc netem is not
  * available here.
  *
- * Client-bound: one worker thread in a closed loop of 200 clients against
- * memcached, whose four threads have room to spare: the worker runs or
- * waits for a CPU all the time (measured on an idle machine: 73-83% running
- * plus 16-25% in the run queue, every interval client-bound). A
- * single-threaded Redis no longer works for this: since the worker loop
- * moved to epoll, a request costs benchtop about what it costs Redis, so
- * the two saturate together on these 2-core machines (4000 clients at
- * 60,000/s left the worker at 75-85%; a higher rate saturated Redis).
- * memcached's threads then take most of the other core, so intervals where
- * the host reaches 90% are host-bound with benchtop named: accepted too.
+ * Client-bound: one worker thread of 50 clients against nginx's static
+ * page, libcurl's work per request being several times nginx's: the worker
+ * fills its core and benchtop holds most of the host (98% against nginx's
+ * 80%). Redis stopped working for this when the loop moved to epoll (a
+ * request cost benchtop about what it cost Redis), and memcached when the
+ * batched sends made benchtop's requests cheaper than memcached's (the host
+ * full with benchtop the minority: host-bound). Intervals where the host
+ * reaches 90% with benchtop the majority may be host-bound: accepted too.
  */
 #include "itest.h"
 
@@ -71,9 +69,27 @@ write_script(const char *text)
     return path;
 }
 
+/* A "mixed" verdict of want and also (in either order) fits as well as either. */
+static int
+mixed_of(const char *line, const char *want, const char *also)
+{
+    char a[64], b[64];
+
+    if (also == NULL || strstr(line, "\"kind\":\"mixed\"") == NULL)
+        return 0;
+    snprintf(a, sizeof(a), "\"first\":\"%s\",", want);
+    snprintf(b, sizeof(b), "\"second\":\"%s\",", also);
+    if (strstr(line, a) != NULL && strstr(line, b) != NULL)
+        return 1;
+    snprintf(a, sizeof(a), "\"first\":\"%s\",", also);
+    snprintf(b, sizeof(b), "\"second\":\"%s\",", want);
+    return strstr(line, a) != NULL && strstr(line, b) != NULL;
+}
+
 /*
  * Runs a scenario and checks every interval from WARMUP_S on names `want`
- * (the JSON key of the verdict), or `also` when that is not NULL, and that
+ * (the JSON key of the verdict), or `also` when that is not NULL (or the two
+ * mixed), and that
  * `want` held at least one of them. Prints the verdicts it saw.
  */
 static void
@@ -102,7 +118,8 @@ expect_verdicts(char **args, const char *want, const char *also)
             continue; /* warm-up, or the sliver of an interval at the very end */
         seen++;
         wanted += strstr(line, pat) != NULL;
-        wrong += strstr(line, pat) == NULL && strstr(line, alt) == NULL;
+        wrong +=
+            strstr(line, pat) == NULL && strstr(line, alt) == NULL && !mixed_of(line, want, also);
     }
     itest_free(&r);
     assert_true(seen >= 3);
@@ -242,15 +259,23 @@ test_commit_bound(void **state)
 static void
 test_client_bound(void **state)
 {
-    char *args[] = {"run", itest_env("BENCHTOP_MC_TARGET"), "--headless", "-q", "-T", "10",
-                    "-w",  "get",                          "-c",         "200", "-j", "1",
-                    NULL};
+    char page[256];
+    char *args[] = {"run", page, "--headless", "-q", "-T", "10", "-c", "50", "-j", "1", NULL};
 
     /*
-     * A saturated client on 2 cores shares them with the server: some
-     * intervals are host-bound ("run benchtop on another machine"), which
-     * points at the same fix; never the server, locks or "add clients".
+     * One benchtop thread against nginx's static page: libcurl's work per
+     * request is several times nginx's, so benchtop's thread fills its core
+     * and holds most of the host (99% against nginx's 80% on 2 cores). The
+     * memcached GET this used to be stopped being client-bound when the
+     * batched sends made benchtop's requests cheaper than memcached's: the
+     * host was full with benchtop the minority (host-bound, by the rule).
+     * Some intervals may be host-bound ("run benchtop on another machine"),
+     * which points at the same fix; never the server, locks or "add clients".
      */
+    /* tests/run-integration starts nginx only when benchtop has the http backend (libcurl) */
+    if (getenv("BENCHTOP_NG_TARGET") == NULL)
+        skip();
+    snprintf(page, sizeof(page), "%sstatic.html", itest_env("BENCHTOP_NG_TARGET"));
     expect_verdicts(args, "client", "host");
 }
 
