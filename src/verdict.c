@@ -355,8 +355,8 @@ score_host(const struct verdict_state *st, const struct window *w, struct scores
 {
     const struct verdict_input *in = w->in;
     double used = w->host_used, competing;
-    double waits =
-        fmax(fmax(sc->s[VK_NETWORK], sc->s[VK_CONNECTION]), fmax(sc->s[VK_LOCK], sc->s[VK_COMMIT]));
+    double waits = fmax(fmax(sc->s[VK_NETWORK], sc->s[VK_CONNECTION]),
+                        fmax(fmax(sc->s[VK_LOCK], sc->s[VK_COMMIT]), sc->s[VK_POOL]));
     struct host_split h = w->split;
     char server[96];
 
@@ -400,8 +400,10 @@ score_host(const struct verdict_state *st, const struct window *w, struct scores
                 "; its event loop at %.0f%% of %.0f%% can still gain from more clients per wakeup",
                 in->sig.server_cpu_pct, in->sig.server_cpu_limit);
     /*
-     * Sessions that mostly wait on the wire, on locks, on the disk or on
-     * connecting, and a load that wants no CPU, are not slowed by a full host.
+     * Sessions that mostly wait on the wire, on locks, on the disk, on
+     * connecting or for a pooler's connection, and a load that wants no CPU,
+     * are not slowed by a full host (16 clients queued for a pool of 2 kept
+     * pgbouncer, PostgreSQL and benchtop busy enough to fill it).
      */
     sc->s[VK_HOST] = ramp(in->host_busy_pct, 85, 95) * ramp(competing, 0.1, 0.25) * (1 - waits) *
                      cpu_demand(st, w);
@@ -671,8 +673,8 @@ score_all(struct verdict_state *st, const struct verdict_input *in, struct score
     score_commit(st, &w, sc);
     score_connection(in, sc);
     score_network(st, &w, sc);
-    score_host(st, &w, sc);
     score_pool(&w, sc);
+    score_host(st, &w, sc);
     score_app(st, &w, sc);
     score_underloaded(&w, sc);
 }

@@ -177,6 +177,22 @@ test_pool_bound(void **state)
     v = run(&st, &in, 4);
     assert_int_equal(v.kind, VK_POOL);
     assert_non_null(strstr(v.evidence, "16 clients wait for 8 server connections (pool size 8"));
+    /* a queue of 13 for a pool of 2 on a 2-core host the run fills: still the pool */
+    in.cores = 2;
+    in.sig.pool_waiting = 13;
+    in.sig.pool_servers = 2;
+    in.sig.pool_size = 2;
+    in.host_busy_pct = 97;
+    in.server_host_pct = 120;
+    in.server_names = "pgbouncer, postgres";
+    in.own_cpu_pct = 60;
+    in.worker_cpu_max = 60;
+    assert_int_equal(steady(&in), VK_POOL);
+    in = calm();
+    in.clients = 24;
+    in.sig.pool_waiting = 16;
+    in.sig.pool_servers = 8;
+    in.sig.pool_size = 8;
     /* the same queue before a server whose sessions wait on locks: the locks are the limit */
     in.sig.sessions = in.sig.active = 8;
     in.sig.lock_wait = 7;
