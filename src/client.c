@@ -204,6 +204,7 @@ start_txn(struct worker *w, struct client *c)
     /* c->res is the oldest in flight's: a pipelined start gets its own */
     struct txn_result *res = c->inflight == 0 ? &c->res : &spare;
     enum drv_status st;
+    uint64_t sends;
     int tail;
 
     if (!c->retrying) {
@@ -216,9 +217,9 @@ start_txn(struct worker *w, struct client *c)
     res->ops = 0;
     res->rx_bytes = 0;
     res->stmts = worker_stats(w)->stmts;
-    worker_sendq(w, c, res);
+    sends = worker_sendq(w, c, res);
     st = w->eng->drv->conn_txn_start(c->conn, res);
-    worker_sendq_after(w, c);
+    worker_sendq_after(w, c, sends);
     if (st == DRV_ERROR) {
         lose_connection(w, c, res->msg);
         return st;
@@ -268,13 +269,14 @@ poll_step(struct worker *w, struct client *c, char *err)
 {
     const struct driver_class *drv = w->eng->drv;
     enum drv_status st;
+    uint64_t sends;
 
     if (c->state == CS_CONNECTING)
         return drv->conn_connect_poll(c->conn, err);
     c->res.stmts = worker_stats(w)->stmts;
-    worker_sendq(w, c, &c->res);
+    sends = worker_sendq(w, c, &c->res);
     st = drv->conn_txn_poll(c->conn, &c->res);
-    worker_sendq_after(w, c);
+    worker_sendq_after(w, c, sends);
     return st;
 }
 

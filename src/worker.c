@@ -114,19 +114,19 @@ worker_unwatch(struct worker *w, struct client *c)
     c->ready = 0;
 }
 
-void
+uint64_t
 worker_sendq(struct worker *w, struct client *c, struct txn_result *res)
 {
     res->sendq = w->sq;
     res->send_tag = (uint32_t)(c - w->clients);
-    w->sends_before = w->sq != NULL ? sendq_total(w->sq) : 0;
+    return w->sq != NULL ? sendq_total(w->sq) : 0;
 }
 
 void
-worker_sendq_after(struct worker *w, struct client *c)
+worker_sendq_after(struct worker *w, struct client *c, uint64_t before)
 {
     if (w->sq != NULL)
-        c->sending += (int)(sendq_total(w->sq) - w->sends_before);
+        c->sending += (int)(sendq_total(w->sq) - before);
 }
 
 /* Takes the finished sends: counts them off their clients, notes the failures. */

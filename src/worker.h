@@ -69,7 +69,6 @@ struct worker {
     uint64_t stall_us;      /* --stall-timeout in us; 0 = never */
     uint64_t next_sweep_us; /* when to look for stalled clients next */
     struct sendq *sq;       /* batched sends (sendq.h); NULL: the drivers send directly */
-    uint64_t sends_before;  /* sendq_total before the current driver call */
     uint32_t *sent;         /* clients whose queued sends all finished, to go on (or fail) */
     int nsent, sent_cap;
 };
@@ -100,10 +99,13 @@ int worker_watch(struct worker *w, struct client *c);
 void worker_unwatch(struct worker *w, struct client *c);
 /* For client.c: advance c once the clock reaches c->wake_us. */
 void worker_timer(struct worker *w, struct client *c);
-/* For client.c: before a driver call, res gets the worker's sendq (or NULL) and c's tag ... */
-void worker_sendq(struct worker *w, struct client *c, struct txn_result *res);
-/* ... and after it, c counts the sends the driver queued. */
-void worker_sendq_after(struct worker *w, struct client *c);
+/*
+ * For client.c: before a driver call, res gets the worker's sendq (or NULL)
+ * and c's tag; returns the queue's count for worker_sendq_after ...
+ */
+uint64_t worker_sendq(struct worker *w, struct client *c, struct txn_result *res);
+/* ... after it, with that count: c counts the sends the driver queued. */
+void worker_sendq_after(struct worker *w, struct client *c, uint64_t before);
 /* For client.c: before the driver closes c's connection, its queued sends end (cancelled). */
 void worker_drop_sends(struct worker *w, struct client *c);
 
