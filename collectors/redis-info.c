@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util.h"
 
@@ -147,6 +148,20 @@ store_field(const struct info_field *f, const char *val, size_t vlen, struct red
     return -1;
 }
 
+/* Redis prints a ratio it cannot compute (mem_fragmentation_ratio just after a
+ * restart, with nothing allocated yet) as "nan", "-nan" or "inf": not a bad
+ * reply, only a value not known yet. */
+static int
+is_nonfinite(const char *val, size_t vlen)
+{
+    if (vlen > 0 && (val[0] == '-' || val[0] == '+')) {
+        val++;
+        vlen--;
+    }
+    return (vlen == 3 && (strncasecmp(val, "nan", 3) == 0 || strncasecmp(val, "inf", 3) == 0)) ||
+           (vlen == 8 && strncasecmp(val, "infinity", 8) == 0);
+}
+
 /* The value of "name=" in "a=1,b=2", or NULL; *n gets its length. */
 static const char *
 kv_find(const char *s, size_t len, const char *name, size_t *n)
@@ -223,7 +238,7 @@ info_line(const struct line *l, struct redis_info *out, char *err)
         return 0;
     }
     f = find_field(l->p, klen);
-    if (f == NULL)
+    if (f == NULL || (f->type == F_DOUBLE && is_nonfinite(colon + 1, l->len - klen - 1)))
         return 0;
     if (store_field(f, colon + 1, l->len - klen - 1, out) < 0)
         return seterr(err, "line %d of INFO: bad value for %s: '%s'", l->no, f->name, shown);
