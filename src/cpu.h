@@ -46,14 +46,20 @@ struct cpu_group {
     pid_t root[CPU_GROUP_MAX];
     double last_s[CPU_GROUP_MAX]; /* each tree's CPU seconds at the last read; -1 unknown */
     int ntried;
-    int tried[16];  /* loopback ports looked up already (owned by another user, or ours) */
-    char names[64]; /* the roots' command names: "nginx, php-fpm8.2, mariadbd" */
+    int tried[16];   /* loopback ports looked up already (owned by another user, or ours) */
+    char names[64];  /* the roots' command names: "nginx, php-fpm8.2, mariadbd" */
+    int peers_every; /* calls of cpu_group_add_peers per look (it backs off) */
+    int peers_skip;  /* calls left before the next look */
 };
 
 void cpu_group_init(struct cpu_group *g);
 /* Adds the tree of root (ignored if <= 0, benchtop itself, present, or the group is full). */
 void cpu_group_add(struct cpu_group *g, pid_t root);
-/* Adds the owners of loopback listeners the group's processes are connected to. */
+/*
+ * Adds the owners of loopback listeners the group's processes are
+ * connected to. Called every interval, it looks at every call while the
+ * group grows, then less often (at most every 16th call).
+ */
 void cpu_group_add_peers(struct cpu_group *g);
 /* The group's CPU since the last call, % of one core; NAN when it has none (or at the first). */
 double cpu_group_pct(struct cpu_group *g, double interval_s);

@@ -130,11 +130,18 @@ test_group_follows_outgoing_connections(void **state)
     assert_int_equal(g.ntried, 1);
     assert_int_equal(g.tried[0], port);
 
+    assert_int_equal(g.peers_every, 1); /* it found someone: looks again at the next call */
+
     cpu_group_init(&s);
     cpu_group_add(&s, server);
     cpu_group_add_peers(&s);
     assert_int_equal(s.n, 1);
     assert_int_equal(s.ntried, 0);
+    /* finding no one, it backs off: looks at calls 1, 2, 4, 8, 16, 32 of 40 */
+    for (int i = 1; i < 40; i++)
+        cpu_group_add_peers(&s);
+    assert_int_equal(s.peers_every, 16);
+    assert_int_equal(s.peers_skip, 7);
 
     close(stop[1]);
     assert_int_equal(waitpid(server, NULL, 0), server);
