@@ -282,12 +282,36 @@ probe(const char *target, struct pgb_sample *s)
     return rc == 0 && strstr(s->version, "PgBouncer") != NULL ? 0 : -1;
 }
 
+/*
+ * 1 when target reaches PostgreSQL itself: its port setting is the port
+ * connected to (through PgBouncer it is the port of the server behind).
+ * Such a target is not probed: a server asked for a database "pgbouncer"
+ * that it lacks writes a FATAL line to its log, one per run of benchtop.
+ */
+static int
+is_server_itself(const char *target)
+{
+    char err[BT_ERRLEN];
+    PGconn *conn;
+    PGresult *res;
+    int itself;
+
+    if (pg_connect_as(target, app_name, CONNECT_TIMEOUT_S, &conn, err) < 0)
+        return 0;
+    res = PQexec(conn, "SELECT current_setting('port')");
+    itself = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+             strcmp(PQgetvalue(res, 0, 0), PQport(conn)) == 0;
+    PQclear(res);
+    PQfinish(conn);
+    return itself;
+}
+
 static int
 pgb_coll_detect(const char *target)
 {
     struct pgb_sample s = {0};
 
-    return probe(target, &s) == 0;
+    return !is_server_itself(target) && probe(target, &s) == 0;
 }
 
 /* Protocol-level prepared statements in transaction pooling came with PgBouncer 1.21. */

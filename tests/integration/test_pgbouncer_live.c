@@ -10,7 +10,7 @@
 
 #define DB "bt_pgb"
 
-static PGconn *server; /* the PostgreSQL behind, database postgres: its queries are not DB's */
+static PGconn *server;  /* the PostgreSQL behind, database postgres: its queries are not DB's */
 static PGconn *console; /* PgBouncer's admin console */
 static char pooled[512], direct[512];
 
@@ -103,9 +103,8 @@ teardown(void **state)
 static void
 counts_in_mode(const char *mode)
 {
-    char set[64], *args[] = {"run",  pooled, "--headless", "-t", "500", "-c", "8",
-                             "-j",   "2",    "-w",         "tpcb-like", "--no-collect",
-                             "-q",   NULL};
+    char set[64], *args[] = {"run", pooled, "--headless", "-t",        "500",          "-c", "8",
+                             "-j",  "2",    "-w",         "tpcb-like", "--no-collect", "-q", NULL};
     long long before, after;
     struct run r;
     const char *sum;
@@ -145,8 +144,8 @@ test_session_pooling_counts(void **state)
 static double
 connect_cost(const char *target)
 {
-    char *args[] = {"run", (char *)target, "--headless", "-T", "3", "-C", "-c", "4", "-w",
-                    "select-only", "--no-collect", "-q", NULL};
+    char *args[] = {"run", (char *)target, "--headless",  "-T",           "3",  "-C", "-c",
+                    "4",   "-w",           "select-only", "--no-collect", "-q", NULL};
     struct run r = itest_runv(args);
     const char *sum = itest_line(r.out, "\"type\":\"summary\"");
     double us;
@@ -198,8 +197,8 @@ test_prepared_refused_in_transaction_pooling(void **state)
 static void
 test_pooler_found_and_clients_wait(void **state)
 {
-    char *args[] = {"run",  pooled, "--headless", "-T", "8", "-c", "16", "-w", "select-only",
-                    "--server", direct, "-q", NULL};
+    char *args[] = {"run", pooled,        "--headless", "-T",   "8",  "-c", "16",
+                    "-w",  "select-only", "--server",   direct, "-q", NULL};
     struct run r;
     double waiting, servers;
 
@@ -238,13 +237,48 @@ test_pooler_none(void **state)
     itest_free(&r);
 }
 
+/*
+ * A run on PostgreSQL itself finds no pooler without asking that server for a
+ * database "pgbouncer": the FATAL it would log is counted in its log.
+ */
+static void
+test_server_itself_not_probed(void **state)
+{
+    char log[512], script[64], *args[] = {"run",        (char *)itest_env("BENCHTOP_PG_TARGET"),
+                                          "--headless", "-T",
+                                          "2",          "-f",
+                                          script,       "-q",
+                                          NULL};
+    const char *fatal = "database \"pgbouncer\" does not exist";
+    char *before, *after;
+    struct run r;
+
+    snprintf(log, sizeof log, "%s/postgres.log", itest_env("BENCHTOP_PG_DIR"));
+    snprintf(script, sizeof script, "/tmp/bt-pgb-select-%d.sql", (int)getpid());
+    itest_write_file(script, "SELECT 1;\n"); /* database postgres has no pgbench tables */
+    before = itest_read_file(log);
+    r = itest_runv(args);
+    after = itest_read_file(log);
+    unlink(script);
+    if (r.status != 0)
+        fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(itest_count_lines(r.out, "\"collector\":\"pgbouncer\""), 0);
+    assert_true(itest_count_lines(r.out, "\"collector\":\"postgres\"") >= 1);
+    assert_int_equal(itest_count_lines(after, fatal), itest_count_lines(before, fatal));
+    free(before);
+    free(after);
+    itest_free(&r);
+}
+
 /* demo pgbouncer: both servers up, both collectors, both folders gone afterwards. */
 static void
 test_demo(void **state)
 {
     char *args[] = {"demo", "pgbouncer", "-T", "3", "--headless", NULL};
     struct run r = itest_runv(args);
-    const char *folder = strstr(r.err, "(folder "), *sum = itest_line(r.out, "\"type\":\"summary\"");
+    const char *folder = strstr(r.err, "(folder "),
+               *sum = itest_line(r.out, "\"type\":\"summary\"");
     char dir[128];
 
     if (r.status != 0)
@@ -270,6 +304,7 @@ main(void)
         cmocka_unit_test(test_prepared_refused_in_transaction_pooling),
         cmocka_unit_test(test_pooler_found_and_clients_wait),
         cmocka_unit_test(test_pooler_none),
+        cmocka_unit_test(test_server_itself_not_probed),
         cmocka_unit_test(test_demo),
     };
 
