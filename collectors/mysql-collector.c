@@ -88,17 +88,22 @@ static const struct rate_row innodb_rows[] = {
 
 /*
  * One glance at the client sessions between samples (my_coll_probe): each
- * session's command and state, and its InnoDB transaction's state when
- * PROCESS shows other users' transactions (the two tables are read at
- * slightly different moments: a session may have moved on in between).
+ * session's command and state from SHOW FULL PROCESSLIST, and, when PROCESS
+ * shows other users' transactions, its InnoDB transaction's state from
+ * INNODB_TRX (the two are read at slightly different moments: a session may
+ * have moved on in between). Two statements, not a join of the two
+ * information_schema tables: MariaDB 10.11's server CPU per glance, 2,000
+ * in a row, was 0.22 ms for the join, 0.04 ms for SHOW FULL PROCESSLIST
+ * (as much as SELECT 1) and 0.06 ms for INNODB_TRX alone.
  */
-static const char probe_sql[] =
-    "SELECT p.ID, p.COMMAND, p.STATE, t.trx_state FROM information_schema.PROCESSLIST p "
-    "LEFT JOIN information_schema.INNODB_TRX t ON t.trx_mysql_thread_id = p.ID "
-    "WHERE p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ('Daemon', 'Binlog Dump')";
-static const char probe_own_sql[] = /* without PROCESS: the user's own sessions, no InnoDB */
-    "SELECT ID, COMMAND, STATE, NULL FROM information_schema.PROCESSLIST "
-    "WHERE ID <> CONNECTION_ID() AND COMMAND NOT IN ('Daemon', 'Binlog Dump')";
+static const char probe_trx_sql[] =
+    "SELECT trx_mysql_thread_id, trx_state FROM information_schema.INNODB_TRX";
+
+/* A transaction INNODB_TRX showed: its session and whether it waits for a row lock. */
+struct my_trx {
+    uint64_t id;
+    int lock_wait;
+};
 
 /* The collector's connection. */
 struct my_coll {
@@ -108,6 +113,8 @@ struct my_coll {
     char version[64];
     struct coll_glances probed; /* glances since the last sample */
     uint64_t *ids;              /* benchtop's connection ids, one copy per glance (ownids) */
+    struct my_trx *trx;         /* the glance's transactions, sorted by session id */
+    int ntrx, trx_cap;
 };
 
 enum { LONGEST_WARN_S = 10, LONGEST_BAD_S = 60 };
@@ -771,6 +778,7 @@ my_coll_close(void *conn)
         return;
     mysql_close(c->m);
     free(c->ids);
+    free(c->trx);
     free(c);
 }
 
@@ -885,22 +893,75 @@ sample_processlist(struct my_coll *c, struct my_sample *s, char *err)
     return 0;
 }
 
+static int
+trx_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const struct my_trx *)a)->id, y = ((const struct my_trx *)b)->id;
+
+    return (x > y) - (x < y);
+}
+
+/* INNODB_TRX's transactions into c->trx, sorted by session. */
+static int
+probe_trx(struct my_coll *c, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+
+    c->ntrx = 0;
+    if (!c->has_process)
+        return 0; /* without PROCESS it shows only our own connection's */
+    if (mysql_query(c->m, probe_trx_sql) != 0 || (res = mysql_store_result(c->m)) == NULL)
+        return my_sql_error(c->m, "read", "the sessions' transactions", err);
+    while ((row = mysql_fetch_row(res)) != NULL) {
+        if (c->ntrx == c->trx_cap) {
+            c->trx_cap = c->trx_cap ? c->trx_cap * 2 : 64;
+            c->trx = xrealloc(c->trx, (size_t)c->trx_cap * sizeof(*c->trx));
+        }
+        c->trx[c->ntrx].id = row[0] ? strtoull(row[0], NULL, 10) : 0;
+        c->trx[c->ntrx++].lock_wait = row[1] != NULL && strcmp(row[1], "LOCK WAIT") == 0;
+    }
+    mysql_free_result(res);
+    qsort(c->trx, (size_t)c->ntrx, sizeof(*c->trx), trx_cmp);
+    return 0;
+}
+
+/* Session id's transaction state as my_state_of takes it: "LOCK WAIT", another, or NULL. */
+static const char *
+trx_state_of(const struct my_coll *c, uint64_t id)
+{
+    struct my_trx key = {.id = id}, *t;
+
+    if (c->ntrx == 0)
+        return NULL;
+    t = bsearch(&key, c->trx, (size_t)c->ntrx, sizeof(key), trx_cmp);
+    return t == NULL ? NULL : t->lock_wait ? "LOCK WAIT" : "RUNNING";
+}
+
 /* A glance at the sessions: each one's state, and whether it is one of benchtop's connections. */
 static int
 my_coll_probe(void *conn, char *err)
 {
     struct my_coll *c = conn;
     int nids = ownids_copy(c->ids, OWNIDS_MAX);
+    struct proc_cols pc;
     MYSQL_RES *res;
     MYSQL_ROW row;
 
-    if (mysql_query(c->m, c->has_process ? probe_sql : probe_own_sql) != 0 ||
-        (res = mysql_store_result(c->m)) == NULL)
+    if (probe_trx(c, err) < 0)
+        return -1;
+    if (mysql_query(c->m, "SHOW FULL PROCESSLIST") != 0 || (res = mysql_store_result(c->m)) == NULL)
         return my_sql_error(c->m, "read", "the sessions' states", err);
+    find_cols(res, &pc);
     while ((row = mysql_fetch_row(res)) != NULL) {
-        uint64_t id = row[0] ? strtoull(row[0], NULL, 10) : 0;
+        const char *ids = col(row, pc.id);
+        uint64_t id = ids ? strtoull(ids, NULL, 10) : 0;
 
-        my_probe_add(&c->probed, my_state_of(row[1], row[2], row[3]), ownids_has(c->ids, nids, id));
+        if (id == c->own_id)
+            continue;
+        my_probe_add(&c->probed,
+                     my_state_of(col(row, pc.command), col(row, pc.state), trx_state_of(c, id)),
+                     ownids_has(c->ids, nids, id));
     }
     mysql_free_result(res);
     /* benchtop's sessions are the registered ones (none in watch, or before connecting) */
