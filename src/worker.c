@@ -163,9 +163,6 @@ worker_drop_sends(struct worker *w, struct client *c)
     c->send_failed = NULL;
 }
 
-static int waits_on_socket(const struct client *c);
-static int take_ready(struct client *c);
-
 /* Clients whose sends are done go on if their socket is ready; a failed send loses them. */
 static void
 finish_sends(struct worker *w)
