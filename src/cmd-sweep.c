@@ -82,8 +82,7 @@ cmd_sweep_exec(struct runconf *rc, char **pos, int npos)
         rc->clients = (int)sw->x;
     else
         rc->rate = sw->x;
-    if (!rc->headless && !isatty(STDOUT_FILENO))
-        rc->headless = 1;
+    cmd_choose_front_end(rc);
     cmd_raise_fd_limit(most_clients);
     rv = cmd_run_load(rc, sw); /* the session ends the load after the last step */
     sweep_free(sw);

@@ -218,14 +218,24 @@ cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
 }
 
 void
+cmd_choose_front_end(struct runconf *rc)
+{
+    char err[BT_ERRLEN];
+
+    if (!rc->headless && !isatty(STDOUT_FILENO))
+        rc->headless = 1;
+    if (!rc->headless && tui_check_terminal(err) < 0)
+        usage_fatal("%s", err);
+}
+
+void
 cmd_check_run_options(struct runconf *rc, int default_seconds)
 {
     if (options_given(rc, "time") && options_given(rc, "transactions"))
         usage_fatal("-T and -t cannot be used together (pick a duration or a count)");
     if (rc->threads > rc->clients)
         rc->threads = rc->clients;
-    if (!rc->headless && !isatty(STDOUT_FILENO))
-        rc->headless = 1;
+    cmd_choose_front_end(rc);
     if (!options_given(rc, "time") && !options_given(rc, "transactions"))
         rc->duration_s = rc->headless ? default_seconds : 0;
 }

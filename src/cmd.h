@@ -51,6 +51,12 @@ const struct driver_class *cmd_resolve_target(struct runconf *rc, char *target, 
 /* -T/-t checks; default_seconds applies headless (the dashboard runs until q). */
 void cmd_check_run_options(struct runconf *rc, int default_seconds);
 /*
+ * Headless when stdout is not a terminal; otherwise the terminal must hold
+ * the dashboard, or the command ends here with one line (exit 2), before
+ * any connection or thread is started.
+ */
+void cmd_choose_front_end(struct runconf *rc);
+/*
  * Where the JSON lines go: stdout when headless (refused, with --record or a
  * closed stdout, with one line and exit 2), else the --record file or NULL.
  */

@@ -111,9 +111,8 @@ can_address_cursor(void)
 }
 
 int
-screen_init(const struct theme *t, char *err)
+screen_check(char *err)
 {
-    setlocale(LC_ALL, "");
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return seterr(err, "the dashboard needs a terminal (use --headless for JSON lines)");
     if (!can_address_cursor())
@@ -121,6 +120,15 @@ screen_init(const struct theme *t, char *err)
                       "TERM=%s cannot draw the dashboard (it cannot move the cursor): set TERM "
                       "to your terminal's type, e.g. xterm-256color, or use --headless",
                       getenv("TERM") ? getenv("TERM") : "");
+    return 0;
+}
+
+int
+screen_init(const struct theme *t, char *err)
+{
+    setlocale(LC_ALL, "");
+    if (screen_check(err) < 0)
+        return -1;
     tcgetattr(STDIN_FILENO, &saved_tio);
     if (newterm(NULL, stdout, stdin) == NULL)
         return seterr(err,

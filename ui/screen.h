@@ -9,6 +9,12 @@
 #include "grid.h"
 #include "theme.h"
 
+/*
+ * Whether this terminal can hold the dashboard (stdin and stdout a tty, a
+ * TERM that can move the cursor): 0, or -1 with err. Asked before anything
+ * starts, so that a refusal leaves no thread mid-connect at exit.
+ */
+int screen_check(char *err);
 /* Sets the locale, enters curses mode with the theme's colours. 0 or -1 with err. */
 int screen_init(const struct theme *t, char *err);
 /* Whether the locale can show UTF-8 (block and braille characters). */

@@ -30,11 +30,11 @@ struct tui {
     double last_server_tps;
     int have_summary;
     enum verdict_kind last_verdict;
-    double prev_tps; /* the interval before the last, for a steadier "before" */
+    double prev_tps;             /* the interval before the last, for a steadier "before" */
     struct host_split last_host; /* the last interval's host CPU split */
-    struct {         /* a +/- waiting to be compared with the verdict's prediction */
-        int pending; /* intervals to wait before measuring; 0 = none */
-        int clients; /* before the change */
+    struct {                     /* a +/- waiting to be compared with the verdict's prediction */
+        int pending;             /* intervals to wait before measuring; 0 = none */
+        int clients;             /* before the change */
         double tps;
         enum verdict_kind kind; /* the verdict shown before the change */
         struct host_split host; /* ... and the host's CPU split then */
@@ -622,6 +622,12 @@ tui_check_theme(const char *theme, char *err)
     struct theme th;
 
     return theme == NULL ? 0 : theme_load(&th, theme, err);
+}
+
+int
+tui_check_terminal(char *err)
+{
+    return screen_check(err);
 }
 
 int

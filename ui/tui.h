@@ -27,5 +27,7 @@ struct tui_conf {
 int tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err);
 /* Headless runs do not draw, but a --theme that would not load is still an error. */
 int tui_check_theme(const char *theme, char *err);
+/* Whether the dashboard can run on this terminal (screen_check): 0, or -1 with err. */
+int tui_check_terminal(char *err);
 
 #endif
