@@ -914,10 +914,7 @@ probe_trx(struct my_coll *c, char *err)
     if (mysql_query(c->m, probe_trx_sql) != 0 || (res = mysql_store_result(c->m)) == NULL)
         return my_sql_error(c->m, "read", "the sessions' transactions", err);
     while ((row = mysql_fetch_row(res)) != NULL) {
-        if (c->ntrx == c->trx_cap) {
-            c->trx_cap = c->trx_cap ? c->trx_cap * 2 : 64;
-            c->trx = xrealloc(c->trx, (size_t)c->trx_cap * sizeof(*c->trx));
-        }
+        c->trx = xgrow(c->trx, c->ntrx, &c->trx_cap, sizeof(*c->trx));
         c->trx[c->ntrx].id = row[0] ? strtoull(row[0], NULL, 10) : 0;
         c->trx[c->ntrx++].lock_wait = row[1] != NULL && strcmp(row[1], "LOCK WAIT") == 0;
     }

@@ -245,10 +245,7 @@ struct tcp_table {
 static void
 tcp_push(struct tcp_sock **v, int *n, int *cap, struct tcp_sock s)
 {
-    if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 64;
-        *v = xrealloc(*v, (size_t)*cap * sizeof(**v));
-    }
+    *v = xgrow(*v, *n, cap, sizeof(**v));
     (*v)[(*n)++] = s;
 }
 

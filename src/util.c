@@ -48,6 +48,15 @@ xrealloc(void *p, size_t n)
     return q;
 }
 
+void *
+xgrow(void *p, int n, int *cap, size_t size)
+{
+    if (n < *cap)
+        return p;
+    *cap = *cap ? *cap * 2 : 64;
+    return xrealloc(p, (size_t)*cap * size);
+}
+
 char *
 xstrdup(const char *s)
 {

@@ -17,6 +17,11 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
+/*
+ * Room for one more of an array of n elements of size bytes whose capacity
+ * is *cap: p itself while n < *cap, else p grown (64 at first, then twice).
+ */
+void *xgrow(void *p, int n, int *cap, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -143,10 +143,7 @@ reap_sends(struct worker *w)
             c->send_failed = xstrdup(msg);
         if (--c->sending > 0)
             continue;
-        if (w->nsent == w->sent_cap) {
-            w->sent_cap = w->sent_cap ? w->sent_cap * 2 : 64;
-            w->sent = xrealloc(w->sent, (size_t)w->sent_cap * sizeof(*w->sent));
-        }
+        w->sent = xgrow(w->sent, w->nsent, &w->sent_cap, sizeof(*w->sent));
         w->sent[w->nsent++] = tag;
     }
 }
@@ -218,10 +215,7 @@ worker_timer(struct worker *w, struct client *c)
     struct wtimer *h;
     int i;
 
-    if (w->ntimers == w->timers_cap) {
-        w->timers_cap = w->timers_cap ? w->timers_cap * 2 : 64;
-        w->timers = xrealloc(w->timers, (size_t)w->timers_cap * sizeof(*w->timers));
-    }
+    w->timers = xgrow(w->timers, w->ntimers, &w->timers_cap, sizeof(*w->timers));
     h = w->timers;
     i = w->ntimers++;
     h[i].at = c->wake_us;

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -82,11 +83,29 @@ test_strtod(void **state)
     assert_true(d == 1.23456);
 }
 
+/* xgrow keeps the array while there is room, then doubles it from 64, keeping what it held. */
+static void
+test_xgrow(void **state)
+{
+    int *v = NULL, n = 0, cap = 0;
+
+    (void)state;
+    for (int i = 0; i < 200; i++) {
+        v = xgrow(v, n, &cap, sizeof(*v));
+        v[n++] = i;
+        assert_int_equal(cap, i < 64 ? 64 : i < 128 ? 128 : 256);
+    }
+    for (int i = 0; i < 200; i++)
+        assert_int_equal(v[i], i);
+    free(v);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strtoull),
+        cmocka_unit_test(test_xgrow),
         cmocka_unit_test(test_strntoull_reads_n_bytes),
         cmocka_unit_test(test_strtoll),
         cmocka_unit_test(test_strtod),
