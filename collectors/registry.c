@@ -6,9 +6,9 @@
 
 #include <stddef.h>
 
-#include "collector.h"
-#include "driver.h"
-#include "server.h"
+#include "engine/collector.h"
+#include "engine/driver.h"
+#include "base/throwaway.h"
 
 #ifdef HAVE_POSTGRES
 extern const struct driver_class postgres_driver_class;

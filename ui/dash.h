@@ -9,9 +9,9 @@
 
 #include <stdint.h>
 
-#include "collector.h"
+#include "engine/collector.h"
 #include "grid.h"
-#include "hist.h"
+#include "base/hist.h"
 
 #define DASH_HISTORY 256 /* intervals of throughput history kept */
 #define DASH_EVENTS 64   /* events kept (newest last) */

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
-#include "util.h"
+#include "base/text.h"
+#include "base/util.h"
 
 /* Code points that do not take exactly one column: shown as '?' so the columns stay aligned. */
 static const struct {

@@ -18,7 +18,7 @@ enum {
     STACK_BELOW_W = 100, /* narrower and tall enough: throughput over latency */
     STACK_MIN_BODY_H = 42,
     HELP_MAX_LINES = 40,
-    /* as in pane-server.c */
+    /* as in ui/panes/server.c */
     SERVER_COL_W = 56,
     SERVER_MAX_COLS = 6,
     SERVER_BALANCE_H = 6,
@@ -87,7 +87,7 @@ draw_help(const struct dash *d, struct grid *g)
 }
 
 /*
- * Rows the server pane would use, estimated the way pane-server.c flows
+ * Rows the server pane would use, estimated the way ui/panes/server.c flows
  * them (balanced columns of SERVER_COL_W cells, a heading per section,
  * repeated when a section continues in the next column). Rows the estimate
  * misses are not lost: the pane then shows its "+N more" marker.

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "screen.h"
-#include "util.h"
+#include "base/util.h"
 
 enum { KEY_ESC = 27, KEY_CTRL_U = 21, KEY_DEL = 127, KEY_CTRL_H = 8 };
 

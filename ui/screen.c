@@ -16,7 +16,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 _Static_assert(SCREEN_RESIZE == KEY_RESIZE && SCREEN_BACKSPACE == KEY_BACKSPACE &&
                    SCREEN_ENTER == KEY_ENTER,

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "dash.h"
-#include "hist.h"
+#include "base/hist.h"
 
 struct segments {
     struct hist *before, *since;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #ifndef BENCHTOP_DATADIR
 #define BENCHTOP_DATADIR "/usr/local/share/benchtop"

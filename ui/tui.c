@@ -10,14 +10,14 @@
 #include <sys/resource.h>
 
 #include "dash.h"
-#include "hist.h"
+#include "base/hist.h"
 #include "keys.h"
 #include "prompt.h"
 #include "screen.h"
 #include "segment.h"
-#include "sweep-report.h"
+#include "records/sweep-output.h"
 #include "theme.h"
-#include "util.h"
+#include "base/util.h"
 
 struct tui {
     struct dash d;
@@ -195,7 +195,7 @@ update_sweep(struct tui *t, const struct sweep *sw, const struct snapshot *snap)
  * checked: before the change for +, after it for -.
  */
 static void
-check_step(struct tui *t, const struct snapshot *snap)
+check_step(struct tui *t, const struct snapshot *snap, const struct verdict *v)
 {
     int now = snap->clients, before = t->step.clients, more = now > before;
     struct verdict_point then, cur;
@@ -208,9 +208,8 @@ check_step(struct tui *t, const struct snapshot *snap)
         return;
     verdict_point_init(&then, t->step.kind, before, t->step.tps, t->step.kind == VK_LOCK);
     then.host = t->step.host;
-    verdict_point_init(&cur, snap->verdict.kind, now, t->d.tps,
-                       verdict_has(&snap->verdict, VK_LOCK));
-    cur.host = snap->verdict.host;
+    verdict_point_init(&cur, v->kind, now, t->d.tps, verdict_has(v, VK_LOCK));
+    cur.host = v->host;
     c = more ? verdict_check(&then, &cur) : verdict_check(&cur, &then);
     if (more)
         verdict_check_text(c, &then, &cur, text, sizeof(text));
@@ -237,7 +236,7 @@ show_server_verdict(struct tui *t, const struct verdict *v)
 }
 
 static void
-on_tick(struct session *s, const struct snapshot *snap, void *arg)
+on_tick(struct session *s, const struct snapshot *snap, const struct verdict *v, void *arg)
 {
     struct tui *t = arg;
     struct dash *d = &t->d;
@@ -268,11 +267,11 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
     d->own_cpu_pct = snap->own_cpu_pct;
     if (!snap->final || snap->interval_s > 0.05)
         dash_history_push(d, d->tps, d->server_tps);
-    show_verdict(t, &snap->verdict);
+    show_verdict(t, v);
     if (!snap->final)
-        check_step(t, snap);
+        check_step(t, snap, v);
     t->prev_tps = d->tps;
-    t->last_host = snap->verdict.host;
+    t->last_host = v->host;
     note_interval_events(t, snap);
     if (s->sweep != NULL)
         update_sweep(t, s->sweep, snap);
@@ -280,7 +279,7 @@ on_tick(struct session *s, const struct snapshot *snap, void *arg)
         dash_event_add(d, ROW_NORMAL, "load finished: %llu transactions (press q to quit)",
                        (unsigned long long)snap->total.txns);
     if (t->record.json)
-        report_snapshot(snap, &t->record);
+        report_snapshot(snap, v, &t->record);
     t->have_summary = snap->final;
     redraw(t);
 }
@@ -346,7 +345,8 @@ note_changes(struct tui *t, int i, const struct collect_result *res)
 }
 
 static void
-on_server(struct session *s, int i, const struct collect_result *res, void *arg)
+on_server(struct session *s, int i, const struct collect_result *res, const struct verdict *v,
+          void *arg)
 {
     struct tui *t = arg;
     struct dash_server *ds = &t->d.servers[i];
@@ -369,13 +369,13 @@ on_server(struct session *s, int i, const struct collect_result *res, void *arg)
         if (news)
             dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
     }
-    if (res->have_verdict && i == 0)
-        show_server_verdict(t, &res->verdict);
+    if (v != NULL && i == 0)
+        show_server_verdict(t, v);
     if (res->applied != t->applied[i])
         note_applied(t, i, res);
     note_changes(t, i, res);
     if (t->record.json) {
-        report_server(t->record.json, res->t, ds->name, ds->target, res);
+        report_server(t->record.json, res->t, ds->name, ds->target, res, v);
         report_settings_events(t->record.json, ds->name, res, &t->seen[i]);
     }
     redraw(t);
@@ -660,7 +660,7 @@ tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
     session_run(s, sigfd);
     screen_end();
     if (s->eng && conf->report && conf->report->human)
-        report_human_summary(conf->report->human, &s->eng->snap, conf->report);
+        report_human_summary(conf->report->human, &s->eng->snap, &s->now, conf->report);
     grid_free(t->g);
     segments_free(&t->seg);
     free(t);

@@ -1,5 +1,5 @@
 /*
- * tui: the dashboard front end. Runs a session (src/session.h) with hooks
+ * tui: the dashboard front end. Runs a session (src/run/session.h) with hooks
  * that keep a struct dash up to date, lay it out and draw it, and turn
  * keys into engine controls. Optionally records the headless JSON lines.
  */
@@ -8,8 +8,8 @@
 
 #include <stdio.h>
 
-#include "report.h"
-#include "session.h"
+#include "records/output.h"
+#include "run/session.h"
 
 struct tui_conf {
     const char *theme;                        /* --theme; NULL: default (mono under NO_COLOR) */

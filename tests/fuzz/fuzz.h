@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

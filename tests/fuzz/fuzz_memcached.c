@@ -1,7 +1,7 @@
 /* memcached replies: stats, stats slabs, stats items, and protocol replies (text, binary). */
 #include "fuzz.h"
 
-#include "memcached.h"
+#include "collectors/memcached/memcached.h"
 
 /* Feeds every reply element of buf to a transaction, as the driver does. */
 static void

@@ -1,8 +1,8 @@
 /* MySQL rows: SHOW GLOBAL STATUS text, then settings and processlist rows, then derive. */
 #include "fuzz.h"
 
-#include "collector.h"
-#include "mysql.h"
+#include "engine/collector.h"
+#include "collectors/mysql/mysql.h"
 
 /* Each "a<TAB>b<TAB>c<TAB>d" line of text as a setting and a processlist row. */
 static void

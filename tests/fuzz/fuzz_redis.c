@@ -3,7 +3,7 @@
 
 #include <hiredis/hiredis.h>
 
-#include "redis.h"
+#include "collectors/redis/redis.h"
 
 /*
  * hiredis 0.14 (Debian 12) has no reader->maxelements: an array header

@@ -4,8 +4,8 @@
  */
 #include "fuzz.h"
 
-#include "rand.h"
-#include "script.h"
+#include "base/rand.h"
+#include "engine/script.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,11 +2,12 @@
 #include "fuzz.h"
 
 #include "config.h"
-#include "memcached.h"
-#include "mysql.h"
-#include "postgres.h"
-#include "redis.h"
-#include "target.h"
+#include "collectors/memcached/memcached.h"
+#include "collectors/mysql/mysql.h"
+#include "collectors/postgres/postgres.h"
+#include "collectors/redis/redis.h"
+#include "run/target.h"
+#include "base/uri.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -20,7 +21,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mc_target_parse(text, &ma, err);
     if (my_target_parse(text, &mt, err) == 0)
         my_target_free(&mt);
-    target_is_local(text);
+    uri_is_local(text);
     masked = pg_mask_target(text);
     arg = xstrdup(text);
     target_scrub_arg(arg, masked);

@@ -1,7 +1,7 @@
 /* Theme files (INI through libinih). */
 #include "fuzz.h"
 
-#include "theme.h"
+#include "ui/theme.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,7 +1,7 @@
 /* nginx stub_status and php-fpm status pages, then derive over two of them. */
 #include "fuzz.h"
 
-#include "webstatus.h"
+#include "collectors/http/webstatus.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -11,8 +11,8 @@
 
 #include <hiredis.h>
 
-#include "redis.h"
-#include "util.h"
+#include "collectors/redis/redis.h"
+#include "base/util.h"
 
 /* A fresh connection to the test server (blocking, as an ordinary client). */
 static inline redisContext *

@@ -13,8 +13,8 @@
 
 #include <time.h>
 
-#include "hist.h"
-#include "record.h"
+#include "base/hist.h"
+#include "records/record.h"
 
 #define AGENTS 3
 

@@ -6,7 +6,7 @@
  * derive reports the restart.
  */
 #include "itest-memcached.h"
-#include "memcached.h"
+#include "collectors/memcached/memcached.h"
 
 #define NSETS 5000
 #define NGETS 3000

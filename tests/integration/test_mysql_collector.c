@@ -11,7 +11,7 @@
 
 #ifdef HAVE_MYSQL
 
-#include "collector.h"
+#include "engine/collector.h"
 #include "itest-mysql.h"
 
 #define DB "bt_my_coll"

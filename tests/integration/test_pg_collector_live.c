@@ -9,9 +9,9 @@
  */
 #include "itest.h"
 
-#include "collector.h"
-#include "postgres-collector.h"
-#include "util.h"
+#include "engine/collector.h"
+#include "collectors/postgres/pg-collector.h"
+#include "base/util.h"
 
 #define DB "bt_coll"
 #define NOMON "bt_nomon"

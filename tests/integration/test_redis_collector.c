@@ -7,7 +7,7 @@
  */
 #include "itest-redis.h"
 
-#include "collector.h"
+#include "engine/collector.h"
 
 extern const struct collector_class redis_collector_class;
 

@@ -7,7 +7,7 @@
  */
 #include "itest-redis.h"
 
-#include "zipf.h"
+#include "base/zipf.h"
 
 static redisContext *admin;
 

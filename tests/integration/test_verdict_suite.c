@@ -19,8 +19,8 @@
 
 #include <hiredis.h>
 
-#include "cpu.h"
-#include "verdict.h"
+#include "base/cpu.h"
+#include "analysis/verdict.h"
 
 #define DB "bt_suite"
 #define STEP_S "6"

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cpu.h"
+#include "base/cpu.h"
 
 /* A socket listening on loopback (IPv4 or IPv6) on a port the kernel picks; its port in *port. */
 static int

@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "util.h"
+#include "engine/engine.h"
+#include "base/util.h"
 
 static void *
 never_new(void *shared, int client_id, struct rng *rng)

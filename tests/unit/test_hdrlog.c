@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdrlog.h"
-#include "hist.h"
-#include "rand.h"
-#include "util.h"
+#include "base/hdrlog.h"
+#include "base/hist.h"
+#include "base/rand.h"
+#include "base/util.h"
 
 static const double PCTS[] = {1, 25, 50, 90, 99, 99.9, 99.99, 99.999, 100};
 

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hist.h"
-#include "rand.h"
-#include "util.h"
+#include "base/hist.h"
+#include "base/rand.h"
+#include "base/util.h"
 
 enum {
     NSAMPLES = 1000000,

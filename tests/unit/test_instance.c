@@ -12,8 +12,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "instance.h"
-#include "util.h"
+#include "run/instance.h"
+#include "base/util.h"
 
 static void
 test_instance_spec(void **state)

@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-#include "kv.h"
-#include "util.h"
+#include "collectors/shared/kv.h"
+#include "base/util.h"
 
 static struct kv_conf
 conf(long long keys, const char *pattern, const char *ratio)

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "memcached.h"
+#include "collectors/memcached/memcached.h"
 
 /* ---- helpers ---- */
 

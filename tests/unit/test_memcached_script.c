@@ -17,8 +17,8 @@
 
 #ifdef HAVE_MEMCACHED
 
-#include "memcached.h"
-#include "util.h"
+#include "collectors/memcached/memcached.h"
+#include "base/util.h"
 
 static struct script *
 lines(const char *text)

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "memcached.h"
+#include "collectors/memcached/memcached.h"
 
 /* ---- memcached 1.6.18, captured ---- */
 

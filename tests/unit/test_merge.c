@@ -18,11 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hdrlog.h"
-#include "hist.h"
-#include "merge.h"
-#include "record.h"
-#include "util.h"
+#include "base/hdrlog.h"
+#include "base/hist.h"
+#include "records/merge.h"
+#include "records/record.h"
+#include "base/util.h"
 
 enum { AGENTS = 3, NIV = 4 };
 

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mix.h"
-#include "runconf.h"
-#include "util.h"
+#include "engine/mix.h"
+#include "engine/runconf.h"
+#include "base/util.h"
 
 static const char *const WORKLOADS[] = {"get", "set", "incr", NULL};
 

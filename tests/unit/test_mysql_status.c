@@ -17,7 +17,7 @@
 
 #ifdef HAVE_MYSQL
 
-#include "mysql.h"
+#include "collectors/mysql/mysql.h"
 #include "mysql-status-samples.h"
 
 static void

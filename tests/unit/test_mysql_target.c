@@ -18,7 +18,7 @@
 #include <errmsg.h>
 #include <mysqld_error.h>
 
-#include "mysql.h"
+#include "collectors/mysql/mysql.h"
 
 static void
 parse_ok(const char *target, struct my_target *t)

@@ -13,10 +13,10 @@
 
 #include <cmocka.h>
 
-#include "cmd.h"
-#include "kv.h"
-#include "options.h"
-#include "registry.h"
+#include "cmd/cmd.h"
+#include "collectors/shared/kv.h"
+#include "run/options.h"
+#include "engine/registry.h"
 
 /* Present only under LeakSanitizer: the error path exits without freeing, by design. */
 void __lsan_disable(void) __attribute__((weak));

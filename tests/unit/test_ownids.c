@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "ownids.h"
+#include "base/ownids.h"
 
 static uint64_t ids[OWNIDS_MAX];
 

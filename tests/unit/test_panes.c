@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dash.h"
-#include "grid.h"
-#include "util.h"
+#include "ui/dash.h"
+#include "ui/grid.h"
+#include "base/util.h"
 
 enum {
     ROW_BUF = 4096,

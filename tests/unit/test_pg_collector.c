@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector.h"
-#include "postgres-collector.h"
+#include "engine/collector.h"
+#include "collectors/postgres/pg-collector.h"
 
 /* A PostgreSQL 15 server, seen by a superuser, with nothing going on. */
 static struct pg_sample

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector.h"
-#include "pgbouncer.h"
+#include "engine/collector.h"
+#include "collectors/postgres/pgbouncer.h"
 
 /* Transaction pooling, 8 server connections per pool, 24 clients of which 16 wait. */
 static struct pgb_sample

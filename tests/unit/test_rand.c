@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "rand.h"
+#include "base/rand.h"
 
 static void
 test_reference_vectors(void **state)

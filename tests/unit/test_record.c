@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hdrlog.h"
-#include "hist.h"
-#include "record.h"
-#include "util.h"
+#include "base/hdrlog.h"
+#include "base/hist.h"
+#include "records/record.h"
+#include "base/util.h"
 
 enum { NIV = 6 };
 

@@ -21,9 +21,9 @@
 
 #ifdef HAVE_REDIS
 
-#include "collector.h"
-#include "redis.h"
-#include "util.h"
+#include "engine/collector.h"
+#include "collectors/redis/redis.h"
+#include "base/util.h"
 
 extern const struct collector_class redis_collector_class;
 

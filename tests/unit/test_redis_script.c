@@ -17,8 +17,8 @@
 
 #ifdef HAVE_REDIS
 
-#include "redis.h"
-#include "util.h"
+#include "collectors/redis/redis.h"
+#include "base/util.h"
 
 static void
 test_resp(void **state)

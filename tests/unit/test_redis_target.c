@@ -17,8 +17,8 @@
 
 #ifdef HAVE_REDIS
 
-#include "redis.h"
-#include "util.h"
+#include "collectors/redis/redis.h"
+#include "base/util.h"
 
 static struct redis_target
 parse_ok(const char *target)

@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-#include "sched.h"
+#include "base/sched.h"
 
 enum {
     NDRAWS = 100000,

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rand.h"
-#include "script.h"
-#include "util.h"
+#include "base/rand.h"
+#include "engine/script.h"
+#include "base/util.h"
 
 /* pgbench 15's built-in "tpcb-like" script, byte for byte (naccounts, nbranches, ntellers). */
 static const char TPCB[] =

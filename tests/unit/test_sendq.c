@@ -17,8 +17,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "sendq.h"
-#include "util.h"
+#include "base/sendq.h"
+#include "base/util.h"
 
 static struct sendq *
 ring_or_skip(void)

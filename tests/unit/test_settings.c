@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector.h"
-#include "hist.h"
-#include "memcached.h"
-#include "prompt.h"
-#include "screen.h"
-#include "segment.h"
-#include "util.h"
+#include "engine/collector.h"
+#include "base/hist.h"
+#include "collectors/memcached/memcached.h"
+#include "ui/prompt.h"
+#include "ui/screen.h"
+#include "ui/segment.h"
+#include "base/util.h"
 
 static void
 test_diff_names_changes_only(void **state)

@@ -10,8 +10,8 @@
 #include "config.h"
 
 #ifdef HAVE_SQLITE
-#include "sqlite.h"
-#include "util.h"
+#include "collectors/sqlite/sqlite.h"
+#include "base/util.h"
 
 static void
 test_paths(void **state)

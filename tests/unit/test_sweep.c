@@ -8,8 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "sweep.h"
-#include "util.h"
+#include "analysis/sweep.h"
+#include "base/util.h"
 
 static void
 assert_list(const char *text, int whole, const double *want, int n)
@@ -244,6 +244,7 @@ tick(struct sweep *sw, struct snapshot *snap, double t, uint64_t txns, uint64_t 
      enum verdict_kind v, struct sweep_action *act)
 {
     struct sweep_server srv = {.tps = (double)txns, .active = 2, .waiting = NAN, .cpu_pct = 50};
+    struct verdict judged = {.kind = v};
 
     wstats_reset(&snap->cur);
     snap->cur.txns = txns;
@@ -252,8 +253,7 @@ tick(struct sweep *sw, struct snapshot *snap, double t, uint64_t txns, uint64_t 
     snap->cur.errors[ERR_OTHER] = 1;
     snap->t = t;
     snap->interval_s = 1;
-    snap->verdict.kind = v;
-    sweep_tick(sw, snap, &srv, act);
+    sweep_tick(sw, snap, &judged, &srv, act);
 }
 
 static void

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect.h"
-#include "report.h"
-#include "text.h"
-#include "util.h"
+#include "engine/collect.h"
+#include "records/output.h"
+#include "base/text.h"
+#include "base/util.h"
 
 static void
 test_clean(void **state)
@@ -65,7 +65,7 @@ server_json(const struct collect_result *res, double t, char *buf, size_t len)
 {
     FILE *f = fmemopen(buf, len, "w");
 
-    report_server(f, t, "redis", "redis://x", res);
+    report_server(f, t, "redis", "redis://x", res, NULL);
     fclose(f);
 }
 
@@ -138,7 +138,7 @@ test_error_messages_counted(void **state)
         struct report_ctx ctx = {.rc = &rc, .workload = "w", .mode = "prepared"};
         struct snapshot snap = {.t = 2.0, .clients = 1};
         snap.total = a;
-        report_human_summary(f, &snap, &ctx);
+        report_human_summary(f, &snap, NULL, &ctx);
     }
     fclose(f);
     assert_memory_equal(buf,

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "theme.h"
-#include "util.h"
+#include "ui/theme.h"
+#include "base/util.h"
 
 /* Writes text to a temporary file, loads it as a theme, returns theme_load's result. */
 static int

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uri.h"
+#include "base/uri.h"
 
 /* The span's text, in one of a few static buffers. */
 static const char *

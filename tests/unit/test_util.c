@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 static void
 test_strtoull(void **state)

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "collector.h"
-#include "verdict.h"
+#include "engine/collector.h"
+#include "analysis/verdict.h"
 
 /* verdict_check of two steps whose host split is unknown. */
 static enum verdict_check

@@ -18,8 +18,8 @@
 
 #ifdef HAVE_HTTP
 
-#include "util.h"
-#include "webstatus.h"
+#include "base/util.h"
+#include "collectors/http/webstatus.h"
 
 static const char nginx1[] = "Active connections: 17 \n"
                              "server accepts handled requests\n"

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "zipf.h"
+#include "base/zipf.h"
 
 static double
 plain_zeta(uint64_t n, double theta)

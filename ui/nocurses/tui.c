@@ -3,9 +3,9 @@
  * terminal, benchtop prints pgbench-like progress lines instead of the
  * dashboard. The same session runs; only the front end differs.
  */
-#include "tui.h"
+#include "ui/tui.h"
 
-#include "headless.h"
+#include "run/headless.h"
 
 int
 tui_check_theme(const char *theme, char *err)

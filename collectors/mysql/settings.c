@@ -1,0 +1,117 @@
+/*
+ * mysql/settings: the MySQL/MariaDB settings that matter for tuning, read
+ * for the collector, and SET GLOBAL from the dashboard.
+ *
+ * The server has no cheap "a variable changed" counter, so every read is
+ * one SHOW GLOBAL VARIABLES naming ours (one round trip).
+ */
+#include "mysql.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine/collector.h"
+
+static const char *const names[] = {
+    "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "innodb_buffer_pool_size",
+    "innodb_io_capacity",
+    "innodb_io_capacity_max",
+    "innodb_log_file_size",
+    "innodb_log_buffer_size",
+    "innodb_flush_method",
+    "innodb_doublewrite",
+    "innodb_flush_neighbors",
+    "innodb_adaptive_hash_index",
+    "innodb_read_io_threads",
+    "innodb_write_io_threads",
+    "max_connections",
+    "thread_cache_size",
+    "thread_handling",
+    "table_open_cache",
+    "tmp_table_size",
+    "max_heap_table_size",
+    "log_bin",
+    "binlog_format",
+    "query_cache_type",
+};
+
+#define NNAMES (sizeof(names) / sizeof(names[0]))
+
+static char *
+read_sql(void)
+{
+    size_t len = 128, i;
+    char *sql, *p;
+
+    for (i = 0; i < NNAMES; i++)
+        len += strlen(names[i]) + 4;
+    p = sql = xmalloc(len);
+    p += sprintf(p, "SHOW GLOBAL VARIABLES WHERE Variable_name IN (");
+    for (i = 0; i < NNAMES; i++)
+        p += sprintf(p, "%s'%s'", i ? "," : "", names[i]);
+    sprintf(p, ")");
+    return sql;
+}
+
+int
+my_settings_read(MYSQL *m, struct coll_settings *out, char *err)
+{
+    struct coll_settings got = {0};
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+    char *sql = read_sql();
+    size_t i;
+    int rc = mysql_query(m, sql);
+
+    free(sql);
+    if (rc != 0 || (res = mysql_store_result(m)) == NULL)
+        return my_sql_error(m, "read", "the settings", err);
+    while ((row = mysql_fetch_row(res)) != NULL)
+        if (row[0] != NULL)
+            coll_setting_add(&got, row[0], row[1] ? row[1] : "");
+    mysql_free_result(res);
+    /* the class's order, whatever order the server answered in */
+    for (i = 0; i < NNAMES; i++) {
+        const char *v = coll_setting_get(&got, names[i]);
+        if (v != NULL)
+            coll_setting_add(out, names[i], v);
+    }
+    return 0;
+}
+
+/* A number or a keyword goes in bare (SET GLOBAL rejects '0' for a numeric variable). */
+static int
+bare(const char *v)
+{
+    char *end;
+
+    if (strcasecmp(v, "DEFAULT") == 0 || strcasecmp(v, "ON") == 0 || strcasecmp(v, "OFF") == 0)
+        return 1;
+    strtod(v, &end);
+    return end != v && *end == '\0';
+}
+
+int
+my_settings_apply(MYSQL *m, const char *name, const char *value, char *err)
+{
+    char sql[512], quoted[2 * 64 + 1];
+    size_t i;
+
+    for (i = 0; name[i]; i++)
+        if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+            return seterr(err, "'%s' is not a variable name (letters, digits and _)", name);
+    if (bare(value))
+        snprintf(sql, sizeof sql, "SET GLOBAL %s = %s", name, value);
+    else {
+        mysql_real_escape_string(m, quoted, value, (unsigned long)strnlen(value, 64));
+        snprintf(sql, sizeof sql, "SET GLOBAL %s = '%s'", name, quoted);
+    }
+    if (mysql_query(m, sql) != 0)
+        return my_sql_error(m, "set", name, err);
+    return 0;
+}

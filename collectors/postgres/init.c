@@ -1,0 +1,791 @@
+/*
+ * postgres/init: blocking connection, target masking, error hints and
+ * `benchtop init` for PostgreSQL.
+ *
+ * init reproduces `pgbench -i -s SCALE` of PostgreSQL 15 (client-side data
+ * generation): same tables, columns, fillfactor, rows, keys and filler
+ * values, so scripts and results stay comparable with pgbench. Unlike
+ * pgbench it does everything up to the primary keys in one transaction, so
+ * a failure or a killed client leaves nothing half-built behind.
+ */
+#include "postgres.h"
+#include "base/progress.h"
+#include "base/uri.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* pgbench's rows per unit of scale (nbranches, ntellers, naccounts). */
+enum {
+    BRANCHES_PER_SCALE = 1,
+    TELLERS_PER_SCALE = 10,
+    ACCOUNTS_PER_SCALE = 100000,
+};
+
+/* From this scale on pgbench declares aid as bigint (SCALE_32BIT_THRESHOLD). */
+enum { BIGINT_SCALE = 20000 };
+
+/* COPY data goes out in chunks this big; ROW_MAX bounds one formatted row. */
+enum { COPY_CHUNK = 64 * 1024, ROW_MAX = 64 };
+
+static const char target_hint[] = "(use postgres://user@host:port/dbname or 'host=... dbname=...')";
+
+/*
+ * Fixes for the messages users actually meet. Matched on libpq's English
+ * text, first match wins, so specific entries come before general ones.
+ */
+static const struct pg_hint {
+    const char *needle;
+    const char *also; /* a second substring that must appear too, or NULL */
+    const char *hint;
+} pg_hints[] = {
+    {"password authentication failed", NULL, "(check the password, ~/.pgpass or PGPASSWORD)"},
+    {"no password supplied", NULL, "(put the password in ~/.pgpass or PGPASSWORD)"},
+    {"database \"", "does not exist",
+     "(create it with createdb, or name an existing database in the target)"},
+    {"role \"", "does not exist", "(name an existing user in the target)"},
+    {"Connection refused", NULL, "(is the server running and is host:port right?)"},
+    {"on socket", "No such file or directory", "(is the server running and is host:port right?)"},
+    {"could not translate host name", NULL, "(check the host name)"},
+    {"Name or service not known", NULL, "(check the host name)"},
+    {"unknown host", NULL, "(check the host name)"},
+    {"timeout expired", NULL, "(check the host and firewall)"},
+    {"timed out", NULL, "(check the host and firewall)"},
+    {"No route to host", NULL, "(check the host and firewall)"},
+    {"invalid response to SSL negotiation", NULL, "(is host:port a PostgreSQL server?)"},
+    {"expected authentication request", NULL, "(is host:port a PostgreSQL server?)"},
+    {"no pg_hba.conf entry", NULL, "(allow this host, user and database in pg_hba.conf)"},
+    {"too many clients", NULL, "(raise max_connections or close other sessions)"},
+    {"remaining connection slots", NULL, "(raise max_connections or close other sessions)"},
+    {"the database system is", NULL, "(wait until the server accepts connections)"},
+    {"server does not support SSL", NULL, "(use sslmode=prefer or sslmode=disable)"},
+    {"permission denied for schema", NULL,
+     "(grant the user CREATE on the schema, or use a database the user owns)"},
+    {"must be owner", NULL, "(connect as the owner of the tables or a superuser)"},
+    {"permission denied", NULL, "(connect as a user with the needed privileges)"},
+    {"No space left on device", NULL, "(free disk space on the server)"},
+    {"server closed the connection", NULL, "(check the server log)"},
+    {"invalid integer value", NULL, target_hint},
+    {"invalid port number", NULL, target_hint},
+    {"could not match", NULL, target_hint},
+    {"invalid ", " value: \"", target_hint},
+    {"connection info string", NULL, target_hint},
+    {"in URI", NULL, target_hint},
+};
+
+static const char *const uri_schemes[] = {"postgresql://", "postgres://", NULL};
+
+/* A password's place in a target string. */
+struct span {
+    size_t off;
+    size_t len;
+};
+
+struct spans {
+    struct span *v;
+    size_t n;
+    size_t cap;
+};
+
+/* One pgbench table; the rows of the array are in pgbench's fill order. */
+struct pg_table {
+    const char *name;
+    const char *columns;     /* keys as int */
+    const char *big_columns; /* aid as bigint, from BIGINT_SCALE on */
+    int fillfactor;          /* pgbench declares fillfactor=100 on all but history */
+    int rows_per_scale;      /* 0: created empty */
+    size_t (*format_row)(char *dst, int64_t row);
+    const char *key; /* primary key column, or NULL */
+};
+
+/* State of one `benchtop init`. Times are in microseconds. */
+struct init_run {
+    PGconn *conn;
+    const struct init_conf *ic;
+    int scale; /* --scale */
+    int64_t rows_total;
+    int64_t rows_done;
+    struct progress progress;
+    uint64_t drop_us;
+    uint64_t create_us;
+    uint64_t copy_us;
+    uint64_t keys_us;
+    uint64_t vacuum_us;
+};
+
+static void
+spans_add(struct spans *s, size_t off, size_t len)
+{
+    if (len == 0)
+        return;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 4;
+        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n].off = off;
+    s->v[s->n].len = len;
+    s->n++;
+}
+
+/*
+ * The password after user: and any ?password=. libpq ends the userinfo at
+ * the first '@' before a '/'; uri.c's rule (the last '@' before the query)
+ * takes in at least as much, so masking never leaves part of one behind.
+ */
+static void
+uri_passwords(const char *t, struct spans *s)
+{
+    struct uri u;
+    size_t p, end;
+
+    uri_split(t, &u);
+    if (u.has_password)
+        spans_add(s, u.password.off, u.password.len);
+    p = u.query.off;
+    end = u.query.off + u.query.len;
+    while (u.has_query && p < end) {
+        size_t amp = p + strcspn(t + p, "&");
+        if (strncmp(t + p, "password=", 9) == 0)
+            spans_add(s, p + 9, amp - p - 9);
+        p = amp + 1;
+    }
+}
+
+/* libpq ends a conninfo value at a space, or at the closing quote; '\' escapes either. */
+static size_t
+conninfo_value_end(const char *t, size_t p)
+{
+    int quoted = t[p] == '\'';
+
+    if (quoted)
+        p++;
+    while (t[p] != '\0') {
+        if (t[p] == '\\' && t[p + 1] != '\0') {
+            p += 2;
+            continue;
+        }
+        if (quoted ? t[p] == '\'' : isspace((unsigned char)t[p]))
+            return p + quoted;
+        p++;
+    }
+    return p;
+}
+
+/*
+ * Walks "key = value" pairs as libpq does. A word without '=' is skipped
+ * rather than ending the walk, so a typo earlier in the string cannot
+ * expose a password later in it.
+ */
+static void
+conninfo_passwords(const char *t, struct spans *s)
+{
+    size_t p = 0;
+
+    while (t[p] != '\0') {
+        size_t key, keylen, val, end;
+
+        while (isspace((unsigned char)t[p]))
+            p++;
+        key = p;
+        while (t[p] != '\0' && t[p] != '=' && !isspace((unsigned char)t[p]))
+            p++;
+        keylen = p - key;
+        while (isspace((unsigned char)t[p]))
+            p++;
+        if (t[p] != '=')
+            continue;
+        p++;
+        while (isspace((unsigned char)t[p]))
+            p++;
+        val = p;
+        p = end = conninfo_value_end(t, p);
+        if (keylen != 8 || strncmp(t + key, "password", 8) != 0)
+            continue;
+        if (t[val] == '\'') {
+            val++;
+            if (end > val && t[end - 1] == '\'')
+                end--;
+        }
+        spans_add(s, val, end - val);
+    }
+}
+
+static void
+find_passwords(const char *target, struct spans *s)
+{
+    if (uri_scheme_in(target, uri_schemes) != NULL)
+        uri_passwords(target, s);
+    else
+        conninfo_passwords(target, s);
+}
+
+static char *
+replace_all(const char *s, const char *needle, const char *with)
+{
+    size_t nlen = strlen(needle), wlen = strlen(with), count = 0, o = 0;
+    const char *p;
+    char *out;
+
+    for (p = s; (p = strstr(p, needle)) != NULL; p += nlen)
+        count++;
+    out = xmalloc(strlen(s) + count * wlen + 1);
+    while ((p = strstr(s, needle)) != NULL) {
+        memcpy(out + o, s, (size_t)(p - s));
+        o += (size_t)(p - s);
+        memcpy(out + o, with, wlen);
+        o += wlen;
+        s = p + nlen;
+    }
+    strcpy(out + o, s);
+    return out;
+}
+
+/* libpq echoes a malformed URI, password included, in its parse errors. */
+static void
+scrub_passwords(char *line, size_t size, const char *target)
+{
+    struct spans s = {0};
+    size_t i;
+
+    find_passwords(target, &s);
+    for (i = 0; i < s.n; i++) {
+        char *secret = xstrndup(target + s.v[i].off, s.v[i].len);
+        char *clean = replace_all(line, secret, "***");
+        snprintf(line, size, "%s", clean);
+        free(clean);
+        free(secret);
+    }
+    free(s.v);
+}
+
+/* The first line of a libpq message, safe to print. */
+static void
+clean_line(char *dst, size_t size, const char *message, const char *target)
+{
+    first_line(dst, size, message);
+    scrub_passwords(dst, size, target);
+}
+
+static int
+target_error(const char *target, const char *line, char *err)
+{
+    char *masked = pg_mask_target(target);
+
+    seterr(err, "invalid target '%s': %s %s", masked, line, target_hint);
+    free(masked);
+    return -1;
+}
+
+/* A malformed target is the user's typo, not a connection problem: say so early. */
+static int
+check_target(const char *target, char *err)
+{
+    char *msg = NULL;
+    char line[BT_ERRLEN];
+    PQconninfoOption *opts = PQconninfoParse(target, &msg);
+
+    if (opts != NULL) {
+        PQconninfoFree(opts);
+        return 0;
+    }
+    clean_line(line, sizeof line, msg != NULL ? msg : "out of memory", target);
+    PQfreemem(msg);
+    return target_error(target, line, err);
+}
+
+static int
+connect_error(const char *target, const char *message, char *err)
+{
+    char line[BT_ERRLEN];
+    const char *hint = pg_error_hint(message);
+
+    clean_line(line, sizeof line, message, target);
+    /* Option values (a port "x") are only checked when connecting. */
+    if (hint == target_hint)
+        return target_error(target, line, err);
+    return seterr(err, "could not connect: %s%s%s", line, *hint ? " " : "", hint);
+}
+
+/* "could not VERB OBJECT: server message (fix)" from a failed result. */
+static int
+sql_error(PGconn *conn, const PGresult *res, const char *verb, const char *object, char *err)
+{
+    char what[160];
+
+    snprintf(what, sizeof what, "%s %s", verb, object);
+    return pg_result_error(conn, res, what, err);
+}
+
+static int
+run_sql(PGconn *conn, const char *sql, const char *verb, const char *object, char *err)
+{
+    PGresult *res = PQexec(conn, sql);
+    int rc = 0;
+
+    if (PQresultStatus(res) != PGRES_COMMAND_OK)
+        rc = sql_error(conn, res, verb, object, err);
+    PQclear(res);
+    return rc;
+}
+
+/* Reads every pending result so the connection is ready for the next command. */
+static int
+drain_results(PGconn *conn, const char *verb, const char *object, char *err)
+{
+    PGresult *res;
+    int rc = 0;
+
+    while ((res = PQgetResult(conn)) != NULL) {
+        if (rc == 0 && PQresultStatus(res) != PGRES_COMMAND_OK)
+            rc = sql_error(conn, res, verb, object, err);
+        PQclear(res);
+    }
+    return rc;
+}
+
+static size_t
+put_uint(char *dst, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0, i;
+
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    for (i = 0; i < n; i++)
+        dst[i] = tmp[n - 1 - i];
+    return n;
+}
+
+static size_t
+put_text(char *dst, const char *s)
+{
+    size_t n = strlen(s);
+
+    memcpy(dst, s, n);
+    return n;
+}
+
+/* pgbench 15 INSERTs branches and tellers without filler, so it stays NULL (\N). */
+static size_t
+branch_row(char *dst, int64_t row)
+{
+    size_t n = put_uint(dst, (uint64_t)row + 1);
+
+    return n + put_text(dst + n, "\t0\t\\N\n");
+}
+
+static size_t
+teller_row(char *dst, int64_t row)
+{
+    size_t n = put_uint(dst, (uint64_t)row + 1);
+
+    dst[n++] = '\t';
+    n += put_uint(dst + n, (uint64_t)(row / TELLERS_PER_SCALE) + 1);
+    return n + put_text(dst + n, "\t0\t\\N\n");
+}
+
+/* An empty filler that char(84) pads with blanks: pgbench's nod to TPC-B's row size. */
+static size_t
+account_row(char *dst, int64_t row)
+{
+    size_t n = put_uint(dst, (uint64_t)row + 1);
+
+    dst[n++] = '\t';
+    n += put_uint(dst + n, (uint64_t)(row / ACCOUNTS_PER_SCALE) + 1);
+    return n + put_text(dst + n, "\t0\t\n");
+}
+
+static const struct pg_table pg_tables[] = {
+    {"pgbench_branches", "bid int not null,bbalance int,filler char(88)",
+     "bid int not null,bbalance int,filler char(88)", 1, BRANCHES_PER_SCALE, branch_row, "bid"},
+    {"pgbench_tellers", "tid int not null,bid int,tbalance int,filler char(84)",
+     "tid int not null,bid int,tbalance int,filler char(84)", 1, TELLERS_PER_SCALE, teller_row,
+     "tid"},
+    {"pgbench_accounts", "aid int not null,bid int,abalance int,filler char(84)",
+     "aid bigint not null,bid int,abalance int,filler char(84)", 1, ACCOUNTS_PER_SCALE, account_row,
+     "aid"},
+    {"pgbench_history", "tid int,bid int,aid int,delta int,mtime timestamp,filler char(22)",
+     "tid int,bid int,aid bigint,delta int,mtime timestamp,filler char(22)", 0, 0, NULL, NULL},
+};
+
+enum { N_TABLES = sizeof pg_tables / sizeof pg_tables[0] };
+
+/* Existing tables may hold someone's data: touch them only when asked to. */
+static int
+check_existing(struct init_run *r, char *err)
+{
+    static const char sql[] =
+        "select count(*) from pg_catalog.pg_class where relname in ('pgbench_accounts', "
+        "'pgbench_branches', 'pgbench_history', 'pgbench_tellers') "
+        "and pg_catalog.pg_table_is_visible(oid)";
+    PGresult *res = PQexec(r->conn, sql);
+    int found;
+
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        sql_error(r->conn, res, "look for", "existing pgbench tables", err);
+        PQclear(res);
+        return -1;
+    }
+    found = atoi(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    if (found > 0 && !r->ic->force)
+        return seterr(err,
+                      "pgbench tables already exist in database %s "
+                      "(use --force to drop and recreate them)",
+                      PQdb(r->conn));
+    return 0;
+}
+
+static int
+drop_tables(struct init_run *r, char *err)
+{
+    progress_say(r->ic->quiet, "dropping old tables...");
+    return run_sql(r->conn,
+                   "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, "
+                   "pgbench_tellers",
+                   "drop", "the old pgbench tables", err);
+}
+
+static int
+create_tables(struct init_run *r, char *err)
+{
+    int big = r->scale >= BIGINT_SCALE;
+    size_t i;
+
+    progress_say(r->ic->quiet, "creating tables...");
+    for (i = 0; i < N_TABLES; i++) {
+        const struct pg_table *t = &pg_tables[i];
+        char *sql = xasprintf("create table %s(%s)%s", t->name, big ? t->big_columns : t->columns,
+                              t->fillfactor ? " with (fillfactor=100)" : "");
+        int rc = run_sql(r->conn, sql, "create", t->name, err);
+
+        free(sql);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int
+put_chunk(struct init_run *r, const struct pg_table *t, const char *buf, size_t len, char *err)
+{
+    if (len > 0 && PQputCopyData(r->conn, buf, (int)len) != 1)
+        return sql_error(r->conn, NULL, "copy into", t->name, err);
+    progress_show(&r->progress, r->rows_done);
+    return 0;
+}
+
+static int
+copy_rows(struct init_run *r, const struct pg_table *t, char *buf, char *err)
+{
+    int64_t nrows = (int64_t)t->rows_per_scale * r->scale;
+    int64_t row;
+    size_t len = 0;
+
+    for (row = 0; row < nrows; row++) {
+        if (len > COPY_CHUNK - ROW_MAX) {
+            if (put_chunk(r, t, buf, len, err) < 0)
+                return -1;
+            len = 0;
+        }
+        len += t->format_row(buf + len, row);
+        r->rows_done++;
+    }
+    return put_chunk(r, t, buf, len, err);
+}
+
+/*
+ * FREEZE (as pgbench does from server 14 on) is allowed because the table
+ * was created in this transaction, and spares VACUUM a pass over the rows.
+ */
+static int
+copy_table(struct init_run *r, const struct pg_table *t, char *err)
+{
+    int freeze = PQserverVersion(r->conn) >= 140000;
+    char *sql = xasprintf("copy %s from stdin%s", t->name, freeze ? " with (freeze on)" : "");
+    PGresult *res = PQexec(r->conn, sql);
+    char *buf;
+    int rc;
+
+    free(sql);
+    if (PQresultStatus(res) != PGRES_COPY_IN) {
+        sql_error(r->conn, res, "copy into", t->name, err);
+        PQclear(res);
+        return -1;
+    }
+    PQclear(res);
+    buf = xmalloc(COPY_CHUNK);
+    rc = copy_rows(r, t, buf, err);
+    free(buf);
+    /* On failure the caller drops the connection, which ends the COPY and the transaction. */
+    if (rc < 0)
+        return -1;
+    if (PQputCopyEnd(r->conn, NULL) != 1)
+        return sql_error(r->conn, NULL, "copy into", t->name, err);
+    return drain_results(r->conn, "copy into", t->name, err);
+}
+
+static int
+copy_tables(struct init_run *r, char *err)
+{
+    size_t i;
+
+    r->rows_total = 0;
+    for (i = 0; i < N_TABLES; i++)
+        r->rows_total += (int64_t)pg_tables[i].rows_per_scale * r->scale;
+    progress_start(&r->progress, "generating data (COPY)", r->rows_total, r->ic->quiet);
+    for (i = 0; i < N_TABLES; i++)
+        if (pg_tables[i].rows_per_scale > 0 && copy_table(r, &pg_tables[i], err) < 0)
+            return -1;
+    return 0;
+}
+
+static int
+create_keys(struct init_run *r, char *err)
+{
+    size_t i;
+
+    progress_say(r->ic->quiet, "creating primary keys...");
+    for (i = 0; i < N_TABLES; i++) {
+        const struct pg_table *t = &pg_tables[i];
+        char *sql;
+        int rc;
+
+        if (t->key == NULL)
+            continue;
+        sql = xasprintf("alter table %s add primary key (%s)", t->name, t->key);
+        rc = run_sql(r->conn, sql, "add a primary key to", t->name, err);
+        free(sql);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* VACUUM cannot run in a transaction block, so it comes after the commit. */
+static int
+vacuum_tables(struct init_run *r, char *err)
+{
+    size_t i;
+
+    progress_say(r->ic->quiet, "vacuuming...");
+    for (i = 0; i < N_TABLES; i++) {
+        char *sql = xasprintf("vacuum analyze %s", pg_tables[i].name);
+        int rc = run_sql(r->conn, sql, "vacuum", pg_tables[i].name, err);
+
+        free(sql);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Everything that must appear at once or not at all. */
+static int
+build_tables(struct init_run *r, char *err)
+{
+    uint64_t t0;
+
+    if (run_sql(r->conn, "begin", "start", "a transaction", err) < 0)
+        return -1;
+    /* DROP ... IF EXISTS would print a NOTICE per missing table. */
+    if (run_sql(r->conn, "set local client_min_messages = warning", "set", "client_min_messages",
+                err) < 0)
+        return -1;
+    if (check_existing(r, err) < 0)
+        return -1;
+    t0 = now_us();
+    if (r->ic->force && drop_tables(r, err) < 0)
+        return -1;
+    r->drop_us = now_us() - t0;
+    t0 = now_us();
+    if (create_tables(r, err) < 0)
+        return -1;
+    r->create_us = now_us() - t0;
+    t0 = now_us();
+    if (copy_tables(r, err) < 0)
+        return -1;
+    r->copy_us = now_us() - t0;
+    t0 = now_us();
+    if (create_keys(r, err) < 0)
+        return -1;
+    r->keys_us = now_us() - t0;
+    return run_sql(r->conn, "commit", "commit", "the new tables", err);
+}
+
+static void
+print_summary(const struct init_run *r, uint64_t total_us)
+{
+    const struct progress_step steps[] = {
+        {"drop", r->drop_us}, {"create", r->create_us}, {"copy", r->copy_us},
+        {"keys", r->keys_us}, {"vacuum", r->vacuum_us},
+    };
+
+    progress_done(r->ic->quiet, total_us, steps, 5);
+}
+
+char *
+pg_mask_target(const char *target)
+{
+    struct spans s = {0};
+    char *out, *o;
+    size_t i, from = 0;
+
+    find_passwords(target, &s);
+    /* Each masked span is at least one byte long and becomes three. */
+    out = o = xmalloc(3 * strlen(target) + 1);
+    for (i = 0; i < s.n; i++) {
+        memcpy(o, target + from, s.v[i].off - from);
+        o += s.v[i].off - from;
+        memcpy(o, "***", 3);
+        o += 3;
+        from = s.v[i].off + s.v[i].len;
+    }
+    strcpy(o, target + from);
+    free(s.v);
+    return out;
+}
+
+const char *
+pg_error_hint(const char *libpq_message)
+{
+    size_t i;
+
+    if (libpq_message == NULL)
+        return "";
+    for (i = 0; i < sizeof pg_hints / sizeof pg_hints[0]; i++) {
+        const struct pg_hint *h = &pg_hints[i];
+        if (strstr(libpq_message, h->needle) != NULL &&
+            (h->also == NULL || strstr(libpq_message, h->also) != NULL))
+            return h->hint;
+    }
+    return "";
+}
+
+int
+pg_result_error(PGconn *conn, const PGresult *res, const char *what, char *err)
+{
+    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    char line[BT_ERRLEN];
+    const char *hint;
+
+    if (msg == NULL)
+        msg = PQerrorMessage(conn);
+    first_line(line, sizeof line, msg);
+    hint = pg_error_hint(msg);
+    return seterr(err, "could not %s: %s%s%s", what, line, *hint ? " " : "", hint);
+}
+
+int
+pg_connect_as(const char *target, const char *application_name, int connect_timeout_s, PGconn **out,
+              char *err)
+{
+    /*
+     * libpq applies the keys in order, the last value winning, and
+     * dbname with expand_dbname=1 takes a URI or a conninfo string whole.
+     * So a connect_timeout before dbname is only a default the target may
+     * override, and an application_name after it overrides the target's.
+     * fallback_application_name yields to the target and to PGAPPNAME, so
+     * without a forced name the user's choice wins.
+     */
+    const char *keys[4], *values[4];
+    char timeout[16];
+    int n = 0;
+    PGconn *conn;
+
+    *out = NULL;
+    if (check_target(target, err) < 0)
+        return -1;
+    if (connect_timeout_s > 0 && getenv("PGCONNECT_TIMEOUT") == NULL) {
+        snprintf(timeout, sizeof timeout, "%d", connect_timeout_s);
+        keys[n] = "connect_timeout";
+        values[n++] = timeout;
+    }
+    keys[n] = "dbname";
+    values[n++] = target;
+    keys[n] = application_name ? "application_name" : "fallback_application_name";
+    values[n++] = application_name ? application_name : "benchtop";
+    keys[n] = values[n] = NULL;
+    conn = PQconnectdbParams(keys, values, 1);
+    if (conn == NULL)
+        return seterr(err, "could not connect: out of memory");
+    if (PQstatus(conn) != CONNECTION_OK) {
+        connect_error(target, PQerrorMessage(conn), err);
+        PQfinish(conn);
+        return -1;
+    }
+    *out = conn;
+    return 0;
+}
+
+int
+pg_connect_blocking(const char *target, PGconn **out, char *err)
+{
+    return pg_connect_as(target, NULL, PG_CONNECT_TIMEOUT_S, out, err);
+}
+
+int
+pg_init(const struct init_conf *ic, char *err)
+{
+    struct init_run r = {0};
+    uint64_t t0, total;
+    int rc;
+
+    const struct pg_opts *o = ic->opts;
+
+    if (o->scale < 1)
+        return seterr(err, "scale must be at least 1, not %d (use --scale 1 or more)", o->scale);
+    if (pg_connect_blocking(ic->target, &r.conn, err) < 0)
+        return -1;
+    r.ic = ic;
+    r.scale = o->scale;
+    t0 = now_us();
+    /* On failure closing the connection rolls the whole transaction back. */
+    rc = build_tables(&r, err);
+    if (rc == 0) {
+        uint64_t v0 = now_us();
+        char why[BT_ERRLEN];
+
+        rc = vacuum_tables(&r, why);
+        r.vacuum_us = now_us() - v0;
+        /* Say the data is there, or a rerun would only meet "already exist". */
+        if (rc < 0)
+            seterr(err, "tables created and filled, but %s", why);
+    }
+    total = now_us() - t0;
+    PQfinish(r.conn);
+    if (rc == 0)
+        print_summary(&r, total);
+    return rc;
+}
+
+const char *
+pg_cell_text(const PGresult *res, int row, const char *col)
+{
+    int f = PQfnumber(res, col);
+
+    if (f < 0 || row >= PQntuples(res) || PQgetisnull(res, row, f))
+        return NULL;
+    return PQgetvalue(res, row, f);
+}
+
+int64_t
+pg_cell_i64(const PGresult *res, int row, const char *col, int64_t if_null)
+{
+    const char *s = pg_cell_text(res, row, col);
+
+    return s ? strtoll(s, NULL, 10) : if_null;
+}
+
+double
+pg_cell_f64(const PGresult *res, int row, const char *col, double if_null)
+{
+    const char *s = pg_cell_text(res, row, col);
+
+    return s ? strtod(s, NULL) : if_null;
+}

@@ -1,0 +1,79 @@
+/*
+ * postgres: the PostgreSQL backend's private interface, shared by the
+ * files in collectors/ that talk to PostgreSQL through libpq. Nothing
+ * outside collectors/ includes it; the engine sees only the class structs.
+ *
+ * postgres/init.c owns connecting (blocking), target masking, error hints
+ * and `benchtop init`.
+ */
+#ifndef BENCHTOP_POSTGRES_H
+#define BENCHTOP_POSTGRES_H
+
+#include <libpq-fe.h>
+#include "engine/driver.h"
+#include "base/util.h"
+
+/* --- connecting (postgres/init.c) --- */
+
+/*
+ * Blocking connect for the main thread. target is a libpq URI
+ * (postgres://...) or a conninfo string; PG* variables, ~/.pgpass and
+ * sslmode apply as in psql. application_name defaults to "benchtop" unless
+ * the target or PGAPPNAME names one. Returns 0 with *out connected (the
+ * caller PQfinish()es it), or -1 with a one-line "problem (fix)" in err
+ * that never contains the password. Gives up after PG_CONNECT_TIMEOUT_S
+ * unless the target or PGCONNECT_TIMEOUT sets connect_timeout (a port that
+ * accepts and never answers must not hang a run).
+ */
+enum { PG_CONNECT_TIMEOUT_S = 5 };
+int pg_connect_blocking(const char *target, PGconn **out, char *err);
+
+/*
+ * pg_connect_blocking with two choices for sessions that are not load:
+ * application_name, when not NULL, replaces the target's and PGAPPNAME's
+ * (so the session is told apart from benchtop's own "benchtop" ones);
+ * connect_timeout_s, when > 0, is the timeout unless the target sets one.
+ */
+int pg_connect_as(const char *target, const char *application_name, int connect_timeout_s,
+                  PGconn **out, char *err);
+
+/* A newly xmalloc'ed copy of target with every password replaced by "***". */
+char *pg_mask_target(const char *target);
+
+/*
+ * A parenthesised fix for a libpq or server message, such as
+ * "(check the host name)"; "" when no fix is known. Never NULL.
+ */
+const char *pg_error_hint(const char *libpq_message);
+
+/*
+ * "could not WHAT: server message (fix)" into err from a failed result (or,
+ * with res NULL, the connection's last error); returns -1.
+ */
+int pg_result_error(PGconn *conn, const PGresult *res, const char *what, char *err);
+
+/* --- reading result sets by column name (postgres/init.c) --- */
+
+/* The value at row of the column named col; NULL when there is no such column, row or value. */
+const char *pg_cell_text(const PGresult *res, int row, const char *col);
+/* The same as a number; if_null when pg_cell_text would be NULL. */
+int64_t pg_cell_i64(const PGresult *res, int row, const char *col, int64_t if_null);
+double pg_cell_f64(const PGresult *res, int row, const char *col, double if_null);
+
+/* --- `benchtop init` (postgres/init.c) --- */
+
+/* The PostgreSQL driver's options (postgres/driver.c declares their table). */
+struct pg_opts {
+    int scale; /* init --scale: pgbench's scale factor */
+};
+
+/*
+ * Creates and fills the pgbench tables exactly as `pgbench -i -s SCALE`
+ * (PostgreSQL 15, client-side generation) does, all in one transaction,
+ * then VACUUM ANALYZE. ic->opts is a struct pg_opts. Refuses existing
+ * tables unless ic->force.
+ * 0, or -1 with a one-line message in err.
+ */
+int pg_init(const struct init_conf *ic, char *err);
+
+#endif

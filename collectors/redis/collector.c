@@ -1,0 +1,524 @@
+/*
+ * redis/collector: the server-side view of a Redis target.
+ *
+ * sample() sends INFO, INFO commandstats, SLOWLOG LEN and SLOWLOG GET 1 in
+ * one round trip on the collector's own connection and parses the replies
+ * (redis/info.c) into a struct redis_sample. derive() is pure: counters
+ * become rates over the interval, gauges are shown as they are, and the
+ * collector's own commands (REDIS_SAMPLE_COMMANDS per sample) are taken out
+ * of the command rates, so watching an idle server shows 0 commands/s.
+ *
+ * Redis CPU is used_cpu_user + used_cpu_sys per second of wall time: 100%
+ * is one core, which is where Redis's single main thread tops out.
+ */
+#include "redis.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/collector.h"
+#include "base/util.h"
+
+#define RC_TIMEOUT_MS 2000
+#define RC_TOP_COMMANDS 8
+#define RC_CPU_WARN_PCT 90.0
+#define RC_FRAG_WARN 1.5
+#define RC_FRAG_MIN_RSS (64ull << 20) /* below this, fragmentation ratios mean little */
+
+struct rd_coll {
+    redisContext *ctx;
+    char where[300];
+    int config_all; /* CONFIG GET takes one name only (before Redis 7) */
+};
+
+static const char *const rd_coll_commands[REDIS_SAMPLE_COMMANDS] = {
+    "INFO",
+    "INFO commandstats",
+    "SLOWLOG LEN",
+    "SLOWLOG GET 1",
+};
+
+/* ---- sampling (the collector's thread) ---- */
+
+static void *
+rd_coll_open(const char *target, char *err)
+{
+    struct redis_target t;
+    redisContext *ctx;
+    struct rd_coll *c;
+
+    if (redis_target_parse(target, &t, err) < 0 ||
+        redis_connect_blocking(&t, RC_TIMEOUT_MS, &ctx, err) < 0) {
+        explicit_bzero(&t, sizeof t);
+        return NULL;
+    }
+    c = xcalloc(1, sizeof *c);
+    c->ctx = ctx;
+    redis_target_where(&t, c->where, sizeof c->where);
+    explicit_bzero(&t, sizeof t); /* the password */
+    return c;
+}
+
+static void
+rd_coll_close(void *conn)
+{
+    struct rd_coll *c = conn;
+
+    if (c == NULL)
+        return;
+    redisFree(c->ctx);
+    free(c);
+}
+
+/* A command the server refused (an ACL without +info, say): noted, not a failure. */
+static void
+note_refused(struct redis_sample *s, int i, const redisReply *r)
+{
+    if (s->refused[0] == '\0')
+        snprintf(s->refused, sizeof s->refused, "%s: %.100s", rd_coll_commands[i], r->str);
+}
+
+static int
+take_text(const redisReply *r, int i, struct redis_sample *s, char *err)
+{
+    char why[BT_ERRLEN];
+    int rv;
+
+    if (r->type == REDIS_REPLY_ERROR) {
+        note_refused(s, i, r);
+        return 0;
+    }
+    if (r->type != REDIS_REPLY_STRING && r->type != REDIS_REPLY_STATUS)
+        return seterr(err, "%s: the reply is not text", rd_coll_commands[i]);
+    rv = i == 0 ? redis_info_parse(r->str, r->len, &s->info, why)
+                : redis_cmdstats_parse(r->str, r->len, &s->cmds, why);
+    return rv < 0 ? seterr(err, "%s", why) : 0;
+}
+
+static int
+take_replies(redisReply *const *r, struct redis_sample *s, char *err)
+{
+    char why[BT_ERRLEN];
+
+    if (take_text(r[0], 0, s, err) < 0 || take_text(r[1], 1, s, err) < 0)
+        return -1;
+    s->slowlog_len = -1;
+    s->slowlog.last_id = -1;
+    if (r[2]->type == REDIS_REPLY_INTEGER)
+        s->slowlog_len = r[2]->integer;
+    else if (r[2]->type == REDIS_REPLY_ERROR)
+        note_refused(s, 2, r[2]);
+    if (r[3]->type == REDIS_REPLY_ERROR)
+        note_refused(s, 3, r[3]);
+    else if (redis_slowlog_parse(r[3], &s->slowlog, why) < 0)
+        return seterr(err, "%s", why);
+    return 0;
+}
+
+/* With the AOF on, how often it is synced (one more round trip; "" if CONFIG is refused). */
+static void
+sample_appendfsync(struct rd_coll *c, struct redis_sample *s)
+{
+    redisReply *r;
+
+    s->appendfsync[0] = '\0';
+    if (!s->info.aof_enabled || (r = redisCommand(c->ctx, "CONFIG GET appendfsync")) == NULL)
+        return;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+        r->element[1]->type == REDIS_REPLY_STRING)
+        snprintf(s->appendfsync, sizeof s->appendfsync, "%s", r->element[1]->str);
+    freeReplyObject(r);
+}
+
+static int
+rd_coll_sample(void *conn, void *out, char *err)
+{
+    struct rd_coll *c = conn;
+    redisReply *r[REDIS_SAMPLE_COMMANDS] = {NULL};
+    int i, n = 0, rv = 0;
+    uint64_t t0 = now_us();
+
+    /* One round trip: all four are queued before the first reply is read. */
+    for (i = 0; i < REDIS_SAMPLE_COMMANDS; i++)
+        redisAppendCommand(c->ctx, rd_coll_commands[i]);
+    for (n = 0; n < REDIS_SAMPLE_COMMANDS; n++)
+        if (redisGetReply(c->ctx, (void **)&r[n]) != REDIS_OK)
+            break;
+    if (n < REDIS_SAMPLE_COMMANDS)
+        rv = seterr(err, "lost the connection to redis at %s: %s", c->where, c->ctx->errstr);
+    else
+        rv = take_replies(r, out, err);
+    ((struct redis_sample *)out)->rtt_ms = (double)(now_us() - t0) / 1000.0;
+    for (i = 0; i < n; i++)
+        freeReplyObject(r[i]);
+    if (rv == 0)
+        sample_appendfsync(c, out);
+    return rv;
+}
+
+/* ---- derive (pure) ---- */
+
+/* Per second from two counter readings; NAN when there is no earlier one or it went back. */
+static double
+rate(uint64_t prev, uint64_t cur, int have_prev, double secs)
+{
+    if (!have_prev || secs <= 0 || cur < prev)
+        return NAN;
+    return (double)(cur - prev) / secs;
+}
+
+static void
+fmt_rate(char *buf, size_t len, double r)
+{
+    if (isnan(r))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, r >= 100 ? "%.0f/s" : "%.1f/s", r);
+}
+
+static void
+fmt_bytes(char *buf, size_t len, uint64_t n)
+{
+    static const char *const units[] = {"B", "KB", "MB", "GB", "TB"};
+    double v = (double)n;
+    int u = 0;
+
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static void
+add_rate(struct coll_view *v, const char *section, const char *label, double r, enum row_level busy)
+{
+    char buf[32];
+
+    fmt_rate(buf, sizeof buf, r);
+    coll_row_add(v, section, label, r, isnan(r) ? ROW_DIM : r > 0 ? busy : ROW_NORMAL, "%s", buf);
+}
+
+static void
+add_bytes(struct coll_view *v, const char *section, const char *label, uint64_t n)
+{
+    char buf[32];
+
+    fmt_bytes(buf, sizeof buf, n);
+    coll_row_add(v, section, label, (double)n, ROW_NORMAL, "%s", buf);
+}
+
+/* Calls the collector itself makes per sample, by commandstats name (6.x and 7.x names). */
+static uint64_t
+own_calls(const char *name)
+{
+    if (strcmp(name, "info") == 0 || strcmp(name, "slowlog") == 0)
+        return 2;
+    if (strcmp(name, "slowlog|len") == 0 || strcmp(name, "slowlog|get") == 0)
+        return 1;
+    if (strcmp(name, "config") == 0 || strcmp(name, "config|get") == 0)
+        return REDIS_SETTINGS_COMMANDS;
+    return 0;
+}
+
+static void
+derive_throughput(const struct redis_sample *p, const struct redis_sample *c, double secs,
+                  struct coll_view *v)
+{
+    double cmds = rate(p ? p->info.total_commands_processed : 0, c->info.total_commands_processed,
+                       p != NULL, secs);
+
+    if (!isnan(cmds)) {
+        cmds -= (REDIS_SAMPLE_COMMANDS + REDIS_SETTINGS_COMMANDS) / secs;
+        cmds = cmds < 0 ? 0 : cmds;
+    }
+    v->server_tps = cmds;
+    add_rate(v, "throughput", "commands", cmds, ROW_NORMAL);
+}
+
+static void
+derive_clients(const struct redis_sample *p, const struct redis_sample *c, double secs,
+               struct coll_view *v)
+{
+    const struct redis_info *i = &c->info;
+
+    coll_row_add(v, "clients", "connected", (double)i->connected_clients, ROW_NORMAL, "%llu",
+                 (unsigned long long)i->connected_clients);
+    coll_row_add(v, "clients", "blocked", (double)i->blocked_clients,
+                 i->blocked_clients ? ROW_WARN : ROW_NORMAL, "%llu",
+                 (unsigned long long)i->blocked_clients);
+    add_rate(v, "clients", "rejected conns",
+             rate(p ? p->info.rejected_connections : 0, i->rejected_connections, p != NULL, secs),
+             ROW_BAD);
+    add_rate(v, "clients", "new conns",
+             rate(p ? p->info.total_connections_received : 0, i->total_connections_received,
+                  p != NULL, secs),
+             ROW_NORMAL);
+}
+
+static void
+derive_memory(const struct redis_sample *c, struct coll_view *v)
+{
+    const struct redis_info *i = &c->info;
+    int frag_warn =
+        i->mem_fragmentation_ratio > RC_FRAG_WARN && i->used_memory_rss > RC_FRAG_MIN_RSS;
+
+    add_bytes(v, "memory", "used", i->used_memory);
+    add_bytes(v, "memory", "rss", i->used_memory_rss);
+    if (i->have & REDIS_HAVE_FRAG)
+        coll_row_add(v, "memory", "fragmentation", i->mem_fragmentation_ratio,
+                     frag_warn ? ROW_WARN : ROW_NORMAL, "%.2f", i->mem_fragmentation_ratio);
+    else
+        coll_row_add(v, "memory", "fragmentation", NAN, ROW_DIM, "-");
+}
+
+static void
+derive_hit_ratio(const struct redis_sample *p, const struct redis_sample *c, struct coll_view *v)
+{
+    uint64_t hits, misses;
+    double pct;
+
+    if (p == NULL || c->info.keyspace_hits < p->info.keyspace_hits ||
+        c->info.keyspace_misses < p->info.keyspace_misses ||
+        c->info.keyspace_hits + c->info.keyspace_misses ==
+            p->info.keyspace_hits + p->info.keyspace_misses) {
+        coll_row_add(v, "keyspace", "hit ratio", NAN, ROW_DIM, "-");
+        return;
+    }
+    hits = c->info.keyspace_hits - p->info.keyspace_hits;
+    misses = c->info.keyspace_misses - p->info.keyspace_misses;
+    pct = 100.0 * (double)hits / (double)(hits + misses);
+    coll_row_add(v, "keyspace", "hit ratio", pct, pct >= 90 ? ROW_GOOD : ROW_NORMAL, "%.1f%%", pct);
+}
+
+static void
+derive_keyspace(const struct redis_sample *p, const struct redis_sample *c, double secs,
+                struct coll_view *v)
+{
+    const struct redis_info *i = &c->info, *pi = p ? &p->info : NULL;
+
+    coll_row_add(v, "keyspace", "keys", (double)i->keys, ROW_NORMAL, "%llu",
+                 (unsigned long long)i->keys);
+    add_rate(v, "keyspace", "hits",
+             rate(pi ? pi->keyspace_hits : 0, i->keyspace_hits, p != NULL, secs), ROW_NORMAL);
+    add_rate(v, "keyspace", "misses",
+             rate(pi ? pi->keyspace_misses : 0, i->keyspace_misses, p != NULL, secs), ROW_NORMAL);
+    derive_hit_ratio(p, c, v);
+    add_rate(v, "keyspace", "expired",
+             rate(pi ? pi->expired_keys : 0, i->expired_keys, p != NULL, secs), ROW_NORMAL);
+    add_rate(v, "keyspace", "evicted",
+             rate(pi ? pi->evicted_keys : 0, i->evicted_keys, p != NULL, secs), ROW_WARN);
+}
+
+static void
+derive_cpu(const struct redis_sample *p, const struct redis_sample *c, double secs,
+           struct coll_view *v)
+{
+    double now = c->info.used_cpu_user + c->info.used_cpu_sys, pct;
+
+    if (p == NULL || !(c->info.have & REDIS_HAVE_CPU) || secs <= 0 ||
+        now < p->info.used_cpu_user + p->info.used_cpu_sys) {
+        coll_row_add(v, "cpu", "redis cpu", NAN, ROW_DIM, "-");
+        return;
+    }
+    pct = 100.0 * (now - p->info.used_cpu_user - p->info.used_cpu_sys) / secs;
+    v->sig.server_cpu_pct = pct;
+    v->sig.server_cpu_limit = 100; /* one main thread: a core is the ceiling */
+    coll_row_add(v, "cpu", "redis cpu", pct, pct >= RC_CPU_WARN_PCT ? ROW_WARN : ROW_NORMAL,
+                 "%.0f%% of a core", pct);
+}
+
+static const char *
+persistence_state(const struct redis_info *i)
+{
+    if (i->loading)
+        return "loading";
+    if (i->rdb_bgsave_in_progress)
+        return "rdb save";
+    if (i->aof_rewrite_in_progress)
+        return "aof rewrite";
+    return "none";
+}
+
+static void
+derive_persistence(const struct redis_sample *p, const struct redis_sample *c, struct coll_view *v)
+{
+    const struct redis_info *i = &c->info;
+    const char *state = persistence_state(i);
+    double ms = (double)i->latest_fork_usec / 1000.0;
+
+    coll_row_add(v, "persistence", "in progress", NAN,
+                 strcmp(state, "none") == 0 ? ROW_NORMAL : ROW_WARN, "%s", state);
+    coll_row_add(v, "persistence", "latest fork", ms, ms >= 100 ? ROW_WARN : ROW_NORMAL,
+                 i->latest_fork_usec ? "%.1f ms" : "none", ms);
+    if (p != NULL && (i->have & REDIS_HAVE_TOTAL_FORKS) && i->total_forks > p->info.total_forks)
+        coll_event_add(v, "fork took %.1f ms (%s)", ms, state);
+}
+
+static void
+derive_slowlog(const struct redis_sample *p, const struct redis_sample *c, double secs,
+               struct coll_view *v)
+{
+    long long fresh = p && c->slowlog.last_id >= 0 ? c->slowlog.last_id - p->slowlog.last_id : 0;
+
+    if (c->slowlog_len < 0) {
+        coll_row_add(v, "slowlog", "entries", NAN, ROW_DIM, "-");
+        coll_row_add(v, "slowlog", "new", NAN, ROW_DIM, "-");
+        return;
+    }
+    coll_row_add(v, "slowlog", "entries", (double)c->slowlog_len, ROW_NORMAL, "%lld",
+                 c->slowlog_len);
+    add_rate(v, "slowlog", "new", p && fresh >= 0 ? (double)fresh / secs : NAN, ROW_WARN);
+    if (fresh > 0)
+        coll_event_add(v, "slowlog +%lld (latest: %s, %lld us)", fresh, c->slowlog.last_cmd,
+                       c->slowlog.last_usec);
+}
+
+/* One command's rate over the interval, the collector's own calls taken out. */
+struct cmd_rate {
+    const struct redis_cmdstat *cur;
+    double per_s;
+    double usec_per_call;
+};
+
+static int
+by_rate(const void *a, const void *b)
+{
+    double x = ((const struct cmd_rate *)a)->per_s, y = ((const struct cmd_rate *)b)->per_s;
+
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int
+command_rates(const struct redis_sample *p, const struct redis_sample *c, double secs,
+              struct cmd_rate *out)
+{
+    int i, n = 0;
+
+    for (i = 0; i < c->cmds.n; i++) {
+        const struct redis_cmdstat *cs = &c->cmds.cmd[i];
+        const struct redis_cmdstat *ps = redis_cmdstat_find(&p->cmds, cs->name);
+        uint64_t calls = cs->calls - (ps ? ps->calls : 0), usec = cs->usec - (ps ? ps->usec : 0);
+        uint64_t own = own_calls(cs->name);
+        if ((ps && (cs->calls < ps->calls || cs->usec < ps->usec)) || calls <= own)
+            continue;
+        out[n].cur = cs;
+        out[n].per_s = (double)(calls - own) / secs;
+        out[n].usec_per_call = (double)usec / (double)calls;
+        n++;
+    }
+    qsort(out, (size_t)n, sizeof *out, by_rate);
+    return n;
+}
+
+static void
+derive_commands(const struct redis_sample *p, const struct redis_sample *c, double secs,
+                struct coll_view *v)
+{
+    struct cmd_rate rates[REDIS_MAX_CMDSTATS];
+    char buf[32];
+    int i, n;
+
+    if (p == NULL || secs <= 0)
+        return;
+    n = command_rates(p, c, secs, rates);
+    for (i = 0; i < n && i < RC_TOP_COMMANDS; i++) {
+        fmt_rate(buf, sizeof buf, rates[i].per_s);
+        coll_row_add(v, "commands", rates[i].cur->name, rates[i].per_s, ROW_NORMAL,
+                     "%s %.2f us/call", buf, rates[i].usec_per_call);
+    }
+}
+
+/* Counters went back: the server restarted (or CONFIG RESETSTAT) between the samples. */
+static int
+restarted(const struct redis_sample *p, const struct redis_sample *c)
+{
+    return c->info.uptime_s < p->info.uptime_s ||
+           c->info.total_commands_processed < p->info.total_commands_processed;
+}
+
+/*
+ * With appendfsync always, Redis syncs the AOF before it answers the
+ * writes of each event-loop pass: every write waits for a sync (writes of
+ * one pass share it). Writes are the changes since the last dump; a dump
+ * resets that count, and then the interval says nothing.
+ */
+static void
+derive_aof(const struct redis_sample *p, const struct redis_sample *c, double secs,
+           struct coll_view *v)
+{
+    if (!c->info.aof_enabled || c->appendfsync[0] == '\0')
+        return;
+    coll_row_add(v, "persistence", "appendfsync", NAN,
+                 strcmp(c->appendfsync, "always") == 0 ? ROW_WARN : ROW_NORMAL, "%s",
+                 c->appendfsync);
+    if (strcmp(c->appendfsync, "always") != 0 || p == NULL || secs <= 0 ||
+        !(c->info.have & p->info.have & REDIS_HAVE_CHANGES) ||
+        c->info.rdb_changes < p->info.rdb_changes)
+        return;
+    v->sig.commits_s = (double)(c->info.rdb_changes - p->info.rdb_changes) / secs;
+    snprintf(v->sig.sync_each_commit, sizeof v->sig.sync_each_commit, "appendfsync always");
+    snprintf(v->sig.commit_advice, sizeof v->sig.commit_advice,
+             "appendfsync everysec (loses up to a second of writes on a crash)");
+}
+
+static void
+rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_view *v)
+{
+    const struct redis_sample *p = prevp, *c = curp;
+
+    coll_view_reset(v);
+    v->sig.rtt_ms = c->rtt_ms;
+    if (p != NULL && restarted(p, c)) {
+        coll_event_add(v, "counters went back: redis restarted (up %llu s)",
+                       (unsigned long long)c->info.uptime_s);
+        p = NULL; /* this interval has gauges only */
+    }
+    /* most telling first: a small pane shows the first rows (version and uptime come last) */
+    derive_throughput(p, c, secs, v);
+    derive_clients(p, c, secs, v);
+    derive_memory(c, v);
+    derive_keyspace(p, c, secs, v);
+    derive_cpu(p, c, secs, v);
+    derive_persistence(p, c, v);
+    derive_aof(p, c, secs, v);
+    derive_slowlog(p, c, secs, v);
+    derive_commands(p, c, secs, v);
+    coll_row_add(v, "server", "version", NAN, ROW_NORMAL, "%s", c->info.version);
+    coll_row_add(v, "server", "uptime", (double)c->info.uptime_s, ROW_NORMAL, "%llu s",
+                 (unsigned long long)c->info.uptime_s);
+    if (c->refused[0] != '\0')
+        snprintf(v->note, sizeof v->note, "refused %.100s (grant the user +info and +slowlog)",
+                 c->refused);
+    else if (c->cmds.dropped > 0)
+        snprintf(v->note, sizeof v->note, "%d commands past the first %d not tracked",
+                 c->cmds.dropped, REDIS_MAX_CMDSTATS);
+}
+
+static int
+rd_coll_settings(void *conn, struct coll_settings *out, char *err)
+{
+    struct rd_coll *c = conn;
+
+    return redis_settings_read(c->ctx, &c->config_all, out, err);
+}
+
+static int
+rd_coll_apply(void *conn, const char *name, const char *value, char *err)
+{
+    return redis_settings_apply(((struct rd_coll *)conn)->ctx, name, value, err);
+}
+
+const struct collector_class redis_collector_class = {
+    .name = "redis",
+    .title = "Redis",
+    .sample_size = sizeof(struct redis_sample),
+    .open = rd_coll_open,
+    .close = rd_coll_close,
+    .sample = rd_coll_sample,
+    .derive = rd_coll_derive,
+    .read_settings = rd_coll_settings,
+    .apply_setting = rd_coll_apply,
+};

@@ -1,0 +1,1197 @@
+/*
+ * redis/driver: the Redis load driver, its targets and its blocking connect.
+ *
+ * hiredis provides the connect (redisConnectNonBlock, TCP or Unix socket)
+ * and the RESP reply reader; benchtop does the socket I/O itself on the
+ * worker's event loop. Why not hiredis's async API: it allocates a callback
+ * record per command and a reply object per reply, and needs an event-library
+ * adapter; here every request is copied from a command preformatted once
+ * (only the key digits change), sent with one send() per batch, and replies
+ * are parsed by a reader whose object functions allocate nothing (they note
+ * the reply's type and, for an error, its text). So the hot path allocates
+ * nothing at all.
+ *
+ * One request is one transaction. With --pipeline D a connection keeps D
+ * requests in flight (.pipelining, see driver.h): conn_txn_start only queues
+ * a request, conn_txn_poll sends the queue, reads, and hands back replies
+ * one at a time, oldest first.
+ */
+#include "redis.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "engine/driver.h"
+#include "collectors/shared/kv.h"
+#include "engine/mix.h"
+#include "engine/optdef.h"
+#include "base/uri.h"
+#include "base/util.h"
+
+#define RD_DEFAULT_PORT 6379
+#define RD_KEY_DIGITS 12 /* key:000000000042, as redis-benchmark -r writes them */
+#define RD_CONNECT_TIMEOUT_MS 5000
+#define RD_READ_CHUNK 16384
+#define RD_OBUF_START (1u << 20)
+#define RD_FILL_BATCH 1000
+#define RD_FILL_BATCH_BYTES (4u << 20)
+
+enum rd_workload { RD_WL_GET, RD_WL_SET, RD_WL_INCR, RD_WL_MIXED };
+enum rd_op { OP_GET, OP_SET, OP_INCR, OP_FILL, OP__COUNT };
+
+/* Where a connection is. */
+enum rd_step {
+    STEP_CONNECTING, /* waiting for the TCP (or Unix) connect to finish */
+    STEP_HANDSHAKE,  /* AUTH / SELECT sent, waiting for their replies */
+    STEP_READY,      /* requests flow */
+};
+
+/* A request formatted once; only its RD_KEY_DIGITS key digits (at key_at) change. */
+struct rd_cmd {
+    char *buf;
+    size_t len;
+    size_t key_at;
+};
+
+struct rd_shared {
+    struct redis_target t;
+    char where[300];
+    enum rd_workload workload;
+    struct kv_workload kv; /* keys, their pattern, the mix, the value */
+    struct rd_cmd cmd[OP__COUNT];
+    size_t longest; /* longest request, for the output buffers */
+    int depth;      /* --pipeline */
+    char *hs;       /* AUTH and SELECT, formatted once */
+    size_t hs_len;
+    int hs_count;
+    redisReplyObjectFunctions fns; /* the reader's allocation-free object functions */
+    struct mix mix;                /* -b/-w built-ins and -f scripts (redis/script.c) */
+    int first[MIX_MAX];            /* -r: a script's first command in stmt_id */
+    int *stmt_id;                  /* -r: [first[e] + command] its label, -1 for \set */
+    int op_label[MIX_MAX];         /* -r: a built-in's first request's label (mixed: GET, SET) */
+    struct stmt_label *labels;
+    int nlabels;
+    size_t script_line;    /* a script command's longest text */
+    size_t script_request; /* the most RESP bytes one run of a script writes */
+};
+
+/* A transaction in flight: the replies it still waits for and, for -r, whose they are. */
+struct rd_due {
+    int left;
+    int id;                 /* -r: the label of its next reply */
+    const struct script *s; /* a script's: ... */
+    int first, at;          /* ... its commands' place in stmt_id and the next reply's command */
+    uint64_t sent_us;       /* -r: when it was queued */
+};
+
+struct rd_conn {
+    const struct rd_shared *sh;
+    struct rng *rng;
+    redisContext *ctx;
+    enum rd_step step;
+    int hs_left; /* handshake replies still due */
+    char *obuf;  /* requests queued; obuf[opos..olen) not sent yet */
+    size_t olen, opos, ocap;
+    uint64_t seq;       /* --key-pattern seq: the next key */
+    struct rd_due *due; /* the transactions in flight, oldest at due_head, a ring of depth */
+    int due_head, due_n;
+    int64_t vars[SCRIPT_MAX_VARS]; /* a script's variables */
+    char *line;                    /* a script command with its values */
+    int unread;                    /* the last read filled its buffer: the socket may hold more */
+    int rtype;                     /* REDIS_REPLY_* of the last complete reply */
+    char errmsg[256];              /* its text when it was an error */
+    struct iovec siov;             /* a send queued in the worker's sendq (driver.h) */
+    struct msghdr smsg;
+};
+
+static const char *const rd_schemes[] = {"redis://", "rediss://", "redis+unix://", NULL};
+static const char *const rd_workloads[] = {"get", "set", "incr", "mixed", NULL};
+static const char *const rd_modes[] = {"resp2", NULL};
+
+static int
+index_of(const char *const *names, const char *name)
+{
+    int i;
+
+    for (i = 0; names[i] != NULL; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- targets ---- */
+
+/* The password's place: after the ':', or the whole userinfo (redis-cli reads a lone word so). */
+static struct uri_span
+password_span(const struct uri *u)
+{
+    return u->has_password ? u->password : u->user;
+}
+
+static int
+parse_userinfo(const char *target, const struct uri *u, struct redis_target *t)
+{
+    if (!u->has_password)
+        return uri_decode(target, u->user, t->pass, sizeof t->pass);
+    return uri_decode(target, u->user, t->user, sizeof t->user) < 0
+               ? -1
+               : uri_decode(target, u->password, t->pass, sizeof t->pass);
+}
+
+/* For the target parsers: records why and fails. */
+static int
+bad(const char **why, const char *what)
+{
+    *why = what;
+    return -1;
+}
+
+/* A database number (0 to 1000000) filling exactly n bytes. */
+static int
+parse_db_number(const char *s, size_t n, int *out)
+{
+    uint64_t v;
+
+    if (safe_strntoull(s, n, &v) < 0 || v > 1000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* "host", "host:port", "[v6]:port". */
+static int
+parse_hostport(const char *target, struct uri *u, struct redis_target *t, const char **why)
+{
+    switch (uri_split_host(target, u)) {
+    case URI_HOST_NO_CLOSE_BRACKET:
+        return bad(why, "an IPv6 address needs its closing ']'");
+    case URI_HOST_AFTER_BRACKET:
+        return bad(why, "expected ':PORT' after ']'");
+    case URI_HOST_OK:
+        break;
+    }
+    if (u->host.len >= sizeof t->host)
+        return bad(why, "the host name is too long");
+    memcpy(t->host, target + u->host.off, u->host.len);
+    t->host[u->host.len] = '\0';
+    if (u->host.len == 0)
+        snprintf(t->host, sizeof t->host, "127.0.0.1");
+    t->port = RD_DEFAULT_PORT;
+    if (u->has_port && uri_port(target, u->port, &t->port) < 0)
+        return bad(why, "the port must be a number from 1 to 65535");
+    return 0;
+}
+
+/* The path: "" or "/" or "/DB". */
+static int
+parse_db(const char *s, size_t n, struct redis_target *t, const char **why)
+{
+    if (n <= 1)
+        return 0;
+    if (parse_db_number(s + 1, n - 1, &t->db) < 0)
+        return bad(why, "the database after '/' must be a number (e.g. /0)");
+    return 0;
+}
+
+/* redis+unix: "/path" or "/path?db=N". */
+static int
+parse_socket(const char *target, const struct uri *u, struct redis_target *t, const char **why)
+{
+    const char *q = target + u->query.off;
+
+    if (u->path.len == 0 || target[u->path.off] != '/')
+        return bad(why,
+                   "redis+unix:// takes an absolute socket path (redis+unix:///run/redis.sock)");
+    if (u->path.len >= sizeof t->path)
+        return bad(why, "the socket path is too long");
+    memcpy(t->path, target + u->path.off, u->path.len);
+    t->path[u->path.len] = '\0';
+    if (u->has_query &&
+        (strncmp(q, "db=", 3) != 0 || parse_db_number(q + 3, u->query.len - 3, &t->db) < 0))
+        return bad(why, "the only parameter is ?db=N");
+    return 0;
+}
+
+static int
+parse_rest(const char *scheme, const char *target, struct redis_target *t, const char **why)
+{
+    struct uri u;
+
+    uri_split(target, &u);
+    if (u.has_userinfo && parse_userinfo(target, &u, t) < 0)
+        return bad(why, "the user or password is too long or has a bad %-escape");
+    if (strcmp(scheme, "redis+unix://") == 0) {
+        if (u.authority.len != 0)
+            return bad(why, "redis+unix:// takes no host: redis+unix:///path/to/redis.sock");
+        return parse_socket(target, &u, t, why);
+    }
+    if (u.has_query)
+        return bad(why, "redis:// takes no ?parameters (the database is /DB)");
+    if (parse_hostport(target, &u, t, why) < 0)
+        return -1;
+    return parse_db(target + u.path.off, u.path.len, t, why);
+}
+
+int
+redis_target_parse(const char *target, struct redis_target *t, char *err)
+{
+    const char *scheme = uri_scheme_in(target, rd_schemes), *why = NULL;
+    char *masked;
+
+    memset(t, 0, sizeof *t);
+    if (scheme == NULL)
+        return seterr(err, "not a redis target (use redis://HOST:PORT/DB)");
+    t->tls = strcmp(scheme, "rediss://") == 0;
+    if (parse_rest(scheme, target, t, &why) == 0)
+        return 0;
+    masked = redis_mask_target(target);
+    seterr(err, "invalid target '%s': %s (e.g. redis://:PASSWORD@127.0.0.1:6379/0)", masked, why);
+    free(masked);
+    return -1;
+}
+
+char *
+redis_mask_target(const char *target)
+{
+    struct uri u;
+
+    if (uri_scheme_in(target, rd_schemes) == NULL || uri_split(target, &u) < 0 || !u.has_userinfo)
+        return xstrdup(target);
+    return uri_replace(target, password_span(&u), "***");
+}
+
+void
+redis_target_where(const struct redis_target *t, char *out, size_t len)
+{
+    if (t->path[0] != '\0')
+        snprintf(out, len, "%s", t->path);
+    else if (strchr(t->host, ':') != NULL)
+        snprintf(out, len, "[%s]:%d", t->host, t->port);
+    else
+        snprintf(out, len, "%s:%d", t->host, t->port);
+}
+
+/* ---- blocking connect (main thread, collector) ---- */
+
+static int
+tls_refused(char *err)
+{
+    return seterr(err,
+                  "rediss:// needs TLS, which hiredis %d.%d.%d (built in) does not have "
+                  "(use redis:// through a TLS tunnel such as stunnel)",
+                  HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
+}
+
+/* No reply: the connection broke, timed out, or the peer does not speak RESP. */
+static int
+explain_no_reply(const redisContext *c, const char *cmd, const char *where, int timeout_ms,
+                 char *err)
+{
+    if (c->err == REDIS_ERR_PROTOCOL && strstr(c->errstr, "\"E\"") != NULL)
+        return seterr(err,
+                      "%s does not speak the Redis protocol: %s, as from memcached, which "
+                      "answers %s with ERROR (check the port)",
+                      where, c->errstr, cmd);
+    if (c->err == REDIS_ERR_PROTOCOL)
+        return seterr(err, "%s does not speak the Redis protocol: %s (check the port)", where,
+                      c->errstr);
+    if (c->err == REDIS_ERR_EOF)
+        return seterr(err,
+                      "%s closed the connection when sent %s: not a Redis server? "
+                      "(check the port; PostgreSQL, for one, does this)",
+                      where, cmd);
+    if (c->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return seterr(err,
+                      "%s did not answer %s within %d ms: not a Redis server, or a stuck "
+                      "one (check the port)",
+                      where, cmd, timeout_ms);
+    return seterr(err, "lost the connection to %s during %s: %s (check the server's log)", where,
+                  cmd, c->errstr);
+}
+
+/* The server answered with an error: say what to change. */
+static int
+explain_refusal(const char *cmd, const char *msg, const struct redis_target *t, const char *where,
+                char *err)
+{
+    char line[256];
+
+    first_line(line, sizeof line, msg);
+    if (strncmp(line, "NOAUTH", 6) == 0)
+        return seterr(err,
+                      "redis at %s needs a password: %s (put it in the target: "
+                      "redis://:PASSWORD@%s)",
+                      where, line, where);
+    if (strncmp(line, "LOADING", 7) == 0)
+        return seterr(err, "redis at %s is loading its data: %s (wait, then run again)", where,
+                      line);
+    if (strcmp(cmd, "AUTH") == 0 && strstr(line, "without any password") != NULL)
+        return seterr(err,
+                      "redis at %s has no password set: %s (drop the password from the "
+                      "target)",
+                      where, line);
+    if (strcmp(cmd, "AUTH") == 0)
+        return seterr(err,
+                      "redis at %s refused the login: %s (check the user and password in "
+                      "the target)",
+                      where, line);
+    if (strcmp(cmd, "SELECT") == 0)
+        return seterr(err,
+                      "redis at %s refused database %d: %s (use a database the server has, "
+                      "e.g. /0)",
+                      where, t->db, line);
+    return seterr(err, "redis at %s answered %s with an error: %s", where, cmd, line);
+}
+
+/* Runs one handshake command; 0 if the reply is what a Redis server says. */
+static int
+blocking_step(redisContext *c, int argc, const char **argv, const struct redis_target *t,
+              const char *where, int timeout_ms, char *err)
+{
+    redisReply *r = redisCommandArgv(c, argc, argv, NULL);
+    int rv = 0;
+
+    if (r == NULL)
+        return explain_no_reply(c, argv[0], where, timeout_ms, err);
+    if (r->type == REDIS_REPLY_ERROR)
+        rv = explain_refusal(argv[0], r->str, t, where, err);
+    else if (strcmp(argv[0], "PING") == 0 &&
+             (r->type != REDIS_REPLY_STATUS || strcmp(r->str, "PONG") != 0))
+        rv = seterr(err,
+                    "%s answered PING with something other than PONG: not a Redis server? "
+                    "(check the port)",
+                    where);
+    freeReplyObject(r);
+    return rv;
+}
+
+static int
+blocking_handshake(redisContext *c, const struct redis_target *t, const char *where, int timeout_ms,
+                   char *err)
+{
+    char db[16];
+    const char *auth[] = {"AUTH", t->user[0] ? t->user : t->pass, t->pass};
+    const char *select[] = {"SELECT", db};
+    const char *ping[] = {"PING"};
+
+    snprintf(db, sizeof db, "%d", t->db);
+    if (t->pass[0] != '\0' &&
+        blocking_step(c, t->user[0] ? 3 : 2, auth, t, where, timeout_ms, err) < 0)
+        return -1;
+    if (t->db != 0 && blocking_step(c, 2, select, t, where, timeout_ms, err) < 0)
+        return -1;
+    return blocking_step(c, 1, ping, t, where, timeout_ms, err);
+}
+
+int
+redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisContext **out, char *err)
+{
+    struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
+    char where[300];
+    redisContext *c;
+
+    *out = NULL;
+    if (t->tls)
+        return tls_refused(err);
+    redis_target_where(t, where, sizeof where);
+    c = t->path[0] ? redisConnectUnixWithTimeout(t->path, tv)
+                   : redisConnectWithTimeout(t->host, t->port, tv);
+    if (c == NULL)
+        return seterr(err, "cannot connect to redis at %s: out of memory", where);
+    if (c->err) {
+        seterr(err,
+               "cannot connect to redis at %s: %s (is redis-server running there? check the %s)",
+               where, c->errstr, t->path[0] ? "socket path" : "host and port");
+        redisFree(c);
+        return -1;
+    }
+    if (redisSetTimeout(c, tv) != REDIS_OK ||
+        blocking_handshake(c, t, where, timeout_ms, err) < 0) {
+        if (c->err && err[0] == '\0')
+            seterr(err, "%s: %s", where, c->errstr);
+        redisFree(c);
+        return -1;
+    }
+    *out = c;
+    return 0;
+}
+
+/* ---- requests formatted once ---- */
+
+/* Appends one RESP bulk string; returns where its bytes start. */
+static size_t
+put_bulk(char **buf, size_t *len, const char *s, size_t n)
+{
+    char head[32];
+    int h = snprintf(head, sizeof head, "$%zu\r\n", n);
+    size_t at;
+
+    *buf = xrealloc(*buf, *len + (size_t)h + n + 2);
+    memcpy(*buf + *len, head, (size_t)h);
+    at = *len + (size_t)h;
+    memcpy(*buf + at, s, n);
+    memcpy(*buf + at + n, "\r\n", 2);
+    *len = at + n + 2;
+    return at;
+}
+
+/* Formats argv as one RESP command; key_arg's last RD_KEY_DIGITS bytes are the key digits. */
+static void
+format_cmd(struct rd_cmd *cmd, int argc, const char *const *argv, const size_t *lens, int key_arg)
+{
+    char head[16];
+    int i, h = snprintf(head, sizeof head, "*%d\r\n", argc);
+
+    cmd->buf = xstrdup(head);
+    cmd->len = (size_t)h;
+    cmd->key_at = 0;
+    for (i = 0; i < argc; i++) {
+        size_t at = put_bulk(&cmd->buf, &cmd->len, argv[i], lens[i]);
+        if (i == key_arg)
+            cmd->key_at = at + lens[i] - RD_KEY_DIGITS;
+    }
+}
+
+/* GET/SET/INCR and the fill's SET; incr works on counter:N keys (as redis-benchmark does). */
+static void
+format_requests(struct rd_shared *sh)
+{
+    const char *prefix = sh->workload == RD_WL_INCR ? "counter:" : KV_KEY_PREFIX;
+    char key[32], ckey[32];
+    const char *value = sh->kv.value;
+    const char *get[] = {"GET", key}, *set[] = {"SET", key, value}, *incr[] = {"INCR", ckey};
+    const char *fill[] = {"SET", key, sh->workload == RD_WL_INCR ? "0" : value};
+    size_t klen = (size_t)snprintf(key, sizeof key, "%s%0*d", prefix, RD_KEY_DIGITS, 0);
+    size_t vlen = sh->kv.value_size;
+    /* INCR counts counter:N keys, in a mix too */
+    size_t clen = (size_t)snprintf(ckey, sizeof ckey, "counter:%0*d", RD_KEY_DIGITS, 0);
+    size_t lincr[] = {4, clen};
+    size_t l2[] = {3, klen}, l3[] = {3, klen, vlen};
+    size_t lfill[] = {3, klen, sh->workload == RD_WL_INCR ? 1 : vlen};
+    int i;
+
+    format_cmd(&sh->cmd[OP_GET], 2, get, l2, 1);
+    format_cmd(&sh->cmd[OP_SET], 3, set, l3, 1);
+    format_cmd(&sh->cmd[OP_INCR], 2, incr, lincr, 1);
+    format_cmd(&sh->cmd[OP_FILL], 3, fill, lfill, 1);
+    for (i = 0; i < OP__COUNT; i++)
+        if (sh->cmd[i].len > sh->longest)
+            sh->longest = sh->cmd[i].len;
+}
+
+/* Adds one formatted command to the handshake. */
+static void
+add_handshake(struct rd_shared *sh, int argc, const char *const *argv, const size_t *lens)
+{
+    struct rd_cmd c;
+
+    format_cmd(&c, argc, argv, lens, -1);
+    sh->hs = xrealloc(sh->hs, sh->hs_len + c.len);
+    memcpy(sh->hs + sh->hs_len, c.buf, c.len);
+    sh->hs_len += c.len;
+    sh->hs_count++;
+    free(c.buf);
+}
+
+/* AUTH and SELECT, sent by every new connection before its first request. */
+static void
+format_handshake(struct rd_shared *sh)
+{
+    const struct redis_target *t = &sh->t;
+    char db[16];
+    const char *auth[] = {"AUTH", t->user[0] ? t->user : t->pass, t->pass};
+    const char *select[] = {"SELECT", db};
+    size_t la[] = {4, strlen(auth[1]), strlen(t->pass)}, ls[] = {6, 0};
+
+    ls[1] = (size_t)snprintf(db, sizeof db, "%d", t->db);
+    if (t->pass[0] != '\0')
+        add_handshake(sh, t->user[0] ? 3 : 2, auth, la);
+    if (t->db != 0)
+        add_handshake(sh, 2, select, ls);
+}
+
+/* ---- the reply reader's object functions: nothing allocated per reply ---- */
+
+static void
+note_reply(const redisReadTask *task)
+{
+    struct rd_conn *c = task->privdata;
+
+    if (task->parent == NULL)
+        c->rtype = task->type;
+}
+
+static void *
+reply_string(const redisReadTask *task, char *str, size_t len)
+{
+    struct rd_conn *c = task->privdata;
+
+    note_reply(task);
+    if (task->parent == NULL && task->type == REDIS_REPLY_ERROR)
+        snprintf(c->errmsg, sizeof c->errmsg, "%.*s", (int)(len < 255 ? len : 255), str);
+    return c; /* any non-NULL pointer: hiredis treats NULL as out of memory */
+}
+
+static void *
+reply_array(const redisReadTask *task, int elements)
+{
+    note_reply(task);
+    return task->privdata;
+}
+
+static void *
+reply_integer(const redisReadTask *task, long long value)
+{
+    note_reply(task);
+    return task->privdata;
+}
+
+static void *
+reply_nil(const redisReadTask *task)
+{
+    note_reply(task);
+    return task->privdata;
+}
+
+static void
+reply_free(void *obj)
+{
+}
+
+/* ---- --fill (main thread, blocking) ---- */
+
+struct rd_fill {
+    const struct rd_shared *sh;
+    redisContext *ctx;
+    char *buf; /* room for a batch of SETs */
+};
+
+/* Sends n SETs from key `first` in one write, then takes their n replies. */
+static int
+fill_batch(void *arg, uint64_t first, uint64_t n, char *err)
+{
+    struct rd_fill *f = arg;
+    const struct rd_cmd *cmd = &f->sh->cmd[OP_FILL];
+    redisReply *r;
+    uint64_t i;
+    int rv = 0;
+
+    for (i = 0; i < n; i++) {
+        memcpy(f->buf + i * cmd->len, cmd->buf, cmd->len);
+        kv_put_digits(f->buf + i * cmd->len + cmd->key_at, RD_KEY_DIGITS, first + i);
+    }
+    if (redisAppendFormattedCommand(f->ctx, f->buf, n * cmd->len) != REDIS_OK)
+        return seterr(err, "fill: %s", f->ctx->errstr);
+    for (i = 0; i < n; i++) {
+        if (redisGetReply(f->ctx, (void **)&r) != REDIS_OK)
+            return seterr(err, "fill: lost the connection to %s: %s", f->sh->where, f->ctx->errstr);
+        if (r->type == REDIS_REPLY_ERROR && rv == 0)
+            rv = seterr(err,
+                        "fill: redis at %s refused SET: %s (check maxmemory and the "
+                        "server's log)",
+                        f->sh->where, r->str);
+        freeReplyObject(r);
+    }
+    return rv;
+}
+
+static int
+fill_keys(const struct rd_shared *sh, int quiet, redisContext *ctx, char *err)
+{
+    uint64_t per = RD_FILL_BATCH_BYTES / sh->cmd[OP_FILL].len;
+    struct rd_fill f = {.sh = sh, .ctx = ctx};
+    int rv;
+
+    per = per < 1 ? 1 : per > RD_FILL_BATCH ? RD_FILL_BATCH : per;
+    f.buf = xmalloc(per * sh->cmd[OP_FILL].len);
+    rv = kv_fill(&sh->kv, per, quiet, fill_batch, &f, err);
+    free(f.buf);
+    return rv;
+}
+
+/* ---- the class's main-thread callbacks ---- */
+
+/* The options that need no server: checked first, so a typo fails at once. */
+/* -r: how a built-in's requests are named; mixed has two (GET, then SET). */
+static const char *const rd_op_text[] = {"GET key:N", "SET key:N VALUE", "INCR counter:N"};
+
+/* -r: the scripts' commands (mix.c), then each built-in's requests. */
+static void
+make_labels(struct rd_shared *sh)
+{
+    int e, n, ncmds = 0;
+
+    for (e = 0; e < sh->mix.n; e++) {
+        sh->first[e] = ncmds;
+        ncmds += sh->mix.e[e].script != NULL ? sh->mix.e[e].script->ncmds : 0;
+    }
+    sh->stmt_id = xcalloc((size_t)ncmds + 1, sizeof *sh->stmt_id);
+    n = mix_stmt_labels(&sh->mix, sh->first, sh->stmt_id, &sh->labels);
+    for (e = 0; e < sh->mix.n; e++) {
+        int b = sh->mix.e[e].builtin, k, nops = b == RD_WL_MIXED ? 2 : 1;
+        if (sh->mix.e[e].script != NULL)
+            continue;
+        sh->labels = xrealloc(sh->labels, (size_t)(n + nops) * sizeof *sh->labels);
+        sh->op_label[e] = n;
+        for (k = 0; k < nops; k++, n++) {
+            sh->labels[n].script = sh->mix.e[e].name;
+            sh->labels[n].line = 0;
+            sh->labels[n].text = rd_op_text[b == RD_WL_MIXED ? OP_GET + k : b];
+        }
+    }
+    sh->nlabels = n;
+}
+
+/* The mix of -b/-w/-f: the first built-in is the one --fill writes for. */
+static int
+load_mix(struct rd_shared *sh, const struct runconf *rc, int *mixed, char *err)
+{
+    struct mix *m = &sh->mix;
+    int i, first = -1;
+
+    if (mix_parse(m, rc, "redis", rd_workloads, err) < 0 ||
+        mix_load(m, NULL, redis_script_predef, 1, err) < 0)
+        return -1;
+    *mixed = 0;
+    for (i = 0; i < m->n; i++) {
+        if (m->e[i].script != NULL) {
+            if (redis_script_longest(m->e[i].script, &sh->script_line, &sh->script_request, err) <
+                0)
+                return -1;
+            continue;
+        }
+        if (first < 0)
+            first = m->e[i].builtin;
+        *mixed |= m->e[i].builtin == RD_WL_MIXED;
+    }
+    sh->workload = first < 0 ? RD_WL_GET : (enum rd_workload)first;
+    make_labels(sh);
+    return 0;
+}
+
+static int
+check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_conf *kv, char *err)
+{
+    int mixed;
+
+    if (load_mix(sh, rc, &mixed, err) < 0)
+        return -1;
+    if (rc->mode != NULL && index_of(rd_modes, rc->mode) < 0)
+        return seterr(err, "unknown protocol '%s' for redis (hiredis %d.%d speaks -M resp2 only)",
+                      rc->mode, HIREDIS_MAJOR, HIREDIS_MINOR);
+    if (rc->connect_per_txn && kv->pipeline > 1)
+        return seterr(err,
+                      "-C opens a connection per request, so --pipeline %d has nothing to "
+                      "pipeline (drop one of them)",
+                      kv->pipeline);
+    return kv_setup(&sh->kv, kv, runconf_total_clients(rc), mixed, "1:10", err);
+}
+
+static void rd_release(void *shared);
+
+static void *
+rd_prepare(const struct runconf *rc, const void *opts, char *err)
+{
+    const struct kv_conf *kv = opts;
+    struct rd_shared *sh = xcalloc(1, sizeof(*sh));
+    redisContext *ctx = NULL;
+
+    if (redis_target_parse(rc->target, &sh->t, err) < 0 || check_options(sh, rc, kv, err) < 0)
+        goto fail;
+    if (sh->t.tls) {
+        tls_refused(err);
+        goto fail;
+    }
+    redis_target_where(&sh->t, sh->where, sizeof sh->where);
+    sh->depth = kv->pipeline;
+    format_requests(sh);
+    format_handshake(sh);
+    sh->fns = (redisReplyObjectFunctions){reply_string, reply_array, reply_integer, reply_nil,
+                                          reply_free};
+    if (redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, &ctx, err) < 0)
+        goto fail;
+    for (int i = 0; i < sh->mix.n; i++)
+        if (sh->mix.e[i].script != NULL && redis_script_check(ctx, sh->mix.e[i].script, err) < 0)
+            goto fail;
+    if (kv->fill && fill_keys(sh, rc->quiet, ctx, err) < 0)
+        goto fail;
+    redisFree(ctx);
+    return sh;
+fail:
+    if (ctx != NULL)
+        redisFree(ctx);
+    rd_release(sh);
+    return NULL;
+}
+
+static void
+rd_release(void *shared)
+{
+    struct rd_shared *sh = shared;
+    int i;
+
+    if (sh == NULL)
+        return;
+    for (i = 0; i < OP__COUNT; i++)
+        free(sh->cmd[i].buf);
+    kv_release(&sh->kv);
+    free(sh->stmt_id);
+    free(sh->labels);
+    mix_free(&sh->mix);
+    if (sh->hs != NULL)
+        explicit_bzero(sh->hs, sh->hs_len); /* it holds the password */
+    free(sh->hs);
+    explicit_bzero(&sh->t, sizeof sh->t);
+    free(sh);
+}
+
+/* ---- per-connection callbacks (worker threads, never blocking) ---- */
+
+static void *
+rd_conn_new(void *shared, int client_id, struct rng *rng)
+{
+    struct rd_shared *sh = shared;
+    struct rd_conn *c = xcalloc(1, sizeof(*c));
+
+    c->sh = sh;
+    c->rng = rng;
+    /* room for a full pipe up to RD_OBUF_START; past that it grows once, on demand */
+    size_t longest = sh->longest > sh->script_request ? sh->longest : sh->script_request;
+    c->ocap = (size_t)sh->depth * longest + sh->hs_len;
+    if (c->ocap > RD_OBUF_START)
+        c->ocap = RD_OBUF_START > longest + sh->hs_len ? RD_OBUF_START : longest + sh->hs_len;
+    c->obuf = xmalloc(c->ocap);
+    /* seq: each connection sweeps the whole key space, from its own share's start */
+    c->seq = kv_first_key(&sh->kv, client_id);
+    c->due = xcalloc((size_t)sh->depth, sizeof *c->due);
+    c->line = xmalloc(sh->script_line + 1);
+    c->vars[0] = client_id;
+    c->vars[1] = (int64_t)sh->kv.keys;
+    return c;
+}
+
+static void
+rd_conn_disconnect(void *conn)
+{
+    struct rd_conn *c = conn;
+
+    if (c->ctx != NULL)
+        redisFree(c->ctx);
+    c->ctx = NULL;
+    c->olen = c->opos = 0;
+    c->due_head = c->due_n = 0;
+    c->step = STEP_CONNECTING;
+}
+
+static void
+rd_conn_free(void *conn)
+{
+    struct rd_conn *c = conn;
+
+    rd_conn_disconnect(c);
+    free(c->obuf);
+    free(c->due);
+    free(c->line);
+    free(c);
+}
+
+static int
+rd_conn_fd(void *conn)
+{
+    struct rd_conn *c = conn;
+
+    return c->ctx ? c->ctx->fd : -1;
+}
+
+/* Makes room for n more bytes at obuf + olen. */
+static void
+reserve_out(struct rd_conn *c, size_t n)
+{
+    if (c->olen + n > c->ocap && c->opos > 0) {
+        /* the front was sent: make room there before growing */
+        memmove(c->obuf, c->obuf + c->opos, c->olen - c->opos);
+        c->olen -= c->opos;
+        c->opos = 0;
+    }
+    if (c->olen + n > c->ocap) {
+        c->ocap = (c->olen + n) * 2;
+        c->obuf = xrealloc(c->obuf, c->ocap);
+    }
+}
+
+static void
+queue_bytes(struct rd_conn *c, const char *bytes, size_t n)
+{
+    reserve_out(c, n);
+    memcpy(c->obuf + c->olen, bytes, n);
+    c->olen += n;
+}
+
+/* Sends what is queued: DRV_WANT_READ when all went, DRV_WANT_WRITE when the socket is full. */
+static enum drv_status
+flush_out(struct rd_conn *c, char *msg, size_t msglen)
+{
+    while (c->opos < c->olen) {
+        ssize_t n = send(c->ctx->fd, c->obuf + c->opos, c->olen - c->opos, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return DRV_WANT_WRITE;
+        if (n < 0) {
+            snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, strerror(errno));
+            return DRV_ERROR;
+        }
+        c->opos += (size_t)n;
+    }
+    c->olen = c->opos = 0;
+    return DRV_WANT_READ;
+}
+
+/*
+ * Hands what is queued to the worker's sendq (driver.h): obuf stays as it
+ * is until the engine calls again, which it does once all of it went.
+ */
+static enum drv_status
+queue_out(struct rd_conn *c, struct txn_result *res)
+{
+    c->siov = (struct iovec){.iov_base = c->obuf + c->opos, .iov_len = c->olen - c->opos};
+    c->smsg = (struct msghdr){.msg_iov = &c->siov, .msg_iovlen = 1};
+    sendq_send(res->sendq, res->send_tag, c->ctx->fd, &c->smsg);
+    c->olen = c->opos = 0;
+    return DRV_WANT_READ;
+}
+
+/* Reads what the socket has into the reader: 1 read some, 0 nothing yet, -1 lost (msg). */
+static int
+read_in(struct rd_conn *c, char *msg, size_t msglen)
+{
+    char buf[RD_READ_CHUNK];
+    ssize_t n;
+
+    do
+        n = recv(c->ctx->fd, buf, sizeof buf, 0);
+    while (n < 0 && errno == EINTR);
+    c->unread = n == (ssize_t)sizeof buf;
+    if (n > 0) {
+        if (redisReaderFeed(c->ctx->reader, buf, (size_t)n) == REDIS_OK)
+            return 1;
+        snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, c->ctx->reader->errstr);
+        return -1;
+    }
+    if (n == 0) {
+        snprintf(msg, msglen, "%.200s closed the connection", c->sh->where);
+        return -1;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return 0;
+    snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, strerror(errno));
+    return -1;
+}
+
+/*
+ * Takes the next complete reply (its type in c->rtype, an error's text in
+ * c->errmsg): DRV_DONE. Replies already read come first; only when there is
+ * none left is the queue sent (in one send()) and the socket read. After a
+ * send it waits for the socket rather than read at once: the answer cannot be
+ * there yet, and the worker's epoll serves every connection in one call. It
+ * waits only on an emptied socket (.reads_drain): after a read that filled
+ * its buffer it reads on. With res->sendq (not for the handshake: res
+ * NULL) the queue goes to the worker's batch instead, unless a read is due.
+ */
+static enum drv_status
+next_reply(struct rd_conn *c, struct txn_result *res, char *msg, size_t msglen)
+{
+    void *reply;
+    enum drv_status st;
+
+    for (;;) {
+        if (redisReaderGetReply(c->ctx->reader, &reply) != REDIS_OK) {
+            snprintf(msg, msglen, "%.100s sent something that is not a Redis reply: %.100s",
+                     c->sh->where, c->ctx->reader->errstr);
+            return DRV_ERROR;
+        }
+        if (reply != NULL)
+            return DRV_DONE;
+        if (c->opos < c->olen && res != NULL && res->sendq != NULL && !c->unread)
+            return queue_out(c, res);
+        if (c->opos < c->olen && ((st = flush_out(c, msg, msglen)) != DRV_WANT_READ || !c->unread))
+            return st;
+        switch (read_in(c, msg, msglen)) {
+        case -1:
+            return DRV_ERROR;
+        case 0:
+            return DRV_WANT_READ;
+        }
+    }
+}
+
+static enum drv_status
+rd_conn_connect_start(void *conn, char *err)
+{
+    struct rd_conn *c = conn;
+    const struct redis_target *t = &c->sh->t;
+    int one = 1;
+
+    c->ctx =
+        t->path[0] ? redisConnectUnixNonBlock(t->path) : redisConnectNonBlock(t->host, t->port);
+    if (c->ctx == NULL) {
+        seterr(err, "%s: out of memory", c->sh->where);
+        return DRV_ERROR;
+    }
+    if (c->ctx->err) {
+        seterr(err, "cannot connect to %s: %s", c->sh->where, c->ctx->errstr);
+        return DRV_ERROR;
+    }
+    if (!t->path[0])
+        setsockopt(c->ctx->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* hiredis 0.14 takes a non-const pointer; it never writes through it */
+    c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
+    c->ctx->reader->privdata = c;
+    c->ctx->reader->maxbuf = 0; /* keep its buffer: no free and malloc between replies */
+    c->olen = c->opos = 0;
+    c->unread = 0;
+    c->step = STEP_CONNECTING;
+    return DRV_WANT_WRITE;
+}
+
+static int
+socket_error(int fd)
+{
+    int e = 0;
+    socklen_t len = sizeof e;
+
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+        return errno;
+    return e;
+}
+
+static enum drv_status
+rd_conn_connect_poll(void *conn, char *err)
+{
+    struct rd_conn *c = conn;
+    char msg[256];
+    enum drv_status st;
+    int e;
+
+    if (c->step == STEP_CONNECTING) {
+        if ((e = socket_error(c->ctx->fd)) != 0) {
+            seterr(err, "cannot connect to %s: %s", c->sh->where, strerror(e));
+            return DRV_ERROR;
+        }
+        if (c->sh->hs_count == 0) {
+            c->step = STEP_READY;
+            return DRV_DONE;
+        }
+        queue_bytes(c, c->sh->hs, c->sh->hs_len);
+        c->hs_left = c->sh->hs_count;
+        c->step = STEP_HANDSHAKE;
+    }
+    while ((st = next_reply(c, NULL, msg, sizeof msg)) == DRV_DONE) {
+        if (c->rtype == REDIS_REPLY_ERROR) {
+            seterr(err, "%s refused the connection's set-up: %s", c->sh->where, c->errmsg);
+            return DRV_ERROR;
+        }
+        if (--c->hs_left == 0) {
+            c->step = STEP_READY;
+            return DRV_DONE;
+        }
+    }
+    if (st == DRV_ERROR)
+        seterr(err, "%s", msg);
+    return st;
+}
+
+static enum rd_op
+next_op(struct rd_conn *c, enum rd_workload wl)
+{
+    const struct rd_shared *sh = c->sh;
+
+    switch (wl) {
+    case RD_WL_GET:
+        return OP_GET;
+    case RD_WL_SET:
+        return OP_SET;
+    case RD_WL_INCR:
+        return OP_INCR;
+    case RD_WL_MIXED:
+        break;
+    }
+    return kv_next_is_set(&sh->kv, c->rng) ? OP_SET : OP_GET;
+}
+
+/* A transaction queued: it waits for n replies (-r: the label of the first is id). */
+static struct rd_due *
+push_due(struct rd_conn *c, int n, int id, const struct txn_result *res)
+{
+    int slot = c->due_head + c->due_n++;
+    struct rd_due *d = &c->due[slot < c->sh->depth ? slot : slot - c->sh->depth];
+
+    d->left = n;
+    d->id = id;
+    d->s = NULL;
+    if (res->stmts != NULL)
+        d->sent_us = now_us();
+    return d;
+}
+
+/* The index of the script's first command at or after i (not a \set line). */
+static int
+next_command(const struct script *s, int i)
+{
+    while (i < s->ncmds && s->cmds[i].kind != SCRIPT_SQL)
+        i++;
+    return i;
+}
+
+/* -r: one reply of the oldest transaction came. */
+static void
+count_reply(struct rd_conn *c, struct rd_due *d, struct txn_result *res)
+{
+    int id = d->s != NULL ? c->sh->stmt_id[d->first + d->at] : d->id;
+
+    stmt_record(res, id, now_us() - d->sent_us, c->rtype == REDIS_REPLY_ERROR);
+    if (d->s != NULL)
+        d->at = next_command(d->s, d->at + 1);
+}
+
+/* Queues a script's commands, all at once: its transaction ends with their last reply. */
+static enum drv_status
+queue_script(struct rd_conn *c, int e, struct txn_result *res)
+{
+    const struct script *s = c->sh->mix.e[e].script;
+    struct rd_due *d;
+    char err[BT_ERRLEN];
+    int n;
+    long len;
+
+    reserve_out(c, c->sh->script_request);
+    len = redis_script_render(s, c->vars, c->rng, c->line, c->sh->script_line + 1,
+                              c->obuf + c->olen, &n, err);
+    if (len < 0) {
+        res->err = ERR_OTHER;
+        first_line(res->msg, sizeof res->msg, err);
+        return DRV_DONE; /* nothing was sent */
+    }
+    c->olen += (size_t)len;
+    d = push_due(c, n, -1, res);
+    d->s = s;
+    d->first = c->sh->first[e];
+    d->at = next_command(s, 0);
+    return DRV_WANT_WRITE;
+}
+
+/* Queues one request (or a script's); conn_txn_poll sends it with the others queued meanwhile. */
+static enum drv_status
+rd_conn_txn_start(void *conn, struct txn_result *res)
+{
+    struct rd_conn *c = conn;
+    int e = mix_pick(&c->sh->mix, c->rng);
+    enum rd_op op;
+    const struct rd_cmd *cmd;
+
+    if (c->sh->mix.e[e].script != NULL)
+        return queue_script(c, e, res);
+    op = next_op(c, (enum rd_workload)c->sh->mix.e[e].builtin);
+    cmd = &c->sh->cmd[op];
+    queue_bytes(c, cmd->buf, cmd->len);
+    kv_put_digits(c->obuf + c->olen - cmd->len + cmd->key_at, RD_KEY_DIGITS,
+                  kv_next_key(&c->sh->kv, &c->seq, c->rng));
+    push_due(c, 1, c->sh->op_label[e] + (op == OP_SET && c->sh->mix.e[e].builtin == RD_WL_MIXED),
+             res);
+    return DRV_WANT_WRITE;
+}
+
+/* DRV_DONE when the oldest transaction's last reply came; its first error is its outcome. */
+static enum drv_status
+rd_conn_txn_poll(void *conn, struct txn_result *res)
+{
+    struct rd_conn *c = conn;
+    struct rd_due *d = &c->due[c->due_head];
+    enum drv_status st;
+
+    for (;;) {
+        st = next_reply(c, res, res->msg, sizeof res->msg);
+        if (st == DRV_ERROR)
+            res->err = ERR_CONN;
+        if (st != DRV_DONE)
+            return st;
+        res->ops++;
+        if (c->rtype == REDIS_REPLY_ERROR && res->err == ERR_NONE) {
+            res->err = ERR_OTHER;
+            snprintf(res->msg, sizeof res->msg, "%s", c->errmsg);
+        }
+        if (res->stmts != NULL)
+            count_reply(c, d, res);
+        if (--d->left == 0)
+            break;
+    }
+    c->due_head = c->due_head + 1 == c->sh->depth ? 0 : c->due_head + 1;
+    c->due_n--;
+    return DRV_DONE;
+}
+
+static int
+rd_stmt_labels(const void *shared, const struct stmt_label **out)
+{
+    const struct rd_shared *sh = shared;
+
+    *out = sh->labels;
+    return sh->nlabels;
+}
+
+static char *
+rd_mask(const char *target)
+{
+    return redis_mask_target(target);
+}
+
+static int
+rd_init(const struct init_conf *ic, char *err)
+{
+    return seterr(err, "redis needs no init: the run makes its keys (add --fill to the run to "
+                       "write every key first)");
+}
+
+static int
+rd_pipeline_depth(const void *opts)
+{
+    const struct kv_conf *kv = opts;
+
+    return kv->pipeline;
+}
+
+static const struct driver_options rd_options[] = {{&kv_options, 0}, {NULL, 0}};
+static const char *const rd_demo_options[] = {"fill=1", NULL}; /* so that gets hit */
+
+const struct driver_class redis_driver_class = {
+    .name = "redis",
+    .schemes = rd_schemes,
+    .workloads = rd_workloads,
+    .modes = rd_modes,
+    .pipelining = 1,
+    .reads_drain = 1,
+    .options = rd_options,
+    .options_size = sizeof(struct kv_conf),
+    .demo_options = rd_demo_options,
+    .pipeline_depth = rd_pipeline_depth,
+    .claims = NULL,
+    .mask = rd_mask,
+    .prepare = rd_prepare,
+    .release = rd_release,
+    .conn_new = rd_conn_new,
+    .conn_free = rd_conn_free,
+    .conn_fd = rd_conn_fd,
+    .conn_connect_start = rd_conn_connect_start,
+    .conn_connect_poll = rd_conn_connect_poll,
+    .conn_txn_start = rd_conn_txn_start,
+    .conn_txn_poll = rd_conn_txn_poll,
+    .conn_disconnect = rd_conn_disconnect,
+    .stmt_labels = rd_stmt_labels,
+    .init = rd_init,
+};

@@ -1,0 +1,191 @@
+/*
+ * redis: the Redis backend's private interface, shared by the files in
+ * collectors/ that talk to Redis. Nothing outside collectors/ (and the
+ * tests) includes it; the engine sees only the class structs.
+ *
+ *   redis/driver.c            targets, blocking connect, the load driver (hiredis)
+ *   redis/info.c       pure parsers: INFO, INFO commandstats, SLOWLOG GET
+ *   redis/script.c     pure: -f scripts' command lines as RESP
+ *   redis/collector.c  the collector class (sample over hiredis, derive pure)
+ *   redis/server.c     throwaway redis-server for demo and tests
+ */
+#ifndef BENCHTOP_REDIS_H
+#define BENCHTOP_REDIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hiredis.h>
+
+#include "base/rand.h"
+#include "engine/script.h"
+
+/* --- targets and connecting (redis/driver.c) --- */
+
+/*
+ * What a target names:
+ *   redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]      TCP (HOST may be [v6]); port 6379
+ *   redis+unix://[[USER]:PASSWORD@]/PATH[?db=DB]    a Unix socket
+ *   rediss://...                                    TLS: refused, hiredis 0.14 has none
+ * A userinfo without ':' is a password (as redis-cli reads it). USER and
+ * PASSWORD may be %-encoded.
+ */
+struct redis_target {
+    char host[256];
+    int port;
+    char path[256]; /* Unix socket; "" for TCP */
+    char user[128]; /* "" = AUTH with the password only */
+    char pass[256]; /* "" = no AUTH */
+    int db;         /* 0 = the default database (no SELECT) */
+    int tls;        /* rediss:// */
+};
+
+/* 0, or -1 with a one-line "problem (fix)" in err; err never holds the password. */
+int redis_target_parse(const char *target, struct redis_target *t, char *err);
+/* A newly xmalloc'ed copy of target with the password replaced by "***". */
+char *redis_mask_target(const char *target);
+/* "127.0.0.1:6379" or the socket path, for messages. */
+void redis_target_where(const struct redis_target *t, char *out, size_t len);
+/*
+ * Blocking connect for the main thread and the collector: AUTH and SELECT
+ * when the target asks, then PING, each within timeout_ms. A server that is
+ * not Redis (memcached, PostgreSQL) gets a message that says so. 0 with *out
+ * connected (the caller redisFree()s it), or -1 with a one-line "problem
+ * (fix)" in err.
+ */
+int redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisContext **out,
+                           char *err);
+
+/* --- parsers (redis/info.c): pure functions over reply text --- */
+
+/* The INFO fields benchtop shows (named as in INFO). */
+struct redis_info {
+    char version[32];  /* redis_version */
+    uint64_t uptime_s; /* uptime_in_seconds */
+    uint64_t connected_clients;
+    uint64_t blocked_clients;
+    uint64_t used_memory;
+    uint64_t used_memory_rss;
+    uint64_t maxmemory;
+    double mem_fragmentation_ratio;
+    int loading; /* Persistence: 1 while loading a dump */
+    int rdb_bgsave_in_progress;
+    int aof_rewrite_in_progress;
+    int aof_enabled;      /* the append-only file is on */
+    uint64_t rdb_changes; /* rdb_changes_since_last_save: writes since the last dump */
+    uint64_t total_connections_received;
+    uint64_t total_commands_processed;
+    uint64_t rejected_connections;
+    uint64_t expired_keys;
+    uint64_t evicted_keys;
+    uint64_t keyspace_hits;
+    uint64_t keyspace_misses;
+    uint64_t latest_fork_usec;
+    uint64_t total_forks; /* 6.2 on; 0 before */
+    double used_cpu_sys;  /* seconds */
+    double used_cpu_user;
+    uint64_t keys;    /* Keyspace: keys= summed over the databases */
+    uint64_t expires; /* Keyspace: expires= summed */
+    unsigned have;    /* bit REDIS_HAVE_* for the fields older servers may lack */
+};
+
+enum {
+    REDIS_HAVE_TOTAL_FORKS = 1u << 0,
+    REDIS_HAVE_CPU = 1u << 1,
+    REDIS_HAVE_FRAG = 1u << 2,
+    REDIS_HAVE_CHANGES = 1u << 3,
+};
+
+/*
+ * Parses an INFO reply (any sections, "\r\n" or "\n" lines). Every line is
+ * "# Section", empty, or "key:value"; a known numeric field must hold a
+ * number. 0, or -1 with err ("line 12: ...", "truncated ...", "not an INFO
+ * reply ...") for anything else. Unknown fields are skipped.
+ */
+int redis_info_parse(const char *text, size_t len, struct redis_info *out, char *err);
+
+#define REDIS_MAX_CMDSTATS 96
+
+struct redis_cmdstat {
+    char name[40]; /* "get", "client|setname" */
+    uint64_t calls;
+    uint64_t usec;
+    uint64_t rejected_calls; /* 6.2 on */
+    uint64_t failed_calls;   /* 6.2 on */
+};
+
+struct redis_cmdstats {
+    int n;
+    int dropped; /* commands past REDIS_MAX_CMDSTATS, not kept */
+    struct redis_cmdstat cmd[REDIS_MAX_CMDSTATS];
+};
+
+/*
+ * Parses INFO commandstats: "cmdstat_NAME:calls=N,usec=N,usec_per_call=F
+ * [,rejected_calls=N,failed_calls=N]" lines. 0, or -1 with err.
+ */
+int redis_cmdstats_parse(const char *text, size_t len, struct redis_cmdstats *out, char *err);
+/* The entry for name, or NULL. */
+const struct redis_cmdstat *redis_cmdstat_find(const struct redis_cmdstats *cs, const char *name);
+
+/* The newest SLOWLOG entry (SLOWLOG GET 1). */
+struct redis_slowlog {
+    long long last_id;   /* -1: the log is empty */
+    long long last_usec; /* how long that command took */
+    char last_cmd[32];   /* its command name */
+};
+
+/* Reads a SLOWLOG GET reply tree (as hiredis returns it). 0, or -1 with err. */
+int redis_slowlog_parse(const redisReply *r, struct redis_slowlog *out, char *err);
+
+/* --- the collector's raw sample (redis/collector.c) --- */
+
+/* Commands each sample sends (INFO, INFO commandstats, SLOWLOG LEN, SLOWLOG GET 1). */
+#define REDIS_SAMPLE_COMMANDS 4
+/* Commands each settings read sends after a sample (one CONFIG GET; redis/settings.c). */
+#define REDIS_SETTINGS_COMMANDS 1
+
+struct coll_settings;
+/* The collector class's read_settings; *all starts 0 and becomes 1 on servers before 7. */
+int redis_settings_read(redisContext *ctx, int *all, struct coll_settings *out, char *err);
+/* The collector class's apply_setting: CONFIG SET (in memory; the config file is not rewritten). */
+int redis_settings_apply(redisContext *ctx, const char *name, const char *value, char *err);
+
+struct redis_sample {
+    struct redis_info info;
+    struct redis_cmdstats cmds;
+    long long slowlog_len; /* -1: SLOWLOG not allowed */
+    struct redis_slowlog slowlog;
+    char refused[128]; /* the first command the server refused (ACL), "" if none */
+    double rtt_ms;     /* the sample's round trip (small replies: close to the network's) */
+    char appendfsync[12]; /* with the AOF on: CONFIG GET appendfsync ("always"...); "" unknown */
+};
+
+/* --- -f scripts (redis/script.c) --- */
+
+/* The variables a script has without \set: client_id, keys (--keys). */
+extern const char *const redis_script_predef[];
+
+/*
+ * Raises *line to the longest text a command of s renders to and *request
+ * to the most RESP bytes one run of s writes. 0, or -1 with "NAME:LINE:
+ * problem" in err (a script with no command, too many references).
+ */
+int redis_script_longest(const struct script *s, size_t *line, size_t *request, char *err);
+
+/* Asks the server (blocking) whether it knows each command's name; "NAME:LINE: unknown ..." */
+int redis_script_check(redisContext *ctx, const struct script *s, char *err);
+
+/* line's words (split at spaces and tabs) as one RESP command at out; returns its length. */
+size_t redis_script_resp(const char *line, size_t len, char *out);
+
+/*
+ * One run of s: its \set lines evaluated into vars, its commands written as
+ * RESP at out (room from redis_script_longest), line a scratch buffer of
+ * line_cap bytes. Returns the bytes written and the commands in *ncmds, or
+ * -1 with err (an expression's error). Never allocates.
+ */
+long redis_script_render(const struct script *s, int64_t *vars, struct rng *rng, char *line,
+                         size_t line_cap, char *out, int *ncmds, char *err);
+
+#endif

@@ -1,0 +1,234 @@
+/*
+ * sqlite/collector: the server pane for a SQLite file, seen from inside.
+ *
+ * Its own connection reads the PRAGMAs that decide how a commit reaches
+ * the disk (journal_mode, synchronous) and the cache and file sizes; the
+ * load connections' counters (sqlite/stats.c) give the rest: commits, time
+ * in COMMIT, lock waits, cache hits, checkpoints. Without benchtop's own
+ * load on the file (`watch`), only the PRAGMAs and sizes are there.
+ *
+ * For the verdict, time becomes sessions, as a server's sampled states
+ * would be: over an interval, the mean number of connections inside a
+ * transaction (active), inside COMMIT (commit_wait) and waiting for the
+ * lock (lock_wait); the rest of active is on CPU.
+ */
+#include "sqlite.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/util.h"
+
+static const char FILE_[] = "file", TXNS[] = "transactions", SETTINGS[] = "settings";
+
+struct sq_coll {
+    sqlite3 *db;
+    char path[PATH_MAX];
+};
+
+static const char *const sync_names[] = {"off", "normal", "full", "extra"};
+
+static int64_t
+pragma_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = -1;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void
+pragma_text(sqlite3 *db, const char *sql, char *out, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+
+    out[0] = '\0';
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+        sqlite3_column_text(st, 0) != NULL)
+        snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+static int64_t
+file_size(const char *path)
+{
+    struct stat sb;
+
+    return stat(path, &sb) == 0 ? (int64_t)sb.st_size : -1;
+}
+
+static void *
+sq_coll_open(const char *target, char *err)
+{
+    struct sqlite_target t;
+    struct sq_coll *c;
+
+    if (sqlite_target_parse(target, &t, err) < 0)
+        return NULL;
+    c = xcalloc(1, sizeof *c);
+    snprintf(c->path, sizeof c->path, "%s", t.path);
+    /* Read-only: the collector never creates the file or takes a write lock. */
+    if (sqlite3_open_v2(t.path, &c->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        seterr(err, "cannot open %s: %s (run benchtop init TARGET first)", t.path,
+               c->db ? sqlite3_errmsg(c->db) : "out of memory");
+        sqlite3_close(c->db);
+        free(c);
+        return NULL;
+    }
+    sqlite3_busy_timeout(c->db, 100);
+    return c;
+}
+
+static void
+sq_coll_close(void *conn)
+{
+    struct sq_coll *c = conn;
+
+    if (c == NULL)
+        return;
+    sqlite3_close(c->db);
+    free(c);
+}
+
+static int
+sq_coll_sample(void *conn, void *out, char *err)
+{
+    struct sq_coll *c = conn;
+    struct sqlite_sample *s = out;
+    char wal[PATH_MAX + 8];
+    int64_t sync;
+
+    pragma_text(c->db, "PRAGMA journal_mode", s->journal_mode, sizeof s->journal_mode);
+    sync = pragma_int(c->db, "PRAGMA synchronous");
+    snprintf(s->synchronous, sizeof s->synchronous, "%s",
+             sync >= 0 && sync <= 3 ? sync_names[sync] : "?");
+    s->page_size = pragma_int(c->db, "PRAGMA page_size");
+    s->cache_size = pragma_int(c->db, "PRAGMA cache_size");
+    s->page_count = pragma_int(c->db, "PRAGMA page_count");
+    s->freelist_count = pragma_int(c->db, "PRAGMA freelist_count");
+    s->file_bytes = file_size(c->path);
+    snprintf(wal, sizeof wal, "%s-wal", c->path);
+    s->wal_bytes = file_size(wal);
+    s->have_counts = sqlite_stats_read(c->path, &s->counts) == 0;
+    if (s->file_bytes < 0)
+        return seterr(err, "%s is gone", c->path);
+    return 0;
+}
+
+/* --- derive: pure --- */
+
+static void
+derive_settings(const struct sqlite_sample *c, struct coll_view *v)
+{
+    coll_row_add(v, SETTINGS, "journal_mode", NAN, ROW_NORMAL, "%s", c->journal_mode);
+    coll_row_add(v, SETTINGS, "synchronous", NAN, ROW_NORMAL, "%s", c->synchronous);
+    coll_row_add(v, SETTINGS, "page_size", (double)c->page_size, ROW_NORMAL, "%lld",
+                 (long long)c->page_size);
+    if (c->cache_size < 0)
+        coll_row_add(v, SETTINGS, "cache_size", (double)-c->cache_size, ROW_NORMAL, "%lld KiB",
+                     (long long)-c->cache_size);
+    else
+        coll_row_add(v, SETTINGS, "cache_size", (double)c->cache_size, ROW_NORMAL, "%lld pages",
+                     (long long)c->cache_size);
+    coll_row_add(v, FILE_, "file size", (double)c->file_bytes, ROW_NORMAL, "%.1f MiB",
+                 (double)c->file_bytes / 1048576.0);
+    if (c->wal_bytes >= 0)
+        coll_row_add(v, FILE_, "wal size", (double)c->wal_bytes, ROW_NORMAL, "%.1f MiB",
+                     (double)c->wal_bytes / 1048576.0);
+}
+
+/* Mean number of connections inside an activity that took us microseconds over secs. */
+static double
+busy_share(uint64_t us, double secs)
+{
+    return (double)us / 1e6 / secs;
+}
+
+static void
+derive_signals(const struct sqlite_counts *d, const struct sqlite_counts *c, double secs,
+               struct coll_view *v)
+{
+    struct coll_signals *g = &v->sig;
+
+    g->sessions = (double)c->conns;
+    /* a transaction's own time is published when it ends, its lock waits as they happen */
+    g->active = fmin(fmax(busy_share(d->txn_us, secs),
+                          busy_share(d->commit_us, secs) + busy_share(d->busy_us, secs)),
+                     g->sessions);
+    g->commit_wait = fmin(busy_share(d->commit_us, secs), g->active);
+    g->lock_wait = fmin(busy_share(d->busy_us, secs), g->active - g->commit_wait);
+    g->on_cpu = fmax(0.0, g->active - g->commit_wait - g->lock_wait);
+    g->io_wait = 0;
+}
+
+static void
+derive_counts(const struct sqlite_counts *p, const struct sqlite_counts *c, double secs,
+              struct coll_view *v)
+{
+    struct sqlite_counts d;
+    const uint64_t *a = (const uint64_t *)p, *b = (const uint64_t *)c;
+    uint64_t *out = (uint64_t *)&d;
+    double per_commit, hits;
+
+    for (size_t i = 0; i < sizeof d / sizeof(uint64_t); i++)
+        out[i] = b[i] >= a[i] ? b[i] - a[i] : 0;
+    v->server_tps = (double)d.txns / secs;
+    coll_row_add(v, TXNS, "commits/s", (double)d.commits / secs, ROW_NORMAL, "%.1f",
+                 (double)d.commits / secs);
+    per_commit = d.commits ? (double)d.commit_us / (double)d.commits / 1000.0 : NAN;
+    if (isnan(per_commit))
+        coll_row_add(v, TXNS, "time in COMMIT", NAN, ROW_DIM, "-");
+    else
+        coll_row_add(v, TXNS, "time in COMMIT", per_commit,
+                     d.commit_us * 2 > d.txn_us ? ROW_WARN : ROW_NORMAL,
+                     "%.2f ms each, %.0f%% of txn time", per_commit,
+                     100.0 * (double)d.commit_us / (double)d.txn_us);
+    coll_row_add(v, TXNS, "lock waits/s", (double)d.busy_retries / secs,
+                 d.busy_retries ? ROW_WARN : ROW_NORMAL, "%.1f (%.0f ms/s)",
+                 (double)d.busy_retries / secs, (double)d.busy_us / 1000.0 / secs);
+    coll_row_add(v, TXNS, "lock timeouts", (double)d.busy_timeouts, d.busy_timeouts ? ROW_BAD : ROW_NORMAL,
+                 "%llu", (unsigned long long)d.busy_timeouts);
+    hits = (double)(d.cache_hit + d.cache_miss);
+    if (hits > 0)
+        coll_row_add(v, FILE_, "cache hit", 100.0 * (double)d.cache_hit / hits, ROW_NORMAL,
+                     "%.1f%%", 100.0 * (double)d.cache_hit / hits);
+    coll_row_add(v, FILE_, "pages written/s", (double)d.cache_write / secs, ROW_NORMAL, "%.1f",
+                 (double)d.cache_write / secs);
+    coll_row_add(v, FILE_, "checkpoints/s", (double)d.checkpoints / secs, ROW_NORMAL, "%.2f",
+                 (double)d.checkpoints / secs);
+    if (d.checkpoints > 0)
+        coll_event_add(v, "sqlite: %llu WAL checkpoints (%.1f ms)",
+                       (unsigned long long)d.checkpoints, (double)d.checkpoint_us / 1000.0);
+    derive_signals(&d, c, secs, v);
+}
+
+static void
+sq_coll_derive(const void *prev, const void *cur, double secs, struct coll_view *v)
+{
+    const struct sqlite_sample *p = prev, *c = cur;
+
+    coll_view_reset(v);
+    if (p != NULL && c->have_counts && p->have_counts && secs > 0)
+        derive_counts(&p->counts, &c->counts, secs, v);
+    else if (!c->have_counts)
+        snprintf(v->note, sizeof v->note,
+                 "commits, lock waits and cache figures only while benchtop loads this file");
+    derive_settings(c, v);
+}
+
+const struct collector_class sqlite_collector_class = {
+    .name = "sqlite",
+    .title = "SQLite",
+    .sample_size = sizeof(struct sqlite_sample),
+    .open = sq_coll_open,
+    .close = sq_coll_close,
+    .sample = sq_coll_sample,
+    .derive = sq_coll_derive,
+};

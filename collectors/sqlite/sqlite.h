@@ -1,0 +1,77 @@
+/*
+ * sqlite: the SQLite backend's private interface, shared by
+ * collectors/sqlite/driver.c (targets, load driver, init), collectors/sqlite/stats.c
+ * (the in-process counters) and collectors/sqlite/collector.c.
+ *
+ * SQLite runs inside benchtop, so there is no server to ask what it does:
+ * the load connections publish their own counters (time in transactions,
+ * in COMMIT, in busy waits; page cache hits; checkpoints) into one
+ * sqlite_stats per database file, and the collector reads those beside the
+ * file's PRAGMAs and sizes.
+ */
+#ifndef BENCHTOP_SQLITE_H
+#define BENCHTOP_SQLITE_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "engine/collector.h"
+
+/* sqlite:///ABSOLUTE/PATH.db or sqlite://RELATIVE/PATH.db, with optional ?KEY=VALUE&... */
+struct sqlite_target {
+    char path[PATH_MAX];
+    char journal_mode[16]; /* "" = as the file has it (WAL persists; the default is delete) */
+    char synchronous[16];  /* "" = SQLite's default (full) */
+    int busy_timeout_ms;   /* how long a writer retries a locked database (default 5000) */
+};
+
+/* Parses target; 0, or -1 with a one-line "problem (fix)" in err. */
+int sqlite_target_parse(const char *target, struct sqlite_target *t, char *err);
+
+/* --- in-process counters (sqlite/stats.c) --- */
+
+/* Cumulative counters of every load connection to one file. */
+struct sqlite_counts {
+    uint64_t conns;         /* connections open now (a gauge) */
+    uint64_t txns;          /* transactions finished (committed or rolled back) */
+    uint64_t commits;       /* COMMITs that succeeded */
+    uint64_t txn_us;        /* time inside transactions, BEGIN to the end of COMMIT */
+    uint64_t commit_us;     /* time inside COMMIT (the journal's or WAL's sync) */
+    uint64_t busy_retries;  /* times a connection found the database locked and waited */
+    uint64_t busy_us;       /* time spent in those waits */
+    uint64_t busy_timeouts; /* transactions that gave up: "database is locked" */
+    uint64_t cache_hit;     /* page cache hits, misses and pages written (sqlite3_db_status) */
+    uint64_t cache_miss;
+    uint64_t cache_write;
+    uint64_t checkpoints; /* WAL checkpoints run by the load connections */
+    uint64_t checkpoint_us;
+};
+
+struct sqlite_stats;
+
+/* The counters of path, created at the first attach; every attach is matched by a detach. */
+struct sqlite_stats *sqlite_stats_attach(const char *path);
+void sqlite_stats_detach(struct sqlite_stats *st);
+/* Adds d to the counters (any thread; relaxed atomics). */
+void sqlite_stats_add(struct sqlite_stats *st, const struct sqlite_counts *d);
+/* Copies path's counters; 0, or -1 when benchtop has no load connection to it (never had). */
+int sqlite_stats_read(const char *path, struct sqlite_counts *out);
+
+/* --- the collector's raw sample (sqlite/collector.c) --- */
+
+struct sqlite_sample {
+    char journal_mode[16];
+    char synchronous[16]; /* as a word: off, normal, full, extra */
+    int64_t page_size;
+    int64_t cache_size; /* pages, or -KiB when negative, as PRAGMA cache_size says */
+    int64_t page_count;
+    int64_t freelist_count;
+    int64_t file_bytes;
+    int64_t wal_bytes; /* -1: no WAL file */
+    int have_counts;   /* benchtop loads this file: counts holds its counters */
+    struct sqlite_counts counts;
+};
+
+extern const struct collector_class sqlite_collector_class;
+
+#endif

@@ -1,0 +1,464 @@
+/* sweep: step lists, SLOs, step figures, the knee, the rate search (see sweep.h). */
+#include "sweep.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+/* A number that ends at *end (strtod's rules, nothing else). */
+static int
+read_number(const char *s, const char **end, double *v)
+{
+    char *e;
+
+    errno = 0;
+    *v = strtod(s, &e);
+    if (e == s || errno != 0 || !isfinite(*v))
+        return -1;
+    *end = e;
+    return 0;
+}
+
+/* A list value: positive, and a whole number of clients at most -c's limit. */
+static int
+check_value(double v, int whole, const char *opt, const char *text, char *err)
+{
+    if (v <= 0 || (whole && (v != floor(v) || v > 100000)) || v > 1e9)
+        return seterr(err, "%s '%s': each step must be %s (e.g. %s)", opt, text,
+                      whole ? "a whole number of clients from 1 to 100000" : "a rate above 0",
+                      whole ? "1,2,4,8" : "1000,2000,4000");
+    return 0;
+}
+
+static int
+add_step(struct sweep_list *l, double v, const char *opt, const char *text, char *err)
+{
+    if (l->n == SWEEP_MAX_STEPS)
+        return seterr(err, "%s '%s' has more than %d steps (use a larger step or a shorter range)",
+                      opt, text, SWEEP_MAX_STEPS);
+    if (l->n > 0 && v <= l->v[l->n - 1])
+        return seterr(err,
+                      "%s '%s' is not increasing (give each step larger than the last, e.g. "
+                      "1,2,4,8)",
+                      opt, text);
+    l->v[l->n++] = v;
+    return 0;
+}
+
+/* "A..B" (doubling) or "A..B+S" (fixed step); the end is always the last step. */
+static int
+parse_range(const char *text, const char *dots, int whole, struct sweep_list *l, char *err)
+{
+    const char *opt = whole ? "--clients" : "--rates", *p;
+    double a, b, step = 0;
+    char start[64];
+
+    /* strtod would read "1." of "1..64": the start is parsed on its own */
+    snprintf(start, sizeof(start), "%.*s", (int)(dots - text), text);
+    if (read_number(start, &p, &a) < 0 || *p != '\0' || dots - text >= (int)sizeof(start) ||
+        read_number(dots + 2, &p, &b) < 0 || (*p == '+' && read_number(p + 1, &p, &step) < 0) ||
+        *p != '\0')
+        return seterr(err,
+                      "%s '%s' is not a list (write 1,2,4,8, 1..64 for doubling or "
+                      "10..100+10 for a fixed step)",
+                      opt, text);
+    if (check_value(a, whole, opt, text, err) < 0 || check_value(b, whole, opt, text, err) < 0)
+        return -1;
+    if (b <= a)
+        return seterr(err, "%s '%s': the range must end above its start (e.g. 1..64)", opt, text);
+    if (strchr(dots, '+') != NULL && (step <= 0 || (whole && step != floor(step))))
+        return seterr(err, "%s '%s': the step after + must be %s (e.g. 10..100+10)", opt, text,
+                      whole ? "a whole number above 0" : "above 0");
+    for (double v = a; v<b *(1 - 1e-9); v = step> 0 ? v + step : v * 2)
+        if (add_step(l, v, opt, text, err) < 0)
+            return -1;
+    return add_step(l, b, opt, text, err);
+}
+
+int
+sweep_list_parse(const char *text, int whole, struct sweep_list *out, char *err)
+{
+    const char *opt = whole ? "--clients" : "--rates", *p = text, *dots = strstr(text, "..");
+    double v;
+
+    out->n = 0;
+    if (dots != NULL)
+        return parse_range(text, dots, whole, out, err);
+    for (;;) {
+        if (read_number(p, &p, &v) < 0 || (*p != ',' && *p != '\0'))
+            return seterr(err,
+                          "%s '%s' is not a list (write 1,2,4,8, 1..64 for doubling or "
+                          "10..100+10 for a fixed step)",
+                          opt, text);
+        if (check_value(v, whole, opt, text, err) < 0 || add_step(out, v, opt, text, err) < 0)
+            return -1;
+        if (*p == '\0')
+            return 0;
+        p++;
+    }
+}
+
+int
+sweep_slo_parse(const char *text, struct sweep_slo *out, char *err)
+{
+    static const double pcts[] = {50, 90, 99, 99.9};
+    const char *p = text;
+    double pct, limit;
+    size_t i;
+
+    while (*p == ' ')
+        p++;
+    if (*p++ != 'p' || read_number(p, &p, &pct) < 0)
+        goto bad;
+    for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]) && pct != pcts[i]; i++)
+        ;
+    while (*p == ' ')
+        p++;
+    if (i == sizeof(pcts) / sizeof(pcts[0]) || *p++ != '<')
+        goto bad;
+    while (*p == ' ')
+        p++;
+    if (read_number(p, &p, &limit) < 0 || limit <= 0)
+        goto bad;
+    while (*p == ' ')
+        p++;
+    if (strcmp(p, "ms") == 0)
+        out->limit_us = limit * 1000;
+    else if (strcmp(p, "us") == 0)
+        out->limit_us = limit;
+    else
+        goto bad;
+    out->pct = pct;
+    snprintf(out->text, sizeof(out->text), "p%g < %g %s", pct, limit, p);
+    return 0;
+bad:
+    return seterr(err,
+                  "--slo '%s' is not a latency target (write it like p99<5ms: p50, p90, p99 "
+                  "or p99.9, below a time in ms or us)",
+                  text);
+}
+
+/* Waiting: every kind of wait the collector can tell; NAN when it tells none. */
+void
+sweep_server_from(const struct coll_signals *sig, double server_tps, struct sweep_server *out)
+{
+    double waits[4], sum = NAN;
+
+    out->tps = server_tps;
+    out->active = out->waiting = out->cpu_pct = NAN;
+    if (sig == NULL)
+        return;
+    waits[0] = sig->lock_wait;
+    waits[1] = sig->lwlock_wait;
+    waits[2] = sig->io_wait;
+    waits[3] = sig->commit_wait;
+    for (int i = 0; i < 4; i++)
+        if (!isnan(waits[i]))
+            sum = isnan(sum) ? waits[i] : sum + waits[i];
+    out->active = sig->active;
+    out->waiting = sum;
+    out->cpu_pct = sig->server_cpu_pct;
+}
+
+uint64_t
+sweep_step_errors(const struct sweep_step *st)
+{
+    uint64_t n = 0;
+
+    for (int k = ERR_NONE + 1; k < ERR__COUNT; k++)
+        n += st->errors[k];
+    return n;
+}
+
+double
+sweep_step_x(const struct sweep_step *st, enum sweep_axis axis)
+{
+    return axis == SWEEP_CLIENTS ? st->clients : st->rate;
+}
+
+void
+sweep_acc_init(struct sweep_acc *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->lat = hist_new();
+}
+
+void
+sweep_acc_free(struct sweep_acc *a)
+{
+    hist_free(a->lat);
+    a->lat = NULL;
+}
+
+void
+sweep_acc_reset(struct sweep_acc *a)
+{
+    struct hist *lat = a->lat;
+
+    hist_reset(lat);
+    memset(a, 0, sizeof(*a));
+    a->lat = lat;
+}
+
+/* The host CPU split of the intervals that had one, summed (sweep_acc_finish averages it). */
+static void
+host_add(struct sweep_acc *a, const struct host_split *h)
+{
+    if (isnan(h->others))
+        return;
+    a->host.busy += h->busy;
+    a->host.server += h->server;
+    a->host.benchtop += h->benchtop;
+    a->host.others += h->others;
+    a->host.cores = h->cores;
+    a->host.event_loop = h->event_loop;
+    memcpy(a->host.names, h->names, sizeof(h->names));
+    a->host_n++;
+}
+
+void
+sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const struct verdict *v,
+              const struct sweep_server *srv)
+{
+    const double fig[4] = {srv->tps, srv->active, srv->waiting, srv->cpu_pct};
+    enum verdict_kind verdict = v->kind;
+
+    hist_merge(a->lat, cur->lat);
+    a->txns += cur->txns;
+    a->ops += cur->ops;
+    for (int k = 0; k < ERR__COUNT; k++)
+        a->errors[k] += cur->errors[k];
+    a->secs += secs;
+    a->ticks++;
+    a->verdict_ticks[verdict]++;
+    for (int i = 0; i < 4; i++) {
+        if (isnan(fig[i]))
+            continue;
+        a->server_sum[i] += fig[i];
+        a->server_n[i]++;
+    }
+    host_add(a, &v->host);
+}
+
+/* The verdict of most intervals; "none" only when no verdict was shown at all. */
+static void
+main_verdict(const struct sweep_acc *a, struct sweep_step *out)
+{
+    int best = VK_NONE;
+
+    for (int k = VK_NONE + 1; k < VK__COUNT; k++)
+        if (a->verdict_ticks[k] > a->verdict_ticks[best] ||
+            (best == VK_NONE && a->verdict_ticks[k] > 0))
+            best = k;
+    out->verdict = (enum verdict_kind)best;
+    out->verdict_share = a->ticks ? (double)a->verdict_ticks[best] / a->ticks : 0;
+    memcpy(out->verdict_ticks, a->verdict_ticks, sizeof(out->verdict_ticks));
+}
+
+void
+sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out)
+{
+    double *fig[4] = {&out->server.tps, &out->server.active, &out->server.waiting,
+                      &out->server.cpu_pct};
+
+    out->txns = a->txns;
+    out->ops = a->ops;
+    memcpy(out->errors, a->errors, sizeof(out->errors));
+    out->tps = a->secs > 0 ? (double)a->txns / a->secs : 0;
+    out->ops_s = a->secs > 0 ? (double)a->ops / a->secs : 0;
+    hist_summarize(a->lat, &out->lat);
+    main_verdict(a, out);
+    for (int i = 0; i < 4; i++)
+        *fig[i] = a->server_n[i] ? a->server_sum[i] / a->server_n[i] : NAN;
+    host_split_make(NAN, 1, NAN, NAN, &out->host);
+    if (a->host_n > 0) {
+        out->host = a->host;
+        out->host.busy /= a->host_n;
+        out->host.server /= a->host_n;
+        out->host.benchtop /= a->host_n;
+        out->host.others /= a->host_n;
+    }
+}
+
+/* Did going from step a to step b (more load) stop paying? */
+static int
+stopped_scaling(const struct sweep_step *a, const struct sweep_step *b, enum sweep_axis axis)
+{
+    double load = sweep_step_x(b, axis) / sweep_step_x(a, axis), doublings = log2(load);
+
+    if (a->tps <= 0 || a->lat.p99 == 0 || doublings <= 0)
+        return 0;
+    return b->tps / a->tps < pow(1 + SWEEP_KNEE_GAIN, doublings) ||
+           (double)b->lat.p99 / (double)a->lat.p99 > pow(SWEEP_KNEE_P99, doublings);
+}
+
+int
+sweep_knee(const struct sweep_step *steps, int n, enum sweep_axis axis)
+{
+    for (int i = 0; i + 1 < n; i++)
+        if (stopped_scaling(&steps[i], &steps[i + 1], axis))
+            return i;
+    return -1;
+}
+
+int
+sweep_best(const struct sweep_step *steps, int n)
+{
+    int best = -1;
+
+    for (int i = 0; i < n; i++)
+        if (steps[i].txns > 0 && (best < 0 || steps[i].tps > steps[best].tps))
+            best = i;
+    return best;
+}
+
+void
+rate_search_init(struct rate_search *rs, double limit_us, double start_rate)
+{
+    memset(rs, 0, sizeof(*rs));
+    rs->limit_us = limit_us;
+    rs->next = start_rate;
+}
+
+void
+rate_search_feed(struct rate_search *rs, double value_us)
+{
+    double r = rs->next;
+
+    rs->probes++;
+    if (!(value_us < rs->limit_us) && !rs->confirming) { /* NAN (no answer) fails too */
+        rs->confirming = 1; /* one stall must not cap the search: probe r again */
+        rs->done = rs->probes >= SWEEP_MAX_PROBES;
+        return;
+    }
+    rs->confirming = 0;
+    if (value_us < rs->limit_us) {
+        rs->pass = r;
+        rs->pass_us = value_us;
+    } else {
+        rs->fail = r;
+        rs->fail_us = value_us;
+    }
+    if (rs->fail == 0)
+        rs->next = r * 2;
+    else if (rs->pass == 0)
+        rs->next = r / 2;
+    else
+        rs->next = (rs->pass + rs->fail) / 2;
+    rs->done = rs->probes >= SWEEP_MAX_PROBES || rs->next < 1 || rs->next > 1e9 ||
+               (rs->pass > 0 && rs->fail > 0 && rs->fail <= rs->pass * (1 + SWEEP_SEARCH_TOL));
+}
+
+static void
+start_phase(struct sweep *sw, double t)
+{
+    sw->phase = sw->warmup_s > 0 ? SWEEP_WARMUP : SWEEP_MEASURE;
+    sw->phase_t = t;
+    sw->warmup_t = t;
+    sw->warmup_txns = 0;
+    sweep_acc_reset(&sw->acc);
+}
+
+void
+sweep_init(struct sweep *sw)
+{
+    sweep_acc_init(&sw->acc);
+    sw->nsteps = 0;
+    if (sw->find_rate)
+        rate_search_init(&sw->search, sw->slo.limit_us, sw->rate > 0 ? sw->rate : 100);
+    sw->x = sw->find_rate ? sw->search.next : sw->list.v[0];
+    start_phase(sw, 0);
+}
+
+void
+sweep_free(struct sweep *sw)
+{
+    sweep_acc_free(&sw->acc);
+}
+
+/* The SLO's percentile over the probe; NAN (a failure) without transactions or with >1% errors. */
+static double
+probe_value(const struct sweep *sw, const struct sweep_step *st)
+{
+    uint64_t errs = sweep_step_errors(st);
+
+    if (st->txns == 0 || (double)errs > 0.01 * (double)(st->txns + errs))
+        return NAN;
+    return (double)hist_percentile(sw->acc.lat, sw->slo.pct);
+}
+
+static void
+finish_step(struct sweep *sw, double t)
+{
+    struct sweep_step *st = &sw->steps[sw->nsteps];
+
+    memset(st, 0, sizeof(*st));
+    st->index = sw->nsteps++;
+    st->clients = sw->axis == SWEEP_CLIENTS ? sw->x : sw->clients;
+    st->rate = sw->axis == SWEEP_RATE ? sw->x : sw->rate;
+    st->warmup_t = sw->warmup_t;
+    st->start_t = sw->phase_t;
+    st->end_t = t;
+    st->warmup_txns = sw->warmup_txns;
+    sweep_acc_finish(&sw->acc, st);
+    if (!sw->find_rate)
+        return;
+    st->probe = 1;
+    st->probe_again = sw->search.confirming;
+    st->slo_value_us = probe_value(sw, st);
+    st->slo_met = st->slo_value_us < sw->slo.limit_us;
+    rate_search_feed(&sw->search, st->slo_value_us);
+}
+
+/* The next step's load; 0 when the sweep is over. */
+static int
+next_load(struct sweep *sw, double *x)
+{
+    if (sw->nsteps == SWEEP_MAX_STEPS)
+        return 0;
+    if (sw->find_rate) {
+        *x = sw->search.next;
+        return !sw->search.done;
+    }
+    if (sw->nsteps >= sw->list.n)
+        return 0;
+    *x = sw->list.v[sw->nsteps];
+    return 1;
+}
+
+void
+sweep_tick(struct sweep *sw, const struct snapshot *snap, const struct verdict *v,
+           const struct sweep_server *srv,
+           struct sweep_action *act)
+{
+    double elapsed = snap->t - sw->phase_t, slack = snap->interval_s / 2;
+
+    memset(act, 0, sizeof(*act));
+    if (sw->phase == SWEEP_DONE || snap->final)
+        return;
+    if (sw->phase == SWEEP_WARMUP) {
+        sw->warmup_txns += snap->cur.txns;
+        if (elapsed >= sw->warmup_s - slack) {
+            sw->phase = SWEEP_MEASURE;
+            sw->phase_t = snap->t;
+        }
+        return;
+    }
+    sweep_acc_add(&sw->acc, &snap->cur, snap->interval_s, v, srv);
+    if (elapsed < sw->step_s - slack)
+        return;
+    finish_step(sw, snap->t);
+    act->step_done = 1;
+    if (!next_load(sw, &act->x)) {
+        sw->phase = SWEEP_DONE;
+        act->done = 1;
+        return;
+    }
+    act->set = 1;
+    sw->x = act->x;
+    start_phase(sw, snap->t);
+}

@@ -1,0 +1,126 @@
+/*
+ * throwaway: throwaway database servers for `benchtop demo` and the tests
+ * (`benchtop serve`). Generic parts live here (a private temporary folder,
+ * a free loopback port, running programs as an unprivileged user when we
+ * are root, waiting for a port to accept, removing everything at the end);
+ * what is specific to one database lives in its collectors/NAME-server.c file
+ * as a struct server_class listed in collectors/registry.c.
+ *
+ * Programs are run with fork + exec, never through a shell. Each child gets
+ * stdin from /dev/null, stdout and stderr appended to a log file, an empty
+ * signal mask and its own process group (so a Ctrl-C meant for benchtop
+ * does not kill an initdb half-way: benchtop decides when to stop). A caller
+ * that wants a clean stop on SIGINT/SIGTERM must block those signals before
+ * server_create and call server_destroy when they arrive (see serve.c).
+ */
+#ifndef BENCHTOP_SERVER_H
+#define BENCHTOP_SERVER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct server {
+    const struct server_class *cls;
+    char dir[256];    /* private folder, removed by server_destroy */
+    int port;         /* loopback TCP port */
+    char target[512]; /* what to pass to benchtop, e.g. postgres://postgres@127.0.0.1:PORT/... */
+    char behind[512]; /* a pooler's: the target of the server behind it ("" for a server) */
+    char user[64];    /* the user the server runs as ("" = ourselves) */
+    uid_t uid;
+    gid_t gid;
+    pid_t pid;     /* server process, when the class tracks one */
+    char log[320]; /* the class's main log file inside dir, set by cls->start ("" = none) */
+    void *priv;    /* class-private; cls->stop frees it */
+};
+
+/*
+ * One kind of throwaway server. Call order: start (once, from server_create),
+ * then any number of restart, then stop (once, from server_destroy or from a
+ * failed server_create). Errors are one line in err (BT_ERRLEN bytes).
+ */
+struct server_class {
+    const char *name; /* "postgres" */
+    /*
+     * Creates the data files in s->dir and starts the server on s->port as
+     * s->user; waits until it accepts; fills s->target. Sets s->log before
+     * running anything so that server_create can quote the log on failure;
+     * its own err need not repeat the log (server_create appends its last
+     * error line and where it was kept).
+     */
+    int (*start)(struct server *s, char *err);
+    /* Stops the server (fast shutdown) and restarts it on the same port and data; waits until it
+     * accepts. */
+    int (*restart)(struct server *s, char *err);
+    /* Stops the server and frees s->priv; must be safe to call after a failed (even an early)
+     * start. */
+    void (*stop)(struct server *s);
+    /*
+     * Optional, for `benchtop demo`: the name a demo of this server is also
+     * asked by ("web"); the paths under s->target its load requests, drawn
+     * at random (the driver's --url-file); and the paths it watches beside
+     * the load (--watch), with s->behind when that is another driver's
+     * database rather than a pooler's server.
+     */
+    const char *demo_name;
+    const char *const *demo_paths;
+    const char *const *demo_watch;
+};
+
+/*
+ * The classes compiled in, NULL-terminated; defined in collectors/registry.c
+ * (which `configure` fills), e.g. { &postgres_server_class, NULL }.
+ */
+extern const struct server_class *const server_classes[];
+
+/* Finds the class by name or demo_name in the registry (NULL if not compiled in). */
+const struct server_class *server_class_find(const char *name);
+
+/*
+ * Clears s, makes the folder (/tmp/benchtop-XXXXXX, mode 0700, owned by the
+ * server's user) and picks a port and user; then cls->start. 0, or -1 with
+ * err and nothing left behind: the server stopped, the folder removed; only
+ * the log, when there is one, is kept as DIR.log and named in err.
+ */
+int server_create(struct server *s, const struct server_class *cls, char *err);
+/* cls->stop, then removes the folder. Safe to call twice. */
+void server_destroy(struct server *s);
+
+/* Helpers for classes. */
+/* Runs argv (argv[0] a full path; as s->user when set) and waits; output goes to logpath
+ * (appended). 0 if it exited 0. */
+int server_run(const struct server *s, char *const argv[], const char *logpath, char *err);
+/* Starts argv in the background (as s->user when set); returns its pid (reap it with waitpid) or
+ * -1. */
+pid_t server_spawn(const struct server *s, char *const argv[], const char *logpath, char *err);
+/* A free loopback TCP port for a second listener of a class (the kernel's pick; -1 with err). */
+int server_pick_port(char *err);
+/* Writes text to path (in s->dir) and gives it to s->user. 0, or -1 with err. */
+int server_write_file(const struct server *s, const char *path, const char *text, char *err);
+/* Waits until 127.0.0.1:port accepts a TCP connection, up to timeout_ms. 0 or -1. */
+int server_wait_port(int port, int timeout_ms);
+/*
+ * Finds an executable: first in PATH, then in the given glob patterns (e.g.
+ * "/usr/lib/postgresql/ * /bin/initdb" without spaces; NULL-terminated),
+ * taking the highest version among a pattern's matches. 0, or -1 if none.
+ */
+int server_find_program(const char *name, const char *const *globs, char *out, size_t outlen);
+/*
+ * The line of a log that best explains a failure: the last one that looks
+ * like an error (from its FATAL, PANIC or ERROR on, or a whole line with
+ * "error"), else the last non-empty line. "" if the file cannot be read.
+ */
+void server_log_tail(const char *logpath, char *out, size_t outlen);
+/*
+ * Waits until s->port accepts, up to timeout_ms, giving up early when the
+ * process s->pid exits (a port taken meanwhile, a bad option): then it is
+ * reaped, s->pid is 0 and err says how it ended ("NAME exited with status 1").
+ */
+int server_wait_ready(struct server *s, const char *name, int timeout_ms, char *err);
+/* Waits for pid to exit and reaps it, up to timeout_ms (a pidfd: no sleep loop). 0 if it did. */
+int server_wait_exit(pid_t pid, int timeout_ms);
+/* SIGTERM to s->pid, SIGKILL when it has not exited after term_ms; s->pid is 0 after. */
+void server_stop_pid(struct server *s, int term_ms);
+/* After a failed restart: appends the log's telling line and where the log is to err; -1. */
+int server_explain(const struct server *s, char *err);
+
+#endif

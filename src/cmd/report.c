@@ -1,0 +1,35 @@
+/* report: `benchtop report RUN...`: options checked, then records/compare.c. */
+#include "cmd.h"
+
+#include "records/compare.h"
+#include "run/options.h"
+#include "base/util.h"
+
+static int
+cmd_report(struct runconf *rc, char **pos, int npos)
+{
+    struct compare_opts o = {0};
+    const char *name = rc->report_format ? rc->report_format : "text";
+
+    o.format = compare_format(name);
+    if (o.format < 0)
+        usage_fatal("--format takes text, markdown, csv or json, not '%s'", name);
+    o.from = rc->report_from;
+    o.to = options_given(rc, "to") ? rc->report_to : 0;
+    o.html = rc->report_html;
+    o.hlog = rc->report_hlog;
+    if (npos == 0)
+        usage_fatal("report needs at least one record (e.g. benchtop report run1.jsonl "
+                    "run2.jsonl; make one with --record FILE or --headless > FILE)");
+    if (options_given(rc, "to") && rc->report_to <= rc->report_from)
+        usage_fatal("--to %g must be later than --from %g", rc->report_to, rc->report_from);
+    if (rc->report_hlog && npos != 1)
+        usage_fatal("--hlog writes one run's interval log: give one record");
+    return compare_write(stdout, pos, npos, &o);
+}
+
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_report_entry = {
+    "report", CMD_REPORT, cmd_report,
+    "benchtop report RUN... [--html FILE] [--format F] [--from S] [--to S]",
+    "compare recorded runs (--record FILE / --headless > FILE), with charts"};

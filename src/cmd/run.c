@@ -1,0 +1,115 @@
+/* run: `benchtop [run] TARGET`: put load on TARGET and report. */
+#include "cmd.h"
+
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include "engine/driver.h"
+#include "engine/engine.h"
+#include "run/instance.h"
+#include "engine/mix.h"
+#include "run/options.h"
+#include "run/target.h"
+#include "base/util.h"
+
+/*
+ * Each client holds a socket: raise the soft descriptor limit as far as the
+ * hard one allows, or say how to before anything starts.
+ */
+void
+cmd_raise_fd_limit(int clients)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)clients + 64; /* collectors, eventfds, stdio, libraries */
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur < need)
+        usage_fatal("-c %d needs about %llu open files but the limit is %llu (raise it with "
+                    "ulimit -n, or use fewer clients)",
+                    clients, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+}
+
+/* The mix prepare accepted, as "select-only@9,simple-update@1" or one name. */
+static const char *
+workload_label(const struct runconf *rc, char *buf, size_t len)
+{
+    struct mix m;
+    char err[BT_ERRLEN];
+
+    if (mix_parse(&m, rc, rc->driver->name, rc->driver->workloads, err) < 0)
+        return rc->driver->workloads[0]; /* the driver reads its choices another way */
+    mix_label(&m, buf, len);
+    mix_free(&m);
+    return buf;
+}
+
+int
+cmd_run_load(struct runconf *rc, struct sweep *sweep)
+{
+    const struct driver_class *drv = rc->driver;
+    char err[BT_ERRLEN];
+    void *shared;
+    struct report_ctx ctx = {.rc = rc, .sweep = sweep, .print_options = options_print_json};
+    struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1, .sweep = sweep};
+    const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
+    char label[1024];
+    int sigfd;
+
+    if (rc->per_stmt && drv->stmt_labels == NULL)
+        usage_fatal("-r is not supported for %s: it has no statements to count (drop -r)",
+                    drv->name);
+    shared = drv->prepare(rc, rc->driver_conf, err);
+    if (shared == NULL)
+        usage_fatal("%s", err);
+    if (rc->per_stmt)
+        drv->stmt_labels(shared, &ctx.stmt_labels);
+    cmd_raise_fd_limit(rc->clients);
+    ctx.workload = workload_label(rc, label, sizeof label);
+    ctx.mode = rc->mode ? rc->mode : drv->modes[0];
+    ctx.json = cmd_open_record(rc);
+    ctx.human = rc->quiet ? NULL : stderr;
+    sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
+    if (sigfd < 0 || instance_wait(rc, sigfd) < 0) {
+        drv->release(shared);
+        return 1; /* interrupted before --start-at: nothing ran */
+    }
+    targets[0] = rc->target_masked;
+    if (!rc->no_collect) /* first: a pooler may refuse the load */
+        cmd_add_server(&s, rc, names, targets);
+    cmd_add_pooler(rc->no_collect ? NULL : &s, rc, 1, names, targets);
+    if (!rc->no_collect)
+        cmd_add_watched(&s, rc, names, targets);
+    s.eng = engine_start(rc, shared, err);
+    if (s.eng == NULL)
+        usage_fatal("%s", err);
+    cmd_front_end(&s, sigfd, &ctx, names, targets);
+    engine_free(s.eng);
+    drv->release(shared);
+    if (ctx.json != NULL && ctx.json != stdout)
+        fclose(ctx.json);
+    return 0;
+}
+
+static int
+cmd_run_exec(struct runconf *rc, char **pos, int npos)
+{
+    char schemes[256];
+
+    target_known_schemes(schemes, sizeof schemes);
+    if (npos == 0)
+        usage_fatal("no target given (start it with %s)", schemes);
+    if (npos > 1)
+        usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
+    cmd_resolve_target(rc, pos[0], 1);
+    cmd_check_run_options(rc, 10);
+    instance_configure(rc);
+    return cmd_run_load(rc, NULL);
+}
+
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_run_entry = {"run", CMD_RUN, cmd_run_exec,
+                                        "benchtop [run] TARGET [OPTIONS]",
+                                        "put load on TARGET and report throughput and latency"};

@@ -1,0 +1,264 @@
+/*
+ * collector: the server-side view of one target. A database backend plugs
+ * in one const struct collector_class (listed in collectors/registry.c,
+ * found by the same name as its driver class).
+ *
+ * Threads: every callback except derive runs on the collector's own thread
+ * (src/engine/collect.c), on its own connection: never on a load thread, never on
+ * the UI thread, so a slow server never freezes the screen. derive is pure
+ * (no I/O, no globals) so tests feed it captured samples.
+ *
+ * Call order: open -> { sample [read_settings] }* -> close, with open
+ * again after a sample failed (the connection is re-opened at the next
+ * tick). After each sample after the first, derive(prev, cur) turns the two
+ * raw samples into rows. apply_setting runs between two samples, only when
+ * the user asked for it (a dashboard key), never on its own.
+ */
+#ifndef BENCHTOP_COLLECTOR_H
+#define BENCHTOP_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define COLL_MAX_ROWS 48
+#define COLL_MAX_EVENTS 4
+#define COLL_MAX_SETTINGS 24
+#define COLL_MAX_CHANGES 8
+
+enum row_level {
+    ROW_NORMAL,
+    ROW_GOOD, /* e.g. a high cache hit ratio */
+    ROW_WARN, /* worth a look: waits, idle in transaction, temp files */
+    ROW_BAD,  /* likely a problem: deadlocks, locks not granted */
+    ROW_DIM,  /* not available (missing privilege, older server) */
+};
+
+/* One line of the server pane: "label  value", grouped by section. */
+struct coll_row {
+    char section[16]; /* e.g. "sessions", "database", "checkpoints", "wal", "locks", "settings" */
+    char label[32];
+    char value[64];
+    double num; /* the value as a number (rates per second, counts, %); NAN if none */
+    enum row_level level;
+};
+
+/*
+ * Where the server's time goes, for the verdict (src/analysis/verdict.h): each field
+ * is NAN when this collector cannot tell. Session counts are of client
+ * sessions at the sample's instant, the collector's own excluded.
+ */
+struct coll_signals {
+    double sessions;         /* client sessions connected */
+    double active;           /* ... running a statement */
+    double on_cpu;           /* ... of those, not waiting on anything: using (or queued for) CPU */
+    double lock_wait;        /* ... waiting on row or table locks */
+    double lwlock_wait;      /* ... waiting on the server's internal locks (not the commit's) */
+    double io_wait;          /* ... waiting on data file I/O */
+    double commit_wait;      /* ... waiting for the commit's log write or sync */
+    double log_sync_ms_s;    /* ms spent in log syncs per second, when the server times them */
+    double server_cpu_pct;   /* the server's own CPU, % of one core */
+    double server_cpu_limit; /* the % at which it is saturated (Redis 100: one main thread) */
+    double rtt_ms;           /* one trivial round trip on the collector's own connection */
+    /*
+     * benchtop's own sessions (its load connections), when the collector can
+     * tell them apart; NAN otherwise. Lock, commit and I/O waits count for
+     * them: other sessions' waits are evidence, not benchtop's limit.
+     */
+    double own_sessions;
+    double own_active;
+    double own_lock_wait;
+    double own_commit_wait;  /* commit's log sync and data file I/O */
+    double idle_tx;          /* client sessions idle in a transaction: waiting for the client */
+    double samples;          /* session-state samples averaged into the counts above (1: a glance) */
+    double commits_s;        /* commits (and autocommit statements) per second, server-wide */
+    double log_syncs_s;      /* fsyncs of the commit log per second (WAL, InnoDB log, AOF) */
+    char sync_untimed[32];   /* the setting that would time the syncs, when off; "" */
+    char sync_each_commit[32]; /* the setting that makes every commit wait for a log sync, when */
+                               /* the server counts no syncs (Redis "appendfsync always"); "" */
+    char commit_advice[80];  /* what lowers the syncs per commit on this server */
+    double rows_per_txn;     /* rows read per transaction */
+    double blocks_per_txn;   /* blocks (pages) accessed per transaction */
+    double seq_scans_s;      /* sequential scans per second */
+    char seq_scan_table[40]; /* ... most of them on this table; "" */
+    double max_sessions;     /* the server's connection limit */
+    /* A connection pooler in front of the server (NAN for a server): */
+    double pool_waiting;    /* clients waiting for a server connection */
+    double pool_servers;    /* server connections busy with a client */
+    double pool_size;       /* server connections a pool may open */
+    double pool_maxwait_ms; /* the longest a waiting client has waited */
+    /* An application tier's worker pool (php-fpm), from its status page (NAN elsewhere): */
+    double app_queue;   /* requests waiting for a free worker */
+    double app_busy;    /* workers busy with a request */
+    double app_workers; /* workers that may run at once */
+    char app_name[16];  /* the tier's name ("php-fpm") */
+    char app_limit[24]; /* the setting that caps the workers ("pm.max_children") */
+};
+
+/* What derive produces for the UI, the JSON record and the verdict. */
+struct coll_view {
+    int nrows;
+    struct coll_row rows[COLL_MAX_ROWS];
+    double server_tps; /* the server's own transactions/s (commits + rollbacks); NAN if unknown */
+    int nevents;       /* things that happened between the two samples, e.g. a checkpoint */
+    char events[COLL_MAX_EVENTS][96];
+    char note[160]; /* one line: what is degraded and why ("needs pg_monitor for ...") */
+    struct coll_signals sig;
+};
+
+/* One server setting, as the server spells its name and shows its value ("128MB", "on"). */
+struct coll_setting {
+    char name[40];
+    char value[64];
+};
+
+/* The settings that matter for tuning, in the class's order. */
+struct coll_settings {
+    int n;
+    struct coll_setting s[COLL_MAX_SETTINGS];
+};
+
+/* One setting whose value differs between two reads ("synchronous_commit: on -> off"). */
+struct coll_change {
+    char name[40];
+    char from[64];
+    char to[64];
+};
+
+/*
+ * What a collector's signals stand for in the verdict: session.c merges
+ * the run's collectors by role (see verdict.h, struct verdict_input).
+ */
+enum coll_role {
+    COLL_SERVER, /* the load target's own server (or the one behind its pooler; watch) */
+    COLL_POOLER, /* a connection pooler in front of it: its pool_* fields */
+    COLL_BEHIND, /* a database watched behind the load's target (--watch) */
+    COLL_APP,    /* an application tier's status page (--watch): its app_* fields */
+};
+
+/* "server", "pooler", "behind", "app" for JSON. */
+const char *coll_role_key(enum coll_role r);
+
+/* Empties v: no rows, no events, server_tps and every signal NAN. Derives start with it. */
+void coll_view_reset(struct coll_view *v);
+
+struct runconf;
+
+struct collector_class {
+    const char *name;  /* same as the driver's: "postgres" */
+    const char *title; /* the server's name in the verdict's sentences ("PostgreSQL"); NULL: name */
+    size_t sample_size; /* bytes of one raw sample (a class-private struct) */
+    /*
+     * A connection pooler's collector: the driver whose targets it stands in
+     * front of ("postgres"); NULL for a server's. --pooler finds it by this,
+     * and it runs beside the server's collector, never instead of it.
+     */
+    const char *pools;
+    /*
+     * Optional, for --watch: 1 when this class reads target although no load
+     * driver's class does (an application tier's status page at an http://
+     * URL). Such a class is never started for a load's own target, and its
+     * signals are an application tier's (COLL_APP).
+     */
+    int (*claims)(const char *target);
+
+    /* Connects (blocking, with a short timeout). NULL and a one-line err on failure. */
+    void *(*open)(const char *target, char *err);
+    void (*close)(void *conn);
+    /*
+     * Reads the raw counters into out (sample_size bytes, zeroed by the
+     * caller). 0, or -1 with err when the connection failed (it is closed
+     * and re-opened at the next tick). Missing privileges are not failures:
+     * the sample records what is missing and derive shows it dimmed.
+     */
+    int (*sample)(void *conn, void *out, char *err);
+    /*
+     * Optional (NULL: none). Glances at the sessions' states between samples,
+     * probe_hz times a second, on the same connection, and keeps the counts
+     * in conn; the next sample averages them into its signals (samples > 1).
+     * 0, or -1 with err as for sample.
+     */
+    int (*probe)(void *conn, char *err);
+    int probe_hz;
+    /*
+     * Pure: rows from two samples secs apart (prev NULL for the first one:
+     * gauges only, rates shown as "-"). Fills every field of view.
+     */
+    void (*derive)(const void *prev, const void *cur, double secs, struct coll_view *view);
+
+    /*
+     * Optional (NULL: the class shows no settings). Fills out (zeroed by
+     * the caller) with the server-wide settings that matter for tuning,
+     * at most COLL_MAX_SETTINGS, always the same names in the same order.
+     * Called after every successful sample, so it must be cheap: a class
+     * may keep the last read on conn and re-read only when a change
+     * detector says so. 0, or -1 with err: the settings are then shown as
+     * unavailable and sampling goes on; the connection is not dropped.
+     */
+    int (*read_settings)(void *conn, struct coll_settings *out, char *err);
+    /*
+     * Optional (NULL: settings cannot be changed from benchtop). Sets one
+     * setting server-wide to value, both as the user typed them, so that
+     * the load's sessions see it without a restart (PostgreSQL: ALTER
+     * SYSTEM and a reload). Only ever called on the user's keystroke. A
+     * setting that needs a restart is refused, not written: -1 with err
+     * "NAME needs a restart". 0, or -1 with a one-line err (the server's
+     * own message when it refused); the connection stays usable either way.
+     */
+    int (*apply_setting)(void *conn, const char *name, const char *value, char *err);
+    /*
+     * Optional, poolers only; main thread, blocking, before the run.
+     * detect: 1 when a load target of the pooled driver reaches such a
+     * pooler (it answers on the target's port), so it is watched without
+     * --pooler. vet: refuses, with -1 and a one-line err, a run the pooler
+     * at pooler_target cannot carry (e.g. prepared statements where it
+     * pools transactions), instead of failing every transaction mid-run.
+     */
+    int (*detect)(const char *target);
+    int (*vet)(const char *pooler_target, const struct runconf *rc, char *err);
+};
+
+/*
+ * Glances at the sessions between samples (collector_class.probe), summed
+ * over n glances; own_*: benchtop's sessions, when own_known (every glance
+ * could tell them apart).
+ */
+struct coll_glances {
+    int n;
+    int own_known;
+    double all, active, on_cpu, lock, commit_io, idle_tx;
+    double own, own_active, own_lock, own_commit_io;
+};
+
+/* The glances' averages into g's session fields (samples = n); n must be > 0. */
+void coll_glances_signals(const struct coll_glances *p, struct coll_signals *g);
+
+/* Adds a row; ignored past COLL_MAX_ROWS. Returns the row for tweaks, or NULL. */
+struct coll_row *coll_row_add(struct coll_view *v, const char *section, const char *label,
+                              double num, enum row_level level, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/*
+ * The sessions' time as one row: a bar of on CPU / lock / log sync or I/O /
+ * idle in a transaction (waiting for the client) / other, and the
+ * percentages, from v->sig (benchtop's sessions when known). Nothing when
+ * no session ran.
+ */
+void coll_row_states(struct coll_view *v);
+/* Adds an event line; ignored past COLL_MAX_EVENTS. */
+void coll_event_add(struct coll_view *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/*
+ * Pure: the settings whose value differs between prev and cur (a name
+ * missing from one side is not a change). Returns how many were written
+ * to out, at most max.
+ */
+int coll_settings_diff(const struct coll_settings *prev, const struct coll_settings *cur,
+                       struct coll_change *out, int max);
+/* Appends name = value to s; ignored past COLL_MAX_SETTINGS. */
+void coll_setting_add(struct coll_settings *s, const char *name, const char *value);
+/* The value of name in s, or NULL. */
+const char *coll_setting_get(const struct coll_settings *s, const char *name);
+/* The row with this section and label, or NULL. */
+const struct coll_row *coll_row_find(const struct coll_view *v, const char *section,
+                                     const char *label);
+
+#endif

@@ -1,0 +1,315 @@
+/* follow: growing records merged live into snapshots (see follow.h). */
+#include "follow.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "merge.h"
+#include "record.h"
+#include "base/util.h"
+#include "analysis/verdict.h"
+
+enum {
+    FOLLOW_MAX = 1024, /* files */
+    LATE = 2,          /* intervals to wait for an agent that fell silent */
+    READ_CHUNK = 65536,
+};
+
+struct queued {
+    json_t *o; /* an interval line */
+    long bin;
+};
+
+struct ffile {
+    char *path;
+    int fd;
+    char *buf; /* the start of a line still being written */
+    size_t len;
+    double start; /* the run header's; 0 until it is read */
+    int done;     /* its summary line came: no more intervals */
+    long last_bin;
+    struct queued *q; /* intervals read, not yet shown */
+    int nq;
+};
+
+struct follow {
+    char *pattern;
+    struct ffile *f;
+    int nf;
+    double base, step; /* the first header's start and interval */
+    long next;         /* the next bin to show */
+    int bad;
+    struct hist *h;
+    struct snapshot snap;
+    struct verdict verdict; /* the agents' verdict on snap */
+};
+
+static double
+wall_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Opens the files the pattern matches now that are not followed yet. */
+static void
+rescan(struct follow *fl)
+{
+    glob_t g;
+    size_t i;
+    int j, known;
+
+    if (glob(fl->pattern, 0, NULL, &g) != 0)
+        return; /* no match yet: the agents have not started */
+    for (i = 0; i < g.gl_pathc && fl->nf < FOLLOW_MAX; i++) {
+        for (j = 0, known = 0; j < fl->nf && !known; j++)
+            known = strcmp(fl->f[j].path, g.gl_pathv[i]) == 0;
+        int fd = known ? -1 : open(g.gl_pathv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        fl->f = xrealloc(fl->f, (size_t)(fl->nf + 1) * sizeof(*fl->f));
+        memset(&fl->f[fl->nf], 0, sizeof(*fl->f));
+        fl->f[fl->nf].path = xstrdup(g.gl_pathv[i]);
+        fl->f[fl->nf].fd = fd;
+        fl->f[fl->nf++].last_bin = -1;
+    }
+    globfree(&g);
+}
+
+static void
+take_line(struct follow *fl, struct ffile *ff, const char *line)
+{
+    json_t *o = json_loads(line, 0, NULL);
+    const char *type = record_jstr(o, "type");
+
+    if (o == NULL) {
+        fl->bad++;
+        return;
+    }
+    if (strcmp(type, "run") == 0 && record_jnum(o, "start") > 0 &&
+        record_jnum(o, "interval_s") > 0) {
+        ff->start = record_jnum(o, "start");
+        if (fl->step == 0) {
+            fl->step = record_jnum(o, "interval_s");
+            fl->base = ff->start;
+        }
+    } else if (strcmp(type, "summary") == 0) {
+        ff->done = 1;
+    } else if (strcmp(type, "interval") == 0 && ff->start > 0 && !isnan(record_jnum(o, "t"))) {
+        long bin = lround((ff->start + record_jnum(o, "t") - fl->base) / fl->step);
+        ff->q = xrealloc(ff->q, (size_t)(ff->nq + 1) * sizeof(*ff->q));
+        ff->q[ff->nq].o = o;
+        ff->q[ff->nq++].bin = bin;
+        ff->last_bin = bin > ff->last_bin ? bin : ff->last_bin;
+        return;
+    }
+    json_decref(o);
+}
+
+/* Reads what the file gained; whole lines are taken, the rest kept for later. */
+static void
+read_file(struct follow *fl, struct ffile *ff)
+{
+    char chunk[READ_CHUNK];
+    ssize_t n;
+
+    while ((n = read(ff->fd, chunk, sizeof chunk)) > 0) {
+        char *nl, *p;
+        ff->buf = xrealloc(ff->buf, ff->len + (size_t)n + 1);
+        memcpy(ff->buf + ff->len, chunk, (size_t)n);
+        ff->len += (size_t)n;
+        ff->buf[ff->len] = '\0';
+        for (p = ff->buf; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+            *nl = '\0';
+            if (p[strspn(p, " \t\r")] != '\0')
+                take_line(fl, ff, p);
+        }
+        ff->len -= (size_t)(p - ff->buf);
+        memmove(ff->buf, p, ff->len + 1);
+    }
+}
+
+/*
+ * 1: bin fl->next can be shown (every live agent wrote it, or waiting is
+ * over); 0: not yet; -1: no agent has it but later ones exist (skip it).
+ */
+static int
+bin_ready(const struct follow *fl)
+{
+    int i, have = 0, later = 0, waiting = 0;
+
+    for (i = 0; i < fl->nf; i++) {
+        const struct ffile *ff = &fl->f[i];
+        if (ff->start == 0)
+            continue;
+        have |= ff->nq > 0 && ff->q[0].bin <= fl->next;
+        later |= ff->last_bin > fl->next;
+        waiting |= !ff->done && ff->last_bin < fl->next;
+    }
+    if (waiting && wall_now() < fl->base + (double)(fl->next + LATE) * fl->step)
+        return 0;
+    return have ? 1 : later ? -1 : 0;
+}
+
+static enum verdict_kind
+verdict_of(const char *key)
+{
+    int k;
+
+    for (k = 0; k < VK__COUNT; k++)
+        if (strcmp(verdict_key((enum verdict_kind)k), key) == 0)
+            return (enum verdict_kind)k;
+    return VK_NONE;
+}
+
+/* The merged bin as an engine's snapshot of one interval. */
+static void
+fill_snapshot(struct follow *fl, const struct merge_bin *b)
+{
+    struct snapshot *s = &fl->snap;
+    const char *kind;
+    int k, agree;
+
+    wstats_reset(&s->cur);
+    hist_merge(s->cur.lat, fl->h);
+    s->cur.txns = b->transactions;
+    s->cur.ops = (uint64_t)llround(b->ops);
+    s->cur.late = b->late;
+    s->cur.reconnects = b->reconnects;
+    s->cur.connect_fails = b->connect_fails;
+    s->cur.retried = b->retried;
+    s->cur.retries = b->retries;
+    s->cur.connected = b->connected;
+    for (k = ERR_NONE + 1; k < ERR__COUNT; k++)
+        s->cur.errors[k] = (uint64_t)json_integer_value(
+            json_object_get(b->by_kind, err_kind_name((enum err_kind)k)));
+    if (wstats_errors(&s->cur) == 0)
+        s->cur.errors[ERR_OTHER] = b->errors; /* a record without errors_by_kind */
+    wstats_merge(&s->total, &s->cur);
+    s->t = (double)fl->next * fl->step;
+    s->interval_s = b->len > 0 ? b->len : fl->step;
+    s->clients = (int)b->clients;
+    kind = merge_bin_verdict(b, &agree);
+    memset(&fl->verdict, 0, sizeof fl->verdict);
+    fl->verdict.kind = verdict_of(kind);
+    fl->verdict.confidence = "agents";
+    snprintf(fl->verdict.evidence, sizeof fl->verdict.evidence, "%d of %d agents say so", agree,
+             b->agents);
+}
+
+/* Merges every queued interval up to bin fl->next. */
+static void
+show_bin(struct follow *fl)
+{
+    struct merge_bin b;
+    json_t *used[FOLLOW_MAX * 2];
+    char err[BT_ERRLEN];
+    int i, nused = 0;
+
+    merge_bin_start(&b, fl->h);
+    for (i = 0; i < fl->nf; i++) {
+        struct ffile *ff = &fl->f[i];
+        int n = 0;
+        while (n < ff->nq && ff->q[n].bin <= fl->next &&
+               nused < (int)(sizeof used / sizeof *used)) {
+            json_t *o = ff->q[n++].o;
+            if (merge_bin_add(&b, o, ff->start + record_jnum(o, "t") - fl->base, fl->h, err) < 0)
+                fl->bad++;
+            used[nused++] = o;
+        }
+        memmove(ff->q, ff->q + n, (size_t)(ff->nq - n) * sizeof(*ff->q));
+        ff->nq -= n;
+    }
+    merge_bin_finish(&b, fl->h);
+    fill_snapshot(fl, &b);
+    merge_bin_free(&b);
+    for (i = 0; i < nused; i++)
+        json_decref(used[i]);
+}
+
+struct follow *
+follow_open(const char *pattern, char *err)
+{
+    struct follow *fl;
+
+    if (*pattern == '\0')
+        return seterr(err, "--records needs a pattern such as 'records/*.jsonl'"), NULL;
+    fl = xcalloc(1, sizeof(*fl));
+    fl->pattern = xstrdup(pattern);
+    fl->h = hist_new();
+    fl->next = 1; /* the first interval ends one interval after the start */
+    wstats_init(&fl->snap.cur);
+    wstats_init(&fl->snap.total);
+    rescan(fl);
+    return fl;
+}
+
+const struct snapshot *
+follow_next(struct follow *fl)
+{
+    int i, r;
+
+    rescan(fl);
+    for (i = 0; i < fl->nf; i++)
+        read_file(fl, &fl->f[i]);
+    if (fl->step == 0)
+        return NULL;
+    while ((r = bin_ready(fl)) < 0)
+        fl->next++;
+    if (r == 0)
+        return NULL;
+    show_bin(fl);
+    fl->next++;
+    return &fl->snap;
+}
+
+void
+follow_counts(const struct follow *fl, int *files, int *agents, int *bad_lines)
+{
+    int i;
+
+    *files = fl->nf;
+    *agents = 0;
+    for (i = 0; i < fl->nf; i++)
+        *agents += fl->f[i].start > 0;
+    *bad_lines = fl->bad;
+}
+
+void
+follow_close(struct follow *fl)
+{
+    int i, j;
+
+    if (fl == NULL)
+        return;
+    for (i = 0; i < fl->nf; i++) {
+        for (j = 0; j < fl->f[i].nq; j++)
+            json_decref(fl->f[i].q[j].o);
+        free(fl->f[i].q);
+        free(fl->f[i].buf);
+        free(fl->f[i].path);
+        close(fl->f[i].fd);
+    }
+    free(fl->f);
+    free(fl->pattern);
+    hist_free(fl->h);
+    wstats_free(&fl->snap.cur);
+    wstats_free(&fl->snap.total);
+    free(fl);
+}
+
+const struct verdict *
+follow_verdict(const struct follow *fl)
+{
+    return &fl->verdict;
+}

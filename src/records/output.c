@@ -1,0 +1,490 @@
+/* output: JSON lines and human-readable progress and summary. */
+#include "output.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "engine/collect.h"
+#include "base/hdrlog.h"
+#include "base/hist.h"
+#include "base/json.h"
+#include "sweep-output.h"
+#include "base/text.h"
+#include "base/util.h"
+
+static double
+per_s(uint64_t n, double secs)
+{
+    return secs > 0 ? (double)n / secs : 0.0;
+}
+
+void
+json_errors_by_kind(FILE *f, const uint64_t *errors)
+{
+    fputs("\"errors_by_kind\":{", f);
+    for (int k = ERR_NONE + 1; k < ERR__COUNT; k++)
+        if (err_kind_used(k))
+            fprintf(f, "%s\"%s\":%llu", k > ERR_NONE + 1 ? "," : "", err_kind_name(k),
+                    (unsigned long long)errors[k]);
+    fputc('}', f);
+}
+
+void
+json_lat(FILE *f, const struct hist_summary *l)
+{
+    fprintf(f,
+            "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,"
+            "\"max\":%llu}",
+            l->mean, (unsigned long long)l->p50, (unsigned long long)l->p90,
+            (unsigned long long)l->p99, (unsigned long long)l->p999, (unsigned long long)l->max);
+}
+
+static void
+json_common(FILE *f, const struct wstats *s, double secs)
+{
+    struct hist_summary l;
+
+    hist_summarize(s->lat, &l);
+    fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"late\":%llu,", per_s(s->txns, secs),
+            per_s(s->ops, secs), (unsigned long long)wstats_errors(s), (unsigned long long)s->late);
+    json_errors_by_kind(f, s->errors);
+    fprintf(f, ",\"rx_bytes_per_s\":%.0f", per_s(s->rx_bytes, secs));
+    fprintf(f, ",\"retried\":%llu,\"retries\":%llu", (unsigned long long)s->retried,
+            (unsigned long long)s->retries);
+    fprintf(
+        f, ",\"reconnects\":%llu,\"connect_fails\":%llu,\"lag_us\":{\"mean\":%.1f,\"max\":%llu},",
+        (unsigned long long)s->reconnects, (unsigned long long)s->connect_fails,
+        s->txns ? (double)s->lag_sum_us / (double)s->txns : 0.0, (unsigned long long)s->lag_max_us);
+    json_lat(f, &l);
+}
+
+static void
+json_verdict(FILE *f, const struct verdict *v)
+{
+    fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"label\":", verdict_key(v->kind));
+    json_put_string(f, verdict_label(v->kind));
+    fprintf(f, ",\"confidence\":\"%s\",\"score\":", v->confidence ? v->confidence : "");
+    json_number(f, v->score);
+    if (v->kind == VK_MIXED || v->kind == VK_NONE) {
+        fprintf(f, ",\"first\":\"%s\"", verdict_key(v->first));
+        json_member_num(f, "first_score", v->first_score);
+        fprintf(f, ",\"second\":\"%s\"", verdict_key(v->second));
+        json_member_num(f, "second_score", v->second_score);
+    }
+    json_member_str(f, "evidence", v->evidence);
+    if (v->final) {
+        int k, n = 0;
+
+        fputs(",\"final\":true,\"share\":{", f);
+        for (k = 0; k < VK__COUNT; k++)
+            if (v->share[k] > 0)
+                fprintf(f, "%s\"%s\":%.3f", n++ ? "," : "", verdict_key(k), v->share[k]);
+        fputc('}', f);
+    }
+    fputc('}', f);
+}
+
+static void
+json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
+{
+    const struct runconf *rc = ctx->rc;
+    struct utsname u;
+    struct timespec now;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof u);
+    fprintf(f, "{\"type\":\"run\",\"benchtop\":\"%s\",\"command\":", PACKAGE_VERSION);
+    json_put_string(f, rc->command ? rc->command : "run");
+    fprintf(f, ",\"start\":%.3f", (double)now.tv_sec + now.tv_nsec / 1e9 - snap->t);
+    json_member_str(f, "target", rc->target_masked ? rc->target_masked : "");
+    json_member_str(f, "workload", ctx->workload ? ctx->workload : "");
+    json_member_str(f, "protocol", ctx->mode ? ctx->mode : "");
+    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,\"options\":{",
+            snap->clients, rc->threads, rc->rate, rc->interval_s);
+    if (ctx->print_options != NULL)
+        ctx->print_options(f, rc);
+    fputc('}', f);
+    if (rc->instances > 1) /* one agent of a fleet: benchtop merge checks and sums them */
+        fprintf(f, ",\"instance\":%d,\"instances\":%d", rc->instance, rc->instances);
+    if (rc->start_at > 0)
+        fprintf(f, ",\"start_at\":%.3f", rc->start_at);
+    fprintf(f, ",\"host\":{\"cores\":%ld,\"kernel\":", sysconf(_SC_NPROCESSORS_ONLN));
+    json_put_string(f, u.release);
+    json_member_str(f, "machine", u.machine);
+    fputs("}}\n", f);
+}
+
+/* A local server's host: its busy CPU and whose it is (the verdict's split), % of one core. */
+static void
+json_host_split(FILE *f, const struct host_split *h)
+{
+    json_member_num(f, "host_busy", h->busy);
+    json_member_num(f, "server", h->server);
+    json_member_num(f, "others", h->others);
+    fprintf(f, ",\"server_event_loop\":%s", h->event_loop ? "true" : "false");
+    json_member_str(f, "server_procs", h->names);
+}
+
+static void
+json_interval(FILE *f, const struct snapshot *snap, const struct verdict *v)
+{
+    fprintf(
+        f,
+        "{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":%.3f,\"clients\":%d,\"connected\":%llu,",
+        snap->t, snap->interval_s, snap->clients, (unsigned long long)snap->cur.connected);
+    json_common(f, &snap->cur, snap->interval_s);
+    fprintf(f, ",\"transactions\":%llu", (unsigned long long)snap->cur.txns);
+    hdrlog_write_json(f, snap->cur.lat);
+    fputs(",\"cpu\":{\"benchtop\":", f);
+    json_number(f, snap->own_cpu_pct);
+    json_member_num(f, "worker_max", snap->worker_cpu_max);
+    json_member_num(f, "worker_wait", snap->worker_wait_max);
+    json_host_split(f, &v->host);
+    fputc('}', f);
+    json_verdict(f, v);
+    fputs("}\n", f);
+    fflush(f);
+}
+
+static void
+json_messages(FILE *f, const struct wstats *s)
+{
+    const struct err_msg *top[STATS_MSGS];
+    int i, n = wstats_top_msgs(s, top);
+
+    json_member_num(f, "failed_share", wstats_failed_share(s));
+    fputs(",\"error_messages\":[", f);
+    for (i = 0; i < n; i++) {
+        fputs(i ? ",{\"message\":" : "{\"message\":", f);
+        json_put_string(f, top[i]->text);
+        fprintf(f, ",\"count\":%llu}", (unsigned long long)top[i]->n);
+    }
+    fprintf(f, "],\"error_messages_other\":%llu", (unsigned long long)s->msgs_other);
+}
+
+/* -r: "statements":[{"script":..,"line":..,"text":..,"count":..,"failed":..,"lat_us_mean":..}] */
+static void
+json_statements(FILE *f, const struct wstats *s, const struct stmt_label *labels)
+{
+    fputs(",\"statements\":[", f);
+    for (int i = 0; i < s->nstmts; i++) {
+        const struct stmt_stat *st = &s->stmts[i];
+        fputs(i ? ",{\"script\":" : "{\"script\":", f);
+        json_put_string(f, labels[i].script);
+        fprintf(f, ",\"line\":%d,\"text\":", labels[i].line);
+        json_put_string(f, labels[i].text);
+        fprintf(f, ",\"count\":%llu,\"failed\":%llu,\"lat_us_mean\":%.1f}",
+                (unsigned long long)st->n, (unsigned long long)st->errors,
+                st->n ? (double)st->sum_us / (double)st->n : 0.0);
+    }
+    fputc(']', f);
+}
+
+static void
+json_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
+             const struct report_ctx *ctx)
+{
+    const struct runconf *rc = ctx->rc;
+    const struct wstats *s = &snap->total;
+
+    fprintf(f, "{\"type\":\"summary\",\"duration_s\":%.3f,\"transactions\":%llu,\"ops_total\":%llu",
+            snap->t, (unsigned long long)s->txns, (unsigned long long)s->ops);
+    json_member_str(f, "workload", ctx->workload);
+    json_member_str(f, "protocol", ctx->mode);
+    json_member_str(f, "target", rc->target_masked);
+    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,",
+            snap->clients, rc->threads, rc->rate, rc->connect_per_txn ? "true" : "false");
+    fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
+            s->connects ? (double)s->connect_us / (double)s->connects : 0.0);
+    json_common(f, s, snap->t);
+    json_messages(f, s);
+    if (s->nstmts > 0)
+        json_statements(f, s, ctx->stmt_labels);
+    json_verdict(f, v);
+    fputs("}\n", f);
+    fflush(f);
+}
+
+static void
+human_progress(FILE *f, const struct snapshot *snap)
+{
+    const struct wstats *s = &snap->cur;
+
+    fprintf(f, "progress: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %llu failed", snap->t,
+            per_s(s->txns, snap->interval_s), hist_mean(s->lat) / 1000.0,
+            (double)hist_percentile(s->lat, 99) / 1000.0, (unsigned long long)wstats_errors(s));
+    if (s->retries)
+        fprintf(f, ", %llu retried", (unsigned long long)s->retried);
+    if (s->reconnects)
+        fprintf(f, ", %llu reconnects", (unsigned long long)s->reconnects);
+    if (s->late)
+        fprintf(f, ", %llu late", (unsigned long long)s->late);
+    if (s->last_error[0])
+        fprintf(f, " (last error: %s)", s->last_error);
+    fputc('\n', f);
+}
+
+static void
+human_errors(FILE *f, const struct wstats *s)
+{
+    int k;
+
+    fprintf(f, "number of failed transactions: %llu", (unsigned long long)wstats_errors(s));
+    for (k = ERR_NONE + 1; k < ERR__COUNT; k++)
+        if (s->errors[k])
+            fprintf(f, ", %s %llu", err_kind_name(k), (unsigned long long)s->errors[k]);
+    fputc('\n', f);
+    if (s->retries) /* as pgbench says it */
+        fprintf(f, "number of transactions retried: %llu\ntotal number of retries: %llu\n",
+                (unsigned long long)s->retried, (unsigned long long)s->retries);
+    if (s->last_error[0])
+        fprintf(f, "last error: %s\n", s->last_error);
+}
+
+/*
+ * More than 1% failed: that comes first, with what the server said, so a
+ * run that mostly failed never reads as a throughput figure.
+ */
+static void
+human_failures(FILE *f, const struct wstats *s)
+{
+    const struct err_msg *top[STATS_MSGS];
+    int i, n;
+
+    if (wstats_failed_share(s) <= FAILED_FLAG_SHARE)
+        return;
+    n = wstats_top_msgs(s, top);
+    fprintf(f, "FAILED: %.1f%% of transactions (%llu of %llu)\n", 100.0 * wstats_failed_share(s),
+            (unsigned long long)wstats_errors(s), (unsigned long long)(wstats_errors(s) + s->txns));
+    for (i = 0; i < n; i++)
+        fprintf(f, "  %llu x %s\n", (unsigned long long)top[i]->n, top[i]->text);
+    if (s->msgs_other)
+        fprintf(f, "  %llu x other messages\n", (unsigned long long)s->msgs_other);
+}
+
+/* -r, as pgbench -r: under each script, each statement's mean latency, count and failures. */
+static void
+human_statements(FILE *f, const struct wstats *s, const struct stmt_label *labels)
+{
+    char text[120];
+
+    fputs("statement latencies in milliseconds, counts and failures:\n", f);
+    for (int i = 0; i < s->nstmts; i++) {
+        const struct stmt_stat *st = &s->stmts[i];
+        if (i == 0 || strcmp(labels[i].script, labels[i - 1].script) != 0) {
+            text_clean(text, sizeof text, labels[i].script);
+            fprintf(f, "  %s:\n", text);
+        }
+        text_clean(text, sizeof text, labels[i].text);
+        fprintf(f, "  %10.3f %10llu %8llu  %s\n",
+                st->n ? (double)st->sum_us / (double)st->n / 1000.0 : 0.0,
+                (unsigned long long)st->n, (unsigned long long)st->errors, text);
+    }
+}
+
+void
+report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
+                     const struct report_ctx *ctx)
+{
+    const struct runconf *rc = ctx->rc;
+    const struct wstats *s = &snap->total;
+    struct hist_summary l;
+    char workload[256], target[512];
+
+    if (ctx->sweep != NULL) {
+        report_sweep_table(f, ctx->sweep, ctx);
+        return;
+    }
+    hist_summarize(s->lat, &l);
+    human_failures(f, s);
+    text_clean(workload, sizeof(workload), ctx->workload); /* a -f path is foreign text too */
+    text_clean(target, sizeof(target), rc->target_masked);
+    fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", workload, ctx->mode, target);
+    fprintf(f, "clients: %d, threads: %d%s\n", snap->clients, rc->threads,
+            rc->connect_per_txn ? ", new connection per transaction" : "");
+    fprintf(f, "duration: %.3f s\nnumber of transactions: %llu\n", snap->t,
+            (unsigned long long)s->txns);
+    human_errors(f, s);
+    if (s->reconnects || s->connect_fails)
+        fprintf(f, "reconnects: %llu (failed attempts: %llu)\n", (unsigned long long)s->reconnects,
+                (unsigned long long)s->connect_fails);
+    if (rc->rate > 0)
+        fprintf(f, "rate: %.1f tps target, schedule lag mean %.3f ms max %.3f ms, late %llu\n",
+                rc->rate, s->txns ? (double)s->lag_sum_us / (double)s->txns / 1000.0 : 0.0,
+                (double)s->lag_max_us / 1000.0, (unsigned long long)s->late);
+    fprintf(f, "latency ms: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n",
+            l.mean / 1000.0, l.p50 / 1000.0, l.p90 / 1000.0, l.p99 / 1000.0, l.p999 / 1000.0,
+            l.max / 1000.0);
+    if (s->nstmts > 0)
+        human_statements(f, s, ctx->stmt_labels);
+    if (s->connects)
+        fprintf(f, "connections: %llu, mean set-up %.3f ms\n", (unsigned long long)s->connects,
+                (double)s->connect_us / (double)s->connects / 1000.0);
+    if (s->rx_bytes)
+        fprintf(f, "received: %llu bytes, %.1f KiB/s\n", (unsigned long long)s->rx_bytes,
+                per_s(s->rx_bytes, snap->t) / 1024.0);
+    fprintf(f, "tps = %.3f\n", per_s(s->txns, snap->t));
+    if (v != NULL && v->final) {
+        char text[200];
+
+        verdict_final_text(v, text, sizeof(text));
+        fprintf(f, "verdict: %s\n", text);
+    }
+}
+
+void
+report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg)
+{
+    struct report_ctx *ctx = arg;
+
+    if (ctx->json && !ctx->header_done) {
+        json_header(ctx->json, snap, ctx);
+        ctx->header_done = 1;
+    }
+    if (ctx->json)
+        json_interval(ctx->json, snap, v);
+    if (ctx->human && !ctx->json)
+        human_progress(ctx->human, snap);
+    for (; ctx->sweep && ctx->steps_reported < ctx->sweep->nsteps; ctx->steps_reported++)
+        if (ctx->json)
+            report_step_json(ctx->json, ctx->sweep, &ctx->sweep->steps[ctx->steps_reported]);
+    if (!snap->final)
+        return;
+    if (ctx->json)
+        json_summary(ctx->json, snap, v, ctx);
+    if (ctx->json && ctx->sweep)
+        report_sweep_json(ctx->json, ctx->sweep);
+    if (ctx->human)
+        report_human_summary(ctx->human, snap, v, ctx);
+}
+
+static void
+json_rows(FILE *f, const struct coll_view *v)
+{
+    int i;
+
+    fputs(",\"rows\":[", f);
+    for (i = 0; i < v->nrows; i++) {
+        const struct coll_row *r = &v->rows[i];
+        fputs(i ? ",{\"section\":" : "{\"section\":", f);
+        json_put_string(f, r->section);
+        json_member_str(f, "label", r->label);
+        json_member_str(f, "value", r->value);
+        json_member_num(f, "num", r->num);
+        fputc('}', f);
+    }
+    fputs("],\"events\":[", f);
+    for (i = 0; i < v->nevents; i++) {
+        if (i)
+            fputc(',', f);
+        json_put_string(f, v->events[i]);
+    }
+    fputc(']', f);
+}
+
+void
+report_server(FILE *f, double t, const char *name, const char *target,
+              const struct collect_result *res, const struct verdict *v)
+{
+    fprintf(f, "{\"type\":\"server\",\"t\":%.3f,\"collector\":", t);
+    json_put_string(f, name);
+    json_member_str(f, "target", target);
+    fprintf(f, ",\"role\":\"%s\"", coll_role_key(res->role));
+    fprintf(f, ",\"ok\":%s,\"cost_ms\":%.3f,\"late\":%llu", res->ok ? "true" : "false",
+            res->cost_ms, (unsigned long long)res->late);
+    if (!res->ok) /* no figure from an earlier sample passes for current */
+        json_member_str(f, "error", res->error);
+    if (res->have_settings)
+        fprintf(f, ",\"settings_ms\":%.3f", res->settings_ms);
+    if (!res->ok) {
+        fputs(",\"server_tps\":null,\"rows\":[],\"events\":[]", f);
+    } else if (res->have_view) {
+        json_member_num(f, "server_tps", res->view.server_tps);
+        json_member_str(f, "note", res->view.note);
+        json_rows(f, &res->view);
+        if (!isnan(res->probes_s))
+            fprintf(f, ",\"state_samples\":{\"per_s\":%.1f,\"ms_each\":%.3f}", res->probes_s,
+                    res->probe_ms);
+    }
+    if (v != NULL) { /* watch: what the server shows, with no load of ours to judge */
+        fputs(",\"server_verdict\":{\"kind\":", f);
+        json_put_string(f, verdict_key(v->kind));
+        json_member_str(f, "label", v->kind == VK_UNDERLOADED ? "idle" : verdict_label(v->kind));
+        json_member_str(f, "evidence", v->evidence);
+        fputc('}', f);
+    }
+    fputs("}\n", f);
+    fflush(f);
+}
+
+static void
+json_event_head(FILE *f, double t, const char *kind, const char *collector)
+{
+    fprintf(f, "{\"type\":\"event\",\"t\":%.3f,\"kind\":", t);
+    json_put_string(f, kind);
+    if (collector != NULL)
+        json_member_str(f, "collector", collector);
+}
+
+static void
+json_settings(FILE *f, const char *name, const struct collect_result *res)
+{
+    int i;
+
+    fprintf(f, "{\"type\":\"settings\",\"t\":%.3f,\"collector\":", res->t);
+    json_put_string(f, name);
+    fprintf(f, ",\"cost_ms\":%.3f,\"settings\":{", res->settings_ms);
+    for (i = 0; i < res->settings.n; i++) {
+        if (i > 0)
+            fputc(',', f);
+        json_put_string(f, res->settings.s[i].name);
+        fputc(':', f);
+        json_put_string(f, res->settings.s[i].value);
+    }
+    fputs("}}\n", f);
+}
+
+void
+report_settings_events(FILE *f, const char *name, const struct collect_result *res,
+                       struct report_seen *seen)
+{
+    int i;
+
+    if (res->applied != seen->applied) {
+        json_event_head(f, res->apply_t, "set", name);
+        json_member_str(f, "name", res->apply_name);
+        json_member_str(f, "value", res->apply_value);
+        fprintf(f, ",\"ok\":%s", res->apply_ok ? "true" : "false");
+        if (!res->apply_ok)
+            json_member_str(f, "error", res->apply_error);
+        fputs("}\n", f);
+        seen->applied = res->applied;
+    }
+    if (res->have_settings && !seen->settings) {
+        json_settings(f, name, res);
+        seen->settings = 1;
+    }
+    for (i = 0; i < res->nchanges; i++) {
+        json_event_head(f, res->t, "setting", name);
+        json_member_str(f, "name", res->changes[i].name);
+        json_member_str(f, "from", res->changes[i].from);
+        json_member_str(f, "to", res->changes[i].to);
+        fputs("}\n", f);
+    }
+    fflush(f);
+}
+
+void
+report_marker(FILE *f, double t, const char *label)
+{
+    json_event_head(f, t, "marker", NULL);
+    json_member_str(f, "label", label);
+    fputs("}\n", f);
+    fflush(f);
+}

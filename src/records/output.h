@@ -1,0 +1,68 @@
+/*
+ * output: how a snapshot is shown without the dashboard: JSON lines on
+ * stdout (headless) or pgbench-like progress lines on stderr, and the end
+ * summary in both forms. Field names of the JSON lines are an interface:
+ * they are documented in benchtop.1 (HEADLESS OUTPUT).
+ */
+#ifndef BENCHTOP_REPORT_H
+#define BENCHTOP_REPORT_H
+
+#include <stdio.h>
+
+#include "base/json.h"
+#include "engine/runconf.h"
+#include "base/hist.h"
+#include "engine/stats.h"
+#include "analysis/verdict.h"
+
+struct report_ctx {
+    const struct runconf *rc;
+    const char *workload; /* resolved name (built-in or script file) */
+    const char *mode;     /* resolved protocol mode */
+    FILE *json;           /* NULL: no JSON lines */
+    FILE *human;          /* NULL: no human progress/summary */
+    struct sweep *sweep;  /* `benchtop sweep`: step lines, the sweep line and its table */
+    int steps_reported;   /* the sweep's steps already written as JSON lines */
+    int header_done;      /* the {"type":"run"} line went out */
+    const struct stmt_label *stmt_labels; /* -r: the statements snap->total.stmts counts */
+    /* The header's "options" members: the run layer's options_print_json. */
+    void (*print_options)(FILE *f, const struct runconf *rc);
+};
+
+/*
+ * The engine's report_fn: arg is a struct report_ctx. The first call puts
+ * the record's {"type":"run"} header line (options, version, target, host)
+ * before the first interval.
+ */
+void report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg);
+
+struct collect_result;
+
+/* One collector result as a {"type":"server",...} JSON line. */
+void report_server(FILE *f, double t, const char *name, const char *target,
+                   const struct collect_result *res, const struct verdict *v);
+/* What report_settings_events has written for one collector so far. */
+struct report_seen {
+    int settings;     /* the {"type":"settings"} line */
+    uint64_t applied; /* the collector's `applied` count last written */
+};
+
+/*
+ * The settings lines of one collector result: {"type":"settings"} at the
+ * first read, then a {"type":"event","kind":"setting"} per change and a
+ * {"type":"event","kind":"set"} per answer to a collect_apply request.
+ */
+void report_settings_events(FILE *f, const char *name, const struct collect_result *res,
+                            struct report_seen *seen);
+/* A user's marker as a {"type":"event","kind":"marker"} line; t in seconds since the start. */
+void report_marker(FILE *f, double t, const char *label);
+/* The end summary for people (stderr), whatever the front end was. */
+void report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
+                          const struct report_ctx *ctx);
+
+/* "errors_by_kind":{...} from counts indexed by enum err_kind. */
+void json_errors_by_kind(FILE *f, const uint64_t *errors);
+/* "lat_us":{"mean":..,"p50":..,"p90":..,"p99":..,"p999":..,"max":..} */
+void json_lat(FILE *f, const struct hist_summary *l);
+
+#endif

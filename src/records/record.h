@@ -1,0 +1,111 @@
+/*
+ * record: a --record file (or headless output) read back for `benchtop
+ * report`: the run header, every interval with its latency histogram still
+ * encoded, the server samples as numeric series, events, sweep steps; and
+ * the figures of any window re-summarised exactly from it. The lines are
+ * parsed with jansson; unknown line types and fields are skipped, so
+ * records from newer versions still read.
+ */
+#ifndef BENCHTOP_RECORD_H
+#define BENCHTOP_RECORD_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+#include "base/hist.h"
+
+struct rec_interval {
+    double t, len; /* end of the interval (seconds into the run), its length */
+    int clients;
+    uint64_t txns, errors, reconnects;
+    char verdict[32];
+    char *hdr; /* HdrHistogram V2 base64 (hdrlog.h); NULL in records before it */
+    uint64_t min, max, sum, overflow;
+};
+
+struct rec_sample {
+    double t;
+    double *nums; /* one per record series, NAN where absent */
+};
+
+struct rec_event {
+    double t;
+    char *text;
+    int seq; /* order read: keeps equal times in order when sorting by t */
+};
+
+/* A window of the run: a sweep step, or the whole (trimmed) run. */
+struct rec_window {
+    double from, to; /* seconds into the run */
+    char label[48];  /* "8 clients", "1000/s", or the file name */
+};
+
+struct record {
+    char *path;
+    char *name;    /* file name without directories */
+    char *target;  /* masked, as the record says */
+    char *version; /* benchtop's */
+    char *workload;
+    double start;           /* seconds since the epoch */
+    char *header_text;      /* lines for the report's run header: the run, then the server */
+    char *server_text;      /* the server's settings at start, while reading */
+    int have_settings_line; /* a {"type":"settings"} line gave them */
+    int ninterval;
+    struct rec_interval *iv;
+    int nseries;
+    char **series;    /* "section: label"; index 0 is the server's own tps */
+    int *series_rate; /* per series: a rate or a % (the value ended in "/s" or "%") */
+    int nsample;
+    struct rec_sample *smp;
+    int nevent;
+    struct rec_event *ev;
+    int nstep;
+    struct rec_window *steps;
+};
+
+/* Figures of one window; latencies in us. sd_*: noise (see record_summarize). */
+struct rec_summary {
+    int n; /* intervals */
+    double secs;
+    uint64_t txns, errors;
+    double tps, p50, p99, p999, max;
+    double sd_tps, sd_p50, sd_p99, sd_p999, sd_errors;
+    double errors_per_s;
+    char verdict[32];
+    double verdict_share;
+    double srv_tps;      /* the server's own tps, mean over the window; NAN if unknown */
+    double srv_extra[2]; /* the record's first two other varying series, means */
+    const char *srv_extra_name[2];
+};
+
+
+/*
+ * A field of a record line: a string ("" when absent), a number (NAN), a
+ * count (0 when absent or not a positive integer). merge.c and follow.c
+ * read lines with them too.
+ */
+const char *record_jstr(const json_t *o, const char *key);
+double record_jnum(const json_t *o, const char *key);
+uint64_t record_ju64(const json_t *o, const char *key);
+
+/* Reads path into r. 0, or -1 with err (naming the file and line). */
+int record_load(const char *path, struct record *r, char *err);
+void record_free(struct record *r);
+
+/*
+ * Re-summarises the intervals that lie within [from, to] (to <= 0: the
+ * end). Percentiles come from the merged histograms; sd_* is the standard
+ * deviation of the per-interval values (tps, errors/s, each interval's own
+ * percentiles), the noise the comparison judges differences against.
+ * 0, or -1 with err.
+ */
+int record_summarize(const struct record *r, double from, double to, struct rec_summary *out,
+                     char *err);
+/* Merges the histograms of the intervals within [from, to] into h. 0 or -1 with err. */
+int record_merge_hist(const struct record *r, double from, double to, struct hist *h, char *err);
+/* Index of a series by name, or -1. */
+int record_series(const struct record *r, const char *name);
+/* Mean of series k over the samples within [from, to]; NAN if none. */
+double record_series_mean(const struct record *r, int k, double from, double to);
+
+#endif

@@ -1,0 +1,381 @@
+/* session: the main loop (see session.h). */
+#include "session.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "target.h"
+#include "base/uri.h"
+#include "base/util.h"
+
+enum { FD_SIG, FD_FINISHED, FD_INPUT, FD_COLLECT };
+
+int
+session_block_signals(void)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP); /* a closed terminal ends the run as SIGTERM does, cleanly */
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+void
+session_set_interval(struct session *s, double interval_s)
+{
+    int i;
+
+    s->interval_s = interval_s;
+    for (i = 0; i < s->ncollect; i++)
+        collect_set_interval(s->collect[i], interval_s);
+}
+
+/*
+ * The run's local processes: the load target's server; when the target is
+ * an application (no collector of its own server), the databases and the
+ * application tier watched behind it; and what they connect to on
+ * loopback (cpu_group_add_peers). Looked up when the load starts.
+ */
+static void
+procs_find(struct session *s)
+{
+    int i, app = 1;
+
+    cpu_group_init(&s->procs);
+    s->procs_ready = 1;
+    if (!s->rc->server_local)
+        return;
+    cpu_group_add(&s->procs, cpu_port_owner(target_port(s->rc->target)));
+    for (i = 0; i < s->ncollect; i++)
+        app &= s->role[i] != COLL_SERVER;
+    for (i = 0; app && i < s->rc->watch.n; i++)
+        if (uri_is_local(s->rc->watch.v[i]))
+            cpu_group_add(&s->procs, cpu_port_owner(target_port(s->rc->watch.v[i])));
+}
+
+/*
+ * The run's local processes' CPU over the interval, % of one core (NAN
+ * when the server is remote, behind a unix socket, or another user's): on
+ * a shared host it splits the busy CPU between the server side, benchtop
+ * and the rest.
+ */
+static double
+server_cpu_pct(struct session *s, double interval_s)
+{
+    if (!s->procs_ready)
+        procs_find(s);
+    cpu_group_add_peers(&s->procs);
+    return cpu_group_pct(&s->procs, interval_s);
+}
+
+/* How hard a database works: the larger of its sessions' waits and its CPU, 0..1. */
+static double
+pressure(const struct coll_signals *g)
+{
+    double waits = g->lock_wait + g->commit_wait + (isnan(g->io_wait) ? 0 : g->io_wait);
+    double p = g->active >= 1 && !isnan(waits) ? waits / g->active : 0;
+    double cpu = g->server_cpu_limit > 0 ? g->server_cpu_pct / g->server_cpu_limit : NAN;
+
+    return isnan(cpu) || cpu < p ? p : cpu;
+}
+
+/*
+ * The run's collectors merged by role into the signals the verdict reads:
+ * the load target's own server; without one (an application's URL) the
+ * hardest-working database watched behind it, whose sessions are all the
+ * load's (its own_* fields are dropped: the app holds the connections).
+ * A pooler's pool_* and an application tier's app_* fields are added.
+ */
+static void
+merge_signals(struct session *s)
+{
+    struct coll_view blank;
+    int i, base = -1, server = 0;
+
+    for (i = 0; i < s->ncollect; i++) {
+        if (s->role[i] != COLL_SERVER)
+            continue;
+        server = 1; /* a failed sample of the target's server is not a reason to judge another */
+        if (s->have[i] && base < 0)
+            base = i;
+    }
+    for (i = 0; i < s->ncollect && s->eng != NULL && !server; i++)
+        if (s->have[i] && s->role[i] == COLL_BEHIND &&
+            (base < 0 ||
+             (s->role[base] == COLL_BEHIND && pressure(&s->sigs[i]) > pressure(&s->sigs[base]))))
+            base = i;
+    coll_view_reset(&blank);
+    s->sig = base >= 0 ? s->sigs[base] : blank.sig;
+    s->have_sig = base >= 0;
+    s->server_tps = base >= 0 ? s->tps[base] : NAN;
+    s->behind = base >= 0 && s->role[base] == COLL_BEHIND ? s->title[base] : NULL;
+    if (s->behind != NULL)
+        s->sig.own_sessions = s->sig.own_active = s->sig.own_lock_wait = s->sig.own_commit_wait =
+            NAN;
+    for (i = 0; i < s->ncollect; i++) {
+        const struct coll_signals *g = &s->sigs[i];
+
+        if (!s->have[i])
+            continue;
+        if (s->role[i] == COLL_POOLER) {
+            s->sig.pool_waiting = g->pool_waiting;
+            s->sig.pool_servers = g->pool_servers;
+            s->sig.pool_size = g->pool_size;
+            s->sig.pool_maxwait_ms = g->pool_maxwait_ms;
+        } else if (s->role[i] == COLL_APP && !isnan(g->app_workers)) {
+            s->sig.app_queue = g->app_queue;
+            s->sig.app_busy = g->app_busy;
+            s->sig.app_workers = g->app_workers;
+            memcpy(s->sig.app_name, g->app_name, sizeof(g->app_name));
+            memcpy(s->sig.app_limit, g->app_limit, sizeof(g->app_limit));
+        }
+    }
+}
+
+/* The verdict's inputs from the interval just merged, the collector and the host. */
+static void
+judge(struct session *s, struct snapshot *snap)
+{
+    struct verdict_input in = {0};
+    const struct wstats *c = &snap->cur;
+    struct cpu_host now;
+    double lat_sum_us = hist_mean(c->lat) * (double)hist_count(c->lat);
+
+    if (snap->final) { /* the sliver of an interval at the end says nothing new */
+        verdict_finish(&s->verdict, &s->now);
+        return;
+    }
+    /* a stall with no transaction finished is load too: often the one that matters */
+    in.load = !s->eng->paused && snap->clients > 0;
+    in.tps = snap->interval_s > 0 ? (double)c->txns / snap->interval_s : 0;
+    in.lat_mean_ms = hist_count(c->lat) ? hist_mean(c->lat) / 1000.0 : NAN;
+    in.ops_per_txn = c->txns ? (double)c->ops / (double)c->txns : NAN;
+    in.connect_share = s->rc->connect_per_txn && lat_sum_us > 0
+                           ? fmin((double)c->connect_us / lat_sum_us, 1.0)
+                           : NAN;
+    in.worker_cpu_max = snap->worker_cpu_max;
+    in.worker_wait_max = snap->worker_wait_max;
+    in.own_cpu_pct = snap->own_cpu_pct;
+    in.cores = cpu_cores();
+    in.clients = snap->clients;
+    in.rate = s->eng->rate;
+    in.errors =
+        snap->interval_s > 0 ? (double)(wstats_errors(c) + c->connect_fails) / snap->interval_s : 0;
+    in.connected = (int)c->connected;
+    in.last_error = c->last_error;
+    in.server_host_pct = server_cpu_pct(s, snap->interval_s);
+    in.server_names = s->procs.names;
+    in.gain_per_doubling = s->gain_per_doubling;
+    in.host_busy_pct = NAN;
+    if (cpu_host_read(&now) == 0) {
+        if (s->rc->server_local && s->host.total)
+            in.host_busy_pct = cpu_host_busy_pct(&s->host, &now);
+        s->host = now;
+    }
+    in.have_server = s->have_sig;
+    in.sig = s->sig;
+    in.behind = s->behind;
+    verdict_step(&s->verdict, &in, &s->now);
+}
+
+/* A sweep's step boundaries: after the interval swap, before the hooks report. */
+static void
+sweep_step(struct session *s, const struct snapshot *snap)
+{
+    struct sweep_server srv;
+    struct sweep_action act;
+
+    sweep_server_from(s->have_sig ? &s->sig : NULL, s->server_tps, &srv);
+    sweep_tick(s->sweep, snap, &s->now, &srv, &act);
+    if (act.set && s->sweep->axis == SWEEP_CLIENTS)
+        engine_set_clients(s->eng, (int)act.x);
+    else if (act.set)
+        engine_set_rate(s->eng, act.x);
+    if (act.done)
+        s->eng->end_us = now_us(); /* the loop ends the load at its next turn */
+}
+
+static void
+tick(struct session *s)
+{
+    struct snapshot *snap = engine_tick(s->eng);
+
+    judge(s, snap);
+    if (s->sweep != NULL)
+        sweep_step(s, snap);
+    s->hooks.on_tick(s, snap, &s->now, s->arg);
+}
+
+static void
+end_load(struct session *s)
+{
+    struct snapshot *snap = engine_stop(s->eng);
+
+    s->load_over = 1;
+    judge(s, snap);
+    s->hooks.on_tick(s, snap, &s->now, s->arg);
+}
+
+static int
+fill(struct session *s, int sigfd, struct pollfd *p)
+{
+    int i;
+
+    memset(p, 0, sizeof(*p) * (FD_COLLECT + SESSION_MAX_COLLECT));
+    p[FD_SIG].fd = sigfd;
+    p[FD_FINISHED].fd = s->eng && !s->load_over ? engine_notify_fd(s->eng) : -1;
+    p[FD_INPUT].fd = s->input_fd;
+    for (i = 0; i < s->ncollect; i++)
+        p[FD_COLLECT + i].fd = collect_notify_fd(s->collect[i]);
+    for (i = 0; i < FD_COLLECT + s->ncollect; i++)
+        p[i].events = POLLIN;
+    return FD_COLLECT + s->ncollect;
+}
+
+/* Waits for the next event or until deadline; returns 1 when the session must end. */
+static int
+wait_events(struct session *s, int sigfd, uint64_t deadline)
+{
+    struct pollfd p[FD_COLLECT + SESSION_MAX_COLLECT];
+    struct signalfd_siginfo si;
+    struct collect_result res;
+    struct verdict server_side;
+    uint64_t now = now_us();
+    struct timespec ts = {0, 0};
+    int i, n = fill(s, sigfd, p);
+
+    if (deadline > now) {
+        ts.tv_sec = (time_t)((deadline - now) / 1000000u);
+        ts.tv_nsec = (long)((deadline - now) % 1000000u) * 1000;
+    }
+    if (ppoll(p, (nfds_t)n, &ts, NULL) < 0) {
+        if (errno != EINTR) /* SIGWINCH lands here for the dashboard */
+            fatal("ppoll: %s", strerror(errno));
+        return 0;
+    }
+    if (p[FD_SIG].revents && read(sigfd, &si, sizeof(si)) > 0)
+        return 1;
+    for (i = 0; i < s->ncollect; i++) {
+        if (p[FD_COLLECT + i].revents) {
+            collect_read(s->collect[i], &res);
+            int judged = s->eng == NULL && res.ok && res.have_view;
+
+            res.role = s->role[i];
+            if (judged) /* watch: the server's side alone, no load of ours to judge */
+                verdict_server(&res.view.sig, cpu_cores(), &server_side);
+            s->sigs[i] = res.view.sig;
+            s->have[i] = res.ok && res.have_view;
+            s->tps[i] = res.ok && res.have_view ? res.view.server_tps : NAN;
+            merge_signals(s);
+            s->hooks.on_server(s, i, &res, judged ? &server_side : NULL, s->arg);
+        }
+    }
+    if (p[FD_FINISHED].revents && engine_finished(s->eng)) {
+        end_load(s);
+        if (!s->stay_after_load)
+            return 1;
+    }
+    if (p[FD_INPUT].revents && s->hooks.on_input(s, s->arg))
+        return 1;
+    return s->quit;
+}
+
+/* The load's end (-T), or a watch's end; 0 when none is due. */
+static uint64_t
+end_time(const struct session *s)
+{
+    if (s->eng)
+        return s->load_over ? 0 : s->eng->end_us;
+    return s->until_us;
+}
+
+static uint64_t
+deadline(const struct session *s, uint64_t next)
+{
+    uint64_t end = end_time(s);
+
+    return end && end < next ? end : next;
+}
+
+/* A collector stuck on a frozen server is shown as failed, not as its last good sample. */
+static void
+check_overdue(struct session *s)
+{
+    struct collect_result res;
+    int i;
+
+    for (i = 0; i < s->ncollect; i++) {
+        if (!collect_overdue(s->collect[i], &res))
+            continue;
+        res.role = s->role[i];
+        s->have[i] = 0;
+        merge_signals(s);
+        s->hooks.on_server(s, i, &res, NULL, s->arg);
+    }
+}
+
+/* Each merged interval the records completed is a tick, as the engine's would be. */
+static void
+follow_tick(struct session *s)
+{
+    const struct snapshot *snap;
+    int n = 0;
+
+    while (!s->quit && (snap = follow_next(s->follow)) != NULL) {
+        s->hooks.on_tick(s, snap, follow_verdict(s->follow), s->arg);
+        n++;
+    }
+    if (n == 0 && s->hooks.on_idle_tick)
+        s->hooks.on_idle_tick(s, s->arg);
+}
+
+void
+session_run(struct session *s, int sigfd)
+{
+    uint64_t next;
+
+    s->start_us = s->eng ? s->eng->start_us : now_us();
+    verdict_init(&s->verdict);
+    merge_signals(s);
+    s->gain_per_doubling = NAN;
+    if (s->eng != NULL)
+        procs_find(s); /* before the first tick: its CPU counts from the start */
+    cpu_host_read(&s->host);
+    next = s->start_us + (uint64_t)(s->interval_s * 1e6);
+    for (;;) {
+        if (wait_events(s, sigfd, deadline(s, next)))
+            break;
+        if (end_time(s) && now_us() >= end_time(s)) {
+            if (s->eng == NULL)
+                return;
+            end_load(s);
+            if (!s->stay_after_load)
+                return;
+        }
+        if (now_us() < next)
+            continue;
+        check_overdue(s);
+        if (s->eng && !s->load_over)
+            tick(s);
+        else if (s->follow)
+            follow_tick(s);
+        else if (s->hooks.on_idle_tick)
+            s->hooks.on_idle_tick(s, s->arg);
+        if (s->quit)
+            break;
+        next += (uint64_t)(s->interval_s * 1e6);
+        if (next <= now_us()) /* we fell behind (a stopped process): skip, do not burst */
+            next = now_us() + (uint64_t)(s->interval_s * 1e6);
+    }
+    if (s->eng && !s->load_over)
+        end_load(s);
+}

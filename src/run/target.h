@@ -1,0 +1,24 @@
+/* target: driver lookup and password scrubbing for target strings. */
+#ifndef BENCHTOP_TARGET_H
+#define BENCHTOP_TARGET_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Overwrites a command-line argument in place with its masked form (or
+ * stars when that does not fit), so `ps` no longer shows the password.
+ */
+void target_scrub_arg(char *arg, const char *masked);
+/* The TCP port a target names (URI or conninfo port=), or 0 when it names none. */
+int target_port(const char *target);
+/*
+ * A newly allocated copy of target with its password masked: the driver's
+ * own masking, or any scheme://user:password@ form's; NULL when neither
+ * knows the target.
+ */
+char *target_mask(const char *target);
+/* "postgres://..., redis://..." for error messages. */
+void target_known_schemes(char *buf, size_t len);
+
+#endif
