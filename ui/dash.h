@@ -13,10 +13,10 @@
 #include "grid.h"
 #include "base/hist.h"
 
-#define DASH_HISTORY 256 /* intervals of throughput history kept */
-#define DASH_EVENTS 64   /* events kept (newest last) */
-#define DASH_SERVERS 4   /* targets watched at once */
-#define DASH_LOG2 33     /* latency buckets: [2^i, 2^(i+1)) us */
+#define DASH_HISTORY 256   /* intervals of throughput history kept */
+#define DASH_EVENTS 64     /* events kept (newest last) */
+#define DASH_SERVERS 4     /* targets watched at once */
+#define DASH_LOG2 33       /* latency buckets: [2^i, 2^(i+1)) us */
 #define DASH_SWEEP_ROWS 64 /* finished sweep steps shown (SWEEP_MAX_STEPS) */
 
 enum run_state {
@@ -65,17 +65,17 @@ struct dash_sweep_row {
 
 /* `benchtop sweep`: what the sweep pane shows. */
 struct dash_sweep {
-    int active;   /* a sweep was asked for: the pane is part of the layout */
-    int rate;     /* the steps vary the rate (else the clients) */
+    int active;     /* a sweep was asked for: the pane is part of the layout */
+    int rate;       /* the steps vary the rate (else the clients) */
     char title[48]; /* "sweep: clients", "find-rate p99 < 5 ms" */
     int nrows;
     struct dash_sweep_row rows[DASH_SWEEP_ROWS];
-    int running;      /* a step runs now (0 once the sweep is over) */
-    double running_x; /* ... its clients or rate */
-    int warming;      /* ... and it is in its warm-up */
+    int running;              /* a step runs now (0 once the sweep is over) */
+    double running_x;         /* ... its clients or rate */
+    int warming;              /* ... and it is in its warm-up */
     double running_s, step_s; /* seconds into the step (warm-up included), its whole length */
-    int knee;           /* row of the knee, or -1 */
-    char finding[200];  /* the knee, or find-rate's answer; "" = none yet */
+    int knee;                 /* row of the knee, or -1 */
+    char finding[200];        /* the knee, or find-rate's answer; "" = none yet */
 };
 
 struct dash {
@@ -91,7 +91,7 @@ struct dash {
     double interval_s;
     enum run_state state;
     double own_cpu_pct; /* benchtop's CPU over the last interval, % of one core */
-    char verdict[400]; /* "CLIENT-BOUND (clear): benchtop thread at 97% CPU; ..."; "" = none */
+    char verdict[400];  /* "CLIENT-BOUND (clear): benchtop thread at 97% CPU; ..."; "" = none */
     enum row_level verdict_level;
 
     /* throughput (last interval) and its history, oldest first */
@@ -150,7 +150,7 @@ void pane_latency(const struct dash *d, struct grid *g, struct rect r);    /* 2 
 void pane_server(const struct dash *d, struct grid *g, struct rect r);     /* 3 */
 void pane_events(const struct dash *d, struct grid *g, struct rect r);     /* 4 */
 /* 5 zooms the server pane's settings and session detail (pane_server with more rows). */
-void pane_sweep(const struct dash *d, struct grid *g, struct rect r);      /* 6 */
+void pane_sweep(const struct dash *d, struct grid *g, struct rect r); /* 6 */
 
 /* The minimum size; below it layout_draw shows a "terminal too small" notice. */
 #define DASH_MIN_W 80

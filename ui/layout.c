@@ -9,7 +9,7 @@
 #include <string.h>
 
 enum {
-    HEADER_H = 3, /* status bar, load shape, verdict */
+    HEADER_H = 3,  /* status bar, load shape, verdict */
     TOP_MIN_H = 9, /* latency: the column heads and six rows, boxed */
     SERVER_MIN_H = 8,
     EVENTS_MIN_H = 5,

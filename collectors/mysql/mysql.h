@@ -215,7 +215,7 @@ extern const char my_pad_template[MY_PAD_LEN + 1];
     X(ROWS_DELETED, "Innodb_rows_deleted")                                                         \
     X(SQL_ROWS_READ, "Rows_read") /* MariaDB, which has no Innodb_rows_read */                     \
     X(TMP_DISK_TABLES, "Created_tmp_disk_tables")                                                  \
-    X(READ_RND_NEXT, "Handler_read_rnd_next") /* rows read by full scans */                         \
+    X(READ_RND_NEXT, "Handler_read_rnd_next") /* rows read by full scans */                        \
     X(SLOW_QUERIES, "Slow_queries")
 
 #define MY_STATUS_ENUM(id, name) MY_##id,

@@ -123,9 +123,9 @@ struct pg_sample {
     struct pg_database db;
     struct pg_checkpoints ckpt;
     struct pg_wal wal;
-    int locks_not_granted;                       /* pg_locks, whole server */
-    double rtt_ms;                               /* a SELECT 1 round trip before the sample */
-    struct coll_glances probed;                  /* glances since the last sample */
+    int locks_not_granted;      /* pg_locks, whole server */
+    double rtt_ms;              /* a SELECT 1 round trip before the sample */
+    struct coll_glances probed; /* glances since the last sample */
     struct pg_scans scans;
     char settings[PG_NSETTINGS][PG_SETTING_LEN]; /* as SHOW prints them */
     char conf_load_time[48];                     /* pg_conf_load_time(): moves on a reload */

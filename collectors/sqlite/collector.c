@@ -193,8 +193,9 @@ derive_counts(const struct sqlite_counts *p, const struct sqlite_counts *c, doub
     coll_row_add(v, TXNS, "lock waits/s", (double)d.busy_retries / secs,
                  d.busy_retries ? ROW_WARN : ROW_NORMAL, "%.1f (%.0f ms/s)",
                  (double)d.busy_retries / secs, (double)d.busy_us / 1000.0 / secs);
-    coll_row_add(v, TXNS, "lock timeouts", (double)d.busy_timeouts, d.busy_timeouts ? ROW_BAD : ROW_NORMAL,
-                 "%llu", (unsigned long long)d.busy_timeouts);
+    coll_row_add(v, TXNS, "lock timeouts", (double)d.busy_timeouts,
+                 d.busy_timeouts ? ROW_BAD : ROW_NORMAL, "%llu",
+                 (unsigned long long)d.busy_timeouts);
     hits = (double)(d.cache_hit + d.cache_miss);
     if (hits > 0)
         coll_row_add(v, FILE_, "cache hit", 100.0 * (double)d.cache_hit / hits, ROW_NORMAL,

@@ -70,7 +70,7 @@ struct sq_conn {
     sqlite3_stmt **stmts; /* per script command (NULL for \set) */
     int64_t vars[SCRIPT_MAX_VARS];
     struct sqlite_stats *stats;
-    int busy_waited_ms; /* in the current lock wait */
+    int busy_waited_ms;         /* in the current lock wait */
     struct sqlite_counts delta; /* this transaction's, added to stats at its end */
     int failed;                 /* the job's outcome: 0, or -1 with err/res */
     char err[BT_ERRLEN];
@@ -89,12 +89,16 @@ target_param(struct sqlite_target *t, const char *key, const char *value, char *
     else if (strcmp(key, "busy_timeout") == 0) {
         long long ms;
         if (safe_strtoll(value, &ms) < 0 || ms < 0 || ms > 3600000)
-            return seterr(err, "busy_timeout=%s in the sqlite target is not a number of ms "
-                               "from 0 to 3600000 (e.g. busy_timeout=5000)", value);
+            return seterr(err,
+                          "busy_timeout=%s in the sqlite target is not a number of ms "
+                          "from 0 to 3600000 (e.g. busy_timeout=5000)",
+                          value);
         t->busy_timeout_ms = (int)ms;
     } else
-        return seterr(err, "unknown sqlite target parameter '%s' (use journal_mode, synchronous "
-                           "or busy_timeout)", key);
+        return seterr(err,
+                      "unknown sqlite target parameter '%s' (use journal_mode, synchronous "
+                      "or busy_timeout)",
+                      key);
     return 0;
 }
 
@@ -190,8 +194,8 @@ static int
 open_db(const struct sqlite_target *t, sqlite3 **db, char *err)
 {
     char sql[64];
-    int rc = sqlite3_open_v2(t->path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                              SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = sqlite3_open_v2(
+        t->path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 
     if (rc != SQLITE_OK)
         return seterr(err, "cannot open %s: %s (check the path and its folder's permissions)",
@@ -356,8 +360,8 @@ job_txn(void *arg)
     memset(&c->delta, 0, sizeof c->delta);
     c->vars[0] = c->sh->rows;
     c->vars[1] = c->client_id;
-    if ((rc = sqlite3_exec(c->db, c->sh->writes ? "BEGIN IMMEDIATE" : "BEGIN", NULL, NULL,
-                           NULL)) != SQLITE_OK)
+    if ((rc = sqlite3_exec(c->db, c->sh->writes ? "BEGIN IMMEDIATE" : "BEGIN", NULL, NULL, NULL)) !=
+        SQLITE_OK)
         txn_fail(c, rc, NULL);
     else if (run_rounds(c) == 0) {
         tc = now_us();
@@ -443,8 +447,8 @@ check_script(sqlite3 *db, const struct script *s, int *writes, char *err)
         if (s->cmds[i].kind != SCRIPT_SQL)
             continue;
         if (sqlite3_prepare_v2(db, s->cmds[i].sql_params, -1, &st, NULL) != SQLITE_OK)
-            return seterr(err, "%s:%d: sqlite rejects this statement: %s (fix the script)",
-                          s->name, s->cmds[i].line, sqlite3_errmsg(db));
+            return seterr(err, "%s:%d: sqlite rejects this statement: %s (fix the script)", s->name,
+                          s->cmds[i].line, sqlite3_errmsg(db));
         *writes |= !sqlite3_stmt_readonly(st);
         sqlite3_finalize(st);
     }
@@ -455,8 +459,10 @@ static int
 check_options(const struct runconf *rc, char *err)
 {
     if (rc->mode != NULL && index_of(sq_modes, rc->mode) < 0)
-        return seterr(err, "unknown protocol '%s' for sqlite (statements are always prepared: "
-                           "drop -M)", rc->mode);
+        return seterr(err,
+                      "unknown protocol '%s' for sqlite (statements are always prepared: "
+                      "drop -M)",
+                      rc->mode);
     if (rc->connect_per_txn)
         return seterr(err, "-C makes no sense for sqlite: opening a file is not a connection "
                            "(drop -C)");
@@ -484,8 +490,9 @@ sq_prepare(const struct runconf *rc, const void *opts, char *err)
 
     sh->batch = o->batch.batch > 0 ? o->batch.batch : 1;
     rv = check_options(rc, err) < 0 || sqlite_target_parse(rc->target, &sh->t, err) < 0 ||
-         (sh->script = load_script(rc, &files_only, err)) == NULL || open_db(&sh->t, &db, err) < 0 ||
-         read_rows(db, files_only, &sh->rows, err) < 0 || check_script(db, sh->script, &sh->writes, err) < 0;
+         (sh->script = load_script(rc, &files_only, err)) == NULL ||
+         open_db(&sh->t, &db, err) < 0 || read_rows(db, files_only, &sh->rows, err) < 0 ||
+         check_script(db, sh->script, &sh->writes, err) < 0;
     sqlite3_close(db);
     if (rv) {
         sq_release(sh);
@@ -643,8 +650,9 @@ sq_init(const struct init_conf *ic, char *err)
     if (rv == 0)
         rv = exec_sql(db, "COMMIT", err);
     if (rv == 0 && !ic->quiet)
-        fprintf(stderr, existing < 0 ? "init: bench_rows (%lld rows) and bench_log created in %s\n"
-                                     : "init: kept bench_rows (%lld rows) in %s; bench_log is there\n",
+        fprintf(stderr,
+                existing < 0 ? "init: bench_rows (%lld rows) and bench_log created in %s\n"
+                             : "init: kept bench_rows (%lld rows) in %s; bench_log is there\n",
                 existing < 0 ? rows : (long long)existing, t.path);
     sqlite3_close(db);
     return rv;

@@ -63,7 +63,8 @@ sqlite_stats_attach(const char *path)
     return st;
 }
 
-/* The struct stays listed at zero references: a later run or the collector still finds its totals. */
+/* The struct stays listed at zero references: a later run or the collector still finds its totals.
+ */
 void
 sqlite_stats_detach(struct sqlite_stats *st)
 {

@@ -432,8 +432,7 @@ next_load(struct sweep *sw, double *x)
 
 void
 sweep_tick(struct sweep *sw, const struct snapshot *snap, const struct verdict *v,
-           const struct sweep_server *srv,
-           struct sweep_action *act)
+           const struct sweep_server *srv, struct sweep_action *act)
 {
     double elapsed = snap->t - sw->phase_t, slack = snap->interval_s / 2;
 

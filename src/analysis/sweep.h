@@ -188,7 +188,6 @@ void sweep_free(struct sweep *sw);
  * intervals.
  */
 void sweep_tick(struct sweep *sw, const struct snapshot *snap, const struct verdict *v,
-                const struct sweep_server *srv,
-                struct sweep_action *act);
+                const struct sweep_server *srv, struct sweep_action *act);
 
 #endif

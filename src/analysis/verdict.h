@@ -44,14 +44,14 @@ struct verdict_input {
     double host_busy_pct;   /* the host's CPU when the server runs on it, % of all cores; NAN */
     int cores;              /* the host's cores */
     int clients;
-    double rate;            /* -R target; 0 = closed loop */
-    double errors;          /* failed transactions and reconnect attempts per second */
-    int connected;          /* clients with an open connection at the tick */
-    const char *last_error; /* the interval's latest error message, or NULL */
-    double server_host_pct; /* a local server's processes, % of one core; NAN if unknown */
+    double rate;              /* -R target; 0 = closed loop */
+    double errors;            /* failed transactions and reconnect attempts per second */
+    int connected;            /* clients with an open connection at the tick */
+    const char *last_error;   /* the interval's latest error message, or NULL */
+    double server_host_pct;   /* a local server's processes, % of one core; NAN if unknown */
     const char *server_names; /* ... their names ("nginx, php-fpm8.2"), or NULL */
     double gain_per_doubling; /* tps gain of the last rise in clients, per doubling; NAN if none */
-    int have_server;        /* sig holds a collector's signals */
+    int have_server;          /* sig holds a collector's signals */
     struct coll_signals sig;
     /*
      * NULL: sig is the load target's own server. Else sig is of a database
@@ -94,29 +94,29 @@ int host_split_others_hold(const struct host_split *h);
 /* What is shown. */
 struct verdict {
     enum verdict_kind kind;
-    enum verdict_kind first, second; /* VK_MIXED: the two leading limits */
-    double score;                    /* 0..1 */
+    enum verdict_kind first, second;  /* VK_MIXED: the two leading limits */
+    double score;                     /* 0..1 */
     double first_score, second_score; /* the two leading candidates' scores, even undecided */
-    int final;                       /* the load is over: kind held the run the longest */
-    double share[VK__COUNT];         /* final: the share of the run each verdict was shown */
-    const char *confidence;          /* "clear", "likely", "tentative" */
-    char evidence[300];              /* the two or three figures that show it */
+    int final;                        /* the load is over: kind held the run the longest */
+    double share[VK__COUNT];          /* final: the share of the run each verdict was shown */
+    const char *confidence;           /* "clear", "likely", "tentative" */
+    char evidence[300];               /* the two or three figures that show it */
     struct host_split host;           /* the interval's host CPU split (NAN: not local) */
 };
 
 /* Carried from interval to interval. */
 struct verdict_state {
-    int intervals;              /* seen with load */
+    int intervals; /* seen with load */
     enum verdict_kind shown;
-    enum verdict_kind leader;   /* the leading candidate of the last interval */
-    int streak;                 /* intervals it has led in a row */
+    enum verdict_kind leader;                /* the leading candidate of the last interval */
+    int streak;                              /* intervals it has led in a row */
     double lock_frac, commit_frac, cpu_frac; /* smoothed session fractions */
-    double busy_frac;           /* smoothed share of benchtop's sessions active on the server */
-    double rows_base;           /* the lowest smoothed rows per transaction seen: "rising" */
+    double busy_frac; /* smoothed share of benchtop's sessions active on the server */
+    double rows_base; /* the lowest smoothed rows per transaction seen: "rising" */
     double rows_now;
-    int rows_rising;            /* intervals in a row rows_now grew by 5% or more */
-    double last_rtt_ms;         /* the last interval's round trip: the lower of two is the wire */
-    int held[VK__COUNT];        /* intervals each verdict was shown */
+    int rows_rising;     /* intervals in a row rows_now grew by 5% or more */
+    double last_rtt_ms;  /* the last interval's round trip: the lower of two is the wire */
+    int held[VK__COUNT]; /* intervals each verdict was shown */
     struct verdict last;
 };
 
@@ -161,7 +161,7 @@ struct verdict_point {
 };
 
 enum verdict_check {
-    VC_UNTESTED,    /* the verdict predicts nothing here, or no more load */
+    VC_UNTESTED, /* the verdict predicts nothing here, or no more load */
     VC_CONFIRMED,
     VC_CONTRADICTED,
 };

@@ -31,7 +31,7 @@ struct collect_result {
     double probe_ms;  /* ... and the mean time of one */
     char error[160];  /* why not ok */
     struct coll_view view;
-    enum coll_role role;    /* what its signals stand for in the run (set by the session) */
+    enum coll_role role; /* what its signals stand for in the run (set by the session) */
 
     int have_settings;        /* settings holds at least one read */
     double settings_ms;       /* how long the last settings read took */

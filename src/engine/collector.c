@@ -57,9 +57,10 @@ coll_row_find(const struct coll_view *v, const char *section, const char *label)
 const char *
 coll_role_key(enum coll_role r)
 {
-    static const char *const keys[] = {
-        [COLL_SERVER] = "server", [COLL_POOLER] = "pooler", [COLL_BEHIND] = "behind",
-        [COLL_APP] = "app"};
+    static const char *const keys[] = {[COLL_SERVER] = "server",
+                                       [COLL_POOLER] = "pooler",
+                                       [COLL_BEHIND] = "behind",
+                                       [COLL_APP] = "app"};
 
     return r >= COLL_SERVER && r <= COLL_APP ? keys[r] : "?";
 }
@@ -124,7 +125,8 @@ coll_row_states(struct coll_view *v)
         return;
     cpu = fmin(g->on_cpu / all, 1);
     lock = isnan(g->lock_wait) ? 0 : g->lock_wait / all;
-    io = ((isnan(g->commit_wait) ? 0 : g->commit_wait) + (isnan(g->io_wait) ? 0 : g->io_wait)) / all;
+    io =
+        ((isnan(g->commit_wait) ? 0 : g->commit_wait) + (isnan(g->io_wait) ? 0 : g->io_wait)) / all;
     itx = isnan(g->idle_tx) ? 0 : g->idle_tx / all;
     other = isnan(g->active) ? 0 : fmax(0, g->active / all - cpu - lock - io);
     memset(bar, '.', W);

@@ -67,20 +67,20 @@ struct coll_signals {
     double own_sessions;
     double own_active;
     double own_lock_wait;
-    double own_commit_wait;  /* commit's log sync and data file I/O */
-    double idle_tx;          /* client sessions idle in a transaction: waiting for the client */
-    double samples;          /* session-state samples averaged into the counts above (1: a glance) */
-    double commits_s;        /* commits (and autocommit statements) per second, server-wide */
-    double log_syncs_s;      /* fsyncs of the commit log per second (WAL, InnoDB log, AOF) */
-    char sync_untimed[32];   /* the setting that would time the syncs, when off; "" */
+    double own_commit_wait; /* commit's log sync and data file I/O */
+    double idle_tx;         /* client sessions idle in a transaction: waiting for the client */
+    double samples;         /* session-state samples averaged into the counts above (1: a glance) */
+    double commits_s;       /* commits (and autocommit statements) per second, server-wide */
+    double log_syncs_s;     /* fsyncs of the commit log per second (WAL, InnoDB log, AOF) */
+    char sync_untimed[32];  /* the setting that would time the syncs, when off; "" */
     char sync_each_commit[32]; /* the setting that makes every commit wait for a log sync, when */
                                /* the server counts no syncs (Redis "appendfsync always"); "" */
-    char commit_advice[80];  /* what lowers the syncs per commit on this server */
-    double rows_per_txn;     /* rows read per transaction */
-    double blocks_per_txn;   /* blocks (pages) accessed per transaction */
-    double seq_scans_s;      /* sequential scans per second */
-    char seq_scan_table[40]; /* ... most of them on this table; "" */
-    double max_sessions;     /* the server's connection limit */
+    char commit_advice[80];    /* what lowers the syncs per commit on this server */
+    double rows_per_txn;       /* rows read per transaction */
+    double blocks_per_txn;     /* blocks (pages) accessed per transaction */
+    double seq_scans_s;        /* sequential scans per second */
+    char seq_scan_table[40];   /* ... most of them on this table; "" */
+    double max_sessions;       /* the server's connection limit */
     /* A connection pooler in front of the server (NAN for a server): */
     double pool_waiting;    /* clients waiting for a server connection */
     double pool_servers;    /* server connections busy with a client */

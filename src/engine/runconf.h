@@ -41,42 +41,43 @@ struct runconf {
     int connect_per_txn;    /* -C */
     int per_stmt;           /* -r: per-statement latency and counts in the summary */
     int max_tries;          /* --max-tries: tries for a serialization failure or deadlock */
-    double stall_timeout_s; /* --stall-timeout: a connect or transaction stuck this long is an error */
-    int headless;           /* --headless, or stdout is not a terminal */
-    int force;              /* init --force */
-    int pipeline;           /* requests in flight per connection: the driver's pipeline_depth() */
-    uint64_t seed;          /* --seed */
-    char *instance_spec;    /* --instance I/N */
-    int instance;           /* this agent's index, 0 .. instances-1 (instance.h) */
-    int instances;          /* agents acting as one run, each with -c clients */
-    char *records_glob;     /* watch --records PATTERN: follow a fleet's growing records */
-    char *start_at_spec;    /* --start-at TIME */
-    double start_at;        /* when the load starts, seconds since the epoch; 0: at once */
-    int quiet;              /* -q: no human summary on stderr */
-    int no_collect;         /* --no-collect: no server-side collectors */
-    int read_only;          /* --read-only: the dashboard never changes a server setting */
-    char *record;           /* --record FILE: JSON lines while the dashboard runs */
-    char *pooler_target;    /* --pooler: a connection pooler's console ("none": do not look) */
-    char *server_target;    /* --server: the server behind a pooler target, for its collector */
+    double
+        stall_timeout_s; /* --stall-timeout: a connect or transaction stuck this long is an error */
+    int headless;        /* --headless, or stdout is not a terminal */
+    int force;           /* init --force */
+    int pipeline;        /* requests in flight per connection: the driver's pipeline_depth() */
+    uint64_t seed;       /* --seed */
+    char *instance_spec; /* --instance I/N */
+    int instance;        /* this agent's index, 0 .. instances-1 (instance.h) */
+    int instances;       /* agents acting as one run, each with -c clients */
+    char *records_glob;  /* watch --records PATTERN: follow a fleet's growing records */
+    char *start_at_spec; /* --start-at TIME */
+    double start_at;     /* when the load starts, seconds since the epoch; 0: at once */
+    int quiet;           /* -q: no human summary on stderr */
+    int no_collect;      /* --no-collect: no server-side collectors */
+    int read_only;       /* --read-only: the dashboard never changes a server setting */
+    char *record;        /* --record FILE: JSON lines while the dashboard runs */
+    char *pooler_target; /* --pooler: a connection pooler's console ("none": do not look) */
+    char *server_target; /* --server: the server behind a pooler target, for its collector */
     struct target_list watch; /* --watch: other targets' collectors beside the load */
-    char *theme;            /* --theme NAME or path */
-    char *report_format;    /* report --format: text, markdown, csv, json */
-    double report_from;     /* report --from: seconds into each run */
-    double report_to;       /* report --to; 0 = to the end */
-    char *report_html;      /* report --html FILE */
-    char *report_hlog;      /* report --hlog FILE */
-    char *sweep_clients;    /* sweep --clients LIST */
-    char *sweep_rates;      /* sweep --rates LIST */
-    double warmup_s;        /* sweep --warmup: each step's unmeasured start */
-    double step_s;          /* sweep --step-time: each step's measured part */
-    int find_rate;          /* sweep --find-rate */
-    char *slo;              /* sweep --slo, e.g. "p99<5ms" */
-    int server_local;       /* the target is on this machine: its CPU is ours to read */
-    int show_help;          /* -h */
-    int show_version;       /* -V */
-    void *driver_conf;      /* the driver's option struct (driver.h), once the target is known */
-    void **driver_confs;    /* options.c: one option struct per driver_classes[i] */
-    unsigned char given[OPTIONS_MAX]; /* options.c: option i was on the command line */
+    char *theme;              /* --theme NAME or path */
+    char *report_format;      /* report --format: text, markdown, csv, json */
+    double report_from;       /* report --from: seconds into each run */
+    double report_to;         /* report --to; 0 = to the end */
+    char *report_html;        /* report --html FILE */
+    char *report_hlog;        /* report --hlog FILE */
+    char *sweep_clients;      /* sweep --clients LIST */
+    char *sweep_rates;        /* sweep --rates LIST */
+    double warmup_s;          /* sweep --warmup: each step's unmeasured start */
+    double step_s;            /* sweep --step-time: each step's measured part */
+    int find_rate;            /* sweep --find-rate */
+    char *slo;                /* sweep --slo, e.g. "p99<5ms" */
+    int server_local;         /* the target is on this machine: its CPU is ours to read */
+    int show_help;            /* -h */
+    int show_version;         /* -V */
+    void *driver_conf;        /* the driver's option struct (driver.h), once the target is known */
+    void **driver_confs;      /* options.c: one option struct per driver_classes[i] */
+    unsigned char given[OPTIONS_MAX];    /* options.c: option i was on the command line */
     const char *given_name[OPTIONS_MAX]; /* ... and its name (optdef.h: options_given) */
 };
 

@@ -25,7 +25,7 @@
     X(connect_us)    /* time spent establishing them */                                            \
     X(reconnects)    /* connections re-established after a loss */                                 \
     X(connect_fails) /* failed attempts to re-establish a lost connection */                       \
-    X(retried)       /* transactions that succeeded or failed after more than one try */          \
+    X(retried)       /* transactions that succeeded or failed after more than one try */           \
     X(retries)       /* tries after the first (--max-tries) */                                     \
     X(rx_bytes)      /* bytes received, for drivers that count them (txn_result.rx_bytes) */
 
@@ -56,11 +56,11 @@ struct wstats {
 
 /* What one report shows: one interval and the whole run so far. */
 struct snapshot {
-    double t;            /* seconds since the run started, at the end of this interval */
-    double interval_s;   /* length of this interval */
-    int clients;         /* clients configured */
-    int final;           /* the run is over: this is the last interval */
-    double worker_cpu_max; /* the busiest worker thread's CPU in this interval, % of a core */
+    double t;               /* seconds since the run started, at the end of this interval */
+    double interval_s;      /* length of this interval */
+    int clients;            /* clients configured */
+    int final;              /* the run is over: this is the last interval */
+    double worker_cpu_max;  /* the busiest worker thread's CPU in this interval, % of a core */
     double worker_wait_max; /* ... and that thread's wait for a CPU, % of the interval */
     double own_cpu_pct;     /* this whole process's CPU in this interval, % of one core */
     struct wstats cur;      /* this interval */

@@ -36,15 +36,16 @@ int report_server_series(const struct record *recs, int nrec, const char **names
 
 /* What `benchtop report` asked for. */
 struct compare_opts {
-    int format;         /* compare_format()'s index: text, markdown, csv, json */
-    double from, to;    /* the window, seconds from each run's start; to 0: the end */
-    const char *html;   /* NULL, or the page to write (html.c) */
-    const char *hlog;   /* NULL, or one run's HdrHistogram interval log to write */
+    int format;       /* compare_format()'s index: text, markdown, csv, json */
+    double from, to;  /* the window, seconds from each run's start; to 0: the end */
+    const char *html; /* NULL, or the page to write (html.c) */
+    const char *hlog; /* NULL, or one run's HdrHistogram interval log to write */
 };
 
 /* The index of a --format name, or -1. */
 int compare_format(const char *name);
-/* Loads the records and writes the comparison to out; exits 2 on a bad record. 0, or 1 on a write error. */
+/* Loads the records and writes the comparison to out; exits 2 on a bad record. 0, or 1 on a write
+ * error. */
 int compare_write(FILE *out, char *const *paths, int npos, const struct compare_opts *o);
 
 /* html.c: the self-contained page. 0, or -1 with err. */

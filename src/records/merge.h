@@ -13,7 +13,6 @@
 
 #include "base/hist.h"
 
-
 /* The interval counters that add up across agents. */
 #define MERGE_SUMS                                                                                 \
     X(clients)                                                                                     \
@@ -35,7 +34,7 @@ struct merge_bin {
     double ops; /* requests, from each agent's ops/s times its length */
     int agents;
     uint64_t min, max, sum, overflow;
-    json_t *by_kind;   /* errors_by_kind, summed */
+    json_t *by_kind;          /* errors_by_kind, summed */
     const char *verdicts[64]; /* each agent's verdict kind (pointing into its line) */
     int nverdict;
 };
@@ -54,8 +53,7 @@ void merge_bin_start(struct merge_bin *b, struct hist *h);
  * since the fleet's start): its counters to b, its histogram to h. o must
  * outlive b (the verdict points into it). 0, or -1 with err.
  */
-int merge_bin_add(struct merge_bin *b, const json_t *o, double end, struct hist *h,
-                  char *err);
+int merge_bin_add(struct merge_bin *b, const json_t *o, double end, struct hist *h, char *err);
 /* Puts the agents' exact min, max and sum on h (the encoding carries buckets only). */
 void merge_bin_finish(const struct merge_bin *b, struct hist *h);
 /* The verdict most agents gave (the first one's on a tie), and how many gave it. */

@@ -78,7 +78,6 @@ struct rec_summary {
     const char *srv_extra_name[2];
 };
 
-
 /*
  * A field of a record line: a string ("" when absent), a number (NAN), a
  * count (0 when absent or not a positive integer). merge.c and follow.c

@@ -256,7 +256,6 @@ list_append(char **list, const struct option_def *o, const char *arg)
     memcpy(*list + had, arg, n + 1);
 }
 
-
 static void
 set_value(void *p, const struct option_def *o, const char *arg)
 {

@@ -44,7 +44,7 @@ struct session_hooks {
 
 struct session {
     const struct runconf *rc;
-    struct engine *eng; /* NULL: no load */
+    struct engine *eng;    /* NULL: no load */
     struct follow *follow; /* watch --records: a fleet's records give the ticks instead */
     int ncollect;
     struct collect *collect[SESSION_MAX_COLLECT];
@@ -56,21 +56,21 @@ struct session {
     int load_over;
     int quit; /* set by a hook (an output that fails): the session ends at once */
     struct session_hooks hooks;
-    struct verdict_state verdict;  /* carried between ticks */
-    struct verdict now;            /* the last interval's verdict */
+    struct verdict_state verdict;                  /* carried between ticks */
+    struct verdict now;                            /* the last interval's verdict */
     enum coll_role role[SESSION_MAX_COLLECT];      /* what each collector's signals stand for */
     const char *title[SESSION_MAX_COLLECT];        /* each one's server, for the verdict's text */
     struct coll_signals sigs[SESSION_MAX_COLLECT]; /* each one's latest signals */
     int have[SESSION_MAX_COLLECT];                 /* ... when its last sample succeeded */
     double tps[SESSION_MAX_COLLECT];               /* ... and its server's own tps */
     /* the above merged by role (session.c, merge_signals): what the verdict and sweep read */
-    int have_sig;                  /* sig holds a database's signals (the target's, or behind it) */
+    int have_sig; /* sig holds a database's signals (the target's, or behind it) */
     struct coll_signals sig;
-    const char *behind;            /* sig is of this database behind the load's target; NULL */
-    double server_tps;             /* that database's own tps; NAN */
-    struct sweep *sweep;           /* NULL, or `benchtop sweep`'s steps: run at each tick */
-    struct cpu_host host;          /* /proc/stat at the last tick */
-    double gain_per_doubling;      /* from the last rise in clients (dashboard +); NAN */
+    const char *behind;       /* sig is of this database behind the load's target; NULL */
+    double server_tps;        /* that database's own tps; NAN */
+    struct sweep *sweep;      /* NULL, or `benchtop sweep`'s steps: run at each tick */
+    struct cpu_host host;     /* /proc/stat at the last tick */
+    double gain_per_doubling; /* from the last rise in clients (dashboard +); NAN */
     int procs_ready;          /* procs was looked up */
     struct cpu_group procs;   /* the run's local processes: the server side of the host split */
     void *arg;

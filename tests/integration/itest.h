@@ -180,7 +180,6 @@ itest_free(struct run *r)
     free(r->err);
 }
 
-
 /* The last line of `text` that contains `needle` (copied into a static buffer). */
 static inline const char *
 itest_line(const char *text, const char *needle)

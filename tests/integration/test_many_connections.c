@@ -15,8 +15,9 @@
 static char *
 run_many(const char *target, const char *workload, struct run *r)
 {
-    char *args[] = {"run", (char *)target,   "--headless", "-q", "-c", MANY, "-j", "2", "-t",
-                    "3",   "-w", (char *)workload, "--keys", "1", "--no-collect", NULL};
+    char *args[] = {
+        "run", (char *)target, "--headless",     "-q",     "-c", MANY,           "-j", "2", "-t",
+        "3",   "-w",           (char *)workload, "--keys", "1",  "--no-collect", NULL};
     char *sum;
 
     *r = itest_runv(args);

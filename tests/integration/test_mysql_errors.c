@@ -363,8 +363,13 @@ test_corrupt_stream(void **state)
     char target[200];
     int port;
     pid_t proxy = start_proxy(extra, &port);
-    char *args[] = {"run", target, "--headless", "-T", "7", "-c", "2", "--table-size", "1500",
-                    "--stall-timeout", "1", "--no-collect", NULL};
+    char *args[] = {"run",        target,
+                    "--headless", "-T",
+                    "7",          "-c",
+                    "2",          "--table-size",
+                    "1500",       "--stall-timeout",
+                    "1",          "--no-collect",
+                    NULL};
     const char *sum;
     struct run r;
 

@@ -62,8 +62,8 @@ run_checked(char **args, const char *workload, double *tps)
     assert_int_equal((long long)itest_num(sum, "errors"), 0);
     assert_true(itest_count_lines(r.out, "\"type\":\"interval\"") >= 2);
     after = server_count(workload);
-    fprintf(stderr, "  %s %s: %.0f transactions, server count +%lld, %.0f tps\n", args[6],
-            args[8], txns, after - before, *tps);
+    fprintf(stderr, "  %s %s: %.0f transactions, server count +%lld, %.0f tps\n", args[6], args[8],
+            txns, after - before, *tps);
     assert_true(fabs((double)(after - before) - txns) <= 0.01 * txns);
     itest_free(&r);
     return txns;

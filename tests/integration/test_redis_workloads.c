@@ -34,7 +34,6 @@ workload_calls(const char *workload)
     return rtest_calls(admin, workload);
 }
 
-
 /* One workload for 2 s with extra options; its count checked against the server's. */
 static void
 workload_checked(const char *workload, const char *opt, const char *val)

@@ -21,12 +21,13 @@
  * too), then adds 1 to one branch at REPEATABLE READ: concurrent tries of
  * it fail with "could not serialize access".
  */
-static const char hot_script[] = "\\set d random(1, 1000000000)\n"
-                                 "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) "
-                                 "VALUES (1, 1, 1, :d, now());\n"
-                                 "BEGIN ISOLATION LEVEL REPEATABLE READ;\n"
-                                 "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
-                                 "END;\n";
+static const char hot_script[] =
+    "\\set d random(1, 1000000000)\n"
+    "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) "
+    "VALUES (1, 1, 1, :d, now());\n"
+    "BEGIN ISOLATION LEVEL REPEATABLE READ;\n"
+    "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
+    "END;\n";
 
 static char script_path[64];
 
@@ -70,8 +71,14 @@ run_summary(char **args, struct run *r)
 static const char *
 pg_hot_run(const char *tries, struct run *r)
 {
-    char *args[] = {"run", itest_target(DB), "--headless", "-T", "3", "-c", "4", "-j", "2",
-                    "-f", script_path, "--max-tries", (char *)tries, "--no-collect", NULL};
+    char *args[] = {"run",         itest_target(DB),
+                    "--headless",  "-T",
+                    "3",           "-c",
+                    "4",           "-j",
+                    "2",           "-f",
+                    script_path,   "--max-tries",
+                    (char *)tries, "--no-collect",
+                    NULL};
 
     return run_summary(args, r);
 }
@@ -128,9 +135,15 @@ static const char *
 my_deadlock_run(const char *tries, struct run *r)
 {
     /* 8 clients updating, deleting and inserting 4 rows: InnoDB deadlocks often */
-    char *args[] = {"run", itest_my_target(DB), "--headless", "-T", "4", "-c", "8", "-j", "2",
-                    "-w", "read-write", "--table-size", "4", "--max-tries", (char *)tries,
-                    "--no-collect", NULL};
+    char *args[] = {"run",         itest_my_target(DB),
+                    "--headless",  "-T",
+                    "4",           "-c",
+                    "8",           "-j",
+                    "2",           "-w",
+                    "read-write",  "--table-size",
+                    "4",           "--max-tries",
+                    (char *)tries, "--no-collect",
+                    NULL};
 
     return run_summary(args, r);
 }

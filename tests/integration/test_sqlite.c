@@ -75,8 +75,8 @@ static void
 test_counts_equal_rows(void **state)
 {
     char *t = target("counts", "busy_timeout=600000"); /* a loaded machine: no lock timeout */
-    char *ins[] = {"run", t, "--headless", "-w", "insert", "-t", "50", "-c", "4",
-                   "--batch", "3", "-q", NULL};
+    char *ins[] = {"run", t,   "--headless", "-w", "insert", "-t", "50",
+                   "-c",  "4", "--batch",    "3",  "-q",     NULL};
     char *upd[] = {"run", t, "--headless", "-w", "update", "-t", "40", "-c", "3", "-q", NULL};
     struct run r;
     const char *sum;
@@ -122,7 +122,7 @@ static double
 batch_run(const char *t, const char *batch, char *kind, size_t kindlen)
 {
     char *args[] = {"run", (char *)t, "--headless", "-w", "insert", "--batch", (char *)batch,
-                    "-T", "8", "-c", "1", "-q", NULL};
+                    "-T",  "8",       "-c",         "1",  "-q",     NULL};
     struct run r;
     const char *sum = run(args, &r), *v;
     double ops = itest_num(sum, "ops");
@@ -145,8 +145,10 @@ batching_in(const char *mode)
     init(target(name, query), "100");
     one = batch_run(target(name, query), "1", k1, sizeof k1);
     hundred = batch_run(target(name, query), "100", k100, sizeof k100);
-    fprintf(stderr, "  %s: --batch 1 %.0f inserts/s (verdict %s), --batch 100 %.0f inserts/s "
-                    "(verdict %s)\n", mode, one, k1, hundred, k100);
+    fprintf(stderr,
+            "  %s: --batch 1 %.0f inserts/s (verdict %s), --batch 100 %.0f inserts/s "
+            "(verdict %s)\n",
+            mode, one, k1, hundred, k100);
     /* One sync per transaction either way: a hundred statements share it. */
     assert_true(hundred > 5 * one);
     assert_string_equal(k1, "commit");
@@ -210,8 +212,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_counts_equal_rows),   cmocka_unit_test(test_writers_wait_on_the_lock),
-        cmocka_unit_test(test_batching_wal),        cmocka_unit_test(test_batching_rollback),
+        cmocka_unit_test(test_counts_equal_rows), cmocka_unit_test(test_writers_wait_on_the_lock),
+        cmocka_unit_test(test_batching_wal),      cmocka_unit_test(test_batching_rollback),
         cmocka_unit_test(test_bad_input),
     };
 

@@ -477,8 +477,8 @@ test_watched_mysql(void **state)
 {
     char *target = (char *)itest_env("BENCHTOP_MY_TARGET");
     char *init[] = {"init", target, "-q", NULL};
-    char *load[] = {"run", target, "--headless", "-q", "--no-collect", "-T", "8", "-w",
-                    "point-select", "-c", "4", NULL};
+    char *load[] = {"run",          target, "--headless", "-q", "--no-collect", "-T", "8", "-w",
+                    "point-select", "-c",   "4",          NULL};
     char *watch[] = {"watch", target, "--headless", "-T", "6", NULL};
     struct run r = itest_runv(init), w;
     const char *line;

@@ -571,7 +571,8 @@ static const char mariadb_10_11_status[] =
     "wsrep_rollbacker_thread_count\t0\n"
     "wsrep_thread_count\t0\n";
 
-/* MySQL 8.0, written from the names in its manual (a subset of the ~480 lines; values consistent with a read-write run). */
+/* MySQL 8.0, written from the names in its manual (a subset of the ~480 lines; values consistent
+ * with a read-write run). */
 static const char mysql_8_0_status[] =
     "Variable_name\tValue\n"
     "Aborted_clients\t2\n"

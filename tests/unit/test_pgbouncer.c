@@ -51,7 +51,7 @@ test_rates_from_two_samples(void **state)
     struct pgb_sample a = busy_sample(), b = busy_sample();
     struct coll_view v;
 
-    b.xact_count += 500;  /* 250/s over 2 s */
+    b.xact_count += 500; /* 250/s over 2 s */
     b.query_count += 1500;
     b.wait_time_us += 1000000; /* 1 s of waiting over 500 transactions: 2 ms each */
     b.xact_time_us += 250000;  /* 0.5 ms each */
