@@ -92,6 +92,33 @@ struct coll_signals {
     double app_workers; /* workers that may run at once */
     char app_name[16];  /* the tier's name ("php-fpm") */
     char app_limit[24]; /* the setting that caps the workers ("pm.max_children") */
+    /*
+     * For the time accounting (issue 25): NAN (or "") when the server does
+     * not say. Counts are averaged over the interval's session samples, as
+     * on_cpu and the waits above are.
+     */
+    double own_on_cpu;  /* benchtop's sessions running, not waiting on anything */
+    double own_io_wait; /* ... reading data files (not the commit's I/O) */
+    double own_idle;    /* ... connected but idle: the server waits for the client */
+    double
+        lock_root_commit; /* lock waiters whose blocker (at the chain's root) waits on the commit */
+    double lock_root_client;  /* ... whose blocker is idle in a transaction: waits for its client */
+    double lock_root_other;   /* ... whose blocker is another application's session */
+    double other_stall_share; /* of the interval, the share the server was stalled by other */
+                              /* sessions' commands (Redis DEBUG SLEEP, a long KEYS, ...) */
+    char other_stall_what[48];  /* ... what stalled it ("DEBUG SLEEP 0.3 from 127.0.0.1:5123") */
+    double evictions_s;         /* a cache's evictions per second */
+    double hit_ratio;           /* a cache's (or buffer pool's) hits / lookups, 0..1 */
+    double mem_used;            /* bytes the cache holds */
+    double mem_limit;           /* bytes it may hold (maxmemory, memcached -m) */
+    char mem_limit_setting[24]; /* the setting that raises it ("maxmemory", "-m") */
+    double disk_reads_s;        /* data pages read from disk per second (buffer pool misses) */
+    double server_threads;      /* the server's worker threads (memcached -t); NAN */
+    double thread_max_pct;      /* the busiest of them, % of one core */
+    char threads_setting[24];   /* the setting that adds threads ("-t", "io-threads") */
+    double checkpoints_req_s;   /* checkpoints forced by the log's size, per second */
+    double server_cpu_self_pct; /* the server's CPU as it reports it (INFO, rusage): */
+                                /* for a server whose processes this host cannot see */
 };
 
 /* What derive produces for the UI, the JSON record and the verdict. */
