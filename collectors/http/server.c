@@ -21,6 +21,7 @@
  * nginx's access log is DIR/access.log.
  */
 #include "base/throwaway.h"
+#include "engine/registry.h"
 #include "base/uri.h"
 #include "base/util.h"
 

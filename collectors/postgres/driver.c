@@ -595,6 +595,7 @@ static const struct driver_options pg_options[] = {{&pg_option_group, 0}, {NULL,
 
 const struct driver_class postgres_driver_class = {
     .name = "postgres",
+    .target_forms = "a libpq conninfo string",
     .schemes = pg_schemes,
     .workloads = pg_workloads,
     .modes = pg_modes,

@@ -10,6 +10,7 @@
  * tests change the pool with SET on the console.
  */
 #include "base/throwaway.h"
+#include "engine/registry.h"
 #include "base/util.h"
 
 #include <errno.h>

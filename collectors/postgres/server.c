@@ -157,6 +157,7 @@ pg_stop(struct server *s)
 
 const struct server_class postgres_server_class = {
     .name = "postgres",
+    .run_as = "postgres",
     .start = pg_start,
     .restart = pg_restart,
     .stop = pg_stop,

@@ -37,9 +37,6 @@
 static const char dir_template[] = "/tmp/benchtop-XXXXXX";
 static const char dir_prefix[] = "/tmp/benchtop-";
 
-/* Whom a root benchtop runs servers as, best first (postgres refuses to run as root). */
-static const char *const unprivileged_users[] = {"postgres", "nobody", NULL};
-
 /* Upper-case severities; from one of them on, a line needs no timestamp or pid in front. */
 static const char *const severities[] = {"FATAL", "PANIC", "ERROR", NULL};
 
@@ -72,17 +69,22 @@ pick_user(struct server *s, char *err)
         s->gid = getgid();
         return 0;
     }
-    for (const char *const *u = unprivileged_users; *u != NULL; u++) {
-        pw = getpwnam(*u);
+    /* the class's own user first (a server that refuses to run as root), then nobody */
+    const char *users[] = {s->cls->run_as ? s->cls->run_as : "nobody", "nobody"};
+
+    for (int i = 0; i < 2; i++) {
+        pw = getpwnam(users[i]);
         if (pw != NULL) {
-            snprintf(s->user, sizeof s->user, "%s", *u);
+            snprintf(s->user, sizeof s->user, "%s", users[i]);
             s->uid = pw->pw_uid;
             s->gid = pw->pw_gid;
             return 0;
         }
     }
-    return seterr(err, "running as root and neither user postgres nor nobody exists: run benchtop "
-                       "as an ordinary user");
+    return seterr(err,
+                  "running as root and neither user %s nor nobody exists: run benchtop as an "
+                  "ordinary user",
+                  users[0]);
 }
 
 static int
@@ -434,16 +436,6 @@ error_start(const char *line)
             return p;
     }
     return strstr(line, "error") || strstr(line, "Error") ? line : NULL;
-}
-
-const struct server_class *
-server_class_find(const char *name)
-{
-    for (const struct server_class *const *c = server_classes; *c != NULL; c++)
-        if (strcmp((*c)->name, name) == 0 ||
-            ((*c)->demo_name != NULL && strcmp((*c)->demo_name, name) == 0))
-            return *c;
-    return NULL;
 }
 
 int

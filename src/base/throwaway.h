@@ -62,18 +62,12 @@ struct server_class {
      * database rather than a pooler's server.
      */
     const char *demo_name;
+    /* The user a root benchtop runs it as, when it exists (a server that refuses root); */
+    /* NULL: nobody */
+    const char *run_as;
     const char *const *demo_paths;
     const char *const *demo_watch;
 };
-
-/*
- * The classes compiled in, NULL-terminated; defined in collectors/registry.c
- * (which `configure` fills), e.g. { &postgres_server_class, NULL }.
- */
-extern const struct server_class *const server_classes[];
-
-/* Finds the class by name or demo_name in the registry (NULL if not compiled in). */
-const struct server_class *server_class_find(const char *name);
 
 /*
  * Clears s, makes the folder (/tmp/benchtop-XXXXXX, mode 0700, owned by the

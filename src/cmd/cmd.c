@@ -93,7 +93,11 @@ cmd_print_help(FILE *f, const struct cmd_entry *cmd)
             options_print_wrapped(f, lead, USAGE_TEXT_COL, (*c)->summary);
         }
     target_known_schemes(schemes, sizeof(schemes));
-    snprintf(text, sizeof text, "%s (or a libpq conninfo string)", schemes);
+    snprintf(text, sizeof text, "%s", schemes);
+    for (const struct driver_class *const *d = driver_classes; *d != NULL; d++)
+        if ((*d)->target_forms != NULL)
+            snprintf(text + strlen(text), sizeof text - strlen(text), " (or %s)",
+                     (*d)->target_forms);
     fputc('\n', f);
     options_print_wrapped(f, "TARGET: ", 8, text);
     fputs("\noptions:\n", f);
@@ -178,8 +182,8 @@ hide_watch_targets(struct target_list *l)
     for (i = 0; i < l->n && !l->hidden; i++) {
         masked = target_mask(l->v[i]);
         if (masked == NULL || watch_collector_for(l->v[i]) == NULL)
-            usage_fatal("--watch %s: nothing reads it (watch a database target, a PgBouncer "
-                        "console, or an nginx stub_status or php-fpm status http:// URL)",
+            usage_fatal("--watch %s: nothing reads it (watch a database target, a pooler's "
+                        "console, or an application tier's status URL)",
                         masked ? masked : "***");
         if (!uri_is_local(l->v[i]))
             usage_fatal("--watch %s: benchtop only reads servers on loopback (127.0.0.0/8, "
@@ -368,6 +372,20 @@ option_target(char *target, const char *option, char **masked)
     return drv;
 }
 
+/* "pgbouncer in front of postgres", from the registry, for the --pooler error. */
+static const char *
+poolers_known(char *buf, size_t len)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (const struct collector_class *const *c = collector_classes; *c != NULL; c++)
+        if ((*c)->pools != NULL && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s in front of %s",
+                                     used ? ", " : "", (*c)->name, (*c)->pools);
+    return used ? buf : "this build has no pooler";
+}
+
 void
 cmd_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
                const char **targets)
@@ -380,9 +398,8 @@ cmd_add_pooler(struct session *s, struct runconf *rc, int vet, const char **name
         return;
     if (at != NULL) {
         if (option_target(rc->pooler_target, "pooler", &m) != rc->driver || pool == NULL)
-            usage_fatal("--pooler %s: no pooler of %s targets is known (PgBouncer fronts "
-                        "postgres)",
-                        m, rc->driver->name);
+            usage_fatal("--pooler %s: no pooler of %s targets is known (%s)", m, rc->driver->name,
+                        poolers_known(err, sizeof err));
         masked = m;
     } else if (pool != NULL && pool->detect != NULL && pool->detect(rc->target)) {
         at = rc->target;

@@ -4,6 +4,7 @@
 #include "engine/driver.h"
 #include "run/options.h"
 #include "run/target.h"
+#include "engine/registry.h"
 #include "base/util.h"
 
 static int

@@ -31,7 +31,7 @@ main(int argc, char **argv)
     }
     if (cmd == NULL && argc > 2 && argv[1][0] != '-' && !cmd_looks_like_target(argv[1]))
         usage_fatal("unknown command '%s' (use run, init, demo or watch; a target looks like "
-                    "redis://HOST)",
+                    "SCHEME://HOST)",
                     argv[1]);
     if (cmd == NULL)
         cmd = cmd_table[0];

@@ -10,6 +10,7 @@
 #include "engine/mix.h"
 #include "run/options.h"
 #include "run/target.h"
+#include "engine/registry.h"
 #include "base/util.h"
 
 /*

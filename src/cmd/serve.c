@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "run/options.h"
 #include "base/throwaway.h"
+#include "engine/registry.h"
 #include "base/util.h"
 
 #include <errno.h>

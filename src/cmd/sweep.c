@@ -67,8 +67,7 @@ cmd_sweep_exec(struct runconf *rc, char **pos, int npos)
     int most_clients, rv;
 
     if (npos == 0)
-        usage_fatal(
-            "no target given (e.g. benchtop sweep postgres://localhost/db --clients 1..64)");
+        usage_fatal("no target given (e.g. benchtop sweep SCHEME://HOST/... --clients 1..64)");
     if (npos > 1)
         usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
     check_combination(rc);

@@ -23,9 +23,8 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
     int i, sigfd;
 
     if (npos == 0 && rc->records_glob == NULL)
-        usage_fatal(
-            "watch needs at least one target (e.g. benchtop watch postgres://localhost/db) or "
-            "--records 'DIR/*.jsonl'");
+        usage_fatal("watch needs at least one target (e.g. benchtop watch SCHEME://HOST/...) or "
+                    "--records 'DIR/*.jsonl'");
     if (npos > RC_MAX_WATCH) /* a pooler may join them */
         usage_fatal("at most %d targets can be watched at once", RC_MAX_WATCH);
     cmd_choose_front_end(rc);

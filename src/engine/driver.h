@@ -164,6 +164,8 @@ struct driver_options {
 struct driver_class {
     const char *name;             /* "postgres" */
     const char *version_note;     /* how it runs, for --version; NULL: nothing to say */
+    const char *target_forms;     /* other spellings of a target, for --help ("a libpq */
+                                  /* conninfo string"); NULL: the scheme only */
     const char *const *schemes;   /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */
     const char *const *workloads; /* -w names; the first is the default; NULL-terminated */
     const char *const *modes;     /* -M names; the first is the default; NULL-terminated */

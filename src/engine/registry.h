@@ -27,4 +27,10 @@ const struct collector_class *watch_collector_for(const char *target);
 /* The driver for a target (by URI scheme, then by claims()), or NULL. */
 const struct driver_class *driver_for_target(const char *target);
 
+/* "postgres://..., redis://..." for error messages. */
+void target_known_schemes(char *buf, size_t len);
+
+/* The throwaway server class by name or demo_name (NULL if not compiled in). */
+const struct server_class *server_class_find(const char *name);
+
 #endif

@@ -59,7 +59,8 @@ const struct option_def option_table[] = {
     {"protocol", 'M', OPT_STRING, OFF(mode), 0, 0, "", "MODE", CMD_LOAD,
      "protocol (listed per database below)"},
     {"file", 'f', OPT_LIST, OFF(script_file), 0, 0, "", "FILE[@W]", CMD_LOAD,
-     "run a custom script (SQL with :name variables and \\set lines; Redis: a command a line); "
+     "run a custom script (the database's statements with :name variables and \\set lines; "
+     "see SCRIPTS in benchtop(1)); "
      "repeat for a mix, W the weight"},
     {"builtin", 'b', OPT_LIST, OFF(builtin), 0, 0, "", "NAME[@W]", CMD_LOAD,
      "add a built-in workload to the mix, W its weight (repeatable; with -f too)"},
@@ -83,8 +84,8 @@ const struct option_def option_table[] = {
     {"server", 0, OPT_TARGET, OFF(server_target), 0, 0, "", "TARGET", CMD_LOAD,
      "with a pooler as the target: the server behind it, whose own figures the server pane shows"},
     {"watch", 0, OPT_TARGETS, OFF(watch), 0, 0, "", "TARGET", CMD_LOAD,
-     "also watch TARGET (repeatable): a database behind the load's target, or an nginx "
-     "stub_status or php-fpm status URL; the verdict says whether it is the limit"},
+     "also watch TARGET (repeatable): a database behind the load's target, or an application "
+     "tier's status URL; the verdict says whether it is the limit"},
     {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
      "the dashboard's s key (set a server setting) is off"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,

@@ -1,6 +1,6 @@
 /*
- * target: which driver a target string belongs to, and keeping its
- * password out of `ps`.
+ * target: a target's password masked and kept out of `ps`; its port (the
+ * lookups by scheme are in engine/registry.c).
  */
 #include "engine/registry.h"
 #include "target.h"
@@ -11,22 +11,6 @@
 #include <stdlib.h>
 
 #include "base/util.h"
-
-const struct driver_class *
-driver_for_target(const char *target)
-{
-    const struct driver_class *const *d;
-    const char *const *s;
-
-    for (d = driver_classes; *d != NULL; d++)
-        for (s = (*d)->schemes; *s != NULL; s++)
-            if (strncmp(target, *s, strlen(*s)) == 0)
-                return *d;
-    for (d = driver_classes; *d != NULL; d++)
-        if ((*d)->claims != NULL && (*d)->claims(target))
-            return *d;
-    return NULL;
-}
 
 void
 target_scrub_arg(char *arg, const char *masked)
@@ -41,53 +25,6 @@ target_scrub_arg(char *arg, const char *masked)
     } else {
         memset(arg, '*', n);
     }
-}
-
-void
-target_known_schemes(char *buf, size_t len)
-{
-    const struct driver_class *const *d;
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for (d = driver_classes; *d != NULL && used < len; d++)
-        used +=
-            (size_t)snprintf(buf + used, len - used, "%s%s...", used ? ", " : "", (*d)->schemes[0]);
-}
-
-const struct collector_class *
-collector_for(const char *name)
-{
-    const struct collector_class *const *c;
-
-    for (c = collector_classes; *c != NULL; c++)
-        if (strcmp((*c)->name, name) == 0)
-            return *c;
-    return NULL;
-}
-
-const struct collector_class *
-pooler_for(const char *driver_name)
-{
-    const struct collector_class *const *c;
-
-    for (c = collector_classes; *c != NULL; c++)
-        if ((*c)->pools != NULL && strcmp((*c)->pools, driver_name) == 0)
-            return *c;
-    return NULL;
-}
-
-const struct collector_class *
-watch_collector_for(const char *target)
-{
-    const struct collector_class *const *c;
-    const struct driver_class *drv;
-
-    for (c = collector_classes; *c != NULL; c++)
-        if ((*c)->claims != NULL && (*c)->claims(target))
-            return *c;
-    drv = driver_for_target(target);
-    return drv ? collector_for(drv->name) : NULL;
 }
 
 char *

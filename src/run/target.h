@@ -18,7 +18,5 @@ int target_port(const char *target);
  * knows the target.
  */
 char *target_mask(const char *target);
-/* "postgres://..., redis://..." for error messages. */
-void target_known_schemes(char *buf, size_t len);
 
 #endif
