@@ -7,16 +7,8 @@
  * log (stdout) is DIR/redis.log.
  */
 #include "base/throwaway.h"
-#include "base/util.h"
 
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define RD_SERVER_MISSING_FIX "install the redis-server package (apt-get install redis-server)"
-#define RD_START_TIMEOUT_MS 10000
-#define RD_STOP_TIMEOUT_MS 10000
 
 static const char *const redis_server_globs[] = {
     "/usr/bin/redis-server",
@@ -25,75 +17,52 @@ static const char *const redis_server_globs[] = {
     NULL,
 };
 
-struct rd_server {
-    char prog[PATH_MAX];
-};
-
-static int
-spawn(struct server *s, struct rd_server *rs, char *err)
-{
-    char port[16], sock[320];
-    char *argv[] = {rs->prog,    "--port",
-                    port,        "--bind",
-                    "127.0.0.1", "--dir",
-                    s->dir,      "--save",
-                    "",          "--appendonly",
-                    "no",        "--daemonize",
-                    "no",        "--logfile",
-                    "",          "--unixsocket",
-                    sock,        "--unixsocketperm",
-                    "700",       "--maxclients",
-                    "11000",     NULL};
-
-    snprintf(port, sizeof port, "%d", s->port);
-    snprintf(sock, sizeof sock, "%s/redis.sock", s->dir);
-    s->pid = server_spawn(s, argv, s->log, err);
-    if (s->pid < 0) {
-        s->pid = 0;
-        return -1;
-    }
-    return server_wait_ready(s, "redis-server", RD_START_TIMEOUT_MS, err);
-}
-
-static int
-rd_start(struct server *s, char *err)
-{
-    struct rd_server *rs = xcalloc(1, sizeof *rs);
-
-    s->priv = rs;
-    snprintf(s->log, sizeof s->log, "%s/redis.log", s->dir);
-    if (server_find_program("redis-server", redis_server_globs, rs->prog, sizeof rs->prog) < 0)
-        return seterr(err, "redis-server not found: " RD_SERVER_MISSING_FIX);
-    /* server_create adds the log's last line and keeps it. */
-    if (spawn(s, rs, err) < 0)
-        return -1;
-    snprintf(s->target, sizeof s->target, "redis://127.0.0.1:%d", s->port);
-    return 0;
-}
-
-static int
-rd_restart(struct server *s, char *err)
-{
-    struct rd_server *rs = s->priv;
-
-    if (rs == NULL)
-        return seterr(err, "the redis server was never started");
-    /* SIGTERM: redis-server exits at once, having nothing to save. */
-    server_stop_pid(s, RD_STOP_TIMEOUT_MS);
-    return spawn(s, rs, err) == 0 ? 0 : server_explain(s, err);
-}
-
+/* buf holds the port, then the socket's path. */
 static void
-rd_stop(struct server *s)
+rd_argv(const struct server *s, char *prog, char **argv, char *buf, size_t len)
 {
-    server_stop_pid(s, RD_STOP_TIMEOUT_MS);
-    free(s->priv);
-    s->priv = NULL;
+    size_t at = (size_t)snprintf(buf, len, "%d", s->port) + 1;
+    char *sock = buf + at;
+    char *const args[] = {prog,
+                          "--port",
+                          buf,
+                          "--bind",
+                          "127.0.0.1",
+                          "--dir",
+                          (char *)s->dir,
+                          "--save",
+                          "",
+                          "--appendonly",
+                          "no",
+                          "--daemonize",
+                          "no",
+                          "--logfile",
+                          "",
+                          "--unixsocket",
+                          sock,
+                          "--unixsocketperm",
+                          "700",
+                          "--maxclients",
+                          "11000",
+                          NULL};
+
+    snprintf(sock, len - at, "%s/redis.sock", s->dir);
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
+        argv[i] = args[i];
 }
+
+static const struct single_server rd_single = {
+    .program = "redis-server",
+    .globs = redis_server_globs,
+    .missing_fix = "install the redis-server package (apt-get install redis-server)",
+    .log_name = "redis.log",
+    .target_scheme = "redis",
+    .start_ms = 10000,
+    .stop_ms = 10000, /* SIGTERM: redis-server exits at once, having nothing to save */
+    .argv = rd_argv,
+};
 
 const struct server_class redis_server_class = {
     .name = "redis",
-    .start = rd_start,
-    .restart = rd_restart,
-    .stop = rd_stop,
+    .single = &rd_single,
 };

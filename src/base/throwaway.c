@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <glob.h>
 #include <grp.h>
 #include <netinet/in.h>
@@ -153,6 +154,65 @@ keep_log(const struct server *s, char *kept, size_t keptlen)
     return rename(s->log, kept);
 }
 
+/* ---- one-process servers (struct single_server) ---- */
+
+struct single_priv {
+    char prog[PATH_MAX];
+};
+
+static int
+single_spawn(struct server *s, char *err)
+{
+    const struct single_server *sp = s->cls->single;
+    struct single_priv *p = s->priv;
+    char *argv[SINGLE_SERVER_ARGS], buf[1024];
+
+    sp->argv(s, p->prog, argv, buf, sizeof buf);
+    s->pid = server_spawn(s, argv, s->log, err);
+    if (s->pid < 0) {
+        s->pid = 0;
+        return -1;
+    }
+    return server_wait_ready(s, sp->program, sp->start_ms, err);
+}
+
+static int
+single_start(struct server *s, char *err)
+{
+    const struct single_server *sp = s->cls->single;
+    struct single_priv *p = xcalloc(1, sizeof *p);
+
+    s->priv = p;
+    snprintf(s->log, sizeof s->log, "%s/%s", s->dir, sp->log_name);
+    if (server_find_program(sp->program, sp->globs, p->prog, sizeof p->prog) < 0)
+        return seterr(err, "%s not found: %s", sp->program, sp->missing_fix);
+    if (single_spawn(s, err) < 0)
+        return -1;
+    snprintf(s->target, sizeof s->target, "%s://127.0.0.1:%d", sp->target_scheme, s->port);
+    return 0;
+}
+
+static int
+single_restart(struct server *s, char *err)
+{
+    if (s->priv == NULL)
+        return seterr(err, "the %s server was never started", s->cls->name);
+    server_stop_pid(s, s->cls->single->stop_ms);
+    return single_spawn(s, err) == 0 ? 0 : server_explain(s, err);
+}
+
+static void
+class_stop(struct server *s)
+{
+    if (s->cls->single == NULL) {
+        s->cls->stop(s);
+        return;
+    }
+    server_stop_pid(s, s->cls->single->stop_ms);
+    free(s->priv);
+    s->priv = NULL;
+}
+
 static void
 undo_failed_start(struct server *s, char *err)
 {
@@ -162,7 +222,7 @@ undo_failed_start(struct server *s, char *err)
     /* Read before stop, which appends its own lines. */
     if (s->log[0] != '\0')
         server_log_tail(s->log, tail, sizeof tail);
-    s->cls->stop(s);
+    class_stop(s);
     s->cls = NULL;
     if (keep_log(s, kept, sizeof kept) == 0)
         seterr(err, "%s%s%s (log: %s)", why, tail[0] ? ": " : "", tail, kept);
@@ -453,7 +513,7 @@ server_create(struct server *s, const struct server_class *cls, char *err)
         remove_dir(s);
         return -1;
     }
-    if (cls->start(s, err) == 0)
+    if ((cls->single ? single_start(s, err) : cls->start(s, err)) == 0)
         return 0;
     undo_failed_start(s, err);
     return -1;
@@ -463,7 +523,7 @@ void
 server_destroy(struct server *s)
 {
     if (s->cls != NULL)
-        s->cls->stop(s);
+        class_stop(s);
     s->cls = NULL;
     remove_dir(s);
 }
@@ -650,4 +710,10 @@ server_log_tail(const char *logpath, char *out, size_t outlen)
             last_error = start;
     }
     first_line(out, outlen, last_error ? last_error : last);
+}
+
+int
+server_restart(struct server *s, char *err)
+{
+    return s->cls->single ? single_restart(s, err) : s->cls->restart(s, err);
 }

@@ -38,6 +38,27 @@ struct server {
  * then any number of restart, then stop (once, from server_destroy or from a
  * failed server_create). Errors are one line in err (BT_ERRLEN bytes).
  */
+/*
+ * A server that is one process, started with a command line and ready
+ * when its port accepts, keeping nothing worth a shutdown (a restart is a
+ * stop and the same start): a class that sets .single needs no start,
+ * restart or stop of its own.
+ */
+struct single_server {
+    const char *program;       /* "memcached", found through globs */
+    const char *const *globs;  /* where to look, NULL-terminated */
+    const char *missing_fix;   /* "install the memcached package (apt-get install memcached)" */
+    const char *log_name;      /* its output, in s->dir ("memcached.log") */
+    const char *target_scheme; /* s->target is SCHEME://127.0.0.1:PORT ("memcached") */
+    int start_ms, stop_ms;     /* how long it may take to accept, and to exit after SIGTERM */
+    /*
+     * Fills argv (at most SINGLE_SERVER_ARGS, ended by NULL) to run prog
+     * for s; strings it formats go in buf, len bytes.
+     */
+    void (*argv)(const struct server *s, char *prog, char **argv, char *buf, size_t len);
+};
+enum { SINGLE_SERVER_ARGS = 32 };
+
 struct server_class {
     const char *name; /* "postgres" */
     /*
@@ -48,6 +69,7 @@ struct server_class {
      * error line and where it was kept).
      */
     int (*start)(struct server *s, char *err);
+    const struct single_server *single; /* or: one process, started and stopped by throwaway.c */
     /* Stops the server (fast shutdown) and restarts it on the same port and data; waits until it
      * accepts. */
     int (*restart)(struct server *s, char *err);
@@ -110,6 +132,8 @@ void server_log_tail(const char *logpath, char *out, size_t outlen);
  * reaped, s->pid is 0 and err says how it ended ("NAME exited with status 1").
  */
 int server_wait_ready(struct server *s, const char *name, int timeout_ms, char *err);
+/* Stops the server (fast) and starts it again on the same port and data; waits until it accepts. */
+int server_restart(struct server *s, char *err);
 /* Waits for pid to exit and reaps it, up to timeout_ms (a pidfd: no sleep loop). 0 if it did. */
 int server_wait_exit(pid_t pid, int timeout_ms);
 /* SIGTERM to s->pid, SIGKILL when it has not exited after term_ms; s->pid is 0 after. */

@@ -127,7 +127,7 @@ restart(struct server *s)
 {
     char err[BT_ERRLEN];
 
-    if (s->cls->restart(s, err) == 0)
+    if (server_restart(s, err) == 0)
         printf("restarted\n");
     else
         printf("restart-failed: %s\n", err);
