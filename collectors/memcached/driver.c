@@ -97,15 +97,6 @@ struct mc_opts {
 /* ---- targets ---- */
 
 static int
-index_of(const char *const *names, const char *name)
-{
-    for (int i = 0; names[i] != NULL; i++)
-        if (strcmp(names[i], name) == 0)
-            return i;
-    return -1;
-}
-
-static int
 parse_unix(const char *path, struct mc_addr *out, char *err)
 {
     struct sockaddr_un *un = (struct sockaddr_un *)&out->sa;
@@ -325,13 +316,13 @@ parse_choices(const struct runconf *rc, const struct mc_opts *o, struct mc_share
     const char *m = rc->mode ? rc->mode : mc_modes[0];
     int i;
 
-    if ((i = index_of(mc_workloads, w)) < 0)
+    if ((i = str_index(mc_workloads, w)) < 0)
         return seterr(err,
                       "unknown workload '%s' for memcached (use -w mixed, get, set or "
                       "multiget)",
                       w);
     sh->wl = (enum mc_workload)i;
-    if ((i = index_of(mc_modes, m)) < 0)
+    if ((i = str_index(mc_modes, m)) < 0)
         return seterr(err, "unknown protocol '%s' for memcached (use -M text or binary)", m);
     sh->proto = (enum mc_proto)i;
     if (check_options(rc, o, sh, err) < 0)

@@ -95,17 +95,6 @@ static const char select_only[] = "\\set aid random(1, 100000 * :scale)\n"
 
 static const char *const pg_workload_text[] = {tpcb_like, simple_update, select_only};
 
-static int
-index_of(const char *const *names, const char *name)
-{
-    int i;
-
-    for (i = 0; names[i] != NULL; i++)
-        if (strcmp(names[i], name) == 0)
-            return i;
-    return -1;
-}
-
 static enum err_kind
 classify(const PGresult *res)
 {
@@ -240,7 +229,7 @@ pg_prepare(const struct runconf *rc, const void *opts, char *err)
     PGconn *pg = NULL;
 
     sh->target = xstrdup(rc->target);
-    sh->mode = (enum pg_mode)index_of(pg_modes, mode);
+    sh->mode = (enum pg_mode)str_index(pg_modes, mode);
     if ((int)sh->mode < 0) {
         seterr(err, "unknown protocol '%s' for postgres (use -M simple, extended or prepared)",
                mode);

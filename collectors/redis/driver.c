@@ -114,17 +114,6 @@ static const char *const rd_schemes[] = {"redis://", "rediss://", "redis+unix://
 static const char *const rd_workloads[] = {"get", "set", "incr", "mixed", NULL};
 static const char *const rd_modes[] = {"resp2", NULL};
 
-static int
-index_of(const char *const *names, const char *name)
-{
-    int i;
-
-    for (i = 0; names[i] != NULL; i++)
-        if (strcmp(names[i], name) == 0)
-            return i;
-    return -1;
-}
-
 /* ---- targets ---- */
 
 /* The password's place: after the ':', or the whole userinfo (redis-cli reads a lone word so). */
@@ -682,7 +671,7 @@ check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_co
 
     if (load_mix(sh, rc, &mixed, err) < 0)
         return -1;
-    if (rc->mode != NULL && index_of(rd_modes, rc->mode) < 0)
+    if (rc->mode != NULL && str_index(rd_modes, rc->mode) < 0)
         return seterr(err, "unknown protocol '%s' for redis (hiredis %d.%d speaks -M resp2 only)",
                       rc->mode, HIREDIS_MAJOR, HIREDIS_MINOR);
     if (rc->connect_per_txn && kv->pipeline > 1)

@@ -381,15 +381,6 @@ job_txn(void *arg)
 
 /* ---- the class's main-thread callbacks ---- */
 
-static int
-index_of(const char *const *names, const char *name)
-{
-    for (int i = 0; names[i] != NULL; i++)
-        if (strcmp(names[i], name) == 0)
-            return i;
-    return -1;
-}
-
 /* SQLite runs one script: a mix of several is refused. */
 static struct script *
 load_script(const struct runconf *rc, int *files_only, char *err)
@@ -458,7 +449,7 @@ check_script(sqlite3 *db, const struct script *s, int *writes, char *err)
 static int
 check_options(const struct runconf *rc, char *err)
 {
-    if (rc->mode != NULL && index_of(sq_modes, rc->mode) < 0)
+    if (rc->mode != NULL && str_index(sq_modes, rc->mode) < 0)
         return seterr(err,
                       "unknown protocol '%s' for sqlite (statements are always prepared: "
                       "drop -M)",

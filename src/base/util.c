@@ -263,3 +263,30 @@ be32_get(const unsigned char *p)
 {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
+
+double
+wall_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int
+str_index(const char *const *names, const char *name)
+{
+    for (int i = 0; names[i] != NULL; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+int
+str_index_n(const char *const *names, const char *name, size_t len)
+{
+    for (int i = 0; names[i] != NULL; i++)
+        if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0)
+            return i;
+    return -1;
+}

@@ -34,6 +34,8 @@ void eventfd_post(int fd);
 
 /* Monotonic clock in microseconds. */
 uint64_t now_us(void);
+/* Seconds since the epoch (CLOCK_REALTIME), for wall-clock times a person or another host reads. */
+double wall_now(void);
 
 /* A user error: one line "benchtop: MESSAGE" on stderr (escaped: text_clean), exit code 2. */
 void usage_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -67,5 +69,10 @@ int safe_strtoll(const char *s, long long *out);
 /* A finite decimal or exponent number ("0.25", "1e-3"); no hex, inf or nan. */
 int safe_strtod(const char *s, double *out);
 int safe_strntod(const char *s, size_t n, double *out);
+
+/* The index of name in a NULL-terminated names array, or -1. */
+int str_index(const char *const *names, const char *name);
+/* The same for the len bytes at name (not NUL-terminated). */
+int str_index_n(const char *const *names, const char *name, size_t len);
 
 #endif

@@ -12,15 +12,6 @@
 #include "runconf.h"
 #include "base/util.h"
 
-static int
-index_of(const char *const *names, const char *name, size_t len)
-{
-    for (int i = 0; names[i] != NULL; i++)
-        if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0)
-            return i;
-    return -1;
-}
-
 /* "get, set, incr or mixed" */
 static void
 list_names(const char *const *names, char *buf, size_t len)
@@ -78,7 +69,7 @@ add_entry(struct mix *m, const char *item, int is_file, const char *drv,
     if (len == 0)
         return seterr(err, "'%s' names no %s (give -%c NAME@W)", item,
                       is_file ? "file" : "workload", is_file ? 'f' : 'b');
-    if (!is_file && (b = index_of(workloads, item, len)) < 0) {
+    if (!is_file && (b = str_index_n(workloads, item, len)) < 0) {
         list_names(workloads, names, sizeof names);
         return seterr(err, "unknown workload '%.*s' for %s (use -w %s)", (int)len, item, drv,
                       names);

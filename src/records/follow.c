@@ -52,15 +52,6 @@ struct follow {
     struct verdict verdict; /* the agents' verdict on snap */
 };
 
-static double
-wall_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Opens the files the pattern matches now that are not followed yet. */
 static void
 rescan(struct follow *fl)

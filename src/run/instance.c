@@ -14,15 +14,6 @@
 /* The most agents one run may have: client ids stay within an int. */
 #define INSTANCES_MAX 100000
 
-static double
-wall_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int
 instance_parse(const char *spec, int *index, int *count, char *err)
 {
