@@ -39,3 +39,5 @@ AS_IF([test "x$have_mysql" = xyes], [
                [AC_MSG_ERROR([--enable-mysql-nonblocking given but the MySQL client library has no mysql_real_connect_start (use MariaDB Connector/C: libmariadb-dev)])])])
 ])
 bt_note_mysql=" (connections: $mysql_io)"
+dnl The connection model, one file of the two (conn.h).
+AS_IF([test "x$mysql_io" != xno], [BACKEND_SRCS="$BACKEND_SRCS collectors/mysql/io/$mysql_io.c"])

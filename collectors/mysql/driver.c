@@ -28,7 +28,7 @@
  */
 #include "config.h"
 
-#include "mysql.h"
+#include "conn.h"
 
 #include <errmsg.h>
 #include <math.h>
@@ -43,41 +43,6 @@
 #include "base/ownids.h"
 #include "engine/optdef.h"
 #include "engine/runconf.h"
-
-#ifndef HAVE_MYSQL_NONBLOCK
-/* libmysqlclient wants mysql_thread_init in every thread that calls it. */
-static void
-my_jobthread_init(void)
-{
-    mysql_thread_init();
-}
-
-static const struct jobthread_hooks my_jobthread_hooks = {
-    .thread_init = my_jobthread_init,
-    .thread_end = mysql_thread_end,
-};
-#endif
-
-enum my_mode { MY_MODE_TEXT, MY_MODE_PREPARED };
-
-/* The statements of the built-in workloads. */
-enum my_stmt {
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_POINT,
-    ST_SIMPLE_RANGE,
-    ST_SUM_RANGE,
-    ST_ORDER_RANGE,
-    ST_DISTINCT_RANGE,
-    ST_INDEX_UPDATE,
-    ST_NON_INDEX_UPDATE,
-    ST_DELETE,
-    ST_INSERT,
-    ST_INSERT_AUTO,
-    ST_COUNTER_UPDATE,
-    ST_COUNTER_SELECT,
-    ST__COUNT
-};
 
 /* The values a statement takes, in placeholder order; V_END ends the list. */
 enum my_val { V_END, V_ID, V_ID_END, V_K, V_C, V_PAD };
@@ -172,97 +137,8 @@ static const char *const my_modes[] = {"prepared", "text", NULL}; /* sysbench's 
 /* sysbench's range_size: range queries cover id .. id + 99. */
 enum { RANGE_SIZE = 100 };
 
-/* Long enough for the longest built-in statement with its values written in. */
-enum { TEXT_MAX = 512 };
-
-/* A -f script statement's references (each a '?' when prepared). */
-enum { MY_SCRIPT_REFS = 32 };
-
 /* The variables a -f script has without \set. */
 static const char *const my_predef[] = {"client_id", "tables", "table_size", NULL};
-
-/* Where a connection is inside the current operation. */
-enum my_phase {
-    PH_QUERY,      /* a text statement was sent: waiting for its reply */
-    PH_STORE,      /* reading a text statement's result set */
-    PH_PREPARE,    /* preparing the statement on this connection */
-    PH_EXECUTE,    /* executing the prepared statement */
-    PH_STMT_STORE, /* reading the prepared statement's result set */
-    PH_ROLLBACK,   /* an error left a transaction open: ROLLBACK sent */
-};
-
-/* A -f script's statement, as MySQL runs it. */
-struct my_script_stmt {
-    int text;                    /* sent as text even with -M prepared: the server cannot
-                                    prepare it (BEGIN) */
-    char *marks;                 /* the text with '?' for each reference, to prepare */
-    int nrefs;                   /* references, each a '?' in order */
-    int ref_var[MY_SCRIPT_REFS]; /* the variable of each */
-};
-
-struct my_shared {
-    struct my_target target;
-    enum my_mode mode;
-    struct mix mix;     /* -b/-w built-ins and -f scripts, with their weights */
-    int first[MIX_MAX]; /* a script's first command in sstmt[] and a connection's sstmts */
-    int nscript_cmds;   /* the scripts' commands together */
-    struct my_script_stmt *sstmt; /* [first[e] + command] */
-    int *stmt_id;                 /* -r: [first[e] + command] its label, -1 for \set */
-    int op_label[MIX_MAX];        /* -r: a built-in's first operation's label */
-    struct stmt_label *labels;    /* -r: the scripts' statements, then the built-ins' operations */
-    int nlabels;
-    size_t render_len; /* text mode: the longest script statement with its values */
-    int tables;
-    int64_t table_size;
-    int slot[ST__COUNT]; /* prepared mode: index in a connection's statements; -1: text */
-    int nslots;
-    unsigned job_connect_timeout_s; /* a job thread's connect: --stall-timeout, rounded up */
-};
-
-/* The values of the current statement; prepared statements are bound to these fields. */
-struct my_values {
-    int32_t id, id_end, k;
-    char c[MY_C_LEN];
-    char pad[MY_PAD_LEN];
-    unsigned long c_len, pad_len;
-};
-
-struct my_conn {
-    const struct my_shared *sh;
-    MYSQL *m;
-    struct rng *rng;
-    int client_id;
-    const struct my_workload *w; /* the current transaction's built-in, or NULL ... */
-    const struct script *script; /* ... its script (drawn from the mix) */
-    int first;                   /* the script's first command in sh->sstmt and sstmts */
-    int64_t vars[SCRIPT_MAX_VARS];
-    long long refs[MY_SCRIPT_REFS]; /* the values of the current script statement's '?' */
-    MYSQL_STMT **sstmts;            /* script statements prepared on this connection */
-    char *render;                   /* text mode: a script statement with its values */
-    int iop;                        /* index of the current operation (script command) */
-    int entry;                      /* the mix entry the transaction runs */
-    uint64_t sent_us;               /* -r: when the current statement was sent */
-    int table;                      /* table of the current operation, 1-based */
-    enum my_phase phase;
-    int wait;            /* MYSQL_WAIT_* the library waits for */
-    int connected_early; /* the connect finished inside conn_connect_start */
-    int done_early;      /* the transaction finished inside conn_txn_start */
-    int ret;             /* int results of the library calls */
-    MYSQL *ret_conn;     /* mysql_real_connect's result */
-    uint64_t own_id;     /* the server's id for this connection, in ownids while open; 0 */
-    MYSQL_RES *res;      /* a text statement's result set */
-    MYSQL_STMT *stmt;    /* the current prepared statement */
-    MYSQL_STMT **stmts;  /* [slot * tables + table - 1]; NULL: not prepared on this connection */
-    struct my_values v;
-    char text[TEXT_MAX];
-    /* without the non-blocking API: the connection's thread and its job's outcome */
-    struct jobthread *th;
-    struct txn_result *job_res;
-    struct txn_result job;       /* the job's outcome, copied to the engine's at the take */
-    struct stmt_stat *job_stmts; /* -r: what the job counted, added to the worker's at the take */
-    enum drv_status job_status;
-    char job_err[BT_ERRLEN];
-};
 
 /* ---- writing statements ---- */
 
@@ -417,107 +293,8 @@ bind_values(struct my_conn *c, MYSQL_STMT *stmt, enum my_stmt st)
 
 /* ---- the library calls: the one place that knows whether they block ---- */
 
-/*
- * Each call_* returns the MYSQL_WAIT_* bits to wait for, or 0 when the
- * call finished (its result in c->ret or c->res). resume() continues
- * whatever call the phase left waiting. Without the non-blocking API they
- * are the blocking calls, which always finish: the connection's own thread
- * (mysql-thread.c) runs them.
- */
-#ifdef HAVE_MYSQL_NONBLOCK
-
-static int
-call_query(struct my_conn *c, const char *sql, size_t len)
-{
-    return mysql_real_query_start(&c->ret, c->m, sql, (unsigned long)len);
-}
-
-static int
-call_store(struct my_conn *c)
-{
-    return mysql_store_result_start(&c->res, c->m);
-}
-
-static int
-call_prepare(struct my_conn *c, const char *sql, size_t len)
-{
-    return mysql_stmt_prepare_start(&c->ret, c->stmt, sql, (unsigned long)len);
-}
-
-static int
-call_execute(struct my_conn *c)
-{
-    return mysql_stmt_execute_start(&c->ret, c->stmt);
-}
-
-static int
-call_stmt_store(struct my_conn *c)
-{
-    return mysql_stmt_store_result_start(&c->ret, c->stmt);
-}
-
-static int
-resume(struct my_conn *c)
-{
-    int ready = c->wait & MYSQL_WAIT_WRITE ? MYSQL_WAIT_WRITE : MYSQL_WAIT_READ;
-
-    switch (c->phase) {
-    case PH_QUERY:
-    case PH_ROLLBACK:
-        return mysql_real_query_cont(&c->ret, c->m, ready);
-    case PH_STORE:
-        return mysql_store_result_cont(&c->res, c->m, ready);
-    case PH_PREPARE:
-        return mysql_stmt_prepare_cont(&c->ret, c->stmt, ready);
-    case PH_EXECUTE:
-        return mysql_stmt_execute_cont(&c->ret, c->stmt, ready);
-    case PH_STMT_STORE:
-        return mysql_stmt_store_result_cont(&c->ret, c->stmt, ready);
-    }
-    fatal("mysql: unknown phase %d", (int)c->phase);
-}
-
-#else
-
-static int
-call_query(struct my_conn *c, const char *sql, size_t len)
-{
-    c->ret = mysql_real_query(c->m, sql, (unsigned long)len);
-    return 0;
-}
-
-static int
-call_store(struct my_conn *c)
-{
-    c->res = mysql_store_result(c->m);
-    return 0;
-}
-
-static int
-call_prepare(struct my_conn *c, const char *sql, size_t len)
-{
-    c->ret = mysql_stmt_prepare(c->stmt, sql, (unsigned long)len);
-    return 0;
-}
-
-static int
-call_execute(struct my_conn *c)
-{
-    c->ret = mysql_stmt_execute(c->stmt);
-    return 0;
-}
-
-static int
-call_stmt_store(struct my_conn *c)
-{
-    c->ret = mysql_stmt_store_result(c->stmt);
-    return 0;
-}
-
-#endif
-
-static enum drv_status
-waiting(struct my_conn *c, int status)
+enum drv_status
+my_waiting(struct my_conn *c, int status)
 {
     c->wait = status;
     /* WAIT_TIMEOUT (never alone: no client timeout is set) and EXCEPT are waited for as READ. */
@@ -525,9 +302,6 @@ waiting(struct my_conn *c, int status)
 }
 
 /* ---- the transaction's steps ---- */
-
-/* What a finished phase leads to: another library call (its wait bits in *status) or the end. */
-enum step { STEP_CALL, STEP_DONE, STEP_LOST };
 
 static int
 in_transaction(const struct my_conn *c)
@@ -571,7 +345,7 @@ failed(struct my_conn *c, unsigned errnum, const char *msg, struct txn_result *r
     if (!in_transaction(c))
         return STEP_DONE;
     c->phase = PH_ROLLBACK;
-    *status = call_query(c, "ROLLBACK", 8);
+    *status = my_call_query(c, "ROLLBACK", 8);
     return STEP_CALL;
 }
 
@@ -604,14 +378,14 @@ start_op(struct my_conn *c, struct txn_result *res, int *status)
     if (slot < 0) {
         c->phase = PH_QUERY;
         len = render(c->text, op->st, c->table, &c->v);
-        *status = call_query(c, c->text, len);
+        *status = my_call_query(c, c->text, len);
         return STEP_CALL;
     }
     sp = &c->stmts[slot * sh->tables + c->table - 1];
     if (*sp != NULL) {
         c->stmt = *sp;
         c->phase = PH_EXECUTE;
-        *status = call_execute(c);
+        *status = my_call_execute(c);
         return STEP_CALL;
     }
     c->stmt = *sp = mysql_stmt_init(c->m);
@@ -619,7 +393,7 @@ start_op(struct my_conn *c, struct txn_result *res, int *status)
         return failed(c, CR_OUT_OF_MEMORY, "out of memory", res, status);
     c->phase = PH_PREPARE;
     len = render(c->text, op->st, c->table, NULL);
-    *status = call_prepare(c, c->text, len);
+    *status = my_call_prepare(c, c->text, len);
     return STEP_CALL;
 }
 
@@ -656,7 +430,7 @@ send_script_stmt(struct my_conn *c, const struct script_cmd *cmd, struct txn_res
         if (len < 0)
             return failed(c, 0, "script statement longer than its buffer", res, status);
         c->phase = PH_QUERY;
-        *status = call_query(c, c->render, (size_t)len);
+        *status = my_call_query(c, c->render, (size_t)len);
         return STEP_CALL;
     }
     for (i = 0; i < ss->nrefs; i++)
@@ -664,13 +438,13 @@ send_script_stmt(struct my_conn *c, const struct script_cmd *cmd, struct txn_res
     c->phase = *sp != NULL ? PH_EXECUTE : PH_PREPARE;
     if (*sp != NULL) {
         c->stmt = *sp;
-        *status = call_execute(c);
+        *status = my_call_execute(c);
         return STEP_CALL;
     }
     c->stmt = *sp = mysql_stmt_init(c->m);
     if (c->stmt == NULL)
         return failed(c, CR_OUT_OF_MEMORY, "out of memory", res, status);
-    *status = call_prepare(c, ss->marks, strlen(ss->marks));
+    *status = my_call_prepare(c, ss->marks, strlen(ss->marks));
     return STEP_CALL;
 }
 
@@ -692,8 +466,8 @@ start_script_cmd(struct my_conn *c, struct txn_result *res, int *status)
 }
 
 /* A transaction begins: its built-in or script drawn from the mix, then its first statement. */
-static enum step
-begin_txn(struct my_conn *c, struct txn_result *res, int *status)
+enum step
+my_begin_txn(struct my_conn *c, struct txn_result *res, int *status)
 {
     const struct my_shared *sh = c->sh;
     int e = mix_pick(&sh->mix, c->rng);
@@ -754,7 +528,7 @@ phase_done(struct my_conn *c, struct txn_result *res, int *status)
         if (mysql_field_count(c->m) == 0)
             return next_op(c, res, status);
         c->phase = PH_STORE;
-        *status = call_store(c);
+        *status = my_call_store(c);
         return STEP_CALL;
     case PH_STORE:
         if (c->res == NULL)
@@ -769,7 +543,7 @@ phase_done(struct my_conn *c, struct txn_result *res, int *status)
             0)
             return stmt_failed(c, res, status);
         c->phase = PH_EXECUTE;
-        *status = call_execute(c);
+        *status = my_call_execute(c);
         return STEP_CALL;
     case PH_EXECUTE:
         if (c->ret != 0)
@@ -777,7 +551,7 @@ phase_done(struct my_conn *c, struct txn_result *res, int *status)
         if (mysql_stmt_field_count(c->stmt) == 0)
             return next_op(c, res, status);
         c->phase = PH_STMT_STORE;
-        *status = call_stmt_store(c);
+        *status = my_call_stmt_store(c);
         return STEP_CALL;
     case PH_STMT_STORE:
         if (c->ret != 0)
@@ -794,8 +568,8 @@ phase_done(struct my_conn *c, struct txn_result *res, int *status)
 }
 
 /* Runs the transaction on from a library call that returned status, until it waits or ends. */
-static enum drv_status
-advance(struct my_conn *c, struct txn_result *res, enum step s, int status)
+enum drv_status
+my_advance(struct my_conn *c, struct txn_result *res, enum step s, int status)
 {
     while (s == STEP_CALL && status == 0)
         s = phase_done(c, res, &status);
@@ -803,7 +577,7 @@ advance(struct my_conn *c, struct txn_result *res, enum step s, int status)
         return DRV_DONE;
     if (s == STEP_LOST)
         return DRV_ERROR;
-    return waiting(c, status);
+    return my_waiting(c, status);
 }
 
 /* ---- main-thread callbacks ---- */
@@ -1076,15 +850,13 @@ my_conn_new(void *shared, int client_id, struct rng *rng)
     c->sstmts = xcalloc((size_t)sh->nscript_cmds + 1, sizeof *c->sstmts);
     c->job_stmts = xcalloc((size_t)sh->nlabels + 1, sizeof *c->job_stmts);
     c->render = xmalloc(sh->render_len + 1);
-#ifndef HAVE_MYSQL_NONBLOCK
-    c->th = jobthread_new(&my_jobthread_hooks);
-#endif
+    my_io_conn_init(c);
     return c;
 }
 
 /* The connection is open: the collector may now tell its session from others' (ownids). */
-static void
-note_connected(struct my_conn *c)
+void
+my_note_connected(struct my_conn *c)
 {
     c->own_id = mysql_thread_id(c->m);
     if (c->own_id != 0)
@@ -1092,8 +864,8 @@ note_connected(struct my_conn *c)
 }
 
 /* Closes the connection and forgets its prepared statements (they die with it). */
-static void
-close_conn(struct my_conn *c)
+void
+my_close_conn(struct my_conn *c)
 {
     size_t i, n = (size_t)c->sh->nslots * (size_t)c->sh->tables;
 
@@ -1121,8 +893,8 @@ close_conn(struct my_conn *c)
     c->stmt = NULL;
 }
 
-static enum drv_status
-connect_failed(struct my_conn *c, char *err)
+enum drv_status
+my_connect_failed(struct my_conn *c, char *err)
 {
     char line[BT_ERRLEN];
     const char *hint = my_error_hint(mysql_errno(c->m), mysql_error(c->m));
@@ -1133,8 +905,8 @@ connect_failed(struct my_conn *c, char *err)
 }
 
 /* A new handle with the target's options; NULL with err on failure. */
-static MYSQL *
-new_handle(struct my_conn *c, int nonblocking, char *err)
+MYSQL *
+my_new_handle(struct my_conn *c, int nonblocking, char *err)
 {
     MYSQL *m = mysql_init(NULL);
 
@@ -1142,13 +914,10 @@ new_handle(struct my_conn *c, int nonblocking, char *err)
         seterr(err, "out of memory");
         return NULL;
     }
-#ifdef HAVE_MYSQL_NONBLOCK
-    if (nonblocking && mysql_options(m, MYSQL_OPT_NONBLOCK, 0) != 0) {
-        seterr(err, "the client library refused non-blocking mode");
+    if (nonblocking && my_io_set_nonblocking(m, err) < 0) {
         mysql_close(m);
         return NULL;
     }
-#endif
     /*
      * A blocking connect has no socket to cut (jobthread_cancel) until it
      * returns: a server that accepts and never answers would hold the worker
@@ -1163,251 +932,6 @@ new_handle(struct my_conn *c, int nonblocking, char *err)
     }
     return m;
 }
-
-#ifdef HAVE_MYSQL_NONBLOCK
-
-static void
-my_conn_disconnect(void *conn)
-{
-    close_conn(conn);
-}
-
-static void
-my_conn_free(void *conn)
-{
-    struct my_conn *c = conn;
-
-    close_conn(c);
-    free(c->stmts);
-    free(c->sstmts);
-    free(c->job_stmts);
-    free(c->render);
-    free(c);
-}
-
-static int
-my_conn_fd(void *conn)
-{
-    return (int)mysql_get_socket(((struct my_conn *)conn)->m);
-}
-
-static enum drv_status
-my_conn_connect_start(void *conn, char *err)
-{
-    struct my_conn *c = conn;
-    const struct my_target *t = &c->sh->target;
-    int status;
-
-    c->connected_early = 0;
-    c->m = new_handle(c, 1, err);
-    if (c->m == NULL)
-        return DRV_ERROR;
-    status = mysql_real_connect_start(&c->ret_conn, c->m, t->host, t->user, t->password, t->db,
-                                      t->port, t->socket, 0);
-    if (status != 0)
-        return waiting(c, status);
-    if (c->ret_conn == NULL)
-        return connect_failed(c, err);
-    if (my_target_check_tls(c->m, t, err) < 0)
-        return DRV_ERROR;
-    /* Finished at once (rare): the engine waits on the socket first, and it is writable. */
-    note_connected(c);
-    c->connected_early = 1;
-    return DRV_WANT_WRITE;
-}
-
-static enum drv_status
-my_conn_connect_poll(void *conn, char *err)
-{
-    struct my_conn *c = conn;
-    int ready = c->wait & MYSQL_WAIT_WRITE ? MYSQL_WAIT_WRITE : MYSQL_WAIT_READ;
-    int status;
-
-    if (c->connected_early)
-        return DRV_DONE;
-    status = mysql_real_connect_cont(&c->ret_conn, c->m, ready);
-    if (status != 0)
-        return waiting(c, status);
-    if (c->ret_conn == NULL)
-        return connect_failed(c, err);
-    if (my_target_check_tls(c->m, &c->sh->target, err) < 0)
-        return DRV_ERROR;
-    note_connected(c);
-    return DRV_DONE;
-}
-
-static enum drv_status
-my_conn_txn_start(void *conn, struct txn_result *res)
-{
-    struct my_conn *c = conn;
-    int status = 0;
-    enum drv_status st;
-    enum step s;
-
-    c->done_early = 0;
-    s = begin_txn(c, res, &status);
-    st = advance(c, res, s, status);
-    if (st != DRV_DONE)
-        return st;
-    /*
-     * A fast server can answer every statement before the library has to
-     * wait. driver.h reserves DRV_DONE here for "nothing was sent", so the
-     * end is reported from conn_txn_poll, one turn later: the socket is
-     * writable at once.
-     */
-    c->done_early = 1;
-    return DRV_WANT_WRITE;
-}
-
-static enum drv_status
-my_conn_txn_poll(void *conn, struct txn_result *res)
-{
-    struct my_conn *c = conn;
-
-    if (c->done_early)
-        return DRV_DONE;
-    return advance(c, res, STEP_CALL, resume(c));
-}
-
-#else
-
-/* The jobs the connection's thread runs: each blocks as long as it takes. */
-static void
-job_connect(void *arg)
-{
-    struct my_conn *c = arg;
-    const struct my_target *t = &c->sh->target;
-
-    c->job_status = DRV_ERROR;
-    c->m = new_handle(c, 0, c->job_err);
-    if (c->m == NULL)
-        return;
-    if (mysql_real_connect(c->m, t->host, t->user, t->password, t->db, t->port, t->socket, 0) ==
-        NULL) {
-        connect_failed(c, c->job_err);
-        return;
-    }
-    if (my_target_check_tls(c->m, t, c->job_err) < 0)
-        return;
-#ifdef LIBMARIADB
-    jobthread_set_cancel_fd(c->th, (int)mysql_get_socket(c->m));
-#else
-    jobthread_set_cancel_fd(c->th, (int)c->m->net.fd); /* libmysqlclient has no getter */
-#endif
-    note_connected(c);
-    c->job_status = DRV_DONE;
-}
-
-static void
-job_txn(void *arg)
-{
-    struct my_conn *c = arg;
-    int status = 0;
-    enum step s = begin_txn(c, c->job_res, &status);
-
-    c->job_status = advance(c, c->job_res, s, status);
-}
-
-static void
-job_close(void *arg)
-{
-    struct my_conn *c = arg;
-
-    jobthread_set_cancel_fd(c->th, -1);
-    close_conn(c);
-}
-
-static void
-my_conn_disconnect(void *conn)
-{
-    struct my_conn *c = conn;
-
-    /* At the end of a run a transaction may still be running: cut it short, then close. */
-    jobthread_cancel(c->th);
-    jobthread_run(c->th, job_close, c);
-}
-
-static void
-my_conn_free(void *conn)
-{
-    struct my_conn *c = conn;
-
-    my_conn_disconnect(c);
-    jobthread_free(c->th);
-    free(c->stmts);
-    free(c->sstmts);
-    free(c->job_stmts);
-    free(c->render);
-    free(c);
-}
-
-static int
-my_conn_fd(void *conn)
-{
-    return jobthread_fd(((struct my_conn *)conn)->th);
-}
-
-static enum drv_status
-my_conn_connect_start(void *conn, char *err)
-{
-    struct my_conn *c = conn;
-
-    jobthread_post(c->th, job_connect, c);
-    return DRV_WANT_READ;
-}
-
-static enum drv_status
-my_conn_connect_poll(void *conn, char *err)
-{
-    struct my_conn *c = conn;
-
-    if (!jobthread_take(c->th))
-        return DRV_WANT_READ;
-    if (c->job_status == DRV_ERROR)
-        snprintf(err, BT_ERRLEN, "%s", c->job_err);
-    return c->job_status;
-}
-
-static enum drv_status
-my_conn_txn_start(void *conn, struct txn_result *res)
-{
-    struct my_conn *c = conn;
-
-    /*
-     * The job runs on the connection's thread while the worker's buffers may
-     * swap: it counts into its own result and statements, taken over below.
-     */
-    c->job.err = ERR_NONE;
-    c->job.ops = 0;
-    c->job.stmts = res->stmts != NULL ? c->job_stmts : NULL;
-    c->job_res = &c->job;
-    jobthread_post(c->th, job_txn, c);
-    return DRV_WANT_READ;
-}
-
-static enum drv_status
-my_conn_txn_poll(void *conn, struct txn_result *res)
-{
-    struct my_conn *c = conn;
-
-    if (!jobthread_take(c->th))
-        return DRV_WANT_READ;
-    res->err = c->job.err;
-    res->ops = c->job.ops;
-    memcpy(res->msg, c->job.msg, sizeof res->msg);
-    for (int i = 0; c->job.stmts != NULL && i < c->sh->nlabels; i++) {
-        struct stmt_stat *st = &c->job_stmts[i];
-        if (res->stmts != NULL) {
-            res->stmts[i].n += st->n;
-            res->stmts[i].errors += st->errors;
-            res->stmts[i].sum_us += st->sum_us;
-        }
-        memset(st, 0, sizeof *st);
-    }
-    return c->job_status;
-}
-
-#endif
 
 static int
 my_stmt_labels(const void *shared, const struct stmt_label **out)
@@ -1430,12 +954,6 @@ my_init_tables(const struct init_conf *ic, char *err)
     return my_init(ic, err);
 }
 
-#ifdef HAVE_MYSQL_NONBLOCK
-#define MY_IO_NOTE "connections on the worker loops (non-blocking client API)"
-#else
-#define MY_IO_NOTE "a thread per connection (the client library has no non-blocking API)"
-#endif
-
 #define MY_OFF(field) offsetof(struct my_opts, field)
 
 static const struct option_def my_defs[] = {
@@ -1450,7 +968,7 @@ static const struct driver_options my_options[] = {{&my_option_group, 0}, {NULL,
 
 const struct driver_class mysql_driver_class = {
     .name = "mysql",
-    .version_note = MY_IO_NOTE,
+    .version_note = my_io_note,
     .schemes = my_schemes,
     .workloads = my_workloads,
     .modes = my_modes,

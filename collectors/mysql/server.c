@@ -54,6 +54,7 @@ struct my_server {
     char pidfile[320]; /* --pid-file=DIR/mysqld.pid */
     char logerr[340];  /* --log-error=DIR/mariadb.log */
     char extra[340];   /* --extra-file=DIR/init.sql */
+    char tmpdir[320];  /* --tmpdir=DIR: temporary tables of its own, not in a shared /tmp */
     char extra_path[320];
 };
 
@@ -76,6 +77,7 @@ fill_args(const struct server *s, struct my_server *my)
     snprintf(my->socket, sizeof my->socket, "--socket=%s/mysqld.sock", s->dir);
     snprintf(my->pidfile, sizeof my->pidfile, "--pid-file=%s/mysqld.pid", s->dir);
     snprintf(my->logerr, sizeof my->logerr, "--log-error=%s", s->log);
+    snprintf(my->tmpdir, sizeof my->tmpdir, "--tmpdir=%s", s->dir);
     snprintf(my->extra_path, sizeof my->extra_path, "%s/init.sql", s->dir);
     snprintf(my->extra, sizeof my->extra, "--extra-file=%s", my->extra_path);
 }
@@ -100,10 +102,15 @@ write_init_sql(const struct my_server *my, char *err)
 static int
 run_install_db(struct server *s, struct my_server *my, char *err)
 {
-    char *argv[] = {my->install_db,   "--no-defaults", /* must come first */
-                    my->datadir,      "--auth-root-authentication-method=normal",
-                    "--skip-test-db", "--skip-name-resolve",
-                    my->extra,        NULL};
+    char *argv[] = {my->install_db,
+                    "--no-defaults", /* must come first */
+                    my->datadir,
+                    "--auth-root-authentication-method=normal",
+                    "--skip-test-db",
+                    "--skip-name-resolve",
+                    my->extra,
+                    my->tmpdir,
+                    NULL};
 
     return server_run(s, argv, s->log, err);
 }
@@ -111,11 +118,18 @@ run_install_db(struct server *s, struct my_server *my, char *err)
 static int
 spawn_mariadbd(struct server *s, struct my_server *my, char *err)
 {
-    char *argv[] = {
-        my->mariadbd, "--no-defaults", /* must come first */
-        my->datadir,  my->port,        "--bind-address=127.0.0.1", my->socket,
-        my->pidfile,  my->logerr,      "--skip-name-resolve",      "--max-connections=500",
-        NULL};
+    char *argv[] = {my->mariadbd,
+                    "--no-defaults", /* must come first */
+                    my->datadir,
+                    my->port,
+                    "--bind-address=127.0.0.1",
+                    my->socket,
+                    my->pidfile,
+                    my->logerr,
+                    "--skip-name-resolve",
+                    "--max-connections=500",
+                    my->tmpdir,
+                    NULL};
 
     s->pid = server_spawn(s, argv, s->log, err);
     return s->pid < 0 ? -1 : 0;

@@ -15,20 +15,21 @@
 #include "base/util.h"
 #include "worker.h"
 
-/* Blocks until n workers acknowledged a swap. */
+/* Blocks until every worker acknowledged a swap, and takes over their buffers. */
 static void
-wait_acks(int fd, int n)
+wait_acks(struct engine *e)
 {
     uint64_t got = 0, v;
-    struct pollfd p = {.fd = fd, .events = POLLIN};
+    struct pollfd p = {.fd = e->ack_fd, .events = POLLIN};
 
-    while (got < (uint64_t)n) {
+    while (got < (uint64_t)e->nworkers) {
         if (poll(&p, 1, -1) < 0 && errno != EINTR)
             fatal("poll: %s", strerror(errno));
-        if (read(fd, &v, sizeof(v)) == sizeof(v))
+        if (read(e->ack_fd, &v, sizeof(v)) == sizeof(v))
             got += v;
     }
-    atomic_thread_fence(memory_order_acquire);
+    for (int i = 0; i < e->nworkers; i++) /* pairs with each worker's release (worker.h) */
+        (void)atomic_load_explicit(&e->workers[i].swaps, memory_order_acquire);
 }
 
 /* Merges the buffers the workers left into the snapshot, then empties them. */
@@ -104,7 +105,7 @@ engine_tick(struct engine *e)
 
     for (i = 0; i < e->nworkers; i++)
         eventfd_post(e->workers[i].wake_fd);
-    wait_acks(e->ack_fd, e->nworkers);
+    wait_acks(e);
     collect(e, 0);
     stamp(e, 0);
     return &e->snap;

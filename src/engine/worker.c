@@ -267,7 +267,7 @@ swap_buffers(struct worker *w)
         return;
     w->stats[w->cur].connected = (uint64_t)connected_count(w);
     w->cur ^= 1;
-    atomic_thread_fence(memory_order_release);
+    atomic_fetch_add_explicit(&w->swaps, 1, memory_order_release);
     eventfd_post(w->eng->ack_fd);
 }
 

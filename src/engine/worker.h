@@ -21,7 +21,10 @@
  * writes to wake_fd; the worker, at its next loop turn, switches `cur` to
  * the other buffer, stores its connected-clients gauge, and writes to the
  * engine's ack_fd. After all acks, the main thread owns the buffer the
- * workers left, merges it and resets it before the next tick.
+ * workers left, merges it and resets it before the next tick. The switch
+ * is published by a release on `swaps` that the main thread acquires:
+ * once per tick, and a hand-off ThreadSanitizer can see (it cannot see
+ * one through an eventfd and a fence).
  */
 #ifndef BENCHTOP_WORKER_H
 #define BENCHTOP_WORKER_H
@@ -52,15 +55,16 @@ struct worker {
     int ctl_fd;               /* eventfd: main -> worker, "ctl changed" */
     pthread_mutex_t ctl_lock; /* guards ctl: taken once per change, never per transaction */
     struct worker_ctl ctl;
-    int next_id;                /* client ids: id, id + nworkers, ... (unique across workers) */
-    atomic_int finished;        /* every client reached -t */
-    atomic_int tid;             /* the thread's id, for its CPU time in /proc */
-    double cpu_s;               /* main thread only: its CPU seconds at the last tick */
-    double wait_s;              /* main thread only: its run-queue wait at the last tick */
-    atomic_int nclients_seen;   /* clients, for the main thread's display */
-    int capacity;               /* clients allocated */
-    int epfd;                   /* epoll: wake_fd, ctl_fd and each waiting client's socket */
-    int edge;                   /* the driver's reads drain: sockets watched edge-triggered */
+    int next_id;              /* client ids: id, id + nworkers, ... (unique across workers) */
+    atomic_int finished;      /* every client reached -t */
+    atomic_int tid;           /* the thread's id, for its CPU time in /proc */
+    double cpu_s;             /* main thread only: its CPU seconds at the last tick */
+    double wait_s;            /* main thread only: its run-queue wait at the last tick */
+    atomic_int nclients_seen; /* clients, for the main thread's display */
+    atomic_uint swaps; /* buffer switches: released here, acquired by the main thread's tick */
+    int capacity;      /* clients allocated */
+    int epfd;          /* epoll: wake_fd, ctl_fd and each waiting client's socket */
+    int edge;          /* the driver's reads drain: sockets watched edge-triggered */
     struct epoll_event *events; /* scratch for epoll_wait */
     int nevents;
     struct wtimer *timers; /* min-heap on .at: clients' wake_us (entries may be stale) */
