@@ -110,11 +110,30 @@ can_address_cursor(void)
     return ok;
 }
 
+static int
+in_foreground(int fd)
+{
+    pid_t fg = tcgetpgrp(fd);
+
+    return fg == -1 || fg == getpgrp();
+}
+
 int
 screen_check(char *err)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return seterr(err, "the dashboard needs a terminal (use --headless for JSON lines)");
+    /*
+     * Outside the terminal's foreground process group (a script's `&`,
+     * timeout(1) without --foreground) the first tcsetattr stops us with
+     * SIGTTOU, and a stopped process acts on no SIGTERM: a demo's server
+     * and folder would stay behind. -1 (not our controlling terminal) has
+     * no job control to stop us.
+     */
+    if (!in_foreground(STDIN_FILENO) || !in_foreground(STDOUT_FILENO))
+        return seterr(err, "the dashboard cannot take the terminal from outside its foreground "
+                           "process group (a script's &, or timeout): use --headless, or "
+                           "timeout --foreground");
     if (!can_address_cursor())
         return seterr(err,
                       "TERM=%s cannot draw the dashboard (it cannot move the cursor): set TERM "

@@ -146,6 +146,8 @@ cmd_demo_exec(struct runconf *rc, char **pos, int npos)
     if (cls == NULL)
         usage_fatal("no backend compiled in that can start a demo server (install a database's "
                     "client library and rebuild: see README)");
+    /* Refused before a server starts: a terminal it cannot hold, say. */
+    cmd_choose_front_end(rc);
     /* Blocked until the end: Ctrl-C must never skip stopping the servers. */
     sigemptyset(&set);
     sigaddset(&set, SIGINT);

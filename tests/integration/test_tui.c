@@ -3,7 +3,8 @@
  * benchtop; capture-pane reads the screen. Checks that tps is shown,
  * non-zero and changing, that '+' adds a client, that a resize to 60x15
  * shows the too-small notice and back restores the panes, and that 'q'
- * exits 0 with the summary; the same for `benchtop demo`.
+ * exits 0 with the summary; the same for `benchtop demo`, and that a demo
+ * outside the terminal's foreground (under timeout) is refused.
  */
 #include "itest.h"
 
@@ -505,14 +506,49 @@ test_dumb_terminal_refused(void **state)
     free(err);
 }
 
+/*
+ * Under timeout(1), which moves itself and benchtop into a process group of
+ * their own, the terminal would stop the dashboard's first tcsetattr with
+ * SIGTTOU and the stopped demo would ignore timeout's SIGTERM, its server
+ * and folder left behind. Refused with one line and exit 2 instead, before
+ * a server starts: no "demo: postgres server at ... (folder ...)" line.
+ */
+static void
+test_demo_not_in_foreground_refused(void **state)
+{
+    char *err;
+
+    start_env("timeout 30", "demo");
+    assert_int_equal(exit_code(), 2); /* 124 (or nothing within 10 s) if stopped */
+    err = slurp_file("err");
+    assert_non_null(strstr(err, "from outside its foreground process group"));
+    assert_non_null(strstr(err, "timeout --foreground"));
+    assert_int_equal(itest_count_lines(err, "\n"), 1);
+    assert_null(strstr(err, "folder"));
+    free(err);
+    /* with --foreground it is benchtop's terminal: the dashboard comes */
+    start_env("timeout --foreground 60", "demo -c 2");
+    free(wait_for("clients 2/2", 60000));
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    err = slurp_file("err");
+    assert_non_null(strstr(err, "demo: stopping the postgres server"));
+    free(err);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dashboard),   cmocka_unit_test(test_help_and_pause),
-        cmocka_unit_test(test_set_setting), cmocka_unit_test(test_read_only),
-        cmocka_unit_test(test_sweep_pane),  cmocka_unit_test(test_watch_records),
-        cmocka_unit_test(test_demo),        cmocka_unit_test(test_dumb_terminal_refused),
+        cmocka_unit_test(test_dashboard),
+        cmocka_unit_test(test_help_and_pause),
+        cmocka_unit_test(test_set_setting),
+        cmocka_unit_test(test_read_only),
+        cmocka_unit_test(test_sweep_pane),
+        cmocka_unit_test(test_watch_records),
+        cmocka_unit_test(test_demo),
+        cmocka_unit_test(test_dumb_terminal_refused),
+        cmocka_unit_test(test_demo_not_in_foreground_refused),
     };
     return cmocka_run_group_tests_name("tui", tests, setup, teardown);
 }
