@@ -140,6 +140,8 @@ enum drv_status my_advance(struct my_conn *c, struct txn_result *res, enum step 
 void my_note_connected(struct my_conn *c);
 /* Closes the connection and its prepared statements. */
 void my_close_conn(struct my_conn *c);
+/* Frees a closed connection (the model's own state already gone). */
+void my_conn_release(struct my_conn *c);
 /* The connect failed: the library's error with a hint, in err. */
 enum drv_status my_connect_failed(struct my_conn *c, char *err);
 /* A handle with the target's options (non-blocking when asked); NULL with err. */

@@ -893,6 +893,16 @@ my_close_conn(struct my_conn *c)
     c->stmt = NULL;
 }
 
+void
+my_conn_release(struct my_conn *c)
+{
+    free(c->stmts);
+    free(c->sstmts);
+    free(c->job_stmts);
+    free(c->render);
+    free(c);
+}
+
 enum drv_status
 my_connect_failed(struct my_conn *c, char *err)
 {

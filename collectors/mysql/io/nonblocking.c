@@ -4,7 +4,6 @@
  */
 #include "collectors/mysql/conn.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 const char my_io_note[] = "connections on the worker loops (non-blocking client API)";
@@ -85,11 +84,7 @@ my_conn_free(void *conn)
     struct my_conn *c = conn;
 
     my_close_conn(c);
-    free(c->stmts);
-    free(c->sstmts);
-    free(c->job_stmts);
-    free(c->render);
-    free(c);
+    my_conn_release(c);
 }
 
 int

@@ -132,11 +132,7 @@ my_conn_free(void *conn)
 
     my_conn_disconnect(c);
     jobthread_free(c->th);
-    free(c->stmts);
-    free(c->sstmts);
-    free(c->job_stmts);
-    free(c->render);
-    free(c);
+    my_conn_release(c);
 }
 
 int
