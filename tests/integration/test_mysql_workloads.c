@@ -55,10 +55,16 @@ teardown(void **state)
     return 0;
 }
 
+/*
+ * The server's count against benchtop's: within 1%, or within one a client
+ * (the 4 of workload_mode's runs) when that is more: a transaction the
+ * server finished as -T ended may never have had its reply read. At the
+ * tens of tps of a loaded host, four in a hundred is not a miscount.
+ */
 static int
 within_1pct(long long server, double client)
 {
-    return fabs((double)server - client) <= 0.01 * client;
+    return fabs((double)server - client) <= fmax(0.01 * client, 4);
 }
 
 /* What one workload looks like from the server. */
