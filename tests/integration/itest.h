@@ -374,6 +374,22 @@ itest_sleep_ms(int ms)
 }
 
 /*
+ * What `ps` shows of pid once benchtop has masked its arguments (mark,
+ * "***", appears), waiting up to 10 s: on a loaded host the exec and the
+ * libraries' loading alone can take longer than a fixed sleep.
+ */
+static inline void
+itest_cmdline_masked(pid_t pid, const char *mark, char *buf, size_t len)
+{
+    for (int i = 0; i < 200; i++) {
+        itest_cmdline(pid, buf, len);
+        if (strstr(buf, mark) != NULL)
+            return;
+        itest_sleep_ms(50);
+    }
+}
+
+/*
  * xact_commit of database db, read on stats (a connection to another
  * database, so the reading itself commits nothing in db), once the finished
  * backends' statistics have landed: PostgreSQL 15 backends flush them as

@@ -223,8 +223,7 @@ test_header_secret_masked(void **state)
 
     url(target, sizeof target, "static.html");
     pid = itest_spawn(args, &o, &e);
-    itest_sleep_ms(1000); /* well into the run: the options are parsed */
-    itest_cmdline(pid, cmdline, sizeof(cmdline));
+    itest_cmdline_masked(pid, "***", cmdline, sizeof(cmdline));
     assert_null(strstr(cmdline, "sekrit42"));
     assert_non_null(strstr(cmdline, "Authorization: ***"));
     r = itest_finish(pid, o, e);

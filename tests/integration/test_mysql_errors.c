@@ -217,22 +217,13 @@ static void
 test_password_hidden(void **state)
 {
     char *args[] = {"run", itest_my_target_as("bt_pw:rightpw", DB), "--headless", "-T", "2", NULL};
-    char path[64], cmdline[4096];
-    int o, e, fd;
-    ssize_t n;
+    char cmdline[4096];
+    int o, e;
     pid_t pid;
     struct run r;
 
     pid = itest_spawn(args, &o, &e);
-    itest_sleep_ms(1000); /* well into the run: prepare() is over */
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-    fd = open(path, O_RDONLY);
-    n = read(fd, cmdline, sizeof cmdline - 1);
-    close(fd);
-    assert_true(n > 0);
-    for (ssize_t i = 0; i < n; i++)
-        cmdline[i] = cmdline[i] ? cmdline[i] : ' ';
-    cmdline[n] = '\0';
+    itest_cmdline_masked(pid, "***", cmdline, sizeof(cmdline));
     assert_null(strstr(cmdline, "rightpw"));
     assert_non_null(strstr(cmdline, "bt_pw"));
     r = itest_finish(pid, o, e);

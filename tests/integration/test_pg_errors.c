@@ -198,8 +198,7 @@ test_password_hidden(void **state)
     itest_exec(admin, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO bt_pwuser");
     snprintf(target, sizeof(target), "postgres://bt_pwuser:rightpw@%s", at + 1);
     pid = itest_spawn(args, &o, &e);
-    itest_sleep_ms(1000); /* well into the run: prepare() is over */
-    itest_cmdline(pid, cmdline, sizeof(cmdline));
+    itest_cmdline_masked(pid, "***", cmdline, sizeof(cmdline));
     assert_null(strstr(cmdline, "rightpw"));
     assert_non_null(strstr(cmdline, "bt_pwuser"));
     r = itest_finish(pid, o, e);
