@@ -1074,6 +1074,7 @@ mc_stats_roundtrip(int fd, const struct mc_addr *a, const char *req, char **out,
 static const struct driver_options mc_options[] = {
     {&kv_options, offsetof(struct mc_opts, kv)},
     {&batch_option_group, offsetof(struct mc_opts, batch)},
+    {&pipeline_option_group, offsetof(struct mc_opts, kv.pipeline)}, /* refused with a hint */
     {NULL, 0},
 };
 static const char *const mc_demo_options[] = {"fill=1", NULL}; /* so that gets hit */

@@ -19,6 +19,7 @@
 #include "redis.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "engine/driver.h"
+#include "collectors/shared/batch.h"
 #include "collectors/shared/kv.h"
 #include "engine/mix.h"
 #include "engine/optdef.h"
@@ -1166,7 +1168,8 @@ rd_pipeline_depth(const void *opts)
     return kv->pipeline;
 }
 
-static const struct driver_options rd_options[] = {{&kv_options, 0}, {NULL, 0}};
+static const struct driver_options rd_options[] = {
+    {&kv_options, 0}, {&pipeline_option_group, offsetof(struct kv_conf, pipeline)}, {NULL, 0}};
 static const char *const rd_demo_options[] = {"fill=1", NULL}; /* so that gets hit */
 
 const struct driver_class redis_driver_class = {
