@@ -171,9 +171,9 @@ test_until_close(void **state)
 static void
 test_interim(void **state)
 {
-    struct hr_parser p =
-        parse_all("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok",
-                  0, NULL);
+    struct hr_parser p = parse_all(
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok", 0,
+        NULL);
 
     assert_int_equal(p.status, 201);
 }
@@ -213,10 +213,10 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_content_length), cmocka_unit_test(test_status_classes),
-        cmocka_unit_test(test_chunked),        cmocka_unit_test(test_no_body),
+        cmocka_unit_test(test_content_length),   cmocka_unit_test(test_status_classes),
+        cmocka_unit_test(test_chunked),          cmocka_unit_test(test_no_body),
         cmocka_unit_test(test_connection_close), cmocka_unit_test(test_until_close),
-        cmocka_unit_test(test_interim),        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_interim),          cmocka_unit_test(test_refused),
     };
 
     return cmocka_run_group_tests_name("http_response", tests, NULL, NULL);
