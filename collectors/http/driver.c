@@ -710,17 +710,6 @@ hw_conn_connect_start(void *conn, char *err)
     return DRV_WANT_WRITE;
 }
 
-static int
-socket_error(int fd)
-{
-    int e = 0;
-    socklen_t len = sizeof e;
-
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
-        return errno;
-    return e;
-}
-
 static enum drv_status
 hw_conn_connect_poll(void *conn, char *err)
 {
@@ -906,15 +895,7 @@ send_out(struct hw_conn *c, struct txn_result *res, int batch)
             return DRV_WANT_WRITE;
         if (n < 0)
             return lost(c, res, "cannot send", strerror(errno));
-        while (n > 0 && c->out_at < c->nout) {
-            struct iovec *v = &c->out[c->out_at];
-            size_t step = (size_t)n < v->iov_len ? (size_t)n : v->iov_len;
-            v->iov_base = (char *)v->iov_base + step;
-            v->iov_len -= step;
-            n -= (ssize_t)step;
-            if (v->iov_len == 0)
-                c->out_at++;
-        }
+        c->out_at = iov_advance(c->out, c->out_at, c->nout, (size_t)n);
     }
     return DRV_WANT_READ;
 }

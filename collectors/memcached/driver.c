@@ -782,15 +782,7 @@ send_rest(struct mc_conn *c, struct txn_result *res)
             return DRV_WANT_WRITE;
         if (n < 0)
             return lost(res, "cannot send to memcached", strerror(errno));
-        while (n > 0 && c->out_at < c->nout) {
-            struct iovec *v = &c->out[c->out_at];
-            size_t step = (size_t)n < v->iov_len ? (size_t)n : v->iov_len;
-            v->iov_base = (char *)v->iov_base + step;
-            v->iov_len -= step;
-            n -= (ssize_t)step;
-            if (v->iov_len == 0)
-                c->out_at++;
-        }
+        c->out_at = iov_advance(c->out, c->out_at, c->nout, (size_t)n);
     }
     return DRV_WANT_READ;
 }

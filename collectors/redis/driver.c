@@ -962,17 +962,6 @@ rd_conn_connect_start(void *conn, char *err)
     return DRV_WANT_WRITE;
 }
 
-static int
-socket_error(int fd)
-{
-    int e = 0;
-    socklen_t len = sizeof e;
-
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
-        return errno;
-    return e;
-}
-
 static enum drv_status
 rd_conn_connect_poll(void *conn, char *err)
 {
