@@ -33,6 +33,7 @@ extern const struct collector_class sqlite_collector_class;
 #endif
 #ifdef HAVE_HTTP
 extern const struct driver_class http_driver_class;
+extern const struct driver_class https_driver_class;
 extern const struct server_class nginx_server_class;
 extern const struct collector_class webstatus_collector_class;
 #endif
@@ -60,6 +61,7 @@ const struct driver_class *const driver_classes[] = {
 #endif
 #ifdef HAVE_HTTP
     &http_driver_class,
+    &https_driver_class,
 #endif
     NULL,
 };

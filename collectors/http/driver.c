@@ -1,94 +1,59 @@
 /*
- * http/driver: http:// and https:// load through libcurl's multi interface.
+ * http/driver: http:// load on the engine's own sockets, and what the two
+ * HTTP drivers share (options, URLs, body, method, headers: http.h).
  *
- * One transaction is one request. Each connection owns a CURLM with one
- * easy handle, so curl's connection cache holds just that connection and
- * keeps it alive between requests (with -C, CURLOPT_FORBID_REUSE closes it
- * after each). The engine waits on one fd per connection that never
- * changes: an epoll set of the connection's own, into which curl's socket
- * callback puts whatever socket curl uses at the moment and its timer
- * callback a timerfd. Curl may close and open sockets inside a request
- * (a server that closed an idle keep-alive connection), which the worker's
- * watch, keyed by fd, could not follow; the inner set can. Readiness is
- * handed to curl_multi_socket_action, which never blocks.
+ * One transaction is one request. Each URL's request is written once, in
+ * prepare (method, path, Host, -H, body; Connection: close with -C), and
+ * sent as it is: an iovec into that shared text, so a request costs one
+ * send (or a slot in the worker's sendq, .reads_drain) and its response
+ * one or a few recv()s through the incremental parser of response.c, which
+ * skips the body in place. Nothing is allocated per request.
  *
- * A final status other than 2xx is a failed request, counted by class
- * (3xx, 4xx, 5xx: the driver's own error kinds) with its status as the
- * message; the connection stays usable. Bytes received (headers and body
- * as curl reads them, before TLS) are counted per request.
+ * Keep-alive is the default (as wrk and ab -k); -C opens a connection per
+ * request (ab without -k): the engine closes it after each response.
+ * --pipeline D keeps D requests in flight on a connection (.pipelining,
+ * driver.h); responses come in order. When a response says the connection
+ * ends (Connection: close, HTTP/1.0, a body that runs to the close), or a
+ * kept-alive connection is found closed before any byte of the response
+ * came (the server's idle timeout), the requests still unanswered go again
+ * on a new connection, once: that costs the request a connect, as it does
+ * wrk's and curl's. A status other than 2xx is a failed request counted by
+ * class (the driver's error kinds); the connection stays usable.
  */
+#include "http.h"
+
 #include <curl/curl.h>
 #include <ctype.h>
 #include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/timerfd.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-#include "engine/driver.h"
+#include "response.h"
+#include "collectors/shared/batch.h"
 #include "engine/optdef.h"
 #include "base/uri.h"
 #include "base/util.h"
 
-#define HT_PREPARE_TIMEOUT_MS 5000L
 #define HT_MAX_BODY (64u << 20)
 #define HT_MAX_URLS 1000000
+#define HW_RBUF (16u << 10) /* a connection's read buffer: body bytes are skipped in place */
+#define HW_SENDQ_MAX 4096   /* requests up to this size may go through the sendq */
 
-static const char *const ht_schemes[] = {"http://", "https://", NULL};
-static const char *const ht_workloads[] = {"request", NULL};
-static const char *const ht_modes[] = {"http1.1", NULL};
+static const char *const ht_schemes[] = {"http://", NULL};
+const char *const ht_workloads[] = {"request", NULL};
+const char *const ht_modes[] = {"http1.1", NULL};
 /* ERR_DRIVER_1.. */
-static const char *const ht_err_kinds[] = {"3xx", "4xx", "5xx", NULL};
-
-struct ht_conf {
-    char *method;   /* -X */
-    char *data;     /* -d BODY or -d @FILE */
-    char *headers;  /* -H, repeatable: lines */
-    char *url_file; /* --url-file */
-    int url_order;  /* --url-order */
-    int insecure;   /* --insecure */
-};
-
-struct ht_opts {
-    struct ht_conf http;
-};
-
-struct ht_shared {
-    char **urls;
-    int nurls;
-    int url_order;
-    int per_request; /* -C: a new connection per request */
-    int insecure;
-    int nobody;   /* HEAD */
-    char *method; /* CURLOPT_CUSTOMREQUEST, or NULL for curl's own GET/POST */
-    char *body;
-    size_t body_len;
-    int has_body;
-    struct curl_slist *headers;
-    int clients;
-};
-
-struct ht_conn {
-    const struct ht_shared *sh;
-    struct rng *rng;
-    CURLM *multi;
-    CURL *easy;
-    int epfd;    /* what the engine waits on */
-    int timerfd; /* curl's timer, inside epfd */
-    int wakefd;  /* an eventfd inside epfd: makes it ready at once */
-    int armed;   /* timerfd is set */
-    int kick;    /* curl asked for its timeout to run now */
-    int failed;  /* the last request failed: the next connect is a real one */
-    CURL *probe; /* that connect, when it is under way */
-    int done;    /* the request finished inside conn_txn_start */
-    int next;    /* --url-order: the next URL's index */
-    int url;     /* the URL set on the easy handle (-1: none) */
-    char errbuf[CURL_ERROR_SIZE];
-};
+const char *const ht_err_kinds[] = {"3xx", "4xx", "5xx", NULL};
 
 /* ---- options ---- */
 
@@ -147,11 +112,13 @@ ht_mask_option(const char *name, const char *value)
 }
 
 static const struct option_group ht_option_group = {"http", ht_defs, ht_mask_option};
-static const struct driver_options ht_options[] = {{&ht_option_group, 0}, {NULL, 0}};
-
+const struct driver_options ht_options[] = {
+    {&ht_option_group, offsetof(struct ht_opts, http)},
+    {&pipeline_option_group, offsetof(struct ht_opts, http.pipeline)},
+    {NULL, 0}};
 /* ---- targets ---- */
 
-static char *
+char *
 ht_mask(const char *target)
 {
     struct uri u;
@@ -224,7 +191,7 @@ read_file(const char *path, const char *what, char **out, size_t *len, char *err
 }
 
 static void
-add_url(struct ht_shared *sh, const char *line, size_t n)
+add_url(struct ht_common *sh, const char *line, size_t n)
 {
     sh->urls = xrealloc(sh->urls, (size_t)(sh->nurls + 1) * sizeof *sh->urls);
     sh->urls[sh->nurls++] = xstrndup(line, n);
@@ -232,7 +199,7 @@ add_url(struct ht_shared *sh, const char *line, size_t n)
 
 /* One URL per line; blank lines and lines starting with '#' are skipped. */
 static int
-load_urls(struct ht_shared *sh, const char *path, char *err)
+load_urls(struct ht_common *sh, const char *path, char *err)
 {
     char *text, *p, *eol;
     size_t len, n;
@@ -264,32 +231,24 @@ load_urls(struct ht_shared *sh, const char *path, char *err)
     return rc;
 }
 
+/* -H lines checked once: 'Name: value' each (both drivers write them as given). */
 static int
-build_headers(struct ht_shared *sh, const char *lines, char *err)
+check_headers(struct ht_common *sh, const char *lines, char *err)
 {
     const char *p = lines, *line, *colon;
     size_t len;
-    int expect = 0;
 
     while (options_list_next(&p, &line, &len)) {
         colon = memchr(line, ':', len);
         if (colon == NULL || colon == line)
             return seterr(err, "-H takes 'Name: value', not '%.*s'", (int)len, line);
-        expect |= (size_t)(colon - line) == 6 && strncasecmp(line, "expect", 6) == 0;
-        char *h = xstrndup(line, len);
-        sh->headers = curl_slist_append(sh->headers, h);
-        free(h);
     }
-    /* curl would wait up to a second for "100 Continue" before sending a body over 1 KiB. */
-    if (!expect)
-        sh->headers = curl_slist_append(sh->headers, "Expect:");
-    if (sh->headers == NULL)
-        fatal("curl_slist_append: out of memory");
+    sh->header_lines = lines != NULL ? xstrdup(lines) : NULL;
     return 0;
 }
 
 static int
-load_body(struct ht_shared *sh, const char *data, char *err)
+load_body(struct ht_common *sh, const char *data, char *err)
 {
     if (data == NULL)
         return 0;
@@ -302,128 +261,26 @@ load_body(struct ht_shared *sh, const char *data, char *err)
 }
 
 static int
-set_method(struct ht_shared *sh, const char *method, char *err)
+set_method(struct ht_common *sh, const char *method, char *err)
 {
     const char *m = method ? method : sh->has_body ? "POST" : "GET";
 
     if (strspn(m, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_") != strlen(m) ||
         m[0] == '\0')
         return seterr(err, "-X takes a method name such as GET, POST or PUT, not '%s'", m);
-    sh->nobody = strcmp(m, "HEAD") == 0;
+    sh->head = strcmp(m, "HEAD") == 0;
+    sh->method = m;
     /* curl's own GET and POST need no custom request line */
     if (!(strcmp(m, "GET") == 0 && !sh->has_body) && !(strcmp(m, "POST") == 0 && sh->has_body) &&
-        !sh->nobody)
-        sh->method = xstrdup(m);
+        !sh->head)
+        sh->custom = xstrdup(m);
+    if (sh->custom != NULL)
+        sh->method = sh->custom;
     return 0;
 }
 
-/* Options every request of the connection shares (the URL is set per request). */
-static void
-easy_setup(CURL *e, const struct ht_shared *sh, char *errbuf)
-{
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, NULL);
-    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(e, CURLOPT_PROXY, ""); /* never through a proxy from http_proxy */
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, sh->headers);
-    curl_easy_setopt(e, CURLOPT_FORBID_REUSE, (long)sh->per_request);
-    if (sh->insecure) {
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-    if (sh->nobody)
-        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-    if (sh->has_body) {
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, sh->body);
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)sh->body_len);
-    }
-    if (sh->method != NULL)
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, sh->method);
-}
-
-/* Discards the body: only its size counts (CURLINFO_SIZE_DOWNLOAD_T). */
-static size_t
-discard(char *ptr, size_t size, size_t nmemb, void *userdata)
-{
-    (void)ptr;
-    (void)userdata;
-    return size * nmemb;
-}
-
 static int
-curl_problem(CURLcode rc, const char *url, const char *errbuf, char *err)
-{
-    const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-
-    switch (rc) {
-    case CURLE_COULDNT_CONNECT:
-        return seterr(err, "cannot connect to %s: %s (is the web server running on that port?)",
-                      url, why);
-    case CURLE_OPERATION_TIMEDOUT:
-        return seterr(err, "%s did not answer within %ld s: %s (is the server stuck?)", url,
-                      HT_PREPARE_TIMEOUT_MS / 1000, why);
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_ISSUER_ERROR:
-        return seterr(err,
-                      "TLS with %s failed: %s (add --insecure for a self-signed certificate, "
-                      "or use http:// for a server without TLS)",
-                      url, why);
-    case CURLE_UNSUPPORTED_PROTOCOL:
-    case CURLE_URL_MALFORMAT:
-        return seterr(err, "cannot use URL %s: %s (check its spelling)", url, why);
-    default:
-        return seterr(err, "request to %s failed: %s (check the URL and the server)", url, why);
-    }
-}
-
-/* The one blocking request of prepare: the server is there and speaks HTTP (any status). */
-static int
-probe(const struct ht_shared *sh, char *err)
-{
-    char errbuf[CURL_ERROR_SIZE] = "", *shown;
-    CURL *e = curl_easy_init();
-    CURLcode rc;
-
-    if (e == NULL)
-        return seterr(err, "curl_easy_init failed (out of memory?)");
-    easy_setup(e, sh, errbuf);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
-    curl_easy_setopt(e, CURLOPT_URL, sh->urls[0]);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, HT_PREPARE_TIMEOUT_MS);
-    rc = curl_easy_perform(e);
-    curl_easy_cleanup(e);
-    if (rc == CURLE_OK)
-        return 0;
-    shown = ht_mask(sh->urls[0]);
-    curl_problem(rc, shown, errbuf, err);
-    free_secret(shown);
-    return -1;
-}
-
-static void
-ht_release(void *shared)
-{
-    struct ht_shared *sh = shared;
-
-    if (sh == NULL)
-        return;
-    for (int i = 0; i < sh->nurls; i++)
-        free(sh->urls[i]);
-    free(sh->urls);
-    free(sh->method);
-    free(sh->body);
-    curl_slist_free_all(sh->headers);
-    free(sh);
-    curl_global_cleanup();
-}
-
-static int
-check_choices(const struct runconf *rc, char *err)
+check_choices(const struct runconf *rc, const struct ht_conf *o, char *err)
 {
     if (rc->workload != NULL && strcmp(rc->workload, ht_workloads[0]) != 0)
         return seterr(err, "http targets have one workload, a request per transaction (drop -w)");
@@ -431,218 +288,81 @@ check_choices(const struct runconf *rc, char *err)
         return seterr(err, "http targets speak HTTP/1.1 only (drop -M)");
     if (rc->script_file != NULL)
         return seterr(err, "http targets take no script (drop -f; use --url-file for many URLs)");
+    if (o->url_order && o->url_file == NULL)
+        return seterr(err, "--url-order applies to --url-file (add --url-file FILE)");
+    if (rc->connect_per_txn && o->pipeline > 1)
+        return seterr(err,
+                      "-C opens a connection per request, so --pipeline %d has nothing to "
+                      "pipeline (drop one of them)",
+                      o->pipeline);
     return 0;
 }
 
-static void *
-ht_prepare(const struct runconf *rc, const void *opts, char *err)
+/* Every URL is of the target's scheme: the scheme chose the driver. */
+static int
+check_schemes(const struct ht_common *sh, const char *scheme, char *err)
+{
+    size_t n = strlen(scheme);
+
+    for (int i = 0; i < sh->nurls; i++)
+        if (strncmp(sh->urls[i], scheme, n) != 0 || strncmp(sh->urls[i] + n, "://", 3) != 0)
+            return seterr(err,
+                          "--url-file's URLs must all be %s:// like the target (give a target of "
+                          "the URLs' scheme; https:// ones go through libcurl)",
+                          scheme);
+    return 0;
+}
+
+int
+ht_load(struct ht_common *sh, const struct runconf *rc, const void *opts, const char *scheme,
+        char *err)
 {
     const struct ht_conf *o = &((const struct ht_opts *)opts)->http;
-    struct ht_shared *sh = xcalloc(1, sizeof *sh);
     int ok;
 
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        free(sh);
-        seterr(err, "curl_global_init failed");
-        return NULL;
-    }
     sh->url_order = o->url_order;
     sh->per_request = rc->connect_per_txn;
     sh->insecure = o->insecure;
     sh->clients = rc->clients;
-    if (o->url_order && o->url_file == NULL)
-        ok = seterr(err, "--url-order applies to --url-file (add --url-file FILE)") == 0;
-    else if (o->url_file != NULL)
-        ok = load_urls(sh, o->url_file, err) == 0;
-    else
+    sh->pipeline = o->pipeline > 0 ? o->pipeline : 1;
+    ok = check_choices(rc, o, err) == 0;
+    if (ok && o->url_file != NULL)
+        ok = load_urls(sh, o->url_file, err) == 0 && check_schemes(sh, scheme, err) == 0;
+    else if (ok)
         ok = check_url(rc->target, err) == 0 && (add_url(sh, rc->target, strlen(rc->target)), 1);
-    ok = ok && check_choices(rc, err) == 0 && load_body(sh, o->data, err) == 0 &&
-         set_method(sh, o->method, err) == 0 && build_headers(sh, o->headers, err) == 0 &&
-         probe(sh, err) == 0;
-    if (!ok) {
-        ht_release(sh);
-        return NULL;
-    }
-    return sh;
+    ok = ok && load_body(sh, o->data, err) == 0 && set_method(sh, o->method, err) == 0 &&
+         check_headers(sh, o->headers, err) == 0;
+    return ok ? 0 : -1;
 }
 
-static int
-ht_init(const struct init_conf *ic, char *err)
+void
+ht_unload(struct ht_common *sh)
 {
-    return seterr(err, "a web server has no tables to create (run benchtop run %s directly)",
-                  ic->target);
+    for (int i = 0; i < sh->nurls; i++)
+        free(sh->urls[i]);
+    free(sh->urls);
+    free(sh->custom);
+    free(sh->body);
+    free(sh->header_lines);
+    memset(sh, 0, sizeof *sh);
 }
 
-/* ---- per-connection callbacks (worker threads, never blocking) ---- */
-
-/* CURLMOPT_SOCKETFUNCTION: curl's socket joins, changes or leaves the connection's epoll set. */
-static int
-on_socket(CURL *e, curl_socket_t s, int what, void *userp, void *socketp)
+int
+ht_pick_url(const struct ht_common *sh, int *next, struct rng *rng)
 {
-    struct ht_conn *c = userp;
-    struct epoll_event ev = {.data.fd = s};
+    int i;
 
-    (void)e;
-    if (what == CURL_POLL_REMOVE) {
-        epoll_ctl(c->epfd, EPOLL_CTL_DEL, s, NULL); /* may be closed already: nothing to undo */
-        curl_multi_assign(c->multi, s, NULL);
+    if (sh->nurls == 1)
         return 0;
-    }
-    ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
-    if (epoll_ctl(c->epfd, socketp ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev) < 0 &&
-        epoll_ctl(c->epfd, socketp ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, s, &ev) < 0)
-        return -1;
-    curl_multi_assign(c->multi, s, c);
-    return 0;
+    if (!sh->url_order)
+        return (int)rng_range(rng, 0, sh->nurls - 1);
+    i = *next;
+    *next = i + 1 == sh->nurls ? 0 : i + 1;
+    return i;
 }
 
-/* Makes epfd ready without waiting for anything: one loop turn later, the engine calls back. */
-static void
-wake_soon(struct ht_conn *c)
-{
-    eventfd_post(c->wakefd);
-}
-
-/*
- * CURLMOPT_TIMERFUNCTION: -1 stop, 0 run the timeout as soon as we return,
- * else in ms. Setting a timerfd costs more than a request's own system
- * calls, so it is only touched when that changes something.
- */
-static int
-on_timer(CURLM *m, long timeout_ms, void *userp)
-{
-    struct ht_conn *c = userp;
-    struct itimerspec t = {{0, 0}, {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L}};
-
-    (void)m;
-    if (timeout_ms == 0) {
-        c->kick = 1;
-    } else if (timeout_ms > 0 || c->armed) {
-        if (timeout_ms < 0)
-            t.it_value = (struct timespec){0, 0};
-        timerfd_settime(c->timerfd, 0, &t, NULL);
-        c->armed = timeout_ms > 0;
-    }
-    return 0;
-}
-
-static void
-probe_end(struct ht_conn *c)
-{
-    if (c->probe == NULL)
-        return;
-    curl_multi_remove_handle(c->multi, c->probe);
-    curl_easy_cleanup(c->probe); /* closes the probe's connection */
-    c->probe = NULL;
-}
-
-static void
-conn_close_curl(struct ht_conn *c)
-{
-    probe_end(c);
-    if (c->multi != NULL && c->easy != NULL)
-        curl_multi_remove_handle(c->multi, c->easy);
-    if (c->easy != NULL)
-        curl_easy_cleanup(c->easy);
-    if (c->multi != NULL)
-        curl_multi_cleanup(c->multi); /* closes the cached connection (on_socket removes it) */
-    c->easy = NULL;
-    c->multi = NULL;
-    c->url = -1;
-}
-
-static int
-conn_open_curl(struct ht_conn *c, char *err)
-{
-    c->multi = curl_multi_init();
-    c->easy = curl_easy_init();
-    if (c->multi == NULL || c->easy == NULL) {
-        conn_close_curl(c);
-        return seterr(err, "cannot create a curl handle (out of memory?)");
-    }
-    curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-    curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
-    curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, on_timer);
-    curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
-    curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, 1L);
-    easy_setup(c->easy, c->sh, c->errbuf);
-    curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, discard);
-    return 0;
-}
-
-static void *
-ht_conn_new(void *shared, int client_id, struct rng *rng)
-{
-    const struct ht_shared *sh = shared;
-    struct ht_conn *c = xcalloc(1, sizeof *c);
-    struct epoll_event ev = {.events = EPOLLIN};
-
-    c->sh = sh;
-    c->rng = rng;
-    c->url = -1;
-    c->next = (int)((long long)(client_id % sh->clients) * sh->nurls / sh->clients);
-    c->epfd = epoll_create1(EPOLL_CLOEXEC);
-    c->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    c->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (c->epfd < 0 || c->timerfd < 0 || c->wakefd < 0)
-        fatal("http: cannot create an epoll set, a timerfd or an eventfd: %s", strerror(errno));
-    ev.data.fd = c->timerfd;
-    if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->timerfd, &ev) < 0)
-        fatal("http: epoll_ctl: %s", strerror(errno));
-    ev.data.fd = c->wakefd;
-    if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->wakefd, &ev) < 0)
-        fatal("http: epoll_ctl: %s", strerror(errno));
-    return c;
-}
-
-static void
-ht_conn_free(void *conn)
-{
-    struct ht_conn *c = conn;
-
-    conn_close_curl(c);
-    close(c->timerfd);
-    close(c->wakefd);
-    close(c->epfd);
-    free(c);
-}
-
-static int
-ht_conn_fd(void *conn)
-{
-    return ((struct ht_conn *)conn)->epfd;
-}
-
-/* Runs curl on what is ready, and on its timeout while it asks for one now. */
-static void
-drive(struct ht_conn *c)
-{
-    struct epoll_event ev[8];
-    int running, n = epoll_wait(c->epfd, ev, 8, 0);
-    uint64_t ticks;
-
-    for (int i = 0; i < n; i++) {
-        if (ev[i].data.fd == c->timerfd) {
-            c->armed = 0;
-            if (read(c->timerfd, &ticks, sizeof ticks) > 0)
-                c->kick = 1;
-            continue;
-        }
-        if (ev[i].data.fd == c->wakefd)
-            continue; /* read by conn_txn_poll */
-        int mask = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
-                   (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
-                   (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
-        curl_multi_socket_action(c->multi, ev[i].data.fd, mask, &running);
-    }
-    while (c->kick) {
-        c->kick = 0;
-        curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-    }
-}
-
-static void
-status_result(long status, struct txn_result *res)
+void
+ht_status_result(long status, struct txn_result *res)
 {
     if (status >= 200 && status < 300)
         return;
@@ -651,211 +371,587 @@ status_result(long status, struct txn_result *res)
     snprintf(res->msg, sizeof res->msg, "HTTP status %ld", status);
 }
 
-/* The request is over: its outcome, or DRV_ERROR when the connection failed. */
-static enum drv_status
-finish(struct ht_conn *c, CURLcode rc, struct txn_result *res)
+int
+ht_init(const struct init_conf *ic, char *err)
 {
-    curl_off_t body = 0;
-    long status = 0, head = 0;
+    return seterr(err, "a web server has no tables to create (run benchtop run %s directly)",
+                  ic->target);
+}
 
-    curl_easy_getinfo(c->easy, CURLINFO_SIZE_DOWNLOAD_T, &body);
-    curl_easy_getinfo(c->easy, CURLINFO_HEADER_SIZE, &head);
-    curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
-    curl_multi_remove_handle(c->multi, c->easy);
-    res->rx_bytes = (uint64_t)body + (uint64_t)head;
-    if (rc != CURLE_OK) {
-        c->failed = 1;
-        /* curl's message names host and port; the URL could hold a password */
-        snprintf(res->msg, sizeof res->msg, "%s",
-                 c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
-        return DRV_ERROR;
+/* ---- http:// on the engine's own sockets ---- */
+
+/* A server address the URLs point to. */
+struct hw_addr {
+    struct sockaddr_storage sa;
+    socklen_t len;
+    char where[300]; /* host:port, for messages */
+};
+
+/* A URL's request, written once. */
+struct hw_url {
+    char *req;
+    size_t len;
+    int addr; /* index in hw_shared.addrs */
+};
+
+struct hw_shared {
+    struct ht_common hc;
+    struct hw_url *urls;
+    struct hw_addr *addrs;
+    int naddrs;
+    int depth; /* requests in flight per connection */
+};
+
+struct hw_conn {
+    const struct hw_shared *sh;
+    struct rng *rng;
+    int fd;
+    int addr;       /* where fd goes */
+    int next;       /* --url-order: the next URL's index */
+    int connecting; /* a new connection's connect, inside a request, is under way */
+    int closing;    /* the server ends the connection: what comes next goes on a new one */
+    int served;     /* responses on this connection */
+    int unread;     /* the last read filled the buffer: the socket may hold more */
+    int *due;       /* the URL of each request in flight, a ring of depth, oldest at due_head */
+    int due_head, due_n;
+    struct iovec *out; /* requests not sent yet (into the shared text): out[out_at..nout) */
+    int nout, out_at;
+    struct hr_parser p;
+    char *rbuf;
+    size_t rpos, rlen;  /* rbuf[rpos..rlen) read, not parsed yet */
+    struct msghdr smsg; /* a send queued in the worker's sendq (driver.h) */
+};
+
+/* -H's line for name, or NULL; *value and *vlen its value. */
+static const char *
+user_header(const struct ht_common *hc, const char *name, const char **value, size_t *vlen)
+{
+    const char *p = hc->header_lines, *line, *colon;
+    size_t len, n = strlen(name);
+
+    while (options_list_next(&p, &line, &len)) {
+        colon = memchr(line, ':', len);
+        if (colon == NULL || (size_t)(colon - line) != n || strncasecmp(line, name, n) != 0)
+            continue;
+        *value = colon + 1;
+        *vlen = len - n - 1;
+        while (*vlen > 0 && (**value == ' ' || **value == '\t')) {
+            (*value)++;
+            (*vlen)--;
+        }
+        return line;
     }
-    res->ops = 1;
-    status_result(status, res);
-    return DRV_DONE;
+    return NULL;
 }
 
-/* DRV_DONE with res filled when curl reports the transfer done; else DRV_WANT_READ. */
-static enum drv_status
-collect(struct ht_conn *c, struct txn_result *res)
+/* Writes "Name: value" unless -H gives the name (its own line is written, or removed by "Name:").
+ */
+static void
+put_default(FILE *f, const struct ht_common *hc, const char *name, const char *value)
 {
-    CURLMsg *m;
-    int left;
+    const char *v;
+    size_t n;
 
-    while ((m = curl_multi_info_read(c->multi, &left)) != NULL)
-        if (m->msg == CURLMSG_DONE)
-            return finish(c, m->data.result, res);
-    return DRV_WANT_READ;
+    if (user_header(hc, name, &v, &n) == NULL)
+        fprintf(f, "%s: %s\r\n", name, value);
 }
 
-/* A connect-only transfer to the URL last used: is the server back? */
+/* -H's lines, but those that only remove a default ("Name:" with nothing after it, as curl). */
+static void
+put_user_headers(FILE *f, const struct ht_common *hc)
+{
+    const char *p = hc->header_lines, *line, *colon;
+    size_t len;
+
+    while (options_list_next(&p, &line, &len)) {
+        colon = memchr(line, ':', len);
+        if (strspn(colon + 1, " \t") < len - (size_t)(colon - line) - 1)
+            fprintf(f, "%.*s\r\n", (int)len, line);
+    }
+}
+
+/* The request for a URL: request line, Host, defaults curl sent, -H, body. */
+static char *
+write_request(const struct ht_common *hc, const char *host, const char *path, const char *query,
+              size_t *len)
+{
+    char *buf = NULL, clen[32];
+    FILE *f = open_memstream(&buf, len);
+
+    if (f == NULL)
+        fatal("open_memstream: %s", strerror(errno));
+    fprintf(f, "%s %s%s%s HTTP/1.1\r\n", hc->method, path, query ? "?" : "", query ? query : "");
+    put_default(f, hc, "Host", host);
+    put_default(f, hc, "Accept", "*/*");
+    if (hc->has_body) {
+        snprintf(clen, sizeof clen, "%zu", hc->body_len);
+        put_default(f, hc, "Content-Type", "application/x-www-form-urlencoded");
+        put_default(f, hc, "Content-Length", clen);
+    }
+    if (hc->per_request)
+        put_default(f, hc, "Connection", "close");
+    put_user_headers(f, hc);
+    fputs("\r\n", f);
+    if (hc->has_body)
+        fwrite(hc->body, 1, hc->body_len, f);
+    if (fclose(f) != 0)
+        fatal("open_memstream: out of memory");
+    return buf;
+}
+
+/* The index of host:port in sh->addrs, resolved and added when new; -1 with err. */
 static int
-probe_start(struct ht_conn *c, char *err)
+find_addr(struct hw_shared *sh, const char *host, const char *port, char *err)
 {
-    const struct ht_shared *sh = c->sh;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+    char where[300], bare[256];
+    size_t n = strlen(host);
+    int rc;
 
-    c->probe = curl_easy_init();
-    if (c->probe == NULL)
-        return seterr(err, "cannot create a curl handle (out of memory?)");
-    easy_setup(c->probe, sh, c->errbuf);
-    curl_easy_setopt(c->probe, CURLOPT_CONNECT_ONLY, 1L);
-    curl_easy_setopt(c->probe, CURLOPT_URL, sh->urls[c->url >= 0 ? c->url : 0]);
-    c->errbuf[0] = '\0';
-    if (curl_multi_add_handle(c->multi, c->probe) != CURLM_OK)
-        return seterr(err, "curl_multi_add_handle failed");
-    drive(c);
-    return 0;
+    snprintf(where, sizeof where, "%s:%s", host, port);
+    for (int i = 0; i < sh->naddrs; i++)
+        if (strcmp(sh->addrs[i].where, where) == 0)
+            return i;
+    /* an IPv6 literal comes in brackets */
+    snprintf(bare, sizeof bare, "%.*s", (int)(host[0] == '[' ? n - 2 : n), host + (host[0] == '['));
+    rc = getaddrinfo(bare, port, &hints, &ai);
+    if (rc != 0)
+        return seterr(err, "cannot resolve %s: %s (use 127.0.0.1 or ::1)", where, gai_strerror(rc));
+    sh->addrs = xrealloc(sh->addrs, (size_t)(sh->naddrs + 1) * sizeof *sh->addrs);
+    memcpy(&sh->addrs[sh->naddrs].sa, ai->ai_addr, ai->ai_addrlen);
+    sh->addrs[sh->naddrs].len = ai->ai_addrlen;
+    snprintf(sh->addrs[sh->naddrs].where, sizeof sh->addrs[0].where, "%s", where);
+    freeaddrinfo(ai);
+    return sh->naddrs++;
+}
+
+/* URL i's request and address. */
+static int
+prepare_url(struct hw_shared *sh, int i, char *err)
+{
+    CURLU *h = curl_url();
+    char *host = NULL, *port = NULL, *given = NULL, *path = NULL, *query = NULL, *hosthdr;
+    int rc = -1;
+
+    if (h == NULL)
+        fatal("curl_url: out of memory");
+    if (curl_url_set(h, CURLUPART_URL, sh->hc.urls[i], 0) == CURLUE_OK &&
+        curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+        curl_url_get(h, CURLUPART_PATH, &path, 0) == CURLUE_OK) {
+        if (curl_url_get(h, CURLUPART_PORT, &given, 0) != CURLUE_OK)
+            given = NULL;
+        if (curl_url_get(h, CURLUPART_QUERY, &query, 0) != CURLUE_OK)
+            query = NULL;
+        hosthdr = given ? xasprintf("%s:%s", host, given) : xstrdup(host);
+        sh->urls[i].addr = find_addr(sh, host, port, err);
+        sh->urls[i].req =
+            write_request(&sh->hc, hosthdr, path[0] ? path : "/", query, &sh->urls[i].len);
+        free(hosthdr);
+        rc = sh->urls[i].addr < 0 ? -1 : 0;
+    } else {
+        seterr(err, "cannot split URL %s into host, port and path (check its spelling)",
+               sh->hc.urls[i]);
+    }
+    curl_free(host);
+    curl_free(port);
+    curl_free(given);
+    curl_free(path);
+    curl_free(query);
+    curl_url_cleanup(h);
+    return rc;
+}
+
+static void
+hw_release(void *shared)
+{
+    struct hw_shared *sh = shared;
+
+    if (sh == NULL)
+        return;
+    for (int i = 0; sh->urls != NULL && i < sh->hc.nurls; i++)
+        free(sh->urls[i].req);
+    free(sh->urls);
+    free(sh->addrs);
+    ht_unload(&sh->hc);
+    free(sh);
+}
+
+static void *
+hw_prepare(const struct runconf *rc, const void *opts, char *err)
+{
+    struct hw_shared *sh = xcalloc(1, sizeof *sh);
+    int ok = ht_load(&sh->hc, rc, opts, "http", err) == 0 && ht_probe(&sh->hc, err) == 0;
+
+    if (ok)
+        sh->urls = xcalloc((size_t)sh->hc.nurls, sizeof *sh->urls);
+    for (int i = 0; ok && i < sh->hc.nurls; i++)
+        ok = prepare_url(sh, i, err) == 0;
+    sh->depth = rc->connect_per_txn ? 1 : sh->hc.pipeline;
+    if (ok && sh->depth > 1 && sh->naddrs > 1)
+        ok = seterr(err,
+                    "--pipeline needs --url-file's URLs on one server (host:port); they "
+                    "name %d (drop --pipeline or split the file)",
+                    sh->naddrs) == 0;
+    if (!ok) {
+        hw_release(sh);
+        return NULL;
+    }
+    return sh;
+}
+
+static int
+hw_pipeline_depth(const void *opts)
+{
+    const struct ht_conf *o = &((const struct ht_opts *)opts)->http;
+
+    return o->pipeline > 0 ? o->pipeline : 1;
+}
+
+/* ---- per-connection callbacks (worker threads, never blocking) ---- */
+
+static void *
+hw_conn_new(void *shared, int client_id, struct rng *rng)
+{
+    const struct hw_shared *sh = shared;
+    struct hw_conn *c = xcalloc(1, sizeof *c);
+
+    c->sh = sh;
+    c->rng = rng;
+    c->fd = -1;
+    c->addr = sh->urls[0].addr;
+    c->next = (int)((long long)(client_id % sh->hc.clients) * sh->hc.nurls / sh->hc.clients);
+    c->due = xcalloc((size_t)sh->depth, sizeof *c->due);
+    c->out = xcalloc((size_t)sh->depth, sizeof *c->out);
+    c->rbuf = xmalloc(HW_RBUF);
+    return c;
+}
+
+static void
+hw_conn_disconnect(void *conn)
+{
+    struct hw_conn *c = conn;
+
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    c->connecting = c->closing = c->served = c->unread = 0;
+    c->due_head = c->due_n = c->nout = c->out_at = 0;
+    c->rpos = c->rlen = 0;
+}
+
+static void
+hw_conn_free(void *conn)
+{
+    struct hw_conn *c = conn;
+
+    hw_conn_disconnect(c);
+    free(c->due);
+    free(c->out);
+    free(c->rbuf);
+    free(c);
+}
+
+static int
+hw_conn_fd(void *conn)
+{
+    return ((struct hw_conn *)conn)->fd;
+}
+
+/* The connection cannot go on: what happened, and the system's reason when there is one. */
+static enum drv_status
+lost(struct hw_conn *c, struct txn_result *res, const char *what, const char *why)
+{
+    res->err = ERR_CONN;
+    snprintf(res->msg, sizeof res->msg, "%.100s: %.100s%s%.50s", c->sh->addrs[c->addr].where, what,
+             why ? ": " : "", why ? why : "");
+    return DRV_ERROR;
 }
 
 /*
- * The TCP connection itself opens with the first request (its set-up is in
- * that request's latency, as with ab and wrk): the eventfd makes the fd the
- * engine waits on ready at once. Only after a failed request is a
- * connection made here (a connect-only probe), so that a server that is
- * down fails the connect and the engine backs off.
+ * A socket to address a, its connect started. The new fd is taken before
+ * the old one closes, so its number differs and the worker's watch, keyed
+ * by fd, registers it (driver.h: a closed fd's number is reused).
  */
-static enum drv_status
-ht_conn_connect_start(void *conn, char *err)
+static int
+open_socket(struct hw_conn *c, int a, char *err)
 {
-    struct ht_conn *c = conn;
+    const struct hw_addr *addr = &c->sh->addrs[a];
+    int fd = socket(addr->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
 
-    if (c->multi == NULL && conn_open_curl(c, err) < 0)
-        return DRV_ERROR;
-    if (!c->failed) {
-        wake_soon(c);
-        return DRV_WANT_READ;
+    if (fd < 0)
+        return seterr(err, "cannot create a socket: %s", strerror(errno));
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, (const struct sockaddr *)&addr->sa, addr->len) < 0 && errno != EINPROGRESS) {
+        seterr(err, "cannot connect to %s: %s (is the web server running on that port?)",
+               addr->where, strerror(errno));
+        close(fd);
+        return -1;
     }
-    if (probe_start(c, err) < 0) {
-        probe_end(c);
-        return DRV_ERROR;
-    }
-    wake_soon(c); /* the probe may be over already, with nothing left to wait for */
-    return DRV_WANT_READ;
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = fd;
+    c->addr = a;
+    c->closing = c->served = c->unread = 0;
+    c->rpos = c->rlen = 0;
+    hr_begin(&c->p, c->sh->hc.head);
+    return 0;
 }
 
 static enum drv_status
-ht_conn_connect_poll(void *conn, char *err)
+hw_conn_connect_start(void *conn, char *err)
 {
-    struct ht_conn *c = conn;
-    uint64_t ticks;
-    CURLMsg *m;
-    CURLcode rc;
-    int left;
+    struct hw_conn *c = conn;
 
-    if (read(c->wakefd, &ticks, sizeof ticks) < 0 && errno != EAGAIN) {
-        seterr(err, "http: cannot read its eventfd: %s", strerror(errno));
+    hw_conn_disconnect(c);
+    if (open_socket(c, c->addr, err) < 0)
         return DRV_ERROR;
-    }
-    if (c->probe == NULL)
+    /* even a connect that is done already waits for writability: DRV_DONE would wait on input */
+    return DRV_WANT_WRITE;
+}
+
+static enum drv_status
+hw_conn_connect_poll(void *conn, char *err)
+{
+    struct hw_conn *c = conn;
+    int e = socket_error(c->fd);
+
+    if (e == 0)
         return DRV_DONE;
-    drive(c);
-    while ((m = curl_multi_info_read(c->multi, &left)) != NULL && m->msg != CURLMSG_DONE)
-        continue;
-    if (m == NULL)
-        return DRV_WANT_READ;
-    rc = m->data.result;
-    probe_end(c);
-    if (rc != CURLE_OK) {
-        seterr(err, "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+    seterr(err, "cannot connect to %s: %s (is the web server running on that port?)",
+           c->sh->addrs[c->addr].where, strerror(e));
+    return DRV_ERROR;
+}
+
+/* Request i (a URL index) goes out after those queued. */
+static void
+queue_request(struct hw_conn *c, int u)
+{
+    const struct hw_url *url = &c->sh->urls[u];
+
+    if (c->out_at == c->nout)
+        c->nout = c->out_at = 0;
+    c->out[c->nout++] = (struct iovec){.iov_base = url->req, .iov_len = url->len};
+}
+
+/*
+ * A new connection for what is in flight: the server ended the old one
+ * (Connection: close, or closed a kept-alive one before answering). The
+ * requests still unanswered go again, in order, once it is up.
+ */
+static enum drv_status
+reopen(struct hw_conn *c, int a, struct txn_result *res)
+{
+    char err[BT_ERRLEN];
+
+    if (open_socket(c, a, err) < 0) {
+        res->err = ERR_CONN;
+        snprintf(res->msg, sizeof res->msg, "%.250s", err);
         return DRV_ERROR;
     }
-    c->failed = 0;
+    c->connecting = 1;
+    c->nout = c->out_at = 0;
+    for (int i = 0; i < c->due_n; i++)
+        queue_request(c, c->due[(c->due_head + i) % c->sh->depth]);
+    return DRV_WANT_WRITE;
+}
+
+/* A reopened connection's connect: DRV_DONE once it is up. */
+static enum drv_status
+connect_done(struct hw_conn *c, struct txn_result *res)
+{
+    struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+    int e;
+
+    if (poll(&pfd, 1, 0) == 0)
+        return DRV_WANT_WRITE;
+    if ((e = socket_error(c->fd)) != 0)
+        return lost(c, res, "cannot connect", strerror(e));
+    c->connecting = 0;
     return DRV_DONE;
 }
 
-static int
-pick_url(struct ht_conn *c)
-{
-    const struct ht_shared *sh = c->sh;
-    int i;
-
-    if (sh->nurls == 1)
-        return 0;
-    if (!sh->url_order)
-        return (int)rng_range(c->rng, 0, sh->nurls - 1);
-    i = c->next;
-    c->next = i + 1 == sh->nurls ? 0 : i + 1;
-    return i;
-}
-
 static enum drv_status
-ht_conn_txn_start(void *conn, struct txn_result *res)
+hw_conn_txn_start(void *conn, struct txn_result *res)
 {
-    struct ht_conn *c = conn;
-    int u = pick_url(c);
-    enum drv_status st;
+    struct hw_conn *c = conn;
+    int u = ht_pick_url(&c->sh->hc, &c->next, c->rng);
+    int slot = c->due_head + c->due_n;
 
-    if (u != c->url) {
-        curl_easy_setopt(c->easy, CURLOPT_URL, c->sh->urls[u]);
-        c->url = u;
-    }
-    c->errbuf[0] = '\0';
-    c->done = 0;
-    if (curl_multi_add_handle(c->multi, c->easy) != CURLM_OK) {
-        snprintf(res->msg, sizeof res->msg, "curl_multi_add_handle failed");
+    if (c->due_n == 0 && (c->closing || c->sh->urls[u].addr != c->addr) &&
+        reopen(c, c->sh->urls[u].addr, res) == DRV_ERROR)
         return DRV_ERROR;
-    }
-    drive(c);
-    st = collect(c, res);
-    if (st == DRV_WANT_READ)
-        return DRV_WANT_READ;
-    /* Over already (an error curl found at once): conn_txn_poll reports it, one loop turn later. */
-    c->done = 1;
-    wake_soon(c);
-    return st == DRV_ERROR ? DRV_ERROR : DRV_WANT_READ;
+    c->due[slot < c->sh->depth ? slot : slot - c->sh->depth] = u;
+    c->due_n++;
+    queue_request(c, u);
+    return DRV_WANT_WRITE; /* conn_txn_poll sends it (.pipelining) */
 }
 
+/* The oldest request's response ended: its outcome. */
 static enum drv_status
-ht_conn_txn_poll(void *conn, struct txn_result *res)
+finish_response(struct hw_conn *c, struct txn_result *res)
 {
-    struct ht_conn *c = conn;
+    res->ops = 1;
+    res->rx_bytes = c->p.bytes;
+    ht_status_result(c->p.status, res);
+    c->served++;
+    if (!c->p.keep_alive)
+        c->closing = 1;
+    c->due_head = c->due_head + 1 == c->sh->depth ? 0 : c->due_head + 1;
+    c->due_n--;
+    /* bytes nobody asked for: the connection is out of step, the next request takes a new one */
+    if (c->due_n == 0 && c->rpos < c->rlen)
+        c->closing = 1;
+    hr_begin(&c->p, c->sh->hc.head);
+    return DRV_DONE;
+}
 
-    if (c->done) {
-        uint64_t ticks;
-        c->done = 0;
-        if (read(c->wakefd, &ticks, sizeof ticks) < 0 && errno != EAGAIN)
-            return DRV_ERROR;
+/* Parses what was read: DRV_DONE when the oldest response ended, DRV_WANT_READ for more. */
+static enum drv_status
+take_response(struct hw_conn *c, struct txn_result *res)
+{
+    char err[BT_ERRLEN];
+    int done;
+    ssize_t n = hr_feed(&c->p, c->rbuf + c->rpos, c->rlen - c->rpos, &done, err);
+
+    if (n < 0)
+        return lost(c, res, err, NULL);
+    c->rpos += (size_t)n;
+    return done ? finish_response(c, res) : DRV_WANT_READ;
+}
+
+/* The server closed the connection (or reset it) while a response was due. */
+static enum drv_status
+at_eof(struct hw_conn *c, struct txn_result *res)
+{
+    if (hr_eof(&c->p))
+        return finish_response(c, res); /* a body that runs to the close */
+    if (!hr_started(&c->p) && c->rlen == 0 && (c->served > 0 || c->closing))
+        return reopen(c, c->addr, res); /* it ended a kept-alive connection: once more */
+    return lost(c, res,
+                hr_started(&c->p) || c->rlen > 0 ? "the server closed the connection mid-response"
+                                                 : "the server closed the connection",
+                NULL);
+}
+
+/* Reads into rbuf: DRV_DONE when it read some, else what the caller returns. */
+static enum drv_status
+read_some(struct hw_conn *c, struct txn_result *res)
+{
+    size_t room;
+    ssize_t n;
+
+    if (c->rpos == c->rlen) {
+        c->rpos = c->rlen = 0;
+    } else if (c->rpos > 0) { /* a line cut by the buffer's end: keep it */
+        memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
+        c->rlen -= c->rpos;
+        c->rpos = 0;
+    }
+    room = HW_RBUF - c->rlen;
+    do
+        n = recv(c->fd, c->rbuf + c->rlen, room, 0);
+    while (n < 0 && errno == EINTR);
+    c->unread = n == (ssize_t)room;
+    if (n > 0) {
+        c->rlen += (size_t)n;
         return DRV_DONE;
     }
-    drive(c);
-    return collect(c, res);
+    if (n == 0 || errno == ECONNRESET)
+        return at_eof(c, res);
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return DRV_WANT_READ;
+    return lost(c, res, "cannot read", strerror(errno));
 }
 
-/* With -C curl keeps nothing open; otherwise the cached connection goes with the handles. */
-static void
-ht_conn_disconnect(void *conn)
+/*
+ * Sends what is queued: DRV_WANT_READ once all went, DRV_WANT_WRITE when
+ * the socket is full. With the worker's sendq, small requests are queued
+ * there instead (a send that goes out short loses the connection: a large
+ * -d body is sent here, where a short send just waits).
+ */
+static enum drv_status
+send_out(struct hw_conn *c, struct txn_result *res, int batch)
 {
-    struct ht_conn *c = conn;
+    struct msghdr m = {.msg_iov = c->out + c->out_at, .msg_iovlen = (size_t)(c->nout - c->out_at)};
+    size_t total = 0;
+    ssize_t n;
 
-    if (!c->sh->per_request) {
-        conn_close_curl(c);
-    } else if (c->multi != NULL) {
-        probe_end(c);
-        if (c->easy != NULL)
-            curl_multi_remove_handle(c->multi, c->easy);
+    for (int i = c->out_at; batch && i < c->nout; i++)
+        total += c->out[i].iov_len;
+    if (batch && total <= HW_SENDQ_MAX) {
+        c->smsg = m;
+        sendq_send(res->sendq, res->send_tag, c->fd, &c->smsg);
+        c->out_at = c->nout;
+        return DRV_WANT_READ;
     }
-    c->done = 0;
+    while (c->out_at < c->nout) {
+        m = (struct msghdr){.msg_iov = c->out + c->out_at,
+                            .msg_iovlen = (size_t)(c->nout - c->out_at)};
+        n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return DRV_WANT_WRITE;
+        if (n < 0)
+            return lost(c, res, "cannot send", strerror(errno));
+        c->out_at = iov_advance(c->out, c->out_at, c->nout, (size_t)n);
+    }
+    return DRV_WANT_READ;
+}
+
+/*
+ * DRV_DONE when the oldest request's response ended. Responses already read
+ * come first; only then is the queue sent and the socket read. After a send
+ * it waits for the socket rather than read at once (the answer cannot be
+ * there yet), unless the last read filled the buffer (.reads_drain).
+ */
+static enum drv_status
+hw_conn_txn_poll(void *conn, struct txn_result *res)
+{
+    struct hw_conn *c = conn;
+    enum drv_status st;
+
+    if (c->closing && !c->connecting && (st = reopen(c, c->addr, res)) == DRV_ERROR)
+        return st;
+    for (;;) {
+        if (c->connecting && (st = connect_done(c, res)) != DRV_DONE)
+            return st;
+        if (c->rpos < c->rlen && (st = take_response(c, res)) != DRV_WANT_READ)
+            return st;
+        if (c->out_at < c->nout) {
+            st = send_out(c, res, res->sendq != NULL && !c->unread);
+            if (st != DRV_WANT_READ || !c->unread)
+                return st;
+        }
+        if ((st = read_some(c, res)) != DRV_DONE)
+            return st;
+    }
 }
 
 const struct driver_class http_driver_class = {
     .name = "http",
-    .version_note = "libcurl's multi interface on the worker loops",
+    .version_note = "http:// on the worker loops' own sockets (HTTP/1.1 written and parsed by "
+                    "benchtop)",
     .schemes = ht_schemes,
     .workloads = ht_workloads,
     .modes = ht_modes,
+    .pipelining = 1,
+    .reads_drain = 1,
     .err_kinds = ht_err_kinds,
     .options = ht_options,
     .options_size = sizeof(struct ht_opts),
+    .pipeline_depth = hw_pipeline_depth,
     .mask = ht_mask,
-    .prepare = ht_prepare,
-    .release = ht_release,
-    .conn_new = ht_conn_new,
-    .conn_free = ht_conn_free,
-    .conn_fd = ht_conn_fd,
-    .conn_connect_start = ht_conn_connect_start,
-    .conn_connect_poll = ht_conn_connect_poll,
-    .conn_txn_start = ht_conn_txn_start,
-    .conn_txn_poll = ht_conn_txn_poll,
-    .conn_disconnect = ht_conn_disconnect,
+    .prepare = hw_prepare,
+    .release = hw_release,
+    .conn_new = hw_conn_new,
+    .conn_free = hw_conn_free,
+    .conn_fd = hw_conn_fd,
+    .conn_connect_start = hw_conn_connect_start,
+    .conn_connect_poll = hw_conn_connect_poll,
+    .conn_txn_start = hw_conn_txn_start,
+    .conn_txn_poll = hw_conn_txn_poll,
+    .conn_disconnect = hw_conn_disconnect,
     .init = ht_init,
 };

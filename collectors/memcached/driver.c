@@ -773,15 +773,7 @@ send_rest(struct mc_conn *c, struct txn_result *res)
             return DRV_WANT_WRITE;
         if (n < 0)
             return lost(res, "cannot send to memcached", strerror(errno));
-        while (n > 0 && c->out_at < c->nout) {
-            struct iovec *v = &c->out[c->out_at];
-            size_t step = (size_t)n < v->iov_len ? (size_t)n : v->iov_len;
-            v->iov_base = (char *)v->iov_base + step;
-            v->iov_len -= step;
-            n -= (ssize_t)step;
-            if (v->iov_len == 0)
-                c->out_at++;
-        }
+        c->out_at = iov_advance(c->out, c->out_at, c->nout, (size_t)n);
     }
     return DRV_WANT_READ;
 }
@@ -1065,6 +1057,7 @@ mc_stats_roundtrip(int fd, const struct mc_addr *a, const char *req, char **out,
 static const struct driver_options mc_options[] = {
     {&kv_options, offsetof(struct mc_opts, kv)},
     {&batch_option_group, offsetof(struct mc_opts, batch)},
+    {&pipeline_option_group, offsetof(struct mc_opts, kv.pipeline)}, /* refused with a hint */
     {NULL, 0},
 };
 static const char *const mc_demo_options[] = {"fill=1", NULL}; /* so that gets hit */

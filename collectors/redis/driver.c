@@ -19,6 +19,7 @@
 #include "redis.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "engine/driver.h"
+#include "collectors/shared/batch.h"
 #include "collectors/shared/kv.h"
 #include "engine/mix.h"
 #include "engine/optdef.h"
@@ -949,17 +951,6 @@ rd_conn_connect_start(void *conn, char *err)
     return DRV_WANT_WRITE;
 }
 
-static int
-socket_error(int fd)
-{
-    int e = 0;
-    socklen_t len = sizeof e;
-
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
-        return errno;
-    return e;
-}
-
 static enum drv_status
 rd_conn_connect_poll(void *conn, char *err)
 {
@@ -1155,7 +1146,8 @@ rd_pipeline_depth(const void *opts)
     return kv->pipeline;
 }
 
-static const struct driver_options rd_options[] = {{&kv_options, 0}, {NULL, 0}};
+static const struct driver_options rd_options[] = {
+    {&kv_options, 0}, {&pipeline_option_group, offsetof(struct kv_conf, pipeline)}, {NULL, 0}};
 static const char *const rd_demo_options[] = {"fill=1", NULL}; /* so that gets hit */
 
 const struct driver_class redis_driver_class = {

@@ -15,4 +15,10 @@ struct batch_conf {
 
 extern const struct option_group batch_option_group;
 
+/*
+ * --pipeline: requests in flight per connection (Redis, http://). The group
+ * is one int: a backend lists it at the offset of an int of its own.
+ */
+extern const struct option_group pipeline_option_group;
+
 #endif

@@ -20,8 +20,6 @@ static const struct option_def kv_defs[] = {
      "bytes per value written"},
     {"ratio", 0, OPT_STRING, KV_OFF(ratio), 0, 0, "", "SET:GET", CMD_LOAD,
      "mix of the mixed workload (redis 1:10, memcached 1:9)"},
-    {"pipeline", 0, OPT_INT, KV_OFF(pipeline), 1, 10000, "1", "DEPTH", CMD_LOAD,
-     "requests in flight per connection, each timed alone"},
     {"fill", 0, OPT_FLAG, KV_OFF(fill), 0, 1, "0", "", CMD_LOAD,
      "write every key once before the run"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},

@@ -25,7 +25,7 @@ struct kv_conf {
     char *key_pattern; /* --key-pattern: seq, uniform or zipf */
     int value_size;    /* --value-size: bytes per value written */
     char *ratio;       /* --ratio SET:GET; NULL: the driver's default */
-    int pipeline;      /* --pipeline: requests in flight per connection */
+    int pipeline;      /* --pipeline (batch.h's group, listed at this field's offset) */
     int fill;          /* --fill: write every key once before the run */
 };
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -247,6 +249,31 @@ eventfd_post(int fd)
 
     if (write(fd, &one, sizeof(one)) != sizeof(one))
         fatal("eventfd write: %s", strerror(errno));
+}
+
+int
+socket_error(int fd)
+{
+    int e = 0;
+    socklen_t len = sizeof e;
+
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+        return errno;
+    return e;
+}
+
+int
+iov_advance(struct iovec *iov, int at, int n, size_t sent)
+{
+    while (sent > 0 && at < n) {
+        size_t step = sent < iov[at].iov_len ? sent : iov[at].iov_len;
+        iov[at].iov_base = (char *)iov[at].iov_base + step;
+        iov[at].iov_len -= step;
+        sent -= step;
+        if (iov[at].iov_len == 0)
+            at++;
+    }
+    return at;
 }
 
 void

@@ -32,6 +32,16 @@ void free_secret(char *s);
 /* Adds one to an eventfd counter (wakes its reader); a failed write is fatal. */
 void eventfd_post(int fd);
 
+/* A non-blocking connect's outcome: 0, or the socket's pending error (SO_ERROR). */
+int socket_error(int fd);
+
+struct iovec;
+/*
+ * sent bytes of iov[at..n) went out: the iovecs fully sent are passed, the
+ * one cut is advanced in place; returns the first not fully sent (n: all).
+ */
+int iov_advance(struct iovec *iov, int at, int n, size_t sent);
+
 /* Monotonic clock in microseconds. */
 uint64_t now_us(void);
 /* Seconds since the epoch (CLOCK_REALTIME), for wall-clock times a person or another host reads. */

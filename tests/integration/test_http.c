@@ -119,6 +119,52 @@ test_requests_match_nginx(void **state)
     itest_free(&r);
 }
 
+/*
+ * The server ends every connection (Connection: close asked by -H): with
+ * four requests pipelined, each response after the first on a connection
+ * goes again on a new one, so nginx serves exactly the requests counted,
+ * each on a connection of its own, and none fails.
+ */
+static void
+test_server_closes_pipelined(void **state)
+{
+    char target[256];
+    char *args[] = {"run",        target,       "-c", "2",  "-t",
+                    "60",         "--pipeline", "4",  "-H", "Connection: close",
+                    "--headless", "-q",         NULL};
+    struct ng_counts before, after;
+    const char *sum;
+    struct run r;
+
+    url(target, sizeof target, "static.html");
+    r = run_counted(args, &before, &after, &sum);
+    assert_true(itest_num(sum, "transactions") == 120);
+    assert_true(itest_num(sum, "errors") == 0);
+    assert_int_equal(after.requests - before.requests, 120 + 1 + 1);
+    assert_int_equal(after.accepts - before.accepts, 120 + 1 + 1);
+    itest_free(&r);
+}
+
+/* HEAD: a Content-Length but no body; pipelined responses stay in step. */
+static void
+test_head_pipelined(void **state)
+{
+    char target[256];
+    char *args[] = {"run", target,       "-X", "HEAD",       "-c", "2", "-t",
+                    "100", "--pipeline", "3",  "--headless", "-q", NULL};
+    struct ng_counts before, after;
+    const char *sum;
+    struct run r;
+
+    url(target, sizeof target, "static.html");
+    r = run_counted(args, &before, &after, &sum);
+    assert_true(itest_num(sum, "transactions") == 200);
+    assert_true(itest_num(sum, "errors") == 0);
+    assert_int_equal(after.requests - before.requests, 200 + 1 + 1);
+    assert_int_equal(after.accepts - before.accepts, 2 + 1 + 1);
+    itest_free(&r);
+}
+
 /* -C: one connection per request, as nginx's accepts say. */
 static void
 test_connect_per_request(void **state)
@@ -327,10 +373,16 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_requests_match_nginx), cmocka_unit_test(test_connect_per_request),
-        cmocka_unit_test(test_status_classes),       cmocka_unit_test(test_method_body_headers),
-        cmocka_unit_test(test_bad_targets),          cmocka_unit_test(test_bad_options),
-        cmocka_unit_test(test_server_restart),       cmocka_unit_test(test_header_secret_masked),
+        cmocka_unit_test(test_requests_match_nginx),
+        cmocka_unit_test(test_connect_per_request),
+        cmocka_unit_test(test_status_classes),
+        cmocka_unit_test(test_method_body_headers),
+        cmocka_unit_test(test_bad_targets),
+        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_server_restart),
+        cmocka_unit_test(test_header_secret_masked),
+        cmocka_unit_test(test_server_closes_pipelined),
+        cmocka_unit_test(test_head_pipelined),
     };
     /* tests/run-integration starts nginx only when benchtop has the http backend (libcurl). */
     if (getenv("BENCHTOP_NG_TARGET") == NULL) {

@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "base/util.h"
 
@@ -100,6 +101,22 @@ test_xgrow(void **state)
     free(v);
 }
 
+/* A short send cuts an iovec: the ones sent are passed, the cut one starts after its sent part. */
+static void
+test_iov_advance(void **state)
+{
+    char a[] = "abc", b[] = "defgh";
+    struct iovec v[2] = {{a, 3}, {b, 5}};
+
+    (void)state;
+    assert_int_equal(iov_advance(v, 0, 2, 0), 0);
+    assert_int_equal(iov_advance(v, 0, 2, 4), 1);
+    assert_ptr_equal(v[1].iov_base, b + 1);
+    assert_int_equal(v[1].iov_len, 4);
+    assert_int_equal(v[0].iov_len, 0);
+    assert_int_equal(iov_advance(v, 1, 2, 4), 2);
+}
+
 int
 main(void)
 {
@@ -109,6 +126,7 @@ main(void)
         cmocka_unit_test(test_strntoull_reads_n_bytes),
         cmocka_unit_test(test_strtoll),
         cmocka_unit_test(test_strtod),
+        cmocka_unit_test(test_iov_advance),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
