@@ -106,15 +106,24 @@ coll_glances_signals(const struct coll_glances *p, struct coll_signals *g)
     g->active = p->active / p->n;
     g->on_cpu = p->on_cpu / p->n;
     g->lock_wait = p->lock / p->n;
-    g->commit_wait = p->commit_io / p->n;
-    g->io_wait = 0; /* counted in commit_wait */
+    g->commit_wait = (p->commit_io - p->io) / p->n;
+    g->io_wait = p->io / p->n;
     g->idle_tx = p->idle_tx / p->n;
+    if (p->roots > 0) {
+        /* chains looked at only when someone waited: the other glances had no waiter */
+        g->lock_root_commit = p->root_commit / p->n;
+        g->lock_root_client = p->root_client / p->n;
+        g->lock_root_other = p->root_other / p->n;
+    }
     if (!p->own_known)
         return;
     g->own_sessions = p->own / p->n;
     g->own_active = p->own_active / p->n;
     g->own_lock_wait = p->own_lock / p->n;
     g->own_commit_wait = p->own_commit_io / p->n;
+    g->own_on_cpu = p->own_cpu / p->n;
+    g->own_io_wait = p->own_io / p->n;
+    g->own_idle = p->own_idle / p->n;
 }
 
 void

@@ -254,6 +254,16 @@ struct coll_glances {
     int own_known;
     double all, active, on_cpu, lock, commit_io, idle_tx;
     double own, own_active, own_lock, own_commit_io;
+    /*
+     * io: of commit_io, the data file reads (not the commit's); own_cpu,
+     * own_io, own_idle: benchtop's sessions on CPU, reading data files, idle
+     * (outside or inside a transaction); root_*: lock waiters by what their
+     * chain's root blocker does (see coll_signals' lock_root_*), counted
+     * only by glances that looked (roots > 0), else NAN in the signals.
+     */
+    double io, own_cpu, own_io, own_idle;
+    double root_commit, root_client, root_other;
+    int roots; /* glances that looked at the lock chains */
 };
 
 /* The glances' averages into g's session fields (samples = n); n must be > 0. */

@@ -19,7 +19,7 @@ base_sample(void)
 {
     struct pg_sample s;
     static const char *const settings[PG_NSETTINGS] = {"128MB",   "100",  "on",
-                                                       "replica", "5min", "4MB"};
+                                                       "replica", "5min", "4MB", "1GB"};
     int i;
 
     memset(&s, 0, sizeof s);
@@ -209,10 +209,19 @@ test_checkpoint_event(void **state)
     b.ckpt.timed = 3;
     b.ckpt.requested = 2;
     v = derive(&a, &b, 1.0);
-    assert_int_equal(v.nevents, 1);
-    assert_string_equal(v.events[0],
+    assert_int_equal(v.nevents, 2);
+    /* 2 a second: a storm, named with the setting that makes room between them */
+    assert_string_equal(v.events[0], "checkpoint storm: 2.0/s requested, max_wal_size 1GB");
+    assert_string_equal(v.events[1],
                         "2 checkpoints (requested): 1234 buffers, write 2345 ms, sync 12 ms");
     assert_int_equal(row(&v, "checkpoints", "requested")->level, ROW_WARN);
+    assert_string_equal(row(&v, "checkpoints", "requested")->value, "2 (2.0/s)");
+    assert_float_equal(v.sig.checkpoints_req_s, 2.0, 1e-9);
+
+    /* the same 2 over 10 s: requested, not a storm */
+    v = derive(&a, &b, 10.0);
+    assert_int_equal(v.nevents, 1);
+    assert_float_equal(v.sig.checkpoints_req_s, 0.2, 1e-9);
 
     v = derive(&a, &a, 1.0);
     assert_int_equal(v.nevents, 0);
