@@ -843,8 +843,10 @@ lock_time_signal(const struct my_sample *prev, const struct my_sample *cur, doub
      * showed "other sessions: 3 waiting on locks".
      */
     own_cpu = g->own_active - g->own_lock_wait - g->own_commit_wait;
-    if (own_cpu > 0 && g->on_cpu > 0)
+    if (own_cpu > 0 && g->on_cpu > 0) {
         g->own_lock_wait += moved * fmin(own_cpu / g->on_cpu, 1);
+        g->own_on_cpu = fmax(0, g->own_on_cpu - moved * fmin(own_cpu / g->on_cpu, 1));
+    }
     g->lock_wait += moved;
     g->on_cpu -= moved;
 }

@@ -312,7 +312,7 @@ derive_clients(const struct redis_sample *p, const struct redis_sample *c, doubl
              ROW_NORMAL);
 }
 
-/* "7.9M of 8.0M (99%)": maxmemory set, the limit a cache evicts (or refuses writes) at. */
+/* "7.9 MB of 8.0 MB (99%)": maxmemory set, the limit a cache evicts (or refuses writes) at. */
 static void
 used_of_limit(struct coll_view *v, const struct redis_info *i)
 {
