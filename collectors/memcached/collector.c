@@ -206,8 +206,7 @@ connections(struct coll_view *v, const struct mc_stats *p, const struct mc_stats
 
 /* CPU seconds per second of user + system time against the worker threads: saturation. */
 static void
-cpu(struct coll_view *v, const struct mc_stats *p, const struct mc_stats *c, double secs,
-    int cores)
+cpu(struct coll_view *v, const struct mc_stats *p, const struct mc_stats *c, double secs, int cores)
 {
     double user = rate(p, c, MCS_RUSAGE_USER, secs) / 1e6;
     double sys = rate(p, c, MCS_RUSAGE_SYSTEM, secs) / 1e6;
@@ -256,9 +255,8 @@ threads(struct coll_view *v, const struct mc_sample *p, const struct mc_sample *
         coll_row_add(v, "cpu", "threads", g->server_threads, ROW_NORMAL, "%.0f (-t)",
                      g->server_threads);
     else
-        coll_row_add(v, "cpu", "threads", g->server_threads,
-                     busiest >= 90 ? ROW_WARN : ROW_NORMAL, "%.0f (-t), busiest %.0f%%",
-                     g->server_threads, busiest);
+        coll_row_add(v, "cpu", "threads", g->server_threads, busiest >= 90 ? ROW_WARN : ROW_NORMAL,
+                     "%.0f (-t), busiest %.0f%%", g->server_threads, busiest);
 }
 
 static void

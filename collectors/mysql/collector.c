@@ -83,9 +83,9 @@ static const struct rate_row innodb_rows[] = {
     {MY_BP_READS, "pool disk reads/s", 0},      {MY_BP_WAIT_FREE, "pool wait free/s", 1},
     {MY_ROW_LOCK_WAITS, "row lock waits/s", 1}, {MY_DATA_FSYNCS, "data fsyncs/s", 0},
     {MY_LOG_FSYNCS, "log fsyncs/s", 0},         {MY_LOG_WAITS, "log waits/s", 1},
-    {MY_LOG_WRITES, "log writes/s", 0},
-    {MY_ROWS_READ, "rows read/s", 0},           {MY_ROWS_INSERTED, "rows inserted/s", 0},
-    {MY_ROWS_UPDATED, "rows updated/s", 0},     {MY_ROWS_DELETED, "rows deleted/s", 0},
+    {MY_LOG_WRITES, "log writes/s", 0},         {MY_ROWS_READ, "rows read/s", 0},
+    {MY_ROWS_INSERTED, "rows inserted/s", 0},   {MY_ROWS_UPDATED, "rows updated/s", 0},
+    {MY_ROWS_DELETED, "rows deleted/s", 0},
 };
 
 /*
@@ -113,12 +113,12 @@ static const char lock_waits_sql[] =
 
 /* A transaction INNODB_TRX showed: its session, its state, and who blocks it. */
 struct my_trx {
-    uint64_t id;        /* the session's (trx_mysql_thread_id) */
-    uint64_t trx_id;    /* the transaction's */
-    uint64_t blocker;   /* the session that blocks it (INNODB_LOCK_WAITS); 0 */
-    char state[16];     /* "RUNNING", "LOCK WAIT", "COMMITTING", "ROLLING BACK" */
-    double age_s;       /* since it started */
-    char query[40];     /* its statement's start */
+    uint64_t id;      /* the session's (trx_mysql_thread_id) */
+    uint64_t trx_id;  /* the transaction's */
+    uint64_t blocker; /* the session that blocks it (INNODB_LOCK_WAITS); 0 */
+    char state[16];   /* "RUNNING", "LOCK WAIT", "COMMITTING", "ROLLING BACK" */
+    double age_s;     /* since it started */
+    char query[40];   /* its statement's start */
 };
 
 enum { MY_CHAIN_MAX = 64 };
@@ -133,8 +133,8 @@ struct my_coll {
     uint64_t *ids;              /* benchtop's connection ids, one copy per glance (ownids) */
     struct my_trx *trx;         /* the glance's transactions, sorted by session id */
     int ntrx, trx_cap;
-    int waits;                  /* of them, in LOCK WAIT */
-    int no_lock_waits;          /* INNODB_LOCK_WAITS is not there (MySQL 8): chains unknown */
+    int waits;         /* of them, in LOCK WAIT */
+    int no_lock_waits; /* INNODB_LOCK_WAITS is not there (MySQL 8): chains unknown */
     struct lock_node chain[MY_CHAIN_MAX]; /* the glance's sessions in a transaction */
     int nchain;
     double stall_own; /* benchtop's waiters rooted at other sessions, summed over glances */

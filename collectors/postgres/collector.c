@@ -49,8 +49,8 @@ static const char SESSIONS[] = "sessions", WAITS[] = "waits", DATABASE[] = "data
                   SETTINGS[] = "settings";
 
 static const char *const setting_names[PG_NSETTINGS] = {
-    "shared_buffers", "max_connections",    "synchronous_commit",
-    "wal_level",      "checkpoint_timeout", "work_mem", "max_wal_size",
+    "shared_buffers",     "max_connections", "synchronous_commit", "wal_level",
+    "checkpoint_timeout", "work_mem",        "max_wal_size",
 };
 
 /* What a sample's pg_stat_activity.state (or our 'hidden') is called, by enum pg_state. */

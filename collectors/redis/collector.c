@@ -31,9 +31,9 @@
 struct rd_coll {
     redisContext *ctx;
     char where[300];
-    int config_all;   /* CONFIG GET takes one name only (before Redis 7) */
-    int port;         /* the target's TCP port; 0 for a Unix socket */
-    int local;        /* the server is a process of this host: 1, 0 not, -1 not known yet */
+    int config_all;    /* CONFIG GET takes one name only (before Redis 7) */
+    int port;          /* the target's TCP port; 0 for a Unix socket */
+    int local;         /* the server is a process of this host: 1, 0 not, -1 not known yet */
     long long seen_id; /* the newest SLOWLOG entry already looked at */
 };
 
@@ -147,9 +147,9 @@ mark_own_entries(struct rd_coll *c, struct redis_slowlog *sl)
     for (i = 0; i < sl->n; i++)
         for (j = 0; j < n && !sl->e[i].ours; j++) {
             snprintf(tail, sizeof tail, ":%d", ports[j]);
-            sl->e[i].ours = strlen(sl->e[i].client) > strlen(tail) &&
-                            strcmp(sl->e[i].client + strlen(sl->e[i].client) - strlen(tail),
-                                   tail) == 0;
+            sl->e[i].ours =
+                strlen(sl->e[i].client) > strlen(tail) &&
+                strcmp(sl->e[i].client + strlen(sl->e[i].client) - strlen(tail), tail) == 0;
         }
 }
 
@@ -401,7 +401,7 @@ derive_cpu(const struct redis_sample *p, const struct redis_sample *c, double se
     pct = 100.0 * (now - p->info.used_cpu_user - p->info.used_cpu_sys) / secs;
     v->sig.server_cpu_pct = pct;
     v->sig.server_cpu_self_pct = pct; /* what it says of itself: true on any host */
-    v->sig.server_cpu_limit = 100; /* one main thread: a core is the ceiling */
+    v->sig.server_cpu_limit = 100;    /* one main thread: a core is the ceiling */
     coll_row_add(v, "cpu", "redis cpu", pct, pct >= RC_CPU_WARN_PCT ? ROW_WARN : ROW_NORMAL,
                  "%.0f%% of a core", pct);
 }

@@ -57,18 +57,11 @@ static int
 spawn(struct server *s, struct rd_server *rs, char *err)
 {
     char port[16], sock[320];
-    char *argv[] = {rs->prog,    "--port",
-                    port,        "--bind",
-                    "127.0.0.1", "--dir",
-                    s->dir,      "--save",
-                    "",          "--appendonly",
-                    "no",        "--daemonize",
-                    "no",        "--logfile",
-                    "",          "--unixsocket",
-                    sock,        "--unixsocketperm",
-                    "700",       "--maxclients",
-                    "11000",     NULL,
-                    NULL,        NULL};
+    char *argv[] = {
+        rs->prog, "--port",       port,    "--bind",       "127.0.0.1", "--dir",
+        s->dir,   "--save",       "",      "--appendonly", "no",        "--daemonize",
+        "no",     "--logfile",    "",      "--unixsocket", sock,        "--unixsocketperm",
+        "700",    "--maxclients", "11000", NULL,           NULL,        NULL};
 
     snprintf(port, sizeof port, "%d", s->port);
     snprintf(sock, sizeof sock, "%s/redis.sock", s->dir);

@@ -513,8 +513,7 @@ cpu_tasks_read(pid_t pid, struct cpu_task *out, int max)
 }
 
 double
-cpu_tasks_max_pct(const struct cpu_task *a, int na, const struct cpu_task *b, int nb,
-                  double secs)
+cpu_tasks_max_pct(const struct cpu_task *a, int na, const struct cpu_task *b, int nb, double secs)
 {
     double best = NAN;
 

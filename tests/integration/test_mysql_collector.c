@@ -221,8 +221,8 @@ test_lock_chains(void **state)
     assert_int_equal(mysql_send_query(holder, "SELECT SLEEP(4)", 15), 0);
     itest_sleep_ms(300);
     v = glance_view(conn);
-    fprintf(stderr, "  busy holder: roots other %.1f; stalled %.2f by %s\n",
-            v.sig.lock_root_other, v.sig.other_stall_share, v.sig.other_stall_what);
+    fprintf(stderr, "  busy holder: roots other %.1f; stalled %.2f by %s\n", v.sig.lock_root_other,
+            v.sig.other_stall_share, v.sig.other_stall_what);
     assert_true(v.sig.lock_root_other == 1);
     assert_true(v.sig.other_stall_share == 1);
     assert_non_null(strstr(v.sig.other_stall_what, "SELECT SLEEP(4)"));

@@ -457,10 +457,15 @@ test_glances_chain_to_another_statement(void **state)
     struct pg_sample a;
     struct coll_view v;
     PGresult *res;
-    uint64_t ta;
+    uint64_t ta, t0;
     double secs;
     int i;
 
+    take(c, &a, &ta); /* glances without a lock waiter, for the cost's comparison */
+    t0 = now_us();
+    for (i = 0; i < 4; i++)
+        assert_int_equal(postgres_collector_class.probe(c, err), 0);
+    fprintf(stderr, "  a glance without waiters: %.2f ms\n", (double)(now_us() - t0) / 4000.0);
     itest_exec(holder, "BEGIN");
     itest_exec(holder, "LOCK TABLE t IN ACCESS SHARE MODE");
     assert_int_equal(PQsendQuery(holder, "SELECT pg_sleep(30)"), 1);
@@ -469,8 +474,11 @@ test_glances_chain_to_another_statement(void **state)
     assert_int_equal(PQsendQuery(ours[1], "SELECT count(*) FROM t"), 1);
     wait_for_waiters(2);
     take(c, &a, &ta);
+    t0 = now_us();
     for (i = 0; i < 4; i++)
         assert_int_equal(postgres_collector_class.probe(c, err), 0);
+    fprintf(stderr, "  a glance that follows the chains: %.2f ms\n",
+            (double)(now_us() - t0) / 4000.0);
     v = view_since(c, &a, ta, &secs);
     fprintf(stderr, "  roots: other %.1f, client %.1f, commit %.1f; stalled %.2f by %s\n",
             v.sig.lock_root_other, v.sig.lock_root_client, v.sig.lock_root_commit,
@@ -601,11 +609,16 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_open_failure),          cmocka_unit_test(test_commits_add_up),
-        cmocka_unit_test(test_one_commit_per_sample), cmocka_unit_test(test_idle_in_transaction),
-        cmocka_unit_test(test_lock_waiter),           cmocka_unit_test(test_without_pg_monitor),
-        cmocka_unit_test(test_settings_and_version),  cmocka_unit_test(test_sql_every_branch),
-        cmocka_unit_test(test_glances_add_no_commit), cmocka_unit_test(test_glances_whose_waits),
+        cmocka_unit_test(test_open_failure),
+        cmocka_unit_test(test_commits_add_up),
+        cmocka_unit_test(test_one_commit_per_sample),
+        cmocka_unit_test(test_idle_in_transaction),
+        cmocka_unit_test(test_lock_waiter),
+        cmocka_unit_test(test_without_pg_monitor),
+        cmocka_unit_test(test_settings_and_version),
+        cmocka_unit_test(test_sql_every_branch),
+        cmocka_unit_test(test_glances_add_no_commit),
+        cmocka_unit_test(test_glances_whose_waits),
         cmocka_unit_test(test_glances_chain_to_another_statement),
         cmocka_unit_test(test_requested_checkpoints),
     };

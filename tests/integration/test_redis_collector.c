@@ -300,12 +300,9 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commands_rate),
-        cmocka_unit_test(test_hit_ratio),
-        cmocka_unit_test(test_missing_privilege),
-        cmocka_unit_test(test_restart),
-        cmocka_unit_test(test_other_client_stall),
-        cmocka_unit_test(test_evictions_and_threads),
+        cmocka_unit_test(test_commands_rate),      cmocka_unit_test(test_hit_ratio),
+        cmocka_unit_test(test_missing_privilege),  cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_other_client_stall), cmocka_unit_test(test_evictions_and_threads),
     };
     return cmocka_run_group_tests_name("redis_collector", tests, setup, teardown);
 }

@@ -185,7 +185,8 @@ static void
 test_tasks(void **state)
 {
     (void)state;
-    struct cpu_task a[4] = {{10, 1.0}, {11, 5.0}, {12, 2.0}}, b[4] = {{10, 1.5}, {11, 5.1}, {13, 9}};
+    struct cpu_task a[4] = {{10, 1.0}, {11, 5.0}, {12, 2.0}},
+                    b[4] = {{10, 1.5}, {11, 5.1}, {13, 9}};
     struct cpu_task mine[8];
 
     assert_true(cpu_tasks_read(getpid(), mine, 8) >= 1);

@@ -23,7 +23,7 @@ test_root_is_the_commit(void **state)
 {
     (void)state;
     struct lock_node s[] = {
-        {.id = 100, .ours = 1, .commit = 1},  {.id = 101, .ours = 1, .blocker = 100},
+        {.id = 100, .ours = 1, .commit = 1},    {.id = 101, .ours = 1, .blocker = 100},
         {.id = 102, .ours = 1, .blocker = 100}, {.id = 103, .ours = 1, .blocker = 100},
         {.id = 104, .ours = 1, .blocker = 101}, {.id = 105, .ours = 1, .blocker = 104},
     };

@@ -623,7 +623,7 @@ test_probe_reads_apart(void **state)
     assert_true(v.sig.own_io_wait == 2);
     assert_true(v.sig.own_on_cpu == 1);
     assert_true(v.sig.own_idle == 2);
-    assert_true(v.sig.own_commit_wait == 3); /* the commit's and the reads' I/O, as before */
+    assert_true(v.sig.own_commit_wait == 3);    /* the commit's and the reads' I/O, as before */
     assert_true(isnan(v.sig.lock_root_commit)); /* no glance looked at the chains */
 }
 
@@ -796,7 +796,7 @@ test_probe_reads_apart(void **state)
     assert_true(v.sig.own_io_wait == 2);
     assert_true(v.sig.own_on_cpu == 1);
     assert_true(v.sig.own_idle == 2);
-    assert_true(v.sig.own_commit_wait == 3); /* the commit's and the reads' I/O, as before */
+    assert_true(v.sig.own_commit_wait == 3);    /* the commit's and the reads' I/O, as before */
     assert_true(isnan(v.sig.lock_root_commit)); /* no glance looked at the chains */
 }
 

@@ -18,8 +18,8 @@ static struct pg_sample
 base_sample(void)
 {
     struct pg_sample s;
-    static const char *const settings[PG_NSETTINGS] = {"128MB",   "100",  "on",
-                                                       "replica", "5min", "4MB", "1GB"};
+    static const char *const settings[PG_NSETTINGS] = {"128MB", "100", "on", "replica",
+                                                       "5min",  "4MB", "1GB"};
     int i;
 
     memset(&s, 0, sizeof s);

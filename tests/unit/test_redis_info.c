@@ -866,12 +866,12 @@ test_derive_stall(void **state)
 
     fill_samples(&p, &c);
     c.slowlog.n = 4;
-    c.slowlog.e[0] = (struct redis_slow_entry){.id = 43, .usec = 300000, .what = "DEBUG SLEEP 0.3",
-                                               .client = "127.0.0.1:5123"};
-    c.slowlog.e[1] = (struct redis_slow_entry){.id = 42, .usec = 250000, .what = "EVAL ...",
-                                               .client = "127.0.0.1:40000", .ours = 1};
-    c.slowlog.e[2] = (struct redis_slow_entry){.id = 41, .usec = 300000, .what = "DEBUG SLEEP 0.3",
-                                               .client = "127.0.0.1:5123"};
+    c.slowlog.e[0] = (struct redis_slow_entry){
+        .id = 43, .usec = 300000, .what = "DEBUG SLEEP 0.3", .client = "127.0.0.1:5123"};
+    c.slowlog.e[1] = (struct redis_slow_entry){
+        .id = 42, .usec = 250000, .what = "EVAL ...", .client = "127.0.0.1:40000", .ours = 1};
+    c.slowlog.e[2] = (struct redis_slow_entry){
+        .id = 41, .usec = 300000, .what = "DEBUG SLEEP 0.3", .client = "127.0.0.1:5123"};
     c.slowlog.e[3] = (struct redis_slow_entry){.id = 40, .usec = 900000, .what = "KEYS *"};
     redis_collector_class.derive(&p, &c, 2.0, &v);
     assert_true(fabs(v.sig.other_stall_share - 0.3) < 1e-9);
