@@ -241,22 +241,9 @@ cpu(struct coll_view *v, const struct mc_stats *p, const struct mc_stats *c, dou
 static void
 threads(struct coll_view *v, const struct mc_sample *p, const struct mc_sample *c, double secs)
 {
-    struct coll_signals *g = &v->sig;
-    double busiest = NAN;
-
-    if (!mc_stat_has(&c->st, MCS_THREADS))
-        return;
-    g->server_threads = (double)c->st.v[MCS_THREADS];
-    snprintf(g->threads_setting, sizeof g->threads_setting, "-t");
-    if (p != NULL && p->ntasks > 0 && c->ntasks > 0)
-        busiest = cpu_tasks_max_pct(p->tasks, p->ntasks, c->tasks, c->ntasks, secs);
-    g->thread_max_pct = busiest;
-    if (isnan(busiest))
-        coll_row_add(v, "cpu", "threads", g->server_threads, ROW_NORMAL, "%.0f (-t)",
-                     g->server_threads);
-    else
-        coll_row_add(v, "cpu", "threads", g->server_threads, busiest >= 90 ? ROW_WARN : ROW_NORMAL,
-                     "%.0f (-t), busiest %.0f%%", g->server_threads, busiest);
+    if (mc_stat_has(&c->st, MCS_THREADS))
+        coll_threads(v, (double)c->st.v[MCS_THREADS], "-t", p ? p->tasks : NULL, p ? p->ntasks : 0,
+                     c->tasks, c->ntasks, secs);
 }
 
 static void

@@ -1142,12 +1142,7 @@ chains_count(struct my_coll *c)
     if (c->waits == 0)
         return;
     lock_roots(c->chain, c->nchain, &r);
-    c->probed.root_commit += r.commit;
-    c->probed.root_client += r.client;
-    c->probed.root_other += r.other;
-    c->stall_own += r.own_by_other;
-    if (r.what[0])
-        snprintf(c->stall_what, sizeof c->stall_what, "%s", r.what);
+    lock_roots_add(&r, &c->probed, &c->stall_own, c->stall_what, sizeof c->stall_what);
 }
 
 /* A glance at the sessions: each one's state, and whether it is one of benchtop's connections. */

@@ -1146,12 +1146,7 @@ probe_chains(struct pg_coll *c, char *err)
     }
     lock_roots(c->chain, chain_read(c, res), &r);
     PQclear(res);
-    c->probed.root_commit += r.commit;
-    c->probed.root_client += r.client;
-    c->probed.root_other += r.other;
-    c->stall_own += r.own_by_other;
-    if (r.what[0])
-        snprintf(c->stall_what, sizeof c->stall_what, "%s", r.what);
+    lock_roots_add(&r, &c->probed, &c->stall_own, c->stall_what, sizeof c->stall_what);
     return 0;
 }
 

@@ -415,23 +415,9 @@ static void
 derive_threads(const struct redis_sample *p, const struct redis_sample *c, double secs,
                struct coll_view *v)
 {
-    struct coll_signals *g = &v->sig;
-    double busiest = NAN;
-
-    if (c->io_threads <= 0)
-        return;
-    g->server_threads = c->io_threads;
-    snprintf(g->threads_setting, sizeof g->threads_setting, "io-threads");
-    if (p != NULL && p->ntasks > 0 && c->ntasks > 0)
-        busiest = cpu_tasks_max_pct(p->tasks, p->ntasks, c->tasks, c->ntasks, secs);
-    g->thread_max_pct = busiest;
-    if (isnan(busiest))
-        coll_row_add(v, "cpu", "threads", g->server_threads, ROW_NORMAL, "%d (io-threads)",
-                     c->io_threads);
-    else
-        coll_row_add(v, "cpu", "threads", g->server_threads,
-                     busiest >= RC_CPU_WARN_PCT ? ROW_WARN : ROW_NORMAL,
-                     "%d (io-threads), busiest %.0f%%", c->io_threads, busiest);
+    if (c->io_threads > 0)
+        coll_threads(v, c->io_threads, "io-threads", p ? p->tasks : NULL, p ? p->ntasks : 0,
+                     c->tasks, c->ntasks, secs);
 }
 
 static const char *

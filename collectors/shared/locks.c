@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/text.h"
+#include "engine/collector.h"
 
 enum { MAX_HOPS = 16 };
 
@@ -63,4 +64,16 @@ lock_roots(const struct lock_node *s, int n, struct lock_roots *out)
         if (s[i].ours && r != NULL && !r->ours && !r->commit && !r->idle)
             note_stall(out, r, &longest);
     }
+}
+
+void
+lock_roots_add(const struct lock_roots *r, struct coll_glances *p, double *stall_own, char *what,
+               size_t len)
+{
+    p->root_commit += r->commit;
+    p->root_client += r->client;
+    p->root_other += r->other;
+    *stall_own += r->own_by_other;
+    if (r->what[0])
+        snprintf(what, len, "%s", r->what);
 }

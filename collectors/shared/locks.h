@@ -9,6 +9,7 @@
 #ifndef BENCHTOP_LOCKS_H
 #define BENCHTOP_LOCKS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* One session of a lock chain: a lock waiter or a blocker. */
@@ -31,5 +32,14 @@ struct lock_roots {
 
 /* Each waiter's chain followed to its root, at most 16 steps (a cycle counts as other). */
 void lock_roots(const struct lock_node *s, int n, struct lock_roots *out);
+
+struct coll_glances;
+/*
+ * r's counts into the glances' root_* sums, benchtop's waiters stalled by
+ * others into *stall_own, and the root that stalled them (when named)
+ * into what (len bytes).
+ */
+void lock_roots_add(const struct lock_roots *r, struct coll_glances *p, double *stall_own,
+                    char *what, size_t len);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/cpu.h"
+
 struct coll_row *
 coll_row_add(struct coll_view *v, const char *section, const char *label, double num,
              enum row_level level, const char *fmt, ...)
@@ -201,4 +203,21 @@ coll_settings_diff(const struct coll_settings *prev, const struct coll_settings 
         n++;
     }
     return n;
+}
+
+void
+coll_threads(struct coll_view *v, double threads, const char *setting, const struct cpu_task *a,
+             int na, const struct cpu_task *b, int nb, double secs)
+{
+    struct coll_signals *g = &v->sig;
+    double busiest = na > 0 && nb > 0 ? cpu_tasks_max_pct(a, na, b, nb, secs) : NAN;
+
+    g->server_threads = threads;
+    snprintf(g->threads_setting, sizeof g->threads_setting, "%s", setting);
+    g->thread_max_pct = busiest;
+    if (isnan(busiest))
+        coll_row_add(v, "cpu", "threads", threads, ROW_NORMAL, "%.0f (%s)", threads, setting);
+    else
+        coll_row_add(v, "cpu", "threads", threads, busiest >= 90 ? ROW_WARN : ROW_NORMAL,
+                     "%.0f (%s), busiest %.0f%%", threads, setting, busiest);
 }

@@ -282,6 +282,15 @@ struct coll_row *coll_row_add(struct coll_view *v, const char *section, const ch
  * no session ran.
  */
 void coll_row_states(struct coll_view *v);
+struct cpu_task;
+/*
+ * The server's worker threads, the setting that adds them ("-t") and the
+ * busiest of them between two readings of its threads (base/cpu.h's
+ * cpu_tasks_read; na or nb < 1: not read, a server on another host) into
+ * v's signals and a "cpu / threads" row: "4 (-t), busiest 89%".
+ */
+void coll_threads(struct coll_view *v, double threads, const char *setting,
+                  const struct cpu_task *a, int na, const struct cpu_task *b, int nb, double secs);
 /* Adds an event line; ignored past COLL_MAX_EVENTS. */
 void coll_event_add(struct coll_view *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
