@@ -7,7 +7,9 @@
  */
 #include "memcached.h"
 
+#include <arpa/inet.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 struct mc_coll {
     struct mc_addr addr;
     int fd;
+    int local; /* the server is a process of this host: 1, 0 not, -1 not known yet */
 };
 
 /* ---- open, sample, close ---- */
@@ -30,6 +33,7 @@ mc_coll_open(const char *target, char *err)
 {
     struct mc_coll *c = xcalloc(1, sizeof *c);
 
+    c->local = -1;
     if (mc_target_parse(target, &c->addr, err) < 0 ||
         (c->fd = mc_connect_blocking(&c->addr, COLL_TIMEOUT_MS, err)) < 0) {
         free(c);
@@ -78,6 +82,31 @@ sample_slabs(struct mc_coll *c, struct mc_sample *s, char *err)
     return 0;
 }
 
+/* The TCP port of a, or 0 (a Unix socket). */
+static int
+addr_port(const struct mc_addr *a)
+{
+    if (a->sa.ss_family == AF_INET)
+        return ntohs(((const struct sockaddr_in *)&a->sa)->sin_port);
+    if (a->sa.ss_family == AF_INET6)
+        return ntohs(((const struct sockaddr_in6 *)&a->sa)->sin6_port);
+    return 0;
+}
+
+/* The server's threads, when its `stats` pid is the process listening on the target's port. */
+static void
+sample_threads(struct mc_coll *c, struct mc_sample *s)
+{
+    pid_t pid = (pid_t)s->st.v[MCS_PID];
+
+    s->cores = cpu_cores();
+    s->ntasks = -1;
+    if (c->local < 0 && mc_stat_has(&s->st, MCS_PID))
+        c->local = addr_port(&c->addr) > 0 && cpu_port_owner(addr_port(&c->addr)) == pid;
+    if (c->local == 1)
+        s->ntasks = cpu_tasks_read(pid, s->tasks, (int)(sizeof s->tasks / sizeof s->tasks[0]));
+}
+
 static int
 mc_coll_sample(void *conn, void *out, char *err)
 {
@@ -96,6 +125,7 @@ mc_coll_sample(void *conn, void *out, char *err)
     free(reply);
     if (rc < 0)
         return -1;
+    sample_threads(c, s);
     return sample_slabs(c, s, err);
 }
 
@@ -125,7 +155,8 @@ rate_row(struct coll_view *v, const char *section, const char *label, double r,
     else if (isnan(r))
         coll_row_add(v, section, label, NAN, ROW_NORMAL, "-");
     else
-        coll_row_add(v, section, label, r, r > 0 ? busy : ROW_NORMAL, "%.1f", r);
+        coll_row_add(v, section, label, r, r > 0 ? busy : ROW_NORMAL,
+                     r > 0 && r < 0.05 ? "%.2g" : "%.1f", r); /* a few are never 0.0 */
 }
 
 static void
@@ -144,6 +175,7 @@ commands(struct coll_view *v, const struct mc_stats *p, const struct mc_stats *c
         return;
     }
     pct = 100.0 * hits / (hits + misses);
+    v->sig.hit_ratio = pct / 100;
     lv = pct >= 90 ? ROW_GOOD : pct < 50 ? ROW_WARN : ROW_NORMAL;
     coll_row_add(v, "commands", "hit %", pct, lv, "%.1f%%", pct);
 }
@@ -174,7 +206,7 @@ connections(struct coll_view *v, const struct mc_stats *p, const struct mc_stats
 
 /* CPU seconds per second of user + system time against the worker threads: saturation. */
 static void
-cpu(struct coll_view *v, const struct mc_stats *p, const struct mc_stats *c, double secs)
+cpu(struct coll_view *v, const struct mc_stats *p, const struct mc_stats *c, double secs, int cores)
 {
     double user = rate(p, c, MCS_RUSAGE_USER, secs) / 1e6;
     double sys = rate(p, c, MCS_RUSAGE_SYSTEM, secs) / 1e6;
@@ -185,13 +217,15 @@ cpu(struct coll_view *v, const struct mc_stats *p, const struct mc_stats *c, dou
         coll_row_add(v, "cpu", "user+sys", NAN, ROW_NORMAL, "-");
         return;
     }
+    v->sig.server_cpu_self_pct = 100.0 * (user + sys); /* rusage: true on any host */
     if (!mc_stat_has(c, MCS_THREADS) || threads <= 0) {
         coll_row_add(v, "cpu", "user+sys", user + sys, ROW_NORMAL, "%.2f cores", user + sys);
         return;
     }
     pct = 100.0 * (user + sys) / threads;
     v->sig.server_cpu_pct = 100.0 * (user + sys);
-    v->sig.server_cpu_limit = 100.0 * threads; /* its worker threads, each at most a core */
+    /* its worker threads, each at most a core, and never more cores than the host has */
+    v->sig.server_cpu_limit = 100.0 * (cores > 0 && cores < threads ? cores : threads);
     lv = pct >= 95 ? ROW_BAD : pct >= 80 ? ROW_WARN : ROW_NORMAL;
     coll_row_add(v, "cpu", "user+sys", pct, lv, "%.2f of %.0f threads (%.0f%%)", user + sys,
                  threads, pct);
@@ -199,11 +233,30 @@ cpu(struct coll_view *v, const struct mc_stats *p, const struct mc_stats *c, dou
     coll_row_add(v, "cpu", "system", sys, ROW_NORMAL, "%.2f cores", sys);
 }
 
+/*
+ * Its worker threads (-t), each serving its own connections: one at 100%
+ * of a core stalls its clients however idle the others are. The busiest
+ * from /proc when the server runs on this host.
+ */
+static void
+threads(struct coll_view *v, const struct mc_sample *p, const struct mc_sample *c, double secs)
+{
+    if (mc_stat_has(&c->st, MCS_THREADS))
+        coll_threads(v, (double)c->st.v[MCS_THREADS], "-t", p ? p->tasks : NULL, p ? p->ntasks : 0,
+                     c->tasks, c->ntasks, secs);
+}
+
 static void
 memory(struct coll_view *v, const struct mc_stats *p, const struct mc_stats *c, double secs)
 {
     double used = (double)c->v[MCS_BYTES], limit = (double)c->v[MCS_LIMIT_MAXBYTES], pct;
 
+    v->sig.mem_used = used;
+    v->sig.evictions_s = rate(p, c, MCS_EVICTIONS, secs);
+    if (limit > 0) {
+        v->sig.mem_limit = limit;
+        snprintf(v->sig.mem_limit_setting, sizeof v->sig.mem_limit_setting, "-m");
+    }
     if (limit > 0) {
         pct = 100.0 * used / limit;
         coll_row_add(v, "memory", "bytes", pct, pct >= 90 ? ROW_WARN : ROW_NORMAL,
@@ -326,7 +379,8 @@ mc_coll_derive(const void *prev, const void *cur, double secs, struct coll_view 
     }
     commands(view, ps, &c->st, secs);
     connections(view, ps, &c->st, secs);
-    cpu(view, ps, &c->st, secs);
+    cpu(view, ps, &c->st, secs, c->cores);
+    threads(view, p, c, secs);
     memory(view, ps, &c->st, secs);
     slabs(view, p, c, secs);
     events(view, ps, c);

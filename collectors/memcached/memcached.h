@@ -24,6 +24,7 @@
 
 #include "engine/collector.h"
 #include "engine/driver.h"
+#include "base/cpu.h"
 #include "base/rand.h"
 #include "engine/script.h"
 #include "base/util.h"
@@ -260,6 +261,9 @@ struct mc_sample {
     int have_slabs; /* `stats slabs` and `stats items` both parsed */
     char slab_err[96];
     double rtt_ms; /* the `stats` round trip */
+    int cores;     /* the collector's host's cores */
+    int ntasks;    /* the server's threads, when it runs on this host; -1 when not */
+    struct cpu_task tasks[64];
 };
 
 extern const struct collector_class memcached_collector_class;

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "base/ownids.h"
+#include "collectors/shared/locks.h"
 
 #define MY_STATUS_NAME(id, name) name,
 static const char *const status_names[MY_NSTATUS] = {MY_STATUS_VARS(MY_STATUS_NAME)};
@@ -82,8 +83,9 @@ static const struct rate_row innodb_rows[] = {
     {MY_BP_READS, "pool disk reads/s", 0},      {MY_BP_WAIT_FREE, "pool wait free/s", 1},
     {MY_ROW_LOCK_WAITS, "row lock waits/s", 1}, {MY_DATA_FSYNCS, "data fsyncs/s", 0},
     {MY_LOG_FSYNCS, "log fsyncs/s", 0},         {MY_LOG_WAITS, "log waits/s", 1},
-    {MY_ROWS_READ, "rows read/s", 0},           {MY_ROWS_INSERTED, "rows inserted/s", 0},
-    {MY_ROWS_UPDATED, "rows updated/s", 0},     {MY_ROWS_DELETED, "rows deleted/s", 0},
+    {MY_LOG_WRITES, "log writes/s", 0},         {MY_ROWS_READ, "rows read/s", 0},
+    {MY_ROWS_INSERTED, "rows inserted/s", 0},   {MY_ROWS_UPDATED, "rows updated/s", 0},
+    {MY_ROWS_DELETED, "rows deleted/s", 0},
 };
 
 /*
@@ -97,13 +99,29 @@ static const struct rate_row innodb_rows[] = {
  * (as much as SELECT 1) and 0.06 ms for INNODB_TRX alone.
  */
 static const char probe_trx_sql[] =
-    "SELECT trx_mysql_thread_id, trx_state FROM information_schema.INNODB_TRX";
+    "SELECT trx_mysql_thread_id, trx_state, trx_id,"
+    " TIMESTAMPDIFF(SECOND, trx_started, NOW()), LEFT(trx_query, 39)"
+    " FROM information_schema.INNODB_TRX";
 
-/* A transaction INNODB_TRX showed: its session and whether it waits for a row lock. */
+/*
+ * Who blocks whom, asked only by a glance whose transactions showed one in
+ * LOCK WAIT: MariaDB's INNODB_LOCK_WAITS (MySQL 8 moved it to
+ * performance_schema.data_lock_waits; there the chains stay unknown).
+ */
+static const char lock_waits_sql[] =
+    "SELECT requesting_trx_id, blocking_trx_id FROM information_schema.INNODB_LOCK_WAITS";
+
+/* A transaction INNODB_TRX showed: its session, its state, and who blocks it. */
 struct my_trx {
-    uint64_t id;
-    int lock_wait;
+    uint64_t id;      /* the session's (trx_mysql_thread_id) */
+    uint64_t trx_id;  /* the transaction's */
+    uint64_t blocker; /* the session that blocks it (INNODB_LOCK_WAITS); 0 */
+    char state[16];   /* "RUNNING", "LOCK WAIT", "COMMITTING", "ROLLING BACK" */
+    double age_s;     /* since it started */
+    char query[40];   /* its statement's start */
 };
+
+enum { MY_CHAIN_MAX = 64 };
 
 /* The collector's connection. */
 struct my_coll {
@@ -115,6 +133,12 @@ struct my_coll {
     uint64_t *ids;              /* benchtop's connection ids, one copy per glance (ownids) */
     struct my_trx *trx;         /* the glance's transactions, sorted by session id */
     int ntrx, trx_cap;
+    int waits;         /* of them, in LOCK WAIT */
+    int no_lock_waits; /* INNODB_LOCK_WAITS is not there (MySQL 8): chains unknown */
+    struct lock_node chain[MY_CHAIN_MAX]; /* the glance's sessions in a transaction */
+    int nchain;
+    double stall_own; /* benchtop's waiters rooted at other sessions, summed over glances */
+    char stall_what[48];
 };
 
 enum { LONGEST_WARN_S = 10, LONGEST_BAD_S = 60 };
@@ -290,30 +314,85 @@ my_proc_add(struct my_sample *s, const char *command, const char *state, double 
     }
 }
 
+/*
+ * Processlist states that are not on CPU, by what the session waits for:
+ * our reading of MariaDB's "General Thread States" (and MySQL's, which
+ * shares most names). Case is ignored; a state not listed (Sending data,
+ * Updating, Searching rows for update, executing, Sorting result, ...)
+ * runs on CPU, its page reads counted by Innodb_buffer_pool_reads.
+ */
+static const struct state_class {
+    const char *state;
+    enum my_state st;
+} state_classes[] = {
+    /* InnoDB's range estimates read index pages: "the server is probably disk-bound" */
+    {"Statistics", MY_ST_READ},
+    {"Copying to tmp table on disk", MY_ST_READ},
+    {"converting HEAP to Aria", MY_ST_READ},
+    {"converting HEAP to MyISAM", MY_ST_READ},
+    {"converting HEAP to ondisk", MY_ST_READ},
+    {"Creating sort index", MY_ST_CPU},
+    {"Locked", MY_ST_LOCK},
+    {"System lock", MY_ST_LOCK}, /* an internal or external lock on a table */
+    {"Table lock", MY_ST_LOCK},
+    {"User lock", MY_ST_LOCK}, /* GET_LOCK() */
+    {"Waiting for table flush", MY_ST_LOCK},
+    {"Waiting for prior transaction to commit", MY_ST_COMMIT},
+    {"Sending to client", MY_ST_OTHER}, /* writing the result: the network, the client */
+    {"Writing to net", MY_ST_OTHER},
+    {"Reading from net", MY_ST_OTHER},
+    {"Opening tables", MY_ST_OTHER}, /* long only when the table cache is too small */
+    {"Opening table", MY_ST_OTHER},
+    {"closing tables", MY_ST_OTHER}, /* flushes changes; long only when the disk is full */
+    {"Flushing tables", MY_ST_OTHER},
+    {"Updating status", MY_ST_OTHER}, /* seen under load, not in the docs: not CPU */
+    {"Waiting on cond", MY_ST_OTHER},
+    {"Waiting for the next event in relay log", MY_ST_OTHER},
+};
+
+static enum my_state
+state_lookup(const char *state)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof state_classes / sizeof state_classes[0]; i++)
+        if (strcasecmp(state, state_classes[i].state) == 0)
+            return state_classes[i].st;
+    return MY_ST_CPU;
+}
+
 enum my_state
 my_state_of(const char *command, const char *state, const char *trx_state)
 {
+    enum my_state st;
+
     command = command ? command : "";
     state = state ? state : "";
+    trx_state = trx_state ? trx_state : "";
     if (strcmp(command, "Daemon") == 0 || strcmp(command, "Binlog Dump") == 0 ||
         strcmp(command, "Killed") == 0)
         return MY_ST_SKIP;
     if (strcmp(command, "Sleep") == 0 || strcmp(command, "Connect") == 0)
-        return trx_state != NULL ? MY_ST_IDLE_TX : MY_ST_IDLE;
+        return *trx_state ? MY_ST_IDLE_TX : MY_ST_IDLE;
     /* "Waiting for table metadata lock", "... table level lock", "... backup lock" */
-    if ((trx_state != NULL && strcmp(trx_state, "LOCK WAIT") == 0) ||
+    if (strcmp(trx_state, "LOCK WAIT") == 0 ||
         (strncasecmp(state, "Waiting for ", 12) == 0 && strcasestr(state, " lock") != NULL))
         return MY_ST_LOCK;
+    st = state_lookup(state);
+    if (st != MY_ST_CPU)
+        return st;
     /* MariaDB "Commit", MySQL "waiting for handler commit", "Waiting for commit" */
-    if (strcasestr(state, "commit") != NULL)
+    if (strcasestr(state, "commit") != NULL || strcmp(trx_state, "COMMITTING") == 0)
         return MY_ST_COMMIT;
-    return MY_ST_CPU;
+    return strcmp(trx_state, "ROLLING BACK") == 0 ? MY_ST_OTHER : MY_ST_CPU;
 }
 
 void
 my_probe_add(struct coll_glances *p, enum my_state st, int ours)
 {
-    int active = st == MY_ST_CPU || st == MY_ST_LOCK || st == MY_ST_COMMIT;
+    int active = st != MY_ST_SKIP && st != MY_ST_IDLE && st != MY_ST_IDLE_TX;
+    /* the glances count data file reads among the commit's I/O, and apart in io */
+    int io = st == MY_ST_COMMIT || st == MY_ST_READ;
 
     if (st == MY_ST_SKIP)
         return;
@@ -321,14 +400,18 @@ my_probe_add(struct coll_glances *p, enum my_state st, int ours)
     p->active += active;
     p->on_cpu += st == MY_ST_CPU;
     p->lock += st == MY_ST_LOCK;
-    p->commit_io += st == MY_ST_COMMIT;
+    p->commit_io += io;
+    p->io += st == MY_ST_READ;
     p->idle_tx += st == MY_ST_IDLE_TX;
     if (!ours)
         return;
     p->own++;
     p->own_active += active;
     p->own_lock += st == MY_ST_LOCK;
-    p->own_commit_io += st == MY_ST_COMMIT;
+    p->own_commit_io += io;
+    p->own_cpu += st == MY_ST_CPU;
+    p->own_io += st == MY_ST_READ;
+    p->own_idle += st == MY_ST_IDLE || st == MY_ST_IDLE_TX;
 }
 
 void
@@ -668,6 +751,50 @@ server_tps(const struct my_sample *prev, const struct my_sample *cur, double sec
     return isnan(stmts) ? tps : stmts;
 }
 
+/*
+ * The redo log's syncs per second: Innodb_os_log_fsyncs where the server
+ * counts them; MariaDB 10.11 does not, but with
+ * innodb_flush_log_at_trx_commit = 1 each of its log writes (group commit:
+ * one for several transactions) is followed by a sync, so the writes count
+ * the syncs. With 0 or 2 the log is synced once a second, off the commits.
+ */
+static double
+log_syncs(const struct my_sample *prev, const struct my_sample *cur, double secs)
+{
+    if (present(cur, MY_LOG_FSYNCS))
+        return rate(prev, cur, MY_LOG_FSYNCS, secs);
+    if (has_setting(cur, MY_SET_FLUSH_AT_TRX) && cur->setting[MY_SET_FLUSH_AT_TRX] == 1)
+        return rate(prev, cur, MY_LOG_WRITES, secs);
+    return NAN;
+}
+
+/* The buffer pool over the interval: pages read from disk per second, and its hit ratio. */
+static void
+pool_signals(const struct my_sample *prev, const struct my_sample *cur, double secs,
+             struct coll_signals *g)
+{
+    double req = rate(prev, cur, MY_BP_READ_REQUESTS, secs);
+
+    g->disk_reads_s = rate(prev, cur, MY_BP_READS, secs);
+    if (req > 0 && !isnan(g->disk_reads_s))
+        g->hit_ratio = fmax(0, 1 - g->disk_reads_s / req);
+}
+
+/*
+ * Other sessions' transactions that benchtop's sessions waited on through
+ * a lock chain: the share of benchtop's session time spent so.
+ */
+static void
+stall_signals(const struct my_sample *cur, struct coll_signals *g)
+{
+    const struct coll_glances *p = &cur->probed;
+
+    if (p->n == 0 || !p->own_known || p->roots == 0)
+        return;
+    g->other_stall_share = p->own > 0 ? fmin(cur->stall_own / p->own, 1) : 0;
+    snprintf(g->other_stall_what, sizeof g->other_stall_what, "%s", cur->stall_what);
+}
+
 /* Commits against the log's fsyncs, and the rows and pages each transaction reads. */
 static void
 my_work_signals(const struct my_sample *prev, const struct my_sample *cur, double secs,
@@ -677,7 +804,8 @@ my_work_signals(const struct my_sample *prev, const struct my_sample *cur, doubl
     double tps = v->server_tps;
 
     g->commits_s = tps;
-    g->log_syncs_s = rate(prev, cur, MY_LOG_FSYNCS, secs);
+    g->log_syncs_s = log_syncs(prev, cur, secs);
+    pool_signals(prev, cur, secs, g);
     if (tps > 0) {
         g->rows_per_txn = rate(prev, cur, MY_ROWS_READ, secs) / tps;
         g->blocks_per_txn = rate(prev, cur, MY_BP_READ_REQUESTS, secs) / tps;
@@ -715,8 +843,10 @@ lock_time_signal(const struct my_sample *prev, const struct my_sample *cur, doub
      * showed "other sessions: 3 waiting on locks".
      */
     own_cpu = g->own_active - g->own_lock_wait - g->own_commit_wait;
-    if (own_cpu > 0 && g->on_cpu > 0)
+    if (own_cpu > 0 && g->on_cpu > 0) {
         g->own_lock_wait += moved * fmin(own_cpu / g->on_cpu, 1);
+        g->own_on_cpu = fmax(0, g->own_on_cpu - moved * fmin(own_cpu / g->on_cpu, 1));
+    }
     g->lock_wait += moved;
     g->on_cpu -= moved;
 }
@@ -733,6 +863,7 @@ my_derive(const struct my_sample *prev, const struct my_sample *cur, double secs
         prev = NULL; /* counters started again from zero: no rates this time */
     }
     lock_time_signal(prev, cur, secs, &view->sig);
+    stall_signals(cur, &view->sig);
     rate_rows(view, "queries", query_rows, sizeof query_rows / sizeof query_rows[0], prev, cur,
               secs);
     session_rows(view, prev, cur, secs);
@@ -901,38 +1032,117 @@ trx_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* INNODB_TRX's transactions into c->trx, sorted by session. */
+static void
+trx_take(struct my_coll *c, MYSQL_ROW row)
+{
+    struct my_trx *t;
+
+    c->trx = xgrow(c->trx, c->ntrx, &c->trx_cap, sizeof(*c->trx));
+    t = &c->trx[c->ntrx++];
+    memset(t, 0, sizeof *t);
+    t->id = row[0] ? strtoull(row[0], NULL, 10) : 0;
+    snprintf(t->state, sizeof t->state, "%s", row[1] ? row[1] : "");
+    t->trx_id = row[2] ? strtoull(row[2], NULL, 10) : 0;
+    t->age_s = row[3] ? strtod(row[3], NULL) : 0;
+    snprintf(t->query, sizeof t->query, "%s", row[4] ? row[4] : "");
+    c->waits += strcmp(t->state, "LOCK WAIT") == 0;
+}
+
+/* The session that runs transaction trx_id, or 0. */
+static uint64_t
+trx_session(const struct my_coll *c, uint64_t trx_id)
+{
+    for (int i = 0; i < c->ntrx; i++)
+        if (c->trx[i].trx_id == trx_id)
+            return c->trx[i].id;
+    return 0;
+}
+
+static struct my_trx *
+trx_find(const struct my_coll *c, uint64_t id)
+{
+    struct my_trx key = {.id = id};
+
+    if (c->ntrx == 0)
+        return NULL;
+    return bsearch(&key, c->trx, (size_t)c->ntrx, sizeof(key), trx_cmp);
+}
+
+/* Each waiting transaction's blocker, from INNODB_LOCK_WAITS (c->trx sorted). 0, or -1 with err. */
+static int
+probe_blockers(struct my_coll *c, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+
+    if (c->waits == 0 || c->no_lock_waits)
+        return 0;
+    if (mysql_query(c->m, lock_waits_sql) != 0 || (res = mysql_store_result(c->m)) == NULL) {
+        if (my_error_is_conn_lost(mysql_errno(c->m)))
+            return my_sql_error(c->m, "read", "the lock waits", err);
+        c->no_lock_waits = 1; /* no such table here: not asked again */
+        return 0;
+    }
+    while ((row = mysql_fetch_row(res)) != NULL) {
+        struct my_trx *w = trx_find(c, trx_session(c, row[0] ? strtoull(row[0], NULL, 10) : 0));
+
+        if (w != NULL && w->blocker == 0)
+            w->blocker = trx_session(c, row[1] ? strtoull(row[1], NULL, 10) : 0);
+    }
+    mysql_free_result(res);
+    return 0;
+}
+
+/* INNODB_TRX's transactions into c->trx, sorted by session, with their blockers. */
 static int
 probe_trx(struct my_coll *c, char *err)
 {
     MYSQL_RES *res;
     MYSQL_ROW row;
 
-    c->ntrx = 0;
+    c->ntrx = c->waits = 0;
     if (!c->has_process)
         return 0; /* without PROCESS it shows only our own connection's */
     if (mysql_query(c->m, probe_trx_sql) != 0 || (res = mysql_store_result(c->m)) == NULL)
         return my_sql_error(c->m, "read", "the sessions' transactions", err);
-    while ((row = mysql_fetch_row(res)) != NULL) {
-        c->trx = xgrow(c->trx, c->ntrx, &c->trx_cap, sizeof(*c->trx));
-        c->trx[c->ntrx].id = row[0] ? strtoull(row[0], NULL, 10) : 0;
-        c->trx[c->ntrx++].lock_wait = row[1] != NULL && strcmp(row[1], "LOCK WAIT") == 0;
-    }
+    while ((row = mysql_fetch_row(res)) != NULL)
+        trx_take(c, row);
     mysql_free_result(res);
     qsort(c->trx, (size_t)c->ntrx, sizeof(*c->trx), trx_cmp);
-    return 0;
+    return probe_blockers(c, err);
 }
 
-/* Session id's transaction state as my_state_of takes it: "LOCK WAIT", another, or NULL. */
-static const char *
-trx_state_of(const struct my_coll *c, uint64_t id)
+/* A session in a transaction, as a link of the lock chains. */
+static void
+chain_add(struct my_coll *c, const struct my_trx *t, enum my_state st, int ours)
 {
-    struct my_trx key = {.id = id}, *t;
+    struct lock_node *n;
 
-    if (c->ntrx == 0)
-        return NULL;
-    t = bsearch(&key, c->trx, (size_t)c->ntrx, sizeof(key), trx_cmp);
-    return t == NULL ? NULL : t->lock_wait ? "LOCK WAIT" : "RUNNING";
+    if (c->nchain == MY_CHAIN_MAX)
+        return;
+    n = &c->chain[c->nchain++];
+    n->id = t->id;
+    n->ours = ours;
+    n->idle = st == MY_ST_IDLE_TX;
+    n->commit = st == MY_ST_COMMIT;
+    n->blocker = st == MY_ST_LOCK ? t->blocker : 0;
+    n->running_s = t->age_s;
+    snprintf(n->query, sizeof n->query, "%s", t->query);
+}
+
+/* The glance's lock waiters by their chains' roots, when INNODB_LOCK_WAITS said who blocks. */
+static void
+chains_count(struct my_coll *c)
+{
+    struct lock_roots r;
+
+    if (c->no_lock_waits || !c->has_process)
+        return;
+    c->probed.roots++;
+    if (c->waits == 0)
+        return;
+    lock_roots(c->chain, c->nchain, &r);
+    lock_roots_add(&r, &c->probed, &c->stall_own, c->stall_what, sizeof c->stall_what);
 }
 
 /* A glance at the sessions: each one's state, and whether it is one of benchtop's connections. */
@@ -950,17 +1160,24 @@ my_coll_probe(void *conn, char *err)
     if (mysql_query(c->m, "SHOW FULL PROCESSLIST") != 0 || (res = mysql_store_result(c->m)) == NULL)
         return my_sql_error(c->m, "read", "the sessions' states", err);
     find_cols(res, &pc);
+    c->nchain = 0;
     while ((row = mysql_fetch_row(res)) != NULL) {
         const char *ids = col(row, pc.id);
         uint64_t id = ids ? strtoull(ids, NULL, 10) : 0;
+        const struct my_trx *t = trx_find(c, id);
+        enum my_state st;
+        int ours;
 
         if (id == c->own_id)
             continue;
-        my_probe_add(&c->probed,
-                     my_state_of(col(row, pc.command), col(row, pc.state), trx_state_of(c, id)),
-                     ownids_has(c->ids, nids, id));
+        st = my_state_of(col(row, pc.command), col(row, pc.state), t ? t->state : NULL);
+        ours = ownids_has(c->ids, nids, id);
+        my_probe_add(&c->probed, st, ours);
+        if (t != NULL)
+            chain_add(c, t, st, ours);
     }
     mysql_free_result(res);
+    chains_count(c);
     /* benchtop's sessions are the registered ones (none in watch, or before connecting) */
     c->probed.own_known = (c->probed.n == 0 || c->probed.own_known) && nids >= 0;
     c->probed.n++;
@@ -979,7 +1196,11 @@ my_coll_sample(void *conn, void *out, char *err)
     if (c->probed.n == 0 && my_coll_probe(c, err) < 0)
         return -1;
     s->probed = c->probed;
+    s->stall_own = c->stall_own;
+    snprintf(s->stall_what, sizeof s->stall_what, "%s", c->stall_what);
     memset(&c->probed, 0, sizeof c->probed);
+    c->stall_own = 0;
+    c->stall_what[0] = '\0';
     /* a ping: the network and protocol cost, for the verdict */
     if (mysql_ping(c->m) != 0)
         return seterr(err, "lost the connection to the server: %s", mysql_error(c->m));

@@ -209,6 +209,7 @@ extern const char my_pad_template[MY_PAD_LEN + 1];
     X(DATA_FSYNCS, "Innodb_data_fsyncs")                                                           \
     X(LOG_FSYNCS, "Innodb_os_log_fsyncs")                                                          \
     X(LOG_WAITS, "Innodb_log_waits")                                                               \
+    X(LOG_WRITES, "Innodb_log_writes") /* MariaDB 10.11, without Innodb_os_log_fsyncs */           \
     X(ROWS_READ, "Innodb_rows_read")                                                               \
     X(ROWS_INSERTED, "Innodb_rows_inserted")                                                       \
     X(ROWS_UPDATED, "Innodb_rows_updated")                                                         \
@@ -249,6 +250,8 @@ enum my_state {
     MY_ST_CPU,     /* runs a statement and waits on nothing the server names */
     MY_ST_LOCK,    /* waits for a row (InnoDB LOCK WAIT), table or metadata lock */
     MY_ST_COMMIT,  /* commits: the log write and sync */
+    MY_ST_READ,    /* reads data pages from disk (Statistics), or a temporary table's */
+    MY_ST_OTHER,   /* runs a statement, on something none of the above names (the network) */
 };
 
 /*
@@ -262,6 +265,8 @@ void my_probe_add(struct coll_glances *p, enum my_state st, int ours);
 /* What one sample holds: flat, no pointers (the collector copies it). */
 struct my_sample {
     struct coll_glances probed; /* the glances at the sessions since the last sample */
+    double stall_own;           /* benchtop's lock waiters rooted at other sessions, summed */
+    char stall_what[48];        /* ... the root that stalled them, escaped */
     double status[MY_NSTATUS];
     uint64_t status_present; /* bit i: status[i] was in the output */
     double setting[MY_NSETTINGS];

@@ -16,6 +16,7 @@
  */
 #include "postgres.h"
 #include "pg-collector.h"
+#include "collectors/shared/locks.h"
 
 #include <errno.h>
 #include <math.h>
@@ -36,6 +37,9 @@ enum {
     LABEL_MAX = 24,
 };
 
+/* Requested checkpoints per second from which they are a storm (one every 2 s). */
+static const double STORM_PER_S = 0.5;
+
 static const char app_name[] = "benchtop-collector";
 static const char hidden_note[] = "needs pg_monitor for other sessions' queries and waits";
 
@@ -45,8 +49,8 @@ static const char SESSIONS[] = "sessions", WAITS[] = "waits", DATABASE[] = "data
                   SETTINGS[] = "settings";
 
 static const char *const setting_names[PG_NSETTINGS] = {
-    "shared_buffers", "max_connections",    "synchronous_commit",
-    "wal_level",      "checkpoint_timeout", "work_mem",
+    "shared_buffers",     "max_connections", "synchronous_commit", "wal_level",
+    "checkpoint_timeout", "work_mem",        "max_wal_size",
 };
 
 /* What a sample's pg_stat_activity.state (or our 'hidden') is called, by enum pg_state. */
@@ -59,9 +63,14 @@ static const char *const state_names[PG_NSTATES] = {
     [PG_HIDDEN] = "hidden",
 };
 
+enum { PG_CHAIN_MAX = 64 };
+
 struct pg_coll {
     PGconn *conn;
     struct coll_glances probed; /* glances since the last sample */
+    double stall_own;           /* benchtop's waiters on other sessions, summed over glances */
+    char stall_what[48];
+    struct lock_node chain[PG_CHAIN_MAX];
     int version;
     int privileged;
     char *sql; /* pg_collector_sql(version) */
@@ -126,10 +135,31 @@ static const char probe_sql[] =
     " count(*) FILTER (WHERE state <> 'idle' AND (wait_event IN ('WALSync', 'WALWrite',"
     " 'WALInitSync', 'WALInsert', 'WALBufMapping', 'SyncRep') OR wait_event_type = 'IO'))"
     " AS commit_io,"
-    " count(*) FILTER (WHERE state LIKE 'idle in transaction%') AS idle_tx"
+    " count(*) FILTER (WHERE state LIKE 'idle in transaction%') AS idle_tx,"
+    " count(*) FILTER (WHERE state <> 'idle' AND wait_event_type = 'IO'"
+    " AND wait_event NOT LIKE 'WAL%') AS io,"
+    " count(*) FILTER (WHERE state LIKE 'idle%') AS idle"
     " FROM pg_stat_activity"
     " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
     " GROUP BY 1";
+
+/*
+ * The lock chains, asked only by a glance that saw a session wait on a
+ * lock (pg_blocking_pids takes the lock manager's locks): the waiters
+ * with their blockers, and the blockers themselves, with what each does.
+ */
+static const char chains_sql[] =
+    "WITH w AS (SELECT pid, pg_blocking_pids(pid) AS b FROM pg_stat_activity"
+    " WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid())"
+    " SELECT a.pid, coalesce(a.application_name = 'benchtop', false) AS ours,"
+    " coalesce(a.state LIKE 'idle%', false) AS idle,"
+    " coalesce(a.wait_event IN ('WALSync', 'WALWrite', 'WALInitSync', 'WALInsert',"
+    " 'WALBufMapping', 'SyncRep'), false) AS commit,"
+    " w.b::text AS blockers,"
+    " coalesce(extract(epoch FROM clock_timestamp() - a.query_start), 0) AS running_s,"
+    " left(a.query, 39) AS query"
+    " FROM pg_stat_activity a LEFT JOIN w ON w.pid = a.pid"
+    " WHERE w.pid IS NOT NULL OR a.pid IN (SELECT unnest(b) FROM w) LIMIT 64";
 
 /* Idle sessions all wait on Client:ClientRead, which says nothing; LIMIT is PG_TOP_WAITS. */
 static const char waits_sql[] = "SELECT wait_event_type || ':' || wait_event AS wait, count(*) AS n"
@@ -186,6 +216,7 @@ static const char settings_sql[] =
     " current_setting('wal_level') AS wal_level,"
     " current_setting('checkpoint_timeout') AS checkpoint_timeout,"
     " current_setting('work_mem') AS work_mem,"
+    " current_setting('max_wal_size') AS max_wal_size,"
     " current_setting('track_wal_io_timing', true) AS track_wal_io_timing,"
     " pg_conf_load_time()::text AS conf_load_time";
 
@@ -701,8 +732,12 @@ derive_checkpoints(struct span *sp, struct coll_view *v)
 
     coll_row_add(v, CHECKPOINTS, "timed", b->timed, ROW_NORMAL, "%lld", (long long)b->timed);
     /* Requested ones during a run usually mean max_wal_size is too small for the load. */
-    coll_row_add(v, CHECKPOINTS, "requested", b->requested, requested > 0 ? ROW_WARN : ROW_NORMAL,
-                 "%lld", (long long)b->requested);
+    if (requested > 0)
+        coll_row_add(v, CHECKPOINTS, "requested", b->requested, ROW_WARN, "%lld (%.1f/s)",
+                     (long long)b->requested, requested / sp->secs);
+    else
+        coll_row_add(v, CHECKPOINTS, "requested", b->requested, ROW_NORMAL, "%lld",
+                     (long long)b->requested);
     add_duration(v, CHECKPOINTS, "write time", write_ms / 1000, ROW_NORMAL);
     add_duration(v, CHECKPOINTS, "sync time", sync_ms / 1000, ROW_NORMAL);
     add_rate(v, CHECKPOINTS, "buffers written/s", buffers / sp->secs, ROW_NORMAL);
@@ -713,6 +748,11 @@ derive_checkpoints(struct span *sp, struct coll_view *v)
     else
         add_rate(v, CHECKPOINTS, "backend buffers/s",
                  span_rate(sp, a->buffers_backend, b->buffers_backend), ROW_NORMAL);
+    v->sig.checkpoints_req_s = requested / sp->secs;
+    /* several a second: max_wal_size fills between two, each writes every dirty page again */
+    if (v->sig.checkpoints_req_s >= STORM_PER_S)
+        coll_event_add(v, "checkpoint storm: %.1f/s requested, max_wal_size %s",
+                       v->sig.checkpoints_req_s, sp->cur->settings[6]);
     checkpoint_event(v, timed, requested, buffers, write_ms, sync_ms);
 }
 
@@ -779,6 +819,21 @@ signal_sessions(const struct pg_sample *cur, struct coll_signals *g)
     g->own_commit_wait = ss->own_commit_io;
 }
 
+/*
+ * Other sessions' statements that benchtop's sessions waited on (through
+ * a lock chain): the share of benchtop's session time spent so.
+ */
+static void
+signal_stall(const struct pg_sample *cur, struct coll_signals *g)
+{
+    const struct coll_glances *p = &cur->probed;
+
+    if (p->n == 0 || !p->own_known)
+        return;
+    g->other_stall_share = p->own > 0 ? fmin(cur->stall_own / p->own, 1) : 0;
+    snprintf(g->other_stall_what, sizeof g->other_stall_what, "%s", cur->stall_what);
+}
+
 /* The table whose sequential scans read the most rows over the span, or "". */
 static void
 busiest_scan(struct span *sp, struct coll_signals *g)
@@ -814,6 +869,9 @@ signal_work(struct span *sp, struct coll_signals *g)
         g->rows_per_txn = span_delta(sp, a->db.tup_returned, b->db.tup_returned) / txns;
         g->blocks_per_txn = blocks / txns;
     }
+    g->disk_reads_s = span_rate(sp, a->db.blks_read, b->db.blks_read);
+    if (blocks >= 1)
+        g->hit_ratio = span_delta(sp, a->db.blks_hit, b->db.blks_hit) / blocks;
     g->seq_scans_s = span_rate(sp, a->scans.total, b->scans.total);
     if (sp->known)
         busiest_scan(sp, g);
@@ -827,6 +885,7 @@ derive_signals(struct span *sp, struct coll_view *v)
     struct coll_signals *g = &v->sig;
 
     signal_sessions(cur, g);
+    signal_stall(cur, g);
     g->lwlock_wait = cur->sessions.lwlock_waiters;
     g->rtt_ms = cur->rtt_ms;
     signal_work(sp, g);
@@ -1008,22 +1067,87 @@ probe_add(struct coll_glances *p, const PGresult *res)
                active = (double)pg_cell_i64(res, row, "active", 0);
         double lock = (double)pg_cell_i64(res, row, "lock", 0);
         double commit_io = (double)pg_cell_i64(res, row, "commit_io", 0);
+        double on_cpu = (double)pg_cell_i64(res, row, "on_cpu", 0);
+        double io = (double)pg_cell_i64(res, row, "io", 0);
 
         p->all += n;
         p->active += active;
-        p->on_cpu += (double)pg_cell_i64(res, row, "on_cpu", 0);
+        p->on_cpu += on_cpu;
         p->lock += lock;
         p->commit_io += commit_io;
+        p->io += io;
         p->idle_tx += (double)pg_cell_i64(res, row, "idle_tx", 0);
         if (ours != NULL && strcmp(ours, "t") == 0) {
             p->own += n;
             p->own_active += active;
             p->own_lock += lock;
             p->own_commit_io += commit_io;
+            p->own_cpu += on_cpu;
+            p->own_io += io;
+            p->own_idle += (double)pg_cell_i64(res, row, "idle", 0);
         }
     }
     p->own_known = 1; /* by application_name */
+    p->roots++;       /* the chains are asked for whenever a glance sees a lock waiter */
     p->n++;
+}
+
+static int
+cell_true(const PGresult *res, int row, const char *col)
+{
+    const char *v = pg_cell_text(res, row, col);
+
+    return v != NULL && strcmp(v, "t") == 0;
+}
+
+/* "{12,34}" (pg_blocking_pids as text): the first pid, or 0. */
+int
+pg_first_blocker(const char *pids)
+{
+    if (pids == NULL || *pids != '{')
+        return 0;
+    return atoi(pids + 1);
+}
+
+/* The chains' rows into c->chain; how many. */
+static int
+chain_read(struct pg_coll *c, const PGresult *res)
+{
+    int row, n = PQntuples(res) < PG_CHAIN_MAX ? PQntuples(res) : PG_CHAIN_MAX;
+
+    for (row = 0; row < n; row++) {
+        struct lock_node *s = &c->chain[row];
+        const char *q = pg_cell_text(res, row, "query");
+
+        s->id = (uint64_t)pg_cell_i64(res, row, "pid", 0);
+        s->ours = cell_true(res, row, "ours");
+        s->idle = cell_true(res, row, "idle");
+        s->commit = cell_true(res, row, "commit");
+        s->blocker = (uint64_t)pg_first_blocker(pg_cell_text(res, row, "blockers"));
+        s->running_s = pg_cell_f64(res, row, "running_s", 0);
+        snprintf(s->query, sizeof s->query, "%s", q ? q : "");
+    }
+    return n;
+}
+
+/* When the glance saw lock waiters: their chains' roots into the glances. 0, or -1 with err. */
+static int
+probe_chains(struct pg_coll *c, char *err)
+{
+    struct lock_roots r;
+    PGresult *res = pg_exec_timed(c->conn, chains_sql, NULL, err);
+
+    if (res == NULL)
+        return -1;
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        pg_result_error(c->conn, res, "follow the lock chains", err);
+        PQclear(res);
+        return -1;
+    }
+    lock_roots(c->chain, chain_read(c, res), &r);
+    PQclear(res);
+    lock_roots_add(&r, &c->probed, &c->stall_own, c->stall_what, sizeof c->stall_what);
+    return 0;
 }
 
 /* Statements outside the sample's query, with the deadline: 0, or -1 with err. */
@@ -1046,7 +1170,7 @@ pg_coll_probe(void *conn, char *err)
     struct pg_coll *c = conn;
     PGresult *res;
     int rc = 0, last = 0;
-
+    double before = 0;
     uint64_t deadline;
 
     if (PQtransactionStatus(c->conn) == PQTRANS_IDLE &&
@@ -1062,10 +1186,14 @@ pg_coll_probe(void *conn, char *err)
             break;
         if (rc == 0 && PQresultStatus(res) != PGRES_TUPLES_OK)
             rc = pg_result_error(c->conn, res, "glance at the sessions", err);
-        else if (rc == 0 && ++last == 2)
+        else if (rc == 0 && ++last == 2) {
+            before = c->probed.lock;
             probe_add(&c->probed, res);
+        }
         PQclear(res);
     }
+    if (rc == 0 && c->probed.lock > before)
+        rc = probe_chains(c, err);
     return rc;
 }
 
@@ -1082,7 +1210,11 @@ pg_coll_sample(void *conn, void *out, char *err)
     s->version = c->version;
     s->privileged = c->privileged;
     s->probed = c->probed;
+    s->stall_own = c->stall_own;
+    snprintf(s->stall_what, sizeof s->stall_what, "%s", c->stall_what);
     memset(&c->probed, 0, sizeof c->probed);
+    c->stall_own = 0;
+    c->stall_what[0] = '\0';
     if (measure_rtt(c->conn, &s->rtt_ms, err) < 0)
         return -1;
     /* after glances the sample runs in their transaction and commits it: still one commit */

@@ -23,8 +23,11 @@ enum pg_state {
     PG_NSTATES,
 };
 
-/* shared_buffers, max_connections, synchronous_commit, wal_level, checkpoint_timeout, work_mem. */
-enum { PG_NSETTINGS = 6, PG_SETTING_LEN = 32 };
+/*
+ * shared_buffers, max_connections, synchronous_commit, wal_level, checkpoint_timeout, work_mem,
+ * max_wal_size.
+ */
+enum { PG_NSETTINGS = 7, PG_SETTING_LEN = 32 };
 
 enum { PG_TOP_WAITS = 5, PG_WAIT_LEN = 48 };
 
@@ -116,6 +119,9 @@ struct pg_scans {
     } top[PG_TOP_SCANS];
 };
 
+/* "{12,34}" (pg_blocking_pids as text): the first pid, or 0. */
+int pg_first_blocker(const char *pids);
+
 struct pg_sample {
     int version;    /* server_version_num, e.g. 150004 */
     int privileged; /* superuser or member of pg_monitor: sees every session */
@@ -126,6 +132,8 @@ struct pg_sample {
     int locks_not_granted;      /* pg_locks, whole server */
     double rtt_ms;              /* a SELECT 1 round trip before the sample */
     struct coll_glances probed; /* glances since the last sample */
+    double stall_own;           /* benchtop's lock waiters stalled by other sessions, summed */
+    char stall_what[48];        /* ... by what, escaped (pg_lock_roots) */
     struct pg_scans scans;
     char settings[PG_NSETTINGS][PG_SETTING_LEN]; /* as SHOW prints them */
     char conf_load_time[48];                     /* pg_conf_load_time(): moves on a reload */

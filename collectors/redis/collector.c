@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "engine/collector.h"
+#include "base/text.h"
 #include "base/util.h"
 
 #define RC_TIMEOUT_MS 2000
@@ -30,14 +31,18 @@
 struct rd_coll {
     redisContext *ctx;
     char where[300];
-    int config_all; /* CONFIG GET takes one name only (before Redis 7) */
+    int config_all;    /* CONFIG GET takes one name only (before Redis 7) */
+    int port;          /* the target's TCP port; 0 for a Unix socket */
+    int local;         /* the server is a process of this host: 1, 0 not, -1 not known yet */
+    long long seen_id; /* the newest SLOWLOG entry already looked at */
 };
 
 static const char *const rd_coll_commands[REDIS_SAMPLE_COMMANDS] = {
     "INFO",
     "INFO commandstats",
     "SLOWLOG LEN",
-    "SLOWLOG GET 1",
+    "SLOWLOG GET 16", /* REDIS_SLOWLOG_KEEP */
+    "CONFIG GET io-threads",
 };
 
 /* ---- sampling (the collector's thread) ---- */
@@ -56,6 +61,9 @@ rd_coll_open(const char *target, char *err)
     }
     c = xcalloc(1, sizeof *c);
     c->ctx = ctx;
+    c->port = t.path[0] ? 0 : t.port;
+    c->local = -1;
+    c->seen_id = -1;
     redis_target_where(&t, c->where, sizeof c->where);
     explicit_bzero(&t, sizeof t); /* the password */
     return c;
@@ -114,7 +122,48 @@ take_replies(redisReply *const *r, struct redis_sample *s, char *err)
         note_refused(s, 3, r[3]);
     else if (redis_slowlog_parse(r[3], &s->slowlog, why) < 0)
         return seterr(err, "%s", why);
+    /* [name, value]; an empty array before Redis 6, which has no I/O threads */
+    if (r[4]->type == REDIS_REPLY_ARRAY && r[4]->elements == 2 &&
+        r[4]->element[1]->type == REDIS_REPLY_STRING)
+        s->io_threads = atoi(r[4]->element[1]->str);
     return 0;
+}
+
+/*
+ * Which new SLOWLOG entries came from benchtop's own connections: their
+ * client address's port is one of this process's connections to the
+ * server (a TCP target on this host; over a Unix socket none is told).
+ */
+static void
+mark_own_entries(struct rd_coll *c, struct redis_slowlog *sl)
+{
+    int ports[256], n, i, j;
+    char tail[16];
+
+    if (sl->n == 0 || sl->last_id <= c->seen_id || c->port == 0)
+        return;
+    c->seen_id = sl->last_id;
+    n = cpu_own_ports(c->port, ports, 256);
+    for (i = 0; i < sl->n; i++)
+        for (j = 0; j < n && !sl->e[i].ours; j++) {
+            snprintf(tail, sizeof tail, ":%d", ports[j]);
+            sl->e[i].ours =
+                strlen(sl->e[i].client) > strlen(tail) &&
+                strcmp(sl->e[i].client + strlen(sl->e[i].client) - strlen(tail), tail) == 0;
+        }
+}
+
+/* The server's threads, when it is a process of this host (its pid listens on the port). */
+static void
+sample_threads(struct rd_coll *c, struct redis_sample *s)
+{
+    s->cores = cpu_cores();
+    s->ntasks = -1;
+    if (c->local < 0 && s->info.process_id > 0)
+        c->local = c->port > 0 && cpu_port_owner(c->port) == (pid_t)s->info.process_id;
+    if (c->local == 1)
+        s->ntasks = cpu_tasks_read((pid_t)s->info.process_id, s->tasks,
+                                   (int)(sizeof s->tasks / sizeof s->tasks[0]));
 }
 
 /* With the AOF on, how often it is synced (one more round trip; "" if CONFIG is refused). */
@@ -153,8 +202,11 @@ rd_coll_sample(void *conn, void *out, char *err)
     ((struct redis_sample *)out)->rtt_ms = (double)(now_us() - t0) / 1000.0;
     for (i = 0; i < n; i++)
         freeReplyObject(r[i]);
-    if (rv == 0)
+    if (rv == 0) {
         sample_appendfsync(c, out);
+        mark_own_entries(c, &((struct redis_sample *)out)->slowlog);
+        sample_threads(c, out);
+    }
     return rv;
 }
 
@@ -174,6 +226,8 @@ fmt_rate(char *buf, size_t len, double r)
 {
     if (isnan(r))
         snprintf(buf, len, "-");
+    else if (r > 0 && r < 0.05) /* a few in a long interval: never shown as 0.0/s */
+        snprintf(buf, len, "%.2g/s", r);
     else
         snprintf(buf, len, r >= 100 ? "%.0f/s" : "%.1f/s", r);
 }
@@ -219,7 +273,7 @@ own_calls(const char *name)
     if (strcmp(name, "slowlog|len") == 0 || strcmp(name, "slowlog|get") == 0)
         return 1;
     if (strcmp(name, "config") == 0 || strcmp(name, "config|get") == 0)
-        return REDIS_SETTINGS_COMMANDS;
+        return REDIS_SETTINGS_COMMANDS + 1; /* and the sample's CONFIG GET io-threads */
     return 0;
 }
 
@@ -258,6 +312,21 @@ derive_clients(const struct redis_sample *p, const struct redis_sample *c, doubl
              ROW_NORMAL);
 }
 
+/* "7.9 MB of 8.0 MB (99%)": maxmemory set, the limit a cache evicts (or refuses writes) at. */
+static void
+used_of_limit(struct coll_view *v, const struct redis_info *i)
+{
+    char used[16], limit[16];
+    double pct = 100.0 * (double)i->used_memory / (double)i->maxmemory;
+
+    fmt_bytes(used, sizeof used, i->used_memory);
+    fmt_bytes(limit, sizeof limit, i->maxmemory);
+    v->sig.mem_limit = (double)i->maxmemory;
+    snprintf(v->sig.mem_limit_setting, sizeof v->sig.mem_limit_setting, "maxmemory");
+    coll_row_add(v, "memory", "used", (double)i->used_memory, pct >= 90 ? ROW_WARN : ROW_NORMAL,
+                 "%s of %s (%.0f%%)", used, limit, pct);
+}
+
 static void
 derive_memory(const struct redis_sample *c, struct coll_view *v)
 {
@@ -265,7 +334,12 @@ derive_memory(const struct redis_sample *c, struct coll_view *v)
     int frag_warn =
         i->mem_fragmentation_ratio > RC_FRAG_WARN && i->used_memory_rss > RC_FRAG_MIN_RSS;
 
-    add_bytes(v, "memory", "used", i->used_memory);
+    v->sig.mem_used = (double)i->used_memory;
+    if (i->maxmemory > 0) {
+        used_of_limit(v, i);
+    } else {
+        add_bytes(v, "memory", "used", i->used_memory);
+    }
     add_bytes(v, "memory", "rss", i->used_memory_rss);
     if (i->have & REDIS_HAVE_FRAG)
         coll_row_add(v, "memory", "fragmentation", i->mem_fragmentation_ratio,
@@ -290,6 +364,7 @@ derive_hit_ratio(const struct redis_sample *p, const struct redis_sample *c, str
     hits = c->info.keyspace_hits - p->info.keyspace_hits;
     misses = c->info.keyspace_misses - p->info.keyspace_misses;
     pct = 100.0 * (double)hits / (double)(hits + misses);
+    v->sig.hit_ratio = pct / 100;
     coll_row_add(v, "keyspace", "hit ratio", pct, pct >= 90 ? ROW_GOOD : ROW_NORMAL, "%.1f%%", pct);
 }
 
@@ -308,8 +383,8 @@ derive_keyspace(const struct redis_sample *p, const struct redis_sample *c, doub
     derive_hit_ratio(p, c, v);
     add_rate(v, "keyspace", "expired",
              rate(pi ? pi->expired_keys : 0, i->expired_keys, p != NULL, secs), ROW_NORMAL);
-    add_rate(v, "keyspace", "evicted",
-             rate(pi ? pi->evicted_keys : 0, i->evicted_keys, p != NULL, secs), ROW_WARN);
+    v->sig.evictions_s = rate(pi ? pi->evicted_keys : 0, i->evicted_keys, p != NULL, secs);
+    add_rate(v, "keyspace", "evicted", v->sig.evictions_s, ROW_WARN);
 }
 
 static void
@@ -325,9 +400,24 @@ derive_cpu(const struct redis_sample *p, const struct redis_sample *c, double se
     }
     pct = 100.0 * (now - p->info.used_cpu_user - p->info.used_cpu_sys) / secs;
     v->sig.server_cpu_pct = pct;
-    v->sig.server_cpu_limit = 100; /* one main thread: a core is the ceiling */
+    v->sig.server_cpu_self_pct = pct; /* what it says of itself: true on any host */
+    v->sig.server_cpu_limit = 100;    /* one main thread: a core is the ceiling */
     coll_row_add(v, "cpu", "redis cpu", pct, pct >= RC_CPU_WARN_PCT ? ROW_WARN : ROW_NORMAL,
                  "%.0f%% of a core", pct);
+}
+
+/*
+ * The main thread runs every command; io-threads (6.0 on) only read and
+ * write the sockets. The busiest thread from /proc when the server runs
+ * on this host.
+ */
+static void
+derive_threads(const struct redis_sample *p, const struct redis_sample *c, double secs,
+               struct coll_view *v)
+{
+    if (c->io_threads > 0)
+        coll_threads(v, c->io_threads, "io-threads", p ? p->tasks : NULL, p ? p->ntasks : 0,
+                     c->tasks, c->ntasks, secs);
 }
 
 static const char *
@@ -355,6 +445,40 @@ derive_persistence(const struct redis_sample *p, const struct redis_sample *c, s
                  i->latest_fork_usec ? "%.1f ms" : "none", ms);
     if (p != NULL && (i->have & REDIS_HAVE_TOTAL_FORKS) && i->total_forks > p->info.total_forks)
         coll_event_add(v, "fork took %.1f ms (%s)", ms, state);
+}
+
+/*
+ * Other clients' slow commands since the last sample (DEBUG SLEEP, KEYS,
+ * a long script): Redis runs one command at a time, so their time is time
+ * every other client waited. The share of the interval, and the longest.
+ */
+static void
+derive_stall(const struct redis_sample *p, const struct redis_sample *c, double secs,
+             struct coll_view *v)
+{
+    const struct redis_slow_entry *worst = NULL;
+    double usec = 0;
+    char what[sizeof worst->what], client[sizeof worst->client];
+
+    if (p == NULL || !(secs > 0) || c->slowlog_len < 0)
+        return;
+    for (int i = 0; i < c->slowlog.n && c->slowlog.e[i].id > p->slowlog.last_id; i++) {
+        const struct redis_slow_entry *e = &c->slowlog.e[i];
+        if (e->ours)
+            continue;
+        usec += (double)e->usec;
+        if (worst == NULL || e->usec > worst->usec)
+            worst = e;
+    }
+    v->sig.other_stall_share = fmin(usec / 1e6 / secs, 1);
+    if (worst == NULL)
+        return;
+    text_clean(what, sizeof what, worst->what);
+    text_clean(client, sizeof client, worst->client);
+    snprintf(v->sig.other_stall_what, sizeof v->sig.other_stall_what, "%.22s%s%.19s", what,
+             client[0] ? " from " : "", client);
+    coll_row_add(v, "slowlog", "others stalled", 100 * v->sig.other_stall_share, ROW_WARN,
+                 "%.0f%% (%s)", 100 * v->sig.other_stall_share, v->sig.other_stall_what);
 }
 
 static void
@@ -482,9 +606,11 @@ rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_vie
     derive_memory(c, v);
     derive_keyspace(p, c, secs, v);
     derive_cpu(p, c, secs, v);
+    derive_threads(p, c, secs, v);
     derive_persistence(p, c, v);
     derive_aof(p, c, secs, v);
     derive_slowlog(p, c, secs, v);
+    derive_stall(p, c, secs, v);
     derive_commands(p, c, secs, v);
     coll_row_add(v, "server", "version", NAN, ROW_NORMAL, "%s", c->info.version);
     coll_row_add(v, "server", "uptime", (double)c->info.uptime_s, ROW_NORMAL, "%llu s",

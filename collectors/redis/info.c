@@ -48,6 +48,7 @@ static const struct info_field info_fields[] = {
     {"keyspace_misses", F_U64, OFF(keyspace_misses), 0},
     {"latest_fork_usec", F_U64, OFF(latest_fork_usec), 0},
     {"total_forks", F_U64, OFF(total_forks), REDIS_HAVE_TOTAL_FORKS},
+    {"process_id", F_U64, OFF(process_id), 0},
     {"used_cpu_sys", F_DOUBLE, OFF(used_cpu_sys), REDIS_HAVE_CPU},
     {"used_cpu_user", F_DOUBLE, OFF(used_cpu_user), REDIS_HAVE_CPU},
 };
@@ -337,26 +338,57 @@ is_type(const redisReply *r, int type)
     return r != NULL && r->type == type;
 }
 
+/* "DEBUG SLEEP 0.3": the command and its first arguments, as far as they fit. */
+static void
+entry_what(const redisReply *args, char *out, size_t len)
+{
+    size_t at = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < args->elements && at + 1 < len; i++) {
+        const redisReply *a = args->element[i];
+        if (!is_type(a, REDIS_REPLY_STRING) && !is_type(a, REDIS_REPLY_STATUS))
+            break;
+        at += (size_t)snprintf(out + at, len - at, "%s%.*s", i ? " " : "", (int)a->len, a->str);
+    }
+}
+
+/* [id, unix time, microseconds, [command, args...], (4.0 on:) client address, name] */
+static int
+slow_entry(const redisReply *e, struct redis_slow_entry *out)
+{
+    const redisReply *addr;
+
+    if (!is_type(e, REDIS_REPLY_ARRAY) || e->elements < 4 ||
+        !is_type(e->element[0], REDIS_REPLY_INTEGER) ||
+        !is_type(e->element[2], REDIS_REPLY_INTEGER) || !is_type(e->element[3], REDIS_REPLY_ARRAY))
+        return -1;
+    out->id = e->element[0]->integer;
+    out->usec = e->element[2]->integer;
+    entry_what(e->element[3], out->what, sizeof out->what);
+    addr = e->elements > 4 ? e->element[4] : NULL;
+    if (is_type(addr, REDIS_REPLY_STRING))
+        snprintf(out->client, sizeof out->client, "%.*s", (int)addr->len, addr->str);
+    return 0;
+}
+
 int
 redis_slowlog_parse(const redisReply *r, struct redis_slowlog *out, char *err)
 {
-    const redisReply *e, *args;
+    const redisReply *args;
 
     memset(out, 0, sizeof *out);
     out->last_id = -1;
     if (!is_type(r, REDIS_REPLY_ARRAY))
         return seterr(err, "SLOWLOG GET: the reply is not an array");
+    for (size_t i = 0; i < r->elements && i < REDIS_SLOWLOG_KEEP; i++)
+        if (slow_entry(r->element[i], &out->e[out->n++]) < 0)
+            return seterr(err, "SLOWLOG GET: an entry is not [id, time, usec, [command ...]]");
     if (r->elements == 0)
         return 0;
-    e = r->element[0];
-    /* [id, unix time, microseconds, [command, args...], (4.0 on:) client address, name] */
-    if (!is_type(e, REDIS_REPLY_ARRAY) || e->elements < 4 ||
-        !is_type(e->element[0], REDIS_REPLY_INTEGER) ||
-        !is_type(e->element[2], REDIS_REPLY_INTEGER) || !is_type(e->element[3], REDIS_REPLY_ARRAY))
-        return seterr(err, "SLOWLOG GET: an entry is not [id, time, usec, [command ...]]");
-    out->last_id = e->element[0]->integer;
-    out->last_usec = e->element[2]->integer;
-    args = e->element[3];
+    out->last_id = out->e[0].id;
+    out->last_usec = out->e[0].usec;
+    args = r->element[0]->element[3];
     if (args->elements > 0 && is_type(args->element[0], REDIS_REPLY_STRING))
         snprintf(out->last_cmd, sizeof out->last_cmd, "%.*s", (int)args->element[0]->len,
                  args->element[0]->str);

@@ -17,6 +17,7 @@
 
 #include <hiredis.h>
 
+#include "base/cpu.h"
 #include "base/rand.h"
 #include "engine/script.h"
 
@@ -82,6 +83,7 @@ struct redis_info {
     uint64_t keyspace_misses;
     uint64_t latest_fork_usec;
     uint64_t total_forks; /* 6.2 on; 0 before */
+    uint64_t process_id;  /* the server's pid on its own host */
     double used_cpu_sys;  /* seconds */
     double used_cpu_user;
     uint64_t keys;    /* Keyspace: keys= summed over the databases */
@@ -128,11 +130,24 @@ int redis_cmdstats_parse(const char *text, size_t len, struct redis_cmdstats *ou
 /* The entry for name, or NULL. */
 const struct redis_cmdstat *redis_cmdstat_find(const struct redis_cmdstats *cs, const char *name);
 
-/* The newest SLOWLOG entry (SLOWLOG GET 1). */
+enum { REDIS_SLOWLOG_KEEP = 16 };
+
+/* One SLOWLOG entry. */
+struct redis_slow_entry {
+    long long id;
+    long long usec;
+    char what[40];   /* the command and its first arguments, as sent (not escaped) */
+    char client[48]; /* "127.0.0.1:5123" (4.0 on); "" */
+    int ours;        /* from one of benchtop's connections (set by the sampler) */
+};
+
+/* The newest SLOWLOG entries (SLOWLOG GET REDIS_SLOWLOG_KEEP), newest first. */
 struct redis_slowlog {
     long long last_id;   /* -1: the log is empty */
     long long last_usec; /* how long that command took */
     char last_cmd[32];   /* its command name */
+    int n;
+    struct redis_slow_entry e[REDIS_SLOWLOG_KEEP];
 };
 
 /* Reads a SLOWLOG GET reply tree (as hiredis returns it). 0, or -1 with err. */
@@ -140,8 +155,11 @@ int redis_slowlog_parse(const redisReply *r, struct redis_slowlog *out, char *er
 
 /* --- the collector's raw sample (redis/collector.c) --- */
 
-/* Commands each sample sends (INFO, INFO commandstats, SLOWLOG LEN, SLOWLOG GET 1). */
-#define REDIS_SAMPLE_COMMANDS 4
+/*
+ * Commands each sample sends (INFO, INFO commandstats, SLOWLOG LEN, SLOWLOG
+ * GET 16, CONFIG GET io-threads).
+ */
+#define REDIS_SAMPLE_COMMANDS 5
 /* Commands each settings read sends after a sample (one CONFIG GET; redis/settings.c). */
 #define REDIS_SETTINGS_COMMANDS 1
 
@@ -159,6 +177,10 @@ struct redis_sample {
     char refused[128];    /* the first command the server refused (ACL), "" if none */
     double rtt_ms;        /* the sample's round trip (small replies: close to the network's) */
     char appendfsync[12]; /* with the AOF on: CONFIG GET appendfsync ("always"...); "" unknown */
+    int io_threads;       /* CONFIG GET io-threads (the main thread counts); 0 unknown */
+    int cores;            /* the collector's host's cores */
+    int ntasks;           /* the server's threads, when it runs on this host; -1 when not */
+    struct cpu_task tasks[32];
 };
 
 /* --- -f scripts (redis/script.c) --- */

@@ -8,7 +8,12 @@
  */
 #include "base/throwaway.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
 
 static const char *const redis_server_globs[] = {
     "/usr/bin/redis-server",
@@ -16,6 +21,28 @@ static const char *const redis_server_globs[] = {
     "/opt/redis*/bin/redis-server",
     NULL,
 };
+
+/*
+ * The server's major version, from `redis-server --version` ("Redis server
+ * v=7.0.15 ..."); 0 when it cannot tell.
+ */
+static int
+server_major(const struct server *s, char *prog)
+{
+    char path[PATH_MAX + 16], line[160] = "", err[BT_ERRLEN];
+    char *argv[] = {prog, "--version", NULL};
+    const char *v;
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/version.txt", s->dir);
+    if (server_run(s, argv, path, err) < 0 || (f = fopen(path, "r")) == NULL)
+        return 0;
+    if (fgets(line, sizeof line, f) == NULL)
+        line[0] = '\0';
+    fclose(f);
+    v = strstr(line, "v=");
+    return v != NULL ? atoi(v + 2) : 0;
+}
 
 /* buf holds the port, then the socket's path. */
 static void
@@ -46,9 +73,16 @@ rd_argv(const struct server *s, char *prog, char **argv, char *buf, size_t len)
                           "11000",
                           NULL};
 
+    size_t n = sizeof args / sizeof args[0];
+
     snprintf(sock, len - at, "%s/redis.sock", s->dir);
-    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
+    for (size_t i = 0; i < n; i++)
         argv[i] = args[i];
+    if (server_major(s, prog) >= 7) { /* DEBUG SLEEP for the tests' slow clients; 7 refuses it */
+        argv[n - 1] = "--enable-debug-command";
+        argv[n] = "local";
+        argv[n + 1] = NULL;
+    }
 }
 
 static const struct single_server rd_single = {

@@ -486,3 +486,74 @@ cpu_group_pct(struct cpu_group *g, double interval_s)
     }
     return known ? sum / interval_s * 100 : NAN;
 }
+
+int
+cpu_tasks_read(pid_t pid, struct cpu_task *out, int max)
+{
+    char dir[48], path[96];
+    unsigned long long ticks;
+    struct dirent *e;
+    int n = 0, ppid;
+    DIR *d;
+
+    snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+    if (pid <= 0 || (d = opendir(dir)) == NULL)
+        return -1;
+    while (n < max && (e = readdir(d)) != NULL) {
+        int tid = atoi(e->d_name);
+
+        snprintf(path, sizeof(path), "%s/%d/stat", dir, tid);
+        if (tid <= 0 || stat_read(path, &ppid, &ticks) < 0)
+            continue;
+        out[n].tid = tid;
+        out[n++].secs = (double)ticks / (double)sysconf(_SC_CLK_TCK);
+    }
+    closedir(d);
+    return n;
+}
+
+double
+cpu_tasks_max_pct(const struct cpu_task *a, int na, const struct cpu_task *b, int nb, double secs)
+{
+    double best = NAN;
+
+    if (!(secs > 0))
+        return NAN;
+    for (int i = 0; i < nb; i++)
+        for (int j = 0; j < na; j++)
+            if (a[j].tid == b[i].tid && b[i].secs >= a[j].secs &&
+                !(100 * (b[i].secs - a[j].secs) / secs <= best))
+                best = 100 * (b[i].secs - a[j].secs) / secs;
+    return best;
+}
+
+/* What cpu_own_ports collects while it walks this process's sockets. */
+struct own_ports {
+    const struct tcp_table *t;
+    int port, *ports, max, n;
+};
+
+static int
+own_port_add(unsigned long inode, void *arg)
+{
+    struct own_ports *o = arg;
+    const struct tcp_sock *s = tcp_find(o->t, inode);
+
+    if (s != NULL && s->rport == o->port && o->n < o->max)
+        o->ports[o->n++] = s->lport;
+    return o->n == o->max;
+}
+
+int
+cpu_own_ports(int port, int *ports, int max)
+{
+    struct tcp_table t;
+    struct own_ports o = {.t = &t, .port = port, .ports = ports, .max = max};
+
+    if (port <= 0 || max <= 0)
+        return 0;
+    tcp_read_all(&t);
+    fd_sockets(getpid(), own_port_add, &o);
+    tcp_free(&t);
+    return o.n;
+}

@@ -67,4 +67,24 @@ double cpu_group_pct(struct cpu_group *g, double interval_s);
 /* Online cores. */
 int cpu_cores(void);
 
+/* One thread of a process: its id and user + system seconds. */
+struct cpu_task {
+    int tid;
+    double secs;
+};
+/*
+ * The threads of process pid (/proc/PID/task/TID/stat), at most max, into
+ * out: how many; -1 when pid is not there (another PID namespace, gone).
+ */
+int cpu_tasks_read(pid_t pid, struct cpu_task *out, int max);
+/* Pure: the busiest thread between two readings secs apart, % of one core; NAN if none in both. */
+double cpu_tasks_max_pct(const struct cpu_task *a, int na, const struct cpu_task *b, int nb,
+                         double secs);
+/*
+ * The local ports of this process's loopback TCP connections to port
+ * (benchtop's load connections to a server on this host), at most max,
+ * into ports: how many.
+ */
+int cpu_own_ports(int port, int *ports, int max);
+
 #endif

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/cpu.h"
+
 struct coll_row *
 coll_row_add(struct coll_view *v, const char *section, const char *label, double num,
              enum row_level level, const char *fmt, ...)
@@ -106,15 +108,24 @@ coll_glances_signals(const struct coll_glances *p, struct coll_signals *g)
     g->active = p->active / p->n;
     g->on_cpu = p->on_cpu / p->n;
     g->lock_wait = p->lock / p->n;
-    g->commit_wait = p->commit_io / p->n;
-    g->io_wait = 0; /* counted in commit_wait */
+    g->commit_wait = (p->commit_io - p->io) / p->n;
+    g->io_wait = p->io / p->n;
     g->idle_tx = p->idle_tx / p->n;
+    if (p->roots > 0) {
+        /* chains looked at only when someone waited: the other glances had no waiter */
+        g->lock_root_commit = p->root_commit / p->n;
+        g->lock_root_client = p->root_client / p->n;
+        g->lock_root_other = p->root_other / p->n;
+    }
     if (!p->own_known)
         return;
     g->own_sessions = p->own / p->n;
     g->own_active = p->own_active / p->n;
     g->own_lock_wait = p->own_lock / p->n;
     g->own_commit_wait = p->own_commit_io / p->n;
+    g->own_on_cpu = p->own_cpu / p->n;
+    g->own_io_wait = p->own_io / p->n;
+    g->own_idle = p->own_idle / p->n;
 }
 
 void
@@ -192,4 +203,21 @@ coll_settings_diff(const struct coll_settings *prev, const struct coll_settings 
         n++;
     }
     return n;
+}
+
+void
+coll_threads(struct coll_view *v, double threads, const char *setting, const struct cpu_task *a,
+             int na, const struct cpu_task *b, int nb, double secs)
+{
+    struct coll_signals *g = &v->sig;
+    double busiest = na > 0 && nb > 0 ? cpu_tasks_max_pct(a, na, b, nb, secs) : NAN;
+
+    g->server_threads = threads;
+    snprintf(g->threads_setting, sizeof g->threads_setting, "%s", setting);
+    g->thread_max_pct = busiest;
+    if (isnan(busiest))
+        coll_row_add(v, "cpu", "threads", threads, ROW_NORMAL, "%.0f (%s)", threads, setting);
+    else
+        coll_row_add(v, "cpu", "threads", threads, busiest >= 90 ? ROW_WARN : ROW_NORMAL,
+                     "%.0f (%s), busiest %.0f%%", threads, setting, busiest);
 }

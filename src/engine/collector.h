@@ -86,6 +86,8 @@ struct coll_signals {
     double pool_servers;    /* server connections busy with a client */
     double pool_size;       /* server connections a pool may open */
     double pool_maxwait_ms; /* the longest a waiting client has waited */
+    char pool_mode[12];     /* "session": a client holds its server connection until it leaves, */
+                            /* so clients past the pool wait for others to disconnect; "" */
     /* An application tier's worker pool (php-fpm), from its status page (NAN elsewhere): */
     double app_queue;   /* requests waiting for a free worker */
     double app_busy;    /* workers busy with a request */
@@ -254,6 +256,16 @@ struct coll_glances {
     int own_known;
     double all, active, on_cpu, lock, commit_io, idle_tx;
     double own, own_active, own_lock, own_commit_io;
+    /*
+     * io: of commit_io, the data file reads (not the commit's); own_cpu,
+     * own_io, own_idle: benchtop's sessions on CPU, reading data files, idle
+     * (outside or inside a transaction); root_*: lock waiters by what their
+     * chain's root blocker does (see coll_signals' lock_root_*), counted
+     * only by glances that looked (roots > 0), else NAN in the signals.
+     */
+    double io, own_cpu, own_io, own_idle;
+    double root_commit, root_client, root_other;
+    int roots; /* glances that looked at the lock chains */
 };
 
 /* The glances' averages into g's session fields (samples = n); n must be > 0. */
@@ -270,6 +282,15 @@ struct coll_row *coll_row_add(struct coll_view *v, const char *section, const ch
  * no session ran.
  */
 void coll_row_states(struct coll_view *v);
+struct cpu_task;
+/*
+ * The server's worker threads, the setting that adds them ("-t") and the
+ * busiest of them between two readings of its threads (base/cpu.h's
+ * cpu_tasks_read; na or nb < 1: not read, a server on another host) into
+ * v's signals and a "cpu / threads" row: "4 (-t), busiest 89%".
+ */
+void coll_threads(struct coll_view *v, double threads, const char *setting,
+                  const struct cpu_task *a, int na, const struct cpu_task *b, int nb, double secs);
 /* Adds an event line; ignored past COLL_MAX_EVENTS. */
 void coll_event_add(struct coll_view *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

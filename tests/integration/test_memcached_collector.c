@@ -100,6 +100,19 @@ test_rates_match_known_load(void **state)
         if (strcmp(v.rows[i].section, "slabs") == 0 && strcmp(v.rows[i].label, "classes") != 0)
             items += v.rows[i].num;
     assert_true(items == row(&v, "memory", "items")->num);
+    /* the evidence: -m 64, the hit ratio, -t 4 with the busiest from /proc (local), rusage */
+    fprintf(stderr, "  threads %s, self cpu %.0f%% of limit %.0f%%\n",
+            row(&v, "cpu", "threads")->value, v.sig.server_cpu_self_pct, v.sig.server_cpu_limit);
+    assert_true(v.sig.mem_limit == 64 << 20);
+    assert_string_equal(v.sig.mem_limit_setting, "-m");
+    assert_true(v.sig.mem_used > NSETS * 1000.0);
+    assert_true(v.sig.hit_ratio == 1.0);
+    assert_true(v.sig.evictions_s == 0);
+    assert_true(v.sig.server_threads == 4);
+    assert_true(b->ntasks > 4); /* the workers and the server's own threads */
+    assert_true(v.sig.thread_max_pct > 0 && v.sig.thread_max_pct <= 100 * 1.05);
+    assert_true(v.sig.server_cpu_self_pct > 0);
+    assert_true(v.sig.server_cpu_limit <= 100.0 * cpu_cores());
     close(fd);
     cc->close(conn);
     free(a);

@@ -11,6 +11,7 @@
 
 #ifdef HAVE_MYSQL
 
+#include "base/ownids.h"
 #include "engine/collector.h"
 #include "itest-mysql.h"
 
@@ -112,6 +113,10 @@ test_commit_rate(void **state)
     assert_true(questions >= 4000 && questions <= 4000 + 40);
     assert_true(row(&v, "queries", "rollback/s")->num == 0);
     assert_int_equal(row(&v, "innodb", "buffer pool hit %")->level, ROW_GOOD);
+    /* MariaDB 10.11 has no Innodb_os_log_fsyncs: the log writes at flush_log_at_trx_commit 1 */
+    fprintf(stderr, "  log syncs %.1f for 1000 commits\n", v.sig.log_syncs_s * secs);
+    assert_true(v.sig.log_syncs_s * secs >= 100 && v.sig.log_syncs_s * secs <= 1100);
+    assert_true(v.sig.hit_ratio > 0.9 && v.sig.hit_ratio <= 1);
     /* 1,000 updates of one row: InnoDB updated rows, MariaDB has no such counter: dimmed */
     assert_string_equal(row(&v, "innodb", "rows updated/s")->value, "n/a");
     assert_true(strstr(row(&v, "settings", "version")->value, "MariaDB") != NULL);
@@ -152,6 +157,84 @@ test_processlist(void **state)
     mysql_close(busy);
     free(s0);
     free(s1);
+    cls->close(conn);
+}
+
+/* Waits until INNODB_TRX shows n transactions in LOCK WAIT (at most 10 s). */
+static void
+wait_lock_waits(MYSQL *m, int n)
+{
+    for (int i = 0; i < 200; i++) {
+        if (itest_my_scalar(m, "SELECT COUNT(*) FROM information_schema.INNODB_TRX"
+                               " WHERE trx_state = 'LOCK WAIT'") == n)
+            return;
+        itest_sleep_ms(50);
+    }
+    fail_msg("no lock wait after 10 s");
+}
+
+/* Glances, a sample and the view of the glances (the first sample only starts the interval). */
+static struct coll_view
+glance_view(void *conn)
+{
+    char err[512] = "";
+    void *s0 = sample_ok(conn), *s1;
+    struct coll_view v;
+
+    for (int i = 0; i < 4; i++)
+        if (cls->probe(conn, err) != 0)
+            fail_msg("probe: %s", err);
+    s1 = sample_ok(conn);
+    cls->derive(s0, s1, 1.0, &v);
+    free(s0);
+    free(s1);
+    return v;
+}
+
+/*
+ * A row held by a transaction idle in its session: benchtop's waiter's
+ * chain ends at that client. Then the holder runs a long statement: the
+ * root is another application's statement, which stalls benchtop's
+ * waiter the whole time, and is named.
+ */
+static void
+test_lock_chains(void **state)
+{
+    MYSQL *holder = itest_my(DB), *waiter = itest_my(DB), *admin = itest_my(NULL);
+    void *conn = open_ok(itest_my_target(DB));
+    const char upd[] = "UPDATE sbtest1 SET k = k + 1 WHERE id = 7";
+    struct coll_view v;
+
+    ownids_add(mysql_thread_id(waiter));
+    itest_my_exec(holder, "BEGIN");
+    itest_my_exec(holder, upd);
+    assert_int_equal(mysql_send_query(waiter, upd, sizeof upd - 1), 0);
+    wait_lock_waits(admin, 1);
+    v = glance_view(conn);
+    fprintf(stderr, "  idle holder: roots client %.1f, other %.1f, commit %.1f\n",
+            v.sig.lock_root_client, v.sig.lock_root_other, v.sig.lock_root_commit);
+    assert_true(v.sig.lock_root_client == 1);
+    assert_true(v.sig.lock_root_other == 0 && v.sig.lock_root_commit == 0);
+    assert_true(v.sig.own_lock_wait == 1);
+    assert_true(v.sig.other_stall_share == 0);
+
+    assert_int_equal(mysql_send_query(holder, "SELECT SLEEP(4)", 15), 0);
+    itest_sleep_ms(300);
+    v = glance_view(conn);
+    fprintf(stderr, "  busy holder: roots other %.1f; stalled %.2f by %s\n", v.sig.lock_root_other,
+            v.sig.other_stall_share, v.sig.other_stall_what);
+    assert_true(v.sig.lock_root_other == 1);
+    assert_true(v.sig.other_stall_share == 1);
+    assert_non_null(strstr(v.sig.other_stall_what, "SELECT SLEEP(4)"));
+
+    assert_int_equal(mysql_read_query_result(holder), 0);
+    mysql_free_result(mysql_store_result(holder));
+    itest_my_exec(holder, "ROLLBACK");
+    mysql_read_query_result(waiter);
+    ownids_remove(mysql_thread_id(waiter));
+    mysql_close(waiter);
+    mysql_close(holder);
+    mysql_close(admin);
     cls->close(conn);
 }
 
@@ -229,7 +312,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_commit_rate),     cmocka_unit_test(test_processlist),
         cmocka_unit_test(test_without_process), cmocka_unit_test(test_open_fails_cleanly),
-        cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_restart),         cmocka_unit_test(test_lock_chains),
     };
     return cmocka_run_group_tests_name("mysql_collector", tests, setup, NULL);
 }

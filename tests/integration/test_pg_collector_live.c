@@ -424,6 +424,10 @@ test_glances_whose_waits(void **state)
     assert_true(v.sig.samples == 6);
     assert_true(v.sig.lock_wait == 2);
     assert_true(v.sig.own_lock_wait == 1 && v.sig.own_active == 1);
+    /* the holder is idle in its transaction: both chains end at its client */
+    assert_true(v.sig.lock_root_client == 2);
+    assert_true(v.sig.lock_root_commit == 0 && v.sig.lock_root_other == 0);
+    assert_true(v.sig.other_stall_share == 0);
     coll_row_states(&v);
     assert_non_null(strchr(row(&v, "sessions", "time (sampled)")->value, 'L')); /* the bar */
     itest_exec(holder, "ROLLBACK");
@@ -433,6 +437,96 @@ test_glances_whose_waits(void **state)
         PQfinish(waiters[i]);
     }
     PQfinish(holder);
+    postgres_collector_class.close(c);
+}
+
+/*
+ * Another application's statement holds the table benchtop's session
+ * wants, and a second of benchtop's sessions queues behind the first: the
+ * chains' root is that statement (other), it stalls all of benchtop's
+ * waiting time, and it is named. An idle session of benchtop's is idle.
+ */
+static void
+test_glances_chain_to_another_statement(void **state)
+{
+    void *c = open_collector(itest_target(DB));
+    PGconn *holder = connect_as(DB, NULL, "bt-holder");
+    PGconn *ours[3] = {connect_as(DB, NULL, "benchtop"), connect_as(DB, NULL, "benchtop"),
+                       connect_as(DB, NULL, "benchtop")};
+    char err[BT_ERRLEN];
+    struct pg_sample a;
+    struct coll_view v;
+    PGresult *res;
+    uint64_t ta, t0;
+    double secs;
+    int i;
+
+    take(c, &a, &ta); /* glances without a lock waiter, for the cost's comparison */
+    t0 = now_us();
+    for (i = 0; i < 4; i++)
+        assert_int_equal(postgres_collector_class.probe(c, err), 0);
+    fprintf(stderr, "  a glance without waiters: %.2f ms\n", (double)(now_us() - t0) / 4000.0);
+    itest_exec(holder, "BEGIN");
+    itest_exec(holder, "LOCK TABLE t IN ACCESS SHARE MODE");
+    assert_int_equal(PQsendQuery(holder, "SELECT pg_sleep(30)"), 1);
+    assert_int_equal(PQsendQuery(ours[0], "BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE"), 1);
+    wait_for_waiters(1);
+    assert_int_equal(PQsendQuery(ours[1], "SELECT count(*) FROM t"), 1);
+    wait_for_waiters(2);
+    take(c, &a, &ta);
+    t0 = now_us();
+    for (i = 0; i < 4; i++)
+        assert_int_equal(postgres_collector_class.probe(c, err), 0);
+    fprintf(stderr, "  a glance that follows the chains: %.2f ms\n",
+            (double)(now_us() - t0) / 4000.0);
+    v = view_since(c, &a, ta, &secs);
+    fprintf(stderr, "  roots: other %.1f, client %.1f, commit %.1f; stalled %.2f by %s\n",
+            v.sig.lock_root_other, v.sig.lock_root_client, v.sig.lock_root_commit,
+            v.sig.other_stall_share, v.sig.other_stall_what);
+    assert_true(v.sig.lock_root_other == 2);
+    assert_true(v.sig.lock_root_client == 0 && v.sig.lock_root_commit == 0);
+    assert_true(fabs(v.sig.other_stall_share - 2.0 / 3) < 1e-9); /* 2 of benchtop's 3 */
+    assert_non_null(strstr(v.sig.other_stall_what, "SELECT pg_sleep(30)"));
+    assert_true(v.sig.own_idle == 1);
+    assert_true(v.sig.own_on_cpu == 0 && v.sig.own_io_wait == 0);
+    PQrequestCancel(holder);
+    while ((res = PQgetResult(holder)) != NULL)
+        PQclear(res);
+    itest_exec(holder, "ROLLBACK");
+    for (i = 0; i < 3; i++) {
+        while ((res = PQgetResult(ours[i])) != NULL)
+            PQclear(res);
+        PQfinish(ours[i]);
+    }
+    PQfinish(holder);
+    postgres_collector_class.close(c);
+}
+
+/* Three CHECKPOINTs between two samples: requested ones, per second, and a storm named. */
+static void
+test_requested_checkpoints(void **state)
+{
+    void *c = open_collector(itest_target(DB));
+    struct pg_sample a;
+    struct coll_view v;
+    uint64_t ta;
+    double secs;
+    int storm = 0;
+
+    take(c, &a, &ta);
+    for (int i = 0; i < 3; i++)
+        itest_exec(admin, "CHECKPOINT");
+    v = view_since(c, &a, ta, &secs);
+    for (int i = 0; i < v.nevents; i++)
+        storm |= strstr(v.events[i], "checkpoint storm") != NULL &&
+                 strstr(v.events[i], "max_wal_size") != NULL;
+    fprintf(stderr, "  3 CHECKPOINTs in %.2f s: %.2f/s requested; storm event %d\n", secs,
+            v.sig.checkpoints_req_s, storm);
+    assert_true(fabs(v.sig.checkpoints_req_s * secs - 3) < 1e-6);
+    assert_int_equal(storm, v.sig.checkpoints_req_s >= 0.5);
+    assert_int_equal(row(&v, "checkpoints", "requested")->level, ROW_WARN);
+    assert_non_null(strstr(row(&v, "checkpoints", "requested")->value, "/s)"));
+    assert_string_not_equal(row(&v, "settings", "max_wal_size")->value, "-");
     postgres_collector_class.close(c);
 }
 
@@ -515,11 +609,18 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_open_failure),          cmocka_unit_test(test_commits_add_up),
-        cmocka_unit_test(test_one_commit_per_sample), cmocka_unit_test(test_idle_in_transaction),
-        cmocka_unit_test(test_lock_waiter),           cmocka_unit_test(test_without_pg_monitor),
-        cmocka_unit_test(test_settings_and_version),  cmocka_unit_test(test_sql_every_branch),
-        cmocka_unit_test(test_glances_add_no_commit), cmocka_unit_test(test_glances_whose_waits),
+        cmocka_unit_test(test_open_failure),
+        cmocka_unit_test(test_commits_add_up),
+        cmocka_unit_test(test_one_commit_per_sample),
+        cmocka_unit_test(test_idle_in_transaction),
+        cmocka_unit_test(test_lock_waiter),
+        cmocka_unit_test(test_without_pg_monitor),
+        cmocka_unit_test(test_settings_and_version),
+        cmocka_unit_test(test_sql_every_branch),
+        cmocka_unit_test(test_glances_add_no_commit),
+        cmocka_unit_test(test_glances_whose_waits),
+        cmocka_unit_test(test_glances_chain_to_another_statement),
+        cmocka_unit_test(test_requested_checkpoints),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -225,6 +225,36 @@ test_pooler_found_and_clients_wait(void **state)
     itest_free(&r);
 }
 
+/*
+ * Session pooling, a pool of 4, 16 clients: a client keeps its server
+ * connection for its whole session, so 12 wait for one. The pooler's
+ * collector says so, with the mode, whatever the run makes of it.
+ */
+static void
+test_session_pool_clients_wait(void **state)
+{
+    char *args[] = {"run", pooled,        "--headless", "-T",   "5",  "-c", "16",
+                    "-w",  "select-only", "--server",   direct, "-q", NULL};
+    struct run r;
+    double waiting;
+
+    say("SET pool_mode = 'session'");
+    say("SET default_pool_size = 4");
+    say("KILL " DB);
+    say("RESUME " DB);
+    r = itest_runv(args);
+    say("SET pool_mode = 'transaction'");
+    say("SET default_pool_size = 8");
+    say("KILL " DB);
+    say("RESUME " DB);
+    waiting = itest_max_row(r.out, "\"collector\":\"pgbouncer\"", "clients waiting");
+    fprintf(stderr, "  session pool of 4, 16 clients: status %d, %.0f waiting\n", r.status,
+            waiting);
+    assert_true(waiting >= 8);
+    assert_non_null(strstr(itest_line(r.out, "\"collector\":\"pgbouncer\""), "session"));
+    itest_free(&r);
+}
+
 /* --pooler none: no pooler collector, and no refusal either. */
 static void
 test_pooler_none(void **state)
@@ -300,6 +330,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transaction_pooling_counts),
         cmocka_unit_test(test_session_pooling_counts),
+        cmocka_unit_test(test_session_pool_clients_wait),
         cmocka_unit_test(test_connect_per_transaction_is_cheap_through_the_pooler),
         cmocka_unit_test(test_prepared_refused_in_transaction_pooling),
         cmocka_unit_test(test_pooler_found_and_clients_wait),

@@ -197,14 +197,112 @@ test_restart(void **state)
     admin = rtest_connect();
 }
 
+/* Another process's client: n DEBUG SLEEP secs, one a second (bounded), then it exits. */
+static pid_t
+slow_client(int n, const char *secs)
+{
+    pid_t pid = fork();
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        redisContext *c = rtest_connect();
+
+        for (int i = 0; i < n; i++) {
+            redisReply *r = redisCommand(c, "DEBUG SLEEP %s", secs);
+            if (r == NULL || r->type == REDIS_REPLY_ERROR)
+                _exit(1);
+            freeReplyObject(r);
+            if (i + 1 < n)
+                usleep(200000);
+        }
+        redisFree(c);
+        _exit(0);
+    }
+    return pid;
+}
+
+/*
+ * Another client's DEBUG SLEEP 0.3, twice: the server was stalled 0.6 s
+ * of the interval, named; this process's own DEBUG SLEEP 0.2 (a load
+ * connection of benchtop's: its port is ours) is not another's stall.
+ */
+static void
+test_other_client_stall(void **state)
+{
+    void *conn = open_ok(itest_env("BENCHTOP_RD_TARGET"));
+    struct redis_sample a, b;
+    struct coll_view v;
+    uint64_t t0;
+    double secs;
+    int status;
+    pid_t pid;
+
+    sample_ok(conn, &a);
+    t0 = now_us();
+    pid = slow_client(2, "0.3");
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(status, 0);
+    rtest_do(admin, "DEBUG SLEEP 0.2");
+    sample_ok(conn, &b);
+    secs = (double)(now_us() - t0) / 1e6;
+    redis_collector_class.derive(&a, &b, secs, &v);
+    fprintf(stderr, "  2 x DEBUG SLEEP 0.3 from another client in %.2f s: stalled %.0f%% (%s)\n",
+            secs, 100 * v.sig.other_stall_share, v.sig.other_stall_what);
+    assert_true(fabs(v.sig.other_stall_share * secs - 0.6) < 0.05);
+    assert_non_null(strstr(v.sig.other_stall_what, "DEBUG SLEEP 0.3 from 127.0.0.1:"));
+    assert_true(row_num(&v, "slowlog", "others stalled") > 0);
+    redis_collector_class.close(conn);
+}
+
+/*
+ * maxmemory 2mb with allkeys-lru, then 6 MB written: keys are evicted,
+ * used memory is shown of the limit, and the server's threads are read
+ * from /proc (it runs here).
+ */
+static void
+test_evictions_and_threads(void **state)
+{
+    void *conn = open_ok(itest_env("BENCHTOP_RD_TARGET"));
+    struct redis_sample a, b;
+    struct coll_view v;
+    uint64_t t0;
+    double secs;
+    char value[1001];
+
+    memset(value, 'v', 1000);
+    value[1000] = '\0';
+    rtest_do(admin, "FLUSHALL");
+    rtest_do(admin, "CONFIG SET maxmemory-policy allkeys-lru");
+    rtest_do(admin, "CONFIG SET maxmemory 2mb");
+    sample_ok(conn, &a);
+    t0 = now_us();
+    for (int i = 0; i < 6000; i++)
+        freeReplyObject(rtest_cmd(admin, "SET evict:%d %s", i, value));
+    sample_ok(conn, &b);
+    secs = (double)(now_us() - t0) / 1e6;
+    rtest_do(admin, "CONFIG SET maxmemory 0");
+    rtest_do(admin, "FLUSHALL");
+    redis_collector_class.derive(&a, &b, secs, &v);
+    fprintf(stderr, "  6 MB into maxmemory 2mb: %.0f evictions/s, %s; busiest thread %.0f%%\n",
+            v.sig.evictions_s, coll_row_find(&v, "memory", "used")->value, v.sig.thread_max_pct);
+    assert_true(v.sig.evictions_s * secs >= 3000);
+    assert_true(v.sig.mem_limit == 2 << 20);
+    assert_string_equal(v.sig.mem_limit_setting, "maxmemory");
+    assert_non_null(strstr(coll_row_find(&v, "memory", "used")->value, " of 2.0 MB"));
+    assert_true(v.sig.server_threads == 1); /* io-threads 1: the main thread alone */
+    assert_true(b.ntasks >= 1);             /* local: /proc/PID/task */
+    assert_false(isnan(v.sig.thread_max_pct));
+    assert_false(isnan(v.sig.server_cpu_self_pct));
+    redis_collector_class.close(conn);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commands_rate),
-        cmocka_unit_test(test_hit_ratio),
-        cmocka_unit_test(test_missing_privilege),
-        cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_commands_rate),      cmocka_unit_test(test_hit_ratio),
+        cmocka_unit_test(test_missing_privilege),  cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_other_client_stall), cmocka_unit_test(test_evictions_and_threads),
     };
     return cmocka_run_group_tests_name("redis_collector", tests, setup, teardown);
 }

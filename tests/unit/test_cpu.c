@@ -156,10 +156,54 @@ test_group_follows_outgoing_connections(void **state)
     close(ready[1]);
 }
 
+/* This process's connection to a listener is found by its local port; the listener's is not. */
+static void
+test_own_ports(void **state)
+{
+    (void)state;
+    int port, lfd = listener(AF_INET, &port), cfd = socket(AF_INET, SOCK_STREAM, 0), afd;
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    socklen_t len = sizeof sa;
+    int ports[4];
+
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)port);
+    assert_int_equal(connect(cfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    afd = accept(lfd, NULL, NULL);
+    assert_true(afd >= 0);
+    assert_int_equal(getsockname(cfd, (struct sockaddr *)&sa, &len), 0);
+    assert_int_equal(cpu_own_ports(port, ports, 4), 1);
+    assert_int_equal(ports[0], ntohs(sa.sin_port));
+    assert_int_equal(cpu_own_ports(0, ports, 4), 0);
+    close(afd);
+    close(cfd);
+    close(lfd);
+}
+
+/* This process's own threads read as another's; the busiest thread between two readings. */
+static void
+test_tasks(void **state)
+{
+    (void)state;
+    struct cpu_task a[4] = {{10, 1.0}, {11, 5.0}, {12, 2.0}},
+                    b[4] = {{10, 1.5}, {11, 5.1}, {13, 9}};
+    struct cpu_task mine[8];
+
+    assert_true(cpu_tasks_read(getpid(), mine, 8) >= 1);
+    assert_int_equal(mine[0].tid, getpid()); /* the main thread is listed first */
+    assert_int_equal(cpu_tasks_read(0, mine, 8), -1);
+    /* tid 10: 0.5 s in 2 s, the busiest; 12 is gone, 13 is new (no earlier reading) */
+    assert_true(fabs(cpu_tasks_max_pct(a, 3, b, 3, 2.0) - 25.0) < 1e-9);
+    assert_true(isnan(cpu_tasks_max_pct(a, 3, b + 2, 1, 2.0)));
+    assert_true(isnan(cpu_tasks_max_pct(a, 3, b, 3, 0)));
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_own_ports),
+        cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_port_owner_is_the_listener),
         cmocka_unit_test(test_group_follows_outgoing_connections),
     };

@@ -713,6 +713,54 @@ test_derive_rates(void **state)
     assert_string_equal(v.note, "");
 }
 
+/*
+ * The evidence for the verdict: evictions/s, hit ratio, bytes of -m, the
+ * worker threads (-t) with the busiest one, rusage as the server's own
+ * CPU; on a 2-core host 4 threads can use 2 cores, not 4.
+ */
+static void
+test_derive_signals(void **state)
+{
+    (void)state;
+    struct mc_sample a, b;
+    struct coll_view v;
+
+    hand_made(&a, &b);
+    a.ntasks = b.ntasks = 3;
+    a.tasks[0] = (struct cpu_task){77, 0.5};
+    a.tasks[1] = (struct cpu_task){78, 10.0};
+    a.tasks[2] = (struct cpu_task){79, 3.0};
+    b.tasks[0] = (struct cpu_task){77, 0.52};
+    b.tasks[1] = (struct cpu_task){78, 11.78};
+    b.tasks[2] = (struct cpu_task){79, 3.2};
+    b.cores = 2;
+    memcached_collector_class.derive(&a, &b, 2.0, &v);
+    assert_true(v.sig.evictions_s == 10.0);
+    assert_true(fabs(v.sig.hit_ratio - 0.9) < 1e-9);
+    assert_true(v.sig.mem_used == 32 << 20);
+    assert_true(v.sig.mem_limit == 64 << 20);
+    assert_string_equal(v.sig.mem_limit_setting, "-m");
+    assert_true(v.sig.server_threads == 4);
+    assert_string_equal(v.sig.threads_setting, "-t");
+    assert_true(fabs(v.sig.thread_max_pct - 89.0) < 1e-9);
+    assert_string_equal(row(&v, "cpu", "threads")->value, "4 (-t), busiest 89%");
+    assert_true(v.sig.server_cpu_self_pct == 75.0);
+    assert_true(v.sig.server_cpu_limit == 200.0); /* 2 cores, not 4 threads' 400 */
+    b.cores = 8;
+    memcached_collector_class.derive(&a, &b, 2.0, &v);
+    assert_true(v.sig.server_cpu_limit == 400.0);
+    /* a remote server: no threads from /proc, the rest as it reports */
+    b.ntasks = -1;
+    memcached_collector_class.derive(&a, &b, 2.0, &v);
+    assert_true(isnan(v.sig.thread_max_pct));
+    assert_string_equal(row(&v, "cpu", "threads")->value, "4 (-t)");
+    /* one eviction in a minute is not 0.0/s */
+    memcached_collector_class.derive(&a, &b, 60.0, &v);
+    set(&b, MCS_EVICTIONS, 6);
+    memcached_collector_class.derive(&a, &b, 60.0, &v);
+    assert_string_equal(row(&v, "memory", "evictions/s")->value, "0.017");
+}
+
 static void
 test_derive_slabs(void **state)
 {
@@ -866,6 +914,7 @@ main(void)
         cmocka_unit_test(test_derive_counter_reset),
         cmocka_unit_test(test_derive_14),
         cmocka_unit_test(test_derive_no_slabs),
+        cmocka_unit_test(test_derive_signals),
     };
     return cmocka_run_group_tests_name("memcached_stats", tests, NULL, NULL);
 }

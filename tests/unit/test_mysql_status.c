@@ -542,6 +542,145 @@ test_lock_time_corrects_glances(void **state)
     assert_true(v.sig.on_cpu == 2);
 }
 
+/*
+ * What each processlist state stands for: our reading of MariaDB's
+ * General Thread States, row by row. The trial's MariaDB showed
+ * "Statistics" (InnoDB's range estimates reading pages from disk) and
+ * "Updating status" as on CPU.
+ */
+static void
+test_state_table(void **state)
+{
+    static const struct {
+        const char *command, *state, *trx;
+        enum my_state want;
+    } rows[] = {
+        {"Sleep", "", NULL, MY_ST_IDLE},
+        {"Sleep", "", "RUNNING", MY_ST_IDLE_TX},
+        {"Query", "Sending data", "RUNNING", MY_ST_CPU},
+        {"Query", "Updating", "RUNNING", MY_ST_CPU},
+        {"Query", "Searching rows for update", NULL, MY_ST_CPU},
+        {"Execute", "executing", NULL, MY_ST_CPU},
+        {"Query", "Creating sort index", NULL, MY_ST_CPU},
+        {"Query", "Statistics", "RUNNING", MY_ST_READ},
+        {"Query", "statistics", NULL, MY_ST_READ},
+        {"Query", "Copying to tmp table on disk", NULL, MY_ST_READ},
+        {"Query", "converting HEAP to Aria", NULL, MY_ST_READ},
+        {"Query", "Updating status", "RUNNING", MY_ST_OTHER},
+        {"Query", "Opening tables", NULL, MY_ST_OTHER},
+        {"Query", "closing tables", NULL, MY_ST_OTHER},
+        {"Query", "Sending to client", NULL, MY_ST_OTHER},
+        {"Query", "Writing to net", NULL, MY_ST_OTHER},
+        {"Query", "Waiting for lock", NULL, MY_ST_LOCK},
+        {"Query", "Waiting for table metadata lock", NULL, MY_ST_LOCK},
+        {"Query", "Waiting for commit lock", NULL, MY_ST_LOCK}, /* FTWRL's, not the log's */
+        {"Query", "System lock", NULL, MY_ST_LOCK},
+        {"Query", "Locked", NULL, MY_ST_LOCK},
+        {"Query", "User lock", NULL, MY_ST_LOCK},
+        {"Query", "Waiting for table flush", NULL, MY_ST_LOCK},
+        {"Query", "Updating", "LOCK WAIT", MY_ST_LOCK},
+        {"Query", "Statistics", "LOCK WAIT", MY_ST_LOCK},
+        {"Query", "Commit", "RUNNING", MY_ST_COMMIT},
+        {"Query", "Commit implicit", NULL, MY_ST_COMMIT},
+        {"Query", "Waiting for prior transaction to commit", NULL, MY_ST_COMMIT},
+        {"Query", "waiting for handler commit", NULL, MY_ST_COMMIT},
+        {"Query", "Sending data", "COMMITTING", MY_ST_COMMIT},
+        {"Query", "Sending data", "ROLLING BACK", MY_ST_OTHER},
+        {"Daemon", "InnoDB purge coordinator", NULL, MY_ST_SKIP},
+        {"Killed", "", NULL, MY_ST_SKIP},
+    };
+
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (my_state_of(rows[i].command, rows[i].state, rows[i].trx) != rows[i].want)
+            fail_msg("%s / %s / %s: %d, want %d", rows[i].command, rows[i].state,
+                     rows[i].trx ? rows[i].trx : "-",
+                     my_state_of(rows[i].command, rows[i].state, rows[i].trx), rows[i].want);
+}
+
+/* Reads apart from commits, and benchtop's sessions on CPU, reading and idle. */
+static void
+test_probe_reads_apart(void **state)
+{
+    struct my_sample s;
+    struct coll_view v;
+
+    parse_ok(mariadb_10_11_status, &s);
+    my_probe_add(&s.probed, MY_ST_READ, 1);
+    my_probe_add(&s.probed, MY_ST_READ, 1);
+    my_probe_add(&s.probed, MY_ST_COMMIT, 1);
+    my_probe_add(&s.probed, MY_ST_CPU, 1);
+    my_probe_add(&s.probed, MY_ST_OTHER, 1);
+    my_probe_add(&s.probed, MY_ST_IDLE, 1);
+    my_probe_add(&s.probed, MY_ST_IDLE_TX, 1);
+    my_probe_add(&s.probed, MY_ST_READ, 0);
+    s.probed.n = 1;
+    s.probed.own_known = 1;
+    my_derive(NULL, &s, 0, &v);
+    assert_true(v.sig.io_wait == 3);
+    assert_true(v.sig.commit_wait == 1);
+    assert_true(v.sig.on_cpu == 1);
+    assert_true(v.sig.active == 6);
+    assert_true(v.sig.own_io_wait == 2);
+    assert_true(v.sig.own_on_cpu == 1);
+    assert_true(v.sig.own_idle == 2);
+    assert_true(v.sig.own_commit_wait == 3);    /* the commit's and the reads' I/O, as before */
+    assert_true(isnan(v.sig.lock_root_commit)); /* no glance looked at the chains */
+}
+
+/*
+ * MariaDB 10.11 has no Innodb_os_log_fsyncs: with
+ * innodb_flush_log_at_trx_commit = 1 each log write is synced, so the
+ * writes are the syncs; with 2 the syncs are not the commits' (unknown).
+ * The buffer pool's misses are disk reads, and its hit ratio the rest.
+ */
+static void
+test_log_syncs_and_pool(void **state)
+{
+    struct my_sample prev, cur;
+    struct coll_view v;
+
+    parse_ok(mariadb_10_11_status, &prev);
+    assert_false(prev.status_present & (1ull << MY_LOG_FSYNCS));
+    my_setting_set(&prev, "innodb_flush_log_at_trx_commit", "1");
+    advance_sample(&cur, &prev);
+    cur.status[MY_LOG_WRITES] += 300;
+    my_derive(&prev, &cur, 2.0, &v);
+    assert_true(v.sig.log_syncs_s == 150);
+    assert_true(v.sig.disk_reads_s == 50);
+    assert_true(fabs(v.sig.hit_ratio - 0.99) < 1e-9);
+    assert_non_null(coll_row_find(&v, "innodb", "log writes/s"));
+    my_setting_set(&cur, "innodb_flush_log_at_trx_commit", "2");
+    my_derive(&prev, &cur, 2.0, &v);
+    assert_true(isnan(v.sig.log_syncs_s));
+}
+
+/* benchtop's lock waiters whose chain's root is another session's statement. */
+static void
+test_stall_by_others(void **state)
+{
+    struct my_sample s;
+    struct coll_view v;
+
+    parse_ok(mariadb_10_11_status, &s);
+    for (int i = 0; i < 4; i++)
+        my_probe_add(&s.probed, i < 3 ? MY_ST_LOCK : MY_ST_CPU, 1);
+    s.probed.n = 2; /* two glances: 4 of ours each time */
+    my_probe_add(&s.probed, MY_ST_LOCK, 1);
+    my_probe_add(&s.probed, MY_ST_LOCK, 1);
+    my_probe_add(&s.probed, MY_ST_LOCK, 1);
+    my_probe_add(&s.probed, MY_ST_CPU, 1);
+    s.probed.own_known = 1;
+    s.probed.roots = 2;
+    s.probed.root_other = 6;
+    s.stall_own = 6; /* 3 waiters on another application's UPDATE, both glances */
+    snprintf(s.stall_what, sizeof s.stall_what, "42 (31 s): UPDATE t SET v = 1");
+    my_derive(NULL, &s, 0, &v);
+    assert_true(v.sig.lock_root_other == 3);
+    assert_true(v.sig.lock_root_commit == 0);
+    assert_true(fabs(v.sig.other_stall_share - 0.75) < 1e-9);
+    assert_string_equal(v.sig.other_stall_what, "42 (31 s): UPDATE t SET v = 1");
+}
+
 int
 main(void)
 {
@@ -566,6 +705,10 @@ main(void)
         cmocka_unit_test(test_settings_missing),
         cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_lock_time_corrects_glances),
+        cmocka_unit_test(test_state_table),
+        cmocka_unit_test(test_probe_reads_apart),
+        cmocka_unit_test(test_log_syncs_and_pool),
+        cmocka_unit_test(test_stall_by_others),
     };
     return cmocka_run_group_tests_name("mysql_status", tests, NULL, NULL);
 }

@@ -18,8 +18,8 @@ static struct pg_sample
 base_sample(void)
 {
     struct pg_sample s;
-    static const char *const settings[PG_NSETTINGS] = {"128MB",   "100",  "on",
-                                                       "replica", "5min", "4MB"};
+    static const char *const settings[PG_NSETTINGS] = {"128MB", "100", "on", "replica",
+                                                       "5min",  "4MB", "1GB"};
     int i;
 
     memset(&s, 0, sizeof s);
@@ -209,10 +209,19 @@ test_checkpoint_event(void **state)
     b.ckpt.timed = 3;
     b.ckpt.requested = 2;
     v = derive(&a, &b, 1.0);
-    assert_int_equal(v.nevents, 1);
-    assert_string_equal(v.events[0],
+    assert_int_equal(v.nevents, 2);
+    /* 2 a second: a storm, named with the setting that makes room between them */
+    assert_string_equal(v.events[0], "checkpoint storm: 2.0/s requested, max_wal_size 1GB");
+    assert_string_equal(v.events[1],
                         "2 checkpoints (requested): 1234 buffers, write 2345 ms, sync 12 ms");
     assert_int_equal(row(&v, "checkpoints", "requested")->level, ROW_WARN);
+    assert_string_equal(row(&v, "checkpoints", "requested")->value, "2 (2.0/s)");
+    assert_float_equal(v.sig.checkpoints_req_s, 2.0, 1e-9);
+
+    /* the same 2 over 10 s: requested, not a storm */
+    v = derive(&a, &b, 10.0);
+    assert_int_equal(v.nevents, 1);
+    assert_float_equal(v.sig.checkpoints_req_s, 0.2, 1e-9);
 
     v = derive(&a, &a, 1.0);
     assert_int_equal(v.nevents, 0);
@@ -446,6 +455,74 @@ test_sql_by_version(void **state)
     free(v17);
 }
 
+/*
+ * Glances: benchtop's sessions on CPU, reading data files and idle;
+ * reads apart from the commit's I/O; lock waiters by their chain's root;
+ * benchtop's waiters on other sessions' statements as a share.
+ */
+static void
+test_glance_signals(void **state)
+{
+    struct pg_sample a = base_sample(), b = base_sample();
+    struct coll_glances *p = &b.probed;
+    struct coll_view v;
+
+    (void)state;
+    /* two glances, each: 8 of ours (2 on CPU, 1 reading, 1 on the WAL, 2 waiting on a lock, */
+    /* 2 idle), 2 others (1 reading) */
+    p->n = 2;
+    p->own_known = 1;
+    p->roots = 2;
+    p->all = 20;
+    p->own = 16;
+    p->active = 14;
+    p->own_active = 12;
+    p->on_cpu = p->own_cpu = 4;
+    p->commit_io = 6;
+    p->own_commit_io = 4;
+    p->io = 4;
+    p->own_io = 2;
+    p->lock = p->own_lock = 4;
+    p->own_idle = 4;
+    p->root_commit = 3;
+    p->root_client = 1;
+    b.stall_own = 4;
+    snprintf(b.stall_what, sizeof b.stall_what, "77 (9 s): VACUUM FULL t");
+    v = derive(&a, &b, 1.0);
+    assert_float_equal(v.sig.own_on_cpu, 2, 1e-9);
+    assert_float_equal(v.sig.own_io_wait, 1, 1e-9);
+    assert_float_equal(v.sig.own_idle, 2, 1e-9);
+    assert_float_equal(v.sig.io_wait, 2, 1e-9);
+    assert_float_equal(v.sig.commit_wait, 1, 1e-9); /* the WAL's only */
+    assert_float_equal(v.sig.lock_root_commit, 1.5, 1e-9);
+    assert_float_equal(v.sig.lock_root_client, 0.5, 1e-9);
+    assert_float_equal(v.sig.lock_root_other, 0, 1e-9);
+    assert_float_equal(v.sig.other_stall_share, 0.25, 1e-9);
+    assert_string_equal(v.sig.other_stall_what, "77 (9 s): VACUUM FULL t");
+    assert_int_equal(pg_first_blocker("{4321,12}"), 4321);
+    assert_int_equal(pg_first_blocker("{}"), 0);
+    assert_int_equal(pg_first_blocker(NULL), 0);
+}
+
+/* Blocks read from disk per second and the shared buffers' hit ratio, over the interval. */
+static void
+test_buffer_signals(void **state)
+{
+    struct pg_sample a = base_sample(), b = base_sample();
+    struct coll_view v;
+
+    (void)state;
+    a.db.blks_hit = 1000;
+    a.db.blks_read = 100;
+    b.db.blks_hit = 1000 + 9000;
+    b.db.blks_read = 100 + 1000;
+    v = derive(&a, &b, 2.0);
+    assert_float_equal(v.sig.disk_reads_s, 500, 1e-9);
+    assert_float_equal(v.sig.hit_ratio, 0.9, 1e-9);
+    v = derive(NULL, &b, 2.0);
+    assert_true(isnan(v.sig.hit_ratio));
+}
+
 int
 main(void)
 {
@@ -457,7 +534,8 @@ main(void)
         cmocka_unit_test(test_temp_bytes),       cmocka_unit_test(test_sessions),
         cmocka_unit_test(test_hidden_sessions),  cmocka_unit_test(test_version_rows),
         cmocka_unit_test(test_wal_sync_time),    cmocka_unit_test(test_rows_fit),
-        cmocka_unit_test(test_sql_by_version),
+        cmocka_unit_test(test_sql_by_version),   cmocka_unit_test(test_glance_signals),
+        cmocka_unit_test(test_buffer_signals),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -823,6 +823,112 @@ test_derive_rates(void **state)
     assert_string_equal(v.note, "");
 }
 
+/* SLOWLOG GET 16: every entry kept, with its command line and client. */
+static void
+test_slowlog_entries(void **state)
+{
+    (void)state;
+    /* DEBUG SLEEP 0.3 twice from another client, then a KEYS from 3.x (no client) */
+    const char resp[] = "*3\r\n"
+                        "*6\r\n:12\r\n:1796036812\r\n:300105\r\n*3\r\n$5\r\nDEBUG\r\n"
+                        "$5\r\nSLEEP\r\n$3\r\n0.3\r\n$15\r\n127.0.0.1:53734\r\n$0\r\n\r\n"
+                        "*6\r\n:11\r\n:1796036811\r\n:300087\r\n*3\r\n$5\r\nDEBUG\r\n"
+                        "$5\r\nSLEEP\r\n$3\r\n0.3\r\n$15\r\n127.0.0.1:53734\r\n$0\r\n\r\n"
+                        "*4\r\n:10\r\n:1796036810\r\n:15000\r\n*2\r\n$4\r\nKEYS\r\n$1\r\n*\r\n";
+    redisReply *r = read_resp(resp, sizeof resp - 1);
+    struct redis_slowlog sl;
+    char err[BT_ERRLEN];
+
+    assert_non_null(r);
+    assert_int_equal(redis_slowlog_parse(r, &sl, err), 0);
+    assert_int_equal(sl.n, 3);
+    assert_int_equal(sl.last_id, 12);
+    assert_string_equal(sl.last_cmd, "DEBUG");
+    assert_string_equal(sl.e[0].what, "DEBUG SLEEP 0.3");
+    assert_string_equal(sl.e[0].client, "127.0.0.1:53734");
+    assert_int_equal(sl.e[1].usec, 300087);
+    assert_string_equal(sl.e[2].what, "KEYS *");
+    assert_string_equal(sl.e[2].client, "");
+    freeReplyObject(r);
+}
+
+/*
+ * Another client's DEBUG SLEEP 0.3, twice in a 2 s interval: the server
+ * was stalled 30% of it. benchtop's own slow command (its connection's
+ * port) and entries from before the interval do not count.
+ */
+static void
+test_derive_stall(void **state)
+{
+    (void)state;
+    struct redis_sample p, c;
+    struct coll_view v;
+
+    fill_samples(&p, &c);
+    c.slowlog.n = 4;
+    c.slowlog.e[0] = (struct redis_slow_entry){
+        .id = 43, .usec = 300000, .what = "DEBUG SLEEP 0.3", .client = "127.0.0.1:5123"};
+    c.slowlog.e[1] = (struct redis_slow_entry){
+        .id = 42, .usec = 250000, .what = "EVAL ...", .client = "127.0.0.1:40000", .ours = 1};
+    c.slowlog.e[2] = (struct redis_slow_entry){
+        .id = 41, .usec = 300000, .what = "DEBUG SLEEP 0.3", .client = "127.0.0.1:5123"};
+    c.slowlog.e[3] = (struct redis_slow_entry){.id = 40, .usec = 900000, .what = "KEYS *"};
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_true(fabs(v.sig.other_stall_share - 0.3) < 1e-9);
+    assert_string_equal(v.sig.other_stall_what, "DEBUG SLEEP 0.3 from 127.0.0.1:5123");
+    assert_true(fabs(row_num(&v, "slowlog", "others stalled") - 30.0) < 1e-9);
+    /* nothing new: no stall, and no row */
+    c.slowlog.n = 1;
+    c.slowlog.e[0] = c.slowlog.e[3];
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_true(v.sig.other_stall_share == 0);
+    assert_null(coll_row_find(&v, "slowlog", "others stalled"));
+}
+
+/*
+ * A cache at its maxmemory: used of the limit, evictions/s (a few in a
+ * long interval are never "0.0/s"), hit ratio 0..1, the server's own CPU,
+ * io-threads with the busiest thread when /proc showed them.
+ */
+static void
+test_derive_cache_signals(void **state)
+{
+    (void)state;
+    struct redis_sample p, c;
+    struct coll_view v;
+
+    fill_samples(&p, &c);
+    c.info.used_memory = 8300000;
+    c.info.maxmemory = 8388608;
+    c.io_threads = 1;
+    p.ntasks = c.ntasks = 2;
+    p.tasks[0] = (struct cpu_task){100, 10.0};
+    p.tasks[1] = (struct cpu_task){101, 1.0};
+    c.tasks[0] = (struct cpu_task){100, 11.9};
+    c.tasks[1] = (struct cpu_task){101, 1.1};
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_true(v.sig.mem_used == 8300000);
+    assert_true(v.sig.mem_limit == 8388608);
+    assert_string_equal(v.sig.mem_limit_setting, "maxmemory");
+    assert_string_equal(coll_row_find(&v, "memory", "used")->value, "7.9 MB of 8.0 MB (99%)");
+    assert_int_equal(coll_row_find(&v, "memory", "used")->level, ROW_WARN);
+    assert_true(v.sig.evictions_s == 1.0);
+    assert_true(fabs(v.sig.hit_ratio - 0.9) < 1e-9);
+    assert_true(fabs(v.sig.server_cpu_self_pct - 50.0) < 1e-9);
+    assert_true(v.sig.server_threads == 1);
+    assert_string_equal(v.sig.threads_setting, "io-threads");
+    assert_true(fabs(v.sig.thread_max_pct - 95.0) < 1e-9);
+    assert_string_equal(coll_row_find(&v, "cpu", "threads")->value, "1 (io-threads), busiest 95%");
+    /* 2 evictions in 60 s */
+    redis_collector_class.derive(&p, &c, 60.0, &v);
+    assert_string_equal(coll_row_find(&v, "keyspace", "evicted")->value, "0.033/s");
+    /* no maxmemory: no limit, and the row as before */
+    c.info.maxmemory = 0;
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_true(isnan(v.sig.mem_limit));
+    assert_string_equal(v.sig.mem_limit_setting, "");
+}
+
 /* appendfsync always: each write waits for an AOF sync, the writes are the changes since the dump.
  */
 static void
@@ -931,6 +1037,9 @@ main(void)
         cmocka_unit_test(test_derive_restart),
         cmocka_unit_test(test_derive_refused),
         cmocka_unit_test(test_derive_aof_always),
+        cmocka_unit_test(test_slowlog_entries),
+        cmocka_unit_test(test_derive_stall),
+        cmocka_unit_test(test_derive_cache_signals),
     };
     return cmocka_run_group_tests_name("redis_info", tests, NULL, NULL);
 }

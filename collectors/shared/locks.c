@@ -1,0 +1,79 @@
+/* locks: lock chains followed to their roots (see locks.h). */
+#include "locks.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/text.h"
+#include "engine/collector.h"
+
+enum { MAX_HOPS = 16 };
+
+static const struct lock_node *
+find_node(const struct lock_node *s, int n, uint64_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (s[i].id == id)
+            return &s[i];
+    return NULL;
+}
+
+/* The root of w's chain; NULL for a cycle (a deadlock not yet detected) or a gone blocker. */
+static const struct lock_node *
+root_of(const struct lock_node *s, int n, const struct lock_node *w)
+{
+    int hops;
+
+    for (hops = 0; w != NULL && w->blocker != 0 && hops < MAX_HOPS; hops++)
+        w = find_node(s, n, w->blocker);
+    return hops < MAX_HOPS ? w : NULL;
+}
+
+static void
+note_stall(struct lock_roots *out, const struct lock_node *root, double *longest)
+{
+    char q[20]; /* what fits beside the id and the age */
+
+    out->own_by_other++;
+    if (root->running_s <= *longest)
+        return;
+    *longest = root->running_s;
+    text_clean(q, sizeof q, root->query);
+    snprintf(out->what, sizeof out->what, "%llu (%.0f s): %s", (unsigned long long)root->id,
+             root->running_s, q);
+}
+
+void
+lock_roots(const struct lock_node *s, int n, struct lock_roots *out)
+{
+    double longest = -1;
+
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < n; i++) {
+        const struct lock_node *r;
+
+        if (s[i].blocker == 0)
+            continue; /* a blocker only */
+        r = root_of(s, n, &s[i]);
+        if (r != NULL && r->commit)
+            out->commit++;
+        else if (r != NULL && r->idle)
+            out->client++;
+        else
+            out->other++;
+        if (s[i].ours && r != NULL && !r->ours && !r->commit && !r->idle)
+            note_stall(out, r, &longest);
+    }
+}
+
+void
+lock_roots_add(const struct lock_roots *r, struct coll_glances *p, double *stall_own, char *what,
+               size_t len)
+{
+    p->root_commit += r->commit;
+    p->root_client += r->client;
+    p->root_other += r->other;
+    *stall_own += r->own_by_other;
+    if (r->what[0])
+        snprintf(what, len, "%s", r->what);
+}

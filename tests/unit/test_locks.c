@@ -1,0 +1,109 @@
+/*
+ * Lock chains (collectors/shared/locks.c): each waiter counted by what the
+ * session at its chain's root does, through chains of any length, with
+ * cycles and vanished blockers counted as other; benchtop's waiters on
+ * another application's running statement named, escaped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "collectors/shared/locks.h"
+
+/*
+ * pgbench at scale 1 with slow commits: the branch row's holder waits on
+ * the WAL's sync, 3 wait for it directly and 2 behind one of those.
+ */
+static void
+test_root_is_the_commit(void **state)
+{
+    (void)state;
+    struct lock_node s[] = {
+        {.id = 100, .ours = 1, .commit = 1},    {.id = 101, .ours = 1, .blocker = 100},
+        {.id = 102, .ours = 1, .blocker = 100}, {.id = 103, .ours = 1, .blocker = 100},
+        {.id = 104, .ours = 1, .blocker = 101}, {.id = 105, .ours = 1, .blocker = 104},
+    };
+    struct lock_roots r;
+
+    lock_roots(s, 6, &r);
+    assert_int_equal(r.commit, 5);
+    assert_int_equal(r.client + r.other, 0);
+    assert_int_equal(r.own_by_other, 0);
+}
+
+/* A holder idle in its transaction: its waiters wait for its client. */
+static void
+test_root_is_the_client(void **state)
+{
+    (void)state;
+    struct lock_node s[] = {
+        {.id = 7, .ours = 1, .idle = 1},
+        {.id = 8, .ours = 1, .blocker = 7},
+        {.id = 9, .ours = 0, .blocker = 8},
+    };
+    struct lock_roots r;
+
+    lock_roots(s, 3, &r);
+    assert_int_equal(r.client, 2);
+    assert_int_equal(r.commit + r.other, 0);
+}
+
+/*
+ * Another application's long UPDATE holds the rows benchtop's sessions
+ * want: other, and named (its text escaped: it came from the server).
+ */
+static void
+test_root_is_another_statement(void **state)
+{
+    (void)state;
+    struct lock_node s[] = {
+        {.id = 50, .ours = 0, .running_s = 12, .query = "UPDATE t\x1b[2J"},
+        {.id = 51, .ours = 0, .running_s = 30, .query = "LOCK TABLE t"},
+        {.id = 60, .ours = 1, .blocker = 50},
+        {.id = 61, .ours = 1, .blocker = 60},
+        {.id = 62, .ours = 0, .blocker = 50}, /* another application's waiter: not a stall */
+    };
+    struct lock_roots r;
+
+    lock_roots(s, 5, &r);
+    assert_int_equal(r.other, 3);
+    assert_int_equal(r.own_by_other, 2);
+    assert_string_equal(r.what, "50 (12 s): UPDATE t\\x1b[2J");
+}
+
+/* A cycle (a deadlock the server has not broken yet) and a blocker that left: other. */
+static void
+test_cycles_and_gone(void **state)
+{
+    (void)state;
+    struct lock_node s[] = {
+        {.id = 1, .blocker = 2},
+        {.id = 2, .blocker = 1},
+        {.id = 3, .blocker = 99},
+    };
+    struct lock_roots r;
+
+    lock_roots(s, 3, &r);
+    assert_int_equal(r.other, 3);
+    assert_int_equal(r.commit + r.client + r.own_by_other, 0);
+    lock_roots(s, 0, &r);
+    assert_int_equal(r.commit + r.client + r.other, 0);
+    assert_string_equal(r.what, "");
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_root_is_the_commit),
+        cmocka_unit_test(test_root_is_the_client),
+        cmocka_unit_test(test_root_is_another_statement),
+        cmocka_unit_test(test_cycles_and_gone),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
