@@ -149,8 +149,13 @@ states_read(const struct coll_signals *g, struct states *s)
     if (!(s->active > 0))
         return isnan(s->active) ? -1 : 0;
     s->lock = z(own ? g->own_lock_wait : g->lock_wait);
+    /*
+     * own_commit_wait counts the commit's sync and data file I/O together;
+     * without own_io_wait, all sessions' io and commit waits split it
+     */
+    if (own && isnan(io) && g->io_wait + g->commit_wait > 0)
+        io = z(g->own_commit_wait) * g->io_wait / (g->io_wait + g->commit_wait);
     s->disk = z(io);
-    /* own_commit_wait counts the commit's sync and data file I/O; the I/O alone is io */
     s->commit = own ? fmax(0, z(g->own_commit_wait) - s->disk) : z(g->commit_wait);
     s->cpu = own && !isnan(g->own_on_cpu) ? g->own_on_cpu
              : own                        ? fmax(0, s->active - s->lock - s->disk - s->commit)
@@ -281,6 +286,10 @@ split_flight(const struct account_input *in, struct account *a, double flight)
     }
     front_tiers(in, a, &flight);
     if (!in->have_server) {
+        /* the server unseen: only what came while benchtop's thread was busy is known */
+        benchtop = flight * client_busy(in);
+        flight -= benchtop;
+        split_benchtop(in, a, benchtop);
         take(a, &flight, AS_UNKNOWN, flight, -1);
         return;
     }

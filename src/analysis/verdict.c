@@ -598,6 +598,9 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     /* benchtop's threads on a full host it shares: they wait for the host's CPU */
     if (k == VK_CLIENT && w->host_full && !in->embedded)
         return VK_HOST;
+    /* an open loop that keeps its rate is limited by the rate, full host or not */
+    if (k == VK_UNDERLOADED && in->rate > 0 && in->tps >= 0.9 * in->rate)
+        return k;
     if ((k == VK_SERVER_CPU || k == VK_NETWORK || k == VK_UNDERLOADED) && host_shared(w) &&
         !(k == VK_NETWORK && in->sig.rtt_ms >= 5))
         return VK_HOST; /* a few ms of transit on a full host are waits for a CPU */

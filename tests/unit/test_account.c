@@ -356,9 +356,10 @@ test_unknown_is_not_guessed(void **state)
 
     in.have_server = 0;
     v = judge(&in, 3);
-    assert_true(account_share(&v.acct, AS_UNKNOWN) > 0.9);
+    /* what came while benchtop's thread was busy (20%) is benchtop's; the rest unknown */
+    assert_true(account_share(&v.acct, AS_UNKNOWN) > 0.75);
     assert_int_equal(v.kind, VK_NONE);
-    assert_non_null(strstr(v.evidence, "unknown 97%"));
+    assert_non_null(strstr(v.evidence, "unknown 78%"));
 }
 
 /* Buffer-pool misses (MariaDB Statistics states, 67% hits): disk reads, then memory. */
