@@ -556,6 +556,18 @@ server_used(const struct verdict_state *st, const struct window *w)
     return isnan(server_load(st, w)) ? 0 : server_load(st, w);
 }
 
+/*
+ * A round trip that is a wire, even on a full host: 5 ms or more, or
+ * within a quarter of the last interval's (waiting for a CPU jitters).
+ */
+static int
+steady_rtt(const struct verdict_state *st, const struct verdict_input *in)
+{
+    double r = in->sig.rtt_ms, last = st->last_rtt_ms;
+
+    return r >= 5 || (r >= 1 && last >= 1 && fabs(r - last) <= 0.25 * fmin(r, last));
+}
+
 /* A cache (or buffer pool) evicting with misses: its working set does not fit. */
 static int
 evicting(const struct coll_signals *g)
@@ -602,8 +614,8 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if (k == VK_UNDERLOADED && in->rate > 0 && in->tps >= 0.9 * in->rate)
         return k;
     if ((k == VK_SERVER_CPU || k == VK_NETWORK || k == VK_UNDERLOADED) && host_shared(w) &&
-        !(k == VK_NETWORK && in->sig.rtt_ms >= 5))
-        return VK_HOST; /* a few ms of transit on a full host are waits for a CPU */
+        !(k == VK_NETWORK && steady_rtt(st, in)))
+        return VK_HOST; /* a jittery few ms of transit on a full host are waits for a CPU */
     if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && g->server_threads > 0 &&
         g->thread_max_pct >= 85 && g->threads_setting[0])
         return VK_THREAD;
@@ -1148,10 +1160,12 @@ verdict_check(const struct verdict_point *lo, const struct verdict_point *hi)
         return flat ? VC_CONTRADICTED : VC_CONFIRMED;
     case VK_UNDERLOADED:
     case VK_NETWORK:
+    case VK_OPEN_LOOP: /* -R beyond the clients: more of them keep more of the rate */
         return flat ? VC_CONTRADICTED : VC_CONFIRMED;
     case VK_HOST:
         return flat ? VC_CONFIRMED : check_host_gain(lo, hi, gain);
     case VK_SERVER_CPU:
+    case VK_THREAD:
     case VK_LOCK:
     case VK_POOL:
     case VK_CLIENT:
@@ -1202,7 +1216,7 @@ verdict_check_text(enum verdict_check c, const struct verdict_point *lo,
                    const struct verdict_point *hi, char *buf, size_t len)
 {
     enum verdict_kind k = lo->kind;
-    int more = k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_COMMIT;
+    int more = k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_COMMIT || k == VK_OPEN_LOOP;
     double gain = 0;
     int flat = 1, tested = gain_of(lo, hi, &gain, &flat);
 
