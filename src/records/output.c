@@ -73,7 +73,7 @@ json_account(FILE *f, const struct account *a)
         return;
     fprintf(f, ",\"account\":{\"clients\":%.0f", a->clients);
     for (k = 0; k < AS__COUNT; k++)
-        if (a->t[k] > 0)
+        if (account_share(a, k) >= 0.0005)
             fprintf(f, ",\"%s\":%.3f", account_key(k), account_share(a, k));
     fputc('}', f);
 }
