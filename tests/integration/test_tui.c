@@ -524,11 +524,15 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dashboard),   cmocka_unit_test(test_help_and_pause),
+        cmocka_unit_test(test_dashboard),
+        cmocka_unit_test(test_help_and_pause),
         cmocka_unit_test(test_watch_verdict_line),
-        cmocka_unit_test(test_set_setting), cmocka_unit_test(test_read_only),
-        cmocka_unit_test(test_sweep_pane),  cmocka_unit_test(test_watch_records),
-        cmocka_unit_test(test_demo),        cmocka_unit_test(test_dumb_terminal_refused),
+        cmocka_unit_test(test_set_setting),
+        cmocka_unit_test(test_read_only),
+        cmocka_unit_test(test_sweep_pane),
+        cmocka_unit_test(test_watch_records),
+        cmocka_unit_test(test_demo),
+        cmocka_unit_test(test_dumb_terminal_refused),
     };
     return cmocka_run_group_tests_name("tui", tests, setup, teardown);
 }

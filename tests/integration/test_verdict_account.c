@@ -74,8 +74,8 @@ static void
 test_commit_under_lock_chain(void **state)
 {
     char target[600];
-    char *args[] = {"run",    target, "--headless", "-q", "-T", "8", "-c", "8", "-w",
-                    "tpcb-like", NULL};
+    char *args[] = {"run", target, "--headless", "-q",        "-T", "8",
+                    "-c",  "8",    "-w",         "tpcb-like", NULL};
     struct outcome on, off;
     int keep;
     pid_t pid = itest_slow_pg(target, sizeof(target), 20, &keep);
@@ -140,8 +140,8 @@ static void
 test_reads_through_a_proxy_are_transit(void **state)
 {
     char direct[600], proxy[600];
-    char *args[] = {"run", proxy, "--headless", "-q", "-T", "6", "-c", "16", "-w",
-                    "select-only", NULL};
+    char *args[] = {"run", proxy, "--headless", "-q",          "-T", "6",
+                    "-c",  "16",  "-w",         "select-only", NULL};
     struct outcome slow, fast;
     int port;
     pid_t pid = start_proxy("2", &port);
@@ -222,8 +222,8 @@ static void
 test_quota_is_client_bound(void **state)
 {
     char dir[300];
-    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "6", "-c", "4", "-w",
-                    "select-only", NULL};
+    char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "6", "-c", "4",
+                    "-w",  "select-only",    NULL};
     struct outcome held, free_run;
     struct run r;
 
