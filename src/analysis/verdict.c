@@ -793,12 +793,44 @@ advise_light(const struct window *w, char *ev)
         appendf(ev, EV, ": add clients");
 }
 
+/* The kinds whose advice is one sentence. */
+static void
+advise_other(const struct window *w, enum verdict_kind k, char *ev)
+{
+    const struct verdict_input *in = w->in;
+    const struct coll_signals *g = &in->sig;
+
+    if (k == VK_STALL)
+        snprintf(ev, EV, "other sessions' commands stall the server%s%s",
+                 g->other_stall_what[0] ? ": " : "", g->other_stall_what);
+    else if (k == VK_POOL)
+        snprintf(ev, EV,
+                 "%.0f clients wait for %.0f server connections (pool size %.0f): raise the pool "
+                 "size",
+                 g->pool_waiting, g->pool_servers, g->pool_size);
+    else if (k == VK_APP)
+        advise_app(in, ev);
+    else if (k == VK_CONNECTION)
+        snprintf(ev, EV, "connection set-up: keep connections open (without -C), or a pooler");
+    else if (k == VK_NETWORK)
+        snprintf(ev, EV,
+                 "round trips of %.1f ms: the network or a proxy; more clients, or fewer round "
+                 "trips per transaction",
+                 in->sig.rtt_ms);
+    else if (k == VK_OPEN_LOOP)
+        snprintf(ev, EV,
+                 "-R %.0f is beyond what %d clients can do: add clients (%.0f%% of transactions "
+                 "late)",
+                 in->rate, in->clients, in->late_share * 100);
+    else
+        snprintf(ev, EV, "no verdict yet");
+}
+
 /* What the kind means and what relieves it, into ev. */
 static void
 advise(const struct verdict_state *st, const struct window *w, enum verdict_kind k, char *ev)
 {
-    const struct verdict_input *in = w->in;
-    const struct coll_signals *g = &in->sig;
+    const struct coll_signals *g = &w->in->sig;
 
     switch (k) {
     case VK_CLIENT:
@@ -825,41 +857,11 @@ advise(const struct verdict_state *st, const struct window *w, enum verdict_kind
         advise_waits(g, "read from disk", ev);
         appendf(ev, EV, ": more memory for the cache, or faster storage");
         break;
-    case VK_STALL:
-        snprintf(ev, EV, "other sessions' commands stall the server%s%s",
-                 g->other_stall_what[0] ? ": " : "", g->other_stall_what);
-        break;
-    case VK_POOL:
-        snprintf(ev, EV,
-                 "%.0f clients wait for %.0f server connections (pool size "
-                 "%.0f): raise the pool size",
-                 g->pool_waiting, g->pool_servers, g->pool_size);
-        break;
-    case VK_APP:
-        advise_app(in, ev);
-        break;
-    case VK_CONNECTION:
-        snprintf(ev, EV,
-                 "connection set-up: keep connections open (without -C), "
-                 "or a pooler");
-        break;
-    case VK_NETWORK:
-        snprintf(ev, EV,
-                 "round trips of %.1f ms: the network or a proxy; more "
-                 "clients, or fewer round trips per transaction",
-                 in->sig.rtt_ms);
-        break;
-    case VK_OPEN_LOOP:
-        snprintf(ev, EV,
-                 "-R %.0f is beyond what %d clients can do: add clients "
-                 "(%.0f%% of transactions late)",
-                 in->rate, in->clients, in->late_share * 100);
-        break;
     case VK_UNDERLOADED:
         advise_light(w, ev);
         break;
     default:
-        snprintf(ev, EV, "no verdict yet");
+        advise_other(w, k, ev);
         break;
     }
 }
