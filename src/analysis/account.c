@@ -280,10 +280,6 @@ split_flight(const struct account_input *in, struct account *a, double flight)
     const struct coll_signals *g = &in->sig;
     double benchtop, pool;
 
-    if (in->embedded) { /* the database's work is done in benchtop's own threads */
-        split_benchtop(in, a, flight);
-        return;
-    }
     front_tiers(in, a, &flight);
     if (!in->have_server) {
         /* the server unseen: only what came while benchtop's thread was busy is known */

@@ -105,11 +105,18 @@ test_underloaded(void **state)
     v = run(&st, &in, 4);
     assert_int_equal(v.kind, VK_UNDERLOADED);
     assert_non_null(strstr(v.evidence, "add clients"));
-    /* the same light run on a host others fill: more load would compete, not "add clients" */
+    /*
+     * the same light run on a host others fill: the clients' time holds no
+     * wait for a CPU, so still light, but more load would compete, not
+     * "add clients"
+     */
     in.host_busy_pct = 97;
     in.server_host_pct = 5;
     in.own_cpu_pct = 6;
-    assert_int_not_equal(steady(&in), VK_UNDERLOADED);
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_non_null(strstr(v.evidence, "more load would compete for a full host"));
+    assert_null(strstr(v.evidence, "add clients"));
 }
 
 static void
@@ -163,10 +170,13 @@ test_server_cpu_bound_by_sessions_and_by_process(void **state)
     in.host_busy_pct = NAN;
     assert_int_equal(steady(&in), VK_SERVER_CPU);
 
-    /* a busy host alone is not the server: other programs may be running; the host is the limit */
+    /* a busy host alone is not the server: other programs may be running */
     in = calm();
     in.host_busy_pct = 98;
     in.own_cpu_pct = 20;
+    assert_int_not_equal(steady(&in), VK_SERVER_CPU);
+    /* ... and sessions on CPU on it, the server's own CPU unknown: the host */
+    in.sig.active = in.sig.on_cpu = 0.9;
     assert_int_equal(steady(&in), VK_HOST);
 }
 
