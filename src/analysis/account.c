@@ -209,8 +209,7 @@ split_pool(const struct states *s, struct account *a, double pool)
     a->t[AS_DISK] += pool * s->disk / s->active;
     a->t[AS_COMMIT] += pool * s->commit / s->active;
     a->t[AS_POOL] += pool * (1 - w);
-    if (a->obs[AS_POOL] >= 0)
-        a->obs[AS_POOL] += 1;
+    a->obs[AS_POOL] = -1;
 }
 
 /* The server's part of *flight from its sampled sessions: each active session-second is one. */
@@ -266,16 +265,16 @@ server_by_cpu(const struct account_input *in, struct account *a, double *flight)
 static void
 front_tiers(const struct account_input *in, struct account *a, double *flight)
 {
-    take(a, flight, AS_APP, z(in->sig.app_queue) * in->interval_s, 1);
+    take(a, flight, AS_APP, z(in->sig.app_queue) * in->interval_s, -1);
 }
 
 /*
- * In flight: stalls by others first (they hold every client in flight),
- * then the server's part, the tiers in front of it, and transit: the rest,
- * of which benchtop's share is what came while its thread was busy.
+ * In flight (and connecting, for a pooler's queue): stalls by others first (they hold every client
+ * in flight), then the server's part, the tiers in front of it, and transit: the rest, of which
+ * benchtop's share is what came while its thread was busy.
  */
 static void
-split_flight(const struct account_input *in, struct account *a, double flight)
+split_flight(const struct account_input *in, struct account *a, double flight, double *connect)
 {
     const struct coll_signals *g = &in->sig;
     double benchtop, pool;
@@ -290,7 +289,13 @@ split_flight(const struct account_input *in, struct account *a, double flight)
         return;
     }
     take(a, &flight, AS_STALL, flight * clamp(g->other_stall_share, 0, 1), -1);
-    pool = clamp(z(g->pool_waiting) * in->interval_s, 0, flight);
+    /*
+     * A session pooler holds its queue at login (those clients are
+     * connecting); a transaction pooler holds it in flight.
+     */
+    pool = z(g->pool_waiting) * in->interval_s -
+           take(a, connect, AS_POOL, z(g->pool_waiting) * in->interval_s, -1);
+    pool = clamp(pool, 0, flight);
     flight -= pool;
     /* an event loop's load is its one thread's CPU, not its connections' states */
     if (!(g->server_cpu_limit > 0 && g->server_cpu_limit <= 100) ||
@@ -300,7 +305,7 @@ split_flight(const struct account_input *in, struct account *a, double flight)
         else if (server_by_cpu(in, a, &flight) < 0)
             take(a, &flight, AS_UNKNOWN, flight, -1);
     }
-    take(a, &pool, AS_POOL, pool, 1);
+    take(a, &pool, AS_POOL, pool, -1); /* the pooler's own gauge: measured */
     benchtop = flight * client_busy(in);
     flight -= benchtop;
     split_benchtop(in, a, benchtop);
@@ -320,10 +325,11 @@ account_make(const struct account_input *in, struct account *a)
     /* no transaction finished (a stall): the clients in flight were so all along */
     if (!(in->txns > 0))
         flight = fmax(flight, clamp(in->busy * in->interval_s, 0, total));
-    connect = clamp(in->connect_s, 0, total - flight);
+    /* connects that never end (a session pooler's queue at login) count from the gauge */
+    connect = clamp(fmax(z(in->connect_s), z(in->connecting) * in->interval_s), 0, total - flight);
     rest = total - flight - connect;
+    split_flight(in, a, flight, &connect);
     take(a, &connect, AS_CONNECT, connect, -1);
-    split_flight(in, a, flight);
     if (in->rate > 0) /* an open loop's clients between transactions wait for the schedule */
         take(a, &rest, AS_SCHEDULE, rest * (1 - client_busy(in)), -1);
     split_benchtop(in, a, rest);

@@ -47,6 +47,7 @@ struct account_input {
     double rate;          /* -R; 0 closed loop */
     double flight_s;      /* client-seconds in flight: send to reply, finished transactions */
     double connect_s;     /* client-seconds connecting */
+    double connecting;    /* clients connecting at the tick: a connect that never ends counts */
     double busy;          /* clients in flight at the tick (stalls: no transaction finished) */
     double txns;          /* transactions finished (ok or failed) */
     double worker_cpu;    /* the busiest worker thread on a CPU, % of the interval */

@@ -469,6 +469,7 @@ account_input_make(const struct verdict_input *in, struct account_input *a)
     if (!(a->connect_s > 0) && in->connect_share > 0 && in->tps > 0)
         a->connect_s = in->tps * in->lat_mean_ms / 1000 * a->interval_s * in->connect_share;
     a->busy = in->busy;
+    a->connecting = in->connecting;
     a->txns = in->tps * a->interval_s + (isnan(in->errors) ? 0 : in->errors * a->interval_s);
     a->worker_cpu = in->worker_cpu_max;
     a->worker_wait = in->worker_wait_max;

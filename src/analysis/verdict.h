@@ -70,7 +70,8 @@ struct verdict_input {
     /* The time account's own figures (account.h); 0 / NAN when unknown: */
     double interval_s;       /* the interval's length (1 if 0) */
     double flight_s;         /* client-seconds in flight; 0: tps x latency stands in */
-    double connect_s;        /* client-seconds connecting */
+    double connect_s;        /* client-seconds connecting (finished connects) */
+    double connecting;       /* clients connecting at the tick (a connect that has not ended) */
     double busy;             /* clients in flight at the tick */
     double late_share;       /* open loop: transactions started late / started */
     double throttled_pct;    /* benchtop's cgroup quota held it back, % of the interval */

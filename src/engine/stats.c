@@ -62,6 +62,7 @@ wstats_merge(struct wstats *dst, const struct wstats *src)
         dst->errors[k] += src->errors[k];
     dst->connected += src->connected;
     dst->busy += src->busy;
+    dst->connecting += src->connecting;
     hist_merge(dst->lat, src->lat);
     if (src->last_error[0] != '\0')
         memcpy(dst->last_error, src->last_error, sizeof(dst->last_error));

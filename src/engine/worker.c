@@ -243,19 +243,21 @@ timer_pop(struct worker *w)
     }
 }
 
-/* The gauges of the buffer handed over: clients connected and clients in flight. */
+/* The gauges of the buffer handed over: clients connected, in flight, and connecting. */
 static void
 count_gauges(struct worker *w)
 {
-    int i, n = 0, busy = 0;
+    int i, n = 0, busy = 0, connecting = 0;
 
     for (i = 0; i < w->nclients; i++) {
         enum client_state st = w->clients[i].state;
         n += st == CS_IDLE || st == CS_RUNNING;
         busy += w->clients[i].inflight > 0;
+        connecting += st == CS_CONNECTING;
     }
     w->stats[w->cur].connected = (uint64_t)n;
     w->stats[w->cur].busy = (uint64_t)busy;
+    w->stats[w->cur].connecting = (uint64_t)connecting;
 }
 
 /* The main thread asked for a tick: hand it the buffer we wrote. */

@@ -172,6 +172,7 @@ judge_account(struct session *s, const struct snapshot *snap, struct verdict_inp
     in->flight_s = (double)c->flight_us / 1e6;
     in->connect_s = (double)c->connect_us / 1e6;
     in->busy = (double)c->busy;
+    in->connecting = (double)c->connecting;
     in->late_share = started ? fmin((double)c->late / (double)started, 1) : 0;
     in->throttled_pct = snap->throttled_pct;
     in->quota = snap->quota;

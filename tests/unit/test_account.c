@@ -397,6 +397,31 @@ test_disk_reads_of_a_small_pool(void **state)
     assert_non_null(strstr(v.evidence, "22,670 disk reads/s, hit ratio 67.5%"));
 }
 
+/*
+ * Issue 33.5: PgBouncer in session mode, pool 4, 16 clients: 12 clients
+ * never get past their login (connecting all along, queued in the pooler):
+ * their time is the pool's, not benchtop's.
+ */
+static void
+test_session_pooler_queue(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    in.flight_s = 3.9;
+    in.busy = 4;
+    in.connecting = 12;
+    own_states(&in, 2, 0.5, 0, 0);
+    in.sig.pool_waiting = 12;
+    in.sig.pool_servers = 4;
+    in.sig.pool_size = 4;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_POOL);
+    assert_true(account_share(&v.acct, AS_POOL) >= 0.74);
+    assert_true(account_share(&v.acct, AS_BENCHTOP) < 0.05);
+    assert_non_null(strstr(v.evidence, "12 clients wait for 4 server connections (pool size 4)"));
+}
+
 /* Issue 33.6: the final verdict is the run's largest share with its figures. */
 static void
 test_final_has_figures(void **state)
@@ -442,6 +467,7 @@ main(void)
         cmocka_unit_test(test_confidence_from_samples),
         cmocka_unit_test(test_unknown_is_not_guessed),
         cmocka_unit_test(test_disk_reads_of_a_small_pool),
+        cmocka_unit_test(test_session_pooler_queue),
         cmocka_unit_test(test_final_has_figures),
     };
 
