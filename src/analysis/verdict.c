@@ -627,6 +627,10 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if ((k == VK_UNDERLOADED || k == VK_NETWORK) && in->rate > 0 && in->late_share >= 0.5 &&
         in->busy >= 0.9 * in->clients)
         return VK_OPEN_LOOP;
+    /* an open loop that keeps its rate is limited by the rate, whatever its threads wait for */
+    if ((k == VK_CLIENT || k == VK_UNDERLOADED) && in->rate > 0 && in->tps >= 0.9 * in->rate &&
+        !(in->throttled_pct >= 10))
+        return VK_UNDERLOADED;
     if (k == VK_CLIENT && (in->throttled_pct >= 10 || in->embedded))
         return VK_CLIENT;
     /*
