@@ -125,10 +125,7 @@ show_verdict(struct tui *t, const struct verdict *v)
         return;
     }
     if (v->final) {
-        char text[160];
-
-        verdict_final_text(v, text, sizeof(text));
-        snprintf(t->d.verdict, sizeof(t->d.verdict), "%s: %.150s", text, v->evidence);
+        verdict_final_text(v, t->d.verdict, sizeof(t->d.verdict));
         t->d.verdict_level = ROW_NORMAL;
         return;
     }
@@ -137,9 +134,9 @@ show_verdict(struct tui *t, const struct verdict *v)
     for (i = 0; label[i]; i++)
         label[i] = (char)toupper((unsigned char)label[i]);
     if (v->kind == VK_NONE)
-        snprintf(t->d.verdict, sizeof(t->d.verdict), "%s: %s", label, v->evidence);
+        snprintf(t->d.verdict, sizeof(t->d.verdict), "%s: %.340s", label, v->evidence);
     else
-        snprintf(t->d.verdict, sizeof(t->d.verdict), "%s (%s): %s", label, v->confidence,
+        snprintf(t->d.verdict, sizeof(t->d.verdict), "%s (%s): %.330s", label, v->confidence,
                  v->evidence);
     t->d.verdict_level = v->kind == VK_UNDERLOADED ? ROW_GOOD : ROW_WARN;
     if (v->kind != t->last_verdict)

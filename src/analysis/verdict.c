@@ -12,7 +12,6 @@ enum {
 };
 
 static const double THRESHOLD = 0.3;     /* below this, a limit is not a limit */
-static const double MIXED_GAP = 0.15;    /* two limits this close are both shown */
 static const double SMOOTH = 0.5;        /* weight of the newest sample in the smoothed fractions */
 static const double HOST_FULL = 90;      /* % of all cores: the host is saturated */
 static const double FLAT_GAIN = 0.10;    /* a doubling of clients that gains less gains nothing */
@@ -21,7 +20,6 @@ static const double LARGE_ROWS = 1000;   /* rows read per transaction worth nami
 static const double LARGE_BLOCKS = 1000; /* blocks accessed per transaction worth naming */
 static const double FAILING = 0.5;       /* share of failed transactions that leaves no verdict */
 static const double OTHERS_LARGE = 0.25; /* others' share of a busy host that makes it theirs */
-static const double LOOP_BUSY = 0.8;     /* an event loop this busy queues the collector's ping */
 /* host-bound by others: the run's CPU must grow by at least this share of the tps gain */
 static const double PAID = 0.5;
 
@@ -52,6 +50,11 @@ static const char *const labels[VK__COUNT] = {
     [VK_HOST] = "host CPU-bound",
     [VK_POOL] = "pool-bound",
     [VK_APP] = "app-bound",
+    [VK_IO] = "disk-read-bound",
+    [VK_MEMORY] = "memory-bound",
+    [VK_STALL] = "stalled by other sessions",
+    [VK_THREAD] = "one server thread-bound",
+    [VK_OPEN_LOOP] = "rate beyond the clients",
     [VK_MIXED] = "mixed",
 };
 
@@ -67,6 +70,11 @@ static const char *const keys[VK__COUNT] = {
     [VK_HOST] = "host",
     [VK_POOL] = "pool",
     [VK_APP] = "app",
+    [VK_IO] = "io",
+    [VK_MEMORY] = "memory",
+    [VK_STALL] = "stall",
+    [VK_THREAD] = "thread",
+    [VK_OPEN_LOOP] = "open_loop",
     [VK_MIXED] = "mixed",
 };
 
@@ -164,26 +172,6 @@ own_known(const struct coll_signals *g)
     return !isnan(g->own_active);
 }
 
-static double
-waits_active(const struct coll_signals *g)
-{
-    return own_known(g) ? g->own_active : g->active;
-}
-
-static double
-waits_lock(const struct coll_signals *g)
-{
-    return own_known(g) ? g->own_lock_wait : g->lock_wait;
-}
-
-static double
-waits_commit(const struct coll_signals *g)
-{
-    if (own_known(g))
-        return g->own_commit_wait;
-    return isnan(g->io_wait) ? g->commit_wait : g->commit_wait + g->io_wait;
-}
-
 /*
  * The share of the server's CPU capacity in use (0..1): its own process CPU
  * against its limit, or its sessions on CPU against the cores; NAN if
@@ -261,27 +249,6 @@ host_split_others_hold(const struct host_split *h)
 }
 
 /*
- * A worker thread that runs or waits for a CPU all the time can start no
- * more work: its share of a core plus its run-queue wait is what counts.
- * But on a saturated host where benchtop is the minority user, its wait
- * for a CPU is the host's limit, not benchtop's (score_host).
- */
-static void
-score_client(const struct window *w, struct scores *sc)
-{
-    const struct verdict_input *in = w->in;
-    double wait = isnan(in->worker_wait_max) ? 0 : in->worker_wait_max;
-
-    sc->s[VK_CLIENT] = ramp(in->worker_cpu_max + wait, 75, 95);
-    if (w->host_full && in->own_cpu_pct < 0.5 * w->host_used)
-        sc->s[VK_CLIENT] = 0;
-    snprintf(sc->ev[VK_CLIENT], EV, "benchtop thread at %.0f%% CPU", in->worker_cpu_max);
-    if (wait >= 10)
-        appendf(sc->ev[VK_CLIENT], EV, " and %.0f%% waiting for one", wait);
-    appendf(sc->ev[VK_CLIENT], EV, "; %s: add -j or run benchtop on another machine", w->server);
-}
-
-/*
  * How saturated a server's CPU is (0..1) from its share of its capacity.
  * A server that runs on one thread (its limit is one core: Redis's event
  * loop) has room while its loop still sleeps, and each request gets
@@ -297,133 +264,6 @@ cpu_saturation(double load, double limit)
     return ramp(load, 0.7, 0.95);
 }
 
-static void
-score_server_cpu(const struct verdict_state *st, const struct window *w, struct scores *sc)
-{
-    const struct verdict_input *in = w->in;
-
-    sc->s[VK_SERVER_CPU] = cpu_saturation(server_load(st, w), in->sig.server_cpu_limit);
-    snprintf(sc->ev[VK_SERVER_CPU], EV, "%s", w->server);
-    if (!isnan(in->host_busy_pct))
-        appendf(sc->ev[VK_SERVER_CPU], EV, "; host CPU %.0f%% of %d cores, benchtop %.0f%% of one",
-                in->host_busy_pct, in->cores, in->own_cpu_pct);
-}
-
-/*
- * The server runs on this machine and the machine is full: how much of it
- * goes to others than the server (benchtop, other programs) says whether
- * sharing the host is the limit. Without the server's own CPU, its sessions
- * on CPU stand in for it (each at most one core).
- */
-/*
- * How much the run wants CPU (0..1): benchtop's sessions busy on the
- * server, its worker running or waiting for a core, or the server's own
- * load. A load that leaves its sessions idle (a low -R) wants none.
- */
-static double
-cpu_demand(const struct verdict_state *st, const struct window *w)
-{
-    const struct verdict_input *in = w->in;
-    double want = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
-    double d = fmax(ramp(want, 50, 80), ramp(server_load(st, w), 0.3, 0.6));
-
-    /*
-     * The run's own processes filling a full host want its CPU, though each
-     * looks light: select-only at 2 clients kept both cores busy (server
-     * 121%, benchtop 78%) with its sessions sampled on CPU a quarter of the
-     * time and each worker at 39%, the rest being wake-ups and the socket.
-     */
-    if (w->host_full && !isnan(w->split.server) && w->host_used > 0)
-        d = fmax(d, ramp((w->split.server + w->split.benchtop) / w->host_used, 0.6, 0.85));
-    if (in->rate > 0 && in->tps >= 0.9 * in->rate)
-        return 0; /* an open loop that keeps its rate is limited by nothing but the rate */
-    return isnan(st->busy_frac) ? fmax(d, in->rate > 0 ? 0 : 1)
-                                : fmax(d, ramp(st->busy_frac, 0.2, 0.5));
-}
-
-/* "server 150% (postgres)": the server side's CPU with its processes' names. */
-static void
-describe_split_server(const struct host_split *h, char *buf, size_t len)
-{
-    snprintf(buf, len, "server %.0f%%", h->server);
-    if (h->names[0])
-        appendf(buf, len, " (%s)", h->names);
-}
-
-static void
-score_host(const struct verdict_state *st, const struct window *w, struct scores *sc)
-{
-    const struct verdict_input *in = w->in;
-    double used = w->host_used, competing;
-    double waits = fmax(fmax(sc->s[VK_NETWORK], sc->s[VK_CONNECTION]),
-                        fmax(fmax(sc->s[VK_LOCK], sc->s[VK_COMMIT]), sc->s[VK_POOL]));
-    struct host_split h = w->split;
-    char server[96];
-
-    if (!w->host_full) {
-        snprintf(sc->ev[VK_HOST], EV, "host CPU %.0f%%", in->host_busy_pct);
-        return;
-    }
-    if (!isnan(h.server)) {
-        competing = (used - h.server) / used;
-        describe_split_server(&h, server, sizeof(server));
-        if (host_split_others_hold(&h))
-            snprintf(sc->ev[VK_HOST], EV, "others %.0f%%, %s, benchtop %.0f%% of %d cores",
-                     h.others, server, h.benchtop, in->cores);
-        else
-            snprintf(sc->ev[VK_HOST], EV, "%s, benchtop %.0f%%, others %.0f%% of %d cores", server,
-                     h.benchtop, h.others, in->cores);
-    } else {
-        /* without the server's own CPU, its sessions on CPU stand in for it (each one core) */
-        double est = isnan(in->sig.on_cpu) ? NAN : fmin(in->sig.on_cpu * 100, used);
-
-        host_split_make(in->host_busy_pct, in->cores, est, in->own_cpu_pct, &h);
-        competing = max2(in->own_cpu_pct / used, isnan(est) ? NAN : 1 - est / used);
-        snprintf(sc->ev[VK_HOST], EV, "server and others %.0f%%, benchtop %.0f%% of %d cores",
-                 fmax(0, used - in->own_cpu_pct), in->own_cpu_pct, in->cores);
-    }
-    if (host_split_others_hold(&h))
-        appendf(sc->ev[VK_HOST], EV,
-                " (host %.0f%%); other programs take the CPU: results are not the database's "
-                "capacity; stop them or run on a quiet host",
-                in->host_busy_pct);
-    else
-        appendf(sc->ev[VK_HOST], EV, " (host %.0f%%): run benchtop on another machine, or fewer -j",
-                in->host_busy_pct);
-    /*
-     * An event loop below its core still gains from more clients, each
-     * wakeup serving more of them (Redis 4 -> 16 clients: +27-63% on a full
-     * host, the split unchanged): say so, as the check cannot test it.
-     */
-    if (h.event_loop && frac(in->sig.server_cpu_pct, in->sig.server_cpu_limit) < LOOP_BUSY)
-        appendf(sc->ev[VK_HOST], EV,
-                "; its event loop at %.0f%% of %.0f%% can still gain from more clients per wakeup",
-                in->sig.server_cpu_pct, in->sig.server_cpu_limit);
-    /*
-     * Sessions that mostly wait on the wire, on locks, on the disk, on
-     * connecting or for a pooler's connection, and a load that wants no CPU,
-     * are not slowed by a full host (16 clients queued for a pool of 2 kept
-     * pgbouncer, PostgreSQL and benchtop busy enough to fill it).
-     */
-    sc->s[VK_HOST] = ramp(in->host_busy_pct, 85, 95) * ramp(competing, 0.1, 0.25) * (1 - waits) *
-                     cpu_demand(st, w);
-}
-
-static void
-score_locks(const struct verdict_state *st, const struct window *w, struct scores *sc)
-{
-    const struct coll_signals *g = &w->in->sig;
-    double others = g->lock_wait - g->own_lock_wait;
-    char n[32];
-
-    sc->s[VK_LOCK] = ramp(st->lock_frac, 0.25, 0.6);
-    n_of(n, sizeof(n), waits_lock(g), waits_active(g));
-    snprintf(sc->ev[VK_LOCK], EV, "%s active %s sessions wait on locks", n,
-             own_known(g) ? "benchtop" : "client");
-    if (own_known(g) && others >= 0.5)
-        appendf(sc->ev[VK_LOCK], EV, "; other sessions: %.0f waiting on locks", others);
-}
-
 /* Log syncs per commit: counted, or 1 when a setting makes each commit sync; NAN unknown. */
 static double
 syncs_per_commit(const struct coll_signals *g)
@@ -431,194 +271,6 @@ syncs_per_commit(const struct coll_signals *g)
     if (!(g->commits_s >= 5))
         return NAN;
     return g->sync_each_commit[0] ? 1 : g->log_syncs_s / g->commits_s;
-}
-
-/*
- * The share of the sessions' time on CPU (0..1 after the ramp): sampled
- * sessions seen running, or a one-thread server's own CPU.
- */
-static double
-busy_computing(const struct coll_signals *g)
-{
-    if (g->samples > 1 && g->active > 0)
-        return ramp(frac(g->on_cpu, g->active), 0.5, 0.8);
-    if (g->server_cpu_limit <= 100)
-        return ramp(frac(g->server_cpu_pct, g->server_cpu_limit), 0.5, 0.8);
-    return 0;
-}
-
-/*
- * One log sync per commit means each commit waits for the disk, even at
- * one client and even when the server does not time its syncs; it counts
- * while benchtop's sessions are busy on the server (not at a set rate
- * with idle sessions), and yields to lock waits and to sessions the
- * sampled states saw on CPU (a scan per transaction, its sync a small part).
- */
-static double
-sync_per_commit_score(const struct verdict_state *st, const struct verdict_input *in)
-{
-    const struct coll_signals *g = &in->sig;
-    double per = syncs_per_commit(g);
-    double busy = isnan(st->busy_frac) ? (in->rate > 0 ? 0 : 1) : ramp(st->busy_frac, 0.2, 0.5);
-    double locks = isnan(st->lock_frac) ? 0 : st->lock_frac;
-    /* sessions (or a one-thread server) seen mostly on CPU spend little of each commit syncing */
-    return 0.7 * ramp(per, 0.5, 0.9) * busy * (1 - locks) * (1 - busy_computing(g));
-}
-
-static void
-score_commit(const struct verdict_state *st, const struct window *w, struct scores *sc)
-{
-    const struct verdict_input *in = w->in;
-    const struct coll_signals *g = &in->sig;
-    double sync = isnan(g->log_sync_ms_s) ? NAN : g->log_sync_ms_s / 1000.0;
-    double per = syncs_per_commit(g);
-    char *ev = sc->ev[VK_COMMIT], n[32];
-
-    sc->s[VK_COMMIT] =
-        max2(ramp(max2(st->commit_frac, sync), 0.25, 0.6), sync_per_commit_score(st, in));
-    n_of(n, sizeof(n), waits_commit(g), waits_active(g));
-    snprintf(ev, EV, "%s active %s sessions wait on the log sync or I/O", n,
-             own_known(g) ? "benchtop" : "client");
-    if (g->sync_each_commit[0] && !isnan(per)) {
-        if (strcmp(n, "?") == 0)
-            ev[0] = '\0'; /* a server without sessions to count (Redis) */
-        appendf(ev, EV, "%seach of %.0f writes/s waits for a log sync (%s)", ev[0] ? "; " : "",
-                g->commits_s, g->sync_each_commit);
-    } else if (!isnan(per))
-        appendf(ev, EV, "; %.2f log syncs per commit (%.0f/s)", per, g->log_syncs_s);
-    if (!isnan(sync))
-        appendf(ev, EV, "; log sync %.0f ms/s", g->log_sync_ms_s);
-    else if (g->sync_untimed[0])
-        appendf(ev, EV, "; turn %s on for the sync time", g->sync_untimed);
-    if (g->commit_advice[0])
-        appendf(ev, EV, "; try %s", g->commit_advice);
-}
-
-static void
-score_connection(const struct verdict_input *in, struct scores *sc)
-{
-    sc->s[VK_CONNECTION] = ramp(in->connect_share, 0.3, 0.6);
-    snprintf(sc->ev[VK_CONNECTION], EV,
-             "connection set-up is %.0f%% of each transaction (%.2f of %.2f ms)",
-             in->connect_share * 100, in->connect_share * in->lat_mean_ms, in->lat_mean_ms);
-}
-
-/*
- * Round trips, measured on the collector's connection with no transaction
- * in them, against the clients' latency: the network only when they are
- * most of it. A round trip longer than the whole latency, or a few ms to a
- * local server on a saturated host, is waiting for a CPU, not the wire.
- */
-static void
-score_network(const struct verdict_state *st, const struct window *w, struct scores *sc)
-{
-    const struct verdict_input *in = w->in;
-    double rtt = fmin(in->sig.rtt_ms, isnan(st->last_rtt_ms) ? INFINITY : st->last_rtt_ms);
-    double trips = in->ops_per_txn >= 1 ? in->ops_per_txn : 1;
-    /* with -C the set-up is connection-bound's share; the statements have the rest */
-    double lat = in->lat_mean_ms * (isnan(in->connect_share) ? 1 : 1 - in->connect_share);
-    double ratio = rtt >= 1.0 ? fmin(rtt * trips / lat, 1) : NAN;
-    double busy = fmax(sc->s[VK_CLIENT], sc->s[VK_SERVER_CPU]);
-
-    /*
-     * On a saturated host the path is not idle: only a steady round trip of
-     * 5 ms or more (a wire, or a delaying hop) is taken for the network;
-     * waiting for a CPU jitters from one interval to the next.
-     */
-    if (w->host_full &&
-        (rtt < 5 || isnan(st->last_rtt_ms) ||
-         fabs(in->sig.rtt_ms - st->last_rtt_ms) > 0.25 * fmin(in->sig.rtt_ms, st->last_rtt_ms)))
-        ratio = NAN;
-    /*
-     * An event loop (its collector gives a CPU limit: Redis) answers the
-     * collector's ping after every client ready before it: on a full host,
-     * or with the loop itself busy, that is a steady queue, not a wire
-     * (Redis INCR at 250 clients: "network-bound" with others holding the
-     * host, and again with Redis at 94% of its core on a host at 90%).
-     */
-    if (!isnan(in->sig.server_cpu_limit) &&
-        (w->host_full || frac(in->sig.server_cpu_pct, in->sig.server_cpu_limit) >= LOOP_BUSY))
-        ratio = NAN;
-    /* with a sync before every write's reply (Redis appendfsync always) each reply waits for it */
-    if (rtt > 1.05 * lat || in->sig.sync_each_commit[0])
-        ratio = NAN;
-    sc->s[VK_NETWORK] = ramp(ratio, 0.35, 0.5) * (1 - busy); /* full at a majority */
-    snprintf(sc->ev[VK_NETWORK], EV,
-             "a round trip takes %.1f ms of %.1f ms latency; benchtop %.0f%% CPU, %s", rtt,
-             in->lat_mean_ms, in->worker_cpu_max, w->server);
-}
-
-/*
- * A pooler in front of the server: clients queue for its server
- * connections (every one busy) while the server behind is not what limits
- * them. The pool size, not the database, decides the throughput then.
- */
-static void
-score_pool(const struct window *w, struct scores *sc)
-{
-    const struct coll_signals *g = &w->in->sig;
-    double waiting = g->pool_waiting, busy = g->pool_servers, server;
-
-    if (isnan(waiting) || isnan(busy) || !(waiting > 0))
-        return;
-    server = fmax(fmax(sc->s[VK_SERVER_CPU], sc->s[VK_LOCK]), sc->s[VK_COMMIT]);
-    sc->s[VK_POOL] = ramp(frac(waiting, waiting + busy), 0.2, 0.5) *
-                     (g->pool_size > 0 && busy >= g->pool_size ? 1 : 0.5) * (1 - server);
-    snprintf(sc->ev[VK_POOL], EV,
-             "%.0f clients wait for %.0f server connections (pool size %.0f, longest wait "
-             "%.0f ms); %s: raise the pool size",
-             waiting, busy, g->pool_size, g->pool_maxwait_ms, w->server);
-}
-
-/* "no waits", "1.5 waiting on locks, 0.5 on the log sync or I/O" */
-static void
-describe_waits(const struct coll_signals *g, char *buf, size_t len)
-{
-    double lock = isnan(g->lock_wait) ? 0 : g->lock_wait;
-    double commit = isnan(g->commit_wait) ? 0 : g->commit_wait;
-
-    if (!isnan(g->io_wait))
-        commit += g->io_wait;
-    if (lock + commit < 0.5)
-        snprintf(buf, len, "no waits");
-    else
-        snprintf(buf, len, "%.1f waiting on locks, %.1f on the log sync or I/O", lock, commit);
-}
-
-/*
- * The application in front of the databases. A worker pool that is full
- * with requests queued (php-fpm at pm.max_children) limits the run
- * whatever is behind it. Else a database watched behind the target with
- * CPU to spare and no waits says the latency is spent above it. Either
- * yields to the database's own limits and to benchtop's.
- */
-static void
-score_app(const struct verdict_state *st, const struct window *w, struct scores *sc)
-{
-    const struct verdict_input *in = w->in;
-    const struct coll_signals *g = &in->sig;
-    double db = fmax(fmax(sc->s[VK_SERVER_CPU], sc->s[VK_LOCK]), sc->s[VK_COMMIT]);
-    double ours =
-        fmax(fmax(sc->s[VK_CLIENT], sc->s[VK_HOST]), fmax(sc->s[VK_NETWORK], sc->s[VK_CONNECTION]));
-    char *ev = sc->ev[VK_APP], n[32], waits[80];
-
-    if (g->app_workers > 0 && g->app_busy >= g->app_workers && g->app_queue >= 1) {
-        sc->s[VK_APP] =
-            ramp(frac(g->app_queue, g->app_queue + g->app_busy), 0.1, 0.4) * (1 - db) * (1 - ours);
-        snprintf(ev, EV, "%s at %s %.0f, %.0f requests queued; raise %s if %s", g->app_name,
-                 g->app_limit, g->app_workers, g->app_queue, g->app_limit,
-                 in->behind ? "the database has room" : "the host has room");
-        return;
-    }
-    if (in->behind == NULL || !in->have_server)
-        return;
-    sc->s[VK_APP] = 0.7 * (1 - ramp(server_load(st, w), 0.5, 0.7)) *
-                    (1 - ramp(st->lock_frac, 0.1, 0.25)) * (1 - ramp(st->commit_frac, 0.1, 0.25)) *
-                    (1 - db) * (1 - ours);
-    n_of(n, sizeof(n), g->active, g->sessions);
-    describe_waits(g, waits, sizeof(waits));
-    snprintf(ev, EV, "%s has spare capacity (%s sessions active, %s); latency is spent above it",
-             in->behind, n, waits);
 }
 
 /* A database behind the target that is the limit says so, with its own reason. */
@@ -634,80 +286,48 @@ name_behind(const struct verdict_input *in, struct verdict *v)
     memcpy(v->evidence, text, EV);
 }
 
-static void
-score_underloaded(const struct window *w, struct scores *sc)
-{
-    const struct verdict_input *in = w->in;
-    double top = 0,
-           wants = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
-    /*
-     * A load more clients did not raise has no spare capacity, and neither
-     * has a full host (score_host gave nothing: the load wants no CPU):
-     * the run is light, but more clients would compete for the CPU, so
-     * they need not raise tps. An open loop that keeps its rate is limited
-     * by the rate alone, full host or not.
-     */
-    int room = !(w->host_full && in->rate <= 0) && !(in->gain_per_doubling < FLAT_GAIN), k;
-
-    for (k = VK_CLIENT; k < VK_MIXED; k++)
-        if (k != VK_UNDERLOADED)
-            top = fmax(top, sc->s[k]);
-    sc->s[VK_UNDERLOADED] = top < THRESHOLD && wants < 60 && room ? 0.6 : 0;
-    snprintf(sc->ev[VK_UNDERLOADED], EV, "benchtop thread at %.0f%% CPU, %s, %d clients%s: %s",
-             in->worker_cpu_max, w->server, in->clients, in->rate > 0 ? " at a set rate" : "",
-             w->host_full   ? "more load would compete for a full host"
-             : in->rate > 0 ? "raise the rate"
-                            : "add clients");
-}
-
-static void
-score_all(struct verdict_state *st, const struct verdict_input *in, struct scores *sc)
-{
-    struct window w;
-
-    memset(sc, 0, sizeof(*sc));
-    window_make(in, &w);
-    score_client(&w, sc);
-    score_server_cpu(st, &w, sc);
-    score_locks(st, &w, sc);
-    score_commit(st, &w, sc);
-    score_connection(in, sc);
-    score_network(st, &w, sc);
-    score_pool(&w, sc);
-    score_host(st, &w, sc);
-    score_app(st, &w, sc);
-    score_underloaded(&w, sc);
-}
-
-static void
-update_smoothing(struct verdict_state *st, const struct verdict_input *in)
-{
-    const struct coll_signals *g = &in->sig;
-    double rows;
-
-    if (!in->have_server)
-        return;
-    st->lock_frac = smooth(st->lock_frac, frac(waits_lock(g), waits_active(g)));
-    st->commit_frac = smooth(st->commit_frac, frac(waits_commit(g), waits_active(g)));
-    st->cpu_frac = smooth(st->cpu_frac, isnan(g->on_cpu) ? NAN : fmin(g->on_cpu / in->cores, 1));
-    /* behind an app, every session of the database is the load's */
-    st->busy_frac = smooth(st->busy_frac, in->behind ? frac(g->active, g->sessions)
-                                                     : frac(g->own_active, g->own_sessions));
-    rows = g->rows_per_txn;
-    if (isnan(rows) || !(in->tps > 0))
-        return;
-    rows = smooth(st->rows_now, rows);
-    /* one burst (an autovacuum in the same database) is not a trend */
-    st->rows_rising = !isnan(st->rows_now) && rows >= 1.05 * st->rows_now ? st->rows_rising + 1 : 0;
-    st->rows_now = rows;
-    if (st->intervals > 2 && (isnan(st->rows_base) || st->rows_now < st->rows_base))
-        st->rows_base = st->rows_now;
-}
-
 static const char *
 confidence(double score)
 {
     return score >= 0.8 ? "clear" : score >= 0.5 ? "likely" : "tentative";
+}
+
+/* The primary share of a verdict kind, for its confidence. */
+static enum account_share
+primary_share(int k)
+{
+    switch (k) {
+    case VK_SERVER_CPU:
+        return AS_SERVER_CPU;
+    case VK_LOCK:
+        return AS_LOCK;
+    case VK_IO:
+        return AS_DISK;
+    case VK_COMMIT:
+        return AS_COMMIT;
+    case VK_POOL:
+        return AS_POOL;
+    case VK_APP:
+        return AS_APP;
+    default:
+        return AS_BENCHTOP; /* measured by benchtop itself */
+    }
+}
+
+/*
+ * As sure as the samples behind the leading share (two sampled sessions
+ * never make it clear), and less when the second is close.
+ */
+static const char *
+confidence_of(const struct account *a, const double g[VK__COUNT], int first, int second)
+{
+    const char *c = account_confidence(a, primary_share(first));
+
+    if (g[first] < 1.15 * g[second])
+        return "tentative";
+    if (g[first] < 1.5 * g[second] && strcmp(c, "clear") == 0)
+        return "likely";
+    return c;
 }
 
 /* The two leading candidates (never NONE or MIXED). */
@@ -750,22 +370,6 @@ describe(const struct scores *sc, struct verdict *v)
     v->confidence = confidence(v->score);
 }
 
-/* The leading candidate (VK_MIXED when the first two are close), and its figures. */
-static void
-lead(const struct scores *sc, struct verdict *v)
-{
-    int a, b;
-
-    leaders(sc, &a, &b);
-    memset(v, 0, sizeof(*v));
-    v->first = (enum verdict_kind)a;
-    v->second = (enum verdict_kind)b;
-    v->kind = sc->s[a] < THRESHOLD ? VK_NONE : (enum verdict_kind)a;
-    if (v->kind != VK_NONE && sc->s[b] >= 0.5 && sc->s[a] - sc->s[b] < MIXED_GAP)
-        v->kind = VK_MIXED;
-    describe(sc, v);
-}
-
 /* "; each transaction reads 31,000 rows, rising; 12 sequential scans/s on table cache" */
 static void
 add_work(const struct verdict_state *st, const struct coll_signals *g, struct verdict *v)
@@ -794,7 +398,7 @@ add_others(const struct coll_signals *g, struct verdict *v)
 {
     double others = g->lock_wait - g->own_lock_wait;
 
-    if (own_known(g) && others >= 0.5 && !verdict_has(v, VK_LOCK))
+    if (own_known(g) && others >= 0.5)
         appendf(v->evidence, EV, "; other sessions: %.0f waiting on locks", others);
 }
 
@@ -829,6 +433,509 @@ failing(const struct verdict_input *in, struct verdict *v)
     return 1;
 }
 
+static void
+update_smoothing(struct verdict_state *st, const struct verdict_input *in)
+{
+    const struct coll_signals *g = &in->sig;
+    double rows;
+
+    if (!in->have_server)
+        return;
+    st->cpu_frac = smooth(st->cpu_frac, isnan(g->on_cpu) ? NAN : fmin(g->on_cpu / in->cores, 1));
+    rows = g->rows_per_txn;
+    if (isnan(rows) || !(in->tps > 0))
+        return;
+    rows = smooth(st->rows_now, rows);
+    /* one burst (an autovacuum in the same database) is not a trend */
+    st->rows_rising = !isnan(st->rows_now) && rows >= 1.05 * st->rows_now ? st->rows_rising + 1 : 0;
+    st->rows_now = rows;
+    if (st->intervals > 2 && (isnan(st->rows_base) || st->rows_now < st->rows_base))
+        st->rows_base = st->rows_now;
+}
+
+/* The interval's quantities for the account; tps x latency stands in for an unmeasured flight. */
+static void
+account_input_make(const struct verdict_input *in, struct account_input *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->interval_s = in->interval_s > 0 ? in->interval_s : 1;
+    a->clients = in->clients;
+    a->rate = in->rate;
+    a->flight_s = in->flight_s;
+    if (!(a->flight_s > 0) && in->tps > 0 && in->lat_mean_ms > 0)
+        a->flight_s = in->tps * in->lat_mean_ms / 1000 * a->interval_s *
+                      (isnan(in->connect_share) ? 1 : 1 - in->connect_share);
+    a->connect_s = in->connect_s;
+    if (!(a->connect_s > 0) && in->connect_share > 0 && in->tps > 0)
+        a->connect_s = in->tps * in->lat_mean_ms / 1000 * a->interval_s * in->connect_share;
+    a->busy = in->busy;
+    a->connecting = in->connecting;
+    a->txns = in->tps * a->interval_s + (isnan(in->errors) ? 0 : in->errors * a->interval_s);
+    a->worker_cpu = in->worker_cpu_max;
+    a->worker_wait = in->worker_wait_max;
+    a->throttled_pct = in->throttled_pct;
+    a->rtt_ms = in->sig.rtt_ms;
+    a->ops_per_txn = in->ops_per_txn;
+    a->embedded = in->embedded;
+    a->have_server = in->have_server;
+    a->sig = in->sig;
+}
+
+/* The account smoothed: each share's per-second rate, newest weighted SMOOTH. */
+static void
+smooth_account(struct account *old, const struct account *now, int first)
+{
+    double w = first ? 1 : SMOOTH;
+
+    for (int s = 0; s < AS__COUNT; s++) {
+        old->t[s] += w * (now->t[s] - old->t[s]);
+        old->obs[s] = now->obs[s];
+    }
+    old->total += w * (now->total - old->total);
+    old->clients = now->clients;
+    old->intervals = 1;
+}
+
+/*
+ * Transit is the network when a round trip takes 1 ms or more and the
+ * round trips are a real part of the latency (never longer than it: that
+ * is a wait for a CPU); else the load is light on a short path.
+ */
+static enum verdict_kind
+transit_kind(const struct verdict_input *in)
+{
+    double trips = in->ops_per_txn >= 1 ? in->ops_per_txn : 1, rtt = in->sig.rtt_ms;
+
+    if (in->behind != NULL)
+        return VK_APP; /* the database behind is idle: the request is above it */
+    /* an event loop on a full host answers the ping after every ready client: a queue */
+    if (in->sig.server_cpu_limit > 0 && in->host_busy_pct >= HOST_FULL)
+        return VK_UNDERLOADED;
+    if (!(rtt >= 1) || !(in->lat_mean_ms > 0) || rtt > 1.05 * in->lat_mean_ms)
+        return VK_UNDERLOADED;
+    return rtt * trips >= 0.35 * in->lat_mean_ms ? VK_NETWORK : VK_UNDERLOADED;
+}
+
+/* The clients' time behind each verdict kind: the account's shares grouped. */
+static void
+group_shares(const struct verdict_input *in, const struct account *a, double g[VK__COUNT])
+{
+    memset(g, 0, sizeof(double) * VK__COUNT);
+    g[VK_CLIENT] =
+        account_share(a, AS_BENCHTOP) + account_share(a, AS_RUNQ) + account_share(a, AS_QUOTA);
+    g[VK_CONNECTION] = account_share(a, AS_CONNECT);
+    g[VK_SERVER_CPU] = account_share(a, AS_SERVER_CPU) + account_share(a, AS_SERVER_OTHER);
+    g[VK_LOCK] = account_share(a, AS_LOCK);
+    g[VK_IO] = account_share(a, AS_DISK);
+    g[VK_COMMIT] = account_share(a, AS_COMMIT);
+    g[VK_STALL] = account_share(a, AS_STALL);
+    g[VK_POOL] = account_share(a, AS_POOL);
+    g[VK_APP] = account_share(a, AS_APP);
+    g[transit_kind(in)] += account_share(a, AS_TRANSIT);
+    g[VK_UNDERLOADED] += account_share(a, AS_SCHEDULE) + account_share(a, AS_IDLE);
+}
+
+/* The two largest groups. */
+static void
+top_two(const double g[VK__COUNT], int *a, int *b)
+{
+    *a = *b = VK_NONE;
+    for (int k = VK_CLIENT; k < VK_MIXED; k++) {
+        if (*a == VK_NONE || g[k] > g[*a]) {
+            *b = *a;
+            *a = k;
+        } else if (*b == VK_NONE || g[k] > g[*b]) {
+            *b = k;
+        }
+    }
+}
+
+/* The server's CPU in use, 0..1 of what it may use (never above the host's cores). */
+static double
+server_used(const struct verdict_state *st, const struct window *w)
+{
+    return isnan(server_load(st, w)) ? 0 : server_load(st, w);
+}
+
+/*
+ * A round trip that is a wire, even on a full host: 5 ms or more, or
+ * within a quarter of the last interval's (waiting for a CPU jitters).
+ */
+static int
+steady_rtt(const struct verdict_state *st, const struct verdict_input *in)
+{
+    double r = in->sig.rtt_ms, last = st->last_rtt_ms;
+
+    return r >= 5 || (r >= 1 && last >= 1 && fabs(r - last) <= 0.25 * fmin(r, last));
+}
+
+/*
+ * A full host that the run's own processes (server side and benchtop)
+ * hold most of: its transit is their wake-ups waiting for a core
+ * (select-only at 2 clients kept both cores busy, server 121% and
+ * benchtop 78%, each session on CPU a quarter of the time).
+ */
+static int
+run_fills_host(const struct window *w)
+{
+    const struct host_split *h = &w->split;
+
+    return w->host_full && !w->in->embedded && w->in->rate <= 0 && !isnan(h->server) &&
+           w->host_used > 0 && (h->server + h->benchtop) >= 0.6 * w->host_used;
+}
+
+/* A cache (or buffer pool) evicting with misses: its working set does not fit. */
+static int
+evicting(const struct coll_signals *g)
+{
+    return g->evictions_s >= 1 && (isnan(g->hit_ratio) || g->hit_ratio < 0.98);
+}
+
+/* The host is full and others than the server hold a real part of it. */
+static int
+host_shared(const struct window *w)
+{
+    const struct host_split *h = &w->split;
+
+    if (!w->host_full || w->in->embedded)
+        return 0;
+    /* without the server's own CPU, a full host is the host, not the server */
+    return isnan(h->server) || host_split_others_hold(h) || h->benchtop >= 0.15 * w->host_used;
+}
+
+/*
+ * The kind the largest share names, made precise: benchtop or the server
+ * with a full shared host is the host; a busy thread of a threaded server
+ * is that thread; disk reads of a pool that misses are memory; an idle
+ * load at a rate it cannot keep is the rate; CPU that is not saturated is
+ * not a limit (more clients would raise tps).
+ */
+static enum verdict_kind
+refine(const struct verdict_state *st, const struct window *w, enum verdict_kind k)
+{
+    const struct verdict_input *in = w->in;
+    const struct coll_signals *g = &in->sig;
+    double wants = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
+
+    if (evicting(g) && k != VK_CLIENT && k != VK_LOCK && k != VK_COMMIT)
+        return VK_MEMORY;
+    if (k == VK_IO && g->hit_ratio < 0.95)
+        return VK_MEMORY;
+    /* a jittery few ms of transit on a full host are waits for a CPU, not a wire */
+    if (k == VK_NETWORK && w->host_full && !steady_rtt(st, in))
+        k = VK_UNDERLOADED;
+    if ((k == VK_UNDERLOADED || k == VK_NETWORK) && in->rate > 0 && in->late_share >= 0.5 &&
+        in->busy >= 0.9 * in->clients)
+        return VK_OPEN_LOOP;
+    /* an open loop that keeps its rate is limited by the rate, whatever its threads wait for */
+    if ((k == VK_CLIENT || k == VK_UNDERLOADED) && in->rate > 0 && in->tps >= 0.9 * in->rate &&
+        !(in->throttled_pct >= 10))
+        return VK_UNDERLOADED;
+    if (k == VK_CLIENT && (in->throttled_pct >= 10 || in->embedded))
+        return VK_CLIENT;
+    /*
+     * The host only where the account holds its waits: benchtop's time on a
+     * full host it shares, or the server's CPU while others hold a real part
+     * of it. Transit and a light load on a full host are not in CPU waits.
+     */
+    if (k == VK_CLIENT && w->host_full)
+        return VK_HOST;
+    if (k == VK_SERVER_CPU && host_shared(w))
+        return VK_HOST;
+    if (k == VK_UNDERLOADED && run_fills_host(w))
+        return VK_HOST;
+    if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && g->server_threads > 0 &&
+        g->thread_max_pct >= 85 && g->threads_setting[0])
+        return VK_THREAD;
+    if (k == VK_SERVER_CPU && !in->embedded && !w->host_full &&
+        cpu_saturation(server_used(st, w), g->server_cpu_limit) < 0.3)
+        k = VK_UNDERLOADED;
+    if (k == VK_CLIENT && wants < 75 && !w->host_full)
+        k = VK_UNDERLOADED;
+    return k;
+}
+
+/* "3 of 4 active benchtop sessions wait on locks" */
+static void
+advise_waits(const struct coll_signals *g, const char *what, char *ev)
+{
+    int own = own_known(g);
+    double n = own ? g->own_lock_wait : g->lock_wait;
+    char nn[32];
+
+    if (strcmp(what, "wait on locks") != 0)
+        n = strcmp(what, "read from disk") == 0 ? (own ? g->own_io_wait : g->io_wait)
+            : own ? g->own_commit_wait - (isnan(g->own_io_wait) ? 0 : g->own_io_wait)
+                  : g->commit_wait;
+    n_of(nn, sizeof(nn), n, own ? g->own_active : g->active);
+    if (strcmp(nn, "?") == 0)
+        snprintf(ev, EV, "sessions %s", what);
+    else
+        snprintf(ev, EV, "%s active %s sessions %s", nn, own ? "benchtop" : "client", what);
+}
+
+/* What relieves a commit-bound run, with the log syncs when counted. */
+static void
+advise_commit(const struct coll_signals *g, char *ev)
+{
+    double per = syncs_per_commit(g);
+
+    advise_waits(g, "wait for the commit", ev);
+    if (g->sync_each_commit[0] && !isnan(per))
+        appendf(ev, EV, "; each of %.0f writes/s waits for a log sync (%s)", g->commits_s,
+                g->sync_each_commit);
+    else if (!isnan(per))
+        appendf(ev, EV, "; %.2f log syncs per commit (%.0f/s)", per, g->log_syncs_s);
+    if (!isnan(g->log_sync_ms_s))
+        appendf(ev, EV, "; log sync %.0f ms/s", g->log_sync_ms_s);
+    else if (g->sync_untimed[0])
+        appendf(ev, EV, "; turn %s on for the sync time", g->sync_untimed);
+    if (g->checkpoints_req_s > 0)
+        appendf(ev, EV, "; %.1f requested checkpoints/s: raise the log size", g->checkpoints_req_s);
+    /* a sync per commit or more (or unknown) is what the setting relieves; a few, not */
+    if (g->commit_advice[0] && !(per < 0.5))
+        appendf(ev, EV, "; try %s", g->commit_advice);
+}
+
+static void
+advise_client(const struct window *w, char *ev)
+{
+    const struct verdict_input *in = w->in;
+
+    if (in->throttled_pct >= 10)
+        snprintf(ev, EV,
+                 "benchtop held back by its CPU quota (%.2f cores, %s) %.0f%% of the time: raise "
+                 "the quota",
+                 in->quota, in->quota_where ? in->quota_where : "cgroup", in->throttled_pct);
+    else if (in->embedded)
+        snprintf(ev, EV, "the database runs in benchtop's threads, busiest at %.0f%% CPU: add -j",
+                 in->worker_cpu_max);
+    else
+        snprintf(ev, EV,
+                 "benchtop thread at %.0f%% CPU and %.0f%% waiting for one: add -j or run "
+                 "benchtop on another machine",
+                 in->worker_cpu_max, isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
+}
+
+static void
+advise_host(const struct window *w, char *ev)
+{
+    const struct host_split *h = &w->split;
+    const struct coll_signals *g = &w->in->sig;
+
+    snprintf(ev, EV,
+             "host CPU %.0f%% of %d cores: server %.0f%%%s%s%s, benchtop %.0f%%, others "
+             "%.0f%%",
+             h->busy, h->cores, h->server, h->names[0] ? " (" : "", h->names,
+             h->names[0] ? ")" : "", h->benchtop, h->others);
+    if (host_split_others_hold(h))
+        appendf(ev, EV,
+                "; other programs take the CPU: results are not the database's "
+                "capacity; stop them or run on a quiet host");
+    else
+        appendf(ev, EV, ": run benchtop on another machine, or fewer -j");
+    /* an event loop below its core still gains from more clients ready per wakeup */
+    if (h->event_loop && g->server_cpu_pct < 0.8 * g->server_cpu_limit)
+        appendf(ev, EV,
+                "; its event loop at %.0f%% of %.0f%% can still gain from more clients per wakeup",
+                g->server_cpu_pct, fmin(g->server_cpu_limit, 100.0 * h->cores));
+}
+
+static void
+advise_server(const struct verdict_state *st, const struct window *w, enum verdict_kind k, char *ev)
+{
+    const struct coll_signals *g = &w->in->sig;
+    double limit = g->server_cpu_limit;
+
+    if (!isnan(w->host_used) && limit > 100.0 * w->in->cores)
+        limit = 100.0 * w->in->cores; /* a limit is never above the host's cores */
+    if (k == VK_THREAD)
+        snprintf(ev, EV, "one of the server's %.0f threads at %.0f%% of a core: raise %s",
+                 g->server_threads, g->thread_max_pct, g->threads_setting);
+    else if (!isnan(limit) && !isnan(g->server_cpu_pct))
+        snprintf(ev, EV,
+                 "server CPU %.0f%% of %.0f%%: a faster or larger server, or cheaper "
+                 "queries",
+                 g->server_cpu_pct, limit);
+    else
+        snprintf(ev, EV,
+                 "%s (%.0f%% of its capacity): a faster or larger server, or cheaper "
+                 "queries",
+                 w->server, server_used(st, w) * 100);
+}
+
+static void
+advise_memory(const struct coll_signals *g, char *ev)
+{
+    char n[32];
+
+    fmt_count(n, sizeof(n), isnan(g->evictions_s) ? g->disk_reads_s : g->evictions_s);
+    snprintf(ev, EV, "the working set does not fit: %s %s/s", n,
+             isnan(g->evictions_s) ? "disk reads" : "evictions");
+    if (!isnan(g->hit_ratio))
+        appendf(ev, EV, ", hit ratio %.1f%%", g->hit_ratio * 100);
+    if (g->mem_limit > 0)
+        appendf(ev, EV, ", %.0f MB of %.0f MB", g->mem_used / 1048576, g->mem_limit / 1048576);
+    appendf(ev, EV, ": raise %s", g->mem_limit_setting[0] ? g->mem_limit_setting : "its memory");
+}
+
+/* A full worker pool with a queue, or a database behind with room: the time is in the app. */
+static void
+advise_app(const struct verdict_input *in, char *ev)
+{
+    const struct coll_signals *g = &in->sig;
+    char n[32];
+
+    if (g->app_workers > 0 && g->app_queue >= 1) {
+        snprintf(ev, EV, "%s at %s %.0f, %.0f requests queued; raise %s if %s", g->app_name,
+                 g->app_limit, g->app_workers, g->app_queue, g->app_limit,
+                 in->behind ? "the database has room" : "the host has room");
+        return;
+    }
+    n_of(n, sizeof(n), g->active, g->sessions);
+    snprintf(ev, EV, "%s has spare capacity (%s sessions active); latency is spent above it",
+             in->behind ? in->behind : "the database", n);
+}
+
+/* Nothing saturated: more clients, unless the last rise gained nothing or the host is full. */
+static void
+advise_light(const struct window *w, char *ev)
+{
+    const struct verdict_input *in = w->in;
+
+    snprintf(ev, EV, "nothing is saturated (benchtop thread at %.0f%% CPU, %s)", in->worker_cpu_max,
+             w->server);
+    if (in->rate > 0)
+        appendf(ev, EV, ": the rate is the limit; raise -R");
+    else if (w->host_full)
+        appendf(ev, EV, ": more load would compete for a full host");
+    else if (in->gain_per_doubling < FLAT_GAIN)
+        appendf(ev, EV,
+                "; the last rise in clients gained %.0f%% per doubling: a limit "
+                "outside this account",
+                in->gain_per_doubling * 100);
+    else
+        appendf(ev, EV, ": add clients");
+}
+
+/* The kinds whose advice is one sentence. */
+static void
+advise_other(const struct window *w, enum verdict_kind k, char *ev)
+{
+    const struct verdict_input *in = w->in;
+    const struct coll_signals *g = &in->sig;
+
+    if (k == VK_STALL)
+        snprintf(ev, EV, "other sessions' commands stall the server%s%s",
+                 g->other_stall_what[0] ? ": " : "", g->other_stall_what);
+    else if (k == VK_POOL)
+        snprintf(ev, EV,
+                 "%.0f clients wait for %.0f server connections (pool size %.0f): raise the pool "
+                 "size",
+                 g->pool_waiting, g->pool_servers, g->pool_size);
+    else if (k == VK_APP)
+        advise_app(in, ev);
+    else if (k == VK_CONNECTION)
+        snprintf(ev, EV, "connection set-up: keep connections open (without -C), or a pooler");
+    else if (k == VK_NETWORK)
+        snprintf(ev, EV,
+                 "round trips of %.1f ms: the network or a proxy; more clients, or fewer round "
+                 "trips per transaction",
+                 in->sig.rtt_ms);
+    else if (k == VK_OPEN_LOOP)
+        snprintf(ev, EV,
+                 "-R %.0f is beyond what %d clients can do: add clients (%.0f%% of transactions "
+                 "late)",
+                 in->rate, in->clients, in->late_share * 100);
+    else
+        snprintf(ev, EV, "no verdict yet");
+}
+
+/* What the kind means and what relieves it, into ev. */
+static void
+advise(const struct verdict_state *st, const struct window *w, enum verdict_kind k, char *ev)
+{
+    const struct coll_signals *g = &w->in->sig;
+
+    switch (k) {
+    case VK_CLIENT:
+        advise_client(w, ev);
+        break;
+    case VK_HOST:
+        advise_host(w, ev);
+        break;
+    case VK_SERVER_CPU:
+    case VK_THREAD:
+        advise_server(st, w, k, ev);
+        break;
+    case VK_COMMIT:
+        advise_commit(g, ev);
+        break;
+    case VK_MEMORY:
+        advise_memory(g, ev);
+        break;
+    case VK_LOCK:
+        advise_waits(g, "wait on locks", ev);
+        appendf(ev, EV, ": spread the writes (a larger scale), or shorter transactions");
+        break;
+    case VK_IO:
+        advise_waits(g, "read from disk", ev);
+        appendf(ev, EV, ": more memory for the cache, or faster storage");
+        break;
+    case VK_UNDERLOADED:
+        advise_light(w, ev);
+        break;
+    default:
+        advise_other(w, k, ev);
+        break;
+    }
+}
+
+/* v's evidence: what its kind means and relieves, then the whole account. */
+static void
+explain(const struct verdict_state *st, const struct verdict_input *in, struct verdict *v)
+{
+    struct window w;
+    char text[EV];
+
+    window_make(in, &w);
+    advise(st, &w, v->kind, v->evidence);
+    account_text(&v->acct, text, sizeof(text));
+    appendf(v->evidence, EV, "; %s", text);
+    v->host = w.split;
+}
+
+/* The verdict from an account: the largest group, refined, with its advice and the account. */
+static void
+decide(const struct verdict_state *st, const struct verdict_input *in, const struct account *a,
+       struct verdict *v)
+{
+    struct window w;
+    double g[VK__COUNT];
+    int first, second;
+
+    window_make(in, &w);
+    group_shares(in, a, g);
+    top_two(g, &first, &second);
+    memset(v, 0, sizeof(*v));
+    v->acct = *a;
+    memcpy(v->share, g, sizeof(g));
+    v->first = (enum verdict_kind)first;
+    v->second = (enum verdict_kind)second;
+    v->first_score = g[first];
+    v->second_score = g[second];
+    v->kind = account_share(a, AS_UNKNOWN) > g[first] || !(a->total > 0)
+                  ? VK_NONE
+                  : refine(st, &w, (enum verdict_kind)first);
+    if (v->kind != VK_NONE && v->kind != (enum verdict_kind)first) {
+        v->share[v->kind] += v->share[first]; /* the time named moves with the name */
+        v->share[first] = 0;
+    }
+    v->score = g[first];
+    v->confidence = confidence_of(a, g, first, second);
+    explain(st, in, v);
+}
+
 void
 verdict_init(struct verdict_state *st)
 {
@@ -859,21 +966,32 @@ attach_split(const struct verdict_input *in, struct verdict *v)
     v->host = w.split;
 }
 
+/* No load: the state starts over, keeping what each verdict held. */
+static void
+no_load(struct verdict_state *st, struct verdict *out)
+{
+    int held[VK__COUNT];
+    struct account run = st->run;
+    struct verdict_input last = st->last_in;
+
+    memcpy(held, st->held, sizeof(held));
+    verdict_init(st);
+    memcpy(st->held, held, sizeof(held));
+    st->run = run;
+    st->last_in = last;
+    snprintf(st->last.evidence, sizeof(st->last.evidence), "no load running");
+    *out = st->last;
+}
+
 void
 verdict_step(struct verdict_state *st, const struct verdict_input *in, struct verdict *out)
 {
-    struct scores sc;
+    struct account_input ai;
+    struct account a;
     struct verdict v;
-    enum verdict_kind lead_kind;
 
     if (!in->load) {
-        int held[VK__COUNT];
-
-        memcpy(held, st->held, sizeof(held));
-        verdict_init(st);
-        memcpy(st->held, held, sizeof(held));
-        snprintf(st->last.evidence, sizeof(st->last.evidence), "no load running");
-        *out = st->last;
+        no_load(st, out);
         return;
     }
     st->intervals++;
@@ -885,80 +1003,45 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
         return;
     }
     update_smoothing(st, in);
-    score_all(st, in, &sc);
-    lead(&sc, &v);
-    /*
-     * The top candidate's streak: "mixed with B" and "A" alone are both A
-     * leading, and nothing scoring leads as "undecided", so that a verdict
-     * whose signs are gone gives way (it stayed shown with a score of 0).
-     */
-    lead_kind = v.kind == VK_NONE ? VK_NONE : v.first;
-    st->streak = lead_kind == st->leader ? st->streak + 1 : 1;
-    st->leader = lead_kind;
-    /* hysteresis: a new verdict must lead STREAK_TO_SHOW intervals; the shown one is rebuilt */
-    /* from nothing shown, a likely leader shows at once: "undecided" must not last a whole run */
-    if (v.kind == st->shown || st->streak >= STREAK_TO_SHOW ||
-        (st->shown == VK_NONE && st->intervals > 1 && v.score >= 0.5)) {
-        st->shown = v.kind;
-    } else {
-        if (st->shown == VK_MIXED) {
-            v.first = st->last.first;
-            v.second = st->last.second;
-        }
-        v.kind = st->shown;
-        describe(&sc, &v);
+    account_input_make(in, &ai);
+    account_make(&ai, &a);
+    account_add(&st->run, &a);
+    st->last_in = *in;
+    smooth_account(&st->smooth, &a, st->intervals == 1 || !(st->smooth.total > 0));
+    decide(st, in, &st->smooth, &v);
+    /* hysteresis: a new verdict must lead STREAK_TO_SHOW intervals; from nothing, it shows */
+    st->streak = v.kind == st->leader ? st->streak + 1 : 1;
+    st->leader = v.kind;
+    if (v.kind != st->shown && st->shown != VK_NONE && st->streak < STREAK_TO_SHOW) {
+        v.kind = st->shown; /* the figures are this interval's; the kind holds */
+        v.confidence = "tentative";
+        explain(st, in, &v);
     }
+    st->shown = v.kind;
     add_work(st, &in->sig, &v);
     add_others(&in->sig, &v);
     name_behind(in, &v);
     st->last_rtt_ms = in->sig.rtt_ms;
-    attach_split(in, &v);
     hold(st, &v, out);
 }
 
 void
 verdict_finish(const struct verdict_state *st, struct verdict *out)
 {
-    int k, total = 0, best = VK_NONE;
-
-    *out = st->last;
-    /* a tie goes to the verdict shown last: the run had settled there */
-    if (st->last.kind != VK_NONE && st->held[st->last.kind] > 0)
-        best = st->last.kind;
-    for (k = 0; k < VK__COUNT; k++)
-        total += st->held[k];
-    for (k = 0; k < VK__COUNT; k++) {
-        out->share[k] = total ? (double)st->held[k] / total : 0;
-        if (k != VK_NONE && st->held[k] > 0 && (best == VK_NONE || st->held[k] > st->held[best]))
-            best = k;
+    if (!(st->run.total > 0)) {
+        *out = st->last;
+        out->final = 1;
+        return;
     }
+    decide(st, &st->last_in, &st->run, out);
     out->final = 1;
-    if (best != (int)out->kind && best != VK_NONE) {
-        out->kind = (enum verdict_kind)best;
-        snprintf(out->evidence, sizeof(out->evidence), "held %.0f%% of the run; last: %s",
-                 out->share[best] * 100, verdict_label(st->last.kind));
-    }
 }
 
 void
 verdict_final_text(const struct verdict *v, char *buf, size_t len)
 {
-    int k, shown[VK__COUNT] = {0};
-
-    snprintf(buf, len, "final: %s (%.0f%% of the run)", verdict_label(v->kind),
-             v->share[v->kind] * 100);
-    shown[v->kind] = 1;
-    for (;;) {
-        int best = -1;
-
-        for (k = 0; k < VK__COUNT; k++)
-            if (!shown[k] && v->share[k] >= 0.005 && (best < 0 || v->share[k] > v->share[best]))
-                best = k;
-        if (best < 0)
-            break;
-        shown[best] = 1;
-        appendf(buf, len, ", %s %.0f%%", verdict_label(best), v->share[best] * 100);
-    }
+    snprintf(buf, len, "final: %s (%.0f%% of the clients' time): %s", verdict_label(v->kind),
+             v->share[v->kind] * 100, v->evidence);
 }
 
 /* --- watch: the server's side only --- */
@@ -1104,10 +1187,12 @@ verdict_check(const struct verdict_point *lo, const struct verdict_point *hi)
         return flat ? VC_CONTRADICTED : VC_CONFIRMED;
     case VK_UNDERLOADED:
     case VK_NETWORK:
+    case VK_OPEN_LOOP: /* -R beyond the clients: more of them keep more of the rate */
         return flat ? VC_CONTRADICTED : VC_CONFIRMED;
     case VK_HOST:
         return flat ? VC_CONFIRMED : check_host_gain(lo, hi, gain);
     case VK_SERVER_CPU:
+    case VK_THREAD:
     case VK_LOCK:
     case VK_POOL:
     case VK_CLIENT:
@@ -1158,7 +1243,7 @@ verdict_check_text(enum verdict_check c, const struct verdict_point *lo,
                    const struct verdict_point *hi, char *buf, size_t len)
 {
     enum verdict_kind k = lo->kind;
-    int more = k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_COMMIT;
+    int more = k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_COMMIT || k == VK_OPEN_LOOP;
     double gain = 0;
     int flat = 1, tested = gain_of(lo, hi, &gain, &flat);
 

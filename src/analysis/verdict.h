@@ -1,12 +1,14 @@
 /*
  * verdict: what limits throughput right now, with the figures that show it.
  *
- * Pure: each interval, verdict_step takes the client's figures (throughput,
- * latency, connection set-up share, the busiest worker thread's CPU), the
- * first collector's signals (src/engine/collector.h) and the host's CPU, scores
- * every candidate from 0 to 1, and keeps the state that gives hysteresis:
- * a new verdict is shown only after it led two intervals in a row, and the
- * fractions that come from one sample of a few sessions are smoothed.
+ * Pure: each interval, verdict_step accounts for the clients' time
+ * (account.h: benchtop, connecting, the server's sessions by state, the
+ * pooler, the app tier, transit) from the engine's figures, the
+ * collector's signals (src/engine/collector.h) and the host's CPU, and
+ * names the largest share the user can act on, with what relieves it and
+ * the whole account as evidence. A new verdict is shown only after it led
+ * two intervals in a row; the account is smoothed from one interval to
+ * the next, and summed over the run for the final verdict.
  * The rules are documented in benchtop.1 (VERDICT).
  */
 #ifndef BENCHTOP_VERDICT_H
@@ -14,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "account.h"
 #include "engine/collector.h"
 
 enum verdict_kind {
@@ -28,7 +31,12 @@ enum verdict_kind {
     VK_HOST,        /* a local server and benchtop share a saturated machine */
     VK_POOL,        /* clients wait in a connection pooler while the server has room */
     VK_APP,         /* the application in front of the database: its workers, or above it */
-    VK_MIXED,       /* two limits score alike: both are shown */
+    VK_IO,          /* sessions read data from disk (not the commit) */
+    VK_MEMORY,      /* a cache or buffer pool whose working set does not fit: it evicts */
+    VK_STALL,       /* other sessions' commands stall the server */
+    VK_THREAD,      /* one server thread is saturated: a thread setting limits it */
+    VK_OPEN_LOOP,   /* -R beyond what the clients can do: every transaction late */
+    VK_MIXED,       /* kept for old records: two limits alike */
     VK__COUNT
 };
 
@@ -59,6 +67,17 @@ struct verdict_input {
      * ("MySQL"): app-bound when it has room, its own limit when it has none.
      */
     const char *behind;
+    /* The time account's own figures (account.h); 0 / NAN when unknown: */
+    double interval_s;       /* the interval's length (1 if 0) */
+    double flight_s;         /* client-seconds in flight; 0: tps x latency stands in */
+    double connect_s;        /* client-seconds connecting (finished connects) */
+    double connecting;       /* clients connecting at the tick (a connect that has not ended) */
+    double busy;             /* clients in flight at the tick */
+    double late_share;       /* open loop: transactions started late / started */
+    double throttled_pct;    /* benchtop's cgroup quota held it back, % of the interval */
+    double quota;            /* that quota in cores, 0 none */
+    const char *quota_where; /* the setting that holds it */
+    int embedded;            /* the database runs in benchtop's threads (SQLite) */
 };
 
 /*
@@ -98,9 +117,10 @@ struct verdict {
     double score;                     /* 0..1 */
     double first_score, second_score; /* the two leading candidates' scores, even undecided */
     int final;                        /* the load is over: kind held the run the longest */
-    double share[VK__COUNT];          /* final: the share of the run each verdict was shown */
+    double share[VK__COUNT];          /* the clients' time behind each verdict (final: the run's) */
     const char *confidence;           /* "clear", "likely", "tentative" */
-    char evidence[300];               /* the two or three figures that show it */
+    char evidence[400];               /* what relieves it, and the clients' time account */
+    struct account acct;              /* the account it was named from (final: the run's) */
     struct host_split host;           /* the interval's host CPU split (NAN: not local) */
 };
 
@@ -114,9 +134,12 @@ struct verdict_state {
     double busy_frac; /* smoothed share of benchtop's sessions active on the server */
     double rows_base; /* the lowest smoothed rows per transaction seen: "rising" */
     double rows_now;
-    int rows_rising;     /* intervals in a row rows_now grew by 5% or more */
-    double last_rtt_ms;  /* the last interval's round trip: the lower of two is the wire */
-    int held[VK__COUNT]; /* intervals each verdict was shown */
+    int rows_rising;       /* intervals in a row rows_now grew by 5% or more */
+    double last_rtt_ms;    /* the last interval's round trip: the lower of two is the wire */
+    int held[VK__COUNT];   /* intervals each verdict was shown */
+    struct account smooth; /* the account, smoothed from interval to interval */
+    struct account run;    /* ... summed over the run */
+    struct verdict_input last_in;
     struct verdict last;
 };
 

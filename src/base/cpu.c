@@ -20,15 +20,16 @@ cpu_gettid(void)
 }
 
 /*
- * The parent pid and utime + stime ticks of a /proc/.../stat file; -1 if
- * it is gone. The command name may hold spaces and parentheses: fields
- * start after the last ')'.
+ * The parent pid and utime + stime ticks of a /proc/.../stat file, and
+ * into *reaped (if not NULL) cutime + cstime: the CPU of its children that
+ * exited and were waited for; -1 if it is gone. The command name may hold
+ * spaces and parentheses: fields start after the last ')'.
  */
 static int
-stat_read(const char *path, int *ppid, unsigned long long *ticks)
+stat_read_all(const char *path, int *ppid, unsigned long long *ticks, unsigned long long *reaped)
 {
     char buf[1024], *p;
-    unsigned long long ut, st;
+    unsigned long long ut, st, cut = 0, cst = 0;
     FILE *f = fopen(path, "r");
     size_t n;
 
@@ -38,11 +39,19 @@ stat_read(const char *path, int *ppid, unsigned long long *ticks)
     fclose(f);
     buf[n] = '\0';
     p = strrchr(buf, ')');
-    if (p == NULL ||
-        sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", ppid, &ut, &st) != 3)
+    if (p == NULL || sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+                            ppid, &ut, &st, &cut, &cst) < 3)
         return -1;
     *ticks = ut + st;
+    if (reaped != NULL)
+        *reaped = cut + cst;
     return 0;
+}
+
+static int
+stat_read(const char *path, int *ppid, unsigned long long *ticks)
+{
+    return stat_read_all(path, ppid, ticks, NULL);
 }
 
 double
@@ -83,6 +92,124 @@ cpu_process_seconds(void)
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* The sum of every thread's run-queue wait in seconds; -1 if none could be read. */
+static double
+self_runq_s(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    double sum = 0;
+    int known = 0;
+
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        double q = tid > 0 ? cpu_thread_wait_seconds(tid) : -1;
+
+        if (q >= 0) {
+            sum += q;
+            known++;
+        }
+    }
+    if (d != NULL)
+        closedir(d);
+    return known ? sum : -1;
+}
+
+/* "key value" from a cpu.stat-like file; -1 if absent. */
+static double
+kv_read(const char *path, const char *key)
+{
+    char line[128], k[64];
+    unsigned long long v;
+    double out = -1;
+    FILE *f = fopen(path, "r");
+
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "%63s %llu", k, &v) == 2 && strcmp(k, key) == 0)
+            out = (double)v;
+    if (f != NULL)
+        fclose(f);
+    return out;
+}
+
+/* The directory of this process's CPU cgroup, v1 (cpu controller) or v2; 0, or -1. */
+static int
+self_cgroup(char *dir, size_t len, int *v1)
+{
+    char line[512], *path;
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    int found = -1;
+
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL && found < 0) {
+        char *ctl = strchr(line, ':');
+
+        if (ctl == NULL || (path = strchr(ctl + 1, ':')) == NULL)
+            continue;
+        *path++ = '\0';
+        path[strcspn(path, "\n")] = '\0';
+        *v1 = strcmp(ctl + 1, "") != 0;
+        if (*v1 && strcmp(ctl + 1, "cpu") != 0 && strncmp(ctl + 1, "cpu,", 4) != 0)
+            continue;
+        snprintf(dir, len, *v1 ? "/sys/fs/cgroup/cpu%s" : "/sys/fs/cgroup%s", path);
+        if (access(dir, R_OK) != 0 && !*v1)
+            snprintf(dir, len, "/sys/fs/cgroup/unified%s", path);
+        if (access(dir, R_OK) != 0 && *v1)
+            snprintf(dir, len, "/sys/fs/cgroup/cpu,cpuacct%s", path);
+        found = access(dir, R_OK) == 0 ? 0 : -1;
+    }
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
+/* The quota of a cgroup in cores (0 none) from v2 cpu.max or v1 cfs_quota_us / cfs_period_us. */
+static double
+cgroup_quota(const char *dir, int v1)
+{
+    char path[600];
+    double q = -1, per = 0;
+    FILE *f;
+
+    if (v1) {
+        snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us", dir);
+        if ((f = fopen(path, "r")) != NULL && fscanf(f, "%lf", &q) != 1)
+            q = -1;
+        if (f != NULL)
+            fclose(f);
+        snprintf(path, sizeof(path), "%s/cpu.cfs_period_us", dir);
+        if ((f = fopen(path, "r")) != NULL && fscanf(f, "%lf", &per) != 1)
+            per = 0;
+    } else {
+        snprintf(path, sizeof(path), "%s/cpu.max", dir);
+        if ((f = fopen(path, "r")) != NULL && fscanf(f, "%lf %lf", &q, &per) != 2)
+            q = -1; /* "max 100000": no quota */
+    }
+    if (f != NULL)
+        fclose(f);
+    return q > 0 && per > 0 ? q / per : 0;
+}
+
+void
+cpu_self_read(struct cpu_self *s)
+{
+    char dir[400], path[600];
+    int v1 = 0;
+    double t;
+
+    memset(s, 0, sizeof(*s));
+    s->runq_s = self_runq_s();
+    s->throttled_s = -1;
+    if (self_cgroup(dir, sizeof(dir), &v1) < 0)
+        return;
+    snprintf(path, sizeof(path), "%s/cpu.stat", dir);
+    t = kv_read(path, v1 ? "throttled_time" : "throttled_usec");
+    s->throttled_s = t < 0 ? -1 : t / (v1 ? 1e9 : 1e6);
+    s->quota = cgroup_quota(dir, v1);
+    if (s->quota > 0)
+        snprintf(s->quota_where, sizeof(s->quota_where), "%s of cgroup %.60s",
+                 v1 ? "cpu.cfs_quota_us" : "cpu.max", dir);
 }
 
 int
@@ -165,7 +292,7 @@ group_has(const struct cpu_group *g, pid_t pid)
 static int
 group_scan(const struct cpu_group *g, pid_t *members, int max, long long *ticks)
 {
-    unsigned long long t;
+    unsigned long long t, reaped;
     long long sum[CPU_GROUP_MAX] = {0};
     int seen[CPU_GROUP_MAX] = {0};
     struct dirent *e;
@@ -177,13 +304,18 @@ group_scan(const struct cpu_group *g, pid_t *members, int max, long long *ticks)
         pid_t pid = (pid_t)atoi(e->d_name);
 
         snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-        if (pid <= 0 || stat_read(path, &ppid, &t) < 0)
+        if (pid <= 0 || stat_read_all(path, &ppid, &t, &reaped) < 0)
             continue;
         for (i = 0; i < g->n; i++) {
             if (g->root[i] != pid && g->root[i] != (pid_t)ppid)
                 continue;
             seen[i] |= g->root[i] == pid;
-            sum[i] += (long long)t;
+            /*
+             * The root's reaped children count too: short-lived ones
+             * (PostgreSQL's parallel workers) exit within an interval
+             * and leave their CPU in the parent's cutime + cstime.
+             */
+            sum[i] += (long long)t + (g->root[i] == pid ? (long long)reaped : 0);
             if (members != NULL && n < max)
                 members[n++] = pid;
             break;
@@ -477,7 +609,7 @@ cpu_group_pct(struct cpu_group *g, double interval_s)
     group_scan(g, NULL, 0, ticks);
     for (int i = 0; i < g->n; i++) {
         now = ticks[i] >= 0 ? (double)ticks[i] / hz : -1;
-        /* a tree's exited children take their CPU with them: never below 0 */
+        /* a child that exits unreaped takes its CPU with it: never below 0 */
         if (now >= 0 && g->last_s[i] >= 0 && interval_s > 0) {
             sum += fmax(0, now - g->last_s[i]);
             known++;

@@ -20,6 +20,21 @@ double cpu_thread_wait_seconds(pid_t tid);
 /* User + system seconds of this whole process. */
 double cpu_process_seconds(void);
 
+/*
+ * This process's wait for the CPU, cumulative: every thread's run-queue
+ * wait (/proc/self/task/N/schedstat) and the time its cgroup's CPU quota
+ * held it back (v2 cpu.stat throttled_usec, v1 throttled_time), in
+ * seconds; -1 where unknown. quota: the cgroup's limit in cores (0.1 is
+ * 10% of one core), 0 without one.
+ */
+struct cpu_self {
+    double runq_s;
+    double throttled_s;
+    double quota;
+    char quota_where[96]; /* "cgroup /sys/fs/cgroup/cpu/x: cpu.cfs_quota_us" */
+};
+void cpu_self_read(struct cpu_self *s);
+
 /* The "cpu" line of /proc/stat, summed: busy and total jiffies. */
 struct cpu_host {
     uint64_t busy;

@@ -173,6 +173,8 @@ finish_txn(struct worker *w, struct client *c)
 {
     uint64_t origin = c->origins[c->head];
 
+    /* in flight since it was sent (or since the previous reply, pipelined) */
+    worker_stats(w)->flight_us += w->loop_us > c->active_us ? w->loop_us - c->active_us : 0;
     c->head = c->head + 1 == c->depth ? 0 : c->head + 1;
     c->inflight--;
     c->active_us = w->loop_us; /* the next oldest's wait counts from here */

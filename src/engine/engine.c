@@ -5,6 +5,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,27 @@ collect(struct engine *e, int both)
     wstats_merge(&snap->total, &snap->cur);
 }
 
+/* A cumulative reading's growth over secs, %; NAN when either end is unknown. */
+static double
+delta_pct(double now, double then, double secs)
+{
+    return now < 0 || then < 0 || !(secs > 0) ? NAN : fmax(0, now - then) * 100 / secs;
+}
+
+/* The process's run-queue wait and its cgroup's throttling over the interval (the time account). */
+static void
+measure_waits(struct engine *e, double secs)
+{
+    struct cpu_self now;
+
+    cpu_self_read(&now);
+    e->snap.own_runq_pct = delta_pct(now.runq_s, e->last_self.runq_s, secs);
+    e->snap.throttled_pct = fmin(delta_pct(now.throttled_s, e->last_self.throttled_s, secs), 100);
+    e->snap.quota = now.quota;
+    memcpy(e->snap.quota_where, now.quota_where, sizeof(e->snap.quota_where));
+    e->last_self = now;
+}
+
 /*
  * CPU over the interval: the busiest worker thread (running, and waiting in
  * the run queue for a CPU: a starved thread wants the CPU as much as a busy
@@ -83,14 +105,17 @@ measure_cpu(struct engine *e, double secs)
     e->snap.worker_wait_max = max_wait;
     e->snap.own_cpu_pct = secs > 0 ? (proc - e->last_cpu_s) * 100 / secs : 0;
     e->last_cpu_s = proc;
+    measure_waits(e, secs);
 }
 
+/* The snapshot's times; measure: read the threads' CPU now (not after they were joined). */
 static void
-stamp(struct engine *e, int final)
+stamp(struct engine *e, int final, int measure)
 {
     uint64_t now = now_us();
 
-    measure_cpu(e, (double)(now - e->last_tick_us) / 1e6);
+    if (measure)
+        measure_cpu(e, (double)(now - e->last_tick_us) / 1e6);
     e->snap.t = (double)(now - e->start_us) / 1e6;
     e->snap.interval_s = (double)(now - e->last_tick_us) / 1e6;
     e->snap.final = final;
@@ -107,7 +132,7 @@ engine_tick(struct engine *e)
         eventfd_post(e->workers[i].wake_fd);
     wait_acks(e);
     collect(e, 0);
-    stamp(e, 0);
+    stamp(e, 0, 1);
     return &e->snap;
 }
 
@@ -118,13 +143,15 @@ engine_stop(struct engine *e)
 
     if (e->stopped)
         return &e->snap;
+    /* the last interval's thread CPU, read while the threads still run */
+    measure_cpu(e, (double)(now_us() - e->last_tick_us) / 1e6);
     atomic_store(&e->stop, 1);
     for (i = 0; i < e->nworkers; i++)
         eventfd_post(e->workers[i].wake_fd);
     for (i = 0; i < e->nworkers; i++)
         worker_join(&e->workers[i]);
     collect(e, 1); /* connected: each worker's count as it stopped */
-    stamp(e, 1);
+    stamp(e, 1, 0);
     e->stopped = 1;
     return &e->snap;
 }
@@ -238,6 +265,7 @@ engine_start(const struct runconf *rc, void *shared, char *err)
     e->start_us = now_us();
     e->last_tick_us = e->start_us;
     e->last_cpu_s = cpu_process_seconds();
+    cpu_self_read(&e->last_self);
     e->end_us = rc->duration_s > 0 ? e->start_us + (uint64_t)(rc->duration_s * 1e6) : 0;
     e->workers = xcalloc((size_t)e->nworkers, sizeof(*e->workers));
     for (i = 0; i < e->nworkers; i++) {

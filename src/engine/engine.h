@@ -15,6 +15,7 @@
 #include "driver.h"
 #include "runconf.h"
 #include "stats.h"
+#include "base/cpu.h"
 
 struct worker;
 
@@ -41,9 +42,10 @@ struct engine {
     int paused;
     double rate;
     uint64_t last_tick_us;
-    double last_cpu_s;    /* the process's CPU seconds at the last tick */
-    struct snapshot snap; /* cur = the last interval, total = the run */
-    int nstmts;           /* -r: statements counted per worker (driver.h stmt_labels) */
+    double last_cpu_s;         /* the process's CPU seconds at the last tick */
+    struct cpu_self last_self; /* ... and its waits for a CPU (run queue, quota) */
+    struct snapshot snap;      /* cur = the last interval, total = the run */
+    int nstmts;                /* -r: statements counted per worker (driver.h stmt_labels) */
     int stopped;
 };
 

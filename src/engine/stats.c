@@ -61,6 +61,8 @@ wstats_merge(struct wstats *dst, const struct wstats *src)
     for (k = 0; k < ERR__COUNT; k++)
         dst->errors[k] += src->errors[k];
     dst->connected += src->connected;
+    dst->busy += src->busy;
+    dst->connecting += src->connecting;
     hist_merge(dst->lat, src->lat);
     if (src->last_error[0] != '\0')
         memcpy(dst->last_error, src->last_error, sizeof(dst->last_error));

@@ -23,6 +23,7 @@
     X(lag_max_us)    /* open loop: largest schedule lag (merged with max) */                       \
     X(connects)      /* connections established */                                                 \
     X(connect_us)    /* time spent establishing them */                                            \
+    X(flight_us)     /* send to reply of finished transactions: the time account (verdict) */      \
     X(reconnects)    /* connections re-established after a loss */                                 \
     X(connect_fails) /* failed attempts to re-establish a lost connection */                       \
     X(retried)       /* transactions that succeeded or failed after more than one try */           \
@@ -46,6 +47,8 @@ struct wstats {
 #undef STATS_FIELD
     uint64_t errors[ERR__COUNT];
     uint64_t connected;   /* gauge: clients connected at the tick (summed over workers) */
+    uint64_t busy;        /* gauge: clients with a transaction in flight at the tick */
+    uint64_t connecting;  /* gauge: clients setting up a connection at the tick */
     struct hist *lat;     /* latency of successful transactions, us */
     char last_error[160]; /* message of the latest error in this interval */
     struct err_msg msgs[STATS_MSGS]; /* the errors' messages with their counts, first come */
@@ -63,6 +66,10 @@ struct snapshot {
     double worker_cpu_max;  /* the busiest worker thread's CPU in this interval, % of a core */
     double worker_wait_max; /* ... and that thread's wait for a CPU, % of the interval */
     double own_cpu_pct;     /* this whole process's CPU in this interval, % of one core */
+    double own_runq_pct;    /* its threads' run-queue wait for a CPU, % of one core; NAN */
+    double throttled_pct;   /* the interval held back by its cgroup's CPU quota, %; NAN */
+    double quota;           /* that quota in cores, 0 none */
+    char quota_where[96];   /* the setting that holds it (cpu.h struct cpu_self) */
     struct wstats cur;      /* this interval */
     struct wstats total;    /* since the start */
 };

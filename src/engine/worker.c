@@ -243,16 +243,21 @@ timer_pop(struct worker *w)
     }
 }
 
-static int
-connected_count(const struct worker *w)
+/* The gauges of the buffer handed over: clients connected, in flight, and connecting. */
+static void
+count_gauges(struct worker *w)
 {
-    int i, n = 0;
+    int i, n = 0, busy = 0, connecting = 0;
 
     for (i = 0; i < w->nclients; i++) {
         enum client_state st = w->clients[i].state;
         n += st == CS_IDLE || st == CS_RUNNING;
+        busy += w->clients[i].inflight > 0;
+        connecting += st == CS_CONNECTING;
     }
-    return n;
+    w->stats[w->cur].connected = (uint64_t)n;
+    w->stats[w->cur].busy = (uint64_t)busy;
+    w->stats[w->cur].connecting = (uint64_t)connecting;
 }
 
 /* The main thread asked for a tick: hand it the buffer we wrote. */
@@ -265,7 +270,7 @@ swap_buffers(struct worker *w)
         return;
     if (atomic_load(&w->eng->stop))
         return;
-    w->stats[w->cur].connected = (uint64_t)connected_count(w);
+    count_gauges(w);
     w->cur ^= 1;
     atomic_fetch_add_explicit(&w->swaps, 1, memory_order_release);
     eventfd_post(w->eng->ack_fd);
@@ -581,7 +586,7 @@ worker_main(void *arg)
             eventfd_post(w->eng->notify_fd);
         }
     }
-    w->stats[w->cur].connected = (uint64_t)connected_count(w); /* the final interval's gauge */
+    count_gauges(w); /* the final interval's gauges */
     for (i = 0; i < w->nclients; i++)
         client_close(w, &w->clients[i]);
     return NULL;

@@ -63,6 +63,21 @@ json_common(FILE *f, const struct wstats *s, double secs)
     json_lat(f, &l);
 }
 
+/* The clients' time account behind the verdict: each share of the whole, 0..1. */
+static void
+json_account(FILE *f, const struct account *a)
+{
+    int k;
+
+    if (!(a->total > 0))
+        return;
+    fprintf(f, ",\"account\":{\"clients\":%.0f", a->clients);
+    for (k = 0; k < AS__COUNT; k++)
+        if (account_share(a, k) >= 0.0005)
+            fprintf(f, ",\"%s\":%.3f", account_key(k), account_share(a, k));
+    fputc('}', f);
+}
+
 static void
 json_verdict(FILE *f, const struct verdict *v)
 {
@@ -77,6 +92,7 @@ json_verdict(FILE *f, const struct verdict *v)
         json_member_num(f, "second_score", v->second_score);
     }
     json_member_str(f, "evidence", v->evidence);
+    json_account(f, &v->acct);
     if (v->final) {
         int k, n = 0;
 
@@ -331,7 +347,7 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
                 per_s(s->rx_bytes, snap->t) / 1024.0);
     fprintf(f, "tps = %.3f\n", per_s(s->txns, snap->t));
     if (v != NULL && v->final) {
-        char text[200];
+        char text[600];
 
         verdict_final_text(v, text, sizeof(text));
         fprintf(f, "verdict: %s\n", text);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -141,6 +142,44 @@ merge_signals(struct session *s)
     }
 }
 
+/*
+ * The target is a database file (no host, its path a regular file): the
+ * database runs in benchtop's own threads, with no server process.
+ */
+static int
+target_embedded(const char *target)
+{
+    struct uri u;
+    char path[512];
+    struct stat sb;
+
+    if (uri_split(target, &u) != 0 || u.authority.len != 0 || u.path.len == 0 ||
+        u.path.len >= sizeof(path))
+        return 0;
+    memcpy(path, target + u.path.off, u.path.len);
+    path[u.path.len] = '\0';
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The engine's time account of the interval (account.h) into in. */
+static void
+judge_account(struct session *s, const struct snapshot *snap, struct verdict_input *in)
+{
+    const struct wstats *c = &snap->cur;
+    uint64_t started = c->txns + wstats_errors(c);
+
+    in->interval_s = snap->interval_s;
+    in->flight_s = (double)c->flight_us / 1e6;
+    in->connect_s = (double)c->connect_us / 1e6;
+    in->busy = (double)c->busy;
+    in->connecting = (double)c->connecting;
+    in->late_share = started ? fmin((double)c->late / (double)started, 1) : 0;
+    in->throttled_pct = snap->throttled_pct;
+    in->quota = snap->quota;
+    in->quota_where = snap->quota_where;
+    in->embedded = s->embedded;
+}
+
 /* The verdict's inputs from the interval just merged, the collector and the host. */
 static void
 judge(struct session *s, struct snapshot *snap)
@@ -184,6 +223,7 @@ judge(struct session *s, struct snapshot *snap)
     in.have_server = s->have_sig;
     in.sig = s->sig;
     in.behind = s->behind;
+    judge_account(s, snap, &in);
     verdict_step(&s->verdict, &in, &s->now);
 }
 
@@ -349,6 +389,7 @@ session_run(struct session *s, int sigfd)
     s->gain_per_doubling = NAN;
     if (s->eng != NULL)
         procs_find(s); /* before the first tick: its CPU counts from the start */
+    s->embedded = s->rc != NULL && s->rc->target != NULL && target_embedded(s->rc->target);
     cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);
     for (;;) {

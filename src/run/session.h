@@ -72,6 +72,7 @@ struct session {
     struct cpu_host host;     /* /proc/stat at the last tick */
     double gain_per_doubling; /* from the last rise in clients (dashboard +); NAN */
     int procs_ready;          /* procs was looked up */
+    int embedded;             /* the target is a database file run in our threads (SQLite) */
     struct cpu_group procs;   /* the run's local processes: the server side of the host split */
     void *arg;
 };

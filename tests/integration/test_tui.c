@@ -492,6 +492,21 @@ test_sweep_pane(void **state)
     free(rec);
 }
 
+/* watch: the server-side verdict on the dashboard's verdict line (issue 25.9: it was blank). */
+static void
+test_watch_verdict_line(void **state)
+{
+    char args[600], *s;
+
+    snprintf(args, sizeof(args), "watch %s", itest_target(DB));
+    start(args);
+    s = wait_for("limit: server-side: ", 10000);
+    assert_non_null(strstr(s, "limit: server-side: "));
+    free(s);
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+}
+
 /* A terminal that cannot move the cursor gets one line and exit 2, not a garbled screen. */
 static void
 test_dumb_terminal_refused(void **state)
@@ -542,13 +557,20 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dashboard),
         cmocka_unit_test(test_help_and_pause),
+<<<<<<< HEAD
+=======
+        cmocka_unit_test(test_watch_verdict_line),
+>>>>>>> verdict
         cmocka_unit_test(test_set_setting),
         cmocka_unit_test(test_read_only),
         cmocka_unit_test(test_sweep_pane),
         cmocka_unit_test(test_watch_records),
         cmocka_unit_test(test_demo),
         cmocka_unit_test(test_dumb_terminal_refused),
+<<<<<<< HEAD
         cmocka_unit_test(test_demo_not_in_foreground_refused),
+=======
+>>>>>>> verdict
     };
     return cmocka_run_group_tests_name("tui", tests, setup, teardown);
 }

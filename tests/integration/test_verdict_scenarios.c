@@ -141,7 +141,8 @@ test_server_cpu_bound(void **state)
     char *args[] = {"run", itest_target(DB), "--headless", "-q", "-T", "10", "-c", "8", "-j", "1",
                     "-f",  script,           NULL};
 
-    expect_verdict(args, "server_cpu");
+    /* on a host other programs fill (shared CI), the account names the host: accepted */
+    expect_verdicts(args, "server_cpu", "host");
     unlink(script);
 }
 

@@ -151,8 +151,8 @@ draw_verdict(const struct dash *d, struct grid *g, struct rect r)
 {
     int y = r.y + 2, x = r.x + 1, end = r.x + r.w;
 
-    if (!d->load)
-        return;
+    if (!d->load && d->verdict[0] == '\0')
+        return; /* watch: the server-side verdict once a sample judged it */
     if (d->verdict[0] == '\0') {
         grid_put_run(g, &x, y, end, ST_DIM, "limit: measuring...");
         return;

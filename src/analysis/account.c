@@ -1,0 +1,385 @@
+/* account: the clients' time split into shares (see account.h and benchtop.1, VERDICT). */
+#include "account.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const double CLEAR_OBS = 30;   /* sampled sessions behind a share that make it clear */
+static const double LIKELY_OBS = 8;   /* ... likely */
+static const double MIN_SHOWN = 0.01; /* shares below this are left out of the text */
+
+static const char *const labels[AS__COUNT] = {
+    [AS_BENCHTOP] = "benchtop",
+    [AS_RUNQ] = "benchtop waiting for a CPU",
+    [AS_QUOTA] = "benchtop held by its CPU quota",
+    [AS_SCHEDULE] = "waiting for the schedule",
+    [AS_CONNECT] = "connecting",
+    [AS_SERVER_CPU] = "server CPU",
+    [AS_LOCK] = "locks",
+    [AS_DISK] = "disk reads",
+    [AS_COMMIT] = "commit",
+    [AS_SERVER_OTHER] = "server waits",
+    [AS_STALL] = "stalled by other sessions",
+    [AS_POOL] = "pooler queue",
+    [AS_APP] = "app tier",
+    [AS_TRANSIT] = "transit",
+    [AS_IDLE] = "idle",
+    [AS_UNKNOWN] = "unknown",
+};
+
+static const char *const keys[AS__COUNT] = {
+    [AS_BENCHTOP] = "benchtop",
+    [AS_RUNQ] = "benchtop_runq",
+    [AS_QUOTA] = "benchtop_quota",
+    [AS_SCHEDULE] = "schedule",
+    [AS_CONNECT] = "connect",
+    [AS_SERVER_CPU] = "server_cpu",
+    [AS_LOCK] = "lock",
+    [AS_DISK] = "disk_read",
+    [AS_COMMIT] = "commit",
+    [AS_SERVER_OTHER] = "server_other",
+    [AS_STALL] = "other_sessions",
+    [AS_POOL] = "pool",
+    [AS_APP] = "app",
+    [AS_TRANSIT] = "transit",
+    [AS_IDLE] = "idle",
+    [AS_UNKNOWN] = "unknown",
+};
+
+const char *
+account_label(enum account_share s)
+{
+    return s >= 0 && s < AS__COUNT ? labels[s] : "?";
+}
+
+const char *
+account_key(enum account_share s)
+{
+    return s >= 0 && s < AS__COUNT ? keys[s] : "?";
+}
+
+static double
+clamp(double x, double lo, double hi)
+{
+    return isnan(x) ? lo : fmin(fmax(x, lo), hi);
+}
+
+/* NAN as 0. */
+static double
+z(double x)
+{
+    return isnan(x) ? 0 : x;
+}
+
+void
+account_init(struct account *a)
+{
+    memset(a, 0, sizeof(*a));
+}
+
+/* Moves up to want client-seconds from *pool into share s; what was moved. */
+static double
+take(struct account *a, double *pool, enum account_share s, double want, double obs)
+{
+    double t = clamp(want, 0, *pool);
+
+    *pool -= t;
+    a->t[s] += t;
+    if (obs < 0)
+        a->obs[s] = -1;
+    else if (a->obs[s] >= 0)
+        a->obs[s] += obs;
+    return t;
+}
+
+/*
+ * benchtop's own time, by what its busiest thread did: ran, waited for a
+ * CPU, or was held back by the quota (all of its threads at once).
+ */
+static void
+split_benchtop(const struct account_input *in, struct account *a, double t)
+{
+    double cpu = clamp(in->worker_cpu, 0, 100), wait = clamp(in->worker_wait, 0, 100);
+    double quota = clamp(in->throttled_pct, 0, 100), sum = cpu + wait + quota;
+
+    if (!(sum > 0)) {
+        take(a, &t, AS_BENCHTOP, t, -1);
+        return;
+    }
+    take(a, &t, AS_QUOTA, t * quota / sum, -1);
+    take(a, &t, AS_RUNQ, t * wait / sum, -1);
+    take(a, &t, AS_BENCHTOP, t, -1);
+}
+
+/* How busy benchtop's thread is, 0..1: a reply that comes while it runs or waits is not read. */
+static double
+client_busy(const struct account_input *in)
+{
+    return clamp((z(in->worker_cpu) + z(in->worker_wait) + z(in->throttled_pct)) / 100, 0, 1);
+}
+
+/* Sessions states: benchtop's own when the collector tells them apart. */
+struct states {
+    double active, cpu, lock, disk, commit, other, obs;
+};
+
+/* Counts averaged from different glances may add up past the active sessions: scaled to fit. */
+static void
+states_fit(struct states *s)
+{
+    double sum = s->cpu + s->lock + s->disk + s->commit;
+
+    if (sum <= s->active || !(sum > 0))
+        return;
+    s->cpu *= s->active / sum;
+    s->lock *= s->active / sum;
+    s->disk *= s->active / sum;
+    s->commit *= s->active / sum;
+}
+
+static int
+states_read(const struct coll_signals *g, struct states *s)
+{
+    int own = !isnan(g->own_active);
+    double io = own ? g->own_io_wait : g->io_wait;
+
+    memset(s, 0, sizeof(*s));
+    s->active = own ? g->own_active : g->active;
+    if (!(s->active > 0))
+        return isnan(s->active) ? -1 : 0;
+    s->lock = z(own ? g->own_lock_wait : g->lock_wait);
+    /*
+     * own_commit_wait counts the commit's sync and data file I/O together;
+     * without own_io_wait, all sessions' io and commit waits split it
+     */
+    if (own && isnan(io) && g->io_wait + g->commit_wait > 0)
+        io = z(g->own_commit_wait) * g->io_wait / (g->io_wait + g->commit_wait);
+    s->disk = z(io);
+    s->commit = own ? fmax(0, z(g->own_commit_wait) - s->disk) : z(g->commit_wait);
+    s->cpu = own && !isnan(g->own_on_cpu) ? g->own_on_cpu
+             : own                        ? fmax(0, s->active - s->lock - s->disk - s->commit)
+                                          : z(g->on_cpu);
+    states_fit(s);
+    s->other = fmax(0, s->active - s->cpu - s->lock - s->disk - s->commit);
+    s->obs = (g->samples >= 1 ? g->samples : 1);
+    return 0;
+}
+
+/*
+ * Lock waits by the root of their chain: a blocker that waits for the
+ * commit makes the wait the commit's; one idle in a transaction waits for
+ * its client (transit: the wire, or benchtop not reading); another
+ * application's session is a stall by other sessions.
+ */
+static void
+split_locks(const struct coll_signals *g, struct account *a, double *pool, double lock, double obs)
+{
+    double roots = z(g->lock_root_commit) + z(g->lock_root_client) + z(g->lock_root_other);
+    double whole = fmax(roots, z(g->lock_wait));
+
+    if (whole > 0 && roots > 0) {
+        take(a, pool, AS_COMMIT, lock * z(g->lock_root_commit) / whole, obs);
+        take(a, pool, AS_TRANSIT, lock * z(g->lock_root_client) / whole, obs);
+        take(a, pool, AS_STALL, lock * z(g->lock_root_other) / whole, obs);
+        lock *= 1 - roots / whole;
+    }
+    take(a, pool, AS_LOCK, lock, obs);
+}
+
+/*
+ * Clients queued in a pooler wait for its server connections: behind
+ * sessions that wait on locks, the disk or the commit, the queue is those
+ * waits' time too (a larger pool would only add waiters); the rest is the
+ * pool's.
+ */
+static void
+split_pool(const struct states *s, struct account *a, double pool)
+{
+    double w = s->active > 0 ? (s->lock + s->disk + s->commit) / s->active : 0;
+
+    if (!(pool > 0))
+        return;
+    if (!(s->active > 0)) {
+        a->t[AS_POOL] += pool;
+        return;
+    }
+    w = clamp(w, 0, 1);
+    a->t[AS_LOCK] += pool * s->lock / s->active;
+    a->t[AS_DISK] += pool * s->disk / s->active;
+    a->t[AS_COMMIT] += pool * s->commit / s->active;
+    a->t[AS_POOL] += pool * (1 - w);
+    a->obs[AS_POOL] = -1;
+}
+
+/* The server's part of *flight from its sampled sessions: each active session-second is one. */
+static int
+server_by_states(const struct account_input *in, struct account *a, double *flight, double pool)
+{
+    struct states s;
+    double t, k;
+
+    if (states_read(&in->sig, &s) < 0)
+        return -1;
+    t = fmin(s.active * in->interval_s, *flight);
+    k = s.active > 0 ? t / s.active : 0; /* client-seconds per active session */
+    take(a, flight, AS_SERVER_CPU, s.cpu * k, s.cpu * s.obs);
+    split_locks(&in->sig, a, flight, s.lock * k, s.lock * s.obs);
+    take(a, flight, AS_DISK, s.disk * k, s.disk * s.obs);
+    take(a, flight, AS_COMMIT, s.commit * k, s.commit * s.obs);
+    take(a, flight, AS_SERVER_OTHER, s.other * k, s.other * s.obs);
+    split_pool(&s, a, pool);
+    return 0;
+}
+
+/*
+ * A server without session states (an event loop: Redis, memcached): its
+ * busy share of its capacity (its busiest thread's, when one is full) is
+ * the share of the in-flight time spent queued for or on its CPU.
+ */
+static int
+server_by_cpu(const struct account_input *in, struct account *a, double *flight)
+{
+    const struct coll_signals *g = &in->sig;
+    double cpu = isnan(g->server_cpu_pct) ? g->server_cpu_self_pct : g->server_cpu_pct;
+    double limit = g->server_cpu_limit > 0 ? g->server_cpu_limit : NAN;
+    double u = cpu / limit;
+
+    if (g->thread_max_pct > 0)
+        u = fmax(z(u), g->thread_max_pct / 100);
+    if (isnan(u))
+        return -1;
+    take(a, flight, AS_SERVER_CPU, *flight * clamp(u, 0, 1), -1);
+    /*
+     * A loop that syncs its log before every write's reply (Redis
+     * appendfsync always) spends the rest of each request in the sync:
+     * the collector's own round trip waits for the same syncs, so it
+     * cannot tell the wire apart.
+     */
+    if (g->sync_each_commit[0] && g->commits_s > 0)
+        take(a, flight, AS_COMMIT, *flight, -1);
+    return 0;
+}
+
+/* The application tier's queue: its gauge times the interval. */
+static void
+front_tiers(const struct account_input *in, struct account *a, double *flight)
+{
+    take(a, flight, AS_APP, z(in->sig.app_queue) * in->interval_s, -1);
+}
+
+/*
+ * In flight (and connecting, for a pooler's queue): stalls by others first (they hold every client
+ * in flight), then the server's part, the tiers in front of it, and transit: the rest, of which
+ * benchtop's share is what came while its thread was busy.
+ */
+static void
+split_flight(const struct account_input *in, struct account *a, double flight, double *connect)
+{
+    const struct coll_signals *g = &in->sig;
+    double benchtop, pool;
+
+    front_tiers(in, a, &flight);
+    if (!in->have_server) {
+        /* the server unseen: only what came while benchtop's thread was busy is known */
+        benchtop = flight * client_busy(in);
+        flight -= benchtop;
+        split_benchtop(in, a, benchtop);
+        take(a, &flight, AS_UNKNOWN, flight, -1);
+        return;
+    }
+    take(a, &flight, AS_STALL, flight * clamp(g->other_stall_share, 0, 1), -1);
+    /*
+     * A session pooler holds its queue at login (those clients are
+     * connecting); a transaction pooler holds it in flight.
+     */
+    pool = z(g->pool_waiting) * in->interval_s -
+           take(a, connect, AS_POOL, z(g->pool_waiting) * in->interval_s, -1);
+    pool = clamp(pool, 0, flight);
+    flight -= pool;
+    /* an event loop's load is its one thread's CPU, not its connections' states */
+    if (!(g->server_cpu_limit > 0 && g->server_cpu_limit <= 100) ||
+        server_by_cpu(in, a, &flight) < 0) {
+        if (server_by_states(in, a, &flight, pool) == 0)
+            pool = 0;
+        else if (server_by_cpu(in, a, &flight) < 0)
+            take(a, &flight, AS_UNKNOWN, flight, -1);
+    }
+    take(a, &pool, AS_POOL, pool, -1); /* the pooler's own gauge: measured */
+    benchtop = flight * client_busy(in);
+    flight -= benchtop;
+    split_benchtop(in, a, benchtop);
+    take(a, &flight, AS_TRANSIT, flight, -1);
+}
+
+void
+account_make(const struct account_input *in, struct account *a)
+{
+    double total = fmax(in->clients, 0) * fmax(in->interval_s, 0), flight, connect, rest;
+
+    account_init(a);
+    a->total = total;
+    a->clients = in->clients;
+    a->intervals = 1;
+    flight = clamp(in->flight_s, 0, total);
+    /* no transaction finished (a stall): the clients in flight were so all along */
+    if (!(in->txns > 0))
+        flight = fmax(flight, clamp(in->busy * in->interval_s, 0, total));
+    /* connects that never end (a session pooler's queue at login) count from the gauge */
+    connect = clamp(fmax(z(in->connect_s), z(in->connecting) * in->interval_s), 0, total - flight);
+    rest = total - flight - connect;
+    split_flight(in, a, flight, &connect);
+    take(a, &connect, AS_CONNECT, connect, -1);
+    if (in->rate > 0) /* an open loop's clients between transactions wait for the schedule */
+        take(a, &rest, AS_SCHEDULE, rest * (1 - client_busy(in)), -1);
+    split_benchtop(in, a, rest);
+}
+
+void
+account_add(struct account *sum, const struct account *a)
+{
+    for (int s = 0; s < AS__COUNT; s++) {
+        sum->t[s] += a->t[s];
+        sum->obs[s] = sum->obs[s] < 0 || a->obs[s] < 0 ? -1 : sum->obs[s] + a->obs[s];
+    }
+    sum->clients = (sum->clients * sum->intervals + a->clients) / (sum->intervals + 1);
+    sum->intervals++;
+    sum->total += a->total;
+}
+
+double
+account_share(const struct account *a, enum account_share s)
+{
+    return a->total > 0 ? a->t[s] / a->total : 0;
+}
+
+const char *
+account_confidence(const struct account *a, enum account_share s)
+{
+    if (a->obs[s] < 0 || a->obs[s] >= CLEAR_OBS)
+        return "clear";
+    return a->obs[s] >= LIKELY_OBS ? "likely" : "tentative";
+}
+
+void
+account_text(const struct account *a, char *buf, size_t len)
+{
+    int shown[AS__COUNT] = {0}, k, n = 0;
+    size_t used;
+
+    snprintf(buf, len, "%.0f %s time:", a->clients, a->clients == 1 ? "client's" : "clients'");
+    for (;;) {
+        int best = -1;
+
+        for (k = 0; k < AS__COUNT; k++)
+            if (!shown[k] && account_share(a, k) >= MIN_SHOWN && (best < 0 || a->t[k] > a->t[best]))
+                best = k;
+        if (best < 0)
+            break;
+        shown[best] = 1;
+        used = strlen(buf);
+        if (used + 1 < len)
+            snprintf(buf + used, len - used, "%s %s %.0f%%", n++ ? "," : "", labels[best],
+                     account_share(a, best) * 100);
+    }
+}

@@ -1,0 +1,475 @@
+/*
+ * The time account (issue 25) and the verdict named from it, on made-up
+ * inputs: the shares always sum to the whole, each mechanism puts the
+ * time where it belongs, and the verdict names the largest share the
+ * user can act on.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/account.h"
+#include "analysis/verdict.h"
+
+static void
+assert_whole(const struct account *a)
+{
+    double sum = 0;
+
+    for (int s = 0; s < AS__COUNT; s++) {
+        if (!(a->t[s] >= 0))
+            fprintf(stderr, "share %d = %g\n", s, a->t[s]);
+        assert_true(a->t[s] >= 0);
+        sum += account_share(a, s);
+    }
+    assert_true(fabs(sum - 1) < 1e-9);
+}
+
+/* A closed loop of n clients, all in flight, with nothing known of the server yet. */
+static struct verdict_input
+loaded(int n)
+{
+    struct verdict_input in;
+    struct coll_view v;
+
+    memset(&in, 0, sizeof(in));
+    coll_view_reset(&v);
+    in.load = 1;
+    in.interval_s = 1;
+    in.clients = n;
+    in.connected = n;
+    in.busy = n;
+    in.tps = 1000;
+    in.lat_mean_ms = n;
+    in.flight_s = n * 0.97;
+    in.connect_share = NAN;
+    in.ops_per_txn = 1;
+    in.worker_cpu_max = 20;
+    in.own_cpu_pct = 20;
+    in.host_busy_pct = 50;
+    in.cores = 2;
+    in.server_host_pct = 60;
+    in.gain_per_doubling = NAN;
+    in.throttled_pct = NAN;
+    in.have_server = 1;
+    in.sig = v.sig;
+    in.sig.rtt_ms = 0.1;
+    in.sig.samples = 10;
+    in.sig.sessions = in.sig.own_sessions = n;
+    return in;
+}
+
+static struct verdict
+judge(const struct verdict_input *in, int intervals)
+{
+    struct verdict_state st;
+    struct verdict v;
+
+    verdict_init(&st);
+    for (int i = 0; i < intervals; i++)
+        verdict_step(&st, in, &v);
+    if (getenv("VDEBUG"))
+        fprintf(stderr, "  -> %s (%s): %s\n", verdict_key(v.kind), v.confidence, v.evidence);
+    assert_whole(&v.acct);
+    return v;
+}
+
+/* Sessions of benchtop: active, on CPU, locks, commit (incl. io as the collectors count it). */
+static void
+own_states(struct verdict_input *in, double active, double cpu, double lock, double commit)
+{
+    in->sig.own_active = in->sig.active = active;
+    in->sig.own_on_cpu = in->sig.on_cpu = cpu;
+    in->sig.own_lock_wait = in->sig.lock_wait = lock;
+    in->sig.own_commit_wait = in->sig.commit_wait = commit;
+    in->sig.own_io_wait = in->sig.io_wait = 0;
+}
+
+/* Random inputs: every share non-negative, the sum always the whole. */
+static void
+test_sums_always_whole(void **state)
+{
+    srand(25);
+    for (int i = 0; i < 5000; i++) {
+        struct account_input in;
+        struct account a;
+        struct coll_view v;
+
+        memset(&in, 0, sizeof(in));
+        coll_view_reset(&v);
+        in.sig = v.sig;
+        in.interval_s = 0.5 + rand() % 3;
+        in.clients = 1 + rand() % 64;
+        in.rate = rand() % 3 ? 0 : 100;
+        in.flight_s = (rand() % 150) / 100.0 * in.clients * in.interval_s;
+        in.connect_s = (rand() % 50) / 100.0 * in.clients;
+        in.busy = rand() % (in.clients + 1);
+        in.txns = rand() % 3 ? rand() % 1000 : 0;
+        in.worker_cpu = rand() % 101;
+        in.worker_wait = rand() % 101;
+        in.throttled_pct = rand() % 4 ? NAN : rand() % 101;
+        in.have_server = rand() % 4 != 0;
+        in.embedded = rand() % 10 == 0;
+        in.sig.active = rand() % 2 ? NAN : rand() % (2 * in.clients);
+        in.sig.on_cpu = rand() % in.clients;
+        in.sig.lock_wait = rand() % in.clients;
+        in.sig.commit_wait = rand() % in.clients;
+        in.sig.lock_root_commit = rand() % 3;
+        in.sig.pool_waiting = rand() % 2 ? NAN : rand() % in.clients;
+        in.sig.other_stall_share = rand() % 2 ? NAN : (rand() % 200) / 100.0;
+        in.sig.server_cpu_pct = rand() % 300;
+        in.sig.server_cpu_limit = rand() % 2 ? NAN : 100;
+        account_make(&in, &a);
+        assert_whole(&a);
+        assert_true(fabs(a.total - in.clients * in.interval_s) < 1e-9);
+    }
+}
+
+/*
+ * Issue 33.1: pgbench at 32 clients on a saturated host, 26 of 32
+ * sessions "idle in transaction / ClientRead" because benchtop's worker
+ * waited for a CPU 78% of the time: that time is benchtop's, never the
+ * commit's, and synchronous_commit is not advised.
+ */
+static void
+test_idle_in_transaction_is_the_clients(void **state)
+{
+    struct verdict_input in = loaded(32);
+    struct verdict v;
+
+    own_states(&in, 6, 2, 1, 3);
+    in.sig.own_idle = in.sig.idle_tx = 26;
+    in.worker_cpu_max = 20;
+    in.worker_wait_max = 78;
+    in.host_busy_pct = 99;
+    in.server_host_pct = 150;
+    in.own_cpu_pct = 45;
+    snprintf(in.sig.commit_advice, sizeof(in.sig.commit_advice), "synchronous_commit = off");
+    v = judge(&in, 3);
+    assert_true(account_share(&v.acct, AS_RUNQ) + account_share(&v.acct, AS_BENCHTOP) > 0.6);
+    assert_true(account_share(&v.acct, AS_COMMIT) < 0.1);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_null(strstr(v.evidence, "synchronous_commit"));
+}
+
+/* pgbench scale 1 with slow commits: the lock holders wait on the WAL sync: commit. */
+static void
+test_lock_chain_rooted_in_commit(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    own_states(&in, 16, 0.5, 13, 2.5);
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_LOCK); /* without the chain: the locks */
+    in.sig.lock_root_commit = 12;
+    in.sig.lock_root_other = 1;
+    snprintf(in.sig.commit_advice, sizeof(in.sig.commit_advice), "synchronous_commit = off");
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_COMMIT);
+    assert_true(account_share(&v.acct, AS_COMMIT) > 0.75);
+    assert_true(account_share(&v.acct, AS_STALL) > 0.05);
+    assert_non_null(strstr(v.evidence, "try synchronous_commit = off"));
+    assert_non_null(strstr(v.evidence, "16 clients' time: commit"));
+}
+
+/*
+ * A read-only select through a 2 ms proxy at 16 clients: 2 of 16
+ * sessions active, the rest idle: transit, the network; and "0.00 log
+ * syncs per commit" never advises synchronous_commit.
+ */
+static void
+test_reads_through_a_slow_network_are_transit(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    own_states(&in, 2, 1.2, 0, 0.8); /* a sampled ClientRead is not a commit: 0.8 of I/O */
+    in.sig.own_io_wait = in.sig.io_wait = 0.8;
+    in.sig.own_idle = 14;
+    in.sig.rtt_ms = 4.1;
+    in.lat_mean_ms = 4.6;
+    in.sig.commits_s = 3400;
+    in.sig.log_syncs_s = 0;
+    snprintf(in.sig.commit_advice, sizeof(in.sig.commit_advice), "synchronous_commit = off");
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_NETWORK);
+    assert_true(account_share(&v.acct, AS_TRANSIT) > 0.6);
+    assert_null(strstr(v.evidence, "synchronous_commit"));
+    assert_non_null(strstr(v.evidence, "16 clients' time: transit"));
+}
+
+/* benchtop under a cgroup quota: throttled most of each interval: client-bound, the quota named. */
+static void
+test_quota_is_the_clients(void **state)
+{
+    struct verdict_input in = loaded(8);
+    struct verdict v;
+
+    own_states(&in, 1, 1, 0, 0);
+    in.worker_cpu_max = 8;
+    in.worker_wait_max = 1;
+    in.throttled_pct = 85;
+    in.quota = 0.08;
+    in.quota_where = "cpu.cfs_quota_us of cgroup /sys/fs/cgroup/cpu/bt";
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_CLIENT);
+    assert_true(account_share(&v.acct, AS_QUOTA) > 0.6);
+    assert_non_null(strstr(v.evidence, "CPU quota (0.08 cores, cpu.cfs_quota_us"));
+    assert_null(strstr(v.evidence, "other programs"));
+}
+
+/* -R that cannot be kept: every transaction late, all clients busy: add clients. */
+static void
+test_open_loop_beyond_capacity(void **state)
+{
+    struct verdict_input in = loaded(4);
+    struct verdict v;
+
+    own_states(&in, 1, 0.8, 0, 0);
+    in.rate = 5000;
+    in.tps = 1900;
+    in.late_share = 0.97;
+    in.sig.rtt_ms = 2;
+    in.lat_mean_ms = 300; /* from the schedule: the lag grows */
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_OPEN_LOOP);
+    assert_non_null(strstr(v.evidence, "-R 5000 is beyond what 4 clients can do: add clients"));
+    /* the same rate kept: waiting for the schedule is not a limit to relieve but the rate */
+    in.tps = 5000;
+    in.late_share = 0;
+    in.busy = 1;
+    in.flight_s = 0.5;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_UNDERLOADED);
+    assert_true(account_share(&v.acct, AS_SCHEDULE) > 0.5);
+    assert_non_null(strstr(v.evidence, "raise -R"));
+}
+
+/* Redis stalled 30% of the time by another client's DEBUG SLEEP: its own share. */
+static void
+test_other_sessions_stall(void **state)
+{
+    struct verdict_input in = loaded(8);
+    struct verdict v;
+
+    in.sig.sessions = in.sig.own_sessions = NAN;
+    in.sig.server_cpu_pct = 30;
+    in.sig.server_cpu_limit = 100;
+    in.sig.other_stall_share = 0.6;
+    snprintf(in.sig.other_stall_what, sizeof(in.sig.other_stall_what), "DEBUG SLEEP 0.3");
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_STALL);
+    assert_non_null(strstr(v.evidence, "DEBUG SLEEP 0.3"));
+    assert_non_null(strstr(v.evidence, "stalled by other sessions 58%"));
+}
+
+/* memcached evicting with the hit ratio at 87%: memory-bound, -m named. */
+static void
+test_cache_evicting(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    in.sig.sessions = in.sig.own_sessions = NAN;
+    in.sig.server_cpu_pct = 40;
+    in.sig.server_cpu_limit = 400;
+    in.sig.evictions_s = 3375;
+    in.sig.hit_ratio = 0.87;
+    in.sig.mem_used = 63 * 1048576.0;
+    in.sig.mem_limit = 64 * 1048576.0;
+    snprintf(in.sig.mem_limit_setting, sizeof(in.sig.mem_limit_setting), "-m");
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_MEMORY);
+    assert_non_null(strstr(v.evidence, "3,375 evictions/s, hit ratio 87.0%, 63 MB of 64 MB"));
+    assert_non_null(strstr(v.evidence, "raise -m"));
+}
+
+/*
+ * SQLite runs in benchtop's threads: its sync per commit is the commit, as
+ * for a server; and never "run benchtop on another machine", even with the
+ * host full and the sessions computing.
+ */
+static void
+test_embedded_never_another_machine(void **state)
+{
+    struct verdict_input in = loaded(4);
+    struct verdict v;
+
+    in.embedded = 1;
+    in.server_host_pct = NAN;
+    in.sig.own_sessions = in.sig.own_active = NAN;
+    in.sig.active = 4;
+    in.sig.commit_wait = 3.6;
+    in.sig.on_cpu = 0.4;
+    in.sig.lock_wait = in.sig.io_wait = 0;
+    snprintf(in.sig.commit_advice, sizeof(in.sig.commit_advice), "synchronous = NORMAL");
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_COMMIT);
+    assert_non_null(strstr(v.evidence, "try synchronous = NORMAL"));
+    in.sig.commit_wait = 0;
+    in.sig.on_cpu = 4;
+    in.worker_cpu_max = 97;
+    in.host_busy_pct = 99;
+    v = judge(&in, 3);
+    assert_int_not_equal(v.kind, VK_HOST);
+    assert_null(strstr(v.evidence, "another machine"));
+}
+
+/* One of memcached's threads full (-t 1 at 200 clients): the thread setting; no 400% on 2 cores. */
+static void
+test_one_server_thread(void **state)
+{
+    struct verdict_input in = loaded(200);
+    struct verdict v;
+
+    in.sig.sessions = in.sig.own_sessions = NAN;
+    in.sig.server_cpu_pct = 133;
+    in.sig.server_cpu_limit = 400;
+    in.sig.server_threads = 4;
+    in.sig.thread_max_pct = 93;
+    snprintf(in.sig.threads_setting, sizeof(in.sig.threads_setting), "-t");
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_THREAD);
+    assert_non_null(strstr(v.evidence, "at 93% of a core: raise -t"));
+    assert_null(strstr(v.evidence, "of 400%"));
+    in.sig.thread_max_pct = 40;
+    v = judge(&in, 3);
+    assert_null(strstr(v.evidence, "of 400%")); /* a limit is never above the host's cores */
+}
+
+/* Two sampled sessions never make a clear verdict; thirty do. */
+static void
+test_confidence_from_samples(void **state)
+{
+    struct verdict_input in = loaded(2);
+    struct verdict v;
+
+    own_states(&in, 2, 0, 2, 0);
+    in.sig.samples = 1;
+    v = judge(&in, 1);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_string_equal(v.confidence, "tentative");
+    in.sig.samples = 20;
+    v = judge(&in, 1);
+    assert_string_equal(v.confidence, "clear");
+}
+
+/* A server whose side nothing tells: unknown, not guessed, and no verdict from it. */
+static void
+test_unknown_is_not_guessed(void **state)
+{
+    struct verdict_input in = loaded(8);
+    struct verdict v;
+
+    in.have_server = 0;
+    v = judge(&in, 3);
+    /* what came while benchtop's thread was busy (20%) is benchtop's; the rest unknown */
+    assert_true(account_share(&v.acct, AS_UNKNOWN) > 0.75);
+    assert_int_equal(v.kind, VK_NONE);
+    assert_non_null(strstr(v.evidence, "unknown 78%"));
+}
+
+/* Buffer-pool misses (MariaDB Statistics states, 67% hits): disk reads, then memory. */
+static void
+test_disk_reads_of_a_small_pool(void **state)
+{
+    struct verdict_input in = loaded(8);
+    struct verdict v;
+
+    own_states(&in, 7, 1, 0, 5.5);
+    in.sig.own_io_wait = in.sig.io_wait = 5.5;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_IO);
+    assert_true(account_share(&v.acct, AS_DISK) > 0.6);
+    assert_null(strstr(v.evidence, "commit"));
+    in.sig.hit_ratio = 0.675;
+    in.sig.disk_reads_s = 22670;
+    snprintf(in.sig.mem_limit_setting, sizeof(in.sig.mem_limit_setting), "innodb_buffer_pool_size");
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_MEMORY);
+    assert_non_null(strstr(v.evidence, "22,670 disk reads/s, hit ratio 67.5%"));
+}
+
+/*
+ * Issue 33.5: PgBouncer in session mode, pool 4, 16 clients: 12 clients
+ * never get past their login (connecting all along, queued in the pooler):
+ * their time is the pool's, not benchtop's.
+ */
+static void
+test_session_pooler_queue(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    in.flight_s = 3.9;
+    in.busy = 4;
+    in.connecting = 12;
+    own_states(&in, 2, 0.5, 0, 0);
+    in.sig.pool_waiting = 12;
+    in.sig.pool_servers = 4;
+    in.sig.pool_size = 4;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_POOL);
+    assert_true(account_share(&v.acct, AS_POOL) >= 0.74);
+    assert_true(account_share(&v.acct, AS_BENCHTOP) < 0.05);
+    assert_non_null(strstr(v.evidence, "12 clients wait for 4 server connections (pool size 4)"));
+}
+
+/* Issue 33.6: the final verdict is the run's largest share with its figures. */
+static void
+test_final_has_figures(void **state)
+{
+    struct verdict_input a = loaded(8), b = loaded(8);
+    struct verdict_state st;
+    struct verdict v;
+    char text[600];
+
+    own_states(&a, 8, 1, 0, 7);
+    own_states(&b, 8, 8, 0, 0);
+    b.host_busy_pct = NAN;
+    verdict_init(&st);
+    for (int i = 0; i < 3; i++)
+        verdict_step(&st, &a, &v);
+    for (int i = 0; i < 7; i++)
+        verdict_step(&st, &b, &v);
+    verdict_finish(&st, &v);
+    assert_int_equal(v.kind, VK_SERVER_CPU);
+    verdict_final_text(&v, text, sizeof(text));
+    if (getenv("VDEBUG"))
+        fprintf(stderr, "  -> %s\n", text);
+    assert_non_null(strstr(text, "final: server CPU-bound (72% of the clients' time)"));
+    assert_non_null(strstr(text, "8 clients' time: server CPU 72%, commit 25%"));
+    assert_null(strstr(text, "held"));
+    assert_null(strstr(text, "no verdict yet"));
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sums_always_whole),
+        cmocka_unit_test(test_idle_in_transaction_is_the_clients),
+        cmocka_unit_test(test_lock_chain_rooted_in_commit),
+        cmocka_unit_test(test_reads_through_a_slow_network_are_transit),
+        cmocka_unit_test(test_quota_is_the_clients),
+        cmocka_unit_test(test_open_loop_beyond_capacity),
+        cmocka_unit_test(test_other_sessions_stall),
+        cmocka_unit_test(test_cache_evicting),
+        cmocka_unit_test(test_embedded_never_another_machine),
+        cmocka_unit_test(test_one_server_thread),
+        cmocka_unit_test(test_confidence_from_samples),
+        cmocka_unit_test(test_unknown_is_not_guessed),
+        cmocka_unit_test(test_disk_reads_of_a_small_pool),
+        cmocka_unit_test(test_session_pooler_queue),
+        cmocka_unit_test(test_final_has_figures),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
