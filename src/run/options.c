@@ -86,7 +86,8 @@ const struct option_def option_table[] = {
      "also watch TARGET (repeatable): a database behind the load's target, or an nginx "
      "stub_status or php-fpm status URL; the verdict says whether it is the limit"},
     {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
-     "the dashboard's s key (set a server setting) is off"},
+     "the dashboard changes nothing: its s (set a setting), C and K (cancel, end a session) "
+     "keys are off"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
      "dashboard colours: default, light, mono, or a .theme file"},
     {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", CMD_LOAD,
