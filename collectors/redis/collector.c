@@ -535,4 +535,5 @@ const struct collector_class redis_collector_class = {
     .apply_setting = rd_coll_apply,
     .sessions = rd_coll_sessions,
     .kill = rd_coll_kill,
+    .inspect = redis_inspect,
 };

@@ -151,6 +151,12 @@ int redis_settings_read(redisContext *ctx, int *all, struct coll_settings *out, 
 /* The collector class's apply_setting: CONFIG SET (in memory; the config file is not rewritten). */
 int redis_settings_apply(redisContext *ctx, const char *name, const char *value, char *err);
 
+/* --- benchtop inspect (redis/inspect.c) --- */
+
+struct inspect_conf;
+/* The collector class's inspect: keys by type, size, prefix, TTL, heat. 0, or -1 with err. */
+int redis_inspect(const char *target, const struct inspect_conf *ic, char *err);
+
 /* --- the sessions list (redis/sessions.c) --- */
 
 struct coll_sessions;

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define COLL_MAX_ROWS 48
 #define COLL_MAX_EVENTS 4
@@ -203,6 +204,15 @@ void coll_view_reset(struct coll_view *v);
 
 struct runconf;
 
+/* `benchtop inspect`: what the user asked for (runconf's inspect options). */
+struct inspect_conf {
+    double budget_s;       /* the scan stops after this long */
+    uint64_t sample;       /* ... or after this many keys (0: none) */
+    const char *separator; /* a key's prefix ends at its first separator */
+    int json;              /* one JSON object instead of text */
+    FILE *out;
+};
+
 struct collector_class {
     const char *name;  /* same as the driver's: "postgres" */
     const char *title; /* the server's name in the verdict's sentences ("PostgreSQL"); NULL: name */
@@ -291,6 +301,14 @@ struct collector_class {
      * session"); the connection stays usable either way.
      */
     int (*kill)(void *conn, const char *id, int terminate, char *err);
+    /*
+     * Optional (NULL: `benchtop inspect` refuses the target). One pass over
+     * the server's contents on a connection of its own (main thread,
+     * blocking), that never blocks the server: incremental commands only,
+     * within ic->budget_s. Writes its report to ic->out. 0, or -1 with a
+     * one-line err.
+     */
+    int (*inspect)(const char *target, const struct inspect_conf *ic, char *err);
 };
 
 /*

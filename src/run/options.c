@@ -106,6 +106,14 @@ const struct option_def option_table[] = {
      "and show their agents live as one run"},
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
+    {"budget", 0, OPT_DOUBLE, OFF(inspect_budget_s), 0.001, 3600, "10", "SECONDS", CMD_INSPECT,
+     "inspect: stop scanning the keys after this long (what was seen is reported)"},
+    {"sample", 0, OPT_U64, OFF(inspect_sample), 0, 1e12, "100000", "N", CMD_INSPECT,
+     "inspect: look at no more than N keys (0: all); the figures then say of how many"},
+    {"separator", 0, OPT_STRING, OFF(inspect_separator), 0, 0, ":", "TEXT", CMD_INSPECT,
+     "inspect: a key's prefix ends at the first TEXT (user:42 is in user)"},
+    {"json", 0, OPT_FLAG, OFF(inspect_json), 0, 1, "0", "", CMD_INSPECT,
+     "inspect: one JSON object instead of text"},
     {"format", 0, OPT_STRING, OFF(report_format), 0, 0, "", "FMT", CMD_REPORT,
      "report: text (the default), markdown, csv or json"},
     {"from", 0, OPT_DOUBLE, OFF(report_from), 0, 1e9, "0", "SECONDS", CMD_REPORT,
@@ -119,9 +127,9 @@ const struct option_def option_table[] = {
     {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", CMD_ALL | CMD_MERGE,
      "no progress or summary on stderr"},
     {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "",
-     CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_SERVE, "show this help and exit"},
+     CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_SERVE | CMD_INSPECT, "show this help and exit"},
     {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "",
-     CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_SERVE,
+     CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_SERVE | CMD_INSPECT,
      "show the version and the compiled-in backends, and exit"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
@@ -411,14 +419,15 @@ lookup(int c)
 static const char *
 cmd_name(unsigned cmd)
 {
-    return cmd == CMD_INIT     ? "init"
-           : cmd == CMD_DEMO   ? "demo"
-           : cmd == CMD_WATCH  ? "watch"
-           : cmd == CMD_REPORT ? "report"
-           : cmd == CMD_SWEEP  ? "sweep"
-           : cmd == CMD_MERGE  ? "merge"
-           : cmd == CMD_SERVE  ? "serve"
-                               : "run";
+    return cmd == CMD_INIT      ? "init"
+           : cmd == CMD_DEMO    ? "demo"
+           : cmd == CMD_WATCH   ? "watch"
+           : cmd == CMD_REPORT  ? "report"
+           : cmd == CMD_SWEEP   ? "sweep"
+           : cmd == CMD_MERGE   ? "merge"
+           : cmd == CMD_SERVE   ? "serve"
+           : cmd == CMD_INSPECT ? "inspect"
+                                : "run";
 }
 
 static void
