@@ -144,6 +144,7 @@ struct dash {
     /* display state */
     int utf8;                   /* Unicode blocks/braille and box drawing; ASCII otherwise */
     int zoom;                   /* 0: every pane; 1..7: that pane alone (header stays) */
+    int scroll;                 /* a zoomed events pane: rows back from the newest */
     int help;                   /* the help overlay is open */
     const char *help_lines[40]; /* for the overlay: "key  what it does", NULL-terminated */
     char prompt[200];           /* the one-line prompt on the bottom row; "" = none */

@@ -602,6 +602,35 @@ move_selection(struct tui *t, enum key_action act)
     ss->sel = ss->sel < 0 ? 0 : ss->sel;
 }
 
+/* Zoomed events: up goes back in time; the pane stops at the oldest. */
+static void
+scroll_events(struct tui *t, enum key_action act)
+{
+    int page = 10, *s = &t->d.scroll;
+
+    switch (act) {
+    case KEY_ACT_UP:
+        *s += 1;
+        break;
+    case KEY_ACT_DOWN:
+        *s -= 1;
+        break;
+    case KEY_ACT_PAGE_UP:
+        *s += page;
+        break;
+    case KEY_ACT_PAGE_DOWN:
+        *s -= page;
+        break;
+    case KEY_ACT_HOME:
+        *s = DASH_EVENTS;
+        break;
+    default:
+        *s = 0;
+        break;
+    }
+    *s = *s < 0 ? 0 : *s > DASH_EVENTS ? DASH_EVENTS : *s;
+}
+
 static void
 toggle_sort(struct tui *t)
 {
@@ -715,6 +744,8 @@ handle_key(struct tui *t, int key)
     case KEY_ACT_END:
         if (sessions_in_view(&t->d))
             move_selection(t, act);
+        else if (t->d.zoom == 4)
+            scroll_events(t, act);
         return 0;
     case KEY_ACT_CANCEL:
     case KEY_ACT_TERMINATE:

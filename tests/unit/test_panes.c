@@ -1124,6 +1124,36 @@ test_sessions_scroll_with_selection(void **state)
     free(d);
 }
 
+/* Zoomed, the events pane scrolls back to the oldest kept and says how many are below. */
+static void
+test_events_scroll_when_zoomed(void **state)
+{
+    struct dash *d = new_dash();
+    struct grid *g;
+
+    d->nevents = 0;
+    for (int i = 0; i < DASH_EVENTS; i++) {
+        d->elapsed_s = i;
+        dash_event_add(d, ROW_NORMAL, "event number %02d", i);
+    }
+    d->zoom = 4;
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "event number 63"));
+    assert_false(has_text(g, "event number 00"));
+    grid_free(g);
+    d->scroll = 1000; /* Home: clamped to the oldest */
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "event number 00"));
+    assert_false(has_text(g, "event number 63"));
+    assert_true(has_text(g, "newer below"));
+    grid_free(g);
+    d->zoom = 0; /* not zoomed: the newest, whatever the scroll */
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "event number 63"));
+    grid_free(g);
+    free(d);
+}
+
 int
 main(void)
 {
@@ -1151,6 +1181,7 @@ main(void)
         cmocka_unit_test(test_sessions_sort),
         cmocka_unit_test(test_sessions_pane_in_watch),
         cmocka_unit_test(test_sessions_scroll_with_selection),
+        cmocka_unit_test(test_events_scroll_when_zoomed),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
