@@ -104,6 +104,9 @@ const struct option_def option_table[] = {
     {"records", 0, OPT_STRING, OFF(records_glob), 0, 0, "", "PATTERN", CMD_WATCH,
      "watch: follow the growing records that match PATTERN (e.g. 'records/*.jsonl', quoted) "
      "and show their agents live as one run"},
+    {"stat", 0, OPT_FLAG, OFF(stat), 0, 1, "0", "", CMD_WATCH,
+     "watch, headless: one line per interval with the server's main figures (as redis-cli "
+     "--stat and vmstat), the header again every 20 lines, instead of JSON"},
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
     {"budget", 0, OPT_DOUBLE, OFF(inspect_budget_s), 0.001, 3600, "10", "SECONDS", CMD_INSPECT,

@@ -147,6 +147,30 @@ test_sample_budget_and_refusals(void **state)
     redisFree(c);
 }
 
+/* watch --stat: the header, then a human line per sample (no JSON), the server's tps in it. */
+static void
+test_watch_stat(void **state)
+{
+    char *args[] = {
+        "watch", itest_env("BENCHTOP_RD_TARGET"), "--stat", "-T", "3", "--interval", "0.5", NULL};
+    struct run r = itest_runv(args);
+
+    assert_int_equal(r.status, 0);
+    assert_int_equal(strncmp(r.out, "server           tps  conns", 27), 0);
+    assert_true(itest_count_lines(r.out, "redis ") >= 4);
+    assert_null(strchr(r.out, '{'));
+    /* from the second sample on, tps is a number (the first has no rate yet) */
+    {
+        const char *p = strstr(strstr(r.out, "\nredis ") + 1, "\nredis ");
+        double tps = -1;
+
+        assert_non_null(p);
+        assert_int_equal(sscanf(p, "\nredis %lf", &tps), 1);
+        assert_true(tps >= 0);
+    }
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -154,6 +178,7 @@ main(void)
         cmocka_unit_test(test_known_keys),
         cmocka_unit_test(test_hot_keys),
         cmocka_unit_test(test_sample_budget_and_refusals),
+        cmocka_unit_test(test_watch_stat),
     };
     return cmocka_run_group_tests_name("inspect", tests, setup, NULL);
 }
