@@ -1,7 +1,8 @@
-/* dash: the two appends the TUI loop makes and the bar glyphs; the rest of struct dash is filled in
- * place. */
+/* dash: the two appends the TUI loop makes, the bar glyphs, the sessions' order; the rest of
+ * struct dash is filled in place. */
 #include "dash.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,4 +68,77 @@ dash_cells(const char *s)
     for (; *s != '\0'; s++)
         n += ((unsigned char)*s & 0xc0) != 0x80;
     return n;
+}
+
+/* Where a state goes when sorted by state: what needs a look first. */
+static int
+state_rank(const struct coll_session *s)
+{
+    if (s->blocked)
+        return 0;
+    if (strncmp(s->state, "idle in transaction", 19) == 0)
+        return 1;
+    if (strcmp(s->state, "active") == 0 || strcmp(s->state, "Query") == 0)
+        return 2;
+    if (strcmp(s->state, "idle") == 0 || strcmp(s->state, "Sleep") == 0)
+        return 4;
+    return 3;
+}
+
+/* Longest first, NAN last. */
+static int
+by_duration(const struct coll_session *a, const struct coll_session *b)
+{
+    double x = isnan(a->query_s) ? -1 : a->query_s, y = isnan(b->query_s) ? -1 : b->query_s;
+
+    return x > y ? -1 : x < y;
+}
+
+static int
+cmp_duration(const struct coll_session *a, const struct coll_session *b)
+{
+    int ia = state_rank(a) == 4, ib = state_rank(b) == 4;
+
+    return ia != ib ? ia - ib : by_duration(a, b);
+}
+
+static int
+cmp_state(const struct coll_session *a, const struct coll_session *b)
+{
+    int ra = state_rank(a), rb = state_rank(b);
+
+    return ra != rb ? ra - rb : by_duration(a, b);
+}
+
+void
+dash_sessions_sort(struct coll_sessions *l, int sort)
+{
+    int n = l->n < COLL_MAX_SESSIONS ? l->n : COLL_MAX_SESSIONS;
+
+    /* stable (qsort is not), so ties keep the server's order; 64 rows at most */
+    for (int i = 1; i < n; i++) {
+        struct coll_session cur = l->s[i];
+        int j = i;
+
+        while (j > 0 && (sort == DASH_SORT_STATE ? cmp_state(&l->s[j - 1], &cur)
+                                                 : cmp_duration(&l->s[j - 1], &cur)) > 0) {
+            l->s[j] = l->s[j - 1];
+            j--;
+        }
+        l->s[j] = cur;
+    }
+}
+
+const char *
+dash_duration(char *buf, size_t len, double secs)
+{
+    if (isnan(secs) || secs < 0)
+        snprintf(buf, len, "-");
+    else if (secs < 60)
+        snprintf(buf, len, "%.1fs", secs);
+    else if (secs < 3600)
+        snprintf(buf, len, "%dm%02ds", (int)secs / 60, (int)secs % 60);
+    else
+        snprintf(buf, len, "%dh%02dm", (int)(secs / 3600), (int)secs % 3600 / 60);
+    return buf;
 }

@@ -7,6 +7,7 @@
 #ifndef BENCHTOP_DASH_H
 #define BENCHTOP_DASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/collector.h"
@@ -78,6 +79,23 @@ struct dash_sweep {
     char finding[200];        /* the knee, or find-rate's answer; "" = none yet */
 };
 
+/* How the sessions list is ordered (o toggles). */
+enum dash_sort {
+    DASH_SORT_DURATION, /* the longest-running statement first, idle sessions last */
+    DASH_SORT_STATE,    /* blocked, idle in a transaction, active, others, idle */
+};
+
+/* The first server's sessions (collector_class.sessions), for the sessions pane. */
+struct dash_sessions {
+    int shown;       /* the layout gives it a pane (watch), or it is zoomed (7) */
+    int have;        /* list holds a read */
+    char error[160]; /* why the last read failed; "" */
+    int sort;        /* enum dash_sort */
+    int sel;         /* the selected row of list (sorted), for C and K */
+    int can_kill;    /* the server class can, and --read-only is off */
+    struct coll_sessions list;
+};
+
 struct dash {
     /* header */
     char target[256]; /* masked */
@@ -121,10 +139,12 @@ struct dash {
     struct dash_event events[DASH_EVENTS];
 
     struct dash_sweep sweep;
+    struct dash_sessions sessions;
 
     /* display state */
     int utf8;                   /* Unicode blocks/braille and box drawing; ASCII otherwise */
-    int zoom;                   /* 0: every pane; 1..6: that pane alone (header stays) */
+    int zoom;                   /* 0: every pane; 1..7: that pane alone (header stays) */
+    int scroll;                 /* a zoomed events pane: rows back from the newest */
     int help;                   /* the help overlay is open */
     const char *help_lines[40]; /* for the overlay: "key  what it does", NULL-terminated */
     char prompt[200];           /* the one-line prompt on the bottom row; "" = none */
@@ -150,7 +170,12 @@ void pane_latency(const struct dash *d, struct grid *g, struct rect r);    /* 2 
 void pane_server(const struct dash *d, struct grid *g, struct rect r);     /* 3 */
 void pane_events(const struct dash *d, struct grid *g, struct rect r);     /* 4 */
 /* 5 zooms the server pane's settings and session detail (pane_server with more rows). */
-void pane_sweep(const struct dash *d, struct grid *g, struct rect r); /* 6 */
+void pane_sweep(const struct dash *d, struct grid *g, struct rect r);    /* 6 */
+void pane_sessions(const struct dash *d, struct grid *g, struct rect r); /* 7 */
+/* Pure: orders l's sessions by sort (enum dash_sort); ties keep the server's order. */
+void dash_sessions_sort(struct coll_sessions *l, int sort);
+/* "12.3s", "4m05s", "2h03m", "-" for NAN, into buf (at least 8 bytes). */
+const char *dash_duration(char *buf, size_t len, double secs);
 
 /* The minimum size; below it layout_draw shows a "terminal too small" notice. */
 #define DASH_MIN_W 80

@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "screen.h"
+
 struct key_binding {
     int key;
     enum key_action act;
@@ -20,12 +22,26 @@ static const struct key_binding key_table[] = {
     {'R', KEY_ACT_RAISE_RATE, NULL},
     {'<', KEY_ACT_SHORTER_INTERVAL, "< >      shorter / longer refresh interval"},
     {'>', KEY_ACT_LONGER_INTERVAL, NULL},
-    {'1', KEY_ACT_ZOOM, "1 - 6    zoom: throughput, latency, server, events, server detail, sweep"},
+    {'1', KEY_ACT_ZOOM,
+     "1 - 7    zoom: throughput, latency, server, events, detail, sweep, sessions"},
     {'2', KEY_ACT_ZOOM, NULL},
     {'3', KEY_ACT_ZOOM, NULL},
     {'4', KEY_ACT_ZOOM, NULL},
     {'5', KEY_ACT_ZOOM, NULL},
     {'6', KEY_ACT_ZOOM, NULL},
+    {'7', KEY_ACT_ZOOM, NULL},
+    {'j', KEY_ACT_DOWN,
+     "j k      (arrows, PgUp PgDn, Home End) select a session; scroll a zoomed pane"},
+    {SCREEN_DOWN, KEY_ACT_DOWN, NULL},
+    {'k', KEY_ACT_UP, NULL},
+    {SCREEN_UP, KEY_ACT_UP, NULL},
+    {SCREEN_PAGE_DOWN, KEY_ACT_PAGE_DOWN, NULL},
+    {SCREEN_PAGE_UP, KEY_ACT_PAGE_UP, NULL},
+    {SCREEN_HOME, KEY_ACT_HOME, NULL},
+    {SCREEN_END, KEY_ACT_END, NULL},
+    {'o', KEY_ACT_SORT, "o        sessions: sort by duration / by state"},
+    {'C', KEY_ACT_CANCEL, "C K      cancel the selected session's query / end it (asks first)"},
+    {'K', KEY_ACT_TERMINATE, NULL},
     {'0', KEY_ACT_UNZOOM, "0 Esc    every pane again"},
     {27, KEY_ACT_UNZOOM, NULL},
     {'s', KEY_ACT_SET, "s        set a server setting: NAME = VALUE (off with --read-only)"},

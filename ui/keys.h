@@ -20,6 +20,15 @@ enum key_action {
     KEY_ACT_UNZOOM,
     KEY_ACT_SET,    /* prompt for NAME = VALUE and set it on the (first) server */
     KEY_ACT_MARKER, /* prompt for a label and cut a segment there */
+    KEY_ACT_SORT,   /* the sessions list: by duration / by state */
+    KEY_ACT_UP,     /* the selection (sessions) or the zoomed pane's view: a row */
+    KEY_ACT_DOWN,
+    KEY_ACT_PAGE_UP,
+    KEY_ACT_PAGE_DOWN,
+    KEY_ACT_HOME,
+    KEY_ACT_END,
+    KEY_ACT_CANCEL,    /* cancel the selected session's statement, after a confirmation */
+    KEY_ACT_TERMINATE, /* end the selected session, after a confirmation */
 };
 
 /* What a key does; KEY_ACT_NONE for an unbound key. */

@@ -23,13 +23,14 @@ enum {
     SERVER_MAX_COLS = 6,
     SERVER_BALANCE_H = 6,
     SWEEP_MIN_H = 7, /* heads, three steps, the running one, the finding, boxed */
+    WATCH_GRAPH_MIN_W = 30,
 };
 
 typedef void pane_fn(const struct dash *d, struct grid *g, struct rect r);
 
 /* By zoom number; 5 is the server pane again, which reads d->zoom to show every row. */
 static pane_fn *const ZOOMED[] = {NULL,        pane_throughput, pane_latency, pane_server,
-                                  pane_events, pane_server,     pane_sweep};
+                                  pane_events, pane_server,     pane_sweep,   pane_sessions};
 
 static int
 imin(int a, int b)
@@ -121,6 +122,9 @@ draw_all(const struct dash *d, struct grid *g, struct rect body, pane_fn *bottom
     int srv_h = body.h - top_h - ev_h - stacked * TOP_MIN_H;
     int spare = srv_h - imax(SERVER_MIN_H, server_want(d, body.w));
     int lat_w, y = body.y;
+    /* watch has no latency of its own: the sessions list takes its place, wider */
+    int watch = !d->load && d->sessions.shown;
+    pane_fn *side = watch ? pane_sessions : pane_latency;
 
     /* Rows the server pane cannot fill go to the graph, a third to the events. */
     if (spare > 0) {
@@ -130,13 +134,15 @@ draw_all(const struct dash *d, struct grid *g, struct rect body, pane_fn *bottom
     }
     if (stacked) {
         pane_throughput(d, g, (struct rect){body.x, y, body.w, top_h});
-        pane_latency(d, g, (struct rect){body.x, y + top_h, body.w, TOP_MIN_H});
+        side(d, g, (struct rect){body.x, y + top_h, body.w, TOP_MIN_H});
         y += top_h + TOP_MIN_H;
     } else {
         /* The graph gains more from width than the table does. */
         lat_w = imax(LAT_MIN_W, imin(body.w / 2, 30 + body.w / 5));
+        if (watch)
+            lat_w = body.w - imax(WATCH_GRAPH_MIN_W, body.w / 3);
         pane_throughput(d, g, (struct rect){body.x, y, body.w - lat_w, top_h});
-        pane_latency(d, g, (struct rect){body.x + body.w - lat_w, y, lat_w, top_h});
+        side(d, g, (struct rect){body.x + body.w - lat_w, y, lat_w, top_h});
         y += top_h;
     }
     pane_server(d, g, (struct rect){body.x, y, body.w, srv_h});
@@ -187,7 +193,7 @@ layout_draw(const struct dash *d, struct grid *g)
         return;
     }
     pane_header(d, g, (struct rect){0, 0, g->w, HEADER_H});
-    if (d->zoom >= 1 && d->zoom <= 6)
+    if (d->zoom >= 1 && d->zoom <= 7)
         ZOOMED[d->zoom](d, g, body);
     else if (d->sweep.active)
         draw_with_sweep(d, g, body);

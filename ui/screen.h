@@ -33,5 +33,11 @@ int screen_input_fd(void);
 #define SCREEN_RESIZE 0x19a    /* KEY_RESIZE, without including curses.h here */
 #define SCREEN_BACKSPACE 0x107 /* KEY_BACKSPACE */
 #define SCREEN_ENTER 0x157     /* KEY_ENTER (the keypad's) */
+#define SCREEN_DOWN 0x102      /* KEY_DOWN */
+#define SCREEN_UP 0x103        /* KEY_UP */
+#define SCREEN_HOME 0x106      /* KEY_HOME */
+#define SCREEN_PAGE_DOWN 0x152 /* KEY_NPAGE */
+#define SCREEN_PAGE_UP 0x153   /* KEY_PPAGE */
+#define SCREEN_END 0x168       /* KEY_END */
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "dash.h"
 #include "base/hist.h"
+#include "base/text.h"
 #include "keys.h"
 #include "prompt.h"
 #include "screen.h"
@@ -44,6 +45,11 @@ struct tui {
     struct report_seen seen[SESSION_MAX_COLLECT]; /* what the record holds of each collector */
     uint64_t applied[SESSION_MAX_COLLECT];        /* apply answers shown */
     char set_name[40], set_value[64];             /* set from here: its change is no second cut */
+    uint64_t killed;                              /* kill answers shown (the first server's) */
+    struct {                                      /* C or K waiting for its y */
+        int active, terminate;
+        char id[24];
+    } confirm;
 };
 
 enum { STEP_SETTLE = 3 }; /* intervals after +/- before tps counts: the change's own is mixed */
@@ -341,6 +347,61 @@ note_changes(struct tui *t, int i, const struct collect_result *res)
     }
 }
 
+/* The selected session's row by its id, so the selection follows it when the order changes. */
+static void
+keep_selection(struct dash_sessions *ss, const char *id)
+{
+    for (int k = 0; k < ss->list.n; k++)
+        if (strcmp(ss->list.s[k].id, id) == 0) {
+            ss->sel = k;
+            return;
+        }
+    if (ss->sel >= ss->list.n)
+        ss->sel = ss->list.n > 0 ? ss->list.n - 1 : 0;
+}
+
+static const struct coll_session *
+selected(const struct dash_sessions *ss)
+{
+    return ss->have && ss->sel >= 0 && ss->sel < ss->list.n ? &ss->list.s[ss->sel] : NULL;
+}
+
+/* The list costs a query per sample: read only while it is on the screen. */
+static void
+want_sessions(struct tui *t)
+{
+    if (t->s->ncollect > 0)
+        collect_want_sessions(t->s->collect[0],
+                              t->d.zoom == 7 || (t->d.zoom == 0 && t->d.sessions.shown));
+}
+
+/* The first server's sessions list, sorted, and the answer to a C or K. */
+static void
+update_sessions(struct tui *t, const struct collect_result *res)
+{
+    struct dash_sessions *ss = &t->d.sessions;
+    const struct coll_session *cur = selected(ss);
+    char id[24], clean[200];
+
+    snprintf(id, sizeof id, "%s", cur ? cur->id : "");
+    if (res->have_sessions) {
+        ss->list = res->sessions;
+        dash_sessions_sort(&ss->list, ss->sort);
+        keep_selection(ss, id);
+    }
+    ss->have = res->have_sessions || (ss->have && res->sessions_error[0] == '\0');
+    text_clean(ss->error, sizeof ss->error, res->sessions_error);
+    if (res->killed == t->killed)
+        return;
+    t->killed = res->killed;
+    text_clean(clean, sizeof clean, res->kill_ok ? res->kill_id : res->kill_error);
+    if (res->kill_ok)
+        dash_event_add(&t->d, ROW_GOOD, "%s session %s",
+                       res->kill_terminate ? "terminated" : "cancelled the query of", clean);
+    else
+        dash_event_add(&t->d, ROW_BAD, "%s", clean);
+}
+
 static void
 on_server(struct session *s, int i, const struct collect_result *res, const struct verdict *v,
           void *arg)
@@ -368,6 +429,8 @@ on_server(struct session *s, int i, const struct collect_result *res, const stru
     }
     if (v != NULL && i == 0)
         show_server_verdict(t, v);
+    if (i == 0)
+        update_sessions(t, res);
     if (res->applied != t->applied[i])
         note_applied(t, i, res);
     note_changes(t, i, res);
@@ -499,6 +562,124 @@ prompt_input(struct tui *t, int key)
     }
 }
 
+/* Whether the keys move the sessions' selection (else they scroll a zoomed pane). */
+static int
+sessions_in_view(const struct dash *d)
+{
+    return d->zoom == 7 || (d->zoom == 0 && d->sessions.shown && !d->load);
+}
+
+static void
+move_selection(struct tui *t, enum key_action act)
+{
+    struct dash_sessions *ss = &t->d.sessions;
+    int page = 10, n = ss->list.n;
+
+    switch (act) {
+    case KEY_ACT_UP:
+        ss->sel--;
+        break;
+    case KEY_ACT_DOWN:
+        ss->sel++;
+        break;
+    case KEY_ACT_PAGE_UP:
+        ss->sel -= page;
+        break;
+    case KEY_ACT_PAGE_DOWN:
+        ss->sel += page;
+        break;
+    case KEY_ACT_HOME:
+        ss->sel = 0;
+        break;
+    default:
+        ss->sel = n - 1;
+        break;
+    }
+    ss->sel = ss->sel >= n ? n - 1 : ss->sel;
+    ss->sel = ss->sel < 0 ? 0 : ss->sel;
+}
+
+/* Zoomed events: up goes back in time; the pane stops at the oldest. */
+static void
+scroll_events(struct tui *t, enum key_action act)
+{
+    int page = 10, *s = &t->d.scroll;
+
+    switch (act) {
+    case KEY_ACT_UP:
+        *s += 1;
+        break;
+    case KEY_ACT_DOWN:
+        *s -= 1;
+        break;
+    case KEY_ACT_PAGE_UP:
+        *s += page;
+        break;
+    case KEY_ACT_PAGE_DOWN:
+        *s -= page;
+        break;
+    case KEY_ACT_HOME:
+        *s = DASH_EVENTS;
+        break;
+    default:
+        *s = 0;
+        break;
+    }
+    *s = *s < 0 ? 0 : *s > DASH_EVENTS ? DASH_EVENTS : *s;
+}
+
+static void
+toggle_sort(struct tui *t)
+{
+    struct dash_sessions *ss = &t->d.sessions;
+    const struct coll_session *cur = selected(ss);
+    char id[24];
+
+    snprintf(id, sizeof id, "%s", cur ? cur->id : "");
+    ss->sort = ss->sort == DASH_SORT_DURATION ? DASH_SORT_STATE : DASH_SORT_DURATION;
+    dash_sessions_sort(&ss->list, ss->sort);
+    keep_selection(ss, id);
+}
+
+/* C or K: the question on the bottom line; y answers it (confirm_key). */
+static void
+ask_kill(struct tui *t, int terminate)
+{
+    const struct coll_session *cur = selected(&t->d.sessions);
+    char app[64], state[64];
+
+    if (t->s->rc->read_only) {
+        dash_event_add(&t->d, ROW_WARN, "sessions are not cancelled with --read-only");
+        return;
+    }
+    if (cur == NULL || !sessions_in_view(&t->d)) {
+        dash_event_add(&t->d, ROW_WARN, "no session selected (7 shows the sessions)");
+        return;
+    }
+    t->confirm.active = 1;
+    t->confirm.terminate = terminate;
+    snprintf(t->confirm.id, sizeof t->confirm.id, "%s", cur->id);
+    text_clean(app, sizeof app, cur->app[0] ? cur->app : cur->client);
+    text_clean(state, sizeof state, cur->state);
+    snprintf(t->d.prompt, sizeof t->d.prompt,
+             "%s session %s (%.40s, %.30s)? y: yes, any other key: no",
+             terminate ? "terminate" : "cancel the query of", cur->id, app, state);
+}
+
+static void
+confirm_key(struct tui *t, int key)
+{
+    char err[BT_ERRLEN];
+
+    t->confirm.active = 0;
+    if (key != 'y' && key != 'Y') {
+        dash_event_add(&t->d, ROW_NORMAL, "left session %s alone", t->confirm.id);
+        return;
+    }
+    if (collect_kill(t->s->collect[0], t->confirm.id, t->confirm.terminate, err) < 0)
+        dash_event_add(&t->d, ROW_BAD, "%s", err);
+}
+
 /* One key; 1 to quit. */
 static int
 handle_key(struct tui *t, int key)
@@ -509,6 +690,10 @@ handle_key(struct tui *t, int key)
         return 0;
     if (t->prompt.kind != PROMPT_NONE) {
         prompt_input(t, key);
+        return 0;
+    }
+    if (t->confirm.active) {
+        confirm_key(t, key);
         return 0;
     }
     if (t->d.help && act != KEY_ACT_QUIT) {
@@ -533,15 +718,35 @@ handle_key(struct tui *t, int key)
         return 0;
     case KEY_ACT_ZOOM:
         t->d.zoom = t->d.zoom == key - '0' ? 0 : key - '0';
+        want_sessions(t);
         return 0;
     case KEY_ACT_UNZOOM:
         t->d.zoom = 0;
+        want_sessions(t);
         return 0;
     case KEY_ACT_SET:
         ask_setting(t);
         return 0;
     case KEY_ACT_MARKER:
         prompt_open(&t->prompt, PROMPT_MARKER);
+        return 0;
+    case KEY_ACT_SORT:
+        toggle_sort(t);
+        return 0;
+    case KEY_ACT_UP:
+    case KEY_ACT_DOWN:
+    case KEY_ACT_PAGE_UP:
+    case KEY_ACT_PAGE_DOWN:
+    case KEY_ACT_HOME:
+    case KEY_ACT_END:
+        if (sessions_in_view(&t->d))
+            move_selection(t, act);
+        else if (t->d.zoom == 4)
+            scroll_events(t, act);
+        return 0;
+    case KEY_ACT_CANCEL:
+    case KEY_ACT_TERMINATE:
+        ask_kill(t, act == KEY_ACT_TERMINATE);
         return 0;
     case KEY_ACT_NONE:
         return 0;
@@ -557,7 +762,8 @@ on_input(struct session *s, void *arg)
 
     while (!quit && (key = screen_key()) >= 0)
         quit = handle_key(t, key);
-    t->d.prompt[0] = '\0';
+    if (!t->confirm.active)
+        t->d.prompt[0] = '\0';
     if (t->prompt.kind != PROMPT_NONE)
         prompt_line(&t->prompt, t->d.prompt, sizeof(t->d.prompt));
     redraw(t);
@@ -605,6 +811,8 @@ fill_header(struct tui *t, const struct session *s)
         snprintf(d->sweep.title, sizeof(d->sweep.title), "sweep: %s",
                  s->sweep->axis == SWEEP_CLIENTS ? "clients" : "rate");
     d->nservers = s->ncollect;
+    d->sessions.shown = !d->load && s->ncollect > 0;
+    d->sessions.can_kill = !s->rc->read_only;
     for (i = 0; i < s->ncollect; i++) {
         snprintf(d->servers[i].name, sizeof(d->servers[i].name), "%s", t->conf->names[i]);
         snprintf(d->servers[i].target, sizeof(d->servers[i].target), "%s", t->conf->targets[i]);
@@ -646,6 +854,7 @@ tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
     t->d.utf8 = screen_utf8();
     segments_init(&t->seg);
     fill_header(t, s);
+    want_sessions(t);
     s->input_fd = screen_input_fd();
     s->stay_after_load = 1;
     s->hooks = (struct session_hooks){.on_tick = on_tick,

@@ -1231,6 +1231,20 @@ my_coll_apply(void *conn, const char *name, const char *value, char *err)
     return my_settings_apply(((struct my_coll *)conn)->m, name, value, err);
 }
 
+static int
+my_coll_sessions(void *conn, struct coll_sessions *out, char *err)
+{
+    struct my_coll *c = conn;
+
+    return my_sessions_read(c->m, c->ids, out, err);
+}
+
+static int
+my_coll_kill(void *conn, const char *id, int terminate, char *err)
+{
+    return my_sessions_kill(((struct my_coll *)conn)->m, id, terminate, err);
+}
+
 const struct collector_class mysql_collector_class = {
     .name = "mysql",
     .title = "MySQL",
@@ -1243,4 +1257,6 @@ const struct collector_class mysql_collector_class = {
     .derive = my_coll_derive,
     .read_settings = my_coll_settings,
     .apply_setting = my_coll_apply,
+    .sessions = my_coll_sessions,
+    .kill = my_coll_kill,
 };

@@ -118,6 +118,14 @@ int my_connect_timed(const char *target, unsigned io_timeout_s, MYSQL **out, cha
 /* "could not VERB OBJECT: server message (fix)" for the last error on m; returns -1. */
 int my_sql_error(MYSQL *m, const char *verb, const char *object, char *err);
 
+/* --- the sessions list (mysql/sessions.c), on the collector's connection --- */
+
+struct coll_sessions;
+/* The processlist with InnoDB transactions into out; ids: room for OWNIDS_MAX (scratch). */
+int my_sessions_read(MYSQL *m, uint64_t *ids, struct coll_sessions *out, char *err);
+/* KILL QUERY id (terminate 0) or KILL id. 0, or -1 with err. */
+int my_sessions_kill(MYSQL *m, const char *id, int terminate, char *err);
+
 /* --- settings (mysql/settings.c) --- */
 
 struct coll_settings;

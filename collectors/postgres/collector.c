@@ -1288,6 +1288,20 @@ pg_coll_apply(void *conn, const char *name, const char *value, char *err)
     return pg_settings_apply(c->conn, name, value, err);
 }
 
+static int
+pg_coll_sessions(void *conn, struct coll_sessions *out, char *err)
+{
+    struct pg_coll *c = conn;
+
+    return pg_sessions_read(c->conn, c->privileged, out, err);
+}
+
+static int
+pg_coll_kill(void *conn, const char *id, int terminate, char *err)
+{
+    return pg_sessions_kill(((struct pg_coll *)conn)->conn, id, terminate, err);
+}
+
 char *
 pg_collector_sql(int server_version_num)
 {
@@ -1315,4 +1329,6 @@ const struct collector_class postgres_collector_class = {
     .probe_hz = 15,
     .read_settings = pg_coll_settings,
     .apply_setting = pg_coll_apply,
+    .sessions = pg_coll_sessions,
+    .kill = pg_coll_kill,
 };

@@ -60,6 +60,14 @@ const char *pg_cell_text(const PGresult *res, int row, const char *col);
 int64_t pg_cell_i64(const PGresult *res, int row, const char *col, int64_t if_null);
 double pg_cell_f64(const PGresult *res, int row, const char *col, double if_null);
 
+/* --- the sessions list (postgres/sessions.c), on the collector's connection --- */
+
+struct coll_sessions;
+/* pg_stat_activity's client sessions into out; privileged: sees other users' queries. */
+int pg_sessions_read(PGconn *conn, int privileged, struct coll_sessions *out, char *err);
+/* pg_cancel_backend (terminate 0) or pg_terminate_backend of pid id. 0, or -1 with err. */
+int pg_sessions_kill(PGconn *conn, const char *id, int terminate, char *err);
+
 /* --- `benchtop init` (postgres/init.c) --- */
 
 /* The PostgreSQL driver's options (postgres/driver.c declares their table). */

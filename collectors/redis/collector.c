@@ -637,6 +637,18 @@ rd_coll_apply(void *conn, const char *name, const char *value, char *err)
     return redis_settings_apply(((struct rd_coll *)conn)->ctx, name, value, err);
 }
 
+static int
+rd_coll_sessions(void *conn, struct coll_sessions *out, char *err)
+{
+    return redis_sessions_read(((struct rd_coll *)conn)->ctx, out, err);
+}
+
+static int
+rd_coll_kill(void *conn, const char *id, int terminate, char *err)
+{
+    return redis_sessions_kill(((struct rd_coll *)conn)->ctx, id, terminate, err);
+}
+
 const struct collector_class redis_collector_class = {
     .name = "redis",
     .title = "Redis",
@@ -647,4 +659,7 @@ const struct collector_class redis_collector_class = {
     .derive = rd_coll_derive,
     .read_settings = rd_coll_settings,
     .apply_setting = rd_coll_apply,
+    .sessions = rd_coll_sessions,
+    .kill = rd_coll_kill,
+    .inspect = redis_inspect,
 };

@@ -169,6 +169,22 @@ int redis_settings_read(redisContext *ctx, int *all, struct coll_settings *out, 
 /* The collector class's apply_setting: CONFIG SET (in memory; the config file is not rewritten). */
 int redis_settings_apply(redisContext *ctx, const char *name, const char *value, char *err);
 
+/* --- benchtop inspect (redis/inspect.c) --- */
+
+struct inspect_conf;
+/* The collector class's inspect: keys by type, size, prefix, TTL, heat. 0, or -1 with err. */
+int redis_inspect(const char *target, const struct inspect_conf *ic, char *err);
+
+/* --- the sessions list (redis/sessions.c) --- */
+
+struct coll_sessions;
+/* Pure: a CLIENT LIST reply into out; own_id is the collector's CLIENT ID (marked own). */
+void redis_client_list_parse(const char *text, const char *own_id, struct coll_sessions *out);
+/* CLIENT ID and CLIENT LIST in one round trip into out. 0, or -1 with err. */
+int redis_sessions_read(redisContext *ctx, struct coll_sessions *out, char *err);
+/* CLIENT KILL ID id (terminate 1; a cancel is refused: Redis has none). 0, or -1 with err. */
+int redis_sessions_kill(redisContext *ctx, const char *id, int terminate, char *err);
+
 struct redis_sample {
     struct redis_info info;
     struct redis_cmdstats cmds;

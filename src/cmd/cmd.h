@@ -34,6 +34,7 @@ extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_merge_entry;
 extern const struct cmd_entry cmd_sweep_entry;
 extern const struct cmd_entry cmd_serve_entry;
+extern const struct cmd_entry cmd_inspect_entry;
 extern const struct cmd_entry cmd_man_options_entry;
 
 /* The entry named word, or NULL. */

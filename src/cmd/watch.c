@@ -27,8 +27,10 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
                     "--records 'DIR/*.jsonl'");
     if (npos > RC_MAX_WATCH) /* a pooler may join them */
         usage_fatal("at most %d targets can be watched at once", RC_MAX_WATCH);
+    if (rc->stat) /* a human line per interval: no dashboard, no JSON */
+        rc->headless = 1;
     cmd_choose_front_end(rc);
-    ctx.json = cmd_open_record(rc);
+    ctx.json = rc->stat ? NULL : cmd_open_record(rc);
     sigfd = session_block_signals();
     for (i = 0; i < npos; i++) {
         const struct driver_class *drv = cmd_resolve_target(rc, pos[i], 1);

@@ -29,6 +29,7 @@ struct collect {
     int notify_fd; /* thread -> main */
     atomic_uint_fast64_t interval_us;
     atomic_uint_fast64_t busy_since_us; /* when the sample in progress began; 0: none */
+    atomic_int want_sessions;
     uint64_t start_us;
     pthread_mutex_t lock; /* guards pub and req */
     struct collect_result pub;
@@ -36,6 +37,10 @@ struct collect {
         int pending;
         char name[40], value[64];
     } req;
+    struct {
+        int pending, terminate;
+        char id[24];
+    } kreq;
 };
 
 enum wake { WAKE_TICK, WAKE_STOP, WAKE_APPLY };
@@ -184,6 +189,64 @@ apply(struct collect *c, struct sampler *s)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* The sessions list, when a front end shows it; a failure leaves the sample alone. */
+static void
+read_sessions(struct collect *c, struct sampler *s)
+{
+    char err[BT_ERRLEN];
+
+    if (c->cls->sessions == NULL || !atomic_load(&c->want_sessions) || s->conn == NULL)
+        return;
+    memset(&s->res.sessions, 0, sizeof(s->res.sessions));
+    if (c->cls->sessions(s->conn, &s->res.sessions, err) < 0) {
+        first_line(s->res.sessions_error, sizeof(s->res.sessions_error), err);
+        s->res.have_sessions = 0;
+        return;
+    }
+    s->res.sessions_error[0] = '\0';
+    s->res.have_sessions = 1;
+}
+
+/* The user's confirmed cancel or terminate, then the list again so the change shows. */
+static void
+kill_session(struct collect *c, struct sampler *s)
+{
+    char err[BT_ERRLEN] = "", id[24];
+    int terminate;
+
+    pthread_mutex_lock(&c->lock);
+    memcpy(id, c->kreq.id, sizeof(id));
+    terminate = c->kreq.terminate;
+    pthread_mutex_unlock(&c->lock);
+    if (s->conn == NULL && (s->conn = c->cls->open(c->target, err)) == NULL)
+        s->have_prev = 0;
+    s->res.kill_ok = s->conn != NULL && c->cls->kill(s->conn, id, terminate, err) == 0;
+    first_line(s->res.kill_error, sizeof(s->res.kill_error), s->res.kill_ok ? "" : err);
+    snprintf(s->res.kill_id, sizeof(s->res.kill_id), "%s", id);
+    s->res.kill_terminate = terminate;
+    s->res.killed++;
+    read_sessions(c, s);
+    pthread_mutex_lock(&c->lock);
+    c->kreq.pending = 0;
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Whichever requests are pending: a setting, a kill. */
+static void
+serve_requests(struct collect *c, struct sampler *s)
+{
+    int setting, kill;
+
+    pthread_mutex_lock(&c->lock);
+    setting = c->req.pending;
+    kill = c->kreq.pending;
+    pthread_mutex_unlock(&c->lock);
+    if (setting)
+        apply(c, s);
+    if (kill)
+        kill_session(c, s);
+}
+
 static void
 take_sample(struct collect *c, struct sampler *s)
 {
@@ -195,6 +258,7 @@ take_sample(struct collect *c, struct sampler *s)
         lost(c, s, t0, err);
         return;
     }
+    read_sessions(c, s); /* before the sample: PostgreSQL's then runs in the glances' transaction */
     memset(s->cur, 0, c->cls->sample_size);
     if (c->cls->sample(s->conn, s->cur, err) < 0) {
         lost(c, s, t0, err);
@@ -233,7 +297,7 @@ collect_main(void *arg)
     while ((w = wait_wake(c, wake)) != WAKE_STOP) {
         atomic_store(&c->busy_since_us, now_us());
         if (w == WAKE_APPLY) {
-            apply(c, &s);
+            serve_requests(c, &s);
             atomic_store(&c->busy_since_us, 0);
             publish(c, &s.res);
             s.res.nchanges = 0;
@@ -353,6 +417,35 @@ collect_apply(struct collect *c, const char *name, const char *value, char *err)
     pthread_mutex_unlock(&c->lock);
     if (busy)
         return seterr(err, "the previous setting is still being applied; try again");
+    if (write(c->apply_fd, &one, sizeof(one)) != sizeof(one))
+        fatal("eventfd write: %s", strerror(errno));
+    return 0;
+}
+
+void
+collect_want_sessions(struct collect *c, int on)
+{
+    atomic_store(&c->want_sessions, on);
+}
+
+int
+collect_kill(struct collect *c, const char *id, int terminate, char *err)
+{
+    uint64_t one = 1;
+    int busy;
+
+    if (c->cls->kill == NULL)
+        return seterr(err, "benchtop cannot end %s sessions", c->cls->name);
+    pthread_mutex_lock(&c->lock);
+    busy = c->kreq.pending;
+    if (!busy) {
+        c->kreq.pending = 1;
+        c->kreq.terminate = terminate;
+        snprintf(c->kreq.id, sizeof(c->kreq.id), "%s", id);
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (busy)
+        return seterr(err, "the previous cancel is still on its way; try again");
     if (write(c->apply_fd, &one, sizeof(one)) != sizeof(one))
         fatal("eventfd write: %s", strerror(errno));
     return 0;

@@ -45,6 +45,15 @@ struct collect_result {
     int apply_ok;     /* the last one's outcome */
     char apply_name[40], apply_value[64];
     char apply_error[160];
+
+    int have_sessions;        /* sessions holds a list read before the last sample */
+    char sessions_error[160]; /* why the last list could not be read; "" */
+    struct coll_sessions sessions;
+    uint64_t killed; /* collect_kill requests finished: grows by one per answer */
+    int kill_ok;     /* the last one's outcome */
+    int kill_terminate;
+    char kill_id[24];
+    char kill_error[160];
 };
 
 /* Starts the thread; the first sample is taken at once. NULL and err on failure. */
@@ -69,6 +78,19 @@ void collect_set_interval(struct collect *c, double interval_s);
  * class cannot set settings or a request is still pending.
  */
 int collect_apply(struct collect *c, const char *name, const char *value, char *err);
+/*
+ * Whether the sessions list is read before each sample (the class's
+ * sessions callback): on while a front end shows it, off by default, as
+ * it costs the server a query per sample.
+ */
+void collect_want_sessions(struct collect *c, int on);
+/*
+ * Asks the collector thread to cancel session id's statement (terminate
+ * 0) or end the session (1), then to read the list again. The answer
+ * comes as a result whose `killed` grew. -1 with err when the class
+ * cannot, or a request is still pending.
+ */
+int collect_kill(struct collect *c, const char *id, int terminate, char *err);
 /*
  * Stops the thread, closes the connection and frees c. Waits at most about
  * a second: a thread still blocked on the network is left to the exit.

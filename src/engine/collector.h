@@ -19,11 +19,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define COLL_MAX_ROWS 48
 #define COLL_MAX_EVENTS 4
 #define COLL_MAX_SETTINGS 24
 #define COLL_MAX_CHANGES 8
+#define COLL_MAX_SESSIONS 64
 
 enum row_level {
     ROW_NORMAL,
@@ -154,6 +156,38 @@ struct coll_change {
 };
 
 /*
+ * One session of the server, as pg_activity, innotop and CLIENT LIST list
+ * them. Every string is the server's raw text, cut to its field: escape it
+ * (text_clean) before it reaches a terminal.
+ */
+struct coll_session {
+    char id[24];     /* what kill takes: a pid, a thread id, a client id */
+    char user[32];   /* the login; "" */
+    char app[32];    /* application_name, a client's name; "" */
+    char client[48]; /* address:port, or "local" */
+    char db[32];     /* database (Redis: "db0") */
+    char state[32];  /* "active", "idle in transaction", "Query", "multi" */
+    char wait[40];   /* what it waits on ("Lock:transactionid"); "" none */
+    char info[48];   /* the backend's extra column (InnoDB trx, Redis memory); "" */
+    char query[240]; /* the statement, or the last command */
+    double xact_s;   /* the transaction's age (Redis: the connection's); NAN */
+    double query_s;  /* the statement's age (Redis: idle time); NAN */
+    int own;         /* one of benchtop's (its load, or the collector itself) */
+    int blocked;     /* waiting on another session's lock */
+};
+
+/* A sessions list (collector_class.sessions), at most COLL_MAX_SESSIONS of `total`. */
+struct coll_sessions {
+    int n;
+    int total;         /* sessions on the server (n may be fewer) */
+    char xact_head[8]; /* the column heads of xact_s, query_s: "xact"/"query", "age"/"idle" */
+    char query_head[8];
+    char info_head[8]; /* ... and of info: "trx", "mem"; "" hides it */
+    char note[120];    /* what is missing ("needs pg_monitor ..."); "" */
+    struct coll_session s[COLL_MAX_SESSIONS];
+};
+
+/*
  * What a collector's signals stand for in the verdict: session.c merges
  * the run's collectors by role (see verdict.h, struct verdict_input).
  */
@@ -171,6 +205,15 @@ const char *coll_role_key(enum coll_role r);
 void coll_view_reset(struct coll_view *v);
 
 struct runconf;
+
+/* `benchtop inspect`: what the user asked for (runconf's inspect options). */
+struct inspect_conf {
+    double budget_s;       /* the scan stops after this long */
+    uint64_t sample;       /* ... or after this many keys (0: none) */
+    const char *separator; /* a key's prefix ends at its first separator */
+    int json;              /* one JSON object instead of text */
+    FILE *out;
+};
 
 struct collector_class {
     const char *name;  /* same as the driver's: "postgres" */
@@ -244,6 +287,30 @@ struct collector_class {
      */
     int (*detect)(const char *target);
     int (*vet)(const char *pooler_target, const struct runconf *rc, char *err);
+    /*
+     * Optional (NULL: no sessions list). Lists the server's sessions into
+     * out (zeroed by the caller), longest-running first when there are
+     * more than COLL_MAX_SESSIONS. Called before a sample, only while a
+     * front end shows the list (collect_want_sessions). 0, or -1 with err:
+     * the list is then shown as unavailable and the sample goes on.
+     */
+    int (*sessions)(void *conn, struct coll_sessions *out, char *err);
+    /*
+     * Optional (NULL: sessions cannot be ended from benchtop). Cancels the
+     * statement of session id (terminate 0), or ends the session
+     * (terminate 1). Only ever called on the user's confirmed keystroke.
+     * 0, or -1 with a one-line err (the server's refusal, or "no such
+     * session"); the connection stays usable either way.
+     */
+    int (*kill)(void *conn, const char *id, int terminate, char *err);
+    /*
+     * Optional (NULL: `benchtop inspect` refuses the target). One pass over
+     * the server's contents on a connection of its own (main thread,
+     * blocking), that never blocks the server: incremental commands only,
+     * within ic->budget_s. Writes its report to ic->out. 0, or -1 with a
+     * one-line err.
+     */
+    int (*inspect)(const char *target, const struct inspect_conf *ic, char *err);
 };
 
 /*

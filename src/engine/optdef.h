@@ -35,6 +35,7 @@ enum {
     CMD_SWEEP = 1 << 5,
     CMD_MERGE = 1 << 6,
     CMD_SERVE = 1 << 7,
+    CMD_INSPECT = 1 << 8,
 };
 #define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH | CMD_SWEEP)
 #define CMD_LOAD (CMD_RUN | CMD_DEMO | CMD_SWEEP)

@@ -62,6 +62,11 @@ struct runconf {
     struct target_list watch; /* --watch: other targets' collectors beside the load */
     char *theme;              /* --theme NAME or path */
     char *report_format;      /* report --format: text, markdown, csv, json */
+    double inspect_budget_s;  /* inspect --budget: seconds the scan may take */
+    uint64_t inspect_sample;  /* inspect --sample: keys looked at, at most (0: all) */
+    char *inspect_separator;  /* inspect --separator: what ends a key's prefix */
+    int inspect_json;         /* inspect --json */
+    int stat;                 /* watch --stat: a human line per interval instead of JSON */
     double report_from;       /* report --from: seconds into each run */
     double report_to;         /* report --to; 0 = to the end */
     char *report_html;        /* report --html FILE */

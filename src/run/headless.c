@@ -1,6 +1,10 @@
 /* headless: the session hooks that print (see headless.h). */
 #include "headless.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 /* Output nobody can read is no reason to keep loading a server: the session ends. */
 static void
 check_written(struct session *s, const struct headless_conf *conf)
@@ -19,12 +23,70 @@ on_tick(struct session *s, const struct snapshot *snap, const struct verdict *v,
     check_written(s, conf);
 }
 
+/* A figure in w columns, "-" when the server does not say. */
+static void
+stat_col(char *buf, size_t len, int w, double v, double scale, int decimals)
+{
+    size_t n = strlen(buf);
+
+    if (isnan(v))
+        snprintf(buf + n, len - n, " %*s", w, "-");
+    else
+        snprintf(buf + n, len - n, " %*.*f", w, decimals, v * scale);
+}
+
+void
+headless_stat_header(char *buf, size_t len)
+{
+    snprintf(buf, len, "%-10s %9s %6s %6s %5s %5s %6s %9s %8s", "server", "tps", "conns", "active",
+             "lock", "cpu%", "hit%", "mem_MB", "evict/s");
+}
+
+void
+headless_stat_line(const char *name, const struct coll_view *v, char *buf, size_t len)
+{
+    const struct coll_signals *g = &v->sig;
+
+    snprintf(buf, len, "%-10.10s", name);
+    stat_col(buf, len, 9, v->server_tps, 1, 1);
+    stat_col(buf, len, 6, g->sessions, 1, 0);
+    stat_col(buf, len, 6, g->active, 1, 1);
+    stat_col(buf, len, 5, g->lock_wait, 1, 1);
+    stat_col(buf, len, 5, isnan(g->server_cpu_pct) ? g->server_cpu_self_pct : g->server_cpu_pct, 1,
+             0);
+    stat_col(buf, len, 6, g->hit_ratio, 100, 1);
+    stat_col(buf, len, 9, g->mem_used, 1.0 / (1 << 20), 1);
+    stat_col(buf, len, 8, g->evictions_s, 1, 1);
+}
+
+/* watch --stat: a line per sample, the header first and every STAT_HEADER_EVERY lines. */
+static void
+print_stat(struct headless_conf *conf, int i, const struct collect_result *res)
+{
+    char line[200];
+
+    if (conf->stat_lines++ % STAT_HEADER_EVERY == 0) {
+        headless_stat_header(line, sizeof line);
+        printf("%s\n", line);
+    }
+    if (!res->have_view) {
+        printf("%-10.10s %s\n", conf->names[i], res->ok ? "first sample: rates next" : "down");
+        fflush(stdout);
+        return;
+    }
+    headless_stat_line(conf->names[i], &res->view, line, sizeof line);
+    printf("%s\n", line);
+    fflush(stdout);
+}
+
 static void
 on_server(struct session *s, int i, const struct collect_result *res, const struct verdict *v,
           void *arg)
 {
     struct headless_conf *conf = arg;
 
+    if (s->rc->stat)
+        print_stat(conf, i, res);
     if (conf->report->json) {
         report_server(conf->report->json, res->t, conf->names[i], conf->targets[i], res, v);
         report_settings_events(conf->report->json, conf->names[i], res, &conf->seen[i]);

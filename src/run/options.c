@@ -87,7 +87,8 @@ const struct option_def option_table[] = {
      "also watch TARGET (repeatable): a database behind the load's target, or an application "
      "tier's status URL; the verdict says whether it is the limit"},
     {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
-     "the dashboard's s key (set a server setting) is off"},
+     "the dashboard changes nothing: its s (set a setting), C and K (cancel, end a session) "
+     "keys are off"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
      "dashboard colours: default, light, mono, or a .theme file"},
     {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", CMD_LOAD,
@@ -104,8 +105,19 @@ const struct option_def option_table[] = {
     {"records", 0, OPT_STRING, OFF(records_glob), 0, 0, "", "PATTERN", CMD_WATCH,
      "watch: follow the growing records that match PATTERN (e.g. 'records/*.jsonl', quoted) "
      "and show their agents live as one run"},
+    {"stat", 0, OPT_FLAG, OFF(stat), 0, 1, "0", "", CMD_WATCH,
+     "watch, headless: one line per interval with the server's main figures (as redis-cli "
+     "--stat and vmstat), the header again every 20 lines, instead of JSON"},
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
+    {"budget", 0, OPT_DOUBLE, OFF(inspect_budget_s), 0.001, 3600, "10", "SECONDS", CMD_INSPECT,
+     "inspect: stop scanning the keys after this long (what was seen is reported)"},
+    {"sample", 0, OPT_U64, OFF(inspect_sample), 0, 1e12, "100000", "N", CMD_INSPECT,
+     "inspect: look at no more than N keys (0: all); the figures then say of how many"},
+    {"separator", 0, OPT_STRING, OFF(inspect_separator), 0, 0, ":", "TEXT", CMD_INSPECT,
+     "inspect: a key's prefix ends at the first TEXT (user:42 is in user)"},
+    {"json", 0, OPT_FLAG, OFF(inspect_json), 0, 1, "0", "", CMD_INSPECT,
+     "inspect: one JSON object instead of text"},
     {"format", 0, OPT_STRING, OFF(report_format), 0, 0, "", "FMT", CMD_REPORT,
      "report: text (the default), markdown, csv or json"},
     {"from", 0, OPT_DOUBLE, OFF(report_from), 0, 1e9, "0", "SECONDS", CMD_REPORT,
@@ -119,9 +131,9 @@ const struct option_def option_table[] = {
     {"quiet", 'q', OPT_FLAG, OFF(quiet), 0, 1, "0", "", CMD_ALL | CMD_MERGE,
      "no progress or summary on stderr"},
     {"help", 'h', OPT_FLAG, OFF(show_help), 0, 1, "0", "",
-     CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_SERVE, "show this help and exit"},
+     CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_SERVE | CMD_INSPECT, "show this help and exit"},
     {"version", 'V', OPT_FLAG, OFF(show_version), 0, 1, "0", "",
-     CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_SERVE,
+     CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_SERVE | CMD_INSPECT,
      "show the version and the compiled-in backends, and exit"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
@@ -411,14 +423,15 @@ lookup(int c)
 static const char *
 cmd_name(unsigned cmd)
 {
-    return cmd == CMD_INIT     ? "init"
-           : cmd == CMD_DEMO   ? "demo"
-           : cmd == CMD_WATCH  ? "watch"
-           : cmd == CMD_REPORT ? "report"
-           : cmd == CMD_SWEEP  ? "sweep"
-           : cmd == CMD_MERGE  ? "merge"
-           : cmd == CMD_SERVE  ? "serve"
-                               : "run";
+    return cmd == CMD_INIT      ? "init"
+           : cmd == CMD_DEMO    ? "demo"
+           : cmd == CMD_WATCH   ? "watch"
+           : cmd == CMD_REPORT  ? "report"
+           : cmd == CMD_SWEEP   ? "sweep"
+           : cmd == CMD_MERGE   ? "merge"
+           : cmd == CMD_SERVE   ? "serve"
+           : cmd == CMD_INSPECT ? "inspect"
+                                : "run";
 }
 
 static void

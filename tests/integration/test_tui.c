@@ -7,6 +7,7 @@
  * outside the terminal's foreground (under timeout) is refused.
  */
 #include "itest.h"
+#include "itest-redis.h"
 
 #include <time.h>
 
@@ -66,7 +67,8 @@ wait_for(const char *needle, int ms)
             return s;
         itest_sleep_ms(200);
     }
-    fail_msg("'%s' not on screen after %d ms:\n%s", needle, ms, s);
+    fprintf(stderr, "%s", s); /* whole: cmocka's message is cut */
+    fail_msg("'%s' not on screen after %d ms", needle, ms);
     return s;
 }
 
@@ -507,6 +509,219 @@ test_watch_verdict_line(void **state)
     assert_int_equal(exit_code(), 0);
 }
 
+/* Two application sessions in known states: one idle in its transaction, one waiting on its lock.
+ */
+struct lock_pair {
+    PGconn *holder, *waiter;
+    int holder_pid, waiter_pid;
+};
+
+static void
+lock_pair_start(struct lock_pair *p)
+{
+    PGconn *c = itest_pg(DB);
+
+    itest_exec(c, "DROP TABLE IF EXISTS sess_t");
+    itest_exec(c, "CREATE TABLE sess_t (id int PRIMARY KEY, v int)");
+    itest_exec(c, "INSERT INTO sess_t VALUES (1, 0)");
+    PQfinish(c);
+    p->holder = itest_pg(DB);
+    itest_exec(p->holder, "SET application_name = 'holder'");
+    itest_exec(p->holder, "BEGIN");
+    itest_exec(p->holder, "UPDATE sess_t SET v = 1 WHERE id = 1");
+    p->holder_pid = PQbackendPID(p->holder);
+    itest_sleep_ms(1500); /* the holder's idle time stays ahead of the waiter's query time */
+    p->waiter = itest_pg(DB);
+    itest_exec(p->waiter, "SET application_name = 'waiter'");
+    p->waiter_pid = PQbackendPID(p->waiter);
+    assert_int_equal(PQsendQuery(p->waiter, "UPDATE sess_t SET v = 2 WHERE id = 1"), 1);
+}
+
+/* The waiter's answer within 10 s: its error message, or "" when it succeeded. */
+static char *
+waiter_answer(PGconn *w)
+{
+    PGresult *r;
+    char *msg;
+    int i;
+
+    for (i = 0; i < 100 && (PQconsumeInput(w), PQisBusy(w)); i++)
+        itest_sleep_ms(100);
+    assert_false(PQisBusy(w));
+    r = PQgetResult(w);
+    msg = strdup(PQresultStatus(r) == PGRES_FATAL_ERROR ? PQresultErrorMessage(r) : "");
+    PQclear(r);
+    while ((r = PQgetResult(w)) != NULL)
+        PQclear(r);
+    return msg;
+}
+
+/* Whether pid's session is still there, after up to 10 s for it to go. */
+static int
+session_alive(int pid)
+{
+    PGconn *c = itest_pg("postgres");
+    char sql[128];
+    long long n = 1;
+
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_stat_activity WHERE pid = %d", pid);
+    for (int i = 0; i < 100 && (n = itest_scalar(c, sql)) > 0; i++)
+        itest_sleep_ms(100);
+    PQfinish(c);
+    return n > 0;
+}
+
+/* Where needle first shows on screen, as an offset; fails when it is not there. */
+static long
+at(const char *screen, const char *needle)
+{
+    const char *p = strstr(screen, needle);
+
+    if (p == NULL)
+        fail_msg("'%s' not on screen:\n%s", needle, screen);
+    return p - screen;
+}
+
+/* The screen line holding needle. */
+static void
+line_of(const char *screen, const char *needle, char *line, size_t len)
+{
+    if (!nth_line(screen, needle, 0, line, len))
+        fail_msg("no line with '%s':\n%s", needle, screen);
+}
+
+/*
+ * watch lists the sessions in the latency pane's place: the holder (idle
+ * in its transaction, longest) above the waiter by duration, the waiter
+ * (marked '!', on Lock:transactionid) first by state, the collector's own
+ * session marked '*'. C on the waiter asks first; n leaves it, y cancels
+ * its statement (the waiter's own connection sees the cancel); K on the
+ * holder ends its session.
+ */
+static void
+test_watch_sessions(void **state)
+{
+    struct lock_pair p;
+    char args[600], line[256], want[64], *s, *msg;
+
+    lock_pair_start(&p);
+    snprintf(args, sizeof(args), "watch %s", itest_target(DB));
+    start(args);
+    s = wait_for("waiter", 10000);
+    assert_non_null(strstr(s, "7 sessions"));
+    assert_null(strstr(s, "2 latency"));
+    assert_true(at(s, "holder") < at(s, "waiter"));
+    line_of(s, "benchtop-colle", line, sizeof line);
+    assert_non_null(strstr(line, "* "));
+    line_of(s, "holder", line, sizeof line);
+    assert_non_null(strstr(line, "idle in trans"));
+    free(s);
+    tmux("send-keys -t bt 7 o Home");
+    s = wait_for("o: by state", 3000);
+    assert_true(at(s, "waiter") < at(s, "holder"));
+    line_of(s, "waiter", line, sizeof line);
+    assert_non_null(strstr(line, "! "));
+    assert_non_null(strstr(line, "Lock:transactionid"));
+    assert_non_null(strstr(line, "UPDATE sess_t SET v = 2"));
+    free(s);
+
+    snprintf(want, sizeof want, "cancel the query of session %d (waiter", p.waiter_pid);
+    tmux("send-keys -t bt C");
+    free(wait_for(want, 3000));
+    tmux("send-keys -t bt n 0");
+    snprintf(want, sizeof want, "left session %d alone", p.waiter_pid);
+    free(wait_for(want, 3000));
+    PQconsumeInput(p.waiter);
+    assert_true(PQisBusy(p.waiter)); /* n did nothing: it still waits */
+
+    tmux("send-keys -t bt 7 Home C y");
+    msg = waiter_answer(p.waiter);
+    assert_non_null(strstr(msg, "canceling statement due to user request"));
+    free(msg);
+    tmux("send-keys -t bt 0");
+    snprintf(want, sizeof want, "cancelled the query of session %d", p.waiter_pid);
+    free(wait_for(want, 5000));
+
+    /* by state the holder, idle in its transaction, leads now: k stops at the top */
+    tmux("send-keys -t bt 7 k k k k");
+    snprintf(want, sizeof want, "terminate session %d (holder", p.holder_pid);
+    tmux("send-keys -t bt K");
+    free(wait_for(want, 3000));
+    tmux("send-keys -t bt y");
+    assert_false(session_alive(p.holder_pid));
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    PQfinish(p.holder);
+    PQfinish(p.waiter);
+}
+
+/* --read-only: the list is there, C and K are not. */
+static void
+test_watch_sessions_read_only(void **state)
+{
+    char args[600], *s;
+
+    snprintf(args, sizeof(args), "watch %s --read-only", itest_target(DB));
+    start(args);
+    s = wait_for("C/K off (--read-only)", 10000);
+    free(s);
+    tmux("send-keys -t bt C");
+    s = wait_for("not cancelled with --read-only", 3000);
+    assert_null(strstr(s, "y: yes"));
+    free(s);
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+}
+
+/*
+ * watch redis://: CLIENT LIST with the collector's own connection marked;
+ * C is refused (Redis cannot cancel a command), K on a named client ends it.
+ */
+static void
+test_watch_redis_clients(void **state)
+{
+    redisContext *c = rtest_connect();
+    char args[600], line[256], *s = NULL;
+    redisReply *r;
+    int i;
+
+    rtest_do(c, "CLIENT SETNAME tui-tester");
+    snprintf(args, sizeof(args), "watch %s", itest_env("BENCHTOP_RD_TARGET"));
+    start(args);
+    s = wait_for("tui-tester", 10000);
+    line_of(s, "tui-tester", line, sizeof line);
+    assert_non_null(strstr(line, "client|set")); /* its last command */
+    line_of(s, "client|list", line, sizeof line);
+    assert_non_null(strstr(line, "* "));
+    free(s);
+    tmux("send-keys -t bt 7 C");
+    free(wait_for("? y: yes", 3000));
+    tmux("send-keys -t bt y 0");
+    free(wait_for("Redis cannot cancel a command", 3000));
+    tmux("send-keys -t bt 7");
+    /* walk down to the tester: its row depends on the other clients' idle times */
+    for (i = 0; i < 20; i++) {
+        tmux("send-keys -t bt K");
+        s = wait_for("? y: yes", 3000);
+        if (strstr(s, "(tui-tester") != NULL)
+            break;
+        free(s);
+        s = NULL;
+        tmux("send-keys -t bt n j");
+    }
+    assert_non_null(s);
+    free(s);
+    tmux("send-keys -t bt y");
+    for (i = 0; i < 50 && (r = redisCommand(c, "PING")) != NULL; i++) {
+        freeReplyObject(r);
+        itest_sleep_ms(100);
+    }
+    assert_null(r); /* CLIENT KILL closed the connection */
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    redisFree(c);
+}
+
 /* A terminal that cannot move the cursor gets one line and exit 2, not a garbled screen. */
 static void
 test_dumb_terminal_refused(void **state)
@@ -557,20 +772,19 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dashboard),
         cmocka_unit_test(test_help_and_pause),
-<<<<<<< HEAD
-=======
         cmocka_unit_test(test_watch_verdict_line),
->>>>>>> verdict
         cmocka_unit_test(test_set_setting),
         cmocka_unit_test(test_read_only),
         cmocka_unit_test(test_sweep_pane),
         cmocka_unit_test(test_watch_records),
         cmocka_unit_test(test_demo),
         cmocka_unit_test(test_dumb_terminal_refused),
-<<<<<<< HEAD
         cmocka_unit_test(test_demo_not_in_foreground_refused),
-=======
->>>>>>> verdict
+        cmocka_unit_test(test_watch_sessions),
+        cmocka_unit_test(test_watch_sessions_read_only),
+        cmocka_unit_test(test_watch_redis_clients),
     };
+    if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_watch_*' */
+        cmocka_set_test_filter(getenv("ITEST_FILTER"));
     return cmocka_run_group_tests_name("tui", tests, setup, teardown);
 }

@@ -359,7 +359,7 @@ test_help_lists_every_option(void **state)
     FILE *f = open_memstream(&buf, &len);
 
     (void)state;
-    options_print_help(f, CMD_ALL | CMD_REPORT | CMD_MERGE);
+    options_print_help(f, CMD_ALL | CMD_REPORT | CMD_MERGE | CMD_INSPECT);
     fclose(f);
     for (o = option_table; o->name != NULL; o++) {
         snprintf(flag, sizeof(flag), "--%s", o->name);

@@ -981,6 +981,179 @@ test_two_servers_share_the_pane(void **state)
     free(d);
 }
 
+/* ---- the sessions list ---- */
+
+static void
+add_session(struct coll_sessions *l, const char *id, const char *state, double query_s, int own,
+            int blocked, const char *query)
+{
+    struct coll_session *s = &l->s[l->n++];
+
+    memset(s, 0, sizeof(*s));
+    snprintf(s->id, sizeof(s->id), "%s", id);
+    snprintf(s->state, sizeof(s->state), "%s", state);
+    snprintf(s->app, sizeof(s->app), "app-%s", id);
+    snprintf(s->wait, sizeof(s->wait), "%s", blocked ? "Lock:transactionid" : "");
+    snprintf(s->query, sizeof(s->query), "%s", query);
+    s->query_s = query_s;
+    s->xact_s = query_s + 1;
+    s->own = own;
+    s->blocked = blocked;
+    l->total = l->n;
+}
+
+/* A watch dashboard with a known list: an idle one, one idle in a transaction, a waiter, ours. */
+static struct dash *
+watch_dash(void)
+{
+    struct dash *d = new_dash();
+    struct coll_sessions *l = &d->sessions.list;
+
+    d->load = 0;
+    d->state = RUN_WATCHING;
+    d->sessions.shown = d->sessions.have = 1;
+    memset(l, 0, sizeof(*l));
+    snprintf(l->xact_head, sizeof(l->xact_head), "xact");
+    snprintf(l->query_head, sizeof(l->query_head), "query");
+    add_session(l, "101", "idle", 500, 0, 0, "SELECT 1");
+    add_session(l, "102", "idle in transaction", 30, 0, 0, "UPDATE t SET v = 1");
+    add_session(l, "103", "active", 12, 0, 1, "UPDATE t\n  SET v = 2 \x1b[31mred");
+    add_session(l, "104", "active", 0.01, 1, 0, "SELECT pid FROM pg_stat_activity");
+    return d;
+}
+
+static void
+ids(const struct coll_sessions *l, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int i = 0; i < l->n; i++)
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", l->s[i].id);
+}
+
+static void
+test_sessions_sort(void **state)
+{
+    struct dash *d = watch_dash();
+    char order[64];
+
+    dash_sessions_sort(&d->sessions.list, DASH_SORT_DURATION);
+    ids(&d->sessions.list, order, sizeof(order));
+    assert_string_equal(order, "102 103 104 101"); /* the longest first, idle last */
+    dash_sessions_sort(&d->sessions.list, DASH_SORT_STATE);
+    ids(&d->sessions.list, order, sizeof(order));
+    assert_string_equal(order, "103 102 104 101"); /* blocked, idle in tx, active, idle */
+    free(d);
+}
+
+/* The style of the first cell of the row holding text. */
+static enum style
+row_style_of(const struct grid *g, const char *text)
+{
+    int x, y;
+
+    assert_true(find_text(g, text, &x, &y));
+    return (enum style)grid_at(g, x, y)->style;
+}
+
+/* watch: the sessions take the latency pane's place at every size; the query is escaped. */
+static void
+test_sessions_pane_in_watch(void **state)
+{
+    struct dash *d = watch_dash();
+
+    dash_sessions_sort(&d->sessions.list, DASH_SORT_DURATION);
+    d->sessions.sel = 1; /* 103, the waiter */
+    for (size_t i = 0; i < sizeof(SIZES) / sizeof(SIZES[0]); i++) {
+        struct grid *g = render(d, SIZES[i].w, SIZES[i].h);
+        char row[ROW_BUF];
+        int x, y;
+
+        assert_true(has_text(g, "7 sessions 4 of 4"));
+        assert_false(has_text(g, "2 latency"));
+        assert_true(has_text(g, "1 throughput"));
+        assert_true(find_text(g, "! 103", &x, &y));
+        assert_int_equal(grid_at(g, x + 2, y)->style, ST_HELP); /* the selection */
+        grid_row_text(g, y, row, sizeof(row));
+        assert_null(strchr(row, '\x1b'));
+        assert_true(find_text(g, "* 104", &x, &y));
+        assert_int_equal(row_style_of(g, "102 "), ST_WARN);
+        assert_true(has_text(g, "C/K off (--read-only)"));
+        /* the wait column only where there is room for it */
+        assert_int_equal(has_text(g, "Lock:transactionid"), SIZES[i].w >= 200);
+        grid_free(g);
+    }
+    d->zoom = 7; /* zoomed: the whole width, the query whole and escaped */
+    {
+        struct grid *g = render(d, 200, 60);
+
+        assert_true(has_text(g, "UPDATE t SET v = 2 \\x1b[31mred"));
+        assert_true(has_text(g, "Lock:transactionid"));
+        grid_free(g);
+    }
+    free(d);
+}
+
+/* The selection stays on screen: the list scrolls under it. */
+static void
+test_sessions_scroll_with_selection(void **state)
+{
+    struct dash *d = watch_dash();
+    char id[16];
+    struct grid *g;
+
+    d->sessions.list.n = 0;
+    for (int i = 0; i < 40; i++) {
+        snprintf(id, sizeof(id), "s%02d", i);
+        add_session(&d->sessions.list, id, "active", 40 - i, 0, 0, "SELECT 1");
+    }
+    d->zoom = 7;
+    d->sessions.sel = 35;
+    d->sessions.can_kill = 1;
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "s35"));
+    assert_false(has_text(g, "s00"));
+    assert_int_equal(row_style_of(g, "s35"), ST_HELP);
+    assert_true(has_text(g, "C cancel  K terminate"));
+    grid_free(g);
+    d->sessions.sel = 0;
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "s00"));
+    assert_false(has_text(g, "s35"));
+    assert_true(has_text(g, "more"));
+    grid_free(g);
+    free(d);
+}
+
+/* Zoomed, the events pane scrolls back to the oldest kept and says how many are below. */
+static void
+test_events_scroll_when_zoomed(void **state)
+{
+    struct dash *d = new_dash();
+    struct grid *g;
+
+    d->nevents = 0;
+    for (int i = 0; i < DASH_EVENTS; i++) {
+        d->elapsed_s = i;
+        dash_event_add(d, ROW_NORMAL, "event number %02d", i);
+    }
+    d->zoom = 4;
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "event number 63"));
+    assert_false(has_text(g, "event number 00"));
+    grid_free(g);
+    d->scroll = 1000; /* Home: clamped to the oldest */
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "event number 00"));
+    assert_false(has_text(g, "event number 63"));
+    assert_true(has_text(g, "newer below"));
+    grid_free(g);
+    d->zoom = 0; /* not zoomed: the newest, whatever the scroll */
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "event number 63"));
+    grid_free(g);
+    free(d);
+}
+
 int
 main(void)
 {
@@ -1005,6 +1178,10 @@ main(void)
         cmocka_unit_test(test_two_servers_share_the_pane),
         cmocka_unit_test(test_before_since_figures),
         cmocka_unit_test(test_prompt_line),
+        cmocka_unit_test(test_sessions_sort),
+        cmocka_unit_test(test_sessions_pane_in_watch),
+        cmocka_unit_test(test_sessions_scroll_with_selection),
+        cmocka_unit_test(test_events_scroll_when_zoomed),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1017,6 +1017,50 @@ test_derive_refused(void **state)
     assert_non_null(strstr(v.note, "+slowlog"));
 }
 
+/* CLIENT LIST from redis-server 7.0.15: the collector (id 7), a load client, a blocked BLPOP. */
+static const char client_list[] =
+    "id=5 addr=127.0.0.1:40100 laddr=127.0.0.1:6379 fd=8 name=app1 age=120 idle=3 flags=N db=0 "
+    "sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=1024 rbp=0 "
+    "obl=0 oll=0 omem=0 tot-mem=22272 events=r cmd=get user=default redir=-1 resp=2\r\n"
+    "id=6 addr=127.0.0.1:40102 laddr=127.0.0.1:6379 fd=9 name= age=60 idle=60 flags=b db=3 "
+    "sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=10 multi-mem=0 rbs=1024 rbp=0 "
+    "obl=0 oll=0 omem=0 tot-mem=2048 events=r cmd=blpop user=default redir=-1 resp=2\r\n"
+    "id=7 addr=127.0.0.1:40104 laddr=127.0.0.1:6379 fd=10 name= age=2 idle=0 flags=N db=0 "
+    "sub=0 psub=0 ssub=0 multi=-1 qbuf=26 qbuf-free=20448 argv-mem=10 multi-mem=0 rbs=1024 "
+    "rbp=0 obl=0 oll=0 omem=0 tot-mem=41818 events=r cmd=client|list user=default redir=-1 "
+    "resp=2\r\n";
+
+static void
+test_client_list(void **state)
+{
+    struct coll_sessions l;
+
+    redis_client_list_parse(client_list, "7", &l);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.total, 3);
+    assert_string_equal(l.s[0].id, "5");
+    assert_string_equal(l.s[0].app, "app1");
+    assert_string_equal(l.s[0].client, "127.0.0.1:40100");
+    assert_string_equal(l.s[0].query, "get");
+    assert_string_equal(l.s[0].state, "idle");
+    assert_string_equal(l.s[0].info, "21.8k");
+    assert_true(l.s[0].xact_s == 120 && l.s[0].query_s == 3);
+    assert_false(l.s[0].own);
+    assert_string_equal(l.s[1].state, "blocked");
+    assert_string_equal(l.s[1].db, "db3");
+    assert_string_equal(l.s[1].app, "");
+    assert_true(l.s[2].own);
+    assert_string_equal(l.s[2].query, "client|list");
+    assert_string_equal(l.query_head, "idle");
+    /* "laddr=" and "qbuf-free=" do not pass for "addr=" and "qbuf=" */
+    redis_client_list_parse("id=9 laddr=1.2.3.4:5 age=x\n", "", &l);
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.s[0].client, "");
+    assert_true(isnan(l.s[0].xact_s));
+    redis_client_list_parse("garbage\n\n", "", &l);
+    assert_int_equal(l.n, 0);
+}
+
 int
 main(void)
 {
@@ -1040,6 +1084,7 @@ main(void)
         cmocka_unit_test(test_slowlog_entries),
         cmocka_unit_test(test_derive_stall),
         cmocka_unit_test(test_derive_cache_signals),
+        cmocka_unit_test(test_client_list),
     };
     return cmocka_run_group_tests_name("redis_info", tests, NULL, NULL);
 }

@@ -1,0 +1,467 @@
+/*
+ * redis/inspect: `benchtop inspect redis://...`, the jobs of redis-cli
+ * --bigkeys, --memkeys and --hotkeys in one pass that never blocks the
+ * server: SCAN with COUNT, then per batch of keys one pipeline of O(1)
+ * commands (TYPE, PTTL, MEMORY USAGE with its default sampling, OBJECT
+ * FREQ under an LFU policy) and one of lengths (STRLEN, LLEN, SCARD, ZCARD,
+ * HLEN, XLEN). It stops at the time budget or after --sample keys and says
+ * so; the figures are of the keys it looked at.
+ */
+#include "redis.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/collector.h"
+#include "base/json.h"
+#include "base/text.h"
+#include "base/util.h"
+
+enum {
+    SCAN_COUNT = 200, /* keys a SCAN step asks for: each step is short for the server */
+    TOP_N = 10,
+    MAX_PREFIXES = 256, /* more distinct prefixes than this go to "(other)" */
+    KEY_SHOWN = 128,    /* bytes of a key name kept for the report */
+    NTTL = 6,
+    TIMEOUT_MS = 5000,
+};
+
+enum rd_type { T_STRING, T_LIST, T_SET, T_ZSET, T_HASH, T_STREAM, T_OTHER, NTYPES };
+
+static const char *const type_names[NTYPES] = {"string", "list",   "set",  "zset",
+                                               "hash",   "stream", "other"};
+static const char *const len_cmds[NTYPES] = {"STRLEN", "LLEN", "SCARD", "ZCARD",
+                                             "HLEN",   "XLEN", NULL};
+static const char *const ttl_names[NTTL] = {"no TTL",  "< 1 min",  "< 1 hour",
+                                            "< 1 day", "< 1 week", ">= 1 week"};
+static const double ttl_limits_ms[NTTL - 1] = {0, 60e3, 3600e3, 86400e3, 604800e3};
+
+struct top {
+    char key[KEY_SHOWN];
+    double n;
+    int type;
+};
+
+struct prefix {
+    char name[KEY_SHOWN];
+    uint64_t keys;
+    double bytes;
+};
+
+struct census {
+    uint64_t seen, dbsize;
+    uint64_t type_keys[NTYPES];
+    double type_bytes[NTYPES], type_elems[NTYPES], bytes;
+    struct top by_elems[TOP_N], by_mem[TOP_N], by_freq[TOP_N];
+    int nprefixes;
+    struct prefix prefixes[MAX_PREFIXES + 1]; /* the last: "(other)" */
+    uint64_t ttl[NTTL];
+    char policy[32];
+    int lfu, budget_hit, sample_hit;
+    double secs;
+    redisReply *keyspace; /* INFO keyspace */
+};
+
+/* One key of a batch, as the pipeline answered. */
+struct key_facts {
+    const char *name;
+    size_t len;
+    int type;
+    double pttl, bytes, elems, freq;
+};
+
+static int
+type_of(const char *s)
+{
+    for (int i = 0; i < T_OTHER; i++)
+        if (strcmp(s, type_names[i]) == 0)
+            return i;
+    return T_OTHER;
+}
+
+static double
+reply_num(const redisReply *r)
+{
+    return r != NULL && r->type == REDIS_REPLY_INTEGER ? (double)r->integer : NAN;
+}
+
+/* Keeps the n biggest, biggest first. */
+static void
+top_add(struct top *t, const struct key_facts *k, double n)
+{
+    int i = TOP_N - 1;
+
+    if (isnan(n) || n <= t[i].n)
+        return;
+    for (; i > 0 && t[i - 1].n < n; i--)
+        t[i] = t[i - 1];
+    snprintf(t[i].key, sizeof t[i].key, "%.*s", (int)(k->len < KEY_SHOWN ? k->len : KEY_SHOWN - 1),
+             k->name);
+    t[i].n = n;
+    t[i].type = k->type;
+}
+
+static struct prefix *
+prefix_of(struct census *c, const struct key_facts *k, const char *sep)
+{
+    const char *end = memmem(k->name, k->len, sep, strlen(sep));
+    size_t n = end ? (size_t)(end - k->name) : k->len;
+    char name[KEY_SHOWN];
+
+    snprintf(name, sizeof name, "%.*s", (int)(n < KEY_SHOWN ? n : KEY_SHOWN - 1), k->name);
+    if (end == NULL)
+        snprintf(name, sizeof name, "(no %s)", sep);
+    for (int i = 0; i < c->nprefixes; i++)
+        if (strcmp(c->prefixes[i].name, name) == 0)
+            return &c->prefixes[i];
+    if (c->nprefixes == MAX_PREFIXES) {
+        snprintf(c->prefixes[MAX_PREFIXES].name, KEY_SHOWN, "(other)");
+        return &c->prefixes[MAX_PREFIXES];
+    }
+    snprintf(c->prefixes[c->nprefixes].name, KEY_SHOWN, "%s", name);
+    return &c->prefixes[c->nprefixes++];
+}
+
+static int
+ttl_bucket(double pttl)
+{
+    int b = 1;
+
+    if (pttl < 0)
+        return 0;
+    while (b < NTTL - 1 && pttl >= ttl_limits_ms[b])
+        b++;
+    return b;
+}
+
+static void
+census_add(struct census *c, const struct key_facts *k, const char *sep)
+{
+    struct prefix *p = prefix_of(c, k, sep);
+    double bytes = isnan(k->bytes) ? 0 : k->bytes;
+
+    c->seen++;
+    c->type_keys[k->type]++;
+    c->type_bytes[k->type] += bytes;
+    c->type_elems[k->type] += isnan(k->elems) ? 0 : k->elems;
+    c->bytes += bytes;
+    p->keys++;
+    p->bytes += bytes;
+    c->ttl[ttl_bucket(k->pttl)]++;
+    top_add(c->by_elems, k, k->elems);
+    top_add(c->by_mem, k, k->bytes);
+    if (c->lfu)
+        top_add(c->by_freq, k, k->freq);
+}
+
+/* --- talking to the server: a pipeline per batch, every command O(1) --- */
+
+static int
+lost(redisContext *ctx, char *err)
+{
+    return seterr(err, "lost the connection to redis: %s", ctx->errstr);
+}
+
+/* TYPE, PTTL, MEMORY USAGE (and OBJECT FREQ) of every key of the batch. */
+static int
+read_facts(redisContext *ctx, struct key_facts *k, size_t n, int lfu, char *err)
+{
+    redisReply *r;
+
+    for (size_t i = 0; i < n; i++) {
+        redisAppendCommand(ctx, "TYPE %b", k[i].name, k[i].len);
+        redisAppendCommand(ctx, "PTTL %b", k[i].name, k[i].len);
+        redisAppendCommand(ctx, "MEMORY USAGE %b", k[i].name, k[i].len);
+        if (lfu)
+            redisAppendCommand(ctx, "OBJECT FREQ %b", k[i].name, k[i].len);
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < 3 + lfu; j++) {
+            if (redisGetReply(ctx, (void **)&r) != REDIS_OK)
+                return lost(ctx, err);
+            if (j == 0)
+                k[i].type = r->type == REDIS_REPLY_STATUS && strcmp(r->str, "none") != 0
+                                ? type_of(r->str)
+                                : -1; /* gone since the SCAN */
+            else if (j == 1)
+                k[i].pttl = reply_num(r);
+            else if (j == 2)
+                k[i].bytes = reply_num(r);
+            else
+                k[i].freq = reply_num(r);
+            freeReplyObject(r);
+        }
+    return 0;
+}
+
+/* The length of every key by its type: elements, or a string's bytes. */
+static int
+read_lengths(redisContext *ctx, struct key_facts *k, size_t n, char *err)
+{
+    redisReply *r;
+
+    for (size_t i = 0; i < n; i++)
+        if (k[i].type >= 0 && len_cmds[k[i].type] != NULL)
+            redisAppendCommand(ctx, "%s %b", len_cmds[k[i].type], k[i].name, k[i].len);
+    for (size_t i = 0; i < n; i++) {
+        k[i].elems = NAN;
+        if (k[i].type < 0 || len_cmds[k[i].type] == NULL)
+            continue;
+        if (redisGetReply(ctx, (void **)&r) != REDIS_OK)
+            return lost(ctx, err);
+        k[i].elems = reply_num(r);
+        freeReplyObject(r);
+    }
+    return 0;
+}
+
+/* One SCAN step and its keys' facts into the census; *cursor 0 when the scan is over. */
+static int
+scan_step(redisContext *ctx, struct census *c, const struct inspect_conf *ic,
+          unsigned long long *cursor, char *err)
+{
+    redisReply *r = redisCommand(ctx, "SCAN %llu COUNT %d", *cursor, SCAN_COUNT);
+    struct key_facts k[SCAN_COUNT * 2];
+    size_t n = 0;
+    int rc = 0;
+
+    if (r == NULL)
+        return lost(ctx, err);
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+        r->element[0]->type != REDIS_REPLY_STRING || r->element[1]->type != REDIS_REPLY_ARRAY) {
+        freeReplyObject(r);
+        return seterr(err, "SCAN refused or answered oddly (is the ACL missing +scan?)");
+    }
+    *cursor = strtoull(r->element[0]->str, NULL, 10);
+    for (size_t i = 0; i < r->element[1]->elements && n < SCAN_COUNT * 2; i++)
+        if (r->element[1]->element[i]->type == REDIS_REPLY_STRING)
+            k[n++] = (struct key_facts){.name = r->element[1]->element[i]->str,
+                                        .len = r->element[1]->element[i]->len};
+    if (ic->sample > 0 && c->seen + n > ic->sample) {
+        n = ic->sample - c->seen;
+        c->sample_hit = 1;
+    }
+    rc = read_facts(ctx, k, n, c->lfu, err);
+    if (rc == 0)
+        rc = read_lengths(ctx, k, n, err);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (k[i].type >= 0)
+            census_add(c, &k[i], ic->separator);
+    freeReplyObject(r);
+    return rc;
+}
+
+/* DBSIZE, the eviction policy (LFU gives OBJECT FREQ), INFO keyspace. */
+static int
+read_server(redisContext *ctx, struct census *c, char *err)
+{
+    redisReply *r = redisCommand(ctx, "DBSIZE");
+
+    if (r == NULL)
+        return lost(ctx, err);
+    c->dbsize = r->type == REDIS_REPLY_INTEGER ? (uint64_t)r->integer : 0;
+    freeReplyObject(r);
+    if ((r = redisCommand(ctx, "CONFIG GET maxmemory-policy")) == NULL)
+        return lost(ctx, err);
+    snprintf(c->policy, sizeof c->policy, "%s",
+             r->type == REDIS_REPLY_ARRAY && r->elements == 2 ? r->element[1]->str : "unknown");
+    freeReplyObject(r);
+    c->lfu = strstr(c->policy, "lfu") != NULL;
+    if ((c->keyspace = redisCommand(ctx, "INFO keyspace")) == NULL)
+        return lost(ctx, err);
+    return 0;
+}
+
+static int
+by_bytes(const void *a, const void *b)
+{
+    const struct prefix *x = a, *y = b;
+
+    return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
+}
+
+static int
+scan_all(redisContext *ctx, struct census *c, const struct inspect_conf *ic, char *err)
+{
+    unsigned long long cursor = 0;
+    uint64_t t0 = now_us();
+
+    do {
+        if (scan_step(ctx, c, ic, &cursor, err) < 0)
+            return -1;
+        c->sample_hit |= ic->sample > 0 && c->seen >= ic->sample && cursor != 0;
+        c->budget_hit = cursor != 0 && (double)(now_us() - t0) / 1e6 >= ic->budget_s;
+    } while (cursor != 0 && !c->sample_hit && !c->budget_hit);
+    c->secs = (double)(now_us() - t0) / 1e6;
+    qsort(c->prefixes, (size_t)c->nprefixes, sizeof c->prefixes[0], by_bytes);
+    return 0;
+}
+
+/* --- the report --- */
+
+static const char *
+fmt_bytes(char *buf, size_t len, double b)
+{
+    if (b >= 1 << 30)
+        snprintf(buf, len, "%.1f GiB", b / (1 << 30));
+    else if (b >= 1 << 20)
+        snprintf(buf, len, "%.1f MiB", b / (1 << 20));
+    else if (b >= 1 << 10)
+        snprintf(buf, len, "%.1f KiB", b / (1 << 10));
+    else
+        snprintf(buf, len, "%.0f B", b);
+    return buf;
+}
+
+static void
+text_top(FILE *f, const char *title, const struct top *t, int bytes)
+{
+    char clean[KEY_SHOWN * 4], num[32];
+
+    fprintf(f, "%s:\n", title);
+    for (int i = 0; i < TOP_N && t[i].n > 0; i++) {
+        text_clean(clean, sizeof clean, t[i].key);
+        if (bytes)
+            fmt_bytes(num, sizeof num, t[i].n);
+        else
+            snprintf(num, sizeof num, "%.0f", t[i].n);
+        fprintf(f, "  %-40s %-7s %12s\n", clean, type_names[t[i].type], num);
+    }
+}
+
+/* INFO keyspace's lines ("db0:keys=10,expires=2,avg_ttl=0") as they are, escaped. */
+static void
+text_keyspace(FILE *f, const struct census *c)
+{
+    char line[256], clean[1024];
+    const char *p = c->keyspace->type == REDIS_REPLY_STRING ? c->keyspace->str : "";
+
+    fprintf(f, "keys and expires per database (INFO keyspace):\n");
+    for (; (p = strstr(p, "db")) != NULL; p += strcspn(p, "\r\n")) {
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(p, "\r\n"), p);
+        text_clean(clean, sizeof clean, line);
+        fprintf(f, "  %s\n", clean);
+    }
+}
+
+static void
+text_report(FILE *f, const struct census *c, const struct inspect_conf *ic, const char *where)
+{
+    char b1[32], clean[KEY_SHOWN * 4];
+
+    fprintf(f, "redis %s: %llu of %llu keys looked at in %.2f s%s\n", where,
+            (unsigned long long)c->seen, (unsigned long long)c->dbsize, c->secs,
+            c->budget_hit   ? " (stopped at --budget)"
+            : c->sample_hit ? " (a sample: --sample)"
+                            : "");
+    fprintf(f, "keys by type:\n");
+    for (int i = 0; i < NTYPES; i++)
+        if (c->type_keys[i] > 0)
+            fprintf(f, "  %-8s %10llu keys %14.0f elements %12s\n", type_names[i],
+                    (unsigned long long)c->type_keys[i], c->type_elems[i],
+                    fmt_bytes(b1, sizeof b1, c->type_bytes[i]));
+    text_top(f, "biggest keys by elements (a string's bytes)", c->by_elems, 0);
+    text_top(f, "biggest keys by MEMORY USAGE", c->by_mem, 1);
+    fprintf(f, "memory by prefix (up to the first '%s'):\n", ic->separator);
+    for (int i = 0; i <= MAX_PREFIXES; i++)
+        if (c->prefixes[i].keys > 0) {
+            text_clean(clean, sizeof clean, c->prefixes[i].name);
+            fprintf(f, "  %-40s %10llu keys %12s %5.1f%%\n", clean,
+                    (unsigned long long)c->prefixes[i].keys,
+                    fmt_bytes(b1, sizeof b1, c->prefixes[i].bytes),
+                    c->bytes > 0 ? 100 * c->prefixes[i].bytes / c->bytes : 0);
+        }
+    fprintf(f, "TTL:\n");
+    for (int i = 0; i < NTTL; i++)
+        fprintf(f, "  %-10s %10llu keys\n", ttl_names[i], (unsigned long long)c->ttl[i]);
+    if (c->lfu)
+        text_top(f, "hot keys by OBJECT FREQ", c->by_freq, 0);
+    else
+        fprintf(f,
+                "hot keys: maxmemory-policy is %s; OBJECT FREQ needs an LFU policy (CONFIG SET "
+                "maxmemory-policy allkeys-lfu)\n",
+                c->policy);
+    text_keyspace(f, c);
+}
+
+static void
+json_top(FILE *f, const char *key, const struct top *t)
+{
+    fprintf(f, ",\"%s\":[", key);
+    for (int i = 0; i < TOP_N && t[i].n > 0; i++) {
+        fprintf(f, "%s{\"key\":", i ? "," : "");
+        json_put_string(f, t[i].key);
+        fprintf(f, ",\"type\":\"%s\",\"n\":", type_names[t[i].type]);
+        json_number(f, t[i].n);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+static void
+json_report(FILE *f, const struct census *c, const struct inspect_conf *ic)
+{
+    fprintf(f, "{\"type\":\"inspect\",\"server\":\"redis\",\"seen\":%llu,\"dbsize\":%llu",
+            (unsigned long long)c->seen, (unsigned long long)c->dbsize);
+    fprintf(f, ",\"secs\":%.3f,\"budget_hit\":%s,\"sample_hit\":%s,\"types\":{", c->secs,
+            c->budget_hit ? "true" : "false", c->sample_hit ? "true" : "false");
+    for (int i = 0, n = 0; i < NTYPES; i++)
+        if (c->type_keys[i] > 0)
+            fprintf(f, "%s\"%s\":{\"keys\":%llu,\"elements\":%.0f,\"bytes\":%.0f}", n++ ? "," : "",
+                    type_names[i], (unsigned long long)c->type_keys[i], c->type_elems[i],
+                    c->type_bytes[i]);
+    fputc('}', f);
+    json_top(f, "by_elements", c->by_elems);
+    json_top(f, "by_memory", c->by_mem);
+    json_top(f, "hot", c->by_freq);
+    fprintf(f, ",\"prefixes\":[");
+    for (int i = 0, n = 0; i <= MAX_PREFIXES; i++)
+        if (c->prefixes[i].keys > 0) {
+            fprintf(f, "%s{\"prefix\":", n++ ? "," : "");
+            json_put_string(f, c->prefixes[i].name);
+            fprintf(f, ",\"keys\":%llu,\"bytes\":%.0f}", (unsigned long long)c->prefixes[i].keys,
+                    c->prefixes[i].bytes);
+        }
+    fprintf(f, "],\"ttl\":{");
+    for (int i = 0; i < NTTL; i++)
+        fprintf(f, "%s\"%s\":%llu", i ? "," : "", ttl_names[i], (unsigned long long)c->ttl[i]);
+    fprintf(f, "},\"policy\":");
+    json_put_string(f, c->policy);
+    fprintf(f, ",\"separator\":");
+    json_put_string(f, ic->separator);
+    fprintf(f, "}\n");
+}
+
+int
+redis_inspect(const char *target, const struct inspect_conf *ic, char *err)
+{
+    struct redis_target t;
+    redisContext *ctx;
+    struct census *c;
+    char where[300];
+    int rc;
+
+    if (redis_target_parse(target, &t, err) < 0 ||
+        redis_connect_blocking(&t, TIMEOUT_MS, &ctx, err) < 0) {
+        explicit_bzero(&t, sizeof t);
+        return -1;
+    }
+    redis_target_where(&t, where, sizeof where);
+    snprintf(where + strlen(where), sizeof where - strlen(where), " db %d", t.db);
+    explicit_bzero(&t, sizeof t); /* the password */
+    c = xcalloc(1, sizeof *c);
+    rc = read_server(ctx, c, err);
+    if (rc == 0)
+        rc = scan_all(ctx, c, ic, err);
+    if (rc == 0 && ic->json)
+        json_report(ic->out, c, ic);
+    else if (rc == 0)
+        text_report(ic->out, c, ic, where);
+    if (c->keyspace != NULL)
+        freeReplyObject(c->keyspace);
+    free(c);
+    redisFree(ctx);
+    return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * inspect: `benchtop inspect TARGET`: one pass over a server's contents
+ * (Redis keys, memcached slabs) by the class's inspect callback; cmd/
+ * names no database.
+ */
+#include "cmd.h"
+
+#include <stdio.h>
+
+#include "engine/collector.h"
+#include "engine/driver.h"
+#include "engine/registry.h"
+#include "run/options.h"
+#include "base/util.h"
+
+/* "redis://..." for the backends whose collector can inspect, from the registry. */
+static const char *
+inspectable(char *buf, size_t len)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (const struct driver_class *const *d = driver_classes; *d != NULL && used < len; d++) {
+        const struct collector_class *c = collector_for((*d)->name);
+        if (c != NULL && c->inspect != NULL)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s...", used ? ", " : "",
+                                     (*d)->schemes[0]);
+    }
+    return used ? buf : "none in this build";
+}
+
+static int
+cmd_inspect(struct runconf *rc, char **pos, int npos)
+{
+    const struct driver_class *drv;
+    const struct collector_class *cls;
+    struct inspect_conf ic = {.budget_s = rc->inspect_budget_s,
+                              .sample = rc->inspect_sample,
+                              .separator = rc->inspect_separator,
+                              .json = rc->inspect_json,
+                              .out = stdout};
+    char err[BT_ERRLEN], names[128];
+
+    if (npos != 1)
+        usage_fatal("inspect needs one target (e.g. benchtop inspect SCHEME://HOST:PORT)");
+    if (ic.separator == NULL || ic.separator[0] == '\0')
+        usage_fatal("--separator needs at least one character (e.g. --separator :)");
+    drv = cmd_resolve_target(rc, pos[0], 1);
+    cls = collector_for(drv->name);
+    if (cls == NULL || cls->inspect == NULL)
+        usage_fatal("%s servers cannot be inspected (%s can)", drv->name,
+                    inspectable(names, sizeof names));
+    if (cls->inspect(rc->target, &ic, err) < 0) {
+        fprintf(stderr, "benchtop: %s\n", err);
+        return 1;
+    }
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+}
+
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_inspect_entry = {
+    "inspect", CMD_INSPECT, cmd_inspect, "benchtop inspect TARGET [--json] [--budget S]",
+    "one pass over a server's contents that never blocks it: keys by type, size, prefix, TTL"};
