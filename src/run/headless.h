@@ -13,6 +13,7 @@ struct headless_conf {
     const char *names[SESSION_MAX_COLLECT];   /* collector name per session collector */
     const char *targets[SESSION_MAX_COLLECT]; /* masked target per session collector */
     struct report_seen seen[SESSION_MAX_COLLECT];
+    int steps_told; /* a sweep's steps already told on stderr */
 };
 
 /* Runs the session until the load ends (or -T in watch mode, or a signal). */
