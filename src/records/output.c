@@ -269,17 +269,11 @@ human_errors(FILE *f, const struct wstats *s)
  * run that mostly failed never reads as a throughput figure.
  */
 static void
-human_failures(FILE *f, const struct snapshot *snap)
+human_failures(FILE *f, const struct wstats *s)
 {
-    const struct wstats *s = &snap->total;
     const struct err_msg *top[STATS_MSGS];
     int i, n;
 
-    if (snap->outage_s > 0) /* a server that stopped answering is the first thing to know */
-        fprintf(f,
-                "OUTAGE: the server answered nothing for %.1f s of the %.1f s run, from %.1f s "
-                "(transactions failed or could not connect)\n",
-                snap->outage_s, snap->t, snap->outage_from);
     if (wstats_failed_share(s) <= FAILED_FLAG_SHARE)
         return;
     n = wstats_top_msgs(s, top);
@@ -338,7 +332,12 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
         return;
     }
     hist_summarize(s->lat, &l);
-    human_failures(f, snap);
+    human_failures(f, s);
+    if (snap->outage_s > 0) /* a server that stopped answering comes next, before the figures */
+        fprintf(f,
+                "OUTAGE: the server answered nothing for %.1f s of the %.1f s run, from %.1f s "
+                "(transactions failed or could not connect)\n",
+                snap->outage_s, snap->t, snap->outage_from);
     text_clean(workload, sizeof(workload), ctx->workload); /* a -f path is foreign text too */
     text_clean(target, sizeof(target), rc->target_masked);
     fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", workload, ctx->mode, target);
