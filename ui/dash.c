@@ -42,6 +42,17 @@ dash_history_push(struct dash *d, double tps, double server_tps)
     d->nhist++;
 }
 
+int
+dash_server_sample(struct dash *d, double server_tps, double taken_s, double tick_s,
+                   double interval_s)
+{
+    if (d->nhist == 0 || fabs(taken_s - tick_s) > interval_s / 2)
+        return 0;
+    d->server_tps_hist[d->nhist - 1] = server_tps;
+    d->server_tps = server_tps;
+    return 1;
+}
+
 enum style
 dash_level_style(enum row_level level, enum style plain)
 {

@@ -162,6 +162,16 @@ void dash_event_add(struct dash *d, enum row_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Appends a throughput sample to the history (dropping the oldest when full). */
 void dash_history_push(struct dash *d, double tps, double server_tps);
+/*
+ * A server sample that arrived after the tick it measures: taken at
+ * taken_s (the run's clock), within half an interval of the last tick at
+ * tick_s, it is that interval's figure: it replaces the last point and the
+ * figure shown beside the client's tps (1). Else it is the next interval's
+ * and waits for the next push (0). The collector's samples are timed as
+ * the engine's ticks, and land just after them once a round trip later.
+ */
+int dash_server_sample(struct dash *d, double server_tps, double taken_s, double tick_s,
+                       double interval_s);
 
 /* The panes: each draws into r only. 1..5 are the zoom numbers. */
 void pane_header(const struct dash *d, struct grid *g, struct rect r);

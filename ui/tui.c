@@ -29,6 +29,7 @@ struct tui {
     double last_cpu_s;
     uint64_t last_cpu_us;
     double last_server_tps;
+    double last_tick_s; /* the run's clock at the last tick that pushed a history point */
     int have_summary;
     enum verdict_kind last_verdict;
     double prev_tps;             /* the interval before the last, for a steadier "before" */
@@ -270,6 +271,7 @@ on_tick(struct session *s, const struct snapshot *snap, const struct verdict *v,
     d->own_cpu_pct = snap->own_cpu_pct;
     if (!snap->final || snap->interval_s > 0.05)
         dash_history_push(d, d->tps, d->server_tps);
+    t->last_tick_s = snap->t;
     show_verdict(t, v);
     if (!snap->final)
         check_step(t, snap, v);
@@ -285,6 +287,13 @@ on_tick(struct session *s, const struct snapshot *snap, const struct verdict *v,
         report_snapshot(snap, v, &t->record);
     t->have_summary = snap->final;
     redraw(t);
+}
+
+/* When a result's sample was taken, on the run's clock: its round trip ago. */
+static double
+sample_taken_s(const struct session *s, const struct collect_result *res)
+{
+    return ((double)(now_us() - s->start_us) - res->cost_ms * 1000.0) / 1e6;
 }
 
 static void
@@ -427,6 +436,9 @@ on_server(struct session *s, int i, const struct collect_result *res, const stru
         if (news)
             dash_event_add(&t->d, ROW_BAD, "%s: %s", ds->name, res->error);
     }
+    if ((res->have_view || !res->ok) && t->s->eng != NULL && !t->s->load_over)
+        dash_server_sample(&t->d, t->last_server_tps, sample_taken_s(t->s, res), t->last_tick_s,
+                           t->s->interval_s);
     if (v != NULL && i == 0)
         show_server_verdict(t, v);
     if (i == 0)

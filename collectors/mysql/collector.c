@@ -608,7 +608,7 @@ hit_row(struct coll_view *v, const struct my_sample *prev, const struct my_sampl
                  hit >= 99   ? ROW_GOOD
                  : hit >= 90 ? ROW_WARN
                              : ROW_BAD,
-                 "%.2f", hit);
+                 "%.2f%%", hit); /* a ratio says it is one, as every other hit ratio */
 }
 
 /* Row lock time is in milliseconds: per wait it says how long a blocked statement stood. */

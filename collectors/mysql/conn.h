@@ -75,6 +75,7 @@ struct my_shared {
     size_t render_len; /* text mode: the longest script statement with its values */
     int tables;
     int64_t table_size;
+    enum rng_dist dist;  /* --rand-type */
     int slot[ST__COUNT]; /* prepared mode: index in a connection's statements; -1: text */
     int nslots;
     unsigned job_connect_timeout_s; /* a job thread's connect: --stall-timeout, rounded up */

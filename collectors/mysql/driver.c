@@ -6,7 +6,7 @@
  * statement, on the tables `benchtop init` makes (sbtest1..N), so results
  * compare with sysbench on the same data; `counter` is the hot-row counter
  * of the seed documents (UPDATE a row +1 and read it back, in one
- * transaction). Ids are drawn uniformly (sysbench --rand-type=uniform).
+ * transaction). Ids are drawn uniformly unless --rand-type says otherwise (rand.h).
  *
  * A transaction is a fixed list of operations (struct my_op). Each
  * operation is one statement, sent as text with the values in it (-M text)
@@ -224,25 +224,25 @@ draw_values(struct my_conn *c, enum my_stmt st)
     switch (st) {
     case ST_POINT:
     case ST_INDEX_UPDATE:
-        v->id = (int32_t)rng_range(c->rng, 1, size);
+        v->id = (int32_t)rng_dist(c->rng, c->sh->dist, 1, size);
         break;
     case ST_SIMPLE_RANGE:
     case ST_SUM_RANGE:
     case ST_ORDER_RANGE:
     case ST_DISTINCT_RANGE:
-        v->id = (int32_t)rng_range(c->rng, 1, size);
+        v->id = (int32_t)rng_dist(c->rng, c->sh->dist, 1, size);
         v->id_end = v->id + RANGE_SIZE - 1;
         break;
     case ST_NON_INDEX_UPDATE:
         my_rand_digits(v->c, my_c_template, c->rng);
-        v->id = (int32_t)rng_range(c->rng, 1, size);
+        v->id = (int32_t)rng_dist(c->rng, c->sh->dist, 1, size);
         break;
     case ST_DELETE:
-        v->id = (int32_t)rng_range(c->rng, 1, size);
-        v->k = (int32_t)rng_range(c->rng, 1, size);
+        v->id = (int32_t)rng_dist(c->rng, c->sh->dist, 1, size);
+        v->k = (int32_t)rng_dist(c->rng, c->sh->dist, 1, size);
         break;
     case ST_INSERT_AUTO:
-        v->k = (int32_t)rng_range(c->rng, 1, size);
+        v->k = (int32_t)rng_dist(c->rng, c->sh->dist, 1, size);
         /* fall through */
     case ST_INSERT:
         my_rand_digits(v->c, my_c_template, c->rng);
@@ -718,17 +718,23 @@ static int
 find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, struct my_shared *sh,
             char *err)
 {
-    struct my_tables found = {.tables = o->tables, .table_size = o->table_size};
-    int e, pass;
+    struct my_tables found = {.tables = o->tables, .table_size = o->table_size}, scripts;
+    char ignored[BT_ERRLEN];
+    int e, pass, builtin_sbtest = 0, script = 0;
 
     for (pass = 0; pass < 2; pass++)
         for (e = 0; e < sh->mix.n; e++) {
             const struct my_workload *w = entry_workload(sh, e);
+            script |= w == NULL;
+            builtin_sbtest |= w != NULL && w->uses_sbtest;
             if (w != NULL && w->uses_sbtest == pass &&
                 my_find_tables(m, rc, o, w->uses_sbtest, w->ops[0].st == ST_INSERT_AUTO, &found,
                                err) < 0)
                 return -1;
         }
+    /* a script's :tables and :table_size are sysbench's tables as they are, when there are some */
+    if (script && !builtin_sbtest && my_find_tables(m, rc, o, 1, 1, &scripts, ignored) == 0)
+        found = scripts;
     sh->tables = found.tables;
     sh->table_size = found.table_size;
     return 0;
@@ -785,6 +791,10 @@ parse_choices(const struct runconf *rc, const struct my_opts *o, struct my_share
     if (o->table_size > INT32_MAX - RANGE_SIZE)
         return seterr(err, "--table-size must be below %d for mysql (ids are INTEGER)",
                       INT32_MAX - RANGE_SIZE);
+    if (rng_dist_parse(o->rand_type) < 0)
+        return seterr(err, "unknown --rand-type '%s' (use uniform, special, gaussian or pareto)",
+                      o->rand_type);
+    sh->dist = (enum rng_dist)rng_dist_parse(o->rand_type);
     return 0;
 }
 
@@ -971,6 +981,9 @@ static const struct option_def my_defs[] = {
      "sysbench tables sbtest1..N (init creates them, runs use them)"},
     {"table-size", 0, OPT_LLONG, MY_OFF(table_size), 1, 1e12, "10000", "N", CMD_ALL,
      "rows per sysbench table"},
+    {"rand-type", 0, OPT_STRING, MY_OFF(rand_type), 0, 0, "uniform", "DIST", CMD_LOAD,
+     "how ids and k are drawn, as sysbench's --rand-type: uniform, special (sysbench 1.0's "
+     "default: 75% of draws in the middle 1% of ids), gaussian or pareto"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
 static const struct option_group my_option_group = {"mysql", my_defs, NULL};

@@ -142,6 +142,7 @@ struct runconf;
 struct my_opts {
     int tables;           /* --tables: sbtest1..N */
     long long table_size; /* --table-size: rows per table */
+    char *rand_type;      /* --rand-type: how ids and k are drawn (rand.h's names) */
 };
 
 struct my_tables {

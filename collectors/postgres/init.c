@@ -10,9 +10,13 @@
  */
 #include "postgres.h"
 #include "base/progress.h"
+#include "base/util.h"
+#include "collectors/shared/answer.h"
 #include "base/uri.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,6 +335,33 @@ run_sql(PGconn *conn, const char *sql, const char *verb, const char *object, cha
     return rc;
 }
 
+static int drain_results(PGconn *conn, const char *verb, const char *object, char *err);
+
+/*
+ * run_sql for one long statement (a primary key at scale 50 takes seconds):
+ * sent, then waited for a second at a time, saying how long it has run.
+ */
+static int
+run_sql_ticking(struct init_run *r, const char *sql, const char *verb, const char *object,
+                char *err)
+{
+    struct pollfd p = {.fd = PQsocket(r->conn), .events = POLLIN};
+    int seconds = 0;
+
+    if (!PQsendQuery(r->conn, sql))
+        return sql_error(r->conn, NULL, verb, object, err);
+    while (PQisBusy(r->conn)) {
+        int n = poll(&p, 1, 1000);
+        if (n == 0)
+            progress_tick(r->ic->quiet, "creating primary keys", ++seconds);
+        if ((n > 0 || (n < 0 && errno == EINTR)) && !PQconsumeInput(r->conn))
+            break; /* the connection failed: PQgetResult says how */
+        if (n < 0 && errno != EINTR)
+            break;
+    }
+    return drain_results(r->conn, verb, object, err);
+}
+
 /* Reads every pending result so the connection is ready for the next command. */
 static int
 drain_results(PGconn *conn, const char *verb, const char *object, char *err)
@@ -559,7 +590,7 @@ create_keys(struct init_run *r, char *err)
         if (t->key == NULL)
             continue;
         sql = xasprintf("alter table %s add primary key (%s)", t->name, t->key);
-        rc = run_sql(r->conn, sql, "add a primary key to", t->name, err);
+        rc = run_sql_ticking(r, sql, "add a primary key to", t->name, err);
         free(sql);
         if (rc < 0)
             return -1;
@@ -681,6 +712,70 @@ pg_result_error(PGconn *conn, const PGresult *res, const char *what, char *err)
     return seterr(err, "could not %s: %s%s%s", what, line, *hint ? " " : "", hint);
 }
 
+/* The connect_timeout in force (target, PGCONNECT_TIMEOUT or ours), as libpq reads it: 0 none. */
+static int
+timeout_of(PGconn *conn)
+{
+    PQconninfoOption *opts = PQconninfo(conn), *o;
+    int t = 0;
+
+    for (o = opts; o != NULL && o->keyword != NULL; o++)
+        if (strcmp(o->keyword, "connect_timeout") == 0 && o->val != NULL)
+            t = atoi(o->val);
+    PQconninfoFree(opts);
+    return t <= 0 ? 0 : t < 2 ? 2 : t; /* libpq's floor */
+}
+
+/*
+ * Another kind of server on the port (Redis, MySQL) waits for more of the
+ * startup packet than PostgreSQL's first answer needs: after a second of
+ * silence, what answers there is asked (answer.h) and named.
+ */
+static int
+probe_silent(PGconn *conn, char *err)
+{
+    const char *host = PQhost(conn), *kind;
+
+    if (host == NULL || host[0] == '/' || host[0] == '\0')
+        return 0;
+    kind = answer_probe(host, PQport(conn), 300);
+    if (kind == NULL)
+        return 0;
+    return seterr(err,
+                  "could not connect: %s answers at %s port %s, not PostgreSQL (check the "
+                  "port, or use that database's scheme)",
+                  kind, host, PQport(conn));
+}
+
+/* PQconnectPoll to the end, within the connect_timeout, probing a silent port once. */
+static int
+connect_watching(PGconn *conn, char *err)
+{
+    PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+    uint64_t start = now_us(), limit = (uint64_t)timeout_of(conn) * 1000000u;
+    int probed = 0;
+
+    while (PQstatus(conn) != CONNECTION_BAD && st != PGRES_POLLING_OK &&
+           st != PGRES_POLLING_FAILED) {
+        struct pollfd p = {.fd = PQsocket(conn),
+                           .events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT};
+        int n = poll(&p, 1, 250);
+
+        if (n != 0) {
+            st = PQconnectPoll(conn);
+            continue;
+        }
+        if (limit && now_us() - start >= limit)
+            return seterr(err,
+                          "could not connect: timeout expired after %d s (check the host "
+                          "and firewall)",
+                          timeout_of(conn));
+        if (!probed && now_us() - start >= 1000000u && (probed = 1) && probe_silent(conn, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int
 pg_connect_as(const char *target, const char *application_name, int connect_timeout_s, PGconn **out,
               char *err)
@@ -711,9 +806,13 @@ pg_connect_as(const char *target, const char *application_name, int connect_time
     keys[n] = application_name ? "application_name" : "fallback_application_name";
     values[n++] = application_name ? application_name : "benchtop";
     keys[n] = values[n] = NULL;
-    conn = PQconnectdbParams(keys, values, 1);
+    conn = PQconnectStartParams(keys, values, 1);
     if (conn == NULL)
         return seterr(err, "could not connect: out of memory");
+    if (connect_watching(conn, err) < 0) {
+        PQfinish(conn);
+        return -1;
+    }
     if (PQstatus(conn) != CONNECTION_OK) {
         connect_error(target, PQerrorMessage(conn), err);
         PQfinish(conn);

@@ -105,7 +105,7 @@ sweep_list_parse(const char *text, int whole, struct sweep_list *out, char *err)
 int
 sweep_slo_parse(const char *text, struct sweep_slo *out, char *err)
 {
-    static const double pcts[] = {50, 90, 99, 99.9};
+    static const double pcts[] = {50, 90, 95, 99, 99.9};
     const char *p = text;
     double pct, limit;
     size_t i;
@@ -137,8 +137,8 @@ sweep_slo_parse(const char *text, struct sweep_slo *out, char *err)
     return 0;
 bad:
     return seterr(err,
-                  "--slo '%s' is not a latency target (write it like p99<5ms: p50, p90, p99 "
-                  "or p99.9, below a time in ms or us)",
+                  "--slo '%s' is not a latency target (write it like p99<5ms: p50, p90, p95, "
+                  "p99 or p99.9, below a time in ms or us)",
                   text);
 }
 

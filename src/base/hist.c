@@ -310,6 +310,7 @@ hist_summarize(const struct hist *h, struct hist_summary *out)
     out->mean = hist_mean(h);
     out->p50 = hist_percentile(h, 50);
     out->p90 = hist_percentile(h, 90);
+    out->p95 = hist_percentile(h, 95); /* sysbench's figure */
     out->p99 = hist_percentile(h, 99);
     out->p999 = hist_percentile(h, 99.9);
     out->max = hist_max(h);

@@ -35,6 +35,7 @@ uint64_t hist_percentile(const struct hist *h, double pct);
 struct hist_summary {
     double mean;
     uint64_t p50, p90, p99, p999, max;
+    uint64_t p95; /* sysbench's figure; last, so positional initialisers keep their meaning */
 };
 
 void hist_summarize(const struct hist *h, struct hist_summary *out);

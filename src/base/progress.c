@@ -1,6 +1,7 @@
 /* progress: see progress.h. */
 #include "progress.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +17,32 @@ progress_start(struct progress *p, const char *what, int64_t total, int quiet)
     p->tty = isatty(STDERR_FILENO);
     p->quiet = quiet;
     p->last_tenth = -1;
-    p->last_us = now_us();
+    p->last_us = p->start_us = now_us();
+}
+
+void
+progress_line(char *buf, size_t len, const struct progress *p, int64_t done, uint64_t now)
+{
+    double secs = (double)(now - p->start_us) / 1e6, rate = secs > 0 ? (double)done / secs : 0;
+    int n = snprintf(buf, len, "%s... %lld of %lld (%d%%)", p->what, (long long)done,
+                     (long long)p->total, (int)(done * 100 / p->total));
+
+    /* at the end, the step's time says it (rows sent are not yet rows stored) */
+    if (rate <= 0 || done >= p->total || n < 0 || (size_t)n >= len)
+        return;
+    /* "about": the rate so far may not last */
+    snprintf(buf + n, len - (size_t)n, ", %.0f/s, about %.0f s left", rate,
+             ceil((double)(p->total - done) / rate));
+}
+
+void
+progress_tick(int quiet, const char *what, int seconds)
+{
+    int tty = isatty(STDERR_FILENO);
+
+    if (quiet || seconds < 1 || (!tty && seconds % 5 != 0))
+        return;
+    fprintf(stderr, "%s... %d s%c", what, seconds, tty ? '\r' : '\n');
 }
 
 void
@@ -30,8 +56,10 @@ progress_show(struct progress *p, int64_t done)
         return;
     if (!end && (now - p->last_us < 1000000u || (!p->tty && tenth <= p->last_tenth)))
         return;
-    fprintf(stderr, "%s... %lld of %lld (%d%%)%c", p->what, (long long)done, (long long)p->total,
-            (int)(done * 100 / p->total), p->tty && !end ? '\r' : '\n');
+    char line[256];
+
+    progress_line(line, sizeof line, p, done, now);
+    fprintf(stderr, "%s%c", line, p->tty && !end ? '\r' : '\n');
     p->last_us = now;
     p->last_tenth = tenth;
 }

@@ -7,6 +7,7 @@
 #ifndef BENCHTOP_PROGRESS_H
 #define BENCHTOP_PROGRESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct progress {
@@ -16,11 +17,21 @@ struct progress {
     int quiet; /* -q: print nothing */
     int64_t last_tenth;
     uint64_t last_us;
+    uint64_t start_us; /* progress_start: the rate and the time left count from here */
 };
 
 void progress_start(struct progress *p, const char *what, int64_t total, int quiet);
 /* Shows done of total when a second passed (or a tenth, in a log), and always at the end. */
 void progress_show(struct progress *p, int64_t done);
+
+/* "what... done of total (P%), R/s, about S s left" for a time now_us, without a newline. */
+void progress_line(char *buf, size_t len, const struct progress *p, int64_t done, uint64_t now_us);
+/*
+ * A step that is one long statement (an index build): "what... N s" after
+ * each second it ran (in place on a terminal, every 5 s in a log), so a
+ * long build is not silence.
+ */
+void progress_tick(int quiet, const char *what, int seconds);
 
 /* A step's line on stderr, unless quiet. */
 void progress_say(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

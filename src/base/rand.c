@@ -4,6 +4,9 @@
  */
 #include "rand.h"
 
+#include <math.h>
+#include <string.h>
+
 /* gcc and clang provide it on 64-bit targets; __extension__ keeps -Wpedantic quiet. */
 __extension__ typedef unsigned __int128 u128;
 
@@ -79,4 +82,58 @@ rng_range(struct rng *r, int64_t lo, int64_t hi)
 
     /* gcc converts out-of-range unsigned to signed modulo 2^64, which is what we want. */
     return (int64_t)((uint64_t)lo + off);
+}
+
+const char *const rng_dist_names[] = {"uniform", "gaussian", "special", "pareto", NULL};
+
+int
+rng_dist_parse(const char *name)
+{
+    for (int i = 0; rng_dist_names[i] != NULL; i++)
+        if (strcmp(rng_dist_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* lo + share * (hi - lo + 1), share in [0, 1), kept in [lo, hi] against rounding. */
+static int64_t
+scaled(int64_t lo, int64_t hi, double share)
+{
+    int64_t v = lo + (int64_t)(share * ((double)hi - (double)lo + 1));
+
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The mean of 12 uniform draws: a bell over [0, 1) (sysbench's --rand-spec-iter). */
+static double
+bell(struct rng *r)
+{
+    double sum = 0;
+
+    for (int i = 0; i < 12; i++)
+        sum += rng_double(r);
+    return sum / 12;
+}
+
+int64_t
+rng_dist(struct rng *r, enum rng_dist d, int64_t lo, int64_t hi)
+{
+    static const double special_share = 0.75, special_width = 0.01, pareto_h = 0.2;
+    double u;
+
+    switch (d) {
+    case RNG_GAUSSIAN:
+        return scaled(lo, hi, bell(r));
+    case RNG_SPECIAL:
+        u = rng_double(r);
+        if (u >= special_share)
+            return scaled(lo, hi, bell(r));
+        /* the middle of the range, where sysbench puts its special values */
+        return scaled(lo, hi, 0.5 - special_width / 2 + u / special_share * special_width);
+    case RNG_PARETO:
+        return scaled(lo, hi, pow(rng_double(r), log(pareto_h) / log(1 - pareto_h)));
+    case RNG_UNIFORM:
+    default:
+        return rng_range(r, lo, hi);
+    }
 }

@@ -388,6 +388,7 @@ child_exec(const struct server *s, char *const argv[], int logfd, int errfd)
     if (s->user[0] != '\0' &&
         (setgroups(1, &s->gid) < 0 || setgid(s->gid) < 0 || setuid(s->uid) < 0))
         child_fail(errfd, STEP_USER);
+    signal(SIGPIPE, SIG_DFL); /* benchtop ignores it; a server expects the default */
     /* Our own working folder may be unreadable for the server's user. */
     if (chdir(s->dir) < 0)
         child_fail(errfd, STEP_CHDIR);

@@ -247,6 +247,12 @@ cmd_check_run_options(struct runconf *rc, int default_seconds)
 {
     if (options_given(rc, "time") && options_given(rc, "transactions"))
         usage_fatal("-T and -t cannot be used together (pick a duration or a count)");
+    if (rc->threads > rc->clients && options_given(rc, "threads")) /* sysbench's --threads habit */
+        fprintf(stderr,
+                "benchtop: -j %d but -c %d: running %d client%s on %d thread%s (threads share "
+                "clients; give -c %d for %d clients)\n",
+                rc->threads, rc->clients, rc->clients, rc->clients == 1 ? "" : "s", rc->clients,
+                rc->clients == 1 ? "" : "s", rc->threads, rc->threads);
     if (rc->threads > rc->clients)
         rc->threads = rc->clients;
     cmd_choose_front_end(rc);

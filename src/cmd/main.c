@@ -2,11 +2,28 @@
  * main: finds the subcommand in cmd_table (src/cmd/cmd.c), parses the options
  * it takes and runs it. Each subcommand lives in its own src/cmd-NAME.c.
  */
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "run/options.h"
 #include "base/util.h"
+
+/* Every subcommand --help lists, from the table: a new one cannot be left out. */
+static void
+unknown_command(const char *word)
+{
+    const struct cmd_entry *const *c;
+    char list[256];
+    size_t n = 0;
+
+    list[0] = '\0';
+    for (c = cmd_table; *c != NULL && n < sizeof list; c++)
+        if ((*c)->summary != NULL)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", (*c)->name);
+    usage_fatal("unknown command '%s' (use %s; a target looks like SCHEME://HOST)", word, list);
+}
 
 int
 main(int argc, char **argv)
@@ -17,6 +34,8 @@ main(int argc, char **argv)
     int npos, shift = cmd != NULL;
 
     cmd_hold_std_fds();
+    /* `| head -1`: a closed pipe is a write error (EPIPE), said and exit 1, not a silent death */
+    signal(SIGPIPE, SIG_IGN);
     memset(&rc, 0, sizeof(rc));
     options_defaults(&rc);
     rc.command = cmd ? cmd->name : "run";
@@ -30,9 +49,7 @@ main(int argc, char **argv)
         return 0;
     }
     if (cmd == NULL && argc > 2 && argv[1][0] != '-' && !cmd_looks_like_target(argv[1]))
-        usage_fatal("unknown command '%s' (use run, init, demo or watch; a target looks like "
-                    "SCHEME://HOST)",
-                    argv[1]);
+        unknown_command(argv[1]);
     if (cmd == NULL)
         cmd = cmd_table[0];
     return cmd->exec(&rc, pos, npos);

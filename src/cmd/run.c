@@ -47,6 +47,13 @@ workload_label(const struct runconf *rc, char *buf, size_t len)
     return buf;
 }
 
+/* As pgbench: 2 when transactions failed (after their retries) or the server stopped answering. */
+static int
+run_status(const struct snapshot *snap)
+{
+    return wstats_errors(&snap->total) > 0 || snap->outage_s > 0 ? 2 : 0;
+}
+
 int
 cmd_run_load(struct runconf *rc, struct sweep *sweep)
 {
@@ -57,7 +64,7 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
     struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1, .sweep = sweep};
     const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
     char label[1024];
-    int sigfd;
+    int sigfd, status;
 
     if (rc->per_stmt && drv->stmt_labels == NULL)
         usage_fatal("-r is not supported for %s: it has no statements to count (drop -r)",
@@ -87,11 +94,12 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
     if (s.eng == NULL)
         usage_fatal("%s", err);
     cmd_front_end(&s, sigfd, &ctx, names, targets);
+    status = run_status(&s.eng->snap);
     engine_free(s.eng);
     drv->release(shared);
     if (ctx.json != NULL && ctx.json != stdout)
         fclose(ctx.json);
-    return 0;
+    return status;
 }
 
 static int

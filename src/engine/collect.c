@@ -30,6 +30,7 @@ struct collect {
     atomic_uint_fast64_t interval_us;
     atomic_uint_fast64_t busy_since_us; /* when the sample in progress began; 0: none */
     atomic_int want_sessions;
+    atomic_uint_fast64_t phase_us; /* samples fall on phase + k * interval; 0: free */
     uint64_t start_us;
     pthread_mutex_t lock; /* guards pub and req */
     struct collect_result pub;
@@ -281,6 +282,18 @@ take_sample(struct collect *c, struct sampler *s)
     read_settings(c, s);
 }
 
+/* next moved to the nearest phase + k * interval (collect_align), never to the past. */
+static uint64_t
+aligned(struct collect *c, uint64_t next, uint64_t interval)
+{
+    uint64_t phase = atomic_load(&c->phase_us);
+
+    if (phase == 0 || next < phase || interval == 0)
+        return next;
+    next = phase + (next - phase + interval / 2) / interval * interval;
+    return next > now_us() ? next : next + interval;
+}
+
 static void *
 collect_main(void *arg)
 {
@@ -315,7 +328,7 @@ collect_main(void *arg)
         publish(c, &s.res);
         s.res.nchanges = 0;
         interval = atomic_load(&c->interval_us);
-        next += interval;
+        next = aligned(c, next + interval, interval);
         if (next <= now_us()) { /* the sample overran: skip the ticks it covered */
             uint64_t behind = (now_us() - next) / interval + 1;
             s.res.late += behind;
@@ -391,6 +404,12 @@ collect_overdue(struct collect *c, struct collect_result *out)
     out->t = (double)(now - c->start_us) / 1e6;
     snprintf(out->error, sizeof(out->error), "no answer for %.1f s", (double)(now - since) / 1e6);
     return 1;
+}
+
+void
+collect_align(struct collect *c, uint64_t phase_us)
+{
+    atomic_store(&c->phase_us, phase_us);
 }
 
 void

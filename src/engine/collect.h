@@ -72,6 +72,12 @@ int collect_overdue(struct collect *c, struct collect_result *out);
 /* Takes effect from the next sample. */
 void collect_set_interval(struct collect *c, double interval_s);
 /*
+ * From the next sample on, samples are taken at phase_us + k * interval:
+ * the engine's ticks, so a server figure measures the same interval as the
+ * client's beside it, not one that ended up to an interval earlier.
+ */
+void collect_align(struct collect *c, uint64_t phase_us);
+/*
  * Asks the collector thread to set name = value on the server (the class's
  * apply_setting) before its next sample, then to read the settings again.
  * The answer comes as a result whose `applied` grew. -1 with err when the

@@ -108,6 +108,34 @@ measure_cpu(struct engine *e, double secs)
     measure_waits(e, secs);
 }
 
+/* An interval in which the server answered nothing counts towards the outage. */
+static void
+count_outage(struct engine *e)
+{
+    const struct wstats *c = &e->snap.cur;
+
+    /* a slow transaction is no outage: only failures with no success are */
+    if (c->txns > 0 || wstats_errors(c) + c->connect_fails == 0)
+        return;
+    if (isnan(e->snap.outage_from))
+        e->snap.outage_from = e->snap.t - e->snap.interval_s;
+    e->snap.outage_s += e->snap.interval_s;
+}
+
+/* The client counts so far: a new entry when the count changed; when full, the last is replaced. */
+static void
+note_clients(struct snapshot *snap, int clients)
+{
+    int n = snap->nclients_seen;
+
+    if (n > 0 && snap->clients_seen[n - 1] == clients)
+        return;
+    if (n == SNAP_CLIENTS_SEEN)
+        n--;
+    snap->clients_seen[n] = clients;
+    snap->nclients_seen = n + 1;
+}
+
 /* The snapshot's times; measure: read the threads' CPU now (not after they were joined). */
 static void
 stamp(struct engine *e, int final, int measure)
@@ -121,6 +149,8 @@ stamp(struct engine *e, int final, int measure)
     e->snap.final = final;
     e->snap.clients = e->clients;
     e->last_tick_us = now;
+    count_outage(e);
+    note_clients(&e->snap, e->clients);
 }
 
 struct snapshot *
@@ -256,6 +286,7 @@ engine_start(const struct runconf *rc, void *shared, char *err)
     }
     wstats_init(&e->snap.cur);
     wstats_init(&e->snap.total);
+    e->snap.outage_from = NAN;
     if (rc->per_stmt && e->drv->stmt_labels != NULL) {
         const struct stmt_label *labels;
         e->nstmts = e->drv->stmt_labels(shared, &labels);

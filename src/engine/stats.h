@@ -58,6 +58,8 @@ struct wstats {
 };
 
 /* What one report shows: one interval and the whole run so far. */
+enum { SNAP_CLIENTS_SEEN = 8 };
+
 struct snapshot {
     double t;               /* seconds since the run started, at the end of this interval */
     double interval_s;      /* length of this interval */
@@ -72,6 +74,16 @@ struct snapshot {
     char quota_where[96];   /* the setting that holds it (cpu.h struct cpu_self) */
     struct wstats cur;      /* this interval */
     struct wstats total;    /* since the start */
+    /*
+     * The run's seconds in intervals where the server answered nothing:
+     * no transaction finished and some failed or could not reconnect
+     * (a slow transaction is no outage): the summary's outage.
+     */
+    double outage_s;
+    double outage_from; /* when the first such interval began (t); NAN if none */
+    /* The client counts the run went through, in order (4, 8, 1); a long list keeps its end. */
+    int clients_seen[SNAP_CLIENTS_SEEN];
+    int nclients_seen;
 };
 
 void wstats_init(struct wstats *s);

@@ -238,9 +238,11 @@ write_hist(FILE *f, const struct merge_bin *b, struct hist *h)
 
     merge_bin_finish(b, h);
     hist_summarize(h, &l);
-    fprintf(f, "{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%llu}",
-            l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90, (unsigned long long)l.p99,
-            (unsigned long long)l.p999, (unsigned long long)l.max);
+    fprintf(f,
+            "{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p95\":%llu,\"p99\":%llu,\"p999\":%llu,"
+            "\"max\":%llu}",
+            l.mean, (unsigned long long)l.p50, (unsigned long long)l.p90, (unsigned long long)l.p95,
+            (unsigned long long)l.p99, (unsigned long long)l.p999, (unsigned long long)l.max);
     hdrlog_write_json(f, h);
 }
 

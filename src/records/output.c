@@ -38,10 +38,11 @@ void
 json_lat(FILE *f, const struct hist_summary *l)
 {
     fprintf(f,
-            "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,"
-            "\"max\":%llu}",
+            "\"lat_us\":{\"mean\":%.1f,\"p50\":%llu,\"p90\":%llu,\"p95\":%llu,\"p99\":%llu,"
+            "\"p999\":%llu,\"max\":%llu}",
             l->mean, (unsigned long long)l->p50, (unsigned long long)l->p90,
-            (unsigned long long)l->p99, (unsigned long long)l->p999, (unsigned long long)l->max);
+            (unsigned long long)l->p95, (unsigned long long)l->p99, (unsigned long long)l->p999,
+            (unsigned long long)l->max);
 }
 
 static void
@@ -202,6 +203,18 @@ json_statements(FILE *f, const struct wstats *s, const struct stmt_label *labels
     fputc(']', f);
 }
 
+/* "clients_history":[4,8,1], "outage_s", and "tps_answered": tps over the time the server answered.
+ */
+static void
+json_outage(FILE *f, const struct snapshot *snap)
+{
+    fputs(",\"clients_history\":[", f);
+    for (int i = 0; i < snap->nclients_seen; i++)
+        fprintf(f, "%s%d", i ? "," : "", snap->clients_seen[i]);
+    fprintf(f, "],\"outage_s\":%.3f,\"tps_answered\":%.3f", snap->outage_s,
+            per_s(snap->total.txns, snap->t - snap->outage_s));
+}
+
 static void
 json_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
              const struct report_ctx *ctx)
@@ -219,6 +232,7 @@ json_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
     fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
             s->connects ? (double)s->connect_us / (double)s->connects : 0.0);
     json_common(f, s, snap->t);
+    json_outage(f, snap);
     json_messages(f, s);
     if (s->nstmts > 0)
         json_statements(f, s, ctx->stmt_labels);
@@ -232,13 +246,16 @@ human_progress(FILE *f, const struct snapshot *snap)
 {
     const struct wstats *s = &snap->cur;
 
-    fprintf(f, "progress: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %llu failed", snap->t,
-            per_s(s->txns, snap->interval_s), hist_mean(s->lat) / 1000.0,
+    fprintf(f, "progress: %.1f s, %.1f tps, lat %.3f ms p95 %.3f ms p99 %.3f ms, %llu failed",
+            snap->t, per_s(s->txns, snap->interval_s), hist_mean(s->lat) / 1000.0,
+            (double)hist_percentile(s->lat, 95) / 1000.0,
             (double)hist_percentile(s->lat, 99) / 1000.0, (unsigned long long)wstats_errors(s));
     if (s->retries)
         fprintf(f, ", %llu retried", (unsigned long long)s->retried);
     if (s->reconnects)
         fprintf(f, ", %llu reconnects", (unsigned long long)s->reconnects);
+    if (s->connect_fails)
+        fprintf(f, ", %llu failed reconnects", (unsigned long long)s->connect_fails);
     if (s->late)
         fprintf(f, ", %llu late", (unsigned long long)s->late);
     if (s->last_error[0])
@@ -284,6 +301,19 @@ human_failures(FILE *f, const struct wstats *s)
         fprintf(f, "  %llu x other messages\n", (unsigned long long)s->msgs_other);
 }
 
+/* "clients: 4 -> 8 -> 1": every count the run went through, not only the last. */
+static void
+human_clients(FILE *f, const struct snapshot *snap)
+{
+    fprintf(f, "clients: ");
+    if (snap->nclients_seen < 2) {
+        fprintf(f, "%d", snap->clients);
+        return;
+    }
+    for (int i = 0; i < snap->nclients_seen; i++)
+        fprintf(f, "%s%d", i ? " -> " : "", snap->clients_seen[i]);
+}
+
 /* -r, as pgbench -r: under each script, each statement's mean latency, count and failures. */
 static void
 human_statements(FILE *f, const struct wstats *s, const struct stmt_label *labels)
@@ -319,10 +349,16 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
     }
     hist_summarize(s->lat, &l);
     human_failures(f, s);
+    if (snap->outage_s > 0) /* a server that stopped answering comes next, before the figures */
+        fprintf(f,
+                "OUTAGE: the server answered nothing for %.1f s of the %.1f s run, from %.1f s "
+                "(transactions failed or could not connect)\n",
+                snap->outage_s, snap->t, snap->outage_from);
     text_clean(workload, sizeof(workload), ctx->workload); /* a -f path is foreign text too */
     text_clean(target, sizeof(target), rc->target_masked);
     fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", workload, ctx->mode, target);
-    fprintf(f, "clients: %d, threads: %d%s\n", snap->clients, rc->threads,
+    human_clients(f, snap);
+    fprintf(f, ", threads: %d%s\n", rc->threads,
             rc->connect_per_txn ? ", new connection per transaction" : "");
     fprintf(f, "duration: %.3f s\nnumber of transactions: %llu\n", snap->t,
             (unsigned long long)s->txns);
@@ -334,9 +370,9 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
         fprintf(f, "rate: %.1f tps target, schedule lag mean %.3f ms max %.3f ms, late %llu\n",
                 rc->rate, s->txns ? (double)s->lag_sum_us / (double)s->txns / 1000.0 : 0.0,
                 (double)s->lag_max_us / 1000.0, (unsigned long long)s->late);
-    fprintf(f, "latency ms: mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n",
-            l.mean / 1000.0, l.p50 / 1000.0, l.p90 / 1000.0, l.p99 / 1000.0, l.p999 / 1000.0,
-            l.max / 1000.0);
+    fprintf(f, "latency ms: mean %.3f p50 %.3f p90 %.3f p95 %.3f p99 %.3f p99.9 %.3f max %.3f\n",
+            l.mean / 1000.0, l.p50 / 1000.0, l.p90 / 1000.0, l.p95 / 1000.0, l.p99 / 1000.0,
+            l.p999 / 1000.0, l.max / 1000.0);
     if (s->nstmts > 0)
         human_statements(f, s, ctx->stmt_labels);
     if (s->connects)
@@ -345,7 +381,11 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
     if (s->rx_bytes)
         fprintf(f, "received: %llu bytes, %.1f KiB/s\n", (unsigned long long)s->rx_bytes,
                 per_s(s->rx_bytes, snap->t) / 1024.0);
-    fprintf(f, "tps = %.3f\n", per_s(s->txns, snap->t));
+    fprintf(f, "tps = %.3f", per_s(s->txns, snap->t));
+    if (snap->outage_s > 0)
+        fprintf(f, " (over the whole run; %.3f over the %.1f s the server answered)",
+                per_s(s->txns, snap->t - snap->outage_s), snap->t - snap->outage_s);
+    fputc('\n', f);
     if (v != NULL && v->final) {
         char text[600];
 
@@ -365,7 +405,8 @@ report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg)
     }
     if (ctx->json)
         json_interval(ctx->json, snap, v);
-    if (ctx->human && !ctx->json)
+    /* as pgbench -P (a sweep tells its steps); not the final sliver of an interval */
+    if (ctx->human && !ctx->sweep && (!snap->final || snap->interval_s >= ctx->rc->interval_s / 2))
         human_progress(ctx->human, snap);
     for (; ctx->sweep && ctx->steps_reported < ctx->sweep->nsteps; ctx->steps_reported++)
         if (ctx->json)

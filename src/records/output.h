@@ -62,7 +62,7 @@ void report_human_summary(FILE *f, const struct snapshot *snap, const struct ver
 
 /* "errors_by_kind":{...} from counts indexed by enum err_kind. */
 void json_errors_by_kind(FILE *f, const uint64_t *errors);
-/* "lat_us":{"mean":..,"p50":..,"p90":..,"p99":..,"p999":..,"max":..} */
+/* "lat_us":{"mean":..,"p50":..,"p90":..,"p95":..,"p99":..,"p999":..,"max":..} */
 void json_lat(FILE *f, const struct hist_summary *l);
 
 #endif

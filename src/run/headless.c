@@ -14,11 +14,36 @@ check_written(struct session *s, const struct headless_conf *conf)
         s->quit = 1;
 }
 
+/* "step 4/6: 8 clients, 4102.3 tps, p95 1.210 ms, about 40 s left", or a --find-rate probe. */
+static void
+step_progress(FILE *f, const struct sweep *sw, const struct sweep_step *st)
+{
+    int left = sw->find_rate ? 0 : sw->list.n - sw->nsteps;
+    char tail[48] = "";
+
+    if (left > 0)
+        snprintf(tail, sizeof tail, ", about %.0f s left", left * (sw->warmup_s + sw->step_s));
+    if (sw->find_rate)
+        fprintf(f, "probe %d (at most %d): %.1f tps asked, %.1f tps, p%g %.3f ms, %s\n",
+                st->index + 1, SWEEP_MAX_PROBES, st->rate, st->tps, sw->slo.pct,
+                st->slo_value_us / 1000.0, st->slo_met ? "met" : "missed");
+    else
+        fprintf(f, "step %d/%d: %.0f %s, %.1f tps, p95 %.3f ms, %llu failed%s\n", st->index + 1,
+                sw->list.n, sweep_step_x(st, sw->axis),
+                sw->axis == SWEEP_CLIENTS ? (st->clients == 1 ? "client" : "clients") : "tps asked",
+                st->tps, (double)st->lat.p95 / 1000.0, (unsigned long long)sweep_step_errors(st),
+                tail);
+    fflush(f);
+}
+
 static void
 on_tick(struct session *s, const struct snapshot *snap, const struct verdict *v, void *arg)
 {
     struct headless_conf *conf = arg;
 
+    for (; s->sweep && conf->report->human && conf->steps_told < s->sweep->nsteps;
+         conf->steps_told++)
+        step_progress(conf->report->human, s->sweep, &s->sweep->steps[conf->steps_told]);
     report_snapshot(snap, v, conf->report);
     check_written(s, conf);
 }

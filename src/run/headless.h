@@ -14,6 +14,7 @@ struct headless_conf {
     const char *targets[SESSION_MAX_COLLECT]; /* masked target per session collector */
     struct report_seen seen[SESSION_MAX_COLLECT];
     int stat_lines; /* watch --stat: lines printed, for the header every STAT_HEADER_EVERY */
+    int steps_told; /* a sweep's steps already told on stderr */
 };
 
 enum { STAT_HEADER_EVERY = 20 };

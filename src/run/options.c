@@ -36,7 +36,7 @@ const struct option_def option_table[] = {
     {"find-rate", 0, OPT_FLAG, OFF(find_rate), 0, 1, "0", "", CMD_SWEEP,
      "sweep: find the highest open-loop rate that meets --slo (from -R, default 100)"},
     {"slo", 0, OPT_STRING, OFF(slo), 0, 0, "", "TARGET", CMD_SWEEP,
-     "sweep --find-rate: the latency target, e.g. 'p99<5ms' (p50, p90, p99, p99.9; ms or us)"},
+     "sweep --find-rate: the latency target, e.g. 'p99<5ms' (p50, p90, p95, p99, p99.9; ms or us)"},
     {"clients", 'c', OPT_INT, OFF(clients), 1, 100000, "1", "N", CMD_LOAD,
      "number of concurrent clients (connections)"},
     {"threads", 'j', OPT_INT, OFF(threads), 1, 1024, "1", "N", CMD_LOAD,
@@ -434,15 +434,63 @@ cmd_name(unsigned cmd)
                                 : "run";
 }
 
-static void
-bad_option(char **argv, int c)
+/* Edits (insert, delete, change, swap two neighbours) from a to b's first nb bytes. */
+static int
+edit_distance(const char *a, const char *b, size_t nb)
 {
-    const char *word = argv[optind - 1];
+    enum { MAXW = 40 };
+    int d[MAXW + 1][MAXW + 1];
+    size_t na = strlen(a), i, j;
+
+    if (na > MAXW || nb > MAXW)
+        return MAXW;
+    for (i = 0; i <= na; i++)
+        for (j = 0; j <= nb; j++) {
+            int best = i == 0 ? (int)j : j == 0 ? (int)i : d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (i > 0 && j > 0 && d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (i > 0 && j > 0 && d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[na][nb];
+}
+
+/* The option of cmd nearest to a mistyped --word (its =value dropped), or NULL if none is near. */
+static const char *
+nearest_option(const char *word, unsigned cmd)
+{
+    const char *name = word + strspn(word, "-"), *best = NULL;
+    size_t n = strcspn(name, "=");
+    int i, dist, best_dist = n >= 6 ? 3 : 2; /* farther than that is another word */
+
+    for (i = 0; i < nrefs; i++) {
+        if (!(refs[i].def->commands & cmd))
+            continue;
+        dist = edit_distance(refs[i].def->name, name, n);
+        if (dist < best_dist) {
+            best_dist = dist;
+            best = refs[i].def->name;
+        }
+    }
+    return best;
+}
+
+static void
+bad_option(char **argv, int c, unsigned cmd)
+{
+    const char *word = argv[optind - 1], *near;
 
     if (c == ':')
         usage_fatal("option %s needs a value (see benchtop --help)", word);
     if (optopt != 0 && optopt < 256)
         usage_fatal("unknown option '-%c' (see benchtop --help)", optopt);
+    near = strncmp(word, "--", 2) == 0 ? nearest_option(word, cmd) : NULL;
+    if (near != NULL)
+        usage_fatal("unknown option '%s': did you mean --%s? (see benchtop --help)", word, near);
     usage_fatal("unknown option '%s' (see benchtop --help)", word);
 }
 
@@ -482,7 +530,7 @@ options_parse(struct runconf *rc, unsigned cmd, int argc, char **argv, char ***p
         }
         i = (c == '?' || c == ':') ? -1 : lookup(c);
         if (i < 0)
-            bad_option(argv, c);
+            bad_option(argv, c, cmd);
         if (!(refs[i].def->commands & cmd))
             usage_fatal("--%s does not apply to 'benchtop %s' (see benchtop %s --help)",
                         refs[i].def->name, cmd_name(cmd), cmd_name(cmd));

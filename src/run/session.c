@@ -384,6 +384,8 @@ session_run(struct session *s, int sigfd)
     uint64_t next;
 
     s->start_us = s->eng ? s->eng->start_us : now_us();
+    for (int i = 0; s->eng != NULL && i < s->ncollect; i++)
+        collect_align(s->collect[i], s->start_us); /* server samples on the engine's ticks */
     verdict_init(&s->verdict);
     merge_signals(s);
     s->gain_per_doubling = NAN;

@@ -147,6 +147,34 @@ test_my_counter_script(void **state)
     mysql_close(m);
 }
 
+/* A script's :table_size is sysbench's table as it is (10 rows), not --table-size's 10000. */
+static void
+test_my_script_table_size(void **state)
+{
+    const char *path =
+        write_script("size.sql", "UPDATE sbtest1 SET k = :table_size WHERE id = 1;\n");
+    char *args[] = {"run",
+                    itest_my_target("bt_my_ten"),
+                    "--headless",
+                    "-q",
+                    "--no-collect",
+                    "-f",
+                    (char *)path,
+                    "-t",
+                    "1",
+                    NULL};
+    MYSQL *m;
+    struct run r;
+
+    assert_int_equal(itest_my_fresh_db("bt_my_ten", "1", "10"), 0);
+    r = itest_runv(args);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+    m = itest_my("bt_my_ten");
+    assert_int_equal(itest_my_scalar(m, "SELECT k FROM sbtest1 WHERE id = 1"), 10);
+    mysql_close(m);
+}
+
 /* A mix of a built-in and a script on MySQL: the script's share of the commits is its weight's. */
 static void
 test_my_mix(void **state)
@@ -399,7 +427,7 @@ main(void)
     const struct CMUnitTest tests[] = {
 #ifdef HAVE_MYSQL
         cmocka_unit_test(test_my_counter_script),    cmocka_unit_test(test_my_mix),
-        cmocka_unit_test(test_my_bad_script),
+        cmocka_unit_test(test_my_bad_script),        cmocka_unit_test(test_my_script_table_size),
 #endif
 #ifdef HAVE_REDIS
         cmocka_unit_test(test_rd_incr_script),       cmocka_unit_test(test_rd_weights),

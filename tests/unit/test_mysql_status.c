@@ -215,6 +215,7 @@ test_derive_rates(void **state)
     /* 100 disk reads for 10,000 requests: 99.00 % */
     r = row(&v, "innodb", "buffer pool hit %");
     assert_true(fabs(r->num - 99.0) < 1e-9);
+    assert_string_equal(r->value, "99.00%"); /* issue 27: hit ratios carry % */
     assert_int_equal(r->level, ROW_GOOD);
     assert_true(fabs(row(&v, "innodb", "row lock ms/wait")->num - 2.5) < 1e-9);
     assert_true(fabs(row(&v, "innodb", "row lock waits/s")->num - 2) < 1e-9);

@@ -198,6 +198,9 @@ test_bad_values(void **state)
     char *a9[] = {"run", "-P", "0", NULL};
     char *a10[] = {"sweep", "-T", "5", NULL};
     char *a11[] = {"run", "--warmup", "1", NULL};
+    char *a12[] = {"run", "--cleints", "4", NULL};
+    char *a13[] = {"run", "--therads=4", NULL};
+    char msg[512];
 
     expect(CMD_RUN, a1, "--clients", "between 1 and");
     expect(CMD_RUN, a2, "--rate", "between 0 and");
@@ -210,6 +213,11 @@ test_bad_values(void **state)
     expect(CMD_RUN, a9, "--interval", "between 0.01");
     expect(CMD_SWEEP, a10, "--time does not apply", "benchtop sweep");
     expect(CMD_RUN, a11, "--warmup does not apply", "benchtop run");
+    /* issue 27: the nearest option is suggested; a word near none gets no guess */
+    expect(CMD_RUN, a12, "unknown option '--cleints'", "did you mean --clients?");
+    expect(CMD_RUN, a13, "unknown option '--therads=4'", "did you mean --threads?");
+    assert_int_equal(parse_error_for(CMD_RUN, a5, NULL, msg, sizeof msg), 2);
+    assert_null(strstr(msg, "did you mean"));
 }
 
 /* Range errors print whole numbers, not 6.71089e+07; "1e3" is not a whole number in digits. */

@@ -118,8 +118,8 @@ fill_dash(struct dash *d)
     d->errors = 3;
     d->errors_total = 17;
     d->reconnects_total = 2;
-    d->lat_cur = (struct hist_summary){1234.5, 1020, 2100, 4560, 8900, 15200};
-    d->lat_total = (struct hist_summary){1310.2, 1050, 2200, 5010, 12300, 98700};
+    d->lat_cur = (struct hist_summary){1234.5, 1020, 2100, 4560, 8900, 15200, 3300};
+    d->lat_total = (struct hist_summary){1310.2, 1050, 2200, 5010, 12300, 98700, 3600};
     memcpy(d->lat_log2, BUCKETS, sizeof(BUCKETS));
     d->nservers = 1;
     snprintf(d->servers[0].name, sizeof(d->servers[0].name), "postgres");
@@ -377,6 +377,33 @@ test_dash_appends_drop_oldest(void **state)
     assert_int_equal(d->nhist, DASH_HISTORY);
     assert_true(d->tps_hist[0] == 3.0);
     assert_true(d->server_tps_hist[DASH_HISTORY - 1] == 2.0 * (DASH_HISTORY + 2));
+    free(d);
+}
+
+/*
+ * Issue 27: the server's tps was one interval late beside the client's
+ * (tps 2103, server 4045): a sample taken at the tick but answered just
+ * after it belongs to the point that tick pushed, not to the next one.
+ */
+static void
+test_server_sample_joins_its_interval(void **state)
+{
+    (void)state;
+    struct dash *d = xcalloc(1, sizeof(*d));
+
+    dash_history_push(d, 4000, 4000); /* interval 1..2 s */
+    d->tps = d->server_tps = 4000;
+    dash_history_push(d, 2103, 4000); /* 2..3 s: the clients dropped, the sample not in yet */
+    d->tps = 2103;
+    /* taken at 3.001 s, a round trip after the tick at 3.000 s: interval 2..3 s */
+    assert_int_equal(dash_server_sample(d, 2100, 3.001, 3.0, 1.0), 1);
+    assert_true(d->server_tps == 2100);
+    assert_true(d->server_tps_hist[1] == 2100);
+    assert_true(d->server_tps_hist[0] == 4000);
+    /* taken before the next tick (3.98 s): the next interval's, for the next push */
+    assert_int_equal(dash_server_sample(d, 1900, 3.98, 3.0, 1.0), 0);
+    assert_true(d->server_tps_hist[1] == 2100);
+    assert_true(d->server_tps == 2100);
     free(d);
 }
 
@@ -900,9 +927,10 @@ test_before_since_figures(void **state)
     struct dash *d = new_dash();
 
     d->nsegments = 2;
-    d->seg[0] = (struct dash_segment){"start", 40, 1000.0, {1200, 1020, 2100, 4560, 8900, 15200}};
+    d->seg[0] =
+        (struct dash_segment){"start", 40, 1000.0, {1200, 1020, 2100, 4560, 8900, 15200, 3300}};
     d->seg[1] = (struct dash_segment){
-        "synchronous_commit = off", 20, 1500.0, {700, 640, 900, 3000, 5000, 7000}};
+        "synchronous_commit = off", 20, 1500.0, {700, 640, 900, 3000, 5000, 7000, 2000}};
     for (size_t i = 0; i < sizeof(SIZES) / sizeof(SIZES[0]); i++) {
         struct grid *g = render(d, SIZES[i].w, SIZES[i].h);
         struct rect tp = pane_rect(g, "1 throughput"), lat = pane_rect(g, "2 latency");
@@ -1162,6 +1190,7 @@ main(void)
         cmocka_unit_test(test_grid_utf8_counts_code_points),
         cmocka_unit_test(test_grid_box_and_fill),
         cmocka_unit_test(test_dash_appends_drop_oldest),
+        cmocka_unit_test(test_server_sample_joins_its_interval),
         cmocka_unit_test(test_figures_in_their_panes),
         cmocka_unit_test(test_bigger_screens_grow_graph_and_server),
         cmocka_unit_test(test_bad_row_is_styled_bad),

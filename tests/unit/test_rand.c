@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "base/rand.h"
@@ -180,6 +181,39 @@ test_double_in_unit_interval(void **state)
     assert_true(rng_double(&zero) == 0.0);
 }
 
+/*
+ * sysbench's --rand-type shapes over ids 1..10000 (issue 27): special puts
+ * 75% of draws in the middle 1% (ids 4951..5050), pareto 80% in the lowest
+ * 20%, gaussian gathers around the middle, uniform does none of these.
+ */
+static void
+test_sysbench_distributions(void **state)
+{
+    enum { N = 200000, SIZE = 10000 };
+    struct rng r;
+    int mid[4] = {0}, low[4] = {0}, centre[4] = {0};
+
+    (void)state;
+    rng_seed(&r, 7);
+    for (int d = RNG_UNIFORM; d <= RNG_PARETO; d++)
+        for (int i = 0; i < N; i++) {
+            int64_t v = rng_dist(&r, (enum rng_dist)d, 1, SIZE);
+            assert_true(v >= 1 && v <= SIZE);
+            mid[d] += v >= 4951 && v <= 5050;
+            low[d] += v <= 2000;
+            centre[d] += v > 4000 && v <= 6000;
+        }
+    assert_true(fabs(mid[RNG_UNIFORM] / (double)N - 0.01) < 0.003);
+    assert_true(fabs(low[RNG_UNIFORM] / (double)N - 0.20) < 0.01);
+    assert_true(mid[RNG_SPECIAL] / (double)N > 0.75 && mid[RNG_SPECIAL] / (double)N < 0.80);
+    assert_true(fabs(low[RNG_PARETO] / (double)N - 0.80) < 0.01);
+    /* the mean of 12 uniforms has a standard deviation of 0.083: +-0.1 holds 77% */
+    assert_true(centre[RNG_GAUSSIAN] / (double)N > 0.70 && centre[RNG_GAUSSIAN] / (double)N < 0.85);
+    assert_int_equal(rng_dist(&r, RNG_SPECIAL, 5, 5), 5);
+    assert_int_equal(rng_dist_parse("special"), RNG_SPECIAL);
+    assert_int_equal(rng_dist_parse("zipf"), -1);
+}
+
 int
 main(void)
 {
@@ -191,6 +225,7 @@ main(void)
         cmocka_unit_test(test_range_unbiased_wide),
         cmocka_unit_test(test_range_chi_square),
         cmocka_unit_test(test_double_in_unit_interval),
+        cmocka_unit_test(test_sysbench_distributions),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
