@@ -536,14 +536,8 @@ fill(int fd, int quiet, const struct mc_shared *sh, char *err)
 static char *
 mc_mask(const char *target)
 {
-    const char *at = strchr(target, '@');
-    const char *rest =
-        strncmp(target, MC_SCHEME, strlen(MC_SCHEME)) == 0 ? target + strlen(MC_SCHEME) : target;
-
-    /* No passwords in memcached targets; should one be typed anyway, it is not echoed. */
-    if (at == NULL || at < rest)
-        return xstrdup(target);
-    return xasprintf("%.*s***%s", (int)(rest - target), target, at);
+    /* No passwords in memcached targets; should one be typed anyway, none of it is echoed. */
+    return uri_mask(target);
 }
 
 static void

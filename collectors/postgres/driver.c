@@ -144,10 +144,13 @@ load_scripts(struct pg_shared *sh, const struct runconf *rc, char *err)
 static int
 read_scale(PGconn *pg, int files_only, int64_t *scale, char *err)
 {
-    PGresult *res = PQexec(pg, "SELECT count(*) FROM pgbench_branches");
+    PGresult *res =
+        pg_exec_bounded(pg, "SELECT count(*) FROM pgbench_branches", PG_ANSWER_TIMEOUT_S, err);
     char line[BT_ERRLEN];
     int rv = 0;
 
+    if (res == NULL)
+        return -1;
     if (PQresultStatus(res) == PGRES_TUPLES_OK) {
         *scale = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
         if (*scale < 1 && !files_only)
@@ -180,7 +183,11 @@ check_statements(PGconn *pg, const struct script *s, int first, char *err)
         if (c->kind != SCRIPT_SQL)
             continue;
         snprintf(name, sizeof(name), "benchtop_check_%d", first + i);
-        PGresult *res = PQprepare(pg, name, c->sql_params, c->nparams, NULL);
+        PGresult *res;
+        if (!PQsendPrepare(pg, name, c->sql_params, c->nparams, NULL))
+            return pg_result_error(pg, NULL, "send a statement", err);
+        if ((res = pg_result_bounded(pg, PG_ANSWER_TIMEOUT_S, err)) == NULL)
+            return -1;
         if (PQresultStatus(res) != PGRES_COMMAND_OK) {
             first_line(line, sizeof(line), PQresultErrorMessage(res));
             rv = seterr(err, "%s:%d: the server rejects this statement: %s (fix the script)",

@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "run/options.h"
+#include "run/target.h"
 #include "base/util.h"
 
 int
@@ -35,5 +36,7 @@ main(int argc, char **argv)
                     argv[1]);
     if (cmd == NULL)
         cmd = cmd_table[0];
+    if (cmd->mask & (CMD_RUN | CMD_INIT | CMD_SWEEP | CMD_WATCH))
+        target_default(&rc, &pos, &npos);
     return cmd->exec(&rc, pos, npos);
 }
