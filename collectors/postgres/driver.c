@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "engine/mix.h"
 #include "engine/optdef.h"
 #include "engine/script.h"
@@ -140,6 +141,15 @@ load_scripts(struct pg_shared *sh, const struct runconf *rc, char *err)
     return 0;
 }
 
+/* 42P01: the table is not there (as opposed to a broken or hostile answer). */
+static int
+is_undefined_table(const PGresult *res)
+{
+    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+    return state != NULL && strcmp(state, "42P01") == 0;
+}
+
 /* pgbench's rule: the scale is the number of branches. */
 static int
 read_scale(PGconn *pg, int files_only, int64_t *scale, char *err)
@@ -160,12 +170,18 @@ read_scale(PGconn *pg, int files_only, int64_t *scale, char *err)
                         PQdb(pg));
     } else if (files_only) {
         *scale = 1; /* a custom script need not use the pgbench tables */
-    } else {
+    } else if (is_undefined_table(res)) {
         first_line(line, sizeof(line), PQresultErrorMessage(res));
         rv = seterr(err,
                     "pgbench tables not found in database %s: %s (run: benchtop init "
                     "TARGET --scale N)",
                     PQdb(pg), line);
+    } else { /* not a missing table: say what came back rather than advise an init */
+        char raw[BT_ERRLEN];
+        first_line(raw, sizeof(raw), PQresultErrorMessage(res));
+        text_clean(line, sizeof(line), raw);
+        rv = seterr(err, "could not count pgbench_branches in database %s: %s", PQdb(pg),
+                    line[0] ? line : PQresStatus(PQresultStatus(res)));
     }
     PQclear(res);
     return rv;

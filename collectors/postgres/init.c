@@ -931,6 +931,36 @@ pg_connect_blocking(const char *target, PGconn **out, char *err)
     return pg_connect_as(target, NULL, PG_CONNECT_TIMEOUT_S, out, err);
 }
 
+/*
+ * One init per database at a time: two would drop each other's tables (or
+ * meet a duplicate key). A session advisory lock, let go when the
+ * connection closes, whatever ends it.
+ */
+static int
+hold_init_lock(PGconn *conn, char *err)
+{
+    PGresult *res = pg_exec_bounded(
+        conn, "select pg_try_advisory_lock(hashtext('benchtop init ' || current_database()))",
+        PG_ANSWER_TIMEOUT_S, err);
+    int held;
+
+    if (res == NULL)
+        return -1;
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        sql_error(conn, res, "take", "the init lock", err);
+        PQclear(res);
+        return -1;
+    }
+    held = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    if (!held)
+        return seterr(err,
+                      "another benchtop init is filling database %s (wait for it to end; "
+                      "pg_stat_activity shows it)",
+                      PQdb(conn));
+    return 0;
+}
+
 int
 pg_init(const struct init_conf *ic, char *err)
 {
@@ -944,6 +974,10 @@ pg_init(const struct init_conf *ic, char *err)
         return seterr(err, "scale must be at least 1, not %d (use --scale 1 or more)", o->scale);
     if (pg_connect_blocking(ic->target, &r.conn, err) < 0)
         return -1;
+    if (hold_init_lock(r.conn, err) < 0) {
+        PQfinish(r.conn);
+        return -1;
+    }
     r.ic = ic;
     r.scale = o->scale;
     t0 = now_us();
