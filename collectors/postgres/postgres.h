@@ -48,7 +48,7 @@ int pg_connect_as(const char *target, const char *application_name, int connect_
  * cannot fill memory. On NULL the connection may be busy: PQfinish it.
  * pg_result_bounded waits for a statement already sent (PQsendPrepare).
  */
-enum { PG_ANSWER_TIMEOUT_S = 15, PG_ROWS_MAX = 10000 };
+enum { PG_ANSWER_TIMEOUT_S = 15, PG_ROWS_MAX = 1000 };
 PGresult *pg_exec_bounded(PGconn *conn, const char *sql, int secs, char *err);
 PGresult *pg_result_bounded(PGconn *conn, int secs, char *err);
 
