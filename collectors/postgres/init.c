@@ -392,8 +392,10 @@ take_result(PGconn *conn, PGresult **keep, long *rows)
         res = PQcopyResult(*keep, PG_COPYRES_ATTRS | PG_COPYRES_TUPLES);
         PQclear(*keep);
         *keep = res;
-    } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK) {
-        PQclear(*keep); /* an error after rows wins */
+    } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK &&
+               (PQresultStatus(*keep) == PGRES_SINGLE_TUPLE ||
+                PQresultStatus(*keep) == PGRES_TUPLES_OK)) {
+        PQclear(*keep); /* an error after rows wins; the first error tells what happened */
         *keep = res;
     } else {
         PQclear(res);

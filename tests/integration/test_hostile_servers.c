@@ -665,6 +665,7 @@ test_pg_garbage_is_named(void **state)
     assert_null(strstr(r.err, "not found"));
     assert_null(strstr(r.err, "\x1b"));
     assert_non_null(strstr(r.err, "could not count pgbench_branches"));
+    assert_non_null(strstr(r.err, "lost synchronization with server"));
     itest_free(&r);
 }
 
