@@ -63,7 +63,8 @@ static const struct option_def ht_defs[] = {
     {"method", 'X', OPT_STRING, HT_OFF(method), 0, 0, "", "METHOD", CMD_LOAD,
      "request method (default GET, POST with -d)"},
     {"data", 'd', OPT_STRING, HT_OFF(data), 0, 0, "", "BODY", CMD_LOAD,
-     "request body, or @FILE to send a file's bytes"},
+     "request body, or @FILE to send a file's bytes (a body naming a token, key, secret, "
+     "password or auth is shown as ***: keep secrets in @FILE)"},
     {"header", 'H', OPT_LIST, HT_OFF(headers), 0, 0, "", "'NAME: VALUE'", CMD_LOAD,
      "add a request header (repeatable; the values of Authorization, Cookie and names with "
      "token, key, secret, password or auth are shown as ***)"},
@@ -76,35 +77,46 @@ static const struct option_def ht_defs[] = {
      "https: do not verify the server's certificate (a self-signed one on loopback)"},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL},
 };
+/* Whether text (len bytes) names a credential: token, secret, key, password, auth. */
+static int
+names_secret(const char *text, size_t len)
+{
+    static const char *const parts[] = {"token", "secret", "key", "password", "auth", NULL};
+    char *low = xstrndup(text, len);
+    int found = 0;
+
+    for (size_t i = 0; i < len; i++)
+        low[i] = (char)tolower((unsigned char)low[i]);
+    for (size_t i = 0; parts[i] != NULL && !found; i++)
+        found = strstr(low, parts[i]) != NULL;
+    free(low);
+    return found;
+}
+
 /* Whether a header named name (len bytes) carries a credential. */
 static int
 secret_header(const char *name, size_t len)
 {
     static const char *const exact[] = {"authorization", "proxy-authorization", "cookie", NULL};
-    static const char *const parts[] = {"token", "secret", "key", "password", "auth", NULL};
-    char low[64];
-    size_t i;
 
-    if (len >= sizeof(low))
-        return 1;
-    for (i = 0; i < len; i++)
-        low[i] = (char)tolower((unsigned char)name[i]);
-    low[len] = '\0';
-    for (i = 0; exact[i] != NULL; i++)
-        if (strcmp(low, exact[i]) == 0)
+    for (size_t i = 0; exact[i] != NULL; i++)
+        if (strlen(exact[i]) == len && strncasecmp(name, exact[i], len) == 0)
             return 1;
-    for (i = 0; parts[i] != NULL; i++)
-        if (strstr(low, parts[i]) != NULL)
-            return 1;
-    return 0;
+    return names_secret(name, len);
 }
 
-/* -H 'Authorization: Bearer x' is shown as 'Authorization: ***' (option_group.mask). */
+/*
+ * -H 'Authorization: Bearer x' is shown as 'Authorization: ***', and a -d
+ * body that names a credential (password=, "token":) as *** (option_group.mask).
+ */
 static char *
 ht_mask_option(const char *name, const char *value)
 {
     const char *colon = strchr(value, ':');
 
+    if (strcmp(name, "data") == 0)
+        return value[0] != '@' && names_secret(value, strlen(value)) ? xstrdup("***")
+                                                                     : xstrdup(value);
     if (strcmp(name, "header") != 0 || colon == NULL ||
         !secret_header(value, (size_t)(colon - value)))
         return xstrdup(value);

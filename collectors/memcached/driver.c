@@ -60,6 +60,7 @@ struct mc_shared {
     int batch;             /* multiget: keys per request */
     int digits;
     size_t rbuf_size; /* a connection's first read buffer */
+    size_t reply_max; /* the largest element a reply may hold: the server's item_size_max */
     struct mix mix;   /* -f: the scripts (memcached/script.c), without built-ins */
     struct mc_script ms[MIX_MAX];
     size_t script_line, script_request;
@@ -409,17 +410,19 @@ check_binary(int fd, const struct mc_addr *a, char *err)
 
 /* The value must fit in one item: memcached refuses larger ones with every set. */
 static int
-check_item_size(int fd, const struct mc_shared *sh, char *err)
+check_item_size(int fd, struct mc_shared *sh, char *err)
 {
     char *reply;
     size_t len;
-    uint64_t max;
+    uint64_t max = MC_ITEM_SIZE_DEFAULT;
     int rc = 0;
 
     if (mc_stats_roundtrip(fd, &sh->addr, "stats settings\r\n", &reply, &len, err) < 0)
         return -1;
-    if (mc_stats_find(reply, len, "item_size_max", &max) == 0 &&
-        sh->kv.value_size + MC_ITEM_OVERHEAD > max)
+    mc_stats_find(reply, len, "item_size_max", &max);
+    /* A value no item can hold is a broken or hostile server: refused before it fills memory. */
+    sh->reply_max = (size_t)(max < MC_MAX_BODY ? max : MC_MAX_BODY) + MC_LINE_MAX;
+    if (sh->kv.value_size + MC_ITEM_OVERHEAD > max)
         rc = seterr(err,
                     "--value-size %zu does not fit in memcached's items of at most %llu "
                     "bytes (use a smaller --value-size, or start memcached with a larger -I)",
@@ -536,14 +539,8 @@ fill(int fd, int quiet, const struct mc_shared *sh, char *err)
 static char *
 mc_mask(const char *target)
 {
-    const char *at = strchr(target, '@');
-    const char *rest =
-        strncmp(target, MC_SCHEME, strlen(MC_SCHEME)) == 0 ? target + strlen(MC_SCHEME) : target;
-
-    /* No passwords in memcached targets; should one be typed anyway, it is not echoed. */
-    if (at == NULL || at < rest)
-        return xstrdup(target);
-    return xasprintf("%.*s***%s", (int)(rest - target), target, at);
+    /* No passwords in memcached targets; should one be typed anyway, none of it is echoed. */
+    return uri_mask(target);
 }
 
 static void
@@ -892,6 +889,18 @@ grow_rbuf(struct mc_conn *c, size_t need)
     }
 }
 
+/* A reply element larger than any item the server can hold: the connection goes. */
+static enum drv_status
+too_large(const struct mc_conn *c, size_t need, struct txn_result *res)
+{
+    res->err = ERR_DRIVER_1;
+    snprintf(res->msg, sizeof res->msg,
+             "memcached announced a value of %zu bytes, more than its item_size_max allows "
+             "(%zu)",
+             need, c->sh->reply_max - MC_LINE_MAX);
+    return DRV_ERROR;
+}
+
 /* Takes every complete element in rbuf. DRV_WANT_READ: the reply goes on. */
 static enum drv_status
 consume(struct mc_conn *c, struct txn_result *res)
@@ -924,6 +933,8 @@ consume(struct mc_conn *c, struct txn_result *res)
     }
     memmove(c->rbuf, c->rbuf + pos, c->rlen - pos);
     c->rlen -= pos;
+    if (need > c->sh->reply_max)
+        return too_large(c, need, res);
     grow_rbuf(c, need > c->rlen + 1 ? need : c->rlen + 1);
     return DRV_WANT_READ;
 }
@@ -1062,7 +1073,10 @@ static const struct driver_options mc_options[] = {
 };
 static const char *const mc_demo_options[] = {"fill=1", NULL}; /* so that gets hit */
 
+static const char *const mc_err_kinds[] = {"reply_too_large", NULL};
+
 const struct driver_class memcached_driver_class = {
+    .err_kinds = mc_err_kinds,
     .name = "memcached",
     .schemes = mc_schemes,
     .workloads = mc_workloads,

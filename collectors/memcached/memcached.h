@@ -148,6 +148,9 @@ struct mc_reply {
 #define MC_MAX_LINE 2048
 /* Largest value or packet body accepted: memcached's own item size ceiling is 1 GB. */
 #define MC_MAX_BODY (1u << 30)
+/* memcached's -I default, when `stats settings` names none; room for a VALUE line beyond it. */
+#define MC_ITEM_SIZE_DEFAULT (1u << 20)
+#define MC_LINE_MAX 1024
 
 /*
  * Parses the reply element at the start of buf[0..len).

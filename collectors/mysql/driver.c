@@ -337,6 +337,10 @@ failed(struct my_conn *c, unsigned errnum, const char *msg, struct txn_result *r
     if (id >= 0)
         stmt_record(res, id, 0, 1);
     first_line(res->msg, sizeof res->msg, msg);
+    if (errnum == CR_NET_PACKET_TOO_LARGE) { /* MY_PACKET_MAX: the connection is dropped */
+        res->err = ERR_DRIVER_1;
+        return STEP_LOST;
+    }
     if (my_error_is_conn_lost(errnum)) {
         res->err = ERR_CONN;
         return STEP_LOST;
@@ -809,8 +813,8 @@ my_prepare(const struct runconf *rc, const void *opts, char *err)
 
     if (parse_choices(rc, o, sh, err) < 0 || my_target_parse(rc->target, &sh->target, err) < 0)
         goto fail;
-    if (my_connect_blocking(rc->target, &m, err) < 0 || find_tables(m, rc, o, sh, err) < 0 ||
-        check_mix(m, sh, err) < 0)
+    if (my_connect_timed(rc->target, MY_ANSWER_TIMEOUT_S, &m, err) < 0 ||
+        find_tables(m, rc, o, sh, err) < 0 || check_mix(m, sh, err) < 0)
         goto fail;
     sh->job_connect_timeout_s = (unsigned)ceil(rc->stall_timeout_s);
     assign_slots(sh);
@@ -989,8 +993,11 @@ static const struct option_def my_defs[] = {
 static const struct option_group my_option_group = {"mysql", my_defs, NULL};
 static const struct driver_options my_options[] = {{&my_option_group, 0}, {NULL, 0}};
 
+static const char *const my_err_kinds[] = {"reply_too_large", NULL};
+
 const struct driver_class mysql_driver_class = {
     .name = "mysql",
+    .err_kinds = my_err_kinds,
     .version_note = my_io_note,
     .schemes = my_schemes,
     .workloads = my_workloads,

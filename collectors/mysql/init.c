@@ -169,12 +169,6 @@ connect_error(MYSQL *m, const struct my_target *t, char *err)
 }
 
 int
-my_connect_blocking(const char *target, MYSQL **out, char *err)
-{
-    return my_connect_timed(target, 0, out, err);
-}
-
-int
 my_connect_timed(const char *target, unsigned io_timeout_s, MYSQL **out, char *err)
 {
     struct my_target t;
@@ -475,6 +469,40 @@ check_existing(struct init_run *r, char *err)
     return 0;
 }
 
+/*
+ * A kept table must be whole: an init cut off by SIGKILL (or a lost
+ * connection) leaves one with part of its rows and no k_N index, which a
+ * run would measure as if it were complete. MAX(id) reads the primary key's
+ * end, not every row; init writes ids 1..table-size in order.
+ */
+static int
+check_kept(struct init_run *r, char *err)
+{
+    char sql[256];
+    int64_t rows, index;
+
+    for (int n = 1; n <= r->o->tables; n++) {
+        if (!r->kept[n - 1])
+            continue;
+        snprintf(sql, sizeof sql, "SELECT COALESCE(MAX(id), 0) FROM sbtest%d", n);
+        if (query_int64(r->m, sql, &rows, err) < 0)
+            return -1;
+        snprintf(sql, sizeof sql,
+                 "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "
+                 "DATABASE() AND TABLE_NAME = 'sbtest%d' AND INDEX_NAME = 'k_%d'",
+                 n, n);
+        if (query_int64(r->m, sql, &index, err) < 0)
+            return -1;
+        if (rows < r->o->table_size || index < 1)
+            return seterr(err,
+                          "sbtest%d is not complete: %lld of %lld rows%s (an init cut off?); "
+                          "recreate the tables with: benchtop init TARGET --force",
+                          n, (long long)rows, (long long)r->o->table_size,
+                          index < 1 ? ", no secondary index" : "");
+    }
+    return 0;
+}
+
 static int
 drop_table(struct init_run *r, const char *name, char *err)
 {
@@ -630,13 +658,35 @@ build_table(struct init_run *r, int n, char *err)
                : 0;
 }
 
+/*
+ * One init per database at a time: two dropped each other's tables, one
+ * reporting success over a table the other dropped. GET_LOCK is held by the
+ * session, so it goes with the connection however init ends.
+ */
+static int
+hold_init_lock(struct init_run *r, char *err)
+{
+    int64_t got;
+
+    if (query_int64(r->m, "SELECT GET_LOCK(CONCAT('benchtop init ', DATABASE()), 0)", &got, err) <
+        0)
+        return -1;
+    if (got != 1)
+        return seterr(err,
+                      "another benchtop init is filling database %s (wait for it to end; "
+                      "SHOW PROCESSLIST shows it)",
+                      r->db);
+    return 0;
+}
+
 static int
 build_all(struct init_run *r, char *err)
 {
     uint64_t t0;
     int i;
 
-    if (current_db(r->m, r->db, sizeof r->db, err) < 0 || check_existing(r, err) < 0)
+    if (current_db(r->m, r->db, sizeof r->db, err) < 0 || hold_init_lock(r, err) < 0 ||
+        check_existing(r, err) < 0 || check_kept(r, err) < 0)
         return -1;
     t0 = now_us();
     if (r->ic->force && drop_old(r, err) < 0)
@@ -693,7 +743,7 @@ my_init(const struct init_conf *ic, char *err)
 
     if (o->tables < 1 || o->table_size < 1)
         return seterr(err, "--tables and --table-size must be at least 1");
-    if (my_connect_blocking(ic->target, &r.m, err) < 0)
+    if (my_connect_timed(ic->target, MY_INIT_TIMEOUT_S, &r.m, err) < 0)
         return -1;
     rng_seed(&r.rng, now_us());
     r.created = xcalloc((size_t)o->tables + 1, 1);
@@ -702,6 +752,7 @@ my_init(const struct init_conf *ic, char *err)
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP); /* a closed terminal or ssh ends init as Ctrl-C does: cleaned up */
     sigprocmask(SIG_BLOCK, &stop, &old);
     rc = build_all(&r, err);
     if (rc < 0)

@@ -105,14 +105,23 @@ int my_error_is_conn_lost(unsigned errnum);
 /* --- connecting (mysql/init.c) --- */
 
 /*
+ * The largest packet benchtop takes from a server: Connector/C's default (1
+ * GB) let a server chain 16 MB packets into a gigabyte per connection. A
+ * reply over it is the error kind "reply_too_large" (my_target_apply).
+ */
+#define MY_PACKET_MAX (16UL << 20)
+
+/*
  * Blocking connect for the main thread (prepare, init) or the collector's
  * thread, with a connect timeout so that a port where no MySQL server
  * speaks fails in seconds. Returns 0 with *out connected (the caller
  * mysql_close()s it), or -1 with a one-line "problem (fix)" in err that
- * never contains the password.
+ * never contains the password. Every later read or write on it fails
+ * after io_timeout_s (0: none): prepare's statements are small (a server
+ * that takes the login and never answers must not hang a run), init's
+ * index builds take as long as the data.
  */
-int my_connect_blocking(const char *target, MYSQL **out, char *err);
-/* The same, and every later read or write on it fails after io_timeout_s (0: none). */
+enum { MY_ANSWER_TIMEOUT_S = 15, MY_INIT_TIMEOUT_S = 600 };
 int my_connect_timed(const char *target, unsigned io_timeout_s, MYSQL **out, char *err);
 
 /* "could not VERB OBJECT: server message (fix)" for the last error on m; returns -1. */

@@ -339,6 +339,7 @@ my_target_free(struct my_target *t)
 int
 my_target_apply(MYSQL *m, const struct my_target *t, unsigned timeout_s, char *err)
 {
+    unsigned long packet_max = MY_PACKET_MAX;
     int i, rc = 0;
 
     /*
@@ -348,6 +349,7 @@ my_target_apply(MYSQL *m, const struct my_target *t, unsigned timeout_s, char *e
      * because they are passed to mysql_real_connect.
      */
     rc |= mysql_options(m, MYSQL_READ_DEFAULT_GROUP, "benchtop");
+    rc |= mysql_options(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &packet_max);
     if (timeout_s > 0)
         rc |= mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout_s);
     for (i = 0; i < t->nopts; i++) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "engine/mix.h"
 #include "engine/optdef.h"
 #include "engine/script.h"
@@ -140,14 +141,26 @@ load_scripts(struct pg_shared *sh, const struct runconf *rc, char *err)
     return 0;
 }
 
+/* 42P01: the table is not there (as opposed to a broken or hostile answer). */
+static int
+is_undefined_table(const PGresult *res)
+{
+    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+    return state != NULL && strcmp(state, "42P01") == 0;
+}
+
 /* pgbench's rule: the scale is the number of branches. */
 static int
 read_scale(PGconn *pg, int files_only, int64_t *scale, char *err)
 {
-    PGresult *res = PQexec(pg, "SELECT count(*) FROM pgbench_branches");
+    PGresult *res =
+        pg_exec_bounded(pg, "SELECT count(*) FROM pgbench_branches", PG_ANSWER_TIMEOUT_S, err);
     char line[BT_ERRLEN];
     int rv = 0;
 
+    if (res == NULL)
+        return -1;
     if (PQresultStatus(res) == PGRES_TUPLES_OK) {
         *scale = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
         if (*scale < 1 && !files_only)
@@ -157,12 +170,18 @@ read_scale(PGconn *pg, int files_only, int64_t *scale, char *err)
                         PQdb(pg));
     } else if (files_only) {
         *scale = 1; /* a custom script need not use the pgbench tables */
-    } else {
+    } else if (is_undefined_table(res)) {
         first_line(line, sizeof(line), PQresultErrorMessage(res));
         rv = seterr(err,
                     "pgbench tables not found in database %s: %s (run: benchtop init "
                     "TARGET --scale N)",
                     PQdb(pg), line);
+    } else { /* not a missing table: say what came back rather than advise an init */
+        char raw[BT_ERRLEN];
+        first_line(raw, sizeof(raw), PQresultErrorMessage(res));
+        text_clean(line, sizeof(line), raw);
+        rv = seterr(err, "could not count pgbench_branches in database %s: %s", PQdb(pg),
+                    line[0] ? line : PQresStatus(PQresultStatus(res)));
     }
     PQclear(res);
     return rv;
@@ -180,7 +199,11 @@ check_statements(PGconn *pg, const struct script *s, int first, char *err)
         if (c->kind != SCRIPT_SQL)
             continue;
         snprintf(name, sizeof(name), "benchtop_check_%d", first + i);
-        PGresult *res = PQprepare(pg, name, c->sql_params, c->nparams, NULL);
+        PGresult *res;
+        if (!PQsendPrepare(pg, name, c->sql_params, c->nparams, NULL))
+            return pg_result_error(pg, NULL, "send a statement", err);
+        if ((res = pg_result_bounded(pg, PG_ANSWER_TIMEOUT_S, err)) == NULL)
+            return -1;
         if (PQresultStatus(res) != PGRES_COMMAND_OK) {
             first_line(line, sizeof(line), PQresultErrorMessage(res));
             rv = seterr(err, "%s:%d: the server rejects this statement: %s (fix the script)",

@@ -10,6 +10,7 @@
  */
 #include "postgres.h"
 #include "base/progress.h"
+#include "base/text.h"
 #include "base/util.h"
 #include "collectors/shared/answer.h"
 #include "base/uri.h"
@@ -226,25 +227,49 @@ find_passwords(const char *target, struct spans *s)
         conninfo_passwords(target, s);
 }
 
-static char *
-replace_all(const char *s, const char *needle, const char *with)
+/* Whether the quoted token tok (n bytes) holds the secret or a piece of it between '@'s. */
+static int
+token_has_secret(const char *tok, size_t n, const char *secret)
 {
-    size_t nlen = strlen(needle), wlen = strlen(with), count = 0, o = 0;
-    const char *p;
-    char *out;
+    char *t = xstrndup(tok, n), *copy = xstrdup(secret), *save = NULL, *piece;
+    int found = n > 0 && strstr(secret, t) != NULL;
 
-    for (p = s; (p = strstr(p, needle)) != NULL; p += nlen)
-        count++;
-    out = xmalloc(strlen(s) + count * wlen + 1);
-    while ((p = strstr(s, needle)) != NULL) {
-        memcpy(out + o, s, (size_t)(p - s));
-        o += (size_t)(p - s);
-        memcpy(out + o, with, wlen);
-        o += wlen;
-        s = p + nlen;
+    for (piece = strtok_r(copy, "@", &save); piece != NULL && !found;
+         piece = strtok_r(NULL, "@", &save))
+        found = strstr(t, piece) != NULL;
+    free(t);
+    free(copy);
+    return found;
+}
+
+/*
+ * libpq quotes what it echoes ("could not translate host name "ss@h"",
+ * "invalid percent-encoded token: "p%zz""): a quoted token holding the
+ * password or a piece of it is masked whole, and the prose around it is
+ * left alone (masking by substring turned "percent" into "***ercent").
+ */
+static void
+mask_quoted(char *line, size_t size, const char *secret)
+{
+    char out[BT_ERRLEN];
+    const char *p = line, *open, *close;
+    size_t o = 0;
+
+    while (o < sizeof out && (open = strchr(p, '"')) != NULL &&
+           (close = strchr(open + 1, '"')) != NULL) {
+        int n = (int)(close - open - 1);
+        const char *tok = token_has_secret(open + 1, (size_t)n, secret) ? "***" : NULL;
+
+        o += (size_t)snprintf(out + o, sizeof out - o, "%.*s\"%.*s\"", (int)(open - p), p,
+                              tok ? 3 : n, tok ? tok : open + 1);
+        p = close + 1;
     }
-    strcpy(out + o, s);
-    return out;
+    if (o < sizeof out)
+        snprintf(out + o, sizeof out - o, "%s", p);
+    /* Unquoted, it is withheld rather than cut out of the prose. */
+    if (strlen(secret) >= 4 && strstr(out, secret) != NULL)
+        snprintf(out, sizeof out, "(libpq's message quotes the password)");
+    snprintf(line, size, "%s", out);
 }
 
 /* libpq echoes a malformed URI, password included, in its parse errors. */
@@ -257,9 +282,7 @@ scrub_passwords(char *line, size_t size, const char *target)
     find_passwords(target, &s);
     for (i = 0; i < s.n; i++) {
         char *secret = xstrndup(target + s.v[i].off, s.v[i].len);
-        char *clean = replace_all(line, secret, "***");
-        snprintf(line, size, "%s", clean);
-        free(clean);
+        mask_quoted(line, size, secret);
         free(secret);
     }
     free(s.v);
@@ -289,8 +312,14 @@ check_target(const char *target, char *err)
 {
     char *msg = NULL;
     char line[BT_ERRLEN];
-    PQconninfoOption *opts = PQconninfoParse(target, &msg);
+    PQconninfoOption *opts;
+    struct uri u;
 
+    /* libpq ends the password at its first '@' and takes the rest for the host. */
+    if (uri_scheme_in(target, uri_schemes) != NULL && uri_split(target, &u) == 0 &&
+        memchr(target + u.password.off, '@', u.password.len) != NULL)
+        return target_error(target, "the password has an '@' (write it as %40)", err);
+    opts = PQconninfoParse(target, &msg);
     if (opts != NULL) {
         PQconninfoFree(opts);
         return 0;
@@ -313,6 +342,173 @@ connect_error(const char *target, const char *message, char *err)
     return seterr(err, "could not connect: %s%s%s", line, *hint ? " " : "", hint);
 }
 
+/* ---- statements with a deadline, their waits told ---- */
+
+/*
+ * Waits for conn's next result until deadline (us; 0: none): 0 ready, 1 out
+ * of time, -1 connection error. poll in slices of a second, so that a
+ * pending signal (progress_check) ends the wait.
+ */
+static int
+wait_result(PGconn *conn, uint64_t deadline)
+{
+    while (PQisBusy(conn)) {
+        struct pollfd p = {.fd = PQsocket(conn), .events = POLLIN};
+        uint64_t now = now_us();
+
+        if (deadline != 0 && now >= deadline)
+            return 1;
+        if (progress_interrupted())
+            return -1;
+        if (poll(&p, 1, 1000) < 0 && errno != EINTR)
+            return -1;
+        if ((p.revents & (POLLIN | POLLERR | POLLHUP)) && !PQconsumeInput(conn))
+            return -1;
+    }
+    return 0;
+}
+
+/*
+ * Takes the next result of the statement sent on conn (in single-row mode)
+ * into *keep: its first row, or its end, or its error. 0 when the
+ * statement is done, 1 when rows keep coming, -1 when the server sent more
+ * than PG_ROWS_MAX rows (a hostile or mistaken server: libpq would hold them
+ * all in memory).
+ */
+static int
+take_result(PGconn *conn, PGresult **keep, long *rows)
+{
+    PGresult *res = PQgetResult(conn);
+    ExecStatusType st = res ? PQresultStatus(res) : PGRES_EMPTY_QUERY;
+
+    if (res == NULL)
+        return 0;
+    if (st == PGRES_SINGLE_TUPLE && ++*rows > PG_ROWS_MAX) {
+        PQclear(res);
+        return -1;
+    }
+    if (*keep == NULL) {
+        *keep = res;
+    } else if (PQresultStatus(*keep) == PGRES_SINGLE_TUPLE && st == PGRES_TUPLES_OK) {
+        PQclear(res); /* the end: the kept row, as a whole result */
+        res = PQcopyResult(*keep, PG_COPYRES_ATTRS | PG_COPYRES_TUPLES);
+        PQclear(*keep);
+        *keep = res;
+    } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK &&
+               (PQresultStatus(*keep) == PGRES_SINGLE_TUPLE ||
+                PQresultStatus(*keep) == PGRES_TUPLES_OK)) {
+        PQclear(*keep); /* an error after rows wins; the first error tells what happened */
+        *keep = res;
+    } else {
+        PQclear(res);
+    }
+    return 1;
+}
+
+/* The first row's first column of sql on conn within secs, or "" (a side question). */
+static void
+side_answer(PGconn *conn, const char *sql, const char *param, int secs, char *out, size_t len)
+{
+    uint64_t deadline = now_us() + (uint64_t)secs * 1000000u;
+    PGresult *res = NULL;
+    long rows = 0;
+
+    out[0] = '\0';
+    if (!PQsendQueryParams(conn, sql, 1, NULL, &param, NULL, NULL, 0))
+        return;
+    PQsetSingleRowMode(conn);
+    while (wait_result(conn, deadline) == 0 && take_result(conn, &res, &rows) == 1)
+        ;
+    if (res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) > 0)
+        text_clean(out, len, PQgetvalue(res, 0, 0));
+    PQclear(res);
+}
+
+/*
+ * What conn's statement waits for, asked on a second connection: "a lock on
+ * T held by pid N, idle in transaction", or "the server's answer".
+ */
+static void
+what_blocks(PGconn *conn, char *out, size_t len)
+{
+    static const char sql[] =
+        "select format('a lock on %s held by pid %s, %s', coalesce(w.relation::regclass::text, "
+        "w.locktype), b.pid, coalesce(b.state, 'no state')) from pg_locks w, pg_stat_activity b "
+        "where w.pid = $1::int and not w.granted and b.pid = any(pg_blocking_pids($1::int)) "
+        "limit 1";
+    PQconninfoOption *o = PQconninfo(conn), *i;
+    const char *keys[64], *values[64];
+    char pid[16], lock[256];
+    int n = 0;
+    PGconn *side;
+
+    snprintf(out, len, "the server's answer");
+    for (i = o; i != NULL && i->keyword != NULL && n < 62; i++)
+        if (i->val != NULL && strcmp(i->keyword, "application_name") != 0)
+            keys[n] = i->keyword, values[n++] = i->val;
+    keys[n] = "connect_timeout", values[n++] = "2";
+    keys[n] = values[n] = NULL;
+    side = PQconnectdbParams(keys, values, 0);
+    PQconninfoFree(o);
+    snprintf(pid, sizeof pid, "%d", PQbackendPID(conn));
+    if (PQstatus(side) == CONNECTION_OK) {
+        side_answer(side, sql, pid, 2, lock, sizeof lock);
+        if (lock[0] != '\0')
+            snprintf(out, len, "%s", lock);
+    }
+    PQfinish(side);
+}
+
+PGresult *
+pg_result_bounded(PGconn *conn, int secs, char *err)
+{
+    uint64_t t0 = now_us(), deadline = secs > 0 ? t0 + (uint64_t)secs * 1000000u : 0;
+    char why[300] = "the server's answer";
+    PGresult *res = NULL;
+    long rows = 0;
+    int rc, told = 0;
+
+    PQsetSingleRowMode(conn); /* refused after PQsendPrepare, which returns no rows */
+    for (;;) {
+        rc = wait_result(conn, told ? deadline : t0 + 1000000u);
+        if (rc == 1 && !told) {
+            told = 1;
+            what_blocks(conn, why, sizeof why);
+            fprintf(stderr, "benchtop: waiting for %s\n", why);
+            continue;
+        }
+        if (rc == 0 && (rc = take_result(conn, &res, &rows)) == 1)
+            continue;
+        break;
+    }
+    if (rc == 0)
+        return res;
+    PQclear(res);
+    if (rc == 1)
+        seterr(err, "gave up after %d s waiting for %s (end that session, or check the server)",
+               secs, why);
+    else if (rows > PG_ROWS_MAX)
+        seterr(err,
+               "the server sent more than %d rows for one of benchtop's own statements "
+               "(is this a PostgreSQL server?)",
+               PG_ROWS_MAX);
+    else if (progress_interrupted())
+        seterr(err, "interrupted while waiting for %s", why);
+    else
+        pg_result_error(conn, NULL, "read the server's answer", err);
+    return NULL;
+}
+
+PGresult *
+pg_exec_bounded(PGconn *conn, const char *sql, int secs, char *err)
+{
+    if (!PQsendQuery(conn, sql)) {
+        pg_result_error(conn, NULL, "send a statement", err);
+        return NULL;
+    }
+    return pg_result_bounded(conn, secs, err);
+}
+
 /* "could not VERB OBJECT: server message (fix)" from a failed result. */
 static int
 sql_error(PGconn *conn, const PGresult *res, const char *verb, const char *object, char *err)
@@ -323,12 +519,16 @@ sql_error(PGconn *conn, const PGresult *res, const char *verb, const char *objec
     return pg_result_error(conn, res, what, err);
 }
 
+/* Data steps (keys, vacuum) take as long as the data: no deadline, but their waits are told. */
 static int
 run_sql(PGconn *conn, const char *sql, const char *verb, const char *object, char *err)
 {
-    PGresult *res = PQexec(conn, sql);
+    int quick = strncmp(sql, "alter", 5) != 0 && strncmp(sql, "vacuum", 6) != 0;
+    PGresult *res = pg_exec_bounded(conn, sql, quick ? PG_ANSWER_TIMEOUT_S : 0, err);
     int rc = 0;
 
+    if (res == NULL)
+        return -1;
     if (PQresultStatus(res) != PGRES_COMMAND_OK)
         rc = sql_error(conn, res, verb, object, err);
     PQclear(res);
@@ -454,9 +654,11 @@ check_existing(struct init_run *r, char *err)
         "select count(*) from pg_catalog.pg_class where relname in ('pgbench_accounts', "
         "'pgbench_branches', 'pgbench_history', 'pgbench_tellers') "
         "and pg_catalog.pg_table_is_visible(oid)";
-    PGresult *res = PQexec(r->conn, sql);
+    PGresult *res = pg_exec_bounded(r->conn, sql, PG_ANSWER_TIMEOUT_S, err);
     int found;
 
+    if (res == NULL)
+        return -1;
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
         sql_error(r->conn, res, "look for", "existing pgbench tables", err);
         PQclear(res);
@@ -828,6 +1030,36 @@ pg_connect_blocking(const char *target, PGconn **out, char *err)
     return pg_connect_as(target, NULL, PG_CONNECT_TIMEOUT_S, out, err);
 }
 
+/*
+ * One init per database at a time: two would drop each other's tables (or
+ * meet a duplicate key). A session advisory lock, let go when the
+ * connection closes, whatever ends it.
+ */
+static int
+hold_init_lock(PGconn *conn, char *err)
+{
+    PGresult *res = pg_exec_bounded(
+        conn, "select pg_try_advisory_lock(hashtext('benchtop init ' || current_database()))",
+        PG_ANSWER_TIMEOUT_S, err);
+    int held;
+
+    if (res == NULL)
+        return -1;
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        sql_error(conn, res, "take", "the init lock", err);
+        PQclear(res);
+        return -1;
+    }
+    held = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    if (!held)
+        return seterr(err,
+                      "another benchtop init is filling database %s (wait for it to end; "
+                      "pg_stat_activity shows it)",
+                      PQdb(conn));
+    return 0;
+}
+
 int
 pg_init(const struct init_conf *ic, char *err)
 {
@@ -841,6 +1073,10 @@ pg_init(const struct init_conf *ic, char *err)
         return seterr(err, "scale must be at least 1, not %d (use --scale 1 or more)", o->scale);
     if (pg_connect_blocking(ic->target, &r.conn, err) < 0)
         return -1;
+    if (hold_init_lock(r.conn, err) < 0) {
+        PQfinish(r.conn);
+        return -1;
+    }
     r.ic = ic;
     r.scale = o->scale;
     t0 = now_us();

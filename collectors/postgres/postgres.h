@@ -37,6 +37,21 @@ int pg_connect_blocking(const char *target, PGconn **out, char *err);
 int pg_connect_as(const char *target, const char *application_name, int connect_timeout_s,
                   PGconn **out, char *err);
 
+/*
+ * A statement on a blocking connection with a deadline of secs (0: none):
+ * its first result (the caller PQclear()s it; the rest are read), or NULL
+ * with err when the connection failed or the time ran out. A wait longer
+ * than a second is told on stderr, with what it waits for ("a lock on
+ * pgbench_accounts held by pid 4242, idle in transaction"); a SIGINT or
+ * SIGTERM ends it. Rows are read one at a time and only the first is
+ * kept: more than PG_ROWS_MAX is an error, so a server that streams rows
+ * cannot fill memory. On NULL the connection may be busy: PQfinish it.
+ * pg_result_bounded waits for a statement already sent (PQsendPrepare).
+ */
+enum { PG_ANSWER_TIMEOUT_S = 15, PG_ROWS_MAX = 1000 };
+PGresult *pg_exec_bounded(PGconn *conn, const char *sql, int secs, char *err);
+PGresult *pg_result_bounded(PGconn *conn, int secs, char *err);
+
 /* A newly xmalloc'ed copy of target with every password replaced by "***". */
 char *pg_mask_target(const char *target);
 

@@ -96,5 +96,6 @@ progress_interrupted(void)
     sigset_t pending;
 
     sigpending(&pending);
-    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM);
+    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+           sigismember(&pending, SIGHUP);
 }

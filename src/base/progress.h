@@ -45,7 +45,7 @@ struct progress_step {
 void progress_done(int quiet, uint64_t total_us, const struct progress_step *steps, int nsteps);
 
 /*
- * Whether SIGINT or SIGTERM is pending. A job that must clean up after
+ * Whether SIGINT, SIGTERM or SIGHUP is pending. A job that must clean up after
  * itself blocks them and looks here between statements.
  */
 int progress_interrupted(void);

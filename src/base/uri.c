@@ -171,6 +171,19 @@ uri_replace(const char *t, struct uri_span s, const char *with)
     return xasprintf("%.*s%s%s", (int)s.off, t, with, t + s.off + s.len);
 }
 
+char *
+uri_mask(const char *t)
+{
+    const char *sep = strstr(t, "://");
+    size_t start = sep ? (size_t)(sep - t) + 3 : 0, end = strlen(t);
+    size_t q = first_of(t, start, end, '?');
+    size_t at = start < end ? userinfo_end(t, start, q, end) : end;
+
+    if (at >= end)
+        return xstrdup(t);
+    return uri_replace(t, (struct uri_span){start, at - start}, "***");
+}
+
 static int
 uri_host_is_local(const char *host, size_t n)
 {

@@ -53,6 +53,13 @@ int uri_port(const char *target, struct uri_span p, int *port);
 int uri_decode(const char *target, struct uri_span s, char *out, size_t outlen);
 /* A newly xmalloc'ed copy of target with span s replaced by `with`. */
 char *uri_replace(const char *target, struct uri_span s, const char *with);
+/*
+ * A copy of text safe to print whatever it is: everything between "://"
+ * (or the start, with none) and the last '@' before the host becomes "***".
+ * For a target no driver claims (a scheme typo), where nothing says which
+ * part is the user.
+ */
+char *uri_mask(const char *text);
 
 /*
  * Whether a target's server runs on this machine: a loopback host

@@ -167,8 +167,8 @@ hide_option_target(char **opt, const char *option)
     drv = driver_for_target(*opt);
     if (drv == NULL) {
         target_known_schemes(schemes, sizeof(schemes));
-        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option, *opt,
-                    schemes);
+        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option,
+                    target_mask(*opt), schemes);
     }
     copy = xstrdup(*opt);
     masked = drv->mask(*opt);
@@ -214,7 +214,8 @@ cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
 
     if (drv == NULL) {
         target_known_schemes(schemes, sizeof(schemes));
-        usage_fatal("don't know what database '%s' is (start the target with %s)", target, schemes);
+        usage_fatal("don't know what database '%s' is (start the target with %s)",
+                    target_mask(target), schemes);
     }
     rc->target = xstrdup(target);
     rc->target_masked = drv->mask(target);
@@ -380,8 +381,8 @@ option_target(char *target, const char *option, char **masked)
 
     if (drv == NULL) {
         target_known_schemes(schemes, sizeof(schemes));
-        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option, target,
-                    schemes);
+        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option,
+                    target_mask(target), schemes);
     }
     *masked = drv->mask(target);
     return drv;

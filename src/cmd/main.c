@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "run/options.h"
+#include "run/target.h"
 #include "base/util.h"
 
 /* Every subcommand --help lists, from the table: a new one cannot be left out. */
@@ -52,5 +53,7 @@ main(int argc, char **argv)
         unknown_command(argv[1]);
     if (cmd == NULL)
         cmd = cmd_table[0];
+    if (cmd->mask & (CMD_RUN | CMD_INIT | CMD_SWEEP | CMD_WATCH))
+        target_default(&rc, &pos, &npos);
     return cmd->exec(&rc, pos, npos);
 }

@@ -42,12 +42,12 @@ disconnect(struct worker *w, struct client *c)
 
 /* The connection is gone: count it, close it, and wait before trying again. */
 static void
-lose_connection(struct worker *w, struct client *c, const char *msg)
+lose_connection_as(struct worker *w, struct client *c, enum err_kind kind, const char *msg)
 {
     if (c->lost)
         worker_stats(w)->connect_fails++; /* still the same outage: one error is enough */
     else
-        note_error(w, ERR_CONN, msg);
+        note_error(w, kind, msg);
     worker_unwatch(w, c);
     disconnect(w, c);
     c->inflight = 0; /* one loss is one error, however many requests were in flight */
@@ -59,6 +59,22 @@ lose_connection(struct worker *w, struct client *c, const char *msg)
     c->wake_us = now_us() + (uint64_t)c->backoff_ms * 1000u;
     worker_timer(w, c);
     c->backoff_ms = c->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : c->backoff_ms * 2;
+}
+
+static void
+lose_connection(struct worker *w, struct client *c, const char *msg)
+{
+    lose_connection_as(w, c, ERR_CONN, msg);
+}
+
+/*
+ * A transaction's DRV_ERROR: a lost connection, unless the driver named a
+ * kind of its own (a reply larger than it takes: "reply_too_large").
+ */
+static void
+lose_in_transaction(struct worker *w, struct client *c, const struct txn_result *res)
+{
+    lose_connection_as(w, c, res->err >= ERR_DRIVER_1 ? res->err : ERR_CONN, res->msg);
 }
 
 static int
@@ -223,7 +239,7 @@ start_txn(struct worker *w, struct client *c)
     st = w->eng->drv->conn_txn_start(c->conn, res);
     worker_sendq_after(w, c, sends);
     if (st == DRV_ERROR) {
-        lose_connection(w, c, res->msg);
+        lose_in_transaction(w, c, res);
         return st;
     }
     if (st == DRV_DONE) {
@@ -290,7 +306,10 @@ socket_step(struct worker *w, struct client *c)
     enum drv_status st = poll_step(w, c, err);
 
     if (st == DRV_ERROR) {
-        lose_connection(w, c, c->state == CS_CONNECTING ? err : c->res.msg);
+        if (c->state == CS_CONNECTING)
+            lose_connection(w, c, err);
+        else
+            lose_in_transaction(w, c, &c->res);
         return 0;
     }
     if (st != DRV_DONE) {

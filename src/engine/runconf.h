@@ -50,6 +50,7 @@ struct runconf {
     char *instance_spec; /* --instance I/N */
     int instance;        /* this agent's index, 0 .. instances-1 (instance.h) */
     int instances;       /* agents acting as one run, each with -c clients */
+    char *target_file;   /* --target-file: the target read from a file (a mounted Secret) */
     char *records_glob;  /* watch --records PATTERN: follow a fleet's growing records */
     char *start_at_spec; /* --start-at TIME */
     double start_at;     /* when the load starts, seconds since the epoch; 0: at once */

@@ -102,6 +102,10 @@ const struct option_def option_table[] = {
     {"start-at", 0, OPT_STRING, OFF(start_at_spec), 0, 0, "", "TIME", CMD_RUN,
      "start the load at TIME (+10s, epoch seconds or 2026-12-01T02:00:00Z), so every agent's "
      "intervals line up on the wall clock"},
+    {"target-file", 0, OPT_STRING, OFF(target_file), 0, 0, "", "FILE",
+     CMD_RUN | CMD_INIT | CMD_SWEEP | CMD_WATCH,
+     "read the target from FILE (a mounted Secret) when none is given, else from "
+     "$BENCHTOP_TARGET: its password is then in no process's arguments"},
     {"records", 0, OPT_STRING, OFF(records_glob), 0, 0, "", "PATTERN", CMD_WATCH,
      "watch: follow the growing records that match PATTERN (e.g. 'records/*.jsonl', quoted) "
      "and show their agents live as one run"},

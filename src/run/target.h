@@ -19,4 +19,13 @@ int target_port(const char *target);
  */
 char *target_mask(const char *target);
 
+struct runconf;
+/*
+ * With no target among the npos positional arguments, the target from
+ * --target-file (its first line) or from the environment's
+ * BENCHTOP_TARGET, so a password need not be in argv: *pos then holds
+ * that one (a copy). A file that does not hold one is a user error (exit 2).
+ */
+void target_default(const struct runconf *rc, char ***pos, int *npos);
+
 #endif

@@ -166,16 +166,8 @@ fake_main(void *arg)
 static void
 fake_start(struct fake *f, enum fake_kind kind)
 {
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t alen = sizeof(a);
-
     f->kind = kind;
-    f->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(f->lfd >= 0);
-    assert_int_equal(bind(f->lfd, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(listen(f->lfd, 128), 0);
-    getsockname(f->lfd, (struct sockaddr *)&a, &alen);
-    f->port = ntohs(a.sin_port);
+    f->lfd = itest_listen(&f->port);
     pthread_create(&f->thread, NULL, fake_main, f);
     pthread_detach(f->thread);
 }

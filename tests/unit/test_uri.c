@@ -134,6 +134,26 @@ test_decode_and_replace(void **state)
     free(r);
 }
 
+/* Everything up to the last '@' before the host, whatever the scheme (issue 31 item 16). */
+static void
+test_mask(void **state)
+{
+    static const char *const cases[][2] = {
+        {"redi://:p%40ss@h", "redi://***@h"},
+        {"redi://u:p@ss@word@h:1/db", "redi://***@h:1/db"},
+        {"memcached://u:p@ss@127.0.0.1:1", "memcached://***@127.0.0.1:1"},
+        {"p@ss@host", "***@host"},
+        {"x://h:1/db?a=b", "x://h:1/db?a=b"},
+        {"x:///tmp/s@ck", "x:///tmp/s@ck"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *m = uri_mask(cases[i][0]);
+        assert_string_equal(m, cases[i][1]);
+        free(m);
+    }
+}
+
 int
 main(void)
 {
@@ -143,6 +163,7 @@ main(void)
         cmocka_unit_test(test_hosts),
         cmocka_unit_test(test_ports),
         cmocka_unit_test(test_decode_and_replace),
+        cmocka_unit_test(test_mask),
     };
     return cmocka_run_group_tests_name("uri", tests, NULL, NULL);
 }
