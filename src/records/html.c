@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "base/hist.h"
 #include "base/hdrlog.h"
+#include "base/text.h"
 #include "base/util.h"
 
 enum {
@@ -44,21 +45,11 @@ struct chart {
     int nrec;
 };
 
+/* Every string from a record reaches the page through the one escaper. */
 static void
 html_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else if (*s == '"')
-            fputs("&quot;", f);
-        else
-            fputc(*s, f);
-    }
+    text_put(f, s, TEXT_HTML);
 }
 
 static void
@@ -186,7 +177,8 @@ draw_events(FILE *f, const struct chart *c, const struct scale *s)
                     "<line class=\"event\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
                     "stroke=\"%s\" stroke-dasharray=\"3,3\"><title>",
                     sx(s, t), TOP, sx(s, t), H - BOTTOM, colours[r % NCOLOURS]);
-            fprintf(f, "%s %.1f s: ", c->events[r].name, t);
+            html_text(f, c->events[r].name);
+            fprintf(f, " %.1f s: ", t);
             html_text(f, c->events[r].ev[i].text);
             fputs("</title></line>\n", f);
         }
@@ -357,7 +349,7 @@ server_chart(FILE *f, struct record *recs, int nrec, const char *name, int nth)
         c.lines[r].name = recs[r].name;
         c.nlines = r + 1;
         for (i = 0; k >= 0 && i < recs[r].nsample; i++)
-            line_add(&c.lines[r], recs[r].smp[i].t, recs[r].smp[i].nums[k]);
+            line_add(&c.lines[r], recs[r].smp[i].t, record_sample(&recs[r], i, k));
     }
     chart_write(f, &c);
     chart_free(&c);
@@ -403,16 +395,68 @@ summary_table(FILE *f, const struct report_row *rows, int nrows)
           f);
 }
 
+/* The header lines that differ (want_same 0) or not, as table rows: key, then a cell per run. */
+static int
+head_rows(FILE *f, const struct record *recs, int nrec, int want_same)
+{
+    int r, i, k, n = 0;
+
+    for (r = 0; r < nrec; r++)
+        for (i = 0; i < recs[r].nhead; i++) {
+            const char *key = recs[r].head[i].key;
+            if (!record_head_first(recs, r, key) || (nrec > 1 && record_head_same(recs, nrec, key) != want_same))
+                continue;
+            fputs("<tr><th>", f);
+            html_text(f, key);
+            fputs("</th>", f);
+            for (k = 0; k < (want_same ? 1 : nrec); k++) {
+                fputs("<td>", f);
+                html_text(f, record_head(&recs[k], key) ? record_head(&recs[k], key) : "(none)");
+                fputs("</td>", f);
+            }
+            fputs("</tr>\n", f);
+            n++;
+        }
+    return n;
+}
+
+/* What changed between the runs, first: settings, options, versions, host. */
+static void
+differences(FILE *f, const struct record *recs, int nrec)
+{
+    int r;
+
+    fputs(nrec > 1 ? "<h2>What differs between the runs</h2>\n<table id=\"differences\">\n<tr><th></th>"
+                   : "<h2>The run</h2>\n<table id=\"differences\">\n<tr><th></th>",
+          f);
+    for (r = 0; r < nrec; r++) {
+        fprintf(f, "<th style=\"color:%s\">", colours[r % NCOLOURS]);
+        html_text(f, recs[r].name);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    if (head_rows(f, recs, nrec, 0) == 0)
+        fputs("<tr><td colspan=\"9\">nothing in settings, options, versions or host</td></tr>\n", f);
+    fputs("</table>\n", f);
+}
+
+/* What every run shares, folded away; then each run's events. */
 static void
 run_headers(FILE *f, const struct record *recs, int nrec)
 {
     int r, i;
 
+    if (nrec > 1) {
+        fputs("<details id=\"common\"><summary>The same in every run</summary>\n<table>\n", f);
+        head_rows(f, recs, nrec, 1);
+        fputs("</table>\n</details>\n", f);
+    }
     for (r = 0; r < nrec; r++) {
+        if (recs[r].nevent == 0)
+            continue;
         fprintf(f, "<h3 style=\"color:%s\">", colours[r % NCOLOURS]);
         html_text(f, recs[r].name);
-        fputs("</h3>\n<pre>", f);
-        html_text(f, recs[r].header_text ? recs[r].header_text : "");
+        fputs(": events</h3>\n<pre>", f);
         for (i = 0; i < recs[r].nevent; i++) {
             fprintf(f, "event at %.1f s: ", recs[r].ev[i].t);
             html_text(f, recs[r].ev[i].text);
@@ -433,6 +477,7 @@ report_html_write(FILE *f, struct record *recs, int nrec, const struct report_ro
           "text-align:right}\nsvg{display:block;margin-bottom:1em}\n"
           "</style>\n</head>\n<body>\n<h1>benchtop report</h1>\n",
           f);
+    differences(f, recs, nrec);
     summary_table(f, rows, nrows);
     run_headers(f, recs, nrec);
     if (time_charts(f, recs, nrec, err) < 0 || spectrum_chart(f, recs, nrec, from, to, err) < 0)
