@@ -105,14 +105,21 @@ base64_encode(const unsigned char *in, size_t len)
     return out;
 }
 
-/* Decoded length, or -1 on a character outside the alphabet. */
+/*
+ * Decoded length, or -1 on a character outside the alphabet or anything
+ * after the padding: the text goes on into --hlog files as it is, so a
+ * newline there would be a line of its own.
+ */
 static long
 base64_decode(const char *in, unsigned char *out)
 {
     uint32_t acc = 0;
     int bits = 0;
     long n = 0;
+    const char *pad = in + strcspn(in, "=");
 
+    if (strspn(pad, "=") > 2 || pad[strspn(pad, "=")] != '\0')
+        return -1;
     for (; *in && *in != '='; in++) {
         const char *c = strchr(b64chars, *in);
         if (c == NULL)
