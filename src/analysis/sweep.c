@@ -233,6 +233,7 @@ sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const 
     for (int k = 0; k < ERR__COUNT; k++)
         a->errors[k] += cur->errors[k];
     a->secs += secs;
+    a->outage_s += cur->txns == 0 ? secs : 0;
     a->ticks++;
     a->verdict_ticks[verdict]++;
     for (int i = 0; i < 4; i++) {
@@ -267,6 +268,7 @@ sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out)
 
     out->txns = a->txns;
     out->ops = a->ops;
+    out->outage_s = a->outage_s;
     memcpy(out->errors, a->errors, sizeof(out->errors));
     out->tps = a->secs > 0 ? (double)a->txns / a->secs : 0;
     out->ops_s = a->secs > 0 ? (double)a->ops / a->secs : 0;
@@ -284,24 +286,55 @@ sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out)
     }
 }
 
-/* Did going from step a to step b (more load) stop paying? */
-static int
-stopped_scaling(const struct sweep_step *a, const struct sweep_step *b, enum sweep_axis axis)
+/* Doublings of the load from step a to step b; 0 when b is not more. */
+static double
+doublings(const struct sweep_step *a, const struct sweep_step *b, enum sweep_axis axis)
 {
-    double load = sweep_step_x(b, axis) / sweep_step_x(a, axis), doublings = log2(load);
+    double d = log2(sweep_step_x(b, axis) / sweep_step_x(a, axis));
 
-    if (a->tps <= 0 || a->lat.p99 == 0 || doublings <= 0)
-        return 0;
-    return b->tps / a->tps < pow(1 + SWEEP_KNEE_GAIN, doublings) ||
-           (double)b->lat.p99 / (double)a->lat.p99 > pow(SWEEP_KNEE_P99, doublings);
+    return d > 0 ? d : 0;
+}
+
+/* The next step from i on without an outage; n if none. */
+static int
+next_whole(const struct sweep_step *steps, int n, int i)
+{
+    while (i < n && (steps[i].outage_s > 0 || steps[i].txns == 0))
+        i++;
+    return i;
 }
 
 int
 sweep_knee(const struct sweep_step *steps, int n, enum sweep_axis axis)
 {
-    for (int i = 0; i + 1 < n; i++)
-        if (stopped_scaling(&steps[i], &steps[i + 1], axis))
+    for (int i = next_whole(steps, n, 0), j; i < n; i = j) {
+        const struct sweep_step *a = &steps[i], *b;
+        j = next_whole(steps, n, i + 1);
+        if (j == n)
+            break;
+        b = &steps[j];
+        if (a->tps > 0 && doublings(a, b, axis) > 0 &&
+            b->tps / a->tps < pow(1 + SWEEP_KNEE_GAIN, doublings(a, b, axis)))
             return i;
+    }
+    return -1;
+}
+
+int
+sweep_latency_rise(const struct sweep_step *steps, int n, enum sweep_axis axis, int *next)
+{
+    for (int i = next_whole(steps, n, 0), j; i < n; i = j) {
+        const struct sweep_step *a = &steps[i], *b;
+        j = next_whole(steps, n, i + 1);
+        if (j == n)
+            break;
+        b = &steps[j];
+        if (a->lat.p99 > 0 && doublings(a, b, axis) > 0 &&
+            (double)b->lat.p99 / (double)a->lat.p99 > pow(SWEEP_KNEE_P99, doublings(a, b, axis))) {
+            *next = j;
+            return i;
+        }
+    }
     return -1;
 }
 

@@ -25,7 +25,7 @@
 #define SWEEP_MAX_STEPS 64    /* steps in a list, probes in a rate search */
 #define SWEEP_MAX_PROBES 60   /* a rate search gives up after this many */
 #define SWEEP_KNEE_GAIN 0.10  /* a doubling of the load must buy 10% more tps ... */
-#define SWEEP_KNEE_P99 2.0    /* ... and must not more than double p99 */
+#define SWEEP_KNEE_P99 2.0    /* a doubling that more than doubles p99: the latency rise */
 #define SWEEP_SEARCH_TOL 0.05 /* the rate search stops when pass and fail are 5% apart */
 
 enum sweep_axis { SWEEP_CLIENTS, SWEEP_RATE };
@@ -80,6 +80,7 @@ struct sweep_step {
     int verdict_ticks[VK__COUNT];
     struct sweep_server server; /* averaged over the step's ticks that had it */
     struct host_split host;     /* the host's CPU split, likewise (verdict_check reads it) */
+    double outage_s;            /* intervals that finished no transaction: the server was away */
     int probe;                  /* find-rate: a probe, judged against the SLO */
     int probe_again;            /* ... of a rate that failed the probe before */
     int slo_met;
@@ -94,7 +95,7 @@ double sweep_step_x(const struct sweep_step *st, enum sweep_axis axis);
 struct sweep_acc {
     struct hist *lat;
     uint64_t txns, ops, errors[ERR__COUNT];
-    double secs;
+    double secs, outage_s;
     int ticks, verdict_ticks[VK__COUNT];
     double server_sum[4];
     int server_n[4];
@@ -113,12 +114,18 @@ void sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out);
 
 /*
  * The knee: the first step i after which more load stopped buying
- * throughput. Between steps i and i+1, with the load (clients or rate)
- * multiplied by L, the step after must gain at least 10% tps per doubling
- * (tps ratio >= 1.1^log2 L) and must not raise p99 by more than 2 per
- * doubling (p99 ratio <= 2^log2 L = L). Index of the knee, or -1.
+ * throughput. Between step i and the next, with the load (clients or
+ * rate) multiplied by L, the next must gain at least 10% tps per doubling
+ * (tps ratio >= 1.1^log2 L). Steps with an outage (outage_s > 0) say
+ * nothing about scaling and are left out. Index of the knee, or -1.
  */
 int sweep_knee(const struct sweep_step *steps, int n, enum sweep_axis axis);
+/*
+ * The latency rise, a finding of its own: the first step i after which p99
+ * more than doubled per doubling of the load (ratio > 2^log2 L), outage
+ * steps left out; -1 if none. *next: the step it rose at.
+ */
+int sweep_latency_rise(const struct sweep_step *steps, int n, enum sweep_axis axis, int *next);
 /* The step with the most tps, or -1 when there is none. */
 int sweep_best(const struct sweep_step *steps, int n);
 

@@ -12,6 +12,7 @@
 #include "merge.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,9 @@
 #include "base/text.h"
 #include "record.h"
 #include "base/util.h"
+
+enum { MAX_SPREAD = 86400 }; /* seconds between the agents' starts: more is not one run */
+#define MIN_STEP 0.001      /* the shortest -P a record may have */
 
 struct agent {
     const char *path;
@@ -41,14 +45,25 @@ is_type(const json_t *o, const char *type)
 }
 
 static void
-agent_add_line(struct agent *a, const char *line, int lineno)
+agent_add_line(struct agent *a, const char *line, int lineno, int last, int quiet)
 {
     json_error_t je;
     json_t *o = json_loads(line, 0, &je);
+    char err[BT_ERRLEN];
 
+    if (o == NULL && last) { /* cut while written (disk full, a killed pod): keep the rest */
+        if (!quiet)
+            fprintf(stderr,
+                    "benchtop merge: %s:%d: the last line was cut short while written; "
+                    "merging the lines before it\n",
+                    a->path, lineno);
+        return;
+    }
     if (o == NULL)
         usage_fatal("%s:%d: not a JSON line (%s); give records written by --headless or --record",
                     a->path, lineno, je.text);
+    if (is_type(o, "interval") && record_interval_check(o, err) < 0)
+        usage_fatal("%s:%d: %s", a->path, lineno, err);
     if (is_type(o, "run") && a->run == NULL) {
         a->run = o;
         return;
@@ -58,27 +73,34 @@ agent_add_line(struct agent *a, const char *line, int lineno)
 }
 
 static void
-agent_load(struct agent *a, const char *path)
+agent_load(struct agent *a, const char *path, int quiet)
 {
     FILE *f = fopen(path, "r");
     char *line = NULL;
     size_t cap = 0;
+    ssize_t len;
     int lineno = 0;
+    double step;
 
     memset(a, 0, sizeof(*a));
     a->path = path;
     if (f == NULL)
         usage_fatal("cannot read %s (give the agents' records, written by --headless or --record)",
                     path);
-    while (getline(&line, &cap, f) > 0)
+    while ((len = getline(&line, &cap, f)) > 0)
         if (line[strspn(line, " \t\r\n")] != '\0')
-            agent_add_line(a, line, ++lineno);
+            agent_add_line(a, line, ++lineno, line[len - 1] != '\n', quiet);
         else
             lineno++;
     free(line);
     fclose(f);
-    if (a->run == NULL || !(record_jnum(a->run, "start") > 0))
+    if (a->run == NULL || !(record_jnum(a->run, "start") > 0) ||
+        !(record_jnum(a->run, "start") < 1e11))
         usage_fatal("%s has no run header with its start time (is it a benchtop record?)", path);
+    step = record_jnum(a->run, "interval_s");
+    if (!(step >= MIN_STEP && step <= RECORD_MAX_INTERVAL))
+        usage_fatal("%s: interval_s %g is out of range (%g to %g s); is the record damaged?", path,
+                    step, MIN_STEP, RECORD_MAX_INTERVAL);
     a->start = record_jnum(a->run, "start");
     a->instance = json_is_integer(json_object_get(a->run, "instance"))
                       ? (int)json_integer_value(json_object_get(a->run, "instance"))
@@ -120,10 +142,18 @@ agents_check(const struct agent *a, int n, int quiet)
                         "one -P",
                         a[0].path, a[i].path, record_jnum(a[0].run, "interval_s"),
                         record_jnum(a[i].run, "interval_s"));
-        for (j = 0; j < i; j++)
+        if (fabs(a[i].start - a[0].start) > MAX_SPREAD)
+            usage_fatal("%s and %s started %.0f s apart: not one run (merge the agents of one run "
+                        "only)",
+                        a[0].path, a[i].path, fabs(a[i].start - a[0].start));
+        for (j = 0; j < i; j++) {
             if (a[i].instance >= 0 && a[i].instance == a[j].instance)
                 usage_fatal("%s and %s are both instance %d (give each agent's record once)",
                             a[j].path, a[i].path, a[i].instance);
+            if (json_equal(a[i].run, a[j].run))
+                usage_fatal("%s and %s are the same record (give each agent's record once)",
+                            a[j].path, a[i].path);
+        }
     }
     if (!quiet && fleet > 1 && fleet != n)
         fprintf(stderr, "benchtop merge: %d records of a fleet of %d agents\n", n, fleet);
@@ -386,6 +416,23 @@ total_add(struct merge_bin *all, const struct merge_bin *b, struct hist *total,
     hist_merge(total, h);
 }
 
+/* The first bin after k that an agent's next interval falls in; LONG_MAX when none is left. */
+static long
+next_bin(const struct agent *a, int n, double base, double step)
+{
+    long next = LONG_MAX, k;
+    int i, j;
+
+    for (i = 0; i < n; i++)
+        for (j = a[i].next; j < a[i].nlines; j++)
+            if (is_type(a[i].lines[j], "interval")) {
+                k = bin_of(&a[i], a[i].lines[j], base, step);
+                next = k < next ? k : next;
+                break;
+            }
+    return next;
+}
+
 static long
 last_bin(const struct agent *a, int n, double base, double step)
 {
@@ -414,7 +461,8 @@ merge_write(FILE *f, struct agent *a, int n)
         base = a[i].start < base ? a[i].start : base;
     last = last_bin(a, n, base, step);
     write_header(f, a, n, base);
-    for (k = 0; k <= last; k++) {
+    /* from one bin with data to the next: never a walk through empty ones */
+    for (k = next_bin(a, n, base, step); k <= last; k = next_bin(a, n, base, step)) {
         bin_gather(&b, a, n, k, base, step, h);
         if (b.agents > 0) {
             write_server_lines(f, src, base, b.end);
@@ -436,7 +484,7 @@ merge_records(FILE *out, char **paths, int n, int quiet)
     int i;
 
     for (i = 0; i < n; i++)
-        agent_load(&a[i], paths[i]);
+        agent_load(&a[i], paths[i], quiet);
     agents_check(a, n, quiet);
     merge_write(out, a, n);
     for (i = 0; i < n; i++)

@@ -119,19 +119,38 @@ read_run(struct record *r, const json_t *o)
     kv_add(&r->head, &r->nhead, "host kernel", record_jstr(host, "kernel"));
 }
 
-/* A count field: 0 when absent; -1 (refused) when out of range or not a whole number. */
+/* A count field: absent, null, or a whole number from 0 below RECORD_MAX_COUNT. */
 static int
-read_count(const json_t *o, const char *key, uint64_t *out)
+count_ok(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
-    double d = json_is_number(v) ? json_number_value(v) : 0;
+    double d = json_is_number(v) ? json_number_value(v) : -1;
 
-    *out = 0;
-    if (v == NULL || json_is_null(v))
-        return 0;
-    if (!json_is_number(v) || !(d >= 0 && d < RECORD_MAX_COUNT) || d != floor(d))
-        return -1;
-    *out = json_is_integer(v) ? (uint64_t)json_integer_value(v) : (uint64_t)d;
+    return v == NULL || json_is_null(v) || (d >= 0 && d < RECORD_MAX_COUNT && d == floor(d));
+}
+
+int
+record_interval_check(const json_t *o, char *err)
+{
+    double t = record_jnum(o, "t"), len = record_jnum(o, "interval_s");
+    double tps = record_jnum(o, "tps");
+    const char *const counts[] = {"transactions", "errors", "reconnects", "clients",
+                                  "connected",    "late",   "retried",    "retries",
+                                  "connect_fails"};
+
+    if (!record_time_ok(t) || !(len > 0 && len <= RECORD_MAX_INTERVAL))
+        return seterr(err,
+                      "interval at t %g of %g s is out of range (0 <= t <= %g, "
+                      "0 < interval_s <= %g); is the record damaged?",
+                      t, len, RECORD_MAX_T, RECORD_MAX_INTERVAL);
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        if (!count_ok(o, counts[i]))
+            return seterr(err, "interval at t %g: %s is negative, fractional or too large; is the "
+                               "record damaged?",
+                          t, counts[i]);
+    if (json_object_get(o, "transactions") == NULL && !(tps >= 0 && tps * len < RECORD_MAX_COUNT))
+        return seterr(err, "interval at t %g: tps %g is out of range; is the record damaged?", t,
+                      tps);
     return 0;
 }
 
@@ -140,24 +159,16 @@ read_interval(struct record *r, const json_t *o, int lineno, char *err)
 {
     const json_t *h = json_object_get(o, "hist_us");
     const json_t *v = json_object_get(o, "verdict");
-    double t = record_jnum(o, "t"), len = record_jnum(o, "interval_s"), tps;
-    struct rec_interval iv = {.t = t, .len = len};
+    struct rec_interval iv = {.t = record_jnum(o, "t"), .len = record_jnum(o, "interval_s")};
+    char msg[BT_ERRLEN];
 
-    if (!record_time_ok(t) || !(len > 0 && len <= RECORD_MAX_INTERVAL))
-        return seterr(err,
-                      "%s:%d: interval at t %g of %g s is out of range (0 <= t <= %g, "
-                      "0 < interval_s <= %g); is the record damaged?",
-                      r->path, lineno, t, len, RECORD_MAX_T, RECORD_MAX_INTERVAL);
-    tps = record_jnum(o, "tps");
-    if (read_count(o, "transactions", &iv.txns) < 0 || read_count(o, "errors", &iv.errors) < 0 ||
-        read_count(o, "reconnects", &iv.reconnects) < 0 ||
-        (json_object_get(o, "transactions") == NULL && !(tps >= 0 && tps * len < RECORD_MAX_COUNT)))
-        return seterr(err, "%s:%d: a count is negative, fractional or too large; is the record "
-                           "damaged?",
-                      r->path, lineno);
-    if (json_object_get(o, "transactions") == NULL)
-        iv.txns = (uint64_t)llround(tps * len);
-    iv.clients = (int)fmin(fmax(record_jnum(o, "clients"), 0), 1e6);
+    if (record_interval_check(o, msg) < 0)
+        return seterr(err, "%s:%d: %s", r->path, lineno, msg);
+    iv.txns = json_object_get(o, "transactions") ? record_ju64(o, "transactions")
+                                                 : (uint64_t)llround(record_jnum(o, "tps") * iv.len);
+    iv.errors = record_ju64(o, "errors");
+    iv.reconnects = record_ju64(o, "reconnects");
+    iv.clients = (int)record_ju64(o, "clients");
     snprintf(iv.verdict, sizeof iv.verdict, "%s", record_jstr(v, "kind"));
     if (json_string_value(json_object_get(h, "hdr"))) {
         iv.hdr = xstrdup(record_jstr(h, "hdr"));

@@ -112,6 +112,11 @@ uint64_t record_ju64(const json_t *o, const char *key);
 
 /* Whether t (seconds into a run) is a time a record may hold. */
 int record_time_ok(double t);
+/*
+ * Whether an interval line's time, length and counts are in range (above);
+ * 0, or -1 with err. record_load, merge and follow read intervals with it.
+ */
+int record_interval_check(const json_t *o, char *err);
 
 /*
  * Reads path into r. 0, or -1 with err (naming the file and line). A last

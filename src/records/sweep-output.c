@@ -114,6 +114,22 @@ sweep_knee_text(const struct sweep *sw, char *buf, size_t len)
 }
 
 void
+sweep_latency_text(const struct sweep *sw, char *buf, size_t len)
+{
+    int next, k = sw->find_rate ? -1 : sweep_latency_rise(sw->steps, sw->nsteps, sw->axis, &next);
+    char from[48], to[48], a[32], b[32];
+
+    buf[0] = '\0';
+    if (k < 0)
+        return;
+    snprintf(buf, len, "latency rise: p99 %s at %s, %s at %s (more than doubled per doubling)",
+             ms_text((double)sw->steps[k].lat.p99, a, sizeof a),
+             sweep_load_text(sw, &sw->steps[k], from, sizeof from),
+             ms_text((double)sw->steps[next].lat.p99, b, sizeof b),
+             sweep_load_text(sw, &sw->steps[next], to, sizeof to));
+}
+
+void
 sweep_best_text(const struct sweep *sw, char *buf, size_t len)
 {
     int b = sweep_best(sw->steps, sw->nsteps);
@@ -204,8 +220,8 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
     fprintf(f, "\"warmup_transactions\":%llu,\"transactions\":%llu,\"ops_total\":%llu,",
             (unsigned long long)st->warmup_txns, (unsigned long long)st->txns,
             (unsigned long long)st->ops);
-    fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,", st->tps, st->ops_s,
-            (unsigned long long)sweep_step_errors(st));
+    fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"outage_s\":%.3f,", st->tps,
+            st->ops_s, (unsigned long long)sweep_step_errors(st), st->outage_s);
     json_errors_by_kind(f, st->errors);
     fputc(',', f);
     json_lat(f, &st->lat);
@@ -294,6 +310,8 @@ report_sweep_json(FILE *f, const struct sweep *sw)
             explains >= 0 && verdict_holds(sw, explains) ? "true" : "false");
     sweep_knee_text(sw, text, sizeof(text));
     json_member_str(f, "knee_text", text);
+    sweep_latency_text(sw, text, sizeof(text));
+    json_member_str(f, "latency_rise_text", text);
     fputs(",\"best\":", f);
     json_step_ref(f, sw, sweep_best(sw->steps, sw->nsteps));
     sweep_best_text(sw, text, sizeof(text));
@@ -324,7 +342,7 @@ report_sweep_table(FILE *f, const struct sweep *sw, const struct report_ctx *ctx
         else
             count_text(st->rate, line, sizeof(line));
         enum verdict_check c = step_check(sw, i);
-        fprintf(f, "%10s %12s %10.3f %10.3f %8llu  %s (%.0f%%)%s%s\n", line,
+        fprintf(f, "%10s %12s %10.3f %10.3f %8llu  %s (%.0f%%)%s%s%s\n", line,
                 count_text(st->tps, tps, sizeof(tps)), (double)st->lat.p50 / 1000.0,
                 (double)st->lat.p99 / 1000.0, (unsigned long long)sweep_step_errors(st),
                 verdict_label(st->verdict), st->verdict_share * 100,
@@ -333,9 +351,13 @@ report_sweep_table(FILE *f, const struct sweep *sw, const struct report_ctx *ctx
                               : ", misses the target",
                 c == VC_CONFIRMED      ? ", confirmed"
                 : c == VC_CONTRADICTED ? ", contradicted"
-                                       : "");
+                                       : "",
+                st->outage_s > 0 ? ", OUTAGE: left out of the knee" : "");
     }
     sweep_knee_text(sw, line, sizeof(line));
+    if (line[0])
+        fprintf(f, "%s\n", line);
+    sweep_latency_text(sw, line, sizeof(line));
     if (line[0])
         fprintf(f, "%s\n", line);
     sweep_best_text(sw, line, sizeof(line));

@@ -146,16 +146,45 @@ test_no_knee(void **state)
     assert_int_equal(sweep_best(st, 5), 4);
 }
 
+/*
+ * The knee is where throughput stops growing, not where p99 first rises:
+ * "knee at 1 client" was printed while 2 clients gave +18%. The latency
+ * rise is its own finding.
+ */
 static void
-test_knee_from_p99(void **state)
+test_knee_by_throughput_latency_apart(void **state)
 {
-    /* tps still climbs, but p99 more than doubles on a doubling */
-    const double tps[] = {1000, 1900, 3000, 4000};
-    const double p99[] = {1000, 1100, 3000, 9000};
+    const double tps[] = {1000, 1180, 1250, 1260};
+    const double p99[] = {1000, 2600, 3000, 6000};
     struct sweep_step st[4];
+    int next = -1;
 
     make_curve(st, 4, tps, p99);
-    assert_int_equal(sweep_knee(st, 4, SWEEP_CLIENTS), 1);
+    assert_int_equal(sweep_knee(st, 4, SWEEP_CLIENTS), 1); /* 2 clients: +18%, then +6% */
+    assert_int_equal(sweep_latency_rise(st, 4, SWEEP_CLIENTS, &next), 0);
+    assert_int_equal(next, 1);
+}
+
+/*
+ * A step with an outage (the server killed and restarted: intervals of no
+ * transaction) is left out of the knee: "knee at 1 client: 523 tps" was
+ * printed while 8 clients gave 1,752.
+ */
+static void
+test_knee_skips_outage(void **state)
+{
+    const double tps[] = {523, 0, 1000, 1752, 1800};
+    const double p99[] = {1000, 0, 1100, 1200, 1300};
+    struct sweep_step st[5];
+    int next;
+
+    make_curve(st, 5, tps, p99);
+    st[1].outage_s = 3;
+    assert_int_equal(sweep_knee(st, 5, SWEEP_CLIENTS), 3); /* 8 clients */
+    st[1].tps = 400; /* a step that lost part of its time to the outage */
+    st[1].txns = 4000;
+    assert_int_equal(sweep_knee(st, 5, SWEEP_CLIENTS), 3);
+    assert_int_equal(sweep_latency_rise(st, 5, SWEEP_CLIENTS, &next), -1);
 }
 
 static void
@@ -343,7 +372,8 @@ main(void)
         cmocka_unit_test(test_knee_flattens_at_8),
         cmocka_unit_test(test_knee_falls_after_16),
         cmocka_unit_test(test_no_knee),
-        cmocka_unit_test(test_knee_from_p99),
+        cmocka_unit_test(test_knee_by_throughput_latency_apart),
+        cmocka_unit_test(test_knee_skips_outage),
         cmocka_unit_test(test_knee_fixed_steps),
         cmocka_unit_test(test_rate_search),
         cmocka_unit_test(test_rate_search_one_stall),

@@ -1,0 +1,313 @@
+/*
+ * Records as hostile input to `benchtop report`, `merge` and `watch
+ * --records` (issue 31): wrong types, markup and terminal escapes in every
+ * string, out-of-range times, a cut last line, the same record twice,
+ * devices instead of files. Every command ends (bounded here, killed and
+ * failed past 60 s), exits 0 or 2, and nothing foreign reaches the
+ * terminal or the page unescaped. No server: the records are written here.
+ */
+#include "itest.h"
+
+#include <sys/stat.h>
+
+#include "base/hdrlog.h"
+#include "base/hist.h"
+#include "base/util.h"
+
+static char dir[] = "/tmp/itest-input-XXXXXX";
+
+/* Runs benchtop; kills it after secs (then status -1). */
+static struct run
+run_bounded(char *const args[], int secs)
+{
+    int o, e, st;
+    pid_t pid = itest_spawn(args, &o, &e);
+
+    for (int i = 0; i < secs * 10; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            struct run r = {.pid = pid};
+            r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            lseek(o, 0, SEEK_SET);
+            lseek(e, 0, SEEK_SET);
+            r.out = itest_slurp(o);
+            r.err = itest_slurp(e);
+            close(o);
+            close(e);
+            return r;
+        }
+        itest_sleep_ms(100);
+    }
+    kill(pid, SIGKILL);
+    struct run r = itest_finish(pid, o, e);
+    r.status = -1;
+    return r;
+}
+
+/*
+ * A record of 6 one-second intervals with `target`, one setting, an event
+ * and a marker carrying `evil`; extra lines appended as they are.
+ */
+static char *
+record_text(double start, const char *evil, const char *extra)
+{
+    struct hist *h = hist_new();
+    char *text, *old, *b64;
+
+    text = xasprintf(
+        "{\"type\":\"run\",\"command\":\"run\",\"start\":%.3f,\"benchtop\":\"1\","
+        "\"target\":\"redis://h/%s\",\"workload\":\"get\",\"protocol\":\"resp2\",\"clients\":2,"
+        "\"interval_s\":1,\"options\":{\"clients\":2}}\n"
+        "{\"type\":\"settings\",\"t\":0,\"settings\":{\"maxmemory\":\"%s\"}}\n"
+        "{\"type\":\"event\",\"t\":2,\"kind\":\"marker\",\"label\":\"%s\"}\n",
+        start, evil, evil, evil);
+    for (int i = 1; i <= 6; i++) {
+        hist_reset(h);
+        for (int k = 0; k < 100; k++)
+            hist_record(h, 1000 + (uint64_t)k * 10);
+        b64 = hdrlog_encode(h);
+        old = text;
+        text = xasprintf("%s{\"type\":\"interval\",\"t\":%d.001,\"interval_s\":1,\"clients\":2,"
+                         "\"transactions\":100,\"verdict\":{\"kind\":\"client\"},"
+                         "\"hist_us\":{\"min\":%llu,\"max\":%llu,\"sum\":%llu,\"hdr\":\"%s\"}}\n"
+                         "{\"type\":\"server\",\"t\":%d.5,\"server_tps\":100,\"rows\":[],"
+                         "\"events\":[\"%s\"]}\n",
+                         old, i, (unsigned long long)hist_min(h), (unsigned long long)hist_max(h),
+                         (unsigned long long)hist_sum(h), b64, i, i == 3 ? evil : "ok");
+        free(old);
+        free(b64);
+    }
+    old = text;
+    text = xasprintf("%s%s", old, extra ? extra : "");
+    free(old);
+    hist_free(h);
+    return text;
+}
+
+/* Writes a record under dir; its path in path. */
+static void
+write_record(char *path, size_t len, const char *name, double start, const char *evil,
+             const char *extra)
+{
+    char *text = record_text(start, evil, extra);
+
+    snprintf(path, len, "%s/%s", dir, name);
+    itest_write_file(path, text);
+    free(text);
+}
+
+static int
+setup(void **state)
+{
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+    char cmd[300];
+
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir); /* mkdtemp's name: no shell characters */
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* "events":[null] or [1] appended: report died with SIGSEGV. */
+static void
+test_wrong_types(void **state)
+{
+    static const char *const extra[] = {
+        "{\"type\":\"server\",\"t\":6,\"rows\":[],\"events\":[null]}\n",
+        "{\"type\":\"server\",\"t\":6,\"rows\":[],\"events\":[1]}\n",
+        "{\"type\":\"server\",\"t\":6,\"rows\":[{}],\"events\":{\"a\":null}}\n",
+    };
+    char p[300];
+
+    for (size_t i = 0; i < sizeof extra / sizeof *extra; i++) {
+        char *args[] = {"report", p, NULL};
+        write_record(p, sizeof p, "types.jsonl", 1.7e9, "x", extra[i]);
+        struct run r = run_bounded(args, 60);
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "types.jsonl"));
+        itest_free(&r);
+    }
+}
+
+/* ESC/OSC and markup from the record never reach the terminal raw; markdown escapes | and <. */
+static void
+test_text_and_markdown_escaped(void **state)
+{
+    char p[300];
+    char *text[] = {"report", p, NULL};
+    char *md[] = {"report", "--format", "markdown", p, NULL};
+    struct run r;
+
+    write_record(p, sizeof p, "esc\x1b]0;pwned\x07.jsonl", 1.7e9,
+                 "\\u001b]52;c;cHduZWQ=\\u0007<script>alert(1)</script>|x", NULL);
+    r = run_bounded(text, 60);
+    assert_int_equal(r.status, 0);
+    assert_null(strchr(r.out, '\x1b'));
+    assert_null(strchr(r.out, '\x07'));
+    assert_non_null(strstr(r.out, "\\x1b]52"));
+    itest_free(&r);
+    r = run_bounded(md, 60);
+    assert_int_equal(r.status, 0);
+    assert_null(strchr(r.out, '\x1b'));
+    assert_null(strstr(r.out, "<script"));
+    assert_non_null(strstr(r.out, "&lt;script&gt;"));
+    assert_non_null(strstr(r.out, "\\|x"));
+    itest_free(&r);
+}
+
+/*
+ * The page holds no element the record named: the file name went raw into
+ * the <title> of every event (draw_events). Parsed with python3's
+ * html.parser: every tag is one benchtop writes.
+ */
+static void
+test_html_escaped(void **state)
+{
+    char p[300], html[300], cmd[700];
+    char *args[] = {"report", "--html", html, p, NULL};
+    struct run r;
+    FILE *f;
+    char *out;
+
+    write_record(p, sizeof p, "<img src=x onerror=alert(1)>.jsonl", 1.7e9,
+                 "<img src=y onerror=alert(2)>", NULL);
+    snprintf(html, sizeof html, "%s/page.html", dir);
+    r = run_bounded(args, 60);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"import html.parser,sys\n"
+             "class P(html.parser.HTMLParser):\n"
+             "  def handle_starttag(s, t, a): print(t)\n"
+             "P().feed(open(sys.argv[1]).read())\" '%s' | sort -u",
+             html);
+    f = popen(cmd, "r");
+    out = itest_slurp(fileno(f));
+    assert_int_equal(pclose(f), 0);
+    assert_null(strstr(out, "img"));
+    assert_null(strstr(out, "script"));
+    assert_non_null(strstr(out, "svg"));
+    free(out);
+}
+
+/* A last line cut while written: report and merge keep the lines before it, and say so. */
+static void
+test_cut_last_line(void **state)
+{
+    char p[300], q[300];
+    char *rep[] = {"report", "--format", "json", p, NULL};
+    char *merge[] = {"merge", p, q, NULL};
+    struct run r;
+
+    write_record(p, sizeof p, "cut.jsonl", 1.7e9, "x", "{\"type\":\"interval\",\"t\":7.0");
+    write_record(q, sizeof q, "other.jsonl", 1.7e9 + 0.2, "x", NULL);
+    r = run_bounded(rep, 60);
+    assert_int_equal(r.status, 0);
+    assert_true(itest_num(r.out, "transactions") == 600);
+    assert_non_null(strstr(r.err, "cut.jsonl:16: the last line was cut short"));
+    itest_free(&r);
+    r = run_bounded(merge, 60);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "cut short"));
+    assert_true(itest_num(itest_line(r.out, "\"type\":\"summary\""), "transactions") == 1200);
+    itest_free(&r);
+}
+
+/* The same record twice is refused, not counted double; --html naming a record is refused. */
+static void
+test_same_record_twice(void **state)
+{
+    char p[300], before[64];
+    char *merge[] = {"merge", p, p, NULL};
+    char *html[] = {"report", p, "--html", p, NULL};
+    struct run r;
+    struct stat st;
+
+    write_record(p, sizeof p, "twice.jsonl", 1.7e9, "x", NULL);
+    r = run_bounded(merge, 60);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "same record"));
+    itest_free(&r);
+    assert_int_equal(stat(p, &st), 0);
+    snprintf(before, sizeof before, "%lld", (long long)st.st_size);
+    r = run_bounded(html, 60);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--html"));
+    assert_int_equal(stat(p, &st), 0);
+    assert_true(st.st_size == atoll(before));
+    itest_free(&r);
+}
+
+/*
+ * Far times: merge of a record starting near 1970 with one of today walked
+ * every empty bin between; an interval at t 1e9 or one of interval_s -5
+ * is refused with its line. Each ends at once.
+ */
+static void
+test_merge_far_times(void **state)
+{
+    char p[300], q[300];
+    char *merge[] = {"merge", p, q, NULL};
+    struct run r;
+
+    write_record(p, sizeof p, "old.jsonl", 1000, "x", NULL);
+    write_record(q, sizeof q, "new.jsonl", 1.7e9, "x", NULL);
+    r = run_bounded(merge, 60);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "not one run"));
+    itest_free(&r);
+    write_record(q, sizeof q, "new.jsonl", 1000.3, "x",
+                 "{\"type\":\"interval\",\"t\":1e9,\"interval_s\":1,\"transactions\":1}\n");
+    r = run_bounded(merge, 60);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "new.jsonl:16:"));
+    itest_free(&r);
+    write_record(q, sizeof q, "new.jsonl", 1000.3, "x",
+                 "{\"type\":\"interval\",\"t\":7,\"interval_s\":-5,\"transactions\":1}\n");
+    r = run_bounded(merge, 60);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "out of range"));
+    itest_free(&r);
+}
+
+/*
+ * watch --records on a record with an interval at t 1e13 spun forever; on
+ * /dev/zero it grew its buffer until it aborted. Both end with -T.
+ */
+static void
+test_watch_records_bounded(void **state)
+{
+    char p[300], glob[320];
+    char *watch[] = {"watch", "--records", glob, "--headless", "-q", "-T", "3", NULL};
+    char *zero[] = {"watch", "--records", "/dev/zer[o]", "--headless", "-q", "-T", "3", NULL};
+    struct run r;
+
+    write_record(p, sizeof p, "far.jsonl", 1.7e9, "x",
+                 "{\"type\":\"interval\",\"t\":1e13,\"interval_s\":1,\"transactions\":1}\n");
+    snprintf(glob, sizeof glob, "%s/far*.jsonl", dir);
+    r = run_bounded(watch, 60);
+    assert_int_not_equal(r.status, -1);
+    itest_free(&r);
+    r = run_bounded(zero, 60);
+    assert_int_not_equal(r.status, -1);
+    assert_true(r.status == 0 || r.status == 2);
+    itest_free(&r);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wrong_types),
+        cmocka_unit_test(test_text_and_markdown_escaped),
+        cmocka_unit_test(test_html_escaped),
+        cmocka_unit_test(test_cut_last_line),
+        cmocka_unit_test(test_same_record_twice),
+        cmocka_unit_test(test_merge_far_times),
+        cmocka_unit_test(test_watch_records_bounded),
+    };
+
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
