@@ -124,6 +124,7 @@ series_score(const struct record *recs, int nrec, const char *name)
 
 struct scored {
     const char *name;
+    int tier; /* what the verdict reads first: 2 its own limit's series, 1 any limit's, 0 other */
     double score;
     int order; /* the collector's row order breaks ties */
 };
@@ -133,23 +134,58 @@ by_score(const void *a, const void *b)
 {
     const struct scored *x = a, *y = b;
 
+    if (x->tier != y->tier)
+        return y->tier - x->tier;
     if (x->score != y->score)
         return x->score < y->score ? 1 : -1;
     return x->order - y->order;
+}
+
+/*
+ * The words of the series each verdict is judged on (the collectors' row
+ * labels and sections, whatever the database): a report shows the CPU,
+ * the waits, the locks and the syncs before rollbacks/s.
+ */
+static const struct {
+    const char *verdict, *words[6];
+} verdict_words[] = {
+    {"server_cpu", {"cpu", NULL}},
+    {"lock", {"lock", "wait", "blocked", NULL}},
+    {"commit", {"sync", "commit", "flush", "wal", "i/o", NULL}},
+    {"pool", {"pool", "wait", "queue", NULL}},
+    {"connection", {"connect", NULL}},
+    {"app", {"worker", "busy", "queue", NULL}},
+};
+
+/* Whether name holds one of the verdict's words (verdict NULL: any verdict's). */
+static int
+series_matches(const char *name, const char *verdict)
+{
+    for (size_t v = 0; v < sizeof verdict_words / sizeof *verdict_words; v++) {
+        if (verdict != NULL && strcmp(verdict, verdict_words[v].verdict) != 0)
+            continue;
+        for (int w = 0; verdict_words[v].words[w] != NULL; w++)
+            if (strcasestr(name, verdict_words[v].words[w]) != NULL)
+                return 1;
+    }
+    return 0;
 }
 
 int
 report_server_series(const struct record *recs, int nrec, const char **names, int max)
 {
     struct scored *c = xcalloc((size_t)recs[0].nseries + 1, sizeof(*c));
+    struct rec_summary s = {0};
     int n = 0, k;
 
+    record_top_verdict(&recs[0], 0, 0, &s);
     for (k = 1; k < recs[0].nseries; k++) {
         if (!recs[0].series_rate[k] || strstr(recs[0].series[k], "transactions/s") != NULL)
             continue;
         c[n].name = recs[0].series[k];
         c[n].order = k;
         c[n].score = series_score(recs, nrec, c[n].name);
+        c[n].tier = series_matches(c[n].name, s.verdict) ? 2 : series_matches(c[n].name, NULL);
         n += c[n].score > 0;
     }
     qsort(c, (size_t)n, sizeof(*c), by_score);
@@ -199,12 +235,14 @@ print_notes(FILE *f, const struct report_row *rows, int n, const char *bullet)
                 "* beyond it; ? too few intervals to tell\n",
                 bullet, NOISE_SIGMAS);
     if (later)
-        fprintf(f, "%s\"vs 1st\" of a later sweep's step: against the first record's step at the "
-                   "same load\n",
+        fprintf(f,
+                "%s\"vs 1st\" of a later sweep's step: against the first record's step at the "
+                "same load\n",
                 bullet);
     if (outage)
-        fprintf(f, "%ssecs with !: some intervals finished no transaction (an outage or a "
-                   "stall); such a step is left out of the knee\n",
+        fprintf(f,
+                "%ssecs with !: some intervals finished no transaction (an outage or a "
+                "stall); such a step is left out of the knee\n",
                 bullet);
 }
 

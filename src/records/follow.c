@@ -107,8 +107,8 @@ take_line(struct follow *fl, struct ffile *ff, const char *line)
         fl->bad++;
         return;
     }
-    if (strcmp(type, "run") == 0 && record_jnum(o, "start") > 0 &&
-        record_jnum(o, "start") < 1e11 && record_jnum(o, "interval_s") >= 0.001 &&
+    if (strcmp(type, "run") == 0 && record_jnum(o, "start") > 0 && record_jnum(o, "start") < 1e11 &&
+        record_jnum(o, "interval_s") >= 0.001 &&
         record_jnum(o, "interval_s") <= RECORD_MAX_INTERVAL &&
         (fl->step == 0 || fabs(record_jnum(o, "start") - fl->base) < RECORD_MAX_T)) {
         ff->start = record_jnum(o, "start");
@@ -118,7 +118,8 @@ take_line(struct follow *fl, struct ffile *ff, const char *line)
         }
     } else if (strcmp(type, "summary") == 0) {
         ff->done = 1;
-    } else if (strcmp(type, "interval") == 0 && ff->start > 0 && record_interval_check(o, err) < 0) {
+    } else if (strcmp(type, "interval") == 0 && ff->start > 0 &&
+               record_interval_check(o, err) < 0) {
         fl->bad++;
     } else if (strcmp(type, "interval") == 0 && ff->start > 0) {
         long bin = lround((ff->start + record_jnum(o, "t") - fl->base) / fl->step);

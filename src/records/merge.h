@@ -41,10 +41,11 @@ struct merge_bin {
 
 /*
  * Writes the merged record of paths[0..n) to out. Records of different
- * targets, workloads, protocols or intervals, the same instance twice, or
- * a file that is no record are user errors: one line, exit 2.
+ * targets, workloads, protocols or intervals, the same record or instance
+ * twice, or a file that is no record: -1 with err, before anything is
+ * written. 0 when written.
  */
-void merge_records(FILE *out, char **paths, int n, int quiet);
+int merge_records(FILE *out, char **paths, int n, int quiet, char *err);
 
 /* Empties b, and h for its histogram. */
 void merge_bin_start(struct merge_bin *b, struct hist *h);

@@ -134,9 +134,9 @@ record_interval_check(const json_t *o, char *err)
 {
     double t = record_jnum(o, "t"), len = record_jnum(o, "interval_s");
     double tps = record_jnum(o, "tps");
-    const char *const counts[] = {"transactions", "errors", "reconnects", "clients",
-                                  "connected",    "late",   "retried",    "retries",
-                                  "connect_fails"};
+    const char *const counts[] = {"transactions", "errors",    "reconnects",
+                                  "clients",      "connected", "late",
+                                  "retried",      "retries",   "connect_fails"};
 
     if (!record_time_ok(t) || !(len > 0 && len <= RECORD_MAX_INTERVAL))
         return seterr(err,
@@ -145,8 +145,9 @@ record_interval_check(const json_t *o, char *err)
                       t, len, RECORD_MAX_T, RECORD_MAX_INTERVAL);
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
         if (!count_ok(o, counts[i]))
-            return seterr(err, "interval at t %g: %s is negative, fractional or too large; is the "
-                               "record damaged?",
+            return seterr(err,
+                          "interval at t %g: %s is negative, fractional or too large; is the "
+                          "record damaged?",
                           t, counts[i]);
     if (json_object_get(o, "transactions") == NULL && !(tps >= 0 && tps * len < RECORD_MAX_COUNT))
         return seterr(err, "interval at t %g: tps %g is out of range; is the record damaged?", t,
@@ -164,8 +165,9 @@ read_interval(struct record *r, const json_t *o, int lineno, char *err)
 
     if (record_interval_check(o, msg) < 0)
         return seterr(err, "%s:%d: %s", r->path, lineno, msg);
-    iv.txns = json_object_get(o, "transactions") ? record_ju64(o, "transactions")
-                                                 : (uint64_t)llround(record_jnum(o, "tps") * iv.len);
+    iv.txns = json_object_get(o, "transactions")
+                  ? record_ju64(o, "transactions")
+                  : (uint64_t)llround(record_jnum(o, "tps") * iv.len);
     iv.errors = record_ju64(o, "errors");
     iv.reconnects = record_ju64(o, "reconnects");
     iv.clients = (int)record_ju64(o, "clients");
@@ -286,9 +288,9 @@ read_event(struct record *r, const json_t *o)
         buf = xasprintf("%s: %s -> %s", record_jstr(o, "name"), record_jstr(o, "from"),
                         record_jstr(o, "to"));
     else if (strcmp(kind, "set") == 0)
-        buf = xasprintf("set %s = %s%s%s", record_jstr(o, "name"), record_jstr(o, "value"),
-                        json_is_false(json_object_get(o, "ok")) ? ": " : "",
-                        record_jstr(o, "error"));
+        buf =
+            xasprintf("set %s = %s%s%s", record_jstr(o, "name"), record_jstr(o, "value"),
+                      json_is_false(json_object_get(o, "ok")) ? ": " : "", record_jstr(o, "error"));
     else if (strcmp(kind, "marker") == 0)
         buf = xasprintf("marker: %s", record_jstr(o, "label"));
     else
@@ -454,8 +456,8 @@ record_load(const char *path, struct record *r, char *err)
             rv = read_line(r, line, lineno, line[n - 1] != '\n', err);
     }
     if (rv == 0 && ferror(f))
-        rv = seterr(err, "cannot read %s: %s (give a file written by --record or --headless)",
-                    path, strerror(errno));
+        rv = seterr(err, "cannot read %s: %s (give a file written by --record or --headless)", path,
+                    strerror(errno));
     free(line);
     fclose(f);
     load_finish(r);
@@ -642,8 +644,8 @@ interval_noise(const struct record *r, double from, double to, struct rec_summar
 }
 
 /* The verdict that held for most intervals, and its share: counted once, over the few kinds. */
-static void
-top_verdict(const struct record *r, double from, double to, struct rec_summary *s)
+void
+record_top_verdict(const struct record *r, double from, double to, struct rec_summary *s)
 {
     enum { KINDS = 32 };
     const char *kind[KINDS];
@@ -679,8 +681,7 @@ record_series_mean(const struct record *r, int k, double from, double to)
     from = fmax(from, r->load_from);
     to = to > 0 ? fmin(to, r->load_to) : r->load_to;
     for (i = 0; i < r->nsample; i++)
-        if (r->smp[i].t >= from - EPS && r->smp[i].t <= to + EPS &&
-            !isnan(record_sample(r, i, k)))
+        if (r->smp[i].t >= from - EPS && r->smp[i].t <= to + EPS && !isnan(record_sample(r, i, k)))
             acc_add(&a, record_sample(r, i, k));
     return a.n ? a.mean : NAN;
 }
@@ -716,7 +717,7 @@ record_summarize(const struct record *r, double from, double to, struct rec_summ
     out->p99 = (double)hist_percentile(h, 99);
     out->p999 = (double)hist_percentile(h, 99.9);
     out->max = (double)hist_max(h);
-    top_verdict(r, from, to, out);
+    record_top_verdict(r, from, to, out);
     out->srv_tps = record_series_mean(r, 0, from, to);
     hist_free(h);
     return rv;

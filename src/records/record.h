@@ -52,14 +52,14 @@ struct record {
     char *target;  /* masked, as the record says */
     char *version; /* benchtop's */
     char *workload;
-    double start;           /* seconds since the epoch */
+    double start; /* seconds since the epoch */
     int nhead;
-    struct rec_kv *head;    /* the run header: the run, its options, the host, then the server */
-    int nset;               /* the server's settings at start, while reading (then in head) */
+    struct rec_kv *head; /* the run header: the run, its options, the host, then the server */
+    int nset;            /* the server's settings at start, while reading (then in head) */
     struct rec_kv *set;
-    int have_settings_line; /* a {"type":"settings"} line gave them */
-    int cut_line;           /* the last line, cut short while written and left out; 0: none */
-    int series_capped;      /* series beyond RECORD_MAX_SERIES were left out */
+    int have_settings_line;    /* a {"type":"settings"} line gave them */
+    int cut_line;              /* the last line, cut short while written and left out; 0: none */
+    int series_capped;         /* series beyond RECORD_MAX_SERIES were left out */
     double load_from, load_to; /* the load's window: first interval's start, last one's end */
     int ninterval;
     struct rec_interval *iv;
@@ -134,6 +134,8 @@ void record_free(struct record *r);
  */
 int record_summarize(const struct record *r, double from, double to, struct rec_summary *out,
                      char *err);
+/* s->verdict and s->verdict_share alone: the verdict of most intervals within [from, to]. */
+void record_top_verdict(const struct record *r, double from, double to, struct rec_summary *s);
 /* Merges the histograms of the intervals within [from, to] into h. 0 or -1 with err. */
 int record_merge_hist(const struct record *r, double from, double to, struct hist *h, char *err);
 /* A header line's value in r (e.g. "server jit"), or NULL when r has none. */

@@ -220,8 +220,8 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
     fprintf(f, "\"warmup_transactions\":%llu,\"transactions\":%llu,\"ops_total\":%llu,",
             (unsigned long long)st->warmup_txns, (unsigned long long)st->txns,
             (unsigned long long)st->ops);
-    fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"outage_s\":%.3f,", st->tps,
-            st->ops_s, (unsigned long long)sweep_step_errors(st), st->outage_s);
+    fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"outage_s\":%.3f,", st->tps, st->ops_s,
+            (unsigned long long)sweep_step_errors(st), st->outage_s);
     json_errors_by_kind(f, st->errors);
     fputc(',', f);
     json_lat(f, &st->lat);

@@ -296,6 +296,110 @@ test_watch_records_bounded(void **state)
     itest_free(&r);
 }
 
+/*
+ * A doubling sweep (1, 2, 4, 8 clients; throughput flat after 2) with two
+ * server series: a chart per series, the sweep on a log-2 axis with the
+ * knee marked at 2 clients, the --from window shaded, legends outside the
+ * plots, charts that take the page's width, and the series the verdict
+ * (lock) reads before rollbacks/s, which varies more. Parsed with
+ * python3's html.parser.
+ */
+static void
+test_html_charts(void **state)
+{
+    static const char check[] =
+        "import html.parser, sys\n"
+        "class P(html.parser.HTMLParser):\n"
+        "    def __init__(s):\n"
+        "        super().__init__(); s.svg = None; s.out = []; s.text = None; s.h2 = ''\n"
+        "    def handle_starttag(s, t, a):\n"
+        "        a = dict(a)\n"
+        "        if t == 'h2': s.text = ''\n"
+        "        if t == 'svg': s.svg = a.get('id'); s.out.append('svg %s %s %s' % (s.svg,"
+        " 'width' in a, a.get('viewbox')))\n"
+        "        if t == 'rect' and a.get('class') == 'window': s.out.append('window ' + s.svg)\n"
+        "        if t == 'line' and a.get('class') == 'knee': s.out.append('knee %s %s' % (s.svg,"
+        " a['x1']))\n"
+        "        if t == 'div' and a.get('class') == 'legend': s.out.append('legend')\n"
+        "        if t == 'text' and s.svg == 'sweep-tps' and a.get('y') == '274': s.text = ''; "
+        "s.tick = a['x']\n"
+        "    def handle_endtag(s, t):\n"
+        "        if t == 'svg': s.svg = None\n"
+        "        if t == 'h2': s.out.append('h2 ' + s.text); s.text = None\n"
+        "        if t == 'text' and s.text is not None and s.svg == 'sweep-tps':"
+        " s.out.append('tick %s %s' % (s.text, s.tick)); s.text = None\n"
+        "    def handle_data(s, d):\n"
+        "        if s.text is not None: s.text += d\n"
+        "p = P(); p.feed(open(sys.argv[1]).read()); print('\\n'.join(p.out))\n";
+    char p[300], html[300], py[300], cmd[1000], *out, *text = NULL, *old, *b64;
+    char *args[] = {"report", "--from", "1", "--html", html, p, NULL};
+    const int clients[] = {1, 2, 4, 8}, tps[] = {100, 200, 210, 220};
+    struct hist *h = hist_new();
+    struct run r;
+    double x1, x2, x4, x8;
+    FILE *f;
+
+    for (int k = 0; k < 100; k++)
+        hist_record(h, 1000);
+    b64 = hdrlog_encode(h);
+    text = xasprintf("{\"type\":\"run\",\"command\":\"sweep\",\"start\":1.7e9,\"interval_s\":1}\n");
+    for (int s = 0; s < 4; s++)
+        for (int i = 1; i <= 2; i++) {
+            int t = s * 2 + i;
+            old = text;
+            text = xasprintf(
+                "%s{\"type\":\"interval\",\"t\":%d,\"interval_s\":1,\"transactions\":%d,"
+                "\"verdict\":{\"kind\":\"lock\"},\"hist_us\":{\"min\":1000,\"max\":1000,"
+                "\"sum\":100000,\"hdr\":\"%s\"}}\n"
+                "{\"type\":\"server\",\"t\":%d,\"server_tps\":%d,\"rows\":["
+                "{\"section\":\"database\",\"label\":\"rollbacks/s\",\"value\":\"1/s\",\"num\":%d},"
+                "{\"section\":\"locks\",\"label\":\"lock waits/s\",\"value\":\"1/s\","
+                "\"num\":%d}]}\n%s",
+                old, t, tps[s], b64, t, tps[s], t % 2 ? 0 : 1000, 50 + t, i == 2 ? "" : "");
+            free(old);
+        }
+    for (int s = 0; s < 4; s++) {
+        old = text;
+        text = xasprintf("%s{\"type\":\"step\",\"clients\":%d,\"start_t\":%d,\"end_t\":%d}\n", old,
+                         clients[s], s * 2, s * 2 + 2);
+        free(old);
+    }
+    snprintf(p, sizeof p, "%s/sweep.jsonl", dir);
+    itest_write_file(p, text);
+    snprintf(html, sizeof html, "%s/sweep.html", dir);
+    snprintf(py, sizeof py, "%s/charts.py", dir);
+    itest_write_file(py, check);
+    r = run_bounded(args, 60);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+    snprintf(cmd, sizeof cmd, "python3 %s %s", py, html);
+    f = popen(cmd, "r");
+    out = itest_slurp(fileno(f));
+    assert_int_equal(pclose(f), 0);
+    /* the page's width: a viewBox, no fixed width */
+    assert_non_null(strstr(out, "svg tps False 0 0 960 300"));
+    /* the --from window shaded on the charts over time, not on the sweep's */
+    assert_non_null(strstr(out, "window tps"));
+    assert_non_null(strstr(out, "window server-0"));
+    assert_null(strstr(out, "window sweep-tps"));
+    /* legends in the page, outside the plots: one before each chart */
+    assert_int_equal(itest_count_lines(out, "legend"), itest_count_lines(out, "svg "));
+    /* log 2: the steps 1, 2, 4, 8 evenly spaced; the knee at 2 clients */
+    assert_int_equal(sscanf(strstr(out, "tick 1 "), "tick 1 %lf", &x1), 1);
+    assert_int_equal(sscanf(strstr(out, "tick 2 "), "tick 2 %lf", &x2), 1);
+    assert_int_equal(sscanf(strstr(out, "tick 4 "), "tick 4 %lf", &x4), 1);
+    assert_int_equal(sscanf(strstr(out, "tick 8 "), "tick 8 %lf", &x8), 1);
+    assert_true(fabs((x2 - x1) - (x4 - x2)) < 0.2 && fabs((x8 - x4) - (x4 - x2)) < 0.2);
+    snprintf(cmd, sizeof cmd, "knee sweep-tps %.1f", x2);
+    assert_non_null(strstr(out, cmd));
+    /* the series the lock verdict reads, before rollbacks/s that varies more */
+    assert_true(strstr(out, "h2 locks: lock waits/s") < strstr(out, "h2 database: rollbacks/s"));
+    free(out);
+    free(text);
+    free(b64);
+    hist_free(h);
+}
+
 int
 main(void)
 {
@@ -307,6 +411,7 @@ main(void)
         cmocka_unit_test(test_same_record_twice),
         cmocka_unit_test(test_merge_far_times),
         cmocka_unit_test(test_watch_records_bounded),
+        cmocka_unit_test(test_html_charts),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -89,8 +89,8 @@ setup(void **state)
     out = fopen(merged, "w");
     assert_non_null(out);
     {
-        char *p[AGENTS] = {paths[0], paths[1], paths[2]};
-        merge_records(out, p, AGENTS, 1);
+        char *p[AGENTS] = {paths[0], paths[1], paths[2]}, err[BT_ERRLEN];
+        assert_int_equal(merge_records(out, p, AGENTS, 1, err), 0);
     }
     fclose(out);
     return 0;

@@ -277,7 +277,8 @@ test_load_window(void **state)
     }
     for (i = 5; i <= 12; i++) { /* a dashboard waiting for q: an idle server */
         old = text;
-        text = xasprintf("%s{\"type\":\"server\",\"t\":%d.5,\"server_tps\":0,\"rows\":[]}\n", old, i);
+        text =
+            xasprintf("%s{\"type\":\"server\",\"t\":%d.5,\"server_tps\":0,\"rows\":[]}\n", old, i);
         free(old);
     }
     assert_int_equal(load_text(text, &r, err), 0);
@@ -447,16 +448,11 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_window_exact),
-        cmocka_unit_test(test_header_events_steps),
-        cmocka_unit_test(test_settings_line),
-        cmocka_unit_test(test_bad_line_refused),
-        cmocka_unit_test(test_settings_whole),
-        cmocka_unit_test(test_load_window),
-        cmocka_unit_test(test_wrong_types_skipped),
-        cmocka_unit_test(test_cut_last_line),
-        cmocka_unit_test(test_out_of_range_refused),
-        cmocka_unit_test(test_step_window_rounded),
+        cmocka_unit_test(test_window_exact),         cmocka_unit_test(test_header_events_steps),
+        cmocka_unit_test(test_settings_line),        cmocka_unit_test(test_bad_line_refused),
+        cmocka_unit_test(test_settings_whole),       cmocka_unit_test(test_load_window),
+        cmocka_unit_test(test_wrong_types_skipped),  cmocka_unit_test(test_cut_last_line),
+        cmocka_unit_test(test_out_of_range_refused), cmocka_unit_test(test_step_window_rounded),
         cmocka_unit_test(test_long_record),
     };
 

@@ -1,0 +1,49 @@
+/*
+ * Records as `benchtop report` reads them: the reader, every window's
+ * summary, the server series and the header lookups, on any bytes.
+ */
+#include "fuzz.h"
+
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "records/record.h"
+
+/* The input as a file: record_load reads paths. fd, or -1. */
+static int
+fuzz_file(const uint8_t *data, size_t size, char *path, size_t len)
+{
+    int fd = memfd_create("fuzz-record", 0);
+
+    if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    snprintf(path, len, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct record r;
+    struct rec_summary s;
+    char path[64], err[BT_ERRLEN];
+    int fd = fuzz_file(data, size, path, sizeof path);
+
+    if (fd < 0)
+        return 0;
+    if (record_load(path, &r, err) == 0) {
+        record_summarize(&r, 0, 0, &s, err);
+        for (int i = 0; i < r.nstep; i++)
+            record_summarize(&r, r.steps[i].from, r.steps[i].to, &s, err);
+        for (int k = 0; k < r.nseries; k++)
+            record_series_mean(&r, k, 0, 0);
+        record_head_same(&r, 1, "target");
+    }
+    record_free(&r);
+    close(fd);
+    return 0;
+}
