@@ -358,32 +358,92 @@ rate_search_init(struct rate_search *rs, double limit_us, double start_rate)
 }
 
 void
-rate_search_feed(struct rate_search *rs, double value_us)
+rate_search_capacity(struct rate_search *rs, double tps)
 {
-    double r = rs->next;
+    rs->capacity = tps > 0 ? tps : 0;
+    if (rs->capacity > 0 && rs->next > rs->capacity)
+        rs->next = rs->capacity;
+}
 
-    rs->probes++;
-    if (!(value_us < rs->limit_us) && !rs->confirming) { /* NAN (no answer) fails too */
-        rs->confirming = 1; /* one stall must not cap the search: probe r again */
-        rs->done = rs->probes >= SWEEP_MAX_PROBES;
-        return;
-    }
-    rs->confirming = 0;
-    if (value_us < rs->limit_us) {
-        rs->pass = r;
-        rs->pass_us = value_us;
-    } else {
-        rs->fail = r;
-        rs->fail_us = value_us;
-    }
+/* The rate after a probe at r: doubling, halving or bisecting, never above the capacity. */
+static void
+next_rate(struct rate_search *rs, double r)
+{
     if (rs->fail == 0)
         rs->next = r * 2;
     else if (rs->pass == 0)
         rs->next = r / 2;
     else
         rs->next = (rs->pass + rs->fail) / 2;
-    rs->done = rs->probes >= SWEEP_MAX_PROBES || rs->next < 1 || rs->next > 1e9 ||
-               (rs->pass > 0 && rs->fail > 0 && rs->fail <= rs->pass * (1 + SWEEP_SEARCH_TOL));
+    if (rs->capacity > 0 && rs->next > rs->capacity)
+        rs->next = rs->pass >= rs->capacity ? 0 : rs->capacity;
+}
+
+/* Done: converged, out of probes, at the capacity, or below 1/s; then the answer is checked. */
+static void
+search_end(struct rate_search *rs)
+{
+    int converged = rs->pass > 0 && rs->fail > 0 && rs->fail <= rs->pass * (1 + SWEEP_SEARCH_TOL);
+    int out = rs->probes >= SWEEP_MAX_PROBES || rs->next < 1 || rs->next > 1e9;
+
+    if (!converged && !out)
+        return;
+    rs->done = 1;
+    rs->below_floor = rs->pass == 0;
+    if (rs->pass == 0)
+        return;
+    if (rs->fail > 0 && rs->met_max > rs->fail) { /* 200 met while 125 missed twice */
+        rs->nonmonotonic = 1;
+        return;
+    }
+    if (!rs->verified && rs->probes < SWEEP_MAX_PROBES) { /* the answer, once more */
+        rs->verifying = 1;
+        rs->next = rs->pass;
+        rs->done = 0;
+    }
+}
+
+void
+rate_search_feed(struct rate_search *rs, double value_us)
+{
+    double r = rs->next;
+    int met = value_us < rs->limit_us; /* NAN (no answer) fails too */
+
+    rs->probes++;
+    if (rs->low == 0 || r < rs->low) {
+        rs->low = r;
+        rs->low_us = value_us;
+    }
+    if (rs->verifying) {
+        rs->verifying = 0;
+        rs->verified = met;
+        rs->nonmonotonic = !met;
+        rs->done = 1;
+        return;
+    }
+    if (!met && !rs->confirming) {
+        rs->confirming = 1; /* one stall must not cap the search: probe r again */
+        rs->done = rs->probes >= SWEEP_MAX_PROBES;
+        return;
+    }
+    rs->confirming = 0;
+    if (met) {
+        rs->pass = r > rs->pass ? r : rs->pass;
+        rs->pass_us = r >= rs->pass ? value_us : rs->pass_us;
+        rs->met_max = r > rs->met_max ? r : rs->met_max;
+    } else if (rs->fail == 0 || r < rs->fail) {
+        rs->fail = r;
+        rs->fail_us = value_us;
+    }
+    next_rate(rs, r);
+    if (rs->next == 0) { /* the capacity itself met the target: nothing above to probe */
+        rs->next = rs->pass;
+        rs->fail = 0;
+        rs->probes = rs->probes < SWEEP_MAX_PROBES ? rs->probes : SWEEP_MAX_PROBES;
+        rs->done = 1;
+        return;
+    }
+    search_end(rs);
 }
 
 static void
@@ -403,7 +463,9 @@ sweep_init(struct sweep *sw)
     sw->nsteps = 0;
     if (sw->find_rate)
         rate_search_init(&sw->search, sw->slo.limit_us, sw->rate > 0 ? sw->rate : 100);
-    sw->x = sw->find_rate ? sw->search.next : sw->list.v[0];
+    /* find-rate measures the closed-loop capacity first (rate 0): no probe goes above it */
+    sw->capacity_step = sw->find_rate;
+    sw->x = sw->find_rate ? 0 : sw->list.v[0];
     start_phase(sw, 0);
 }
 
@@ -440,6 +502,12 @@ finish_step(struct sweep *sw, double t)
     sweep_acc_finish(&sw->acc, st);
     if (!sw->find_rate)
         return;
+    if (sw->capacity_step) {
+        sw->capacity_step = 0;
+        st->capacity = 1;
+        rate_search_capacity(&sw->search, st->outage_s > 0 ? 0 : st->tps);
+        return;
+    }
     st->probe = 1;
     st->probe_again = sw->search.confirming;
     st->slo_value_us = probe_value(sw, st);

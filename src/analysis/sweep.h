@@ -81,6 +81,7 @@ struct sweep_step {
     struct sweep_server server; /* averaged over the step's ticks that had it */
     struct host_split host;     /* the host's CPU split, likewise (verdict_check reads it) */
     double outage_s;            /* intervals that finished no transaction: the server was away */
+    int capacity;               /* find-rate: the closed-loop step measured before the probes */
     int probe;                  /* find-rate: a probe, judged against the SLO */
     int probe_again;            /* ... of a rate that failed the probe before */
     int slo_met;
@@ -136,18 +137,34 @@ int sweep_best(const struct sweep_step *steps, int n);
  * passing and the lowest failing rate are within 5% of each other. A
  * failing rate is probed twice and fails only if both probes do: a stall
  * in one probe would otherwise cap every rate after it.
+ *
+ * An answer must not come from noise: no rate is probed above the
+ * closed-loop capacity measured first (rate_search_capacity); a rate above
+ * the answer that met the target, or the answer missing it when probed
+ * once more at the end, makes the search non-monotonic: no number is
+ * given. When no rate met the target down to 1/s, the target is below the
+ * floor latency.
  */
 struct rate_search {
     double limit_us;
     double next;          /* the rate to probe now */
     double pass, pass_us; /* highest rate that met the target (0: none yet) */
     double fail, fail_us; /* lowest rate that missed it (0: none yet) */
+    double capacity;      /* closed-loop tps, the bound on every probe (0: unknown) */
+    double met_max;       /* the highest rate that ever met the target */
+    double low, low_us;   /* the lowest rate probed and its percentile: the floor */
     int probes;
     int confirming; /* next is a failed rate, probed again */
+    int verifying;  /* next is the answer, probed once more */
+    int verified;   /* ... and it met the target again */
+    int nonmonotonic;
+    int below_floor; /* no rate met the target */
     int done;
 };
 
 void rate_search_init(struct rate_search *rs, double limit_us, double start_rate);
+/* The closed-loop capacity, measured before the first probe: no probe goes above it. */
+void rate_search_capacity(struct rate_search *rs, double tps);
 /* The probe at rs->next measured value_us; sets the next rate or done. */
 void rate_search_feed(struct rate_search *rs, double value_us);
 
@@ -165,6 +182,7 @@ struct sweep {
     enum sweep_axis axis;
     struct sweep_list list; /* the steps (not with find_rate) */
     int find_rate;
+    int capacity_step; /* find-rate: the closed-loop step (rate 0) is running */
     struct sweep_slo slo;
     struct rate_search search;
     double warmup_s, step_s;

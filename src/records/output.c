@@ -351,9 +351,12 @@ report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg)
         json_interval(ctx->json, snap, v);
     if (ctx->human && !ctx->json)
         human_progress(ctx->human, snap);
-    for (; ctx->sweep && ctx->steps_reported < ctx->sweep->nsteps; ctx->steps_reported++)
+    for (; ctx->sweep && ctx->steps_reported < ctx->sweep->nsteps; ctx->steps_reported++) {
         if (ctx->json)
             report_step_json(ctx->json, ctx->sweep, &ctx->sweep->steps[ctx->steps_reported]);
+        if (ctx->human)
+            sweep_progress_line(ctx->human, ctx->sweep, &ctx->sweep->steps[ctx->steps_reported]);
+    }
     if (!snap->final)
         return;
     if (ctx->json)

@@ -338,7 +338,9 @@ read_step(struct record *r, const json_t *o)
     w = &r->steps[r->nstep++];
     w->from = from;
     w->to = to;
-    if (rate > 0 && rate < 1e12)
+    if (json_is_true(json_object_get(o, "capacity")))
+        snprintf(w->label, sizeof w->label, "closed loop");
+    else if (rate > 0 && rate < 1e12)
         snprintf(w->label, sizeof w->label, "%.0f/s", rate);
     else if (clients >= 0 && clients < 1e7)
         snprintf(w->label, sizeof w->label, "%.0f client%s", clients, clients == 1 ? "" : "s");

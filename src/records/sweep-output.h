@@ -30,5 +30,7 @@ void sweep_latency_text(const struct sweep *sw, char *buf, size_t len);
 void sweep_best_text(const struct sweep *sw, char *buf, size_t len);
 /* "highest rate meeting p99 < 5 ms: 12,400 tps (p99 4.6 ms); at 13,100 tps p99 was 9.8 ms". */
 void sweep_find_text(const struct sweep *sw, char *buf, size_t len);
+/* find-rate's progress: one line per finished step (the capacity, then each probe). */
+void sweep_progress_line(FILE *f, const struct sweep *sw, const struct sweep_step *st);
 
 #endif

@@ -265,6 +265,48 @@ test_rate_search_never_passes(void **state)
         rate_search_feed(&rs, NAN); /* no answer (errors) is a failure */
     assert_true(rs.pass == 0);
     assert_true(rs.probes <= 16); /* 100, 50, ..., below 1/s, each twice */
+    assert_true(rs.below_floor);  /* said as such, not as a number */
+    assert_true(rs.low < 2);      /* the lowest rate probed, 1.6/s, is named */
+}
+
+/*
+ * Noise, not a limit: a server doing 20,000 tps whose p99 at any rate is
+ * on either side of the target by chance. The search answered 122 tps from
+ * probes that met at 112, missed at 125 and met at 200: a rate above the
+ * answer that met the target (or the answer missing it when probed again)
+ * gives no number.
+ */
+static void
+test_rate_search_noise(void **state)
+{
+    static const int met[] = {1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 1, 0, 0, 1, 1};
+    struct rate_search rs;
+    int k = 0;
+
+    rate_search_init(&rs, 5000, 100);
+    rate_search_capacity(&rs, 20000);
+    while (!rs.done && k < (int)(sizeof met / sizeof *met))
+        rate_search_feed(&rs, met[k++] ? 4000 : 6000);
+    assert_true(rs.done);
+    assert_true(rs.nonmonotonic);
+    assert_false(rs.verified);
+}
+
+/* No probe above the closed-loop capacity: a target met at capacity is answered with it. */
+static void
+test_rate_search_capacity_bound(void **state)
+{
+    struct rate_search rs;
+
+    rate_search_init(&rs, 5000, 100);
+    rate_search_capacity(&rs, 3000);
+    while (!rs.done) {
+        assert_true(rs.next <= 3000);
+        rate_search_feed(&rs, simulated_us(rs.next, 1e6, 1000)); /* p99 far below at any rate */
+    }
+    assert_true(rs.pass == 3000);
+    assert_false(rs.nonmonotonic);
+    assert_true(rs.probes <= 8);
 }
 
 /* One interval of `txns` transactions at `lat_us` each, `secs` long, ending at t. */
@@ -356,8 +398,14 @@ test_find_rate_steps(void **state)
     assert_int_equal(sw.nsteps, n);
     print_message("found %g after %d probes\n", sw.search.pass, n);
     assert_true(sw.search.pass >= 760 && sw.search.pass <= 800);
-    assert_true(sw.steps[0].probe && sw.steps[0].slo_met && sw.steps[0].rate == 100);
-    assert_true(sw.steps[0].clients == 4);
+    /* the closed-loop capacity first (rate 0), then the probes from 100/s */
+    assert_true(sw.steps[0].capacity && !sw.steps[0].probe && sw.steps[0].rate == 0);
+    assert_true(sw.search.capacity == 1000);
+    assert_true(sw.steps[1].probe && sw.steps[1].slo_met && sw.steps[1].rate == 100);
+    assert_true(sw.steps[1].clients == 4);
+    for (int i = 1; i < sw.nsteps; i++)
+        assert_true(sw.steps[i].rate <= 1000);
+    assert_true(sw.search.verified); /* the answer probed once more at the end */
     wstats_free(&snap.cur);
     sweep_free(&sw);
 }
@@ -378,6 +426,8 @@ main(void)
         cmocka_unit_test(test_rate_search),
         cmocka_unit_test(test_rate_search_one_stall),
         cmocka_unit_test(test_rate_search_never_passes),
+        cmocka_unit_test(test_rate_search_noise),
+        cmocka_unit_test(test_rate_search_capacity_bound),
         cmocka_unit_test(test_steps_from_ticks),
         cmocka_unit_test(test_find_rate_steps),
     };
