@@ -217,9 +217,8 @@ print_cell(FILE *f, const char *cell, int width, int left)
     fprintf(f, "%*s%s%*s", left ? 0 : pad, "", cell, left ? pad : 0, "");
 }
 
-/* The footnotes of the table: what the marks mean, what a row is compared with. */
-static void
-print_notes(FILE *f, const struct report_row *rows, int n, const char *bullet)
+void
+report_notes(FILE *f, const struct report_row *rows, int n, const char *pre, const char *post)
 {
     int i, later = 0, outage = 0;
 
@@ -232,18 +231,18 @@ print_notes(FILE *f, const struct report_row *rows, int n, const char *bullet)
         fprintf(f,
                 "%s\"vs 1st\": against the first run; a sweep's step against the step before. "
                 "\u00b1 the noise band: %.0f times the spread of the two runs' intervals; "
-                "* beyond it; ? too few intervals to tell\n",
-                bullet, NOISE_SIGMAS);
+                "* beyond it; ? too few intervals to tell%s",
+                pre, NOISE_SIGMAS, post);
     if (later)
         fprintf(f,
                 "%s\"vs 1st\" of a later sweep's step: against the first record's step at the "
-                "same load\n",
-                bullet);
+                "same load%s",
+                pre, post);
     if (outage)
         fprintf(f,
                 "%ssecs with !: some intervals finished no transaction (an outage or a "
-                "stall); such a step is left out of the knee\n",
-                bullet);
+                "stall); such a step is left out of the knee%s",
+                pre, post);
 }
 
 static void
@@ -272,7 +271,7 @@ print_text(FILE *f, const struct report_row *rows, int n)
         }
         fputc('\n', f);
     }
-    print_notes(f, rows, n, "");
+    report_notes(f, rows, n, "", "\n");
 }
 
 static void
@@ -297,7 +296,7 @@ print_markdown(FILE *f, const struct report_row *rows, int n)
         fputs("|\n", f);
     }
     fputc('\n', f);
-    print_notes(f, rows, n, "- ");
+    report_notes(f, rows, n, "- ", "\n");
 }
 
 static void

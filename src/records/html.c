@@ -525,9 +525,8 @@ summary_table(FILE *f, const struct report_row *rows, int nrows)
         }
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n<p>* beyond the runs' interval-to-interval noise; ? too few intervals to "
-          "tell (see benchtop(1), REPORT).</p>\n",
-          f);
+    fputs("</table>\n", f);
+    report_notes(f, rows, nrows, "<p class=\"note\">", "</p>\n");
 }
 
 /* The header lines that differ (want_same 0) or not, as table rows: key, then a cell per run. */
@@ -611,7 +610,8 @@ report_html_write(FILE *f, struct record *recs, int nrec, const struct report_ro
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<title>benchtop report</title>\n<style>\n"
           "body{font-family:sans-serif;margin:1em 2em;color:#222}\n"
-          "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
+          "table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid "
+          "#ccc;padding:2px 6px;"
           "text-align:right}\nsvg.chart{display:block;width:100%;height:auto;margin-bottom:1em}\n."
           "legend span{margin-right:1.5em;font-size:90%}\n"
           "</style>\n</head>\n<body>\n<h1>benchtop report</h1>\n",

@@ -127,8 +127,9 @@ agent_load(struct agent *a, const char *path, int quiet, char *err)
         return seterr(err, "%s: interval_s %g is out of range (%g to %g s); is the record damaged?",
                       path, step, MIN_STEP, RECORD_MAX_INTERVAL);
     a->start = record_jnum(a->run, "start");
-    a->instance = json_is_integer(json_object_get(a->run, "instance"))
-                      ? (int)json_integer_value(json_object_get(a->run, "instance"))
+    a->instance = json_is_integer(json_object_get(a->run, "instance")) &&
+                          record_ju64(a->run, "instance") < 100000
+                      ? (int)record_ju64(a->run, "instance")
                       : -1;
     return 0;
 }
@@ -191,7 +192,8 @@ agent_check(const struct agent *a, int i, char *err)
 static int
 agents_check(const struct agent *a, int n, int quiet, char *err)
 {
-    int i, fleet = (int)record_jnum(a[0].run, "instances");
+    uint64_t instances = record_ju64(a[0].run, "instances");
+    int i, fleet = instances < 100000 ? (int)instances : 0;
 
     for (i = 1; i < n; i++)
         if (agent_check(a, i, err) < 0)
@@ -348,8 +350,9 @@ write_header(FILE *f, const struct agent *a, int n, double base)
     int i;
 
     for (i = 0; i < n; i++) {
-        clients += record_jnum(a[i].run, "clients");
-        rate += record_jnum(a[i].run, "rate");
+        double c = record_jnum(a[i].run, "clients"), r = record_jnum(a[i].run, "rate");
+        clients += c >= 0 && c < 1e7 ? c : 0; /* a damaged header's NAN or 1e300: left out */
+        rate += r >= 0 && r < 1e12 ? r : 0;
     }
     json_object_set_new(run, "start", json_real(base));
     json_object_set_new(run, "clients", json_integer((json_int_t)clients));
