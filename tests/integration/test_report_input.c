@@ -400,6 +400,61 @@ test_html_charts(void **state)
     hist_free(h);
 }
 
+/*
+ * Figures a person can trust (issue 27): every setting whole (a 512-byte
+ * line cut them: "fdatasyn", later ones lost), the server's tps over the
+ * load's window only (a dashboard waiting for q sampled an idle server
+ * into the mean), and a 3 s step whose times were printed to milliseconds
+ * shown as 3.0 s, not 2.0.
+ */
+static void
+test_settings_window_steps(void **state)
+{
+    char p[300], *extra = xstrdup("{\"type\":\"settings\",\"t\":0,\"settings\":{"), *old;
+    char *text[] = {"report", p, NULL};
+    char *json[] = {"report", "--format", "json", p, NULL};
+    struct run r;
+
+    for (int i = 0; i < 40; i++) {
+        old = extra;
+        extra = xasprintf("%s\"setting_number_%02d\":\"fdatasync\",", old, i);
+        free(old);
+    }
+    old = extra;
+    extra = xasprintf("%s\"jit\":\"on\"}}\n", old);
+    free(old);
+    for (int t = 7; t <= 20; t++) { /* after the load: an idle server */
+        old = extra;
+        extra =
+            xasprintf("%s{\"type\":\"server\",\"t\":%d.5,\"server_tps\":0,\"rows\":[]}\n", old, t);
+        free(old);
+    }
+    old = extra;
+    extra = xasprintf("%s{\"type\":\"step\",\"clients\":1,\"start_t\":0.001,\"end_t\":3.001}\n"
+                      "{\"type\":\"step\",\"clients\":2,\"start_t\":3.001,\"end_t\":6.001}\n",
+                      old);
+    free(old);
+    write_record(p, sizeof p, "settings.jsonl", 1.7e9, "x", extra);
+    old = itest_read_file(p); /* the first settings line is the one read: drop record_text's */
+    char *set = strstr(old, "{\"type\":\"settings\"");
+    memmove(set, strchr(set, '\n') + 1, strlen(strchr(set, '\n') + 1) + 1);
+    itest_write_file(p, old);
+    free(old);
+    r = run_bounded(text, 60);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "server setting_number_39: fdatasync\n"));
+    assert_non_null(strstr(r.out, "server jit: on\n"));
+    assert_non_null(strstr(r.out, "settings.jsonl 1 client "));
+    itest_free(&r);
+    r = run_bounded(json, 60);
+    assert_int_equal(r.status, 0);
+    assert_true(itest_num(r.out, "server_tps") == 100);
+    assert_true(itest_num(r.out, "secs") == 3);
+    assert_true(itest_num(strstr(r.out, "2 clients"), "secs") == 3);
+    itest_free(&r);
+    free(extra);
+}
+
 int
 main(void)
 {
@@ -412,6 +467,7 @@ main(void)
         cmocka_unit_test(test_merge_far_times),
         cmocka_unit_test(test_watch_records_bounded),
         cmocka_unit_test(test_html_charts),
+        cmocka_unit_test(test_settings_window_steps),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
