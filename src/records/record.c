@@ -565,19 +565,15 @@ interval_hist(const struct record *r, const struct rec_interval *iv, struct hist
     return 0;
 }
 
-int
-record_merge_hist(const struct record *r, double from, double to, struct hist *h, char *err)
+/* h's exact min, max, sum and overflow from the intervals' own, within [from, to]. */
+static void
+merge_exact(const struct record *r, double from, double to, struct hist *h)
 {
     uint64_t min = UINT64_MAX, max = 0, sum = 0, overflow = 0;
-    int i;
 
-    for (i = 0; i < r->ninterval; i++) {
+    for (int i = 0; i < r->ninterval; i++) {
         const struct rec_interval *iv = &r->iv[i];
-        if (!record_in_window(iv, from, to))
-            continue;
-        if (interval_hist(r, iv, h, err) < 0)
-            return -1;
-        if (iv->txns + iv->overflow == 0 && iv->max == 0)
+        if (!record_in_window(iv, from, to) || (iv->txns + iv->overflow == 0 && iv->max == 0))
             continue;
         min = iv->min < min ? iv->min : min;
         max = iv->max > max ? iv->max : max;
@@ -586,6 +582,15 @@ record_merge_hist(const struct record *r, double from, double to, struct hist *h
     }
     if (hist_count(h) > 0 || overflow > 0)
         hist_set_exact(h, min, max, sum, overflow);
+}
+
+int
+record_merge_hist(const struct record *r, double from, double to, struct hist *h, char *err)
+{
+    for (int i = 0; i < r->ninterval; i++)
+        if (record_in_window(&r->iv[i], from, to) && interval_hist(r, &r->iv[i], h, err) < 0)
+            return -1;
+    merge_exact(r, from, to, h);
     return 0;
 }
 
@@ -611,9 +616,13 @@ acc_sd(const struct acc *a)
     return a->n > 1 ? sqrt(a->m2 / (a->n - 1)) : NAN;
 }
 
-/* The spread of the per-interval tps, errors and percentiles: the noise. */
+/*
+ * The spread of the per-interval tps, errors and percentiles: the noise.
+ * Each interval is decoded once, and merged into total on the way.
+ */
 static int
-interval_noise(const struct record *r, double from, double to, struct rec_summary *s, char *err)
+interval_noise(const struct record *r, double from, double to, struct rec_summary *s,
+               struct hist *total, char *err)
 {
     struct acc tps = {0}, p50 = {0}, p99 = {0}, p999 = {0}, errs = {0};
     struct hist *h = hist_new();
@@ -628,6 +637,7 @@ interval_noise(const struct record *r, double from, double to, struct rec_summar
             hist_free(h);
             return -1;
         }
+        hist_merge(total, h);
         acc_add(&tps, (double)iv->txns / iv->len);
         acc_add(&errs, (double)iv->errors / iv->len);
         if (hist_count(h) == 0)
@@ -710,9 +720,9 @@ record_summarize(const struct record *r, double from, double to, struct rec_summ
         return seterr(err, "%s has no whole interval from %g s to %s (check --from/--to)", r->path,
                       from, to > 0 ? "the --to time" : "its end");
     }
-    rv = record_merge_hist(r, from, to, h, err);
+    rv = interval_noise(r, from, to, out, h, err);
     if (rv == 0)
-        rv = interval_noise(r, from, to, out, err);
+        merge_exact(r, from, to, h);
     out->tps = out->secs > 0 ? (double)out->txns / out->secs : 0;
     out->errors_per_s = out->secs > 0 ? (double)out->errors / out->secs : 0;
     out->p50 = (double)hist_percentile(h, 50);
