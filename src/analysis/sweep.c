@@ -304,38 +304,51 @@ next_whole(const struct sweep_step *steps, int n, int i)
     return i;
 }
 
-int
-sweep_knee(const struct sweep_step *steps, int n, enum sweep_axis axis)
+/* Throughput stopped growing from a to b: less than 10% per doubling. */
+static int
+tps_flat(const struct sweep_step *a, const struct sweep_step *b, double d)
 {
-    for (int i = next_whole(steps, n, 0), j; i < n; i = j) {
-        const struct sweep_step *a = &steps[i], *b;
-        j = next_whole(steps, n, i + 1);
-        if (j == n)
-            break;
-        b = &steps[j];
-        if (a->tps > 0 && doublings(a, b, axis) > 0 &&
-            b->tps / a->tps < pow(1 + SWEEP_KNEE_GAIN, doublings(a, b, axis)))
-            return i;
-    }
-    return -1;
+    return a->tps > 0 && b->tps / a->tps < pow(1 + SWEEP_KNEE_GAIN, d);
 }
 
-int
-sweep_latency_rise(const struct sweep_step *steps, int n, enum sweep_axis axis, int *next)
+/* p99 more than doubled per doubling from a to b. */
+static int
+p99_rose(const struct sweep_step *a, const struct sweep_step *b, double d)
+{
+    return a->lat.p99 > 0 && (double)b->lat.p99 / (double)a->lat.p99 > pow(SWEEP_KNEE_P99, d);
+}
+
+/*
+ * The first step i (outage steps left out) whose next step j, with more
+ * load, meets the rule; -1 if none. *next: j.
+ */
+static int
+first_pair(const struct sweep_step *steps, int n, enum sweep_axis axis,
+           int (*rule)(const struct sweep_step *, const struct sweep_step *, double), int *next)
 {
     for (int i = next_whole(steps, n, 0), j; i < n; i = j) {
-        const struct sweep_step *a = &steps[i], *b;
         j = next_whole(steps, n, i + 1);
-        if (j == n)
-            break;
-        b = &steps[j];
-        if (a->lat.p99 > 0 && doublings(a, b, axis) > 0 &&
-            (double)b->lat.p99 / (double)a->lat.p99 > pow(SWEEP_KNEE_P99, doublings(a, b, axis))) {
+        if (j < n && doublings(&steps[i], &steps[j], axis) > 0 &&
+            rule(&steps[i], &steps[j], doublings(&steps[i], &steps[j], axis))) {
             *next = j;
             return i;
         }
     }
     return -1;
+}
+
+int
+sweep_knee(const struct sweep_step *steps, int n, enum sweep_axis axis)
+{
+    int next;
+
+    return first_pair(steps, n, axis, tps_flat, &next);
+}
+
+int
+sweep_latency_rise(const struct sweep_step *steps, int n, enum sweep_axis axis, int *next)
+{
+    return first_pair(steps, n, axis, p99_rose, next);
 }
 
 int

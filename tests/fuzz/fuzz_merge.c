@@ -5,26 +5,7 @@
  */
 #include "fuzz.h"
 
-#include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include "records/merge.h"
-
-/* n bytes as a file named in path; fd, or -1. */
-static int
-fuzz_file(const uint8_t *data, size_t n, char *path, size_t len)
-{
-    int fd = memfd_create("fuzz-merge", 0);
-
-    if (fd < 0 || write(fd, data, n) != (ssize_t)n) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    snprintf(path, len, "/proc/self/fd/%d", fd);
-    return fd;
-}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

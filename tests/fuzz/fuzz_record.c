@@ -4,26 +4,7 @@
  */
 #include "fuzz.h"
 
-#include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include "records/record.h"
-
-/* The input as a file: record_load reads paths. fd, or -1. */
-static int
-fuzz_file(const uint8_t *data, size_t size, char *path, size_t len)
-{
-    int fd = memfd_create("fuzz-record", 0);
-
-    if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    snprintf(path, len, "/proc/self/fd/%d", fd);
-    return fd;
-}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -20,26 +20,22 @@ static char dir[] = "/tmp/itest-input-XXXXXX";
 static struct run
 run_bounded(char *const args[], int secs)
 {
-    int o, e, st;
+    int o, e, killed = 1;
     pid_t pid = itest_spawn(args, &o, &e);
+    siginfo_t info;
+    struct run r;
 
-    for (int i = 0; i < secs * 10; i++) {
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            struct run r = {.pid = pid};
-            r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-            lseek(o, 0, SEEK_SET);
-            lseek(e, 0, SEEK_SET);
-            r.out = itest_slurp(o);
-            r.err = itest_slurp(e);
-            close(o);
-            close(e);
-            return r;
-        }
-        itest_sleep_ms(100);
+    for (int i = 0; i < secs * 10 && killed; i++) {
+        memset(&info, 0, sizeof info); /* WNOWAIT: itest_finish reaps it */
+        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+            killed = 0;
+        else
+            itest_sleep_ms(100);
     }
-    kill(pid, SIGKILL);
-    struct run r = itest_finish(pid, o, e);
-    r.status = -1;
+    if (killed)
+        kill(pid, SIGKILL);
+    r = itest_finish(pid, o, e);
+    r.status = killed ? -1 : r.status;
     return r;
 }
 
