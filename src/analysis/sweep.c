@@ -373,7 +373,7 @@ rate_search_init(struct rate_search *rs, double limit_us, double start_rate)
 void
 rate_search_capacity(struct rate_search *rs, double tps)
 {
-    rs->capacity = tps > 0 ? tps : 0;
+    rs->capacity = tps > 0 ? tps * SWEEP_CAPACITY_MARGIN : 0;
     if (rs->capacity > 0 && rs->next > rs->capacity)
         rs->next = rs->capacity;
 }

@@ -214,28 +214,26 @@ static void
 bin_add_verdict(struct merge_bin *b, const json_t *o)
 {
     const char *kind = record_jstr(json_object_get(o, "verdict"), "kind");
+    int k;
 
-    if (b->nverdict < (int)(sizeof b->verdicts / sizeof b->verdicts[0]))
-        b->verdicts[b->nverdict++] = kind;
+    for (k = 0; k < b->nkind && strcmp(b->kinds[k], kind) != 0; k++)
+        ;
+    if (k == b->nkind && b->nkind == (int)(sizeof b->kinds / sizeof b->kinds[0]))
+        return; /* a 17th kind: no verdict benchtop gives */
+    if (k == b->nkind)
+        b->kinds[b->nkind++] = kind;
+    b->kind_agents[k]++;
 }
 
 const char *
 merge_bin_verdict(const struct merge_bin *b, int *agree)
 {
-    int i, j, best = -1;
-    const char *kind = "";
+    int k, best = 0;
 
-    for (i = 0; i < b->nverdict; i++) {
-        int c = 0;
-        for (j = 0; j < b->nverdict; j++)
-            c += strcmp(b->verdicts[i], b->verdicts[j]) == 0;
-        if (c > best) {
-            best = c;
-            kind = b->verdicts[i];
-        }
-    }
-    *agree = best;
-    return kind;
+    for (k = 1; k < b->nkind; k++)
+        best = b->kind_agents[k] > b->kind_agents[best] ? k : best;
+    *agree = b->nkind ? b->kind_agents[best] : 0;
+    return b->nkind ? b->kinds[best] : "";
 }
 
 static void

@@ -34,9 +34,10 @@ struct merge_bin {
     double ops; /* requests, from each agent's ops/s times its length */
     int agents;
     uint64_t min, max, sum, overflow;
-    json_t *by_kind;          /* errors_by_kind, summed */
-    const char *verdicts[64]; /* each agent's verdict kind (pointing into its line) */
-    int nverdict;
+    json_t *by_kind;       /* errors_by_kind, summed */
+    const char *kinds[16]; /* the agents' distinct verdict kinds (pointing into their lines) */
+    int kind_agents[16];   /* how many agents said each: 300 agents counted, however many */
+    int nkind;
 };
 
 /*

@@ -215,8 +215,8 @@ sweep_progress_line(FILE *f, const struct sweep *sw, const struct sweep_step *st
     if (!sw->find_rate)
         return;
     if (st->capacity) {
-        fprintf(f, "find-rate: closed-loop capacity %s tps; no probe goes above it\n",
-                count_text(st->tps, tps, sizeof tps));
+        fprintf(f, "find-rate: closed-loop capacity %s tps; no probe goes above %.0f%% of it\n",
+                count_text(st->tps, tps, sizeof tps), SWEEP_CAPACITY_MARGIN * 100);
         return;
     }
     fprintf(f, "find-rate: probe %d at %s: %s tps, p%g %s, %s%s\n", sw->search.probes,
@@ -324,7 +324,8 @@ json_find_rate(FILE *f, const struct sweep *sw)
     json_member_num(f, "value_us", rs->pass > 0 ? rs->pass_us : NAN);
     json_member_num(f, "failing_rate", rs->fail > 0 ? rs->fail : NAN);
     json_member_num(f, "failing_value_us", rs->fail > 0 ? rs->fail_us : NAN);
-    json_member_num(f, "capacity_tps", rs->capacity > 0 ? rs->capacity : NAN);
+    json_member_num(f, "capacity_tps",
+                    rs->capacity > 0 ? rs->capacity / SWEEP_CAPACITY_MARGIN : NAN);
     fprintf(f, ",\"probes\":%d,\"verified\":%s,\"monotonic\":%s,\"below_floor\":%s", rs->probes,
             rs->verified ? "true" : "false", rs->nonmonotonic ? "false" : "true",
             rs->below_floor ? "true" : "false");
