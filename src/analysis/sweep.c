@@ -405,15 +405,30 @@ search_end(struct rate_search *rs)
     rs->below_floor = rs->pass == 0;
     if (rs->pass == 0)
         return;
-    if (rs->fail > 0 && rs->met_max > rs->fail) { /* 200 met while 125 missed twice */
-        rs->nonmonotonic = 1;
+    for (int i = 0; i < rs->nmet && rs->fail > 0; i++)
+        if (rs->met[i] > rs->fail * (1 + 2 * SWEEP_SEARCH_TOL)) { /* 200 met, 125 missed twice */
+            rs->nonmonotonic = 1;
+            rs->met_max = fmax(rs->met_max, rs->met[i]);
+        }
+    if (rs->nonmonotonic)
         return;
-    }
     if (!rs->verified && rs->probes < SWEEP_MAX_PROBES) { /* the answer, once more */
         rs->verifying = 1;
         rs->next = rs->pass;
         rs->done = 0;
     }
+}
+
+/* r, the answer, missed on its re-probe: it fails, and the pass is the highest met below it. */
+static void
+fall_back(struct rate_search *rs, double r, double value_us)
+{
+    rs->fail = r;
+    rs->fail_us = value_us;
+    rs->pass = 0;
+    for (int i = 0; i < rs->nmet; i++)
+        rs->pass = rs->met[i] < r && rs->met[i] > rs->pass ? rs->met[i] : rs->pass;
+    rs->next = rs->pass > 0 ? (rs->pass + rs->fail) / 2 : r / 2;
 }
 
 void
@@ -427,11 +442,16 @@ rate_search_feed(struct rate_search *rs, double value_us)
         rs->low = r;
         rs->low_us = value_us;
     }
-    if (rs->verifying) {
+    if (rs->verifying && met) {
         rs->verifying = 0;
-        rs->verified = met;
-        rs->nonmonotonic = !met;
+        rs->verified = 1;
         rs->done = 1;
+        return;
+    }
+    if (rs->verifying) { /* the answer missed once more: it fails, the next one below is tried */
+        rs->verifying = 0;
+        fall_back(rs, r, value_us);
+        search_end(rs);
         return;
     }
     if (!met && !rs->confirming) {
@@ -440,6 +460,8 @@ rate_search_feed(struct rate_search *rs, double value_us)
         return;
     }
     rs->confirming = 0;
+    if (met && rs->nmet < SWEEP_MAX_PROBES)
+        rs->met[rs->nmet++] = r;
     if (met) {
         rs->pass = r > rs->pass ? r : rs->pass;
         rs->pass_us = r >= rs->pass ? value_us : rs->pass_us;

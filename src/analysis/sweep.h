@@ -160,6 +160,9 @@ struct rate_search {
     double capacity;      /* closed-loop tps times SWEEP_CAPACITY_MARGIN: the bound (0: unknown) */
     double met_max;       /* the highest rate that ever met the target */
     double low, low_us;   /* the lowest rate probed and its percentile: the floor */
+    int nmet;
+    double met[SWEEP_MAX_PROBES]; /* the rates that met the target (an answer missed on its
+                                     re-probe falls back to the next one below) */
     int probes;
     int confirming; /* next is a failed rate, probed again */
     int verifying;  /* next is the answer, probed once more */
