@@ -233,6 +233,7 @@ sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const 
     for (int k = 0; k < ERR__COUNT; k++)
         a->errors[k] += cur->errors[k];
     a->secs += secs;
+    a->outage_s += cur->txns == 0 ? secs : 0;
     a->ticks++;
     a->verdict_ticks[verdict]++;
     for (int i = 0; i < 4; i++) {
@@ -267,6 +268,7 @@ sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out)
 
     out->txns = a->txns;
     out->ops = a->ops;
+    out->outage_s = a->outage_s;
     memcpy(out->errors, a->errors, sizeof(out->errors));
     out->tps = a->secs > 0 ? (double)a->txns / a->secs : 0;
     out->ops_s = a->secs > 0 ? (double)a->ops / a->secs : 0;
@@ -284,25 +286,69 @@ sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out)
     }
 }
 
-/* Did going from step a to step b (more load) stop paying? */
-static int
-stopped_scaling(const struct sweep_step *a, const struct sweep_step *b, enum sweep_axis axis)
+/* Doublings of the load from step a to step b; 0 when b is not more. */
+static double
+doublings(const struct sweep_step *a, const struct sweep_step *b, enum sweep_axis axis)
 {
-    double load = sweep_step_x(b, axis) / sweep_step_x(a, axis), doublings = log2(load);
+    double d = log2(sweep_step_x(b, axis) / sweep_step_x(a, axis));
 
-    if (a->tps <= 0 || a->lat.p99 == 0 || doublings <= 0)
-        return 0;
-    return b->tps / a->tps < pow(1 + SWEEP_KNEE_GAIN, doublings) ||
-           (double)b->lat.p99 / (double)a->lat.p99 > pow(SWEEP_KNEE_P99, doublings);
+    return d > 0 ? d : 0;
+}
+
+/* The next step from i on without an outage; n if none. */
+static int
+next_whole(const struct sweep_step *steps, int n, int i)
+{
+    while (i < n && (steps[i].outage_s > 0 || steps[i].txns == 0))
+        i++;
+    return i;
+}
+
+/* Throughput stopped growing from a to b: less than 10% per doubling. */
+static int
+tps_flat(const struct sweep_step *a, const struct sweep_step *b, double d)
+{
+    return a->tps > 0 && b->tps / a->tps < pow(1 + SWEEP_KNEE_GAIN, d);
+}
+
+/* p99 more than doubled per doubling from a to b. */
+static int
+p99_rose(const struct sweep_step *a, const struct sweep_step *b, double d)
+{
+    return a->lat.p99 > 0 && (double)b->lat.p99 / (double)a->lat.p99 > pow(SWEEP_KNEE_P99, d);
+}
+
+/*
+ * The first step i (outage steps left out) whose next step j, with more
+ * load, meets the rule; -1 if none. *next: j.
+ */
+static int
+first_pair(const struct sweep_step *steps, int n, enum sweep_axis axis,
+           int (*rule)(const struct sweep_step *, const struct sweep_step *, double), int *next)
+{
+    for (int i = next_whole(steps, n, 0), j; i < n; i = j) {
+        j = next_whole(steps, n, i + 1);
+        if (j < n && doublings(&steps[i], &steps[j], axis) > 0 &&
+            rule(&steps[i], &steps[j], doublings(&steps[i], &steps[j], axis))) {
+            *next = j;
+            return i;
+        }
+    }
+    return -1;
 }
 
 int
 sweep_knee(const struct sweep_step *steps, int n, enum sweep_axis axis)
 {
-    for (int i = 0; i + 1 < n; i++)
-        if (stopped_scaling(&steps[i], &steps[i + 1], axis))
-            return i;
-    return -1;
+    int next;
+
+    return first_pair(steps, n, axis, tps_flat, &next);
+}
+
+int
+sweep_latency_rise(const struct sweep_step *steps, int n, enum sweep_axis axis, int *next)
+{
+    return first_pair(steps, n, axis, p99_rose, next);
 }
 
 int
@@ -325,32 +371,114 @@ rate_search_init(struct rate_search *rs, double limit_us, double start_rate)
 }
 
 void
-rate_search_feed(struct rate_search *rs, double value_us)
+rate_search_capacity(struct rate_search *rs, double tps)
 {
-    double r = rs->next;
+    rs->capacity = tps > 0 ? tps * SWEEP_CAPACITY_MARGIN : 0;
+    if (rs->capacity > 0 && rs->next > rs->capacity)
+        rs->next = rs->capacity;
+}
 
-    rs->probes++;
-    if (!(value_us < rs->limit_us) && !rs->confirming) { /* NAN (no answer) fails too */
-        rs->confirming = 1; /* one stall must not cap the search: probe r again */
-        rs->done = rs->probes >= SWEEP_MAX_PROBES;
-        return;
-    }
-    rs->confirming = 0;
-    if (value_us < rs->limit_us) {
-        rs->pass = r;
-        rs->pass_us = value_us;
-    } else {
-        rs->fail = r;
-        rs->fail_us = value_us;
-    }
+/* The rate after a probe at r: doubling, halving or bisecting, never above the capacity. */
+static void
+next_rate(struct rate_search *rs, double r)
+{
     if (rs->fail == 0)
         rs->next = r * 2;
     else if (rs->pass == 0)
         rs->next = r / 2;
     else
         rs->next = (rs->pass + rs->fail) / 2;
-    rs->done = rs->probes >= SWEEP_MAX_PROBES || rs->next < 1 || rs->next > 1e9 ||
-               (rs->pass > 0 && rs->fail > 0 && rs->fail <= rs->pass * (1 + SWEEP_SEARCH_TOL));
+    if (rs->capacity > 0 && rs->next > rs->capacity)
+        rs->next = rs->pass >= rs->capacity ? 0 : rs->capacity;
+}
+
+/* Done: converged, out of probes, at the capacity, or below 1/s; then the answer is checked. */
+static void
+search_end(struct rate_search *rs)
+{
+    int converged = rs->pass > 0 && rs->fail > 0 && rs->fail <= rs->pass * (1 + SWEEP_SEARCH_TOL);
+    int out = rs->probes >= SWEEP_MAX_PROBES || rs->next < 1 || rs->next > 1e9;
+
+    if (!converged && !out)
+        return;
+    rs->done = 1;
+    rs->below_floor = rs->pass == 0;
+    if (rs->pass == 0)
+        return;
+    for (int i = 0; i < rs->nmet && rs->fail > 0; i++)
+        if (rs->met[i] > rs->fail * (1 + 2 * SWEEP_SEARCH_TOL)) { /* 200 met, 125 missed twice */
+            rs->nonmonotonic = 1;
+            rs->met_max = fmax(rs->met_max, rs->met[i]);
+        }
+    if (rs->nonmonotonic)
+        return;
+    if (!rs->verified && rs->probes < SWEEP_MAX_PROBES) { /* the answer, once more */
+        rs->verifying = 1;
+        rs->next = rs->pass;
+        rs->done = 0;
+    }
+}
+
+/* r, the answer, missed on its re-probe: it fails, and the pass is the highest met below it. */
+static void
+fall_back(struct rate_search *rs, double r, double value_us)
+{
+    rs->fail = r;
+    rs->fail_us = value_us;
+    rs->pass = 0;
+    for (int i = 0; i < rs->nmet; i++)
+        rs->pass = rs->met[i] < r && rs->met[i] > rs->pass ? rs->met[i] : rs->pass;
+    rs->next = rs->pass > 0 ? (rs->pass + rs->fail) / 2 : r / 2;
+}
+
+void
+rate_search_feed(struct rate_search *rs, double value_us)
+{
+    double r = rs->next;
+    int met = value_us < rs->limit_us; /* NAN (no answer) fails too */
+
+    rs->probes++;
+    if (rs->low == 0 || r < rs->low) {
+        rs->low = r;
+        rs->low_us = value_us;
+    }
+    if (rs->verifying && met) {
+        rs->verifying = 0;
+        rs->verified = 1;
+        rs->done = 1;
+        return;
+    }
+    if (rs->verifying) { /* the answer missed once more: it fails, the next one below is tried */
+        rs->verifying = 0;
+        fall_back(rs, r, value_us);
+        search_end(rs);
+        return;
+    }
+    if (!met && !rs->confirming) {
+        rs->confirming = 1; /* one stall must not cap the search: probe r again */
+        rs->done = rs->probes >= SWEEP_MAX_PROBES;
+        return;
+    }
+    rs->confirming = 0;
+    if (met && rs->nmet < SWEEP_MAX_PROBES)
+        rs->met[rs->nmet++] = r;
+    if (met) {
+        rs->pass = r > rs->pass ? r : rs->pass;
+        rs->pass_us = r >= rs->pass ? value_us : rs->pass_us;
+        rs->met_max = r > rs->met_max ? r : rs->met_max;
+    } else if (rs->fail == 0 || r < rs->fail) {
+        rs->fail = r;
+        rs->fail_us = value_us;
+    }
+    next_rate(rs, r);
+    if (rs->next == 0) { /* the capacity itself met the target: nothing above to probe */
+        rs->next = rs->pass;
+        rs->fail = 0;
+        rs->probes = rs->probes < SWEEP_MAX_PROBES ? rs->probes : SWEEP_MAX_PROBES;
+        rs->done = 1;
+        return;
+    }
+    search_end(rs);
 }
 
 static void
@@ -370,7 +498,9 @@ sweep_init(struct sweep *sw)
     sw->nsteps = 0;
     if (sw->find_rate)
         rate_search_init(&sw->search, sw->slo.limit_us, sw->rate > 0 ? sw->rate : 100);
-    sw->x = sw->find_rate ? sw->search.next : sw->list.v[0];
+    /* find-rate measures the closed-loop capacity first (rate 0): no probe goes above it */
+    sw->capacity_step = sw->find_rate;
+    sw->x = sw->find_rate ? 0 : sw->list.v[0];
     start_phase(sw, 0);
 }
 
@@ -407,6 +537,12 @@ finish_step(struct sweep *sw, double t)
     sweep_acc_finish(&sw->acc, st);
     if (!sw->find_rate)
         return;
+    if (sw->capacity_step) {
+        sw->capacity_step = 0;
+        st->capacity = 1;
+        rate_search_capacity(&sw->search, st->outage_s > 0 ? 0 : st->tps);
+        return;
+    }
     st->probe = 1;
     st->probe_again = sw->search.confirming;
     st->slo_value_us = probe_value(sw, st);

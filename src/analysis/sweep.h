@@ -25,8 +25,15 @@
 #define SWEEP_MAX_STEPS 64    /* steps in a list, probes in a rate search */
 #define SWEEP_MAX_PROBES 60   /* a rate search gives up after this many */
 #define SWEEP_KNEE_GAIN 0.10  /* a doubling of the load must buy 10% more tps ... */
-#define SWEEP_KNEE_P99 2.0    /* ... and must not more than double p99 */
+#define SWEEP_KNEE_P99 2.0    /* a doubling that more than doubles p99: the latency rise */
 #define SWEEP_SEARCH_TOL 0.05 /* the rate search stops when pass and fail are 5% apart */
+/*
+ * No probe above the closed-loop capacity times this: the capacity is
+ * itself measured on a busy machine (16 clients of a 160/s server gave
+ * 135 closed-loop), and above the true capacity a probe's backlog fails it
+ * anyway; the bound keeps a noisy target from answering 20,000 for 200.
+ */
+#define SWEEP_CAPACITY_MARGIN 1.25
 
 enum sweep_axis { SWEEP_CLIENTS, SWEEP_RATE };
 
@@ -80,6 +87,8 @@ struct sweep_step {
     int verdict_ticks[VK__COUNT];
     struct sweep_server server; /* averaged over the step's ticks that had it */
     struct host_split host;     /* the host's CPU split, likewise (verdict_check reads it) */
+    double outage_s;            /* intervals that finished no transaction: the server was away */
+    int capacity;               /* find-rate: the closed-loop step measured before the probes */
     int probe;                  /* find-rate: a probe, judged against the SLO */
     int probe_again;            /* ... of a rate that failed the probe before */
     int slo_met;
@@ -94,7 +103,7 @@ double sweep_step_x(const struct sweep_step *st, enum sweep_axis axis);
 struct sweep_acc {
     struct hist *lat;
     uint64_t txns, ops, errors[ERR__COUNT];
-    double secs;
+    double secs, outage_s;
     int ticks, verdict_ticks[VK__COUNT];
     double server_sum[4];
     int server_n[4];
@@ -113,12 +122,18 @@ void sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out);
 
 /*
  * The knee: the first step i after which more load stopped buying
- * throughput. Between steps i and i+1, with the load (clients or rate)
- * multiplied by L, the step after must gain at least 10% tps per doubling
- * (tps ratio >= 1.1^log2 L) and must not raise p99 by more than 2 per
- * doubling (p99 ratio <= 2^log2 L = L). Index of the knee, or -1.
+ * throughput. Between step i and the next, with the load (clients or
+ * rate) multiplied by L, the next must gain at least 10% tps per doubling
+ * (tps ratio >= 1.1^log2 L). Steps with an outage (outage_s > 0) say
+ * nothing about scaling and are left out. Index of the knee, or -1.
  */
 int sweep_knee(const struct sweep_step *steps, int n, enum sweep_axis axis);
+/*
+ * The latency rise, a finding of its own: the first step i after which p99
+ * more than doubled per doubling of the load (ratio > 2^log2 L), outage
+ * steps left out; -1 if none. *next: the step it rose at.
+ */
+int sweep_latency_rise(const struct sweep_step *steps, int n, enum sweep_axis axis, int *next);
 /* The step with the most tps, or -1 when there is none. */
 int sweep_best(const struct sweep_step *steps, int n);
 
@@ -129,18 +144,37 @@ int sweep_best(const struct sweep_step *steps, int n);
  * passing and the lowest failing rate are within 5% of each other. A
  * failing rate is probed twice and fails only if both probes do: a stall
  * in one probe would otherwise cap every rate after it.
+ *
+ * An answer must not come from noise: no rate is probed above the
+ * closed-loop capacity measured first (rate_search_capacity); a rate above
+ * the answer that met the target, or the answer missing it when probed
+ * once more at the end, makes the search non-monotonic: no number is
+ * given. When no rate met the target down to 1/s, the target is below the
+ * floor latency.
  */
 struct rate_search {
     double limit_us;
     double next;          /* the rate to probe now */
     double pass, pass_us; /* highest rate that met the target (0: none yet) */
     double fail, fail_us; /* lowest rate that missed it (0: none yet) */
+    double capacity;      /* closed-loop tps times SWEEP_CAPACITY_MARGIN: the bound (0: unknown) */
+    double met_max;       /* the highest rate that ever met the target */
+    double low, low_us;   /* the lowest rate probed and its percentile: the floor */
+    int nmet;
+    double met[SWEEP_MAX_PROBES]; /* the rates that met the target (an answer missed on its
+                                     re-probe falls back to the next one below) */
     int probes;
     int confirming; /* next is a failed rate, probed again */
+    int verifying;  /* next is the answer, probed once more */
+    int verified;   /* ... and it met the target again */
+    int nonmonotonic;
+    int below_floor; /* no rate met the target */
     int done;
 };
 
 void rate_search_init(struct rate_search *rs, double limit_us, double start_rate);
+/* The closed-loop capacity, measured before the first probe: no probe goes above it. */
+void rate_search_capacity(struct rate_search *rs, double tps);
 /* The probe at rs->next measured value_us; sets the next rate or done. */
 void rate_search_feed(struct rate_search *rs, double value_us);
 
@@ -158,6 +192,7 @@ struct sweep {
     enum sweep_axis axis;
     struct sweep_list list; /* the steps (not with find_rate) */
     int find_rate;
+    int capacity_step; /* find-rate: the closed-loop step (rate 0) is running */
     struct sweep_slo slo;
     struct rate_search search;
     double warmup_s, step_s;

@@ -105,19 +105,39 @@ base64_encode(const unsigned char *in, size_t len)
     return out;
 }
 
-/* Decoded length, or -1 on a character outside the alphabet. */
+/* A base64 character's value (b64chars' index, without a search per character), or -1. */
+static int
+b64_value(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/*
+ * Decoded length, or -1 on a character outside the alphabet or anything
+ * after the padding: the text goes on into --hlog files as it is, so a
+ * newline there would be a line of its own.
+ */
 static long
 base64_decode(const char *in, unsigned char *out)
 {
     uint32_t acc = 0;
     int bits = 0;
     long n = 0;
+    const char *pad = in + strcspn(in, "=");
 
+    if (strspn(pad, "=") > 2 || pad[strspn(pad, "=")] != '\0')
+        return -1;
     for (; *in && *in != '='; in++) {
-        const char *c = strchr(b64chars, *in);
-        if (c == NULL)
+        int v = b64_value(*in);
+        if (v < 0)
             return -1;
-        acc = acc << 6 | (uint32_t)(c - b64chars);
+        acc = acc << 6 | (uint32_t)v;
         bits += 6;
         if (bits >= 8) {
             bits -= 8;

@@ -78,6 +78,51 @@ text_clean(char *dst, size_t len, const char *src)
     dst[j] = '\0';
 }
 
+/* The entity or escape of a character that means something in mode; NULL if none. */
+static const char *
+text_special(long cp, enum text_mode mode)
+{
+    if (mode == TEXT_TERM)
+        return NULL;
+    switch (cp) {
+    case '<':
+        return "&lt;";
+    case '>':
+        return "&gt;";
+    case '&':
+        return "&amp;";
+    case '|':
+        return mode == TEXT_MARKDOWN ? "\\|" : NULL;
+    case '"':
+        return mode == TEXT_HTML ? "&quot;" : NULL;
+    case '\'':
+        return mode == TEXT_HTML ? "&#39;" : NULL;
+    default:
+        return NULL;
+    }
+}
+
+void
+text_put(FILE *f, const char *src, enum text_mode mode)
+{
+    long cp;
+
+    while (*src) {
+        int n = text_utf8(src, &cp);
+        const char *special = n > 0 ? text_special(cp, mode) : NULL;
+        if (n > 0 && text_is_control(cp) == 0) {
+            if (special)
+                fputs(special, f);
+            else
+                fwrite(src, 1, (size_t)n, f);
+            src += n;
+            continue;
+        }
+        for (n = n > 0 ? n : 1; n > 0; n--, src++)
+            fprintf(f, "\\x%02x", (unsigned char)*src);
+    }
+}
+
 void
 text_json(FILE *f, const char *src)
 {

@@ -25,6 +25,14 @@ int text_is_control(long cp);
  * sequence from a server reaches the terminal. Cuts at a whole escape.
  */
 void text_clean(char *dst, size_t len, const char *src);
+/* Where text_put writes to. */
+enum text_mode {
+    TEXT_TERM,     /* a terminal or a text file: control and malformed bytes as \xHH */
+    TEXT_MARKDOWN, /* ... and | < > & as \| &lt; &gt; &amp;: no HTML, no broken table */
+    TEXT_HTML,     /* ... and & < > " ' as entities: element text and attribute values */
+};
+/* Writes src to f made safe for mode, whatever its length. */
+void text_put(FILE *f, const char *src, enum text_mode mode);
 /* Writes src as a JSON string literal: valid UTF-8, malformed bytes as U+FFFD. */
 void text_json(FILE *f, const char *src);
 

@@ -10,10 +10,13 @@
 static int
 cmd_merge(struct runconf *rc, char **pos, int npos)
 {
+    char err[BT_ERRLEN];
+
     if (npos < 2)
         usage_fatal("merge needs the records of two agents or more (e.g. benchtop merge "
                     "agent-*.jsonl > run.jsonl)");
-    merge_records(stdout, pos, npos, rc->quiet);
+    if (merge_records(stdout, pos, npos, rc->quiet, err) < 0)
+        usage_fatal("%s", err);
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }
 

@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/hdrlog.h"
+#include "base/text.h"
 #include "output.h"
 #include "base/util.h"
 
@@ -30,8 +32,9 @@ static const char *const formats[] = {"text", "markdown", "csv", "json", NULL};
 enum { SERVER_COLS = 4 }; /* server series shown beside the table */
 
 /*
- * "+12.3%*": b against a, * when the gap is beyond noise (NOISE_SIGMAS),
- * "?" when a run has too few intervals to tell.
+ * "+12.3% ±4.1%*": b against a, with the noise band that decides the mark
+ * (NOISE_SIGMAS times the spread, as a % of a): * when the gap is beyond
+ * it, "?" when a run has too few intervals to tell. Empty when both are 0.
  */
 static void
 diff_cell(char *cell, double a, double b, double sd_a, double sd_b)
@@ -39,10 +42,15 @@ diff_cell(char *cell, double a, double b, double sd_a, double sd_b)
     double noise = NOISE_SIGMAS * sqrt(sd_a * sd_a + sd_b * sd_b);
     const char *mark = isnan(noise) ? "?" : fabs(b - a) > noise ? "*" : "";
 
-    if (a == 0)
-        snprintf(cell, 64, b == 0 ? "0%%%s" : "n/a%s", mark);
+    if (a == 0 && b == 0)
+        cell[0] = '\0';
+    else if (a == 0)
+        snprintf(cell, 64, "n/a%s", mark);
+    else if (isnan(noise))
+        snprintf(cell, 64, "%+.1f%%?", (b - a) / a * 100.0);
     else
-        snprintf(cell, 64, "%+.1f%%%s", (b - a) / a * 100.0, mark);
+        snprintf(cell, 64, "%+.1f%% \u00b1%.1f%%%s", (b - a) / a * 100.0, noise / fabs(a) * 100.0,
+                 mark);
 }
 
 static int
@@ -61,8 +69,11 @@ report_row_cells(const struct report_row *rows, int i, char cells[REPORT_NCOLS][
 
     for (c = 0; c < REPORT_NCOLS; c++)
         cells[c][0] = '\0';
-    snprintf(cells[0], 64, "%.63s", rows[i].label);
-    snprintf(cells[1], 64, "%.1f", s->secs);
+    text_clean(cells[0], 64, rows[i].label);
+    if (s->outage_s > 0) /* a step that lost its server: marked, and left out of the knee */
+        snprintf(cells[1], 64, "%.1f!", s->secs);
+    else
+        snprintf(cells[1], 64, "%.1f", s->secs);
     snprintf(cells[2], 64, "%.1f", s->tps);
     snprintf(cells[4], 64, "%.3f", s->p50 / 1000.0);
     snprintf(cells[6], 64, "%.3f", s->p99 / 1000.0);
@@ -101,9 +112,9 @@ series_score(const struct record *recs, int nrec, const char *name)
             continue;
         }
         for (i = 0; i < recs[r].nsample; i++)
-            if (!isnan(recs[r].smp[i].nums[k])) {
-                lo = fmin(lo, recs[r].smp[i].nums[k]);
-                hi = fmax(hi, recs[r].smp[i].nums[k]);
+            if (!isnan(record_sample(&recs[r], i, k))) {
+                lo = fmin(lo, record_sample(&recs[r], i, k));
+                hi = fmax(hi, record_sample(&recs[r], i, k));
             }
     }
     if (!(hi > lo))
@@ -113,6 +124,7 @@ series_score(const struct record *recs, int nrec, const char *name)
 
 struct scored {
     const char *name;
+    int tier; /* what the verdict reads first: 2 its own limit's series, 1 any limit's, 0 other */
     double score;
     int order; /* the collector's row order breaks ties */
 };
@@ -122,23 +134,58 @@ by_score(const void *a, const void *b)
 {
     const struct scored *x = a, *y = b;
 
+    if (x->tier != y->tier)
+        return y->tier - x->tier;
     if (x->score != y->score)
         return x->score < y->score ? 1 : -1;
     return x->order - y->order;
+}
+
+/*
+ * The words of the series each verdict is judged on (the collectors' row
+ * labels and sections, whatever the database): a report shows the CPU,
+ * the waits, the locks and the syncs before rollbacks/s.
+ */
+static const struct {
+    const char *verdict, *words[6];
+} verdict_words[] = {
+    {"server_cpu", {"cpu", NULL}},
+    {"lock", {"lock", "wait", "blocked", NULL}},
+    {"commit", {"sync", "commit", "flush", "wal", "i/o", NULL}},
+    {"pool", {"pool", "wait", "queue", NULL}},
+    {"connection", {"connect", NULL}},
+    {"app", {"worker", "busy", "queue", NULL}},
+};
+
+/* Whether name holds one of the verdict's words (verdict NULL: any verdict's). */
+static int
+series_matches(const char *name, const char *verdict)
+{
+    for (size_t v = 0; v < sizeof verdict_words / sizeof *verdict_words; v++) {
+        if (verdict != NULL && strcmp(verdict, verdict_words[v].verdict) != 0)
+            continue;
+        for (int w = 0; verdict_words[v].words[w] != NULL; w++)
+            if (strcasestr(name, verdict_words[v].words[w]) != NULL)
+                return 1;
+    }
+    return 0;
 }
 
 int
 report_server_series(const struct record *recs, int nrec, const char **names, int max)
 {
     struct scored *c = xcalloc((size_t)recs[0].nseries + 1, sizeof(*c));
+    struct rec_summary s = {0};
     int n = 0, k;
 
+    record_top_verdict(&recs[0], 0, 0, &s);
     for (k = 1; k < recs[0].nseries; k++) {
         if (!recs[0].series_rate[k] || strstr(recs[0].series[k], "transactions/s") != NULL)
             continue;
         c[n].name = recs[0].series[k];
         c[n].order = k;
         c[n].score = series_score(recs, nrec, c[n].name);
+        c[n].tier = series_matches(c[n].name, s.verdict) ? 2 : series_matches(c[n].name, NULL);
         n += c[n].score > 0;
     }
     qsort(c, (size_t)n, sizeof(*c), by_score);
@@ -151,6 +198,53 @@ report_server_series(const struct record *recs, int nrec, const char **names, in
 
 /* --- formats --- */
 
+/* Columns a cell takes on a terminal: its UTF-8 lead bytes ("±" is one). */
+static int
+cell_width(const char *s)
+{
+    int n = 0;
+
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+static void
+print_cell(FILE *f, const char *cell, int width, int left)
+{
+    int pad = width - cell_width(cell);
+
+    fprintf(f, "%*s%s%*s", left ? 0 : pad, "", cell, left ? pad : 0, "");
+}
+
+void
+report_notes(FILE *f, const struct report_row *rows, int n, const char *pre, const char *post)
+{
+    int i, later = 0, outage = 0;
+
+    for (i = 0; i < n; i++) {
+        later |= rows[i].step != NULL && rows[i].rec != rows[0].rec && rows[i].base != i &&
+                 rows[rows[i].base].rec == rows[0].rec;
+        outage |= rows[i].sum.outage_s > 0;
+    }
+    if (n > 1)
+        fprintf(f,
+                "%s\"vs 1st\": against the first run; a sweep's step against the step before. "
+                "\u00b1 the noise band: %.0f times the spread of the two runs' intervals; "
+                "* beyond it; ? too few intervals to tell%s",
+                pre, NOISE_SIGMAS, post);
+    if (later)
+        fprintf(f,
+                "%s\"vs 1st\" of a later sweep's step: against the first record's step at the "
+                "same load%s",
+                pre, post);
+    if (outage)
+        fprintf(f,
+                "%ssecs with !: some intervals finished no transaction (an outage or a "
+                "stall); such a step is left out of the knee%s",
+                pre, post);
+}
+
 static void
 print_text(FILE *f, const struct report_row *rows, int n)
 {
@@ -158,32 +252,26 @@ print_text(FILE *f, const struct report_row *rows, int n)
     int width[REPORT_NCOLS], i, c;
 
     for (c = 0; c < REPORT_NCOLS; c++)
-        width[c] = (int)strlen(report_columns[c]);
+        width[c] = cell_width(report_columns[c]);
     for (i = 0; i < n; i++) {
         report_row_cells(rows, i, cells);
         for (c = 0; c < REPORT_NCOLS; c++)
-            if ((int)strlen(cells[c]) > width[c])
-                width[c] = (int)strlen(cells[c]);
+            width[c] = cell_width(cells[c]) > width[c] ? cell_width(cells[c]) : width[c];
     }
-    for (c = 0; c < REPORT_NCOLS; c++)
-        fprintf(f, c ? "  %*s" : "%-*s", width[c], report_columns[c]);
+    for (c = 0; c < REPORT_NCOLS; c++) {
+        fputs(c ? "  " : "", f);
+        print_cell(f, report_columns[c], width[c], c == 0);
+    }
     fputc('\n', f);
     for (i = 0; i < n; i++) {
         report_row_cells(rows, i, cells);
-        for (c = 0; c < REPORT_NCOLS; c++)
-            fprintf(f, c ? "  %*s" : "%-*s", width[c], cells[c]);
+        for (c = 0; c < REPORT_NCOLS; c++) {
+            fputs(c ? "  " : "", f);
+            print_cell(f, cells[c], width[c], c == 0);
+        }
         fputc('\n', f);
     }
-    if (n > 1)
-        fprintf(f,
-                "* beyond the runs' interval-to-interval noise (%.0f times the spread); "
-                "? too few intervals to tell\n",
-                NOISE_SIGMAS);
-    for (i = 0; i < n && rows[i].base == 0; i++)
-        ;
-    if (i < n)
-        fprintf(f, "\"vs 1st\" of a later sweep's step: against the first record's step at the "
-                   "same load\n");
+    report_notes(f, rows, n, "", "\n");
 }
 
 static void
@@ -200,10 +288,15 @@ print_markdown(FILE *f, const struct report_row *rows, int n)
     fputs("|\n", f);
     for (i = 0; i < n; i++) {
         report_row_cells(rows, i, cells);
-        for (c = 0; c < REPORT_NCOLS; c++)
-            fprintf(f, "| %s ", cells[c]);
+        for (c = 0; c < REPORT_NCOLS; c++) {
+            fputs("| ", f);
+            text_put(f, cells[c], TEXT_MARKDOWN);
+            fputc(' ', f);
+        }
         fputs("|\n", f);
     }
+    fputc('\n', f);
+    report_notes(f, rows, n, "- ", "\n");
 }
 
 static void
@@ -334,29 +427,39 @@ print_server(FILE *f, const struct record *recs, int nrec, const struct report_r
 
     if (ns == 0)
         return;
-    for (i = 0; i < n; i++)
-        if ((int)strlen(rows[i].label) > w0)
-            w0 = (int)strlen(rows[i].label);
+    for (i = 0; i < n; i++) {
+        text_clean(cell, sizeof cell, rows[i].label);
+        w0 = cell_width(cell) > w0 ? cell_width(cell) : w0;
+    }
     fputs("\nserver, mean over each row's window:\n", f);
     if (markdown) {
         fputs("\n| run ", f);
-        for (c = 0; c < ns; c++)
-            fprintf(f, "| %s ", names[c]);
+        for (c = 0; c < ns; c++) {
+            fputs("| ", f);
+            text_put(f, names[c], TEXT_MARKDOWN);
+            fputc(' ', f);
+        }
         fputs("|\n| --- ", f);
         for (c = 0; c < ns; c++)
             fputs("| ---: ", f);
         fputs("|\n", f);
     } else {
         fprintf(f, "%-*s", w0, "run");
-        for (c = 0; c < ns; c++)
-            fprintf(f, "  %s", names[c]);
+        for (c = 0; c < ns; c++) {
+            fputs("  ", f);
+            text_put(f, names[c], TEXT_TERM);
+        }
         fputc('\n', f);
     }
     for (i = 0; i < n; i++) {
-        if (markdown)
-            fprintf(f, "| %s ", rows[i].label);
-        else
-            fprintf(f, "%-*s", w0, rows[i].label);
+        text_clean(cell, sizeof cell, rows[i].label);
+        if (markdown) {
+            fputs("| ", f);
+            text_put(f, cell, TEXT_MARKDOWN);
+            fputc(' ', f);
+        } else {
+            print_cell(f, cell, w0, 1);
+        }
         for (c = 0; c < ns; c++) {
             server_cell(&rows[i], names[c], cell, sizeof cell);
             if (markdown)
@@ -368,68 +471,91 @@ print_server(FILE *f, const struct record *recs, int nrec, const struct report_r
     }
 }
 
-/* Whether the '\n'-ended lines of text hold the line p (len bytes, without its '\n'). */
+/* "   key: value" (want_same 1) or "   key: 1. a; 2. b" for the keys that differ. */
 static int
-has_line(const char *text, const char *p, int len)
+print_heads(FILE *f, const struct record *recs, int nrec, int want_same, int markdown)
 {
-    const char *q = text;
+    enum text_mode m = markdown ? TEXT_MARKDOWN : TEXT_TERM;
+    int r, i, k, n = 0;
 
-    for (; q != NULL && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL)
-        if (strncmp(q, p, (size_t)len) == 0 && q[len] == '\n')
-            return 1;
-    return 0;
+    for (r = 0; r < nrec; r++)
+        for (i = 0; i < recs[r].nhead; i++) {
+            const char *key = recs[r].head[i].key, *v;
+            if (!record_head_first(recs, r, key) || record_head_same(recs, nrec, key) != want_same)
+                continue;
+            fputs(markdown ? "- " : "   ", f);
+            text_put(f, key, m);
+            fputs(":", f);
+            for (k = 0; k < nrec; k++) {
+                if (want_same && k > 0)
+                    break;
+                v = record_head(&recs[k], key);
+                fprintf(f, want_same ? " " : "%s %d. ", k ? ";" : "", k + 1);
+                text_put(f, v ? v : "(none)", m);
+            }
+            fputc('\n', f);
+            n++;
+        }
+    return n;
 }
 
-/* Whether every record's header holds the line p. */
-static int
-common_line(const struct record *recs, int nrec, const char *p, int len)
-{
-    int i;
-
-    for (i = 0; i < nrec; i++)
-        if (!has_line(recs[i].header_text ? recs[i].header_text : "", p, len))
-            return 0;
-    return 1;
-}
-
-/* The lines of text that are (want 1) or are not (want 0) in every record's header. */
+/* Each run's name and events. */
 static void
-print_lines(FILE *f, const char *text, const struct record *recs, int nrec, int want, int markdown)
+print_events(FILE *f, const struct record *recs, int nrec, int markdown)
 {
-    const char *p = text, *nl;
+    enum text_mode m = markdown ? TEXT_MARKDOWN : TEXT_TERM;
+    int i, j;
 
-    for (; *p; p = nl + 1) {
-        nl = strchr(p, '\n');
-        if ((nrec > 1 && common_line(recs, nrec, p, (int)(nl - p))) == want)
-            fprintf(f, markdown ? "- %.*s\n" : "   %.*s\n", (int)(nl - p), p);
+    for (i = 0; i < nrec; i++) {
+        fprintf(f, markdown ? "### %d. " : "%d. ", i + 1);
+        text_put(f, recs[i].name, m);
+        fputs(markdown ? "\n\n" : "\n", f);
+        for (j = 0; j < recs[i].nevent; j++) {
+            fprintf(f, markdown ? "- event at %.1f s: " : "   event at %.1f s: ", recs[i].ev[j].t);
+            text_put(f, recs[i].ev[j].text, m);
+            fputc('\n', f);
+        }
+        fputc('\n', f);
     }
 }
 
 /*
- * The run headers: what was run where, settings at start, events (text and
- * markdown). With several runs, what all of them share is said once, first,
- * so that each run's block shows what differs: the setting a tuning step
- * changed stands out instead of hiding in twenty equal lines.
+ * What changed first (text and markdown): the settings, options, versions
+ * and host that differ between the runs, in one block before the table.
+ * One run: its whole header.
  */
 static void
-print_headers(FILE *f, const struct record *recs, int nrec, int markdown)
+print_differences(FILE *f, const struct record *recs, int nrec, int markdown)
 {
-    const char *first = recs[0].header_text ? recs[0].header_text : "";
-    int i, j;
+    if (nrec == 1) {
+        fputs(markdown ? "### The run\n\n" : "the run:\n", f);
+        print_heads(f, recs, nrec, 1, markdown);
+        fputc('\n', f);
+        return;
+    }
+    fputs(markdown ? "### What differs between the runs\n\n" : "what differs between the runs:\n",
+          f);
+    if (print_heads(f, recs, nrec, 0, markdown) == 0)
+        fputs(markdown ? "- nothing in settings, options, versions or host\n"
+                       : "   nothing in settings, options, versions or host\n",
+              f);
+    fputc('\n', f);
+}
 
-    if (nrec > 1 && *first) {
-        fprintf(f, markdown ? "### In every run\n\n" : "in every run:\n");
-        print_lines(f, first, recs, nrec, 1, markdown);
-        fputc('\n', f);
+/*
+ * After the table: what every run shares, folded (a <details> block in
+ * markdown), then each run's events.
+ */
+static void
+print_common(FILE *f, const struct record *recs, int nrec, int markdown)
+{
+    fputc('\n', f);
+    if (nrec > 1) {
+        fputs(markdown ? "<details><summary>In every run</summary>\n\n" : "in every run:\n", f);
+        print_heads(f, recs, nrec, 1, markdown);
+        fputs(markdown ? "\n</details>\n\n" : "\n", f);
     }
-    for (i = 0; i < nrec; i++) {
-        fprintf(f, markdown ? "### %d. %s\n\n" : "%d. %s\n", i + 1, recs[i].name);
-        print_lines(f, recs[i].header_text ? recs[i].header_text : "", recs, nrec, 0, markdown);
-        for (j = 0; j < recs[i].nevent; j++)
-            fprintf(f, markdown ? "- event at %.1f s: %s\n" : "   event at %.1f s: %s\n",
-                    recs[i].ev[j].t, recs[i].ev[j].text);
-        fputc('\n', f);
-    }
+    print_events(f, recs, nrec, markdown);
 }
 
 /* --- rows --- */
@@ -459,10 +585,11 @@ add_rows(struct record *r, double from, double to, struct report_row **rows, int
 }
 
 /*
- * The row each row is compared with: the first. But a later sweep's step
- * goes against the first record's step at the same load when it has one:
- * 4 clients with synchronous_commit off against 4 clients with it on,
- * not against 1 client.
+ * The row each row is compared with: the first. A sweep's step goes
+ * against the step before it (what one more step of load bought), but a
+ * later sweep's step goes against the first record's step at the same load
+ * when it has one: 4 clients with synchronous_commit off against 4 clients
+ * with it on, not against 1 client.
  */
 static void
 report_bases(struct report_row *rows, int n)
@@ -471,9 +598,13 @@ report_bases(struct report_row *rows, int n)
 
     for (i = 0; i < n; i++) {
         rows[i].base = 0;
-        if (rows[i].step == NULL || rows[i].rec == rows[0].rec)
+        if (rows[i].step == NULL)
             continue;
-        for (j = 0; j < n && rows[j].rec == rows[0].rec; j++)
+        if (i > 0 && rows[i - 1].rec == rows[i].rec)
+            rows[i].base = i - 1;
+        else if (rows[i].rec == rows[0].rec)
+            rows[i].base = i;
+        for (j = 0; j < n && rows[j].rec == rows[0].rec && rows[i].rec != rows[0].rec; j++)
             if (rows[j].step != NULL && strcmp(rows[j].step, rows[i].step) == 0) {
                 rows[i].base = j;
                 break;
@@ -492,7 +623,7 @@ write_hlog(const char *path, const struct record *r, double from, double to)
     hdrlog_write_header(f, isnan(r->start) ? 0 : r->start);
     for (i = 0; i < r->ninterval; i++) {
         const struct rec_interval *iv = &r->iv[i];
-        if (iv->hdr == NULL || iv->t - iv->len < from - 1e-6 || (to > 0 && iv->t > to + 1e-6))
+        if (iv->hdr == NULL || !record_in_window(iv, from, to))
             continue;
         hdrlog_write_interval(f, iv->t - iv->len, iv->len, iv->max, iv->hdr);
     }
@@ -526,6 +657,37 @@ compare_format(const char *name)
     return -1;
 }
 
+/* Whether path is one of the records (the same file, by device and inode). */
+static int
+is_a_record(const char *path, char *const *paths, int npos)
+{
+    struct stat a, b;
+
+    if (path == NULL || stat(path, &a) != 0)
+        return 0;
+    for (int i = 0; i < npos; i++)
+        if (stat(paths[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return 1;
+    return 0;
+}
+
+/* What was left out of a record, said on stderr. */
+static void
+record_warn(const struct record *r)
+{
+    char name[256];
+
+    text_clean(name, sizeof name, r->path);
+    if (r->cut_line)
+        fprintf(stderr,
+                "benchtop report: %s:%d: the last line was cut short while written; "
+                "reporting the lines before it\n",
+                name, r->cut_line);
+    if (r->series_capped)
+        fprintf(stderr, "benchtop report: %s: more than %d server series; the rest left out\n",
+                name, RECORD_MAX_SERIES);
+}
+
 int
 compare_write(FILE *out, char *const *paths, int npos, const struct compare_opts *o)
 {
@@ -535,14 +697,20 @@ compare_write(FILE *out, char *const *paths, int npos, const struct compare_opts
     char err[BT_ERRLEN];
     int i, nrows = 0;
 
+    if (is_a_record(o->html, paths, npos) || is_a_record(o->hlog, paths, npos))
+        usage_fatal("--%s %s is one of the records to report: give a new file name",
+                    is_a_record(o->html, paths, npos) ? "html" : "hlog",
+                    is_a_record(o->html, paths, npos) ? o->html : o->hlog);
     recs = xcalloc((size_t)npos, sizeof(*recs));
-    for (i = 0; i < npos; i++)
+    for (i = 0; i < npos; i++) {
         if (record_load(paths[i], &recs[i], err) < 0 ||
             add_rows(&recs[i], o->from, o->to, &rows, &nrows, err) < 0)
             usage_fatal("%s", err);
+        record_warn(&recs[i]);
+    }
     report_bases(rows, nrows);
     if (fmt <= 1)
-        print_headers(out, recs, npos, fmt == 1);
+        print_differences(out, recs, npos, fmt == 1);
     if (fmt == 0)
         print_text(out, rows, nrows);
     else if (fmt == 1)
@@ -551,8 +719,10 @@ compare_write(FILE *out, char *const *paths, int npos, const struct compare_opts
         print_csv(out, rows, nrows);
     else
         print_json(out, recs, npos, rows, nrows);
-    if (fmt <= 1)
+    if (fmt <= 1) {
         print_server(out, recs, npos, rows, nrows, fmt == 1);
+        print_common(out, recs, npos, fmt == 1);
+    }
     if (o->html)
         write_html(o->html, recs, npos, rows, nrows, o->from, o->to);
     if (o->hlog)

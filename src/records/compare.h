@@ -26,6 +26,8 @@ enum { REPORT_NCOLS = 14 };
 /* The table's cells as text, row by row (shared by every format and the HTML page). */
 extern const char *const report_columns[REPORT_NCOLS];
 void report_row_cells(const struct report_row *rows, int i, char cells[REPORT_NCOLS][64]);
+/* The table's footnotes, each line between pre and post: the marks, what a row is compared with. */
+void report_notes(FILE *f, const struct report_row *rows, int n, const char *pre, const char *post);
 
 /*
  * The server series worth showing, as names: the rates and percentages that

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "merge.h"
 #include "record.h"
@@ -21,6 +23,8 @@ enum {
     FOLLOW_MAX = 1024, /* files */
     LATE = 2,          /* intervals to wait for an agent that fell silent */
     READ_CHUNK = 65536,
+    TICK_BYTES = 4 << 20, /* read per file per tick: the rest next tick, the screen stays live */
+    MAX_LINE = 1 << 20,   /* a longer line is no record's: dropped up to its newline */
 };
 
 struct queued {
@@ -33,6 +37,7 @@ struct ffile {
     int fd;
     char *buf; /* the start of a line still being written */
     size_t len;
+    int skipping; /* within a line longer than MAX_LINE: dropped up to its newline */
     double start; /* the run header's; 0 until it is read */
     int done;     /* its summary line came: no more intervals */
     long last_bin;
@@ -66,6 +71,11 @@ rescan(struct follow *fl)
         for (j = 0, known = 0; j < fl->nf && !known; j++)
             known = strcmp(fl->f[j].path, g.gl_pathv[i]) == 0;
         int fd = known ? -1 : open(g.gl_pathv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+            close(fd); /* a device or a pipe (/dev/zero) never ends: regular files only */
+            fd = -1;
+        }
         if (fd < 0)
             continue;
         fl->f = xrealloc(fl->f, (size_t)(fl->nf + 1) * sizeof(*fl->f));
@@ -82,13 +92,16 @@ take_line(struct follow *fl, struct ffile *ff, const char *line)
 {
     json_t *o = json_loads(line, 0, NULL);
     const char *type = record_jstr(o, "type");
+    char err[BT_ERRLEN];
 
     if (o == NULL) {
         fl->bad++;
         return;
     }
-    if (strcmp(type, "run") == 0 && record_jnum(o, "start") > 0 &&
-        record_jnum(o, "interval_s") > 0) {
+    if (strcmp(type, "run") == 0 && record_jnum(o, "start") > 0 && record_jnum(o, "start") < 1e11 &&
+        record_jnum(o, "interval_s") >= 0.001 &&
+        record_jnum(o, "interval_s") <= RECORD_MAX_INTERVAL &&
+        (fl->step == 0 || fabs(record_jnum(o, "start") - fl->base) < RECORD_MAX_T)) {
         ff->start = record_jnum(o, "start");
         if (fl->step == 0) {
             fl->step = record_jnum(o, "interval_s");
@@ -96,7 +109,10 @@ take_line(struct follow *fl, struct ffile *ff, const char *line)
         }
     } else if (strcmp(type, "summary") == 0) {
         ff->done = 1;
-    } else if (strcmp(type, "interval") == 0 && ff->start > 0 && !isnan(record_jnum(o, "t"))) {
+    } else if (strcmp(type, "interval") == 0 && ff->start > 0 &&
+               record_interval_check(o, err) < 0) {
+        fl->bad++;
+    } else if (strcmp(type, "interval") == 0 && ff->start > 0) {
         long bin = lround((ff->start + record_jnum(o, "t") - fl->base) / fl->step);
         ff->q = xrealloc(ff->q, (size_t)(ff->nq + 1) * sizeof(*ff->q));
         ff->q[ff->nq].o = o;
@@ -107,26 +123,49 @@ take_line(struct follow *fl, struct ffile *ff, const char *line)
     json_decref(o);
 }
 
-/* Reads what the file gained; whole lines are taken, the rest kept for later. */
+/* Takes the whole lines of the buffer from offset `from` (where no newline was before). */
+static void
+take_lines(struct follow *fl, struct ffile *ff, size_t from)
+{
+    char *nl, *p = ff->buf, *scan = ff->buf + from;
+
+    while ((nl = memchr(scan, '\n', ff->len - (size_t)(scan - ff->buf))) != NULL) {
+        *nl = '\0';
+        if (ff->skipping)
+            ff->skipping = 0; /* the end of an over-long line: dropped */
+        else if (p[strspn(p, " \t\r")] != '\0')
+            take_line(fl, ff, p);
+        p = scan = nl + 1;
+    }
+    ff->len -= (size_t)(p - ff->buf);
+    if (ff->len > 0)
+        memmove(ff->buf, p, ff->len);
+    if (ff->len > MAX_LINE) { /* no record has such a line: drop it, count it once */
+        fl->bad += !ff->skipping;
+        ff->skipping = 1;
+        ff->len = 0;
+    }
+}
+
+/*
+ * Reads what the file gained, at most TICK_BYTES a tick; whole lines are
+ * taken, the rest kept for later. Only the new bytes are searched for a
+ * newline, so a long line costs its length once, not once per chunk.
+ */
 static void
 read_file(struct follow *fl, struct ffile *ff)
 {
-    char chunk[READ_CHUNK];
+    size_t total = 0;
     ssize_t n;
 
-    while ((n = read(ff->fd, chunk, sizeof chunk)) > 0) {
-        char *nl, *p;
-        ff->buf = xrealloc(ff->buf, ff->len + (size_t)n + 1);
-        memcpy(ff->buf + ff->len, chunk, (size_t)n);
+    while (total < TICK_BYTES) {
+        ff->buf = xrealloc(ff->buf, ff->len + READ_CHUNK + 1);
+        n = read(ff->fd, ff->buf + ff->len, READ_CHUNK);
+        if (n <= 0)
+            return;
+        total += (size_t)n;
         ff->len += (size_t)n;
-        ff->buf[ff->len] = '\0';
-        for (p = ff->buf; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
-            *nl = '\0';
-            if (p[strspn(p, " \t\r")] != '\0')
-                take_line(fl, ff, p);
-        }
-        ff->len -= (size_t)(p - ff->buf);
-        memmove(ff->buf, p, ff->len + 1);
+        take_lines(fl, ff, ff->len - (size_t)n);
     }
 }
 
@@ -245,6 +284,18 @@ follow_open(const char *pattern, char *err)
     return fl;
 }
 
+/* The lowest bin queued after fl->next (bin_ready said one is). */
+static long
+next_queued(const struct follow *fl)
+{
+    long next = LONG_MAX;
+
+    for (int i = 0; i < fl->nf; i++)
+        if (fl->f[i].nq > 0 && fl->f[i].q[0].bin < next)
+            next = fl->f[i].q[0].bin;
+    return next > fl->next && next != LONG_MAX ? next : fl->next + 1;
+}
+
 const struct snapshot *
 follow_next(struct follow *fl)
 {
@@ -256,7 +307,7 @@ follow_next(struct follow *fl)
     if (fl->step == 0)
         return NULL;
     while ((r = bin_ready(fl)) < 0)
-        fl->next++;
+        fl->next = next_queued(fl); /* straight to the next bin with data, over any gap */
     if (r == 0)
         return NULL;
     show_bin(fl);

@@ -10,19 +10,22 @@
 #include <string.h>
 
 #include "compare.h"
+#include "analysis/sweep.h"
 #include "base/hist.h"
 #include "base/hdrlog.h"
+#include "base/text.h"
 #include "base/util.h"
 
 enum {
-    W = 760,
-    H = 260,
+    W = 960, /* the viewBox: the chart itself takes the page's width */
+    H = 300,
     LEFT = 70,
     RIGHT = 40, /* room for the last tick label, "99.999%" */
-    TOP = 30,
+    TOP = 12,
     BOTTOM = 40,
     SPECTRUM_POINTS = 101, /* 1 - 10^(-k/20): 0% .. 99.999% */
     MAX_SERVER_CHARTS = 4,
+    MAX_LINES = 16,
 };
 
 static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c",
@@ -35,30 +38,25 @@ struct line {
     double *x, *y;
 };
 
+enum axis { AXIS_LINEAR, AXIS_PERCENTILE, AXIS_LOG2 };
+
 struct chart {
     const char *id, *title, *xlabel, *ylabel;
-    int logx; /* x is 1/(1-percentile), log-scaled */
+    enum axis xaxis; /* AXIS_PERCENTILE: x is 1/(1-percentile), log10; AXIS_LOG2: doubling steps */
     int nlines;
-    struct line lines[16];
+    struct line lines[MAX_LINES];
     const struct record *events; /* NULL: no event marks */
     int nrec;
+    double shade_from, shade_to; /* the --from/--to window, shaded; both 0: none */
+    double mark_x;               /* a marked x (the knee), NAN: none */
+    const char *mark_label;
 };
 
+/* Every string from a record reaches the page through the one escaper. */
 static void
 html_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else if (*s == '"')
-            fputs("&quot;", f);
-        else
-            fputc(*s, f);
-    }
+    text_put(f, s, TEXT_HTML);
 }
 
 static void
@@ -115,22 +113,61 @@ chart_bounds(const struct chart *c, double *x0, double *x1, double *y1)
 
 struct scale {
     double x0, x1, y1;
-    int logx;
+    enum axis xaxis;
 };
+
+/* x on the axis' own scale: linear, log10 or log2. */
+static double
+axis_of(const struct scale *s, double x)
+{
+    return s->xaxis == AXIS_PERCENTILE ? log10(x) : s->xaxis == AXIS_LOG2 ? log2(x) : x;
+}
 
 static double
 sx(const struct scale *s, double x)
 {
-    double a = s->logx ? log10(x) : x, lo = s->logx ? log10(s->x0) : s->x0,
-           hi = s->logx ? log10(s->x1) : s->x1;
+    double lo = axis_of(s, s->x0), hi = axis_of(s, s->x1);
 
-    return LEFT + (a - lo) / (hi - lo) * (W - LEFT - RIGHT);
+    return LEFT + (axis_of(s, x) - lo) / (hi - lo) * (W - LEFT - RIGHT);
 }
 
 static double
 sy(const struct scale *s, double y)
 {
     return H - BOTTOM - y / s->y1 * (H - TOP - BOTTOM);
+}
+
+/* A tick label at x: text, or the value itself when text is NULL. */
+static void
+x_tick(FILE *f, const struct scale *s, double x, const char *text)
+{
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">", sx(s, x),
+            H - BOTTOM + 14);
+    if (text)
+        fputs(text, f);
+    else
+        fprintf(f, "%g", x);
+    fputs("</text>\n", f);
+}
+
+/* The x ticks: percentiles, every step of a doubling sweep, or a round step. */
+static void
+draw_x_ticks(FILE *f, const struct chart *c, const struct scale *s)
+{
+    static const char *const pct[] = {"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"};
+    double step, v;
+
+    if (s->xaxis == AXIS_PERCENTILE) {
+        for (int k = 0; k <= 5; k++)
+            x_tick(f, s, pow(10, k), pct[k]);
+    } else if (s->xaxis == AXIS_LOG2) {
+        for (int k = 0; c->nlines > 0 && k < c->lines[0].n; k++)
+            x_tick(f, s, c->lines[0].x[k], NULL);
+    } else {
+        step = nice_step(s->x1 - s->x0);
+        for (v = ceil(s->x0 / step) * step; v <= s->x1; v += step)
+            x_tick(f, s, v, NULL);
+    }
 }
 
 static void
@@ -147,19 +184,7 @@ draw_axes(FILE *f, const struct chart *c, const struct scale *s)
                 "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">%g</text>"
                 "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
                 LEFT - 4, sy(s, v) + 4, v, LEFT, sy(s, v), W - RIGHT, sy(s, v));
-    if (s->logx) {
-        static const char *const pct[] = {"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"};
-        for (int k = 0; k <= 5; k++)
-            fprintf(f,
-                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%s</text>\n",
-                    sx(s, pow(10, k)), H - BOTTOM + 14, pct[k]);
-    } else {
-        step = nice_step(s->x1 - s->x0);
-        for (v = ceil(s->x0 / step) * step; v <= s->x1; v += step)
-            fprintf(f,
-                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%g</text>\n",
-                    sx(s, v), H - BOTTOM + 14, v);
-    }
+    draw_x_ticks(f, c, s);
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\">", (W + LEFT) / 2,
             H - 6);
     html_text(f, c->xlabel);
@@ -169,6 +194,48 @@ draw_axes(FILE *f, const struct chart *c, const struct scale *s)
             (H - BOTTOM + TOP) / 2, (H - BOTTOM + TOP) / 2);
     html_text(f, c->ylabel);
     fputs("</text>\n", f);
+}
+
+/* The --from/--to window, shaded: the figures of the table come from it. */
+static void
+draw_window(FILE *f, const struct chart *c, const struct scale *s)
+{
+    double a = fmax(c->shade_from, s->x0), b = c->shade_to > 0 ? fmin(c->shade_to, s->x1) : s->x1;
+
+    if ((c->shade_from <= 0 && c->shade_to <= 0) || !(b > a))
+        return;
+    fprintf(f,
+            "<rect class=\"window\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+            "fill=\"#fff3c4\"><title>--from/--to: the window the table summarises</title></rect>\n",
+            sx(s, a), TOP, sx(s, b) - sx(s, a), H - TOP - BOTTOM);
+}
+
+/* The knee, marked where it is. */
+static void
+draw_mark(FILE *f, const struct chart *c, const struct scale *s)
+{
+    if (isnan(c->mark_x) || c->mark_label == NULL)
+        return;
+    fprintf(f,
+            "<line class=\"knee\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" "
+            "stroke-width=\"1.5\" stroke-dasharray=\"6,3\"/><text class=\"knee\" x=\"%.1f\" "
+            "y=\"%d\" font-size=\"12\">",
+            sx(s, c->mark_x), TOP, sx(s, c->mark_x), H - BOTTOM, sx(s, c->mark_x) + 4, TOP + 12);
+    html_text(f, c->mark_label);
+    fputs("</text>\n", f);
+}
+
+/* The legend, outside the plot (above it), in the page's flow. */
+static void
+legend_write(FILE *f, const struct chart *c)
+{
+    fputs("<div class=\"legend\">", f);
+    for (int i = 0; i < c->nlines; i++) {
+        fprintf(f, "<span style=\"color:%s\">&#9632; ", colours[i % NCOLOURS]);
+        html_text(f, c->lines[i].name);
+        fputs("</span>", f);
+    }
+    fputs("</div>\n", f);
 }
 
 /* Events as dashed vertical lines with the text as a tooltip. */
@@ -186,7 +253,8 @@ draw_events(FILE *f, const struct chart *c, const struct scale *s)
                     "<line class=\"event\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
                     "stroke=\"%s\" stroke-dasharray=\"3,3\"><title>",
                     sx(s, t), TOP, sx(s, t), H - BOTTOM, colours[r % NCOLOURS]);
-            fprintf(f, "%s %.1f s: ", c->events[r].name, t);
+            html_text(f, c->events[r].name);
+            fprintf(f, " %.1f s: ", t);
             html_text(f, c->events[r].ev[i].text);
             fputs("</title></line>\n", f);
         }
@@ -195,19 +263,25 @@ draw_events(FILE *f, const struct chart *c, const struct scale *s)
 static void
 chart_write(FILE *f, const struct chart *c)
 {
-    struct scale s = {.logx = c->logx};
+    struct scale s = {.xaxis = c->xaxis};
     int i, k;
 
     if (c->nlines == 0)
         return;
     chart_bounds(c, &s.x0, &s.x1, &s.y1);
-    if (c->logx)
+    if (c->xaxis == AXIS_PERCENTILE)
         s.x0 = 1, s.x1 = 1e5;
+    if (c->xaxis == AXIS_LOG2 && !(s.x0 > 0))
+        s.xaxis = AXIS_LINEAR;
     fprintf(f, "<h2>");
     html_text(f, c->title);
-    fprintf(f, "</h2>\n<svg class=\"chart\" id=\"%s\" width=\"%d\" height=\"%d\">\n", c->id, W, H);
+    fputs("</h2>\n", f);
+    legend_write(f, c);
+    fprintf(f, "<svg class=\"chart\" id=\"%s\" viewBox=\"0 0 %d %d\">\n", c->id, W, H);
+    draw_window(f, c, &s);
     draw_axes(f, c, &s);
     draw_events(f, c, &s);
+    draw_mark(f, c, &s);
     for (i = 0; i < c->nlines; i++) {
         const struct line *l = &c->lines[i];
         fprintf(f,
@@ -219,37 +293,40 @@ chart_write(FILE *f, const struct chart *c)
         fputs("\"><title>", f);
         html_text(f, l->name);
         fputs("</title></polyline>\n", f);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"%s\">", LEFT + 10, TOP + 12 * i,
-                colours[i % NCOLOURS]);
-        html_text(f, l->name);
-        fputs("</text>\n", f);
     }
     fputs("</svg>\n", f);
 }
 
 /* --- the charts --- */
 
-static int
-time_charts(FILE *f, struct record *recs, int nrec, char *err)
+/* A chart over time: the runs overlaid, events marked, the --from/--to window shaded. */
+static void
+time_chart_init(struct chart *c, const char *id, const char *title, const char *ylabel,
+                const struct record *recs, int nrec, double from, double to)
 {
-    struct chart tps = {.id = "tps",
-                        .title = "Throughput over time",
-                        .xlabel = "seconds into the run",
-                        .ylabel = "transactions/s"};
-    struct chart p50 = {.id = "p50",
-                        .title = "p50 latency over time",
-                        .xlabel = "seconds into the run",
-                        .ylabel = "ms"};
-    struct chart p99 = {.id = "p99",
-                        .title = "p99 latency over time",
-                        .xlabel = "seconds into the run",
-                        .ylabel = "ms"};
+    memset(c, 0, sizeof(*c));
+    c->id = id;
+    c->title = title;
+    c->xlabel = "seconds into the run";
+    c->ylabel = ylabel;
+    c->events = recs;
+    c->nrec = nrec;
+    c->shade_from = from;
+    c->shade_to = to;
+    c->mark_x = NAN;
+}
+
+static int
+time_charts(FILE *f, struct record *recs, int nrec, double from, double to, char *err)
+{
+    struct chart tps, p50, p99;
     struct hist *h = hist_new();
     int r, i, rv = 0;
 
-    tps.events = p50.events = p99.events = recs;
-    tps.nrec = p50.nrec = p99.nrec = nrec;
-    for (r = 0; r < nrec && r < 16 && rv == 0; r++) {
+    time_chart_init(&tps, "tps", "Throughput over time", "transactions/s", recs, nrec, from, to);
+    time_chart_init(&p50, "p50", "p50 latency over time", "ms", recs, nrec, from, to);
+    time_chart_init(&p99, "p99", "p99 latency over time", "ms", recs, nrec, from, to);
+    for (r = 0; r < nrec && r < MAX_LINES && rv == 0; r++) {
         tps.lines[r].name = p50.lines[r].name = p99.lines[r].name = recs[r].name;
         for (i = 0; i < recs[r].ninterval && rv == 0; i++) {
             const struct rec_interval *iv = &recs[r].iv[i];
@@ -286,11 +363,12 @@ spectrum_chart(FILE *f, struct record *recs, int nrec, double from, double to, c
                       .title = "Latency by percentile (whole run, --from/--to applied)",
                       .xlabel = "percentile",
                       .ylabel = "ms",
-                      .logx = 1};
+                      .xaxis = AXIS_PERCENTILE,
+                      .mark_x = NAN};
     struct hist *h = hist_new();
     int r, k, rv = 0;
 
-    for (r = 0; r < nrec && r < 16 && rv == 0; r++) {
+    for (r = 0; r < nrec && r < MAX_LINES && rv == 0; r++) {
         hist_reset(h);
         rv = record_merge_hist(&recs[r], from, to, h, err);
         c.lines[r].name = recs[r].name;
@@ -307,33 +385,81 @@ spectrum_chart(FILE *f, struct record *recs, int nrec, double from, double to, c
     return rv;
 }
 
+/* Whether the steps' loads grow by doubling (1,2,4,8): then a log-2 axis spreads them evenly. */
+static int
+doubling(const struct line *l)
+{
+    if (l->n < 3 || !(l->x[0] > 0))
+        return 0;
+    for (int k = 1; k < l->n; k++)
+        if (!(l->x[k] / l->x[k - 1] > 1.5 && l->x[k] / l->x[k - 1] < 2.5))
+            return 0;
+    return 1;
+}
+
+/* The knee of the first sweep's steps (sweep_knee: where throughput stopped growing); -1 none. */
+static int
+rows_knee(const struct report_row *rows, int nrows, const struct record *rec)
+{
+    static struct sweep_step
+        st[SWEEP_MAX_STEPS]; /* large for the stack; the report is one thread */
+    int n = 0, k;
+
+    for (int i = 0; i < nrows && n < SWEEP_MAX_STEPS; i++) {
+        if (rows[i].rec != rec)
+            continue;
+        memset(&st[n], 0, sizeof st[n]);
+        st[n].clients = st[n].rate = atof(rows[i].step);
+        st[n].tps = rows[i].sum.tps;
+        st[n].txns = rows[i].sum.txns;
+        st[n].outage_s = rows[i].sum.outage_s;
+        st[n++].lat.p99 = (uint64_t)rows[i].sum.p99;
+    }
+    k = sweep_knee(st, n, SWEEP_CLIENTS);
+    for (int i = 0; k >= 0 && i < nrows; i++)
+        if (rows[i].rec == rec && k-- == 0)
+            return i;
+    return -1;
+}
+
 static void
 sweep_charts(FILE *f, const struct report_row *rows, int nrows)
 {
     struct chart tps = {.id = "sweep-tps",
                         .title = "Throughput against load (sweep steps)",
                         .xlabel = "clients (or rate)",
-                        .ylabel = "transactions/s"};
+                        .ylabel = "transactions/s",
+                        .mark_x = NAN};
     struct chart p99 = {.id = "sweep-p99",
                         .title = "p99 against load (sweep steps)",
                         .xlabel = "clients (or rate)",
-                        .ylabel = "ms"};
-    const struct record *cur = NULL;
-    int i;
+                        .ylabel = "ms",
+                        .mark_x = NAN};
+    const struct record *cur = NULL, *first = NULL;
+    char label[96];
+    int i, knee;
 
     for (i = 0; i < nrows; i++) {
-        if (rows[i].rec->nstep == 0)
+        if (rows[i].step == NULL)
             continue;
         if (rows[i].rec != cur) {
-            if (tps.nlines == 16)
+            if (tps.nlines == MAX_LINES)
                 break;
             cur = rows[i].rec;
+            first = first ? first : cur;
             tps.lines[tps.nlines++].name = p99.lines[p99.nlines++].name = cur->name;
         }
-        /* the label after the file name starts with the step's clients or rate */
-        double x = atof(rows[i].label + strlen(cur->name) + 1);
-        line_add(&tps.lines[tps.nlines - 1], x, rows[i].sum.tps);
-        line_add(&p99.lines[p99.nlines - 1], x, rows[i].sum.p99 / 1000.0);
+        /* the step's label starts with its clients or rate */
+        line_add(&tps.lines[tps.nlines - 1], atof(rows[i].step), rows[i].sum.tps);
+        line_add(&p99.lines[p99.nlines - 1], atof(rows[i].step), rows[i].sum.p99 / 1000.0);
+    }
+    if (tps.nlines > 0 && doubling(&tps.lines[0]))
+        tps.xaxis = p99.xaxis = AXIS_LOG2;
+    knee = first ? rows_knee(rows, nrows, first) : -1;
+    if (knee >= 0) {
+        snprintf(label, sizeof label, "knee: %s", rows[knee].step);
+        tps.mark_x = p99.mark_x = atof(rows[knee].step);
+        tps.mark_label = p99.mark_label = label;
     }
     chart_write(f, &tps);
     chart_write(f, &p99);
@@ -343,21 +469,22 @@ sweep_charts(FILE *f, const struct report_row *rows, int nrows)
 
 /* One chart of a server series, the runs overlaid. */
 static void
-server_chart(FILE *f, struct record *recs, int nrec, const char *name, int nth)
+server_chart(FILE *f, struct record *recs, int nrec, const char *name, int nth, double from,
+             double to)
 {
     char id[32];
-    struct chart c = {.id = id, .title = name, .xlabel = "seconds into the run", .ylabel = name};
+    struct chart c;
     int r, i;
 
     snprintf(id, sizeof id, "server-%d", nth);
-    c.events = recs;
-    c.nrec = nrec;
-    for (r = 0; r < nrec && r < 16; r++) {
+    time_chart_init(&c, id, name, name, recs, nrec, from, to);
+    for (r = 0; r < nrec && r < MAX_LINES; r++) {
         int k = record_series(&recs[r], name);
         c.lines[r].name = recs[r].name;
         c.nlines = r + 1;
-        for (i = 0; k >= 0 && i < recs[r].nsample; i++)
-            line_add(&c.lines[r], recs[r].smp[i].t, recs[r].smp[i].nums[k]);
+        /* the load's window only: a dashboard waiting for q samples an idle server */
+        for (i = 0; k >= 0 && i < recs[r].nsample && recs[r].smp[i].t <= recs[r].load_to; i++)
+            line_add(&c.lines[r], recs[r].smp[i].t, record_sample(&recs[r], i, k));
     }
     chart_write(f, &c);
     chart_free(&c);
@@ -365,14 +492,14 @@ server_chart(FILE *f, struct record *recs, int nrec, const char *name, int nth)
 
 /* The server's own tps, then the series that differ most between the runs. */
 static void
-server_charts(FILE *f, struct record *recs, int nrec)
+server_charts(FILE *f, struct record *recs, int nrec, double from, double to)
 {
     const char *names[MAX_SERVER_CHARTS];
     int n = report_server_series(recs, nrec, names, MAX_SERVER_CHARTS), i;
 
-    server_chart(f, recs, nrec, "server tps", 0);
+    server_chart(f, recs, nrec, "server tps", 0, from, to);
     for (i = 0; i < n; i++)
-        server_chart(f, recs, nrec, names[i], i + 1);
+        server_chart(f, recs, nrec, names[i], i + 1, from, to);
 }
 
 static void
@@ -398,21 +525,75 @@ summary_table(FILE *f, const struct report_row *rows, int nrows)
         }
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n<p>* beyond the runs' interval-to-interval noise; ? too few intervals to "
-          "tell (see benchtop(1), REPORT).</p>\n",
-          f);
+    fputs("</table>\n", f);
+    report_notes(f, rows, nrows, "<p class=\"note\">", "</p>\n");
 }
 
+/* The header lines that differ (want_same 0) or not, as table rows: key, then a cell per run. */
+static int
+head_rows(FILE *f, const struct record *recs, int nrec, int want_same)
+{
+    int r, i, k, n = 0;
+
+    for (r = 0; r < nrec; r++)
+        for (i = 0; i < recs[r].nhead; i++) {
+            const char *key = recs[r].head[i].key;
+            if (!record_head_first(recs, r, key) ||
+                (nrec > 1 && record_head_same(recs, nrec, key) != want_same))
+                continue;
+            fputs("<tr><th>", f);
+            html_text(f, key);
+            fputs("</th>", f);
+            for (k = 0; k < (want_same ? 1 : nrec); k++) {
+                fputs("<td>", f);
+                html_text(f, record_head(&recs[k], key) ? record_head(&recs[k], key) : "(none)");
+                fputs("</td>", f);
+            }
+            fputs("</tr>\n", f);
+            n++;
+        }
+    return n;
+}
+
+/* What changed between the runs, first: settings, options, versions, host. */
+static void
+differences(FILE *f, const struct record *recs, int nrec)
+{
+    int r;
+
+    fputs(nrec > 1
+              ? "<h2>What differs between the runs</h2>\n<table id=\"differences\">\n<tr><th></th>"
+              : "<h2>The run</h2>\n<table id=\"differences\">\n<tr><th></th>",
+          f);
+    for (r = 0; r < nrec; r++) {
+        fprintf(f, "<th style=\"color:%s\">", colours[r % NCOLOURS]);
+        html_text(f, recs[r].name);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    if (head_rows(f, recs, nrec, 0) == 0)
+        fputs("<tr><td colspan=\"9\">nothing in settings, options, versions or host</td></tr>\n",
+              f);
+    fputs("</table>\n", f);
+}
+
+/* What every run shares, folded away; then each run's events. */
 static void
 run_headers(FILE *f, const struct record *recs, int nrec)
 {
     int r, i;
 
+    if (nrec > 1) {
+        fputs("<details id=\"common\"><summary>The same in every run</summary>\n<table>\n", f);
+        head_rows(f, recs, nrec, 1);
+        fputs("</table>\n</details>\n", f);
+    }
     for (r = 0; r < nrec; r++) {
+        if (recs[r].nevent == 0)
+            continue;
         fprintf(f, "<h3 style=\"color:%s\">", colours[r % NCOLOURS]);
         html_text(f, recs[r].name);
-        fputs("</h3>\n<pre>", f);
-        html_text(f, recs[r].header_text ? recs[r].header_text : "");
+        fputs(": events</h3>\n<pre>", f);
         for (i = 0; i < recs[r].nevent; i++) {
             fprintf(f, "event at %.1f s: ", recs[r].ev[i].t);
             html_text(f, recs[r].ev[i].text);
@@ -429,16 +610,20 @@ report_html_write(FILE *f, struct record *recs, int nrec, const struct report_ro
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<title>benchtop report</title>\n<style>\n"
           "body{font-family:sans-serif;margin:1em 2em;color:#222}\n"
-          "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-          "text-align:right}\nsvg{display:block;margin-bottom:1em}\n"
+          "table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid "
+          "#ccc;padding:2px 6px;"
+          "text-align:right}\nsvg.chart{display:block;width:100%;height:auto;margin-bottom:1em}\n."
+          "legend span{margin-right:1.5em;font-size:90%}\n"
           "</style>\n</head>\n<body>\n<h1>benchtop report</h1>\n",
           f);
+    differences(f, recs, nrec);
     summary_table(f, rows, nrows);
     run_headers(f, recs, nrec);
-    if (time_charts(f, recs, nrec, err) < 0 || spectrum_chart(f, recs, nrec, from, to, err) < 0)
+    if (time_charts(f, recs, nrec, from, to, err) < 0 ||
+        spectrum_chart(f, recs, nrec, from, to, err) < 0)
         return -1;
     sweep_charts(f, rows, nrows);
-    server_charts(f, recs, nrec);
+    server_charts(f, recs, nrec, from, to);
     fputs("</body>\n</html>\n", f);
     return ferror(f) ? seterr(err, "could not write the HTML report") : 0;
 }

@@ -12,6 +12,7 @@
 #include "merge.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,15 +24,19 @@
 #include "record.h"
 #include "base/util.h"
 
+enum { MAX_SPREAD = 86400 }; /* seconds between the agents' starts: more is not one run */
+#define MIN_STEP 0.001       /* the shortest -P a record may have */
+
 struct agent {
     const char *path;
     json_t *run;    /* the header */
     json_t **lines; /* every other line, as read */
-    int nlines;
-    double start; /* the header's: seconds since the epoch */
-    int instance; /* -1: not one of a fleet */
-    int next;     /* the merge's cursor into lines: intervals */
-    int srv_next; /* and the server's lines, when they are kept from this agent */
+    int nlines, cap;
+    struct hist *scratch; /* while reading: each interval's histogram is decoded once */
+    double start;         /* the header's: seconds since the epoch */
+    int instance;         /* -1: not one of a fleet */
+    int next;             /* the merge's cursor into lines: intervals */
+    int srv_next;         /* and the server's lines, when they are kept from this agent */
 };
 
 static int
@@ -40,49 +45,93 @@ is_type(const json_t *o, const char *type)
     return strcmp(record_jstr(o, "type"), type) == 0;
 }
 
-static void
-agent_add_line(struct agent *a, const char *line, int lineno)
+/*
+ * An interval line's histogram, decoded once before anything is written:
+ * a bad one refuses the record instead of leaving a partial output.
+ */
+static int
+hist_check(const json_t *o, struct hist *scratch, char *err)
+{
+    const char *hdr = json_string_value(json_object_get(json_object_get(o, "hist_us"), "hdr"));
+
+    if (hdr == NULL)
+        return seterr(err, "no latency histogram (record with a newer benchtop)");
+    hist_reset(scratch);
+    return hdrlog_decode(hdr, scratch, err);
+}
+
+static int
+agent_add_line(struct agent *a, const char *line, int lineno, int last, int quiet, char *err)
 {
     json_error_t je;
     json_t *o = json_loads(line, 0, &je);
+    char msg[BT_ERRLEN];
 
+    if (o == NULL && last) { /* cut while written (disk full, a killed pod): keep the rest */
+        if (!quiet)
+            fprintf(stderr,
+                    "benchtop merge: %s:%d: the last line was cut short while written; "
+                    "merging the lines before it\n",
+                    a->path, lineno);
+        return 0;
+    }
     if (o == NULL)
-        usage_fatal("%s:%d: not a JSON line (%s); give records written by --headless or --record",
-                    a->path, lineno, je.text);
+        return seterr(err,
+                      "%s:%d: not a JSON line (%s); give records written by --headless or --record",
+                      a->path, lineno, je.text);
+    if (is_type(o, "interval") &&
+        (record_interval_check(o, msg) < 0 || hist_check(o, a->scratch, msg) < 0)) {
+        json_decref(o);
+        return seterr(err, "%s:%d: %s", a->path, lineno, msg);
+    }
     if (is_type(o, "run") && a->run == NULL) {
         a->run = o;
-        return;
+        return 0;
     }
-    a->lines = xrealloc(a->lines, (size_t)(a->nlines + 1) * sizeof(*a->lines));
+    a->lines = xgrow(a->lines, a->nlines, &a->cap, sizeof(*a->lines));
     a->lines[a->nlines++] = o;
+    return 0;
 }
 
-static void
-agent_load(struct agent *a, const char *path)
+static int
+agent_load(struct agent *a, const char *path, int quiet, char *err)
 {
     FILE *f = fopen(path, "r");
     char *line = NULL;
     size_t cap = 0;
-    int lineno = 0;
+    ssize_t len;
+    int lineno = 0, rv = 0;
+    double step;
 
-    memset(a, 0, sizeof(*a));
     a->path = path;
     if (f == NULL)
-        usage_fatal("cannot read %s (give the agents' records, written by --headless or --record)",
-                    path);
-    while (getline(&line, &cap, f) > 0)
+        return seterr(
+            err, "cannot read %s (give the agents' records, written by --headless or --record)",
+            path);
+    a->scratch = hist_new();
+    while (rv == 0 && (len = getline(&line, &cap, f)) > 0)
         if (line[strspn(line, " \t\r\n")] != '\0')
-            agent_add_line(a, line, ++lineno);
+            rv = agent_add_line(a, line, ++lineno, line[len - 1] != '\n', quiet, err);
         else
             lineno++;
     free(line);
     fclose(f);
-    if (a->run == NULL || !(record_jnum(a->run, "start") > 0))
-        usage_fatal("%s has no run header with its start time (is it a benchtop record?)", path);
+    if (rv < 0)
+        return -1;
+    if (a->run == NULL || !(record_jnum(a->run, "start") > 0) ||
+        !(record_jnum(a->run, "start") < 1e11))
+        return seterr(err, "%s has no run header with its start time (is it a benchtop record?)",
+                      path);
+    step = record_jnum(a->run, "interval_s");
+    if (!(step >= MIN_STEP && step <= RECORD_MAX_INTERVAL))
+        return seterr(err, "%s: interval_s %g is out of range (%g to %g s); is the record damaged?",
+                      path, step, MIN_STEP, RECORD_MAX_INTERVAL);
     a->start = record_jnum(a->run, "start");
-    a->instance = json_is_integer(json_object_get(a->run, "instance"))
-                      ? (int)json_integer_value(json_object_get(a->run, "instance"))
+    a->instance = json_is_integer(json_object_get(a->run, "instance")) &&
+                          record_ju64(a->run, "instance") < 100000
+                      ? (int)record_ju64(a->run, "instance")
                       : -1;
+    return 0;
 }
 
 static void
@@ -94,39 +143,64 @@ agent_free(struct agent *a)
         json_decref(a->lines[i]);
     free(a->lines);
     json_decref(a->run);
+    hist_free(a->scratch);
 }
 
-/* The same field, or one line naming both records and exit 2. */
-static void
-check_same(const struct agent *a, const struct agent *b, const char *key, const char *what)
+/* The same field, or -1 with err naming both records. */
+static int
+check_same(const struct agent *a, const struct agent *b, const char *key, const char *what,
+           char *err)
 {
     if (strcmp(record_jstr(a->run, key), record_jstr(b->run, key)) != 0)
-        usage_fatal("%s and %s are not one run: %s '%s' against '%s' (merge the agents of one "
-                    "run only)",
-                    a->path, b->path, what, record_jstr(a->run, key), record_jstr(b->run, key));
+        return seterr(err,
+                      "%s and %s are not one run: %s '%s' against '%s' (merge the agents of one "
+                      "run only)",
+                      a->path, b->path, what, record_jstr(a->run, key), record_jstr(b->run, key));
+    return 0;
 }
 
-static void
-agents_check(const struct agent *a, int n, int quiet)
+/* Agent i against the ones before it: one run, each record once. */
+static int
+agent_check(const struct agent *a, int i, char *err)
 {
-    int i, j, fleet = (int)record_jnum(a[0].run, "instances");
-
-    for (i = 1; i < n; i++) {
-        check_same(&a[0], &a[i], "target", "target");
-        check_same(&a[0], &a[i], "workload", "workload");
-        check_same(&a[0], &a[i], "protocol", "protocol");
-        if (fabs(record_jnum(a[0].run, "interval_s") - record_jnum(a[i].run, "interval_s")) > 1e-9)
-            usage_fatal("%s and %s have different intervals (-P %g and %g): run the agents with "
-                        "one -P",
-                        a[0].path, a[i].path, record_jnum(a[0].run, "interval_s"),
-                        record_jnum(a[i].run, "interval_s"));
-        for (j = 0; j < i; j++)
-            if (a[i].instance >= 0 && a[i].instance == a[j].instance)
-                usage_fatal("%s and %s are both instance %d (give each agent's record once)",
-                            a[j].path, a[i].path, a[i].instance);
+    if (check_same(&a[0], &a[i], "target", "target", err) < 0 ||
+        check_same(&a[0], &a[i], "workload", "workload", err) < 0 ||
+        check_same(&a[0], &a[i], "protocol", "protocol", err) < 0)
+        return -1;
+    if (fabs(record_jnum(a[0].run, "interval_s") - record_jnum(a[i].run, "interval_s")) > 1e-9)
+        return seterr(err,
+                      "%s and %s have different intervals (-P %g and %g): run the agents with "
+                      "one -P",
+                      a[0].path, a[i].path, record_jnum(a[0].run, "interval_s"),
+                      record_jnum(a[i].run, "interval_s"));
+    if (fabs(a[i].start - a[0].start) > MAX_SPREAD)
+        return seterr(err,
+                      "%s and %s started %.0f s apart: not one run (merge the agents of one run "
+                      "only)",
+                      a[0].path, a[i].path, fabs(a[i].start - a[0].start));
+    for (int j = 0; j < i; j++) {
+        if (a[i].instance >= 0 && a[i].instance == a[j].instance)
+            return seterr(err, "%s and %s are both instance %d (give each agent's record once)",
+                          a[j].path, a[i].path, a[i].instance);
+        if (json_equal(a[i].run, a[j].run))
+            return seterr(err, "%s and %s are the same record (give each agent's record once)",
+                          a[j].path, a[i].path);
     }
+    return 0;
+}
+
+static int
+agents_check(const struct agent *a, int n, int quiet, char *err)
+{
+    uint64_t instances = record_ju64(a[0].run, "instances");
+    int i, fleet = instances < 100000 ? (int)instances : 0;
+
+    for (i = 1; i < n; i++)
+        if (agent_check(a, i, err) < 0)
+            return -1;
     if (!quiet && fleet > 1 && fleet != n)
         fprintf(stderr, "benchtop merge: %d records of a fleet of %d agents\n", n, fleet);
+    return 0;
 }
 
 /* The bin an interval line falls in: its end on the wall clock, in intervals since base. */
@@ -140,28 +214,26 @@ static void
 bin_add_verdict(struct merge_bin *b, const json_t *o)
 {
     const char *kind = record_jstr(json_object_get(o, "verdict"), "kind");
+    int k;
 
-    if (b->nverdict < (int)(sizeof b->verdicts / sizeof b->verdicts[0]))
-        b->verdicts[b->nverdict++] = kind;
+    for (k = 0; k < b->nkind && strcmp(b->kinds[k], kind) != 0; k++)
+        ;
+    if (k == b->nkind && b->nkind == (int)(sizeof b->kinds / sizeof b->kinds[0]))
+        return; /* a 17th kind: no verdict benchtop gives */
+    if (k == b->nkind)
+        b->kinds[b->nkind++] = kind;
+    b->kind_agents[k]++;
 }
 
 const char *
 merge_bin_verdict(const struct merge_bin *b, int *agree)
 {
-    int i, j, best = -1;
-    const char *kind = "";
+    int k, best = 0;
 
-    for (i = 0; i < b->nverdict; i++) {
-        int c = 0;
-        for (j = 0; j < b->nverdict; j++)
-            c += strcmp(b->verdicts[i], b->verdicts[j]) == 0;
-        if (c > best) {
-            best = c;
-            kind = b->verdicts[i];
-        }
-    }
-    *agree = best;
-    return kind;
+    for (k = 1; k < b->nkind; k++)
+        best = b->kind_agents[k] > b->kind_agents[best] ? k : best;
+    *agree = b->nkind ? b->kind_agents[best] : 0;
+    return b->nkind ? b->kinds[best] : "";
 }
 
 static void
@@ -278,8 +350,9 @@ write_header(FILE *f, const struct agent *a, int n, double base)
     int i;
 
     for (i = 0; i < n; i++) {
-        clients += record_jnum(a[i].run, "clients");
-        rate += record_jnum(a[i].run, "rate");
+        double c = record_jnum(a[i].run, "clients"), r = record_jnum(a[i].run, "rate");
+        clients += c >= 0 && c < 1e7 ? c : 0; /* a damaged header's NAN or 1e300: left out */
+        rate += r >= 0 && r < 1e12 ? r : 0;
     }
     json_object_set_new(run, "start", json_real(base));
     json_object_set_new(run, "clients", json_integer((json_int_t)clients));
@@ -366,8 +439,8 @@ bin_gather(struct merge_bin *b, struct agent *a, int n, long k, double base, dou
                 continue;
             if (bin_of(&a[i], o, base, step) > k)
                 break;
-            if (merge_bin_add(b, o, a[i].start + record_jnum(o, "t") - base, h, err) < 0)
-                usage_fatal("%s %s", a[i].path, err);
+            /* its histogram decoded when read (hist_check): this cannot fail */
+            merge_bin_add(b, o, a[i].start + record_jnum(o, "t") - base, h, err);
         }
 }
 
@@ -386,6 +459,23 @@ total_add(struct merge_bin *all, const struct merge_bin *b, struct hist *total,
     all->sum += b->sum;
     all->overflow += b->overflow;
     hist_merge(total, h);
+}
+
+/* The first bin after k that an agent's next interval falls in; LONG_MAX when none is left. */
+static long
+next_bin(const struct agent *a, int n, double base, double step)
+{
+    long next = LONG_MAX, k;
+    int i, j;
+
+    for (i = 0; i < n; i++)
+        for (j = a[i].next; j < a[i].nlines; j++)
+            if (is_type(a[i].lines[j], "interval")) {
+                k = bin_of(&a[i], a[i].lines[j], base, step);
+                next = k < next ? k : next;
+                break;
+            }
+    return next;
 }
 
 static long
@@ -416,7 +506,8 @@ merge_write(FILE *f, struct agent *a, int n)
         base = a[i].start < base ? a[i].start : base;
     last = last_bin(a, n, base, step);
     write_header(f, a, n, base);
-    for (k = 0; k <= last; k++) {
+    /* from one bin with data to the next: never a walk through empty ones */
+    for (k = next_bin(a, n, base, step); k <= last; k = next_bin(a, n, base, step)) {
         bin_gather(&b, a, n, k, base, step, h);
         if (b.agents > 0) {
             write_server_lines(f, src, base, b.end);
@@ -431,17 +522,20 @@ merge_write(FILE *f, struct agent *a, int n)
     hist_free(total);
 }
 
-void
-merge_records(FILE *out, char **paths, int n, int quiet)
+int
+merge_records(FILE *out, char **paths, int n, int quiet, char *err)
 {
     struct agent *a = xcalloc((size_t)n, sizeof(*a));
-    int i;
+    int i, rv = 0;
 
-    for (i = 0; i < n; i++)
-        agent_load(&a[i], paths[i]);
-    agents_check(a, n, quiet);
-    merge_write(out, a, n);
+    for (i = 0; i < n && rv == 0; i++)
+        rv = agent_load(&a[i], paths[i], quiet, err);
+    if (rv == 0)
+        rv = agents_check(a, n, quiet, err);
+    if (rv == 0)
+        merge_write(out, a, n);
     for (i = 0; i < n; i++)
         agent_free(&a[i]);
     free(a);
+    return rv;
 }

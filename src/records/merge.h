@@ -34,17 +34,19 @@ struct merge_bin {
     double ops; /* requests, from each agent's ops/s times its length */
     int agents;
     uint64_t min, max, sum, overflow;
-    json_t *by_kind;          /* errors_by_kind, summed */
-    const char *verdicts[64]; /* each agent's verdict kind (pointing into its line) */
-    int nverdict;
+    json_t *by_kind;       /* errors_by_kind, summed */
+    const char *kinds[16]; /* the agents' distinct verdict kinds (pointing into their lines) */
+    int kind_agents[16];   /* how many agents said each: 300 agents counted, however many */
+    int nkind;
 };
 
 /*
  * Writes the merged record of paths[0..n) to out. Records of different
- * targets, workloads, protocols or intervals, the same instance twice, or
- * a file that is no record are user errors: one line, exit 2.
+ * targets, workloads, protocols or intervals, the same record or instance
+ * twice, or a file that is no record: -1 with err, before anything is
+ * written. 0 when written.
  */
-void merge_records(FILE *out, char **paths, int n, int quiet);
+int merge_records(FILE *out, char **paths, int n, int quiet, char *err);
 
 /* Empties b, and h for its histogram. */
 void merge_bin_start(struct merge_bin *b, struct hist *h);

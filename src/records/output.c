@@ -408,9 +408,12 @@ report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg)
     /* as pgbench -P (a sweep tells its steps); not the final sliver of an interval */
     if (ctx->human && !ctx->sweep && (!snap->final || snap->interval_s >= ctx->rc->interval_s / 2))
         human_progress(ctx->human, snap);
-    for (; ctx->sweep && ctx->steps_reported < ctx->sweep->nsteps; ctx->steps_reported++)
+    for (; ctx->sweep && ctx->steps_reported < ctx->sweep->nsteps; ctx->steps_reported++) {
         if (ctx->json)
             report_step_json(ctx->json, ctx->sweep, &ctx->sweep->steps[ctx->steps_reported]);
+        if (ctx->human)
+            sweep_progress_line(ctx->human, ctx->sweep, &ctx->sweep->steps[ctx->steps_reported]);
+    }
     if (!snap->final)
         return;
     if (ctx->json)

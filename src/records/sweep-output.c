@@ -46,6 +46,8 @@ sweep_load_text(const struct sweep *sw, const struct sweep_step *st, char *buf, 
 
     if (sw->axis == SWEEP_CLIENTS)
         snprintf(buf, len, "%.0f client%s", st->clients, st->clients == 1 ? "" : "s");
+    else if (st->capacity)
+        snprintf(buf, len, "closed loop");
     else
         snprintf(buf, len, "%s/s", count_text(st->rate, n, sizeof(n)));
     return buf;
@@ -114,6 +116,22 @@ sweep_knee_text(const struct sweep *sw, char *buf, size_t len)
 }
 
 void
+sweep_latency_text(const struct sweep *sw, char *buf, size_t len)
+{
+    int next, k = sw->find_rate ? -1 : sweep_latency_rise(sw->steps, sw->nsteps, sw->axis, &next);
+    char from[48], to[48], a[32], b[32];
+
+    buf[0] = '\0';
+    if (k < 0)
+        return;
+    snprintf(buf, len, "latency rise: p99 %s at %s, %s at %s (more than doubled per doubling)",
+             ms_text((double)sw->steps[k].lat.p99, a, sizeof a),
+             sweep_load_text(sw, &sw->steps[k], from, sizeof from),
+             ms_text((double)sw->steps[next].lat.p99, b, sizeof b),
+             sweep_load_text(sw, &sw->steps[next], to, sizeof to));
+}
+
+void
 sweep_best_text(const struct sweep *sw, char *buf, size_t len)
 {
     int b = sweep_best(sw->steps, sw->nsteps);
@@ -128,37 +146,83 @@ sweep_best_text(const struct sweep *sw, char *buf, size_t len)
              fig);
 }
 
-void
-sweep_find_text(const struct sweep *sw, char *buf, size_t len)
+/* "highest rate meeting ...: N tps (p99 ...)" and the failing rate beside it. */
+static void
+find_answer_text(const struct sweep *sw, char *buf, size_t len)
 {
     const struct rate_search *rs = &sw->search;
     char pass[32], fail[32], pv[32], fv[32], what[16];
-    int n = 0;
+    int n;
 
-    buf[0] = '\0';
-    if (!sw->find_rate)
-        return;
     snprintf(what, sizeof(what), "p%g", sw->slo.pct);
-    if (rs->pass > 0)
-        n = snprintf(buf, len, "highest rate meeting %s: %s tps (%s %s)", sw->slo.text,
-                     count_text(rs->pass, pass, sizeof(pass)), what,
-                     ms_text(rs->pass_us, pv, sizeof(pv)));
-    else
-        n = snprintf(buf, len, "no rate met %s", sw->slo.text);
+    n = snprintf(buf, len, "highest rate meeting %s: %s tps (%s %s)", sw->slo.text,
+                 count_text(rs->pass, pass, sizeof(pass)), what,
+                 ms_text(rs->pass_us, pv, sizeof(pv)));
     if (n < 0 || (size_t)n >= len)
         return;
     if (rs->fail > 0 && isnan(rs->fail_us))
         snprintf(buf + n, len - (size_t)n,
-                 "; at %s tps %s could not be measured (no answers, "
-                 "or over 1%% errors)",
+                 "; at %s tps %s could not be measured (no answers, or over 1%% errors)",
                  count_text(rs->fail, fail, sizeof(fail)), what);
     else if (rs->fail > 0)
         snprintf(buf + n, len - (size_t)n, "; at %s tps %s was %s",
                  count_text(rs->fail, fail, sizeof(fail)), what,
                  ms_text(rs->fail_us, fv, sizeof(fv)));
+    else if (rs->capacity > 0 && rs->pass >= rs->capacity)
+        snprintf(buf + n, len - (size_t)n,
+                 "; that is the closed-loop capacity: the target holds "
+                 "at any rate the server can take");
     else
         snprintf(buf + n, len - (size_t)n, "; no rate tried missed it (stopped after %d probes)",
                  rs->probes);
+}
+
+void
+sweep_find_text(const struct sweep *sw, char *buf, size_t len)
+{
+    const struct rate_search *rs = &sw->search;
+    char a[32], b[32], v[32], what[16];
+
+    buf[0] = '\0';
+    if (!sw->find_rate)
+        return;
+    snprintf(what, sizeof(what), "p%g", sw->slo.pct);
+    if (rs->nonmonotonic)
+        snprintf(buf, len,
+                 "no answer for %s: it is not monotonic in the rate (%s tps met it, %s tps "
+                 "missed it): the target is within the noise of this host; probe longer "
+                 "(--step-time) or give a target above the noise",
+                 sw->slo.text, count_text(rs->met_max, a, sizeof a),
+                 count_text(rs->verifying || rs->fail == 0 ? rs->pass : rs->fail, b, sizeof b));
+    else if (rs->below_floor && rs->low > 0)
+        snprintf(buf, len,
+                 "no rate met %s: even at %s tps %s was %s; the target is below the floor "
+                 "latency of this server and client",
+                 sw->slo.text, count_text(rs->low, a, sizeof a), what,
+                 ms_text(rs->low_us, v, sizeof v));
+    else if (rs->pass > 0)
+        find_answer_text(sw, buf, len);
+    else
+        snprintf(buf, len, "no rate met %s", sw->slo.text);
+}
+
+/* find-rate, as it goes (stderr): it runs minutes, one probe per step time. */
+void
+sweep_progress_line(FILE *f, const struct sweep *sw, const struct sweep_step *st)
+{
+    char load[48], tps[32], v[32];
+
+    if (!sw->find_rate)
+        return;
+    if (st->capacity) {
+        fprintf(f, "find-rate: closed-loop capacity %s tps; no probe goes above %.0f%% of it\n",
+                count_text(st->tps, tps, sizeof tps), SWEEP_CAPACITY_MARGIN * 100);
+        return;
+    }
+    fprintf(f, "find-rate: probe %d at %s: %s tps, p%g %s, %s%s\n", sw->search.probes,
+            sweep_load_text(sw, st, load, sizeof load), count_text(st->tps, tps, sizeof tps),
+            sw->slo.pct, ms_text(st->slo_value_us, v, sizeof v), st->slo_met ? "meets " : "misses ",
+            sw->slo.text);
 }
 
 static void
@@ -204,8 +268,8 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
     fprintf(f, "\"warmup_transactions\":%llu,\"transactions\":%llu,\"ops_total\":%llu,",
             (unsigned long long)st->warmup_txns, (unsigned long long)st->txns,
             (unsigned long long)st->ops);
-    fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,", st->tps, st->ops_s,
-            (unsigned long long)sweep_step_errors(st));
+    fprintf(f, "\"tps\":%.3f,\"ops\":%.3f,\"errors\":%llu,\"outage_s\":%.3f,", st->tps, st->ops_s,
+            (unsigned long long)sweep_step_errors(st), st->outage_s);
     json_errors_by_kind(f, st->errors);
     fputc(',', f);
     json_lat(f, &st->lat);
@@ -217,6 +281,8 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
         fprintf(f, ",\"previous_check\":{\"index\":%d,\"verdict\":\"%s\",\"result\":\"%s\"}",
                 st->index - 1, verdict_key(sw->steps[st->index - 1].verdict),
                 verdict_check_key(step_check(sw, st->index - 1)));
+    if (st->capacity)
+        fputs(",\"capacity\":true", f);
     if (st->probe) {
         fputs(",\"probe\":{\"slo\":", f);
         json_put_string(f, sw->slo.text);
@@ -254,11 +320,15 @@ json_find_rate(FILE *f, const struct sweep *sw)
     fputs(",\"find_rate\":{\"slo\":", f);
     json_put_string(f, sw->slo.text);
     fprintf(f, ",\"percentile\":%g,\"limit_us\":%.1f,\"rate\":", sw->slo.pct, sw->slo.limit_us);
-    json_number(f, rs->pass > 0 ? rs->pass : NAN);
+    json_number(f, rs->pass > 0 && !rs->nonmonotonic ? rs->pass : NAN);
     json_member_num(f, "value_us", rs->pass > 0 ? rs->pass_us : NAN);
     json_member_num(f, "failing_rate", rs->fail > 0 ? rs->fail : NAN);
     json_member_num(f, "failing_value_us", rs->fail > 0 ? rs->fail_us : NAN);
-    fprintf(f, ",\"probes\":%d", rs->probes);
+    json_member_num(f, "capacity_tps",
+                    rs->capacity > 0 ? rs->capacity / SWEEP_CAPACITY_MARGIN : NAN);
+    fprintf(f, ",\"probes\":%d,\"verified\":%s,\"monotonic\":%s,\"below_floor\":%s", rs->probes,
+            rs->verified ? "true" : "false", rs->nonmonotonic ? "false" : "true",
+            rs->below_floor ? "true" : "false");
     sweep_find_text(sw, text, sizeof(text));
     json_member_str(f, "text", text);
     fputc('}', f);
@@ -294,6 +364,8 @@ report_sweep_json(FILE *f, const struct sweep *sw)
             explains >= 0 && verdict_holds(sw, explains) ? "true" : "false");
     sweep_knee_text(sw, text, sizeof(text));
     json_member_str(f, "knee_text", text);
+    sweep_latency_text(sw, text, sizeof(text));
+    json_member_str(f, "latency_rise_text", text);
     fputs(",\"best\":", f);
     json_step_ref(f, sw, sweep_best(sw->steps, sw->nsteps));
     sweep_best_text(sw, text, sizeof(text));
@@ -321,10 +393,12 @@ report_sweep_table(FILE *f, const struct sweep *sw, const struct report_ctx *ctx
         const struct sweep_step *st = &sw->steps[i];
         if (sw->axis == SWEEP_CLIENTS)
             snprintf(line, sizeof(line), "%.0f", st->clients);
+        else if (st->capacity)
+            snprintf(line, sizeof(line), "closed");
         else
             count_text(st->rate, line, sizeof(line));
         enum verdict_check c = step_check(sw, i);
-        fprintf(f, "%10s %12s %10.3f %10.3f %8llu  %s (%.0f%%)%s%s\n", line,
+        fprintf(f, "%10s %12s %10.3f %10.3f %8llu  %s (%.0f%%)%s%s%s\n", line,
                 count_text(st->tps, tps, sizeof(tps)), (double)st->lat.p50 / 1000.0,
                 (double)st->lat.p99 / 1000.0, (unsigned long long)sweep_step_errors(st),
                 verdict_label(st->verdict), st->verdict_share * 100,
@@ -333,9 +407,13 @@ report_sweep_table(FILE *f, const struct sweep *sw, const struct report_ctx *ctx
                               : ", misses the target",
                 c == VC_CONFIRMED      ? ", confirmed"
                 : c == VC_CONTRADICTED ? ", contradicted"
-                                       : "");
+                                       : "",
+                st->outage_s > 0 ? ", OUTAGE: left out of the knee" : "");
     }
     sweep_knee_text(sw, line, sizeof(line));
+    if (line[0])
+        fprintf(f, "%s\n", line);
+    sweep_latency_text(sw, line, sizeof(line));
     if (line[0])
         fprintf(f, "%s\n", line);
     sweep_best_text(sw, line, sizeof(line));

@@ -209,7 +209,9 @@ test_find_rate_known_capacity(void **state)
         fprintf(stderr, "%s", r.err);
     assert_true(found >= 0.85 * 160 && found <= 160);
     assert_true(failing > found && failing <= found * 1.05 + 1);
-    assert_int_equal(itest_count_lines(r.out, "\"type\":\"step\""), (int)itest_num(l, "probes"));
+    /* a step per probe, after the closed-loop step that measured the capacity */
+    assert_int_equal(itest_count_lines(r.out, "\"type\":\"step\""),
+                     (int)itest_num(l, "probes") + 1);
     assert_non_null(strstr(r.err, "highest rate meeting p90 < 300 ms: "));
     itest_free(&r);
 }
@@ -255,9 +257,9 @@ test_bad_input(void **state)
 }
 
 /*
- * Two sweeps in one report: a later sweep's step is compared with the
- * first sweep's step at the same load, and a step the first did not run
- * with the first row, as a run is.
+ * Two sweeps in one report: a step is compared with the step before it
+ * (1 client, not "1 clients"), but a later sweep's step with the first
+ * sweep's step at the same load when it ran one.
  */
 static void
 test_report_pairs_steps(void **state)
@@ -293,7 +295,7 @@ test_report_pairs_steps(void **state)
     snprintf(want, sizeof(want), "\"run\":\"bt-sweep-%d-a.jsonl 2 clients\"", (int)getpid());
     snprintf(row, sizeof(row), "%s", nth_line(r.out, want, 0));
     tps_a2 = itest_num(row, "tps");
-    snprintf(want, sizeof(want), "\"vs\":\"bt-sweep-%d-a.jsonl 1 clients\"", (int)getpid());
+    snprintf(want, sizeof(want), "\"vs\":\"bt-sweep-%d-a.jsonl 1 client\"", (int)getpid());
     assert_non_null(strstr(row, want));
     snprintf(want, sizeof(want), "\"run\":\"bt-sweep-%d-b.jsonl 2 clients\"", (int)getpid());
     snprintf(row, sizeof(row), "%s", nth_line(r.out, want, 0));
@@ -303,9 +305,10 @@ test_report_pairs_steps(void **state)
     assert_true(tps_a2 > 0 && tps_b2 > 0);
     assert_true(fabs(itest_num(strstr(row, "\"vs_first\""), "pct") - (tps_b2 / tps_a2 - 1) * 100) <
                 0.01);
+    /* a step the first sweep did not run: against the step before it */
     snprintf(want, sizeof(want), "\"run\":\"bt-sweep-%d-b.jsonl 4 clients\"", (int)getpid());
     snprintf(row, sizeof(row), "%s", nth_line(r.out, want, 0));
-    snprintf(want, sizeof(want), "\"vs\":\"bt-sweep-%d-a.jsonl 1 clients\"", (int)getpid());
+    snprintf(want, sizeof(want), "\"vs\":\"bt-sweep-%d-b.jsonl 2 clients\"", (int)getpid());
     assert_non_null(strstr(row, want));
     itest_free(&r);
     r = itest_runv(text);

@@ -154,13 +154,38 @@ test_corrupt_refused(void **state)
     hist_free(h);
 }
 
+/* Bytes after the padding would be copied into --hlog files as lines of their own: refused. */
+static void
+test_after_padding_refused(void **state)
+{
+    struct hist *h = hist_new();
+    char err[BT_ERRLEN], *b64, *bad;
+    static const char *const tails[] = {"\n1.0,1.0,1.0,HISTF", "A", "===", "= ", "=\r"};
+
+    fill(h, 4, 1000);
+    b64 = hdrlog_encode(h);
+    while (strlen(b64) % 3 == 0 || strchr(b64, '=') == NULL) { /* want an encoding with padding */
+        free(b64);
+        hist_record(h, 7);
+        b64 = hdrlog_encode(h);
+    }
+    assert_int_equal(hdrlog_decode(b64, h, err), 0);
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        bad = xasprintf("%s%s", b64, tails[i]);
+        assert_int_equal(hdrlog_decode(bad, h, err), -1);
+        free(bad);
+    }
+    free(b64);
+    hist_free(h);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_empty_round_trip),
         cmocka_unit_test(test_every_bucket),    cmocka_unit_test(test_merge_equals_recording_both),
-        cmocka_unit_test(test_corrupt_refused),
+        cmocka_unit_test(test_corrupt_refused), cmocka_unit_test(test_after_padding_refused),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -89,8 +89,8 @@ setup(void **state)
     out = fopen(merged, "w");
     assert_non_null(out);
     {
-        char *p[AGENTS] = {paths[0], paths[1], paths[2]};
-        merge_records(out, p, AGENTS, 1);
+        char *p[AGENTS] = {paths[0], paths[1], paths[2]}, err[BT_ERRLEN];
+        assert_int_equal(merge_records(out, p, AGENTS, 1, err), 0);
     }
     fclose(out);
     return 0;
@@ -159,12 +159,47 @@ test_p99_is_the_unions(void **state)
     hist_free(one);
 }
 
+/* 300 agents that agree are counted as 300 (the evidence said "64 of 300 agents"). */
+static void
+test_all_agents_counted(void **state)
+{
+    struct hist *h = hist_new(), *acc = hist_new();
+    struct merge_bin b;
+    char err[BT_ERRLEN], *b64, *line;
+    json_t *o[300]; /* the kinds point into the lines: kept until the bin is done */
+    int agree;
+
+    hist_record(h, 1000);
+    b64 = hdrlog_encode(h);
+    merge_bin_start(&b, acc);
+    for (int i = 0; i < 300; i++) {
+        line = xasprintf("{\"type\":\"interval\",\"t\":1,\"interval_s\":1,\"transactions\":1,"
+                         "\"verdict\":{\"kind\":\"%s\"},\"hist_us\":{\"hdr\":\"%s\"}}",
+                         i < 200 ? "lock" : "client", b64);
+        o[i] = json_loads(line, 0, NULL);
+        assert_int_equal(merge_bin_add(&b, o[i], 1, acc, err), 0);
+        free(line);
+    }
+    assert_int_equal(b.agents, 300);
+    assert_int_equal(b.nkind, 2);
+    assert_int_equal(b.kind_agents[0], 200);
+    merge_bin_verdict(&b, &agree);
+    assert_int_equal(agree, 200);
+    merge_bin_free(&b);
+    for (int i = 0; i < 300; i++)
+        json_decref(o[i]);
+    free(b64);
+    hist_free(h);
+    hist_free(acc);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_summed_and_aligned),
         cmocka_unit_test(test_p99_is_the_unions),
+        cmocka_unit_test(test_all_agents_counted),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -135,9 +135,12 @@ test_header_events_steps(void **state)
     assert_int_equal(record_load(path, &r, err), 0);
     assert_string_equal(r.target, "postgres://u:***@h/db");
     assert_string_equal(r.version, "9.9");
-    assert_non_null(strstr(r.header_text, "server synchronous_commit: off"));
-    assert_non_null(strstr(r.header_text, "2 cores, kernel 6.1"));
-    assert_true(strstr(r.header_text, "benchtop 9.9") < strstr(r.header_text, "server "));
+    assert_string_equal(record_head(&r, "server synchronous_commit"), "off");
+    assert_string_equal(record_head(&r, "host cores"), "2");
+    assert_string_equal(record_head(&r, "host kernel"), "6.1");
+    assert_string_equal(record_head(&r, "option clients"), "1");
+    assert_string_equal(r.head[0].key, "benchtop");
+    assert_string_equal(r.head[r.nhead - 1].key, "server synchronous_commit");
     assert_int_equal(r.nstep, 1);
     assert_true(r.steps[0].from == 3 && r.steps[0].to == 6);
     assert_string_equal(r.steps[0].label, "2 clients");
@@ -173,10 +176,9 @@ test_settings_line(void **state)
     write_interval(f, 0);
     fclose(f);
     assert_int_equal(record_load(p2, &r, err), 0);
-    assert_non_null(
-        strstr(r.header_text, "server synchronous_commit: off\nserver wal_buffers: 4MB"));
-    assert_null(strstr(r.header_text, "fsync"));
-    assert_null(strstr(r.header_text, "synchronous_commit: on"));
+    assert_string_equal(record_head(&r, "server synchronous_commit"), "off");
+    assert_string_equal(record_head(&r, "server wal_buffers"), "4MB");
+    assert_null(record_head(&r, "server fsync"));
     record_free(&r);
     unlink(p2);
 }
@@ -197,14 +199,261 @@ test_bad_line_refused(void **state)
     unlink(bad);
 }
 
+/* A record made of the given text, loaded; returns record_load's answer. */
+static int
+load_text(const char *text, struct record *r, char *err)
+{
+    char p[] = "/tmp/test-record-txt-XXXXXX";
+    int fd = mkstemp(p), rv;
+    size_t len = strlen(text);
+
+    assert_true(write(fd, text, len) == (ssize_t)len);
+    close(fd);
+    rv = record_load(p, r, err);
+    unlink(p);
+    return rv;
+}
+
+/* An interval line at t (1 s long) with n transactions and an empty histogram. */
+static void
+add_interval(char **text, double t, int n, const char *verdict)
+{
+    struct hist *h = hist_new();
+    char *b64 = hdrlog_encode(h), *old = *text;
+
+    *text = xasprintf("%s{\"type\":\"interval\",\"t\":%.3f,\"interval_s\":1,\"transactions\":%d,"
+                      "\"verdict\":{\"kind\":\"%s\"},\"hist_us\":{\"hdr\":\"%s\"}}\n",
+                      old ? old : "", t, n, verdict, b64);
+    free(old);
+    free(b64);
+    hist_free(h);
+}
+
+/* Every setting reaches the report whole: none cut at 512 bytes, none lost. */
+static void
+test_settings_whole(void **state)
+{
+    char *text = xstrdup("{\"type\":\"settings\",\"t\":0,\"settings\":{"), *old, longv[700];
+    struct record r;
+    char err[BT_ERRLEN], key[64];
+    int i;
+
+    memset(longv, 'x', sizeof longv - 1);
+    longv[sizeof longv - 1] = '\0';
+    for (i = 0; i < 60; i++) {
+        old = text;
+        text = xasprintf("%s\"s%02d\":\"%s\",", old, i, i == 30 ? longv : "fdatasync");
+        free(old);
+    }
+    old = text;
+    text = xasprintf("%s\"jit\":\"on\"}}\n", old);
+    free(old);
+    add_interval(&text, 1, 10, "lock");
+    assert_int_equal(load_text(text, &r, err), 0);
+    for (i = 0; i < 60; i++) {
+        snprintf(key, sizeof key, "server s%02d", i);
+        assert_string_equal(record_head(&r, key), i == 30 ? longv : "fdatasync");
+    }
+    assert_string_equal(record_head(&r, "server jit"), "on");
+    record_free(&r);
+    free(text);
+}
+
+/* The server's figures after the last interval (the load ended) are not the run's. */
+static void
+test_load_window(void **state)
+{
+    char *text = NULL, *old;
+    struct record r;
+    char err[BT_ERRLEN];
+    int i;
+
+    for (i = 1; i <= 4; i++) {
+        add_interval(&text, i, 100, "lock");
+        old = text;
+        text = xasprintf("%s{\"type\":\"server\",\"t\":%d.5,\"server_tps\":%d,\"rows\":[]}\n", old,
+                         i - 1, i <= 4 ? 100 : 0);
+        free(old);
+    }
+    for (i = 5; i <= 12; i++) { /* a dashboard waiting for q: an idle server */
+        old = text;
+        text =
+            xasprintf("%s{\"type\":\"server\",\"t\":%d.5,\"server_tps\":0,\"rows\":[]}\n", old, i);
+        free(old);
+    }
+    assert_int_equal(load_text(text, &r, err), 0);
+    assert_true(r.load_to == 4.0);
+    assert_true(record_series_mean(&r, 0, 0, 0) == 100.0);
+    record_free(&r);
+    free(text);
+}
+
+/* Wrong types are skipped, never dereferenced (report died on "events":[null]). */
+static void
+test_wrong_types_skipped(void **state)
+{
+    char *text = NULL, *old;
+    struct record r;
+    char err[BT_ERRLEN];
+
+    add_interval(&text, 1, 10, "lock");
+    old = text;
+    text = xasprintf("%s{\"type\":\"server\",\"t\":1,\"rows\":[],\"events\":[null]}\n"
+                     "{\"type\":\"server\",\"t\":1,\"rows\":[],\"events\":[1,\"ok\",{}]}\n"
+                     "{\"type\":\"server\",\"t\":1,\"rows\":{\"a\":1},\"events\":7}\n"
+                     "{\"type\":\"server\",\"t\":1,\"rows\":[null,1,{\"num\":2}]}\n"
+                     "{\"type\":\"settings\",\"settings\":[1]}\n"
+                     "{\"type\":\"run\",\"options\":[1],\"host\":7,\"clients\":\"x\"}\n"
+                     "{\"type\":\"event\",\"t\":\"x\",\"kind\":1}\n"
+                     "{\"type\":\"step\",\"start_t\":null,\"end_t\":[]}\n"
+                     "[1]\n",
+                     old);
+    free(old);
+    assert_int_equal(load_text(text, &r, err), 0);
+    assert_int_equal(r.nevent, 1);
+    assert_string_equal(r.ev[0].text, "ok");
+    assert_int_equal(r.nstep, 0);
+    record_free(&r);
+    free(text);
+}
+
+/* A last line cut while written: the lines before it are kept, and it is said. */
+static void
+test_cut_last_line(void **state)
+{
+    char *text = NULL, *old;
+    struct record r;
+    char err[BT_ERRLEN];
+
+    add_interval(&text, 1, 10, "lock");
+    add_interval(&text, 2, 20, "lock");
+    old = text;
+    text = xasprintf("%s{\"type\":\"interval\",\"t\":3,\"inter", old);
+    free(old);
+    assert_int_equal(load_text(text, &r, err), 0);
+    assert_int_equal(r.ninterval, 2);
+    assert_int_equal(r.cut_line, 3);
+    record_free(&r);
+    /* the same cut in the middle is damage: refused with its line */
+    old = text;
+    text = xasprintf("%s\n", old);
+    free(old);
+    add_interval(&text, 4, 20, "lock");
+    assert_int_equal(load_text(text, &r, err), -1);
+    assert_non_null(strstr(err, ":3:"));
+    record_free(&r);
+    free(text);
+}
+
+/* Out-of-range times and counts are refused with the line, never summed. */
+static void
+test_out_of_range_refused(void **state)
+{
+    static const char *const bad[] = {
+        "\"t\":1,\"interval_s\":-5,\"transactions\":1",
+        "\"t\":1e13,\"interval_s\":1,\"transactions\":1",
+        "\"t\":1,\"interval_s\":1e-300,\"transactions\":1e300",
+        "\"t\":1,\"interval_s\":1,\"transactions\":-3",
+        "\"t\":1,\"interval_s\":1,\"transactions\":18446744073709551615",
+        "\"t\":1,\"interval_s\":1,\"tps\":1e300",
+        "\"t\":1,\"interval_s\":\"1\",\"transactions\":1",
+    };
+    struct record r;
+    char err[BT_ERRLEN], *text;
+
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        text = xasprintf("{\"type\":\"run\"}\n{\"type\":\"interval\",%s}\n", bad[i]);
+        assert_int_equal(load_text(text, &r, err), -1);
+        assert_non_null(strstr(err, ":2:"));
+        record_free(&r);
+        free(text);
+    }
+}
+
+/*
+ * A 3 s step whose times were printed to milliseconds keeps its 3
+ * intervals (a 1e-6 tolerance lost one: "2.0 s" for a 3 s step); an
+ * interval that finished nothing is counted as an outage.
+ */
+static void
+test_step_window_rounded(void **state)
+{
+    char *text = NULL, *old;
+    struct record r;
+    struct rec_summary s;
+    char err[BT_ERRLEN];
+    int i;
+
+    for (i = 0; i < 6; i++)
+        add_interval(&text, 1.0004 + i, i == 4 ? 0 : 100, "lock");
+    old = text;
+    text = xasprintf("%s{\"type\":\"step\",\"clients\":1,\"start_t\":0.001,\"end_t\":3.001}\n"
+                     "{\"type\":\"step\",\"clients\":2,\"start_t\":3.001,\"end_t\":6.001}\n",
+                     old);
+    free(old);
+    assert_int_equal(load_text(text, &r, err), 0);
+    assert_string_equal(r.steps[0].label, "1 client");
+    assert_string_equal(r.steps[1].label, "2 clients");
+    assert_int_equal(record_summarize(&r, r.steps[0].from, r.steps[0].to, &s, err), 0);
+    assert_int_equal(s.n, 3);
+    assert_true(fabs(s.secs - 3) < 1e-9);
+    assert_true(s.outage_s == 0);
+    assert_int_equal(record_summarize(&r, r.steps[1].from, r.steps[1].to, &s, err), 0);
+    assert_int_equal(s.n, 3);
+    assert_true(s.outage_s == 1);
+    record_free(&r);
+    free(text);
+}
+
+/* 100k intervals and 3000 series: the verdict counted once, the series capped. */
+static void
+test_long_record(void **state)
+{
+    FILE *f;
+    char p[] = "/tmp/test-record-long-XXXXXX";
+    struct record r;
+    struct rec_summary s;
+    struct hist *h = hist_new();
+    char err[BT_ERRLEN], *b64 = hdrlog_encode(h);
+    int i, fd = mkstemp(p);
+
+    f = fdopen(fd, "w");
+    for (i = 1; i <= 100000; i++)
+        fprintf(f,
+                "{\"type\":\"interval\",\"t\":%d,\"interval_s\":1,\"transactions\":1,"
+                "\"verdict\":{\"kind\":\"%s\"},\"hist_us\":{\"hdr\":\"%s\"}}\n",
+                i, i % 4 ? "lock" : "cpu", b64);
+    for (i = 0; i < 3000; i++)
+        fprintf(f,
+                "{\"type\":\"server\",\"t\":%d,\"rows\":[{\"section\":\"s\",\"label\":\"l%d\","
+                "\"value\":\"1/s\",\"num\":%d}]}\n",
+                i, i, i);
+    fclose(f);
+    assert_int_equal(record_load(p, &r, err), 0);
+    assert_int_equal(record_summarize(&r, 0, 0, &s, err), 0);
+    assert_string_equal(s.verdict, "lock");
+    assert_true(fabs(s.verdict_share - 0.75) < 1e-9);
+    assert_int_equal(r.nseries, RECORD_MAX_SERIES);
+    assert_true(r.series_capped);
+    assert_int_equal(record_series(&r, "s: l5"), 6);
+    assert_true(record_sample(&r, 5, 6) == 5.0);
+    assert_true(isnan(record_sample(&r, 5, 7)));
+    record_free(&r);
+    unlink(p);
+    free(b64);
+    hist_free(h);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_window_exact),
-        cmocka_unit_test(test_header_events_steps),
-        cmocka_unit_test(test_settings_line),
-        cmocka_unit_test(test_bad_line_refused),
+        cmocka_unit_test(test_window_exact),         cmocka_unit_test(test_header_events_steps),
+        cmocka_unit_test(test_settings_line),        cmocka_unit_test(test_bad_line_refused),
+        cmocka_unit_test(test_settings_whole),       cmocka_unit_test(test_load_window),
+        cmocka_unit_test(test_wrong_types_skipped),  cmocka_unit_test(test_cut_last_line),
+        cmocka_unit_test(test_out_of_range_refused), cmocka_unit_test(test_step_window_rounded),
+        cmocka_unit_test(test_long_record),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
