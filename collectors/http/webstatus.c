@@ -1,6 +1,8 @@
 /* webstatus: pure parsers of nginx's stub_status and php-fpm's status page, and derive. */
 #include "webstatus.h"
 
+#include "base/units.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -170,15 +172,6 @@ ws_parse(const char *page, size_t len, struct ws_sample *out, char *err)
                        "(watch the status URL itself, in plain text)");
 }
 
-/* A counter's growth per second; NAN for the first sample or a restart (it went down). */
-static double
-rate(uint64_t prev, uint64_t cur, double secs, int have_prev)
-{
-    if (!have_prev || cur < prev || !(secs > 0))
-        return NAN;
-    return (double)(cur - prev) / secs;
-}
-
 static void
 add_rate(struct coll_view *v, const char *section, const char *label, double r)
 {
@@ -204,12 +197,12 @@ derive_nginx(const struct ws_nginx *p, const struct ws_nginx *c, double secs, st
                  (unsigned long long)c->writing);
     coll_row_add(v, NGINX, "waiting", (double)c->waiting, ROW_NORMAL, "%llu",
                  (unsigned long long)c->waiting);
-    add_rate(v, NGINX, "requests/s", rate(hp ? p->requests : 0, c->requests, secs, hp));
-    add_rate(v, NGINX, "accepts/s", rate(hp ? p->accepts : 0, c->accepts, secs, hp));
-    add_rate(v, NGINX, "handled/s", rate(hp ? p->handled : 0, c->handled, secs, hp));
+    add_rate(v, NGINX, "requests/s", units_rate(hp ? p->requests : 0, c->requests, hp, secs));
+    add_rate(v, NGINX, "accepts/s", units_rate(hp ? p->accepts : 0, c->accepts, hp, secs));
+    add_rate(v, NGINX, "handled/s", units_rate(hp ? p->handled : 0, c->handled, hp, secs));
     if (dropped > 0)
         coll_row_add(v, NGINX, "dropped", dropped, ROW_BAD, "%.0f (worker_connections)", dropped);
-    v->server_tps = rate(hp ? p->requests : 0, c->requests, secs, hp);
+    v->server_tps = units_rate(hp ? p->requests : 0, c->requests, hp, secs);
 }
 
 static void
@@ -233,11 +226,11 @@ derive_fpm(const struct ws_fpm *p, const struct ws_fpm *c, double secs, struct c
     else
         coll_row_add(v, FPM, "max children", reached, ROW_NORMAL, "reached %llu times in all",
                      (unsigned long long)c->max_children);
-    add_rate(v, FPM, "requests/s", rate(hp ? p->accepted : 0, c->accepted, secs, hp));
+    add_rate(v, FPM, "requests/s", units_rate(hp ? p->accepted : 0, c->accepted, hp, secs));
     if (c->slow > 0)
         coll_row_add(v, FPM, "slow requests", (double)c->slow, ROW_WARN, "%llu",
                      (unsigned long long)c->slow);
-    v->server_tps = rate(hp ? p->accepted : 0, c->accepted, secs, hp);
+    v->server_tps = units_rate(hp ? p->accepted : 0, c->accepted, hp, secs);
     /* the page counts the process serving it as active */
     g->app_queue = (double)c->queue;
     g->app_busy = (double)c->active;

@@ -17,6 +17,7 @@
 #include "postgres.h"
 #include "pg-collector.h"
 #include "collectors/shared/locks.h"
+#include "base/units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -413,63 +414,6 @@ part_sql(const struct sql_part *p, int version)
     return text;
 }
 
-/* --- formatting values --- */
-
-/* 0.5/s, 12/s, 12.3k/s, 4.5M/s: three significant digits at most. */
-static void
-fmt_si(char *dst, size_t len, double v, const char *unit)
-{
-    static const char *const prefix[] = {"", "k", "M", "G", "T"};
-    int i = 0;
-
-    while (fabs(v) >= 999.5 && i < 4) {
-        v /= 1000;
-        i++;
-    }
-    if (i > 0)
-        snprintf(dst, len, "%.1f%s%s", v, prefix[i], unit);
-    else if (v != floor(v) && fabs(v) < 9.95)
-        snprintf(dst, len, "%.1f%s", v, unit);
-    else
-        snprintf(dst, len, "%.0f%s", v, unit);
-}
-
-/* 512 B/s, 1.2 MiB/s. */
-static void
-fmt_iec(char *dst, size_t len, double v, const char *unit)
-{
-    static const char *const prefix[] = {"", "Ki", "Mi", "Gi", "Ti"};
-    int i = 0;
-
-    while (fabs(v) >= 1024 && i < 4) {
-        v /= 1024;
-        i++;
-    }
-    if (i > 0)
-        snprintf(dst, len, "%.1f %sB%s", v, prefix[i], unit);
-    else
-        snprintf(dst, len, "%.0f B%s", v, unit);
-}
-
-/* 0.4 ms, 850 ms, 12.3 s, 5m 03s, 2h 10m. */
-static void
-fmt_duration(char *dst, size_t len, double secs)
-{
-    long s = lround(secs);
-    double ms = secs * 1000;
-
-    if (ms < 9.95 && ms != floor(ms))
-        snprintf(dst, len, "%.1f ms", ms);
-    else if (secs < 1)
-        snprintf(dst, len, "%.0f ms", ms);
-    else if (secs < 59.95)
-        snprintf(dst, len, "%.1f s", secs);
-    else if (s < 3600)
-        snprintf(dst, len, "%ldm %02lds", s / 60, s % 60);
-    else
-        snprintf(dst, len, "%ldh %02ldm", s / 3600, s % 3600 / 60);
-}
-
 /* --- rows --- */
 
 static void
@@ -482,7 +426,7 @@ add_rate(struct coll_view *v, const char *section, const char *label, double per
         coll_row_add(v, section, label, NAN, ROW_NORMAL, "-");
         return;
     }
-    fmt_si(buf, sizeof buf, per_s, "/s");
+    units_si(buf, sizeof buf, per_s, "/s");
     coll_row_add(v, section, label, per_s, level, "%s", buf);
 }
 
@@ -496,7 +440,7 @@ add_bytes_rate(struct coll_view *v, const char *section, const char *label, doub
         coll_row_add(v, section, label, NAN, ROW_NORMAL, "-");
         return;
     }
-    fmt_iec(buf, sizeof buf, per_s, "/s");
+    units_iec(buf, sizeof buf, per_s, "/s");
     coll_row_add(v, section, label, per_s, level, "%s", buf);
 }
 
@@ -521,7 +465,7 @@ add_duration(struct coll_view *v, const char *section, const char *label, double
         coll_row_add(v, section, label, NAN, ROW_NORMAL, "-");
         return;
     }
-    fmt_duration(buf, sizeof buf, secs);
+    units_duration(buf, sizeof buf, secs);
     coll_row_add(v, section, label, secs, level, "%s", buf);
 }
 

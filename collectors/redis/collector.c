@@ -13,6 +13,8 @@
  */
 #include "redis.h"
 
+#include "base/units.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,15 +214,6 @@ rd_coll_sample(void *conn, void *out, char *err)
 
 /* ---- derive (pure) ---- */
 
-/* Per second from two counter readings; NAN when there is no earlier one or it went back. */
-static double
-rate(uint64_t prev, uint64_t cur, int have_prev, double secs)
-{
-    if (!have_prev || secs <= 0 || cur < prev)
-        return NAN;
-    return (double)(cur - prev) / secs;
-}
-
 static void
 fmt_rate(char *buf, size_t len, double r)
 {
@@ -281,8 +274,8 @@ static void
 derive_throughput(const struct redis_sample *p, const struct redis_sample *c, double secs,
                   struct coll_view *v)
 {
-    double cmds = rate(p ? p->info.total_commands_processed : 0, c->info.total_commands_processed,
-                       p != NULL, secs);
+    double cmds = units_rate(p ? p->info.total_commands_processed : 0,
+                             c->info.total_commands_processed, p != NULL, secs);
 
     if (!isnan(cmds)) {
         cmds -= (REDIS_SAMPLE_COMMANDS + REDIS_SETTINGS_COMMANDS) / secs;
@@ -303,12 +296,13 @@ derive_clients(const struct redis_sample *p, const struct redis_sample *c, doubl
     coll_row_add(v, "clients", "blocked", (double)i->blocked_clients,
                  i->blocked_clients ? ROW_WARN : ROW_NORMAL, "%llu",
                  (unsigned long long)i->blocked_clients);
-    add_rate(v, "clients", "rejected conns",
-             rate(p ? p->info.rejected_connections : 0, i->rejected_connections, p != NULL, secs),
-             ROW_BAD);
+    add_rate(
+        v, "clients", "rejected conns",
+        units_rate(p ? p->info.rejected_connections : 0, i->rejected_connections, p != NULL, secs),
+        ROW_BAD);
     add_rate(v, "clients", "new conns",
-             rate(p ? p->info.total_connections_received : 0, i->total_connections_received,
-                  p != NULL, secs),
+             units_rate(p ? p->info.total_connections_received : 0, i->total_connections_received,
+                        p != NULL, secs),
              ROW_NORMAL);
 }
 
@@ -377,13 +371,14 @@ derive_keyspace(const struct redis_sample *p, const struct redis_sample *c, doub
     coll_row_add(v, "keyspace", "keys", (double)i->keys, ROW_NORMAL, "%llu",
                  (unsigned long long)i->keys);
     add_rate(v, "keyspace", "hits",
-             rate(pi ? pi->keyspace_hits : 0, i->keyspace_hits, p != NULL, secs), ROW_NORMAL);
+             units_rate(pi ? pi->keyspace_hits : 0, i->keyspace_hits, p != NULL, secs), ROW_NORMAL);
     add_rate(v, "keyspace", "misses",
-             rate(pi ? pi->keyspace_misses : 0, i->keyspace_misses, p != NULL, secs), ROW_NORMAL);
+             units_rate(pi ? pi->keyspace_misses : 0, i->keyspace_misses, p != NULL, secs),
+             ROW_NORMAL);
     derive_hit_ratio(p, c, v);
     add_rate(v, "keyspace", "expired",
-             rate(pi ? pi->expired_keys : 0, i->expired_keys, p != NULL, secs), ROW_NORMAL);
-    v->sig.evictions_s = rate(pi ? pi->evicted_keys : 0, i->evicted_keys, p != NULL, secs);
+             units_rate(pi ? pi->expired_keys : 0, i->expired_keys, p != NULL, secs), ROW_NORMAL);
+    v->sig.evictions_s = units_rate(pi ? pi->evicted_keys : 0, i->evicted_keys, p != NULL, secs);
     add_rate(v, "keyspace", "evicted", v->sig.evictions_s, ROW_WARN);
 }
 
