@@ -674,6 +674,25 @@ advise_waits(const struct coll_signals *g, const char *what, char *ev)
         snprintf(ev, EV, "%s active %s sessions %s", nn, own ? "benchtop" : "client", what);
 }
 
+/*
+ * Lock waiters whose chain ends at a session waiting for the commit (the
+ * account's commit share holds them too): "; 6 more wait on locks held by
+ * sessions that do". Nothing when no chain was followed.
+ */
+static void
+advise_commit_locks(const struct coll_signals *g, char *ev)
+{
+    double roots = g->lock_root_commit + g->lock_root_client + g->lock_root_other;
+    double lock = own_known(g) ? g->own_lock_wait : g->lock_wait;
+    double n = lock * g->lock_root_commit / fmax(roots, g->lock_wait);
+
+    if (n >= 0.05)
+        appendf(ev, EV,
+                n >= 10 ? "; %.0f more wait on locks held by sessions that do"
+                        : "; %.1f more wait on locks held by sessions that do",
+                n);
+}
+
 /* What relieves a commit-bound run, with the log syncs when counted. */
 static void
 advise_commit(const struct coll_signals *g, char *ev)
@@ -681,6 +700,7 @@ advise_commit(const struct coll_signals *g, char *ev)
     double per = syncs_per_commit(g);
 
     advise_waits(g, "wait for the commit", ev);
+    advise_commit_locks(g, ev);
     if (g->sync_each_commit[0] && !isnan(per))
         appendf(ev, EV, "; each of %.0f writes/s waits for a log sync (%s)", g->commits_s,
                 g->sync_each_commit);
@@ -831,8 +851,12 @@ advise_other(const struct window *w, enum verdict_kind k, char *ev)
     else if (k == VK_POOL)
         snprintf(ev, EV,
                  "%.0f clients wait for %.0f server connections (pool size %.0f): raise the pool "
-                 "size",
-                 g->pool_waiting, g->pool_servers, g->pool_size);
+                 "size%s",
+                 g->pool_waiting, g->pool_servers, g->pool_size,
+                 strcmp(g->pool_mode, "session") == 0
+                     ? "; in session mode a client holds its connection until it leaves: "
+                       "transaction mode shares them"
+                     : "");
     else if (k == VK_APP)
         advise_app(in, ev);
     else if (k == VK_CONNECTION)
