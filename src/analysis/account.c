@@ -247,8 +247,9 @@ server_by_cpu(const struct account_input *in, struct account *a, double *flight)
     double limit = g->server_cpu_limit > 0 ? g->server_cpu_limit : NAN;
     double u = cpu / limit;
 
+    /* its busiest thread busy or waiting for a CPU: either way its clients wait for it */
     if (g->thread_max_pct > 0)
-        u = fmax(z(u), g->thread_max_pct / 100);
+        u = fmax(z(u), (g->thread_max_pct + z(g->thread_wait_pct)) / 100);
     if (isnan(u))
         return -1;
     take(a, flight, AS_SERVER_CPU, *flight * clamp(u, 0, 1), -1);

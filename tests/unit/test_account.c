@@ -243,6 +243,13 @@ test_open_loop_beyond_capacity(void **state)
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_OPEN_LOOP);
     assert_non_null(strstr(v.evidence, "-R 5000 is beyond what 4 clients can do: add clients"));
+    /*
+     * the trial's -R 3000 at 4 clients: every start late, lag growing,
+     * one client between transactions at the tick (3 of 4 busy)
+     */
+    in.busy = 3;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_OPEN_LOOP);
     /* the same rate kept: waiting for the schedule is not a limit to relieve but the rate */
     in.tps = 5000;
     in.late_share = 0;
@@ -344,6 +351,34 @@ test_one_server_thread(void **state)
     in.sig.thread_max_pct = 40;
     v = judge(&in, 3);
     assert_null(strstr(v.evidence, "of 400%")); /* a limit is never above the host's cores */
+}
+
+/*
+ * memcached -t 1 at 200 clients on a host others keep full (the trial:
+ * its one worker 52% on a CPU and 40% waiting for one; -t 4 gave +64%):
+ * the thread, not "stop other programs".
+ */
+static void
+test_one_thread_on_a_shared_host(void **state)
+{
+    struct verdict_input in = loaded(200);
+    struct verdict v;
+
+    in.sig.sessions = in.sig.own_sessions = NAN;
+    in.sig.server_cpu_pct = 56;
+    in.sig.server_cpu_limit = 100;
+    in.sig.server_threads = 1;
+    in.sig.thread_max_pct = 52;
+    snprintf(in.sig.threads_setting, sizeof(in.sig.threads_setting), "-t");
+    in.host_busy_pct = 100;
+    in.server_host_pct = 56;
+    in.own_cpu_pct = 42;
+    v = judge(&in, 3);
+    assert_int_not_equal(v.kind, VK_THREAD); /* 52% alone: a thread with room */
+    in.sig.thread_wait_pct = 40;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_THREAD);
+    assert_non_null(strstr(v.evidence, "at 52% of a core and 40% waiting for one: raise -t"));
 }
 
 /* Two sampled sessions never make a clear verdict; thirty do. */
@@ -519,6 +554,7 @@ main(void)
         cmocka_unit_test(test_cache_evicting),
         cmocka_unit_test(test_embedded_never_another_machine),
         cmocka_unit_test(test_one_server_thread),
+        cmocka_unit_test(test_one_thread_on_a_shared_host),
         cmocka_unit_test(test_confidence_from_samples),
         cmocka_unit_test(test_unknown_is_not_guessed),
         cmocka_unit_test(test_disk_reads_of_a_small_pool),
