@@ -433,7 +433,18 @@ check_item_size(int fd, struct mc_shared *sh, char *err)
 
 /* ---- prepare: --fill ---- */
 
-/* Reads the replies of n pipelined sets; every one must be STORED. */
+/*
+ * A full cache that found nothing to evict in time (its LRU tail busy
+ * under the fill's burst) refuses a set for memory: that key is not kept,
+ * as an evicted one is not (fill_check says how many were kept).
+ */
+static int
+cache_full(const struct mc_reply *r)
+{
+    return r->kind == MC_R_SERVER_ERROR && memmem(r->data, r->data_len, "out of memory", 13);
+}
+
+/* Reads the replies of n pipelined sets; every one must be STORED, or refused by a full cache. */
 static int
 fill_replies(int fd, const struct mc_addr *a, uint64_t first, int n, char *rbuf, size_t cap,
              char *err)
@@ -455,7 +466,7 @@ fill_replies(int fd, const struct mc_addr *a, uint64_t first, int n, char *rbuf,
                 return -1;
             continue;
         }
-        if (r.kind != MC_R_STORED)
+        if (r.kind != MC_R_STORED && !cache_full(&r))
             return seterr(err,
                           "fill: memcached refused key %llu: %.*s (use a smaller --keys or "
                           "--value-size, or give memcached more memory with -m)",

@@ -778,6 +778,7 @@ pool_signals(const struct my_sample *prev, const struct my_sample *cur, double s
     g->disk_reads_s = rate(prev, cur, MY_BP_READS, secs);
     if (req > 0 && !isnan(g->disk_reads_s))
         g->hit_ratio = fmax(0, 1 - g->disk_reads_s / req);
+    snprintf(g->mem_limit_setting, sizeof g->mem_limit_setting, "innodb_buffer_pool_size");
 }
 
 /*
@@ -842,7 +843,7 @@ lock_time_signal(const struct my_sample *prev, const struct my_sample *cur, doub
      * the sessions on CPU, else a counter load that was all benchtop's
      * showed "other sessions: 3 waiting on locks".
      */
-    own_cpu = g->own_active - g->own_lock_wait - g->own_commit_wait;
+    own_cpu = g->own_on_cpu;
     if (own_cpu > 0 && g->on_cpu > 0) {
         g->own_lock_wait += moved * fmin(own_cpu / g->on_cpu, 1);
         g->own_on_cpu = fmax(0, g->own_on_cpu - moved * fmin(own_cpu / g->on_cpu, 1));

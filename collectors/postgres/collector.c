@@ -267,6 +267,7 @@ parse_sessions(const PGresult *res, struct pg_sample *s)
             ss->own_lock_waiters += (int)pg_cell_i64(res, row, "lock_waiters", 0);
             ss->own_commit_io += (int)pg_cell_i64(res, row, "commit_waiters", 0) +
                                  (int)pg_cell_i64(res, row, "io_waiters", 0);
+            ss->own_io_waiters += (int)pg_cell_i64(res, row, "io_waiters", 0);
         }
         if (age > ss->oldest_query_s)
             ss->oldest_query_s = age;
@@ -761,6 +762,7 @@ signal_sessions(const struct pg_sample *cur, struct coll_signals *g)
     g->own_active = ss->state[PG_ACTIVE].ours;
     g->own_lock_wait = ss->own_lock_waiters;
     g->own_commit_wait = ss->own_commit_io;
+    g->own_io_wait = ss->own_io_waiters;
 }
 
 /*
@@ -816,6 +818,7 @@ signal_work(struct span *sp, struct coll_signals *g)
     g->disk_reads_s = span_rate(sp, a->db.blks_read, b->db.blks_read);
     if (blocks >= 1)
         g->hit_ratio = span_delta(sp, a->db.blks_hit, b->db.blks_hit) / blocks;
+    snprintf(g->mem_limit_setting, sizeof g->mem_limit_setting, "shared_buffers");
     g->seq_scans_s = span_rate(sp, a->scans.total, b->scans.total);
     if (sp->known)
         busiest_scan(sp, g);

@@ -53,6 +53,7 @@ struct pg_sessions {
     int commit_waiters;    /* waiting on the WAL write/sync of a commit */
     int own_lock_waiters;  /* ... of lock_waiters, benchtop's */
     int own_commit_io;     /* ... of commit and IO waiters, benchtop's */
+    int own_io_waiters;    /* ... of io_waiters, benchtop's */
     int waiting;           /* not idle and waiting on any event */
     double oldest_query_s; /* age of the oldest active query; -1 when none runs */
     int nwaits;

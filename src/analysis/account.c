@@ -149,12 +149,7 @@ states_read(const struct coll_signals *g, struct states *s)
     if (!(s->active > 0))
         return isnan(s->active) ? -1 : 0;
     s->lock = z(own ? g->own_lock_wait : g->lock_wait);
-    /*
-     * own_commit_wait counts the commit's sync and data file I/O together;
-     * without own_io_wait, all sessions' io and commit waits split it
-     */
-    if (own && isnan(io) && g->io_wait + g->commit_wait > 0)
-        io = z(g->own_commit_wait) * g->io_wait / (g->io_wait + g->commit_wait);
+    /* own_commit_wait counts the commit's sync and the data file reads (own_io_wait) together */
     s->disk = z(io);
     s->commit = own ? fmax(0, z(g->own_commit_wait) - s->disk) : z(g->commit_wait);
     s->cpu = own && !isnan(g->own_on_cpu) ? g->own_on_cpu
@@ -169,21 +164,28 @@ states_read(const struct coll_signals *g, struct states *s)
 /*
  * Lock waits by the root of their chain: a blocker that waits for the
  * commit makes the wait the commit's; one idle in a transaction waits for
- * its client (transit: the wire, or benchtop not reading); another
- * application's session is a stall by other sessions.
+ * its client (transit: the wire, or benchtop not reading). A running root
+ * (lock_root_other) is the locks' own time when it is one of benchtop's
+ * sessions (hot rows); benchtop's waiters behind another application's
+ * running statement (other_stall_share of its sessions' time, in waiters:
+ * stalled) are a stall by other sessions.
  */
 static void
-split_locks(const struct coll_signals *g, struct account *a, double *pool, double lock, double obs)
+split_locks(const struct coll_signals *g, struct account *a, double *pool, double lock, double k,
+            double obs)
 {
     double roots = z(g->lock_root_commit) + z(g->lock_root_client) + z(g->lock_root_other);
-    double whole = fmax(roots, z(g->lock_wait));
+    double whole = fmax(roots, z(g->lock_wait)), stalled = z(g->other_stall_share);
+    double running = whole > 0 ? lock * z(g->lock_root_other) / whole : 0;
 
     if (whole > 0 && roots > 0) {
         take(a, pool, AS_COMMIT, lock * z(g->lock_root_commit) / whole, obs);
         take(a, pool, AS_TRANSIT, lock * z(g->lock_root_client) / whole, obs);
-        take(a, pool, AS_STALL, lock * z(g->lock_root_other) / whole, obs);
-        lock *= 1 - roots / whole;
+        lock *= 1 - (z(g->lock_root_commit) + z(g->lock_root_client)) / whole;
     }
+    if (!isnan(g->own_sessions))
+        stalled *= g->own_sessions;
+    lock -= take(a, pool, AS_STALL, fmin(stalled * k, fmin(running, lock)), obs);
     take(a, pool, AS_LOCK, lock, obs);
 }
 
@@ -224,7 +226,7 @@ server_by_states(const struct account_input *in, struct account *a, double *flig
     t = fmin(s.active * in->interval_s, *flight);
     k = s.active > 0 ? t / s.active : 0; /* client-seconds per active session */
     take(a, flight, AS_SERVER_CPU, s.cpu * k, s.cpu * s.obs);
-    split_locks(&in->sig, a, flight, s.lock * k, s.lock * s.obs);
+    split_locks(&in->sig, a, flight, s.lock * k, k, s.lock * s.obs);
     take(a, flight, AS_DISK, s.disk * k, s.disk * s.obs);
     take(a, flight, AS_COMMIT, s.commit * k, s.commit * s.obs);
     take(a, flight, AS_SERVER_OTHER, s.other * k, s.other * s.obs);
@@ -245,8 +247,9 @@ server_by_cpu(const struct account_input *in, struct account *a, double *flight)
     double limit = g->server_cpu_limit > 0 ? g->server_cpu_limit : NAN;
     double u = cpu / limit;
 
+    /* its busiest thread busy or waiting for a CPU: either way its clients wait for it */
     if (g->thread_max_pct > 0)
-        u = fmax(z(u), g->thread_max_pct / 100);
+        u = fmax(z(u), (g->thread_max_pct + z(g->thread_wait_pct)) / 100);
     if (isnan(u))
         return -1;
     take(a, flight, AS_SERVER_CPU, *flight * clamp(u, 0, 1), -1);
@@ -288,7 +291,12 @@ split_flight(const struct account_input *in, struct account *a, double flight, d
         take(a, &flight, AS_UNKNOWN, flight, -1);
         return;
     }
-    take(a, &flight, AS_STALL, flight * clamp(g->other_stall_share, 0, 1), -1);
+    /*
+     * A server without session states says how long others stalled it
+     * (Redis's slowlog); with them, the stalled are among the lock waiters.
+     */
+    if (isnan(g->active))
+        take(a, &flight, AS_STALL, flight * clamp(g->other_stall_share, 0, 1), -1);
     /*
      * A session pooler holds its queue at login (those clients are
      * connecting); a transaction pooler holds it in flight.
@@ -327,6 +335,13 @@ account_make(const struct account_input *in, struct account *a)
         flight = fmax(flight, clamp(in->busy * in->interval_s, 0, total));
     /* connects that never end (a session pooler's queue at login) count from the gauge */
     connect = clamp(fmax(z(in->connect_s), z(in->connecting) * in->interval_s), 0, total - flight);
+    /*
+     * A session pooler's queue past the login waits for other clients to
+     * leave: those transactions do not finish, so flight_s misses them.
+     */
+    if (strcmp(in->sig.pool_mode, "session") == 0)
+        flight +=
+            clamp(z(in->sig.pool_waiting) * in->interval_s - connect, 0, total - flight - connect);
     rest = total - flight - connect;
     split_flight(in, a, flight, &connect);
     take(a, &connect, AS_CONNECT, connect, -1);

@@ -34,8 +34,9 @@ struct window {
     double host_used;  /* the host's busy CPU, % of one core (NAN unless the server is local) */
     int host_full;     /* ... above HOST_FULL */
     double server_pct; /* the server's processes, % of one core; NAN if unknown */
-    struct host_split split; /* the host's busy CPU by whose it is */
-    char server[112];        /* the server's load in words */
+    struct host_split split;    /* the host's busy CPU by whose it is */
+    char server[112];           /* the server's load in words */
+    const struct account *acct; /* the interval's account */
 };
 
 static const char *const labels[VK__COUNT] = {
@@ -584,6 +585,16 @@ run_fills_host(const struct window *w)
            w->host_used > 0 && (h->server + h->benchtop) >= 0.6 * w->host_used;
 }
 
+/* The server's busiest thread on a CPU or waiting for one 85% of the time, with a setting to add.
+ */
+static int
+thread_full(const struct coll_signals *g)
+{
+    double wait = isnan(g->thread_wait_pct) ? 0 : g->thread_wait_pct;
+
+    return g->server_threads > 0 && g->thread_max_pct + wait >= 85 && g->threads_setting[0];
+}
+
 /* A cache (or buffer pool) evicting with misses: its working set does not fit. */
 static int
 evicting(const struct coll_signals *g)
@@ -624,8 +635,13 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     /* a jittery few ms of transit on a full host are waits for a CPU, not a wire */
     if (k == VK_NETWORK && w->host_full && !steady_rtt(st, in))
         k = VK_UNDERLOADED;
+    /*
+     * Late starts with every client busy: the tick's gauge, or no time
+     * spent waiting for the schedule (4 clients: one between transactions
+     * at the tick is 75%, though none ever waited).
+     */
     if ((k == VK_UNDERLOADED || k == VK_NETWORK) && in->rate > 0 && in->late_share >= 0.5 &&
-        in->busy >= 0.9 * in->clients)
+        (in->busy >= 0.9 * in->clients || account_share(w->acct, AS_SCHEDULE) < 0.05))
         return VK_OPEN_LOOP;
     /* an open loop that keeps its rate is limited by the rate, whatever its threads wait for */
     if ((k == VK_CLIENT || k == VK_UNDERLOADED) && in->rate > 0 && in->tps >= 0.9 * in->rate &&
@@ -638,15 +654,19 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
      * full host it shares, or the server's CPU while others hold a real part
      * of it. Transit and a light load on a full host are not in CPU waits.
      */
+    /*
+     * A server thread that wants a whole core (running or waiting for one)
+     * is the serial limit, on a shared host too: more threads take more of
+     * it (memcached -t 1 at 52% + 40% waiting on a full host: -t 4 gave +64%).
+     */
+    if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && thread_full(g))
+        return VK_THREAD;
     if (k == VK_CLIENT && w->host_full)
         return VK_HOST;
     if (k == VK_SERVER_CPU && host_shared(w))
         return VK_HOST;
     if (k == VK_UNDERLOADED && run_fills_host(w))
         return VK_HOST;
-    if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && g->server_threads > 0 &&
-        g->thread_max_pct >= 85 && g->threads_setting[0])
-        return VK_THREAD;
     if (k == VK_SERVER_CPU && !in->embedded && !w->host_full &&
         cpu_saturation(server_used(st, w), g->server_cpu_limit) < 0.3)
         k = VK_UNDERLOADED;
@@ -674,6 +694,26 @@ advise_waits(const struct coll_signals *g, const char *what, char *ev)
         snprintf(ev, EV, "%s active %s sessions %s", nn, own ? "benchtop" : "client", what);
 }
 
+/*
+ * Lock waiters whose chain ends at a session waiting for the commit (the
+ * account's commit share holds them too): "; 6 more wait on locks held by
+ * sessions that do". Nothing when no chain was followed.
+ */
+static void
+advise_commit_locks(const struct coll_signals *g, char *ev)
+{
+    double roots = g->lock_root_commit + g->lock_root_client + g->lock_root_other;
+    double lock = own_known(g) ? g->own_lock_wait : g->lock_wait;
+    double n = lock * g->lock_root_commit / fmax(roots, g->lock_wait);
+
+    if (n >= 0.05)
+        appendf(ev, EV,
+                n >= 10 || fabs(n - round(n)) < 0.05
+                    ? "; %.0f more wait on locks held by sessions that do"
+                    : "; %.1f more wait on locks held by sessions that do",
+                n);
+}
+
 /* What relieves a commit-bound run, with the log syncs when counted. */
 static void
 advise_commit(const struct coll_signals *g, char *ev)
@@ -681,6 +721,7 @@ advise_commit(const struct coll_signals *g, char *ev)
     double per = syncs_per_commit(g);
 
     advise_waits(g, "wait for the commit", ev);
+    advise_commit_locks(g, ev);
     if (g->sync_each_commit[0] && !isnan(per))
         appendf(ev, EV, "; each of %.0f writes/s waits for a log sync (%s)", g->commits_s,
                 g->sync_each_commit);
@@ -749,7 +790,12 @@ advise_server(const struct verdict_state *st, const struct window *w, enum verdi
 
     if (!isnan(w->host_used) && limit > 100.0 * w->in->cores)
         limit = 100.0 * w->in->cores; /* a limit is never above the host's cores */
-    if (k == VK_THREAD)
+    if (k == VK_THREAD && g->thread_wait_pct >= 1)
+        snprintf(ev, EV,
+                 "one of the server's %.0f threads at %.0f%% of a core and %.0f%% waiting for "
+                 "one: raise %s",
+                 g->server_threads, g->thread_max_pct, g->thread_wait_pct, g->threads_setting);
+    else if (k == VK_THREAD)
         snprintf(ev, EV, "one of the server's %.0f threads at %.0f%% of a core: raise %s",
                  g->server_threads, g->thread_max_pct, g->threads_setting);
     else if (!isnan(limit) && !isnan(g->server_cpu_pct))
@@ -831,8 +877,12 @@ advise_other(const struct window *w, enum verdict_kind k, char *ev)
     else if (k == VK_POOL)
         snprintf(ev, EV,
                  "%.0f clients wait for %.0f server connections (pool size %.0f): raise the pool "
-                 "size",
-                 g->pool_waiting, g->pool_servers, g->pool_size);
+                 "size%s",
+                 g->pool_waiting, g->pool_servers, g->pool_size,
+                 strcmp(g->pool_mode, "session") == 0
+                     ? "; in session mode a client holds its connection until it leaves: "
+                       "transaction mode shares them"
+                     : "");
     else if (k == VK_APP)
         advise_app(in, ev);
     else if (k == VK_CONNECTION)
@@ -915,6 +965,7 @@ decide(const struct verdict_state *st, const struct verdict_input *in, const str
     int first, second;
 
     window_make(in, &w);
+    w.acct = a;
     group_shares(in, a, g);
     top_two(g, &first, &second);
     memset(v, 0, sizeof(*v));

@@ -67,21 +67,29 @@ cpu_thread_seconds(pid_t tid)
     return (double)ticks / (double)sysconf(_SC_CLK_TCK);
 }
 
-double
-cpu_thread_wait_seconds(pid_t tid)
+/* The run-queue wait in a schedstat file (run ns, wait ns, slices), seconds; -1 if unread. */
+static double
+schedstat_wait(const char *path)
 {
-    char path[64];
     unsigned long long run, wait;
     FILE *f;
     int n;
 
-    snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
     f = fopen(path, "r");
     if (f == NULL)
         return -1;
     n = fscanf(f, "%llu %llu", &run, &wait);
     fclose(f);
     return n == 2 ? (double)wait / 1e9 : -1;
+}
+
+double
+cpu_thread_wait_seconds(pid_t tid)
+{
+    char path[64];
+
+    snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+    return schedstat_wait(path);
 }
 
 double
@@ -638,24 +646,33 @@ cpu_tasks_read(pid_t pid, struct cpu_task *out, int max)
         if (tid <= 0 || stat_read(path, &ppid, &ticks) < 0)
             continue;
         out[n].tid = tid;
-        out[n++].secs = (double)ticks / (double)sysconf(_SC_CLK_TCK);
+        out[n].secs = (double)ticks / (double)sysconf(_SC_CLK_TCK);
+        snprintf(path, sizeof(path), "%s/%d/schedstat", dir, tid);
+        out[n++].wait_s = schedstat_wait(path);
     }
     closedir(d);
     return n;
 }
 
 double
-cpu_tasks_max_pct(const struct cpu_task *a, int na, const struct cpu_task *b, int nb, double secs)
+cpu_tasks_max_pct(const struct cpu_task *a, int na, const struct cpu_task *b, int nb, double secs,
+                  double *wait_pct)
 {
-    double best = NAN;
+    double best = NAN, wait = NAN;
 
     if (!(secs > 0))
-        return NAN;
+        nb = 0;
     for (int i = 0; i < nb; i++)
         for (int j = 0; j < na; j++)
             if (a[j].tid == b[i].tid && b[i].secs >= a[j].secs &&
-                !(100 * (b[i].secs - a[j].secs) / secs <= best))
+                !(100 * (b[i].secs - a[j].secs) / secs <= best)) {
                 best = 100 * (b[i].secs - a[j].secs) / secs;
+                wait = a[j].wait_s >= 0 && b[i].wait_s >= a[j].wait_s
+                           ? 100 * (b[i].wait_s - a[j].wait_s) / secs
+                           : NAN;
+            }
+    if (wait_pct != NULL)
+        *wait_pct = wait;
     return best;
 }
 

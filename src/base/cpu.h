@@ -86,15 +86,20 @@ int cpu_cores(void);
 struct cpu_task {
     int tid;
     double secs;
+    double wait_s; /* runnable but waiting for a CPU (schedstat); -1 unknown */
 };
 /*
  * The threads of process pid (/proc/PID/task/TID/stat), at most max, into
  * out: how many; -1 when pid is not there (another PID namespace, gone).
  */
 int cpu_tasks_read(pid_t pid, struct cpu_task *out, int max);
-/* Pure: the busiest thread between two readings secs apart, % of one core; NAN if none in both. */
+/*
+ * Pure: the busiest thread between two readings secs apart, % of one core;
+ * NAN if none in both. wait_pct (NULL: not wanted): that thread's wait for
+ * a CPU in the same span, %; NAN when unknown.
+ */
 double cpu_tasks_max_pct(const struct cpu_task *a, int na, const struct cpu_task *b, int nb,
-                         double secs);
+                         double secs, double *wait_pct);
 /*
  * The local ports of this process's loopback TCP connections to port
  * (benchtop's load connections to a server on this host), at most max,

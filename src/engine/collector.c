@@ -85,7 +85,7 @@ coll_view_reset(struct coll_view *v)
     g->own_on_cpu = g->own_io_wait = g->own_idle = NAN;
     g->lock_root_commit = g->lock_root_client = g->lock_root_other = NAN;
     g->other_stall_share = g->evictions_s = g->hit_ratio = g->mem_used = g->mem_limit = NAN;
-    g->disk_reads_s = g->server_threads = g->thread_max_pct = NAN;
+    g->disk_reads_s = g->server_threads = g->thread_max_pct = g->thread_wait_pct = NAN;
     g->checkpoints_req_s = g->server_cpu_self_pct = NAN;
     g->samples = 1;
 }
@@ -210,14 +210,20 @@ coll_threads(struct coll_view *v, double threads, const char *setting, const str
              int na, const struct cpu_task *b, int nb, double secs)
 {
     struct coll_signals *g = &v->sig;
-    double busiest = na > 0 && nb > 0 ? cpu_tasks_max_pct(a, na, b, nb, secs) : NAN;
+    double wait = NAN;
+    double busiest = na > 0 && nb > 0 ? cpu_tasks_max_pct(a, na, b, nb, secs, &wait) : NAN;
 
     g->server_threads = threads;
     snprintf(g->threads_setting, sizeof g->threads_setting, "%s", setting);
     g->thread_max_pct = busiest;
+    g->thread_wait_pct = wait;
     if (isnan(busiest))
         coll_row_add(v, "cpu", "threads", threads, ROW_NORMAL, "%.0f (%s)", threads, setting);
-    else
+    else if (!(wait >= 1))
         coll_row_add(v, "cpu", "threads", threads, busiest >= 90 ? ROW_WARN : ROW_NORMAL,
                      "%.0f (%s), busiest %.0f%%", threads, setting, busiest);
+    else /* a thread that waits for a CPU wants more than it got: both make its load */
+        coll_row_add(v, "cpu", "threads", threads, busiest + wait >= 90 ? ROW_WARN : ROW_NORMAL,
+                     "%.0f (%s), busiest %.0f%% + %.0f%% waiting for a CPU", threads, setting,
+                     busiest, wait);
 }

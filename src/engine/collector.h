@@ -119,6 +119,7 @@ struct coll_signals {
     double disk_reads_s;        /* data pages read from disk per second (buffer pool misses) */
     double server_threads;      /* the server's worker threads (memcached -t); NAN */
     double thread_max_pct;      /* the busiest of them, % of one core */
+    double thread_wait_pct;     /* ... and its wait for a CPU (run queue), %; NAN */
     char threads_setting[24];   /* the setting that adds threads ("-t", "io-threads") */
     double checkpoints_req_s;   /* checkpoints forced by the log's size, per second */
     double server_cpu_self_pct; /* the server's CPU as it reports it (INFO, rusage): */

@@ -121,7 +121,7 @@ merge_signals(struct session *s)
     s->behind = base >= 0 && s->role[base] == COLL_BEHIND ? s->title[base] : NULL;
     if (s->behind != NULL)
         s->sig.own_sessions = s->sig.own_active = s->sig.own_lock_wait = s->sig.own_commit_wait =
-            NAN;
+            s->sig.own_on_cpu = s->sig.own_io_wait = s->sig.own_idle = NAN;
     for (i = 0; i < s->ncollect; i++) {
         const struct coll_signals *g = &s->sigs[i];
 
@@ -132,6 +132,7 @@ merge_signals(struct session *s)
             s->sig.pool_servers = g->pool_servers;
             s->sig.pool_size = g->pool_size;
             s->sig.pool_maxwait_ms = g->pool_maxwait_ms;
+            memcpy(s->sig.pool_mode, g->pool_mode, sizeof(g->pool_mode));
         } else if (s->role[i] == COLL_APP && !isnan(g->app_workers)) {
             s->sig.app_queue = g->app_queue;
             s->sig.app_busy = g->app_busy;

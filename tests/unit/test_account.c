@@ -170,12 +170,14 @@ test_lock_chain_rooted_in_commit(void **state)
     assert_int_equal(v.kind, VK_LOCK); /* without the chain: the locks */
     in.sig.lock_root_commit = 12;
     in.sig.lock_root_other = 1;
+    in.sig.other_stall_share = 1 / 16.0; /* that one waits behind another application */
     snprintf(in.sig.commit_advice, sizeof(in.sig.commit_advice), "synchronous_commit = off");
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_COMMIT);
     assert_true(account_share(&v.acct, AS_COMMIT) > 0.75);
     assert_true(account_share(&v.acct, AS_STALL) > 0.05);
     assert_non_null(strstr(v.evidence, "try synchronous_commit = off"));
+    assert_non_null(strstr(v.evidence, "12 more wait on locks held by sessions that do"));
     assert_non_null(strstr(v.evidence, "16 clients' time: commit"));
 }
 
@@ -241,6 +243,13 @@ test_open_loop_beyond_capacity(void **state)
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_OPEN_LOOP);
     assert_non_null(strstr(v.evidence, "-R 5000 is beyond what 4 clients can do: add clients"));
+    /*
+     * the trial's -R 3000 at 4 clients: every start late, lag growing,
+     * one client between transactions at the tick (3 of 4 busy)
+     */
+    in.busy = 3;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_OPEN_LOOP);
     /* the same rate kept: waiting for the schedule is not a limit to relieve but the rate */
     in.tps = 5000;
     in.late_share = 0;
@@ -344,6 +353,34 @@ test_one_server_thread(void **state)
     assert_null(strstr(v.evidence, "of 400%")); /* a limit is never above the host's cores */
 }
 
+/*
+ * memcached -t 1 at 200 clients on a host others keep full (the trial:
+ * its one worker 52% on a CPU and 40% waiting for one; -t 4 gave +64%):
+ * the thread, not "stop other programs".
+ */
+static void
+test_one_thread_on_a_shared_host(void **state)
+{
+    struct verdict_input in = loaded(200);
+    struct verdict v;
+
+    in.sig.sessions = in.sig.own_sessions = NAN;
+    in.sig.server_cpu_pct = 56;
+    in.sig.server_cpu_limit = 100;
+    in.sig.server_threads = 1;
+    in.sig.thread_max_pct = 52;
+    snprintf(in.sig.threads_setting, sizeof(in.sig.threads_setting), "-t");
+    in.host_busy_pct = 100;
+    in.server_host_pct = 56;
+    in.own_cpu_pct = 42;
+    v = judge(&in, 3);
+    assert_int_not_equal(v.kind, VK_THREAD); /* 52% alone: a thread with room */
+    in.sig.thread_wait_pct = 40;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_THREAD);
+    assert_non_null(strstr(v.evidence, "at 52% of a core and 40% waiting for one: raise -t"));
+}
+
 /* Two sampled sessions never make a clear verdict; thirty do. */
 static void
 test_confidence_from_samples(void **state)
@@ -420,6 +457,59 @@ test_session_pooler_queue(void **state)
     assert_true(account_share(&v.acct, AS_POOL) >= 0.74);
     assert_true(account_share(&v.acct, AS_BENCHTOP) < 0.05);
     assert_non_null(strstr(v.evidence, "12 clients wait for 4 server connections (pool size 4)"));
+    assert_null(strstr(v.evidence, "session mode"));
+    snprintf(in.sig.pool_mode, sizeof(in.sig.pool_mode), "session");
+    v = judge(&in, 3);
+    assert_non_null(strstr(v.evidence, "in session mode a client holds its connection"));
+    /*
+     * PgBouncer 1.18 logs them in and holds their first query (connected
+     * 16, 13 waiting in the trial): no transaction of theirs finishes.
+     */
+    in.connecting = 0;
+    in.busy = 16;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_POOL);
+    assert_true(account_share(&v.acct, AS_POOL) >= 0.74);
+}
+
+/*
+ * 16 clients updating 10 hot rows: each waiter's chain ends at another of
+ * benchtop's sessions running its update (a running root, lock_root_other).
+ * That is the locks' time, not a stall by other sessions.
+ */
+static void
+test_hot_rows_are_locks(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    own_states(&in, 16, 3, 12, 1);
+    in.sig.lock_root_other = 12;
+    in.sig.other_stall_share = 0; /* no waiter behind another application */
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_true(account_share(&v.acct, AS_LOCK) > 0.6);
+    assert_true(account_share(&v.acct, AS_STALL) < 0.01);
+}
+
+/*
+ * PostgreSQL: 4 of benchtop's 16 sessions wait behind another application's
+ * long UPDATE. They are among the lock waiters: stalled once, not counted
+ * again on top of the locks.
+ */
+static void
+test_stalled_waiters_counted_once(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    own_states(&in, 16, 12, 4, 0);
+    in.sig.lock_root_other = 4;
+    in.sig.other_stall_share = 0.25;
+    v = judge(&in, 3);
+    assert_true(fabs(account_share(&v.acct, AS_STALL) - 0.25 * 0.97) < 0.02);
+    assert_true(account_share(&v.acct, AS_LOCK) < 0.01);
+    assert_true(account_share(&v.acct, AS_SERVER_CPU) > 0.7);
 }
 
 /* Issue 33.6: the final verdict is the run's largest share with its figures. */
@@ -464,10 +554,13 @@ main(void)
         cmocka_unit_test(test_cache_evicting),
         cmocka_unit_test(test_embedded_never_another_machine),
         cmocka_unit_test(test_one_server_thread),
+        cmocka_unit_test(test_one_thread_on_a_shared_host),
         cmocka_unit_test(test_confidence_from_samples),
         cmocka_unit_test(test_unknown_is_not_guessed),
         cmocka_unit_test(test_disk_reads_of_a_small_pool),
         cmocka_unit_test(test_session_pooler_queue),
+        cmocka_unit_test(test_hot_rows_are_locks),
+        cmocka_unit_test(test_stalled_waiters_counted_once),
         cmocka_unit_test(test_final_has_figures),
     };
 

@@ -185,17 +185,22 @@ static void
 test_tasks(void **state)
 {
     (void)state;
-    struct cpu_task a[4] = {{10, 1.0}, {11, 5.0}, {12, 2.0}},
-                    b[4] = {{10, 1.5}, {11, 5.1}, {13, 9}};
+    struct cpu_task a[4] = {{10, 1.0, 0.2}, {11, 5.0, 0}, {12, 2.0, 0}},
+                    b[4] = {{10, 1.5, 0.9}, {11, 5.1, 3}, {13, 9, 0}};
     struct cpu_task mine[8];
+    double wait;
 
     assert_true(cpu_tasks_read(getpid(), mine, 8) >= 1);
     assert_int_equal(mine[0].tid, getpid()); /* the main thread is listed first */
     assert_int_equal(cpu_tasks_read(0, mine, 8), -1);
     /* tid 10: 0.5 s in 2 s, the busiest; 12 is gone, 13 is new (no earlier reading) */
-    assert_true(fabs(cpu_tasks_max_pct(a, 3, b, 3, 2.0) - 25.0) < 1e-9);
-    assert_true(isnan(cpu_tasks_max_pct(a, 3, b + 2, 1, 2.0)));
-    assert_true(isnan(cpu_tasks_max_pct(a, 3, b, 3, 0)));
+    assert_true(mine[0].wait_s >= 0); /* schedstat read */
+    /* ... and it waited 0.7 s for a CPU (35%): its wait, not tid 11's */
+    assert_true(fabs(cpu_tasks_max_pct(a, 3, b, 3, 2.0, &wait) - 25.0) < 1e-9);
+    assert_true(fabs(wait - 35.0) < 1e-9);
+    assert_true(isnan(cpu_tasks_max_pct(a, 3, b + 2, 1, 2.0, &wait)));
+    assert_true(isnan(wait));
+    assert_true(isnan(cpu_tasks_max_pct(a, 3, b, 3, 0, NULL)));
 }
 
 int
