@@ -77,7 +77,7 @@ event_add(struct record *r, double t, const char *text)
 {
     if (text == NULL || !record_time_ok(t))
         return; /* a malformed event is left out, never dereferenced */
-    r->ev = xrealloc(r->ev, (size_t)(r->nevent + 1) * sizeof(*r->ev));
+    r->ev = xgrow(r->ev, r->nevent, &r->ev_cap, sizeof(*r->ev));
     r->ev[r->nevent].t = t;
     r->ev[r->nevent].seq = r->nevent;
     r->ev[r->nevent++].text = xstrdup(text);
@@ -179,7 +179,7 @@ read_interval(struct record *r, const json_t *o, int lineno, char *err)
         iv.sum = record_ju64(h, "sum");
         iv.overflow = record_ju64(h, "overflow");
     }
-    r->iv = xrealloc(r->iv, (size_t)(r->ninterval + 1) * sizeof(*r->iv));
+    r->iv = xgrow(r->iv, r->ninterval, &r->iv_cap, sizeof(*r->iv));
     r->iv[r->ninterval++] = iv;
     return 0;
 }
@@ -253,7 +253,7 @@ read_server(struct record *r, const json_t *o)
     if (r->nsample == 0 && !r->have_settings_line)
         read_settings(r, rows);
     series_index(r, "server tps", 1);
-    r->smp = xrealloc(r->smp, (size_t)(r->nsample + 1) * sizeof(*r->smp));
+    r->smp = xgrow(r->smp, r->nsample, &r->smp_cap, sizeof(*r->smp));
     s = &r->smp[r->nsample++];
     memset(s, 0, sizeof(*s));
     s->t = t;

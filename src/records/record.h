@@ -61,15 +61,15 @@ struct record {
     int cut_line;              /* the last line, cut short while written and left out; 0: none */
     int series_capped;         /* series beyond RECORD_MAX_SERIES were left out */
     double load_from, load_to; /* the load's window: first interval's start, last one's end */
-    int ninterval;
+    int ninterval, iv_cap; /* iv grows by doubling (xgrow): a long record loads in linear time */
     struct rec_interval *iv;
     int nseries;
     void *series_ix;  /* name -> index (a jansson object used as a hash) */
     char **series;    /* "section: label"; index 0 is the server's own tps */
     int *series_rate; /* per series: a rate or a % (the value ended in "/s" or "%") */
-    int nsample;
+    int nsample, smp_cap;
     struct rec_sample *smp;
-    int nevent;
+    int nevent, ev_cap;
     struct rec_event *ev;
     int nstep;
     struct rec_window *steps;
