@@ -104,6 +104,9 @@ itest_spawn(char *const args[], int *outfd, int *errfd)
     if (pid == 0) {
         dup2(o, 1);
         dup2(e, 2);
+        /* signals as a terminal would leave them, whatever ran the suite (nohup ignores HUP) */
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
         execv(argv[0], argv);
         _exit(127);
     }
