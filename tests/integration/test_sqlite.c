@@ -55,7 +55,11 @@ init(const char *t, const char *rows)
     itest_free(&r);
 }
 
-/* Runs benchtop with args; returns the summary line (static), after checking exit 0. */
+/*
+ * Runs benchtop with args; returns the summary line (static), after checking
+ * the exit: 0, or 2 when the summary counts failed transactions (a busy
+ * file's writers can time out on its lock).
+ */
 static const char *
 run(char **args, struct run *r)
 {
@@ -65,8 +69,8 @@ run(char **args, struct run *r)
     sum = itest_line(r->out, "\"type\":\"summary\"");
     if (r->status != 0 || sum == NULL)
         fprintf(stderr, "status %d\n%s\n%s\n", r->status, r->out, r->err);
-    assert_int_equal(r->status, 0);
     assert_non_null(sum);
+    assert_true(r->status == 0 || (r->status == 2 && itest_num(sum, "errors") > 0));
     return sum;
 }
 
