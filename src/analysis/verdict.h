@@ -134,11 +134,12 @@ struct verdict_state {
     double busy_frac; /* smoothed share of benchtop's sessions active on the server */
     double rows_base; /* the lowest smoothed rows per transaction seen: "rising" */
     double rows_now;
-    int rows_rising;       /* intervals in a row rows_now grew by 5% or more */
-    double last_rtt_ms;    /* the last interval's round trip: the lower of two is the wire */
-    int held[VK__COUNT];   /* intervals each verdict was shown */
-    struct account smooth; /* the account, smoothed from interval to interval */
-    struct account run;    /* ... summed over the run */
+    int rows_rising;              /* intervals in a row rows_now grew by 5% or more */
+    double last_rtt_ms;           /* the last interval's round trip: the lower of two is the wire */
+    int held[VK__COUNT];          /* intervals each verdict was shown */
+    struct account smooth;        /* the account, smoothed from interval to interval */
+    struct account run;           /* ... summed over the run */
+    double transit_by[VK__COUNT]; /* the run's transit client-seconds by the kind each tick named */
     struct verdict_input last_in;
     struct verdict last;
 };

@@ -188,9 +188,10 @@ static void
 finish_txn(struct worker *w, struct client *c)
 {
     uint64_t origin = c->origins[c->head];
+    /* in flight since it was sent (or the previous reply, pipelined; or the last tick) */
+    uint64_t from = c->active_us > c->counted_us ? c->active_us : c->counted_us;
 
-    /* in flight since it was sent (or since the previous reply, pipelined) */
-    worker_stats(w)->flight_us += w->loop_us > c->active_us ? w->loop_us - c->active_us : 0;
+    worker_stats(w)->flight_us += w->loop_us > from ? w->loop_us - from : 0;
     c->head = c->head + 1 == c->depth ? 0 : c->head + 1;
     c->inflight--;
     c->active_us = w->loop_us; /* the next oldest's wait counts from here */

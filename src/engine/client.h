@@ -45,6 +45,7 @@ struct client {
     uint32_t reg_events; /* ... and the events it is registered for */
     uint32_t ready;      /* edge-triggered: events reported and not yet waited for */
     uint64_t active_us;  /* the current connect or oldest transaction began (stall check) */
+    uint64_t counted_us; /* its flight time is in the stats up to here (the last tick) */
     int has_slot;        /* a transaction is due: origin_us is its start */
     int lost;            /* the previous connection was lost: next connect is a reconnect */
     unsigned backoff_ms; /* next reconnect delay */

@@ -243,17 +243,31 @@ timer_pop(struct worker *w)
     }
 }
 
-/* The gauges of the buffer handed over: clients connected, in flight, and connecting. */
+/*
+ * The gauges of the buffer handed over: clients connected, in flight, and
+ * connecting. A transaction still in flight has its time so far counted in
+ * this interval, not all of it in the one where it ends (a 3 s lock wait
+ * left three intervals with nothing in flight and the next with 3 s).
+ */
 static void
 count_gauges(struct worker *w)
 {
     int i, n = 0, busy = 0, connecting = 0;
+    uint64_t now = now_us();
 
     for (i = 0; i < w->nclients; i++) {
-        enum client_state st = w->clients[i].state;
+        struct client *c = &w->clients[i];
+        enum client_state st = c->state;
+
         n += st == CS_IDLE || st == CS_RUNNING;
-        busy += w->clients[i].inflight > 0;
+        busy += c->inflight > 0;
         connecting += st == CS_CONNECTING;
+        if (c->inflight > 0) {
+            uint64_t from = c->active_us > c->counted_us ? c->active_us : c->counted_us;
+
+            w->stats[w->cur].flight_us += now > from ? now - from : 0;
+            c->counted_us = now;
+        }
     }
     w->stats[w->cur].connected = (uint64_t)n;
     w->stats[w->cur].busy = (uint64_t)busy;

@@ -217,7 +217,7 @@ judge(struct session *s, struct snapshot *snap)
     in.gain_per_doubling = s->gain_per_doubling;
     in.host_busy_pct = NAN;
     if (cpu_host_read(&now) == 0) {
-        if (s->rc->server_local && s->host.total)
+        if ((s->rc->server_local || s->embedded) && s->host.total)
             in.host_busy_pct = cpu_host_busy_pct(&s->host, &now);
         s->host = now;
     }
@@ -245,21 +245,56 @@ sweep_step(struct session *s, const struct snapshot *snap)
         s->eng->end_us = now_us(); /* the loop ends the load at its next turn */
 }
 
+/* The pending tick judged and reported, with the server's samples that came for it. */
 static void
-tick(struct session *s)
+tick_finish(struct session *s)
 {
-    struct snapshot *snap = engine_tick(s->eng);
+    struct snapshot *snap = s->pending;
 
+    if (snap == NULL)
+        return;
+    s->pending = NULL;
     judge(s, snap);
     if (s->sweep != NULL)
         sweep_step(s, snap);
     s->hooks.on_tick(s, snap, &s->now, s->arg);
 }
 
+/* Every collector has answered since the tick. */
+static int
+tick_ready(const struct session *s)
+{
+    for (int i = 0; i < s->ncollect; i++)
+        if (!s->fresh[i])
+            return 0;
+    return 1;
+}
+
+/*
+ * The client interval is taken now; its judgement waits for the samples
+ * the collectors take on the same tick (a sample takes 5-100 ms), at most
+ * 40% of the interval or 400 ms: a slow or gone server is judged on what
+ * came before.
+ */
+static void
+tick_start(struct session *s)
+{
+    uint64_t wait = (uint64_t)(fmin(0.4 * s->interval_s, 0.4) * 1e6);
+
+    s->pending = engine_tick(s->eng);
+    s->pending_until = now_us() + wait;
+    memset(s->fresh, 0, sizeof(s->fresh));
+    if (tick_ready(s))
+        tick_finish(s);
+}
+
 static void
 end_load(struct session *s)
 {
-    struct snapshot *snap = engine_stop(s->eng);
+    struct snapshot *snap;
+
+    tick_finish(s); /* the engine's snapshot is about to be overwritten */
+    snap = engine_stop(s->eng);
 
     s->load_over = 1;
     judge(s, snap);
@@ -315,6 +350,7 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
                 verdict_server(&res.view.sig, cpu_cores(), &server_side);
             s->sigs[i] = res.view.sig;
             s->have[i] = res.ok && res.have_view;
+            s->fresh[i] = 1;
             s->tps[i] = res.ok && res.have_view ? res.view.server_tps : NAN;
             merge_signals(s);
             s->hooks.on_server(s, i, &res, judged ? &server_side : NULL, s->arg);
@@ -396,8 +432,10 @@ session_run(struct session *s, int sigfd)
     cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);
     for (;;) {
-        if (wait_events(s, sigfd, deadline(s, next)))
+        if (wait_events(s, sigfd, deadline(s, s->pending ? s->pending_until : next)))
             break;
+        if (s->pending && (tick_ready(s) || now_us() >= s->pending_until))
+            tick_finish(s);
         if (end_time(s) && now_us() >= end_time(s)) {
             if (s->eng == NULL)
                 return;
@@ -408,8 +446,9 @@ session_run(struct session *s, int sigfd)
         if (now_us() < next)
             continue;
         check_overdue(s);
+        tick_finish(s); /* a tick still waiting when the next is due */
         if (s->eng && !s->load_over)
-            tick(s);
+            tick_start(s);
         else if (s->follow)
             follow_tick(s);
         else if (s->hooks.on_idle_tick)

@@ -74,6 +74,16 @@ struct session {
     int procs_ready;          /* procs was looked up */
     int embedded;             /* the target is a database file run in our threads (SQLite) */
     struct cpu_group procs;   /* the run's local processes: the server side of the host split */
+    /*
+     * A tick whose client interval is taken but not yet judged: it waits
+     * (until pending_until at most) for each collector's sample aligned on
+     * it, so the verdict splits an interval with the server's view of the
+     * same interval, not the one before (the first one is from before the
+     * load: "transit 90%").
+     */
+    struct snapshot *pending;
+    uint64_t pending_until;
+    int fresh[SESSION_MAX_COLLECT]; /* a result arrived since the pending tick */
     void *arg;
 };
 

@@ -116,17 +116,8 @@ test_writers_wait_on_the_lock(void **state)
     waits = itest_max_row(r.out, "\"collector\":\"sqlite\"", "lock waits/s");
     fprintf(stderr, "  4 writers, rollback journal: %.0f tps, %.1f lock waits/s\n", tps, waits);
     assert_true(waits > 0);
-    /*
-     * The verdict should name it: the writers queue for the file's lock. The
-     * time account (issue 25) counts the job threads' run-queue wait as
-     * benchtop's here and says client-bound: a known regression, said in
-     * the session note; skipped, not hidden, until the account is fixed.
-     */
-    if (itest_count_lines(r.out, "\"verdict\":{\"kind\":\"lock\"") < 2) {
-        fprintf(stderr, "  KNOWN REGRESSION: the verdict is not lock-bound here: skipped\n");
-        itest_free(&r);
-        skip();
-    }
+    /* the writers queue for the file's lock: the verdict names it (the time account) */
+    assert_true(itest_count_lines(r.out, "\"verdict\":{\"kind\":\"lock\"") >= 2);
     itest_free(&r);
 }
 

@@ -248,9 +248,7 @@ test_tpcb_slow_fsync(void **state)
 
         /* no interval says "add clients" (when the host is starved the load may look light) */
         run_step(args, 9, clients[i], &s[i], &out);
-        if (strstr(out, "add clients") != NULL) /* issue 25's account: a regression to fix */
-            fprintf(stderr, "  KNOWN REGRESSION: an interval of a commit-bound step says "
-                            "'add clients'\n");
+        assert_null(strstr(out, "add clients"));
         free(out);
     }
     tally(s, 4);

@@ -222,12 +222,7 @@ test_lock_bound_behind(void **state)
     r = itest_runv(args);
     print_verdicts(r.out);
     assert_int_equal(r.status, 0);
-    if (strstr(final_verdict(r.out), "\"kind\":\"lock\"") == NULL) {
-        /* the time account (issue 25) misses the lock behind the app tier: a regression */
-        fprintf(stderr, "  KNOWN REGRESSION: the final verdict is not lock-bound: skipped\n");
-        itest_free(&r);
-        skip();
-    }
+    assert_non_null(strstr(final_verdict(r.out), "\"kind\":\"lock\""));
     assert_non_null(strstr(r.out, "MySQL behind the app: "));
     /*
      * The host split counts the app's processes on the server side, not as

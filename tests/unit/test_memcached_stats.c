@@ -727,12 +727,12 @@ test_derive_signals(void **state)
 
     hand_made(&a, &b);
     a.ntasks = b.ntasks = 3;
-    a.tasks[0] = (struct cpu_task){77, 0.5};
-    a.tasks[1] = (struct cpu_task){78, 10.0};
-    a.tasks[2] = (struct cpu_task){79, 3.0};
-    b.tasks[0] = (struct cpu_task){77, 0.52};
-    b.tasks[1] = (struct cpu_task){78, 11.78};
-    b.tasks[2] = (struct cpu_task){79, 3.2};
+    a.tasks[0] = (struct cpu_task){77, 0.5, 0};
+    a.tasks[1] = (struct cpu_task){78, 10.0, 0};
+    a.tasks[2] = (struct cpu_task){79, 3.0, 0};
+    b.tasks[0] = (struct cpu_task){77, 0.52, 0};
+    b.tasks[1] = (struct cpu_task){78, 11.78, 0};
+    b.tasks[2] = (struct cpu_task){79, 3.2, 0};
     b.cores = 2;
     memcached_collector_class.derive(&a, &b, 2.0, &v);
     assert_true(v.sig.evictions_s == 10.0);
