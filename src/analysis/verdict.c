@@ -1095,7 +1095,7 @@ static void
 no_load(struct verdict_state *st, struct verdict *out)
 {
     int held[VK__COUNT];
-    struct account run = st->run;
+    struct account run = st->run, blind = st->run_blind;
     struct verdict_input last = st->last_in;
     double transit_by[VK__COUNT];
 
@@ -1105,6 +1105,7 @@ no_load(struct verdict_state *st, struct verdict *out)
     memcpy(st->held, held, sizeof(held));
     memcpy(st->transit_by, transit_by, sizeof(transit_by));
     st->run = run;
+    st->run_blind = blind;
     st->last_in = last;
     snprintf(st->last.evidence, sizeof(st->last.evidence), "no load running");
     *out = st->last;
@@ -1116,6 +1117,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     struct account_input ai;
     struct account a;
     struct verdict v;
+    int blind;
 
     if (!in->load) {
         no_load(st, out);
@@ -1132,11 +1134,20 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     update_smoothing(st, in);
     account_input_make(in, &ai);
     account_make(&ai, &a);
-    account_add(&st->run, &a);
+    /*
+     * An interval the server's side did not tell (a collector's first
+     * sample, from before the load) is judged alone: it neither enters the
+     * smoothed account nor, once the server was seen, the run's.
+     */
+    blind = !in->have_server || account_share(&a, AS_UNKNOWN) >= 0.5;
+    account_add(blind ? &st->run_blind : &st->run, &a);
     transit_split(in, a.t[AS_TRANSIT], st->transit_by);
     st->last_in = *in;
-    smooth_account(&st->smooth, &a, st->intervals == 1 || !(st->smooth.total > 0));
-    decide(st, in, &st->smooth, &v);
+    if (!blind) {
+        smooth_account(&st->smooth, &a, !st->seen || !(st->smooth.total > 0));
+        st->seen = 1;
+    }
+    decide(st, in, blind ? &a : &st->smooth, &v);
     /* hysteresis: a new verdict must lead STREAK_TO_SHOW intervals; from nothing, it shows */
     st->streak = v.kind == st->leader ? st->streak + 1 : 1;
     st->leader = v.kind;
@@ -1156,12 +1167,14 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
 void
 verdict_finish(const struct verdict_state *st, struct verdict *out)
 {
-    if (!(st->run.total > 0)) {
+    const struct account *run = st->run.total > 0 ? &st->run : &st->run_blind;
+
+    if (!(run->total > 0)) {
         *out = st->last;
         out->final = 1;
         return;
     }
-    decide(st, &st->last_in, &st->run, out);
+    decide(st, &st->last_in, run, out);
     out->final = 1;
 }
 

@@ -138,7 +138,9 @@ struct verdict_state {
     double last_rtt_ms;           /* the last interval's round trip: the lower of two is the wire */
     int held[VK__COUNT];          /* intervals each verdict was shown */
     struct account smooth;        /* the account, smoothed from interval to interval */
-    struct account run;           /* ... summed over the run */
+    int seen;                     /* an interval with the server's side told is in smooth */
+    struct account run;           /* ... summed over the intervals the server was seen in */
+    struct account run_blind;     /* ... and those it was not (a server never seen: all) */
     double transit_by[VK__COUNT]; /* the run's transit client-seconds by the kind each tick named */
     struct verdict_input last_in;
     struct verdict last;

@@ -567,7 +567,7 @@ test_state_table(void **state)
         {"Query", "statistics", NULL, MY_ST_READ},
         {"Query", "Copying to tmp table on disk", NULL, MY_ST_READ},
         {"Query", "converting HEAP to Aria", NULL, MY_ST_READ},
-        {"Query", "Updating status", "RUNNING", MY_ST_OTHER},
+        {"Query", "Updating status", "RUNNING", MY_ST_COMMIT},
         {"Query", "Opening tables", NULL, MY_ST_OTHER},
         {"Query", "closing tables", NULL, MY_ST_OTHER},
         {"Query", "Sending to client", NULL, MY_ST_OTHER},

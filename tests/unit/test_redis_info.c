@@ -902,10 +902,10 @@ test_derive_cache_signals(void **state)
     c.info.maxmemory = 8388608;
     c.io_threads = 1;
     p.ntasks = c.ntasks = 2;
-    p.tasks[0] = (struct cpu_task){100, 10.0};
-    p.tasks[1] = (struct cpu_task){101, 1.0};
-    c.tasks[0] = (struct cpu_task){100, 11.9};
-    c.tasks[1] = (struct cpu_task){101, 1.1};
+    p.tasks[0] = (struct cpu_task){100, 10.0, 0};
+    p.tasks[1] = (struct cpu_task){101, 1.0, 0};
+    c.tasks[0] = (struct cpu_task){100, 11.9, 0};
+    c.tasks[1] = (struct cpu_task){101, 1.1, 0};
     redis_collector_class.derive(&p, &c, 2.0, &v);
     assert_true(v.sig.mem_used == 8300000);
     assert_true(v.sig.mem_limit == 8388608);
