@@ -63,6 +63,9 @@ wstats_merge(struct wstats *dst, const struct wstats *src)
     dst->connected += src->connected;
     dst->busy += src->busy;
     dst->connecting += src->connecting;
+    dst->never_done += src->never_done;
+    if (src->oldest_us > dst->oldest_us)
+        dst->oldest_us = src->oldest_us;
     hist_merge(dst->lat, src->lat);
     if (src->last_error[0] != '\0')
         memcpy(dst->last_error, src->last_error, sizeof(dst->last_error));

@@ -49,6 +49,8 @@ struct wstats {
     uint64_t connected;   /* gauge: clients connected at the tick (summed over workers) */
     uint64_t busy;        /* gauge: clients with a transaction in flight at the tick */
     uint64_t connecting;  /* gauge: clients setting up a connection at the tick */
+    uint64_t never_done;  /* gauge: clients that have finished no transaction yet */
+    uint64_t oldest_us;   /* gauge: the oldest transaction in flight at the tick, its age */
     struct hist *lat;     /* latency of successful transactions, us */
     char last_error[160]; /* message of the latest error in this interval */
     struct err_msg msgs[STATS_MSGS]; /* the errors' messages with their counts, first come */

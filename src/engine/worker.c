@@ -252,8 +252,8 @@ timer_pop(struct worker *w)
 static void
 count_gauges(struct worker *w)
 {
-    int i, n = 0, busy = 0, connecting = 0;
-    uint64_t now = now_us();
+    int i, n = 0, busy = 0, connecting = 0, never = 0;
+    uint64_t now = now_us(), oldest = 0;
 
     for (i = 0; i < w->nclients; i++) {
         struct client *c = &w->clients[i];
@@ -262,13 +262,20 @@ count_gauges(struct worker *w)
         n += st == CS_IDLE || st == CS_RUNNING;
         busy += c->inflight > 0;
         connecting += st == CS_CONNECTING;
+        never += c->done == 0;
+        if (st == CS_CONNECTING && now > c->active_us && now - c->active_us > oldest)
+            oldest = now - c->active_us; /* a login a pooler holds back waits as long */
         if (c->inflight > 0) {
             uint64_t from = c->active_us > c->counted_us ? c->active_us : c->counted_us;
+            uint64_t origin = c->origins[c->head];
 
             w->stats[w->cur].flight_us += now > from ? now - from : 0;
             c->counted_us = now;
+            oldest = now > origin && now - origin > oldest ? now - origin : oldest;
         }
     }
+    w->stats[w->cur].never_done = (uint64_t)never;
+    w->stats[w->cur].oldest_us = oldest;
     w->stats[w->cur].connected = (uint64_t)n;
     w->stats[w->cur].busy = (uint64_t)busy;
     w->stats[w->cur].connecting = (uint64_t)connecting;

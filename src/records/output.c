@@ -213,6 +213,8 @@ json_outage(FILE *f, const struct snapshot *snap)
         fprintf(f, "%s%d", i ? "," : "", snap->clients_seen[i]);
     fprintf(f, "],\"outage_s\":%.3f,\"tps_answered\":%.3f", snap->outage_s,
             per_s(snap->total.txns, snap->t - snap->outage_s));
+    fprintf(f, ",\"clients_never_done\":%llu,\"oldest_in_flight_s\":%.3f",
+            (unsigned long long)snap->cur.never_done, (double)snap->cur.oldest_us / 1e6);
 }
 
 static void
@@ -334,6 +336,24 @@ human_statements(FILE *f, const struct wstats *s, const struct stmt_label *label
     }
 }
 
+/*
+ * Clients that finished no transaction in the whole run (a session
+ * pooler's queue, a lock never granted): the latency figures above are of
+ * the others only, so the summary says how many and how long they waited.
+ */
+static void
+human_never_done(FILE *f, const struct snapshot *snap)
+{
+    const struct wstats *c = &snap->cur;
+
+    if (c->never_done == 0 || snap->clients <= 0)
+        return;
+    fprintf(f,
+            "clients that never finished a transaction: %llu of %d (the latency above is the "
+            "others'; the longest wait still open %.1f s)\n",
+            (unsigned long long)c->never_done, snap->clients, (double)c->oldest_us / 1e6);
+}
+
 void
 report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
                      const struct report_ctx *ctx)
@@ -378,6 +398,7 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
     if (s->connects)
         fprintf(f, "connections: %llu, mean set-up %.3f ms\n", (unsigned long long)s->connects,
                 (double)s->connect_us / (double)s->connects / 1000.0);
+    human_never_done(f, snap);
     if (s->rx_bytes)
         fprintf(f, "received: %llu bytes, %.1f KiB/s\n", (unsigned long long)s->rx_bytes,
                 per_s(s->rx_bytes, snap->t) / 1024.0);

@@ -237,6 +237,7 @@ test_session_pool_clients_wait(void **state)
                     "-w",  "select-only", "--server",   direct, "-q", NULL};
     struct run r;
     double waiting;
+    const char *sum;
 
     say("SET pool_mode = 'session'");
     say("SET default_pool_size = 4");
@@ -252,6 +253,13 @@ test_session_pool_clients_wait(void **state)
             waiting);
     assert_true(waiting >= 8);
     assert_non_null(strstr(itest_line(r.out, "\"collector\":\"pgbouncer\""), "session"));
+    /* the 12 that never got a server connection are said, with their wait: not hidden */
+    sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(sum);
+    fprintf(stderr, "  never done: %.0f, oldest wait %.1f s\n",
+            itest_num(sum, "clients_never_done"), itest_num(sum, "oldest_in_flight_s"));
+    assert_int_equal((int)itest_num(sum, "clients_never_done"), 12);
+    assert_true(itest_num(sum, "oldest_in_flight_s") > 3);
     itest_free(&r);
 }
 
