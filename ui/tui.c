@@ -166,9 +166,9 @@ add_sweep_row(struct tui *t, const struct sweep *sw, const struct sweep_step *st
     snprintf(row->verdict, sizeof(row->verdict), "%s", verdict_label(st->verdict));
     row->probe = st->probe;
     row->met = st->slo_met;
-    dash_event_add(&t->d, ROW_NORMAL, "step %d done: %s, %.0f tps, p99 %.2f ms", st->index + 1,
-                   sweep_load_text(sw, st, load, sizeof(load)), st->tps,
-                   (double)st->lat.p99 / 1000.0);
+    dash_event_add(&t->d, ROW_NORMAL, "step %d done: %s, %.0f tps, p95 %.2f ms, p99 %.2f ms",
+                   st->index + 1, sweep_load_text(sw, st, load, sizeof(load)), st->tps,
+                   (double)st->lat.p95 / 1000.0, (double)st->lat.p99 / 1000.0);
 }
 
 /* The sweep pane's rows, the step running now, and the finding so far. */

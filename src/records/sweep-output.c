@@ -387,8 +387,8 @@ report_sweep_table(FILE *f, const struct sweep *sw, const struct report_ctx *ctx
     fprintf(f, "sweep: %s, workload %s, %d step%s of %.3g s after %.3g s of warm-up\n",
             ctx->rc->target_masked, ctx->workload, sw->nsteps, sw->nsteps == 1 ? "" : "s",
             sw->step_s, sw->warmup_s);
-    fprintf(f, "%10s %12s %10s %10s %8s  %s\n", sw->axis == SWEEP_CLIENTS ? "clients" : "rate",
-            "tps", "p50 ms", "p99 ms", "errors", "verdict (next step: confirmed or not)");
+    fprintf(f, "%10s %12s %10s %10s %10s %8s  %s\n", sw->axis == SWEEP_CLIENTS ? "clients" : "rate",
+            "tps", "p50 ms", "p95 ms", "p99 ms", "errors", "verdict (next step: confirmed or not)");
     for (int i = 0; i < sw->nsteps; i++) {
         const struct sweep_step *st = &sw->steps[i];
         if (sw->axis == SWEEP_CLIENTS)
@@ -398,10 +398,11 @@ report_sweep_table(FILE *f, const struct sweep *sw, const struct report_ctx *ctx
         else
             count_text(st->rate, line, sizeof(line));
         enum verdict_check c = step_check(sw, i);
-        fprintf(f, "%10s %12s %10.3f %10.3f %8llu  %s (%.0f%%)%s%s%s\n", line,
+        fprintf(f, "%10s %12s %10.3f %10.3f %10.3f %8llu  %s (%.0f%%)%s%s%s\n", line,
                 count_text(st->tps, tps, sizeof(tps)), (double)st->lat.p50 / 1000.0,
-                (double)st->lat.p99 / 1000.0, (unsigned long long)sweep_step_errors(st),
-                verdict_label(st->verdict), st->verdict_share * 100,
+                (double)st->lat.p95 / 1000.0, (double)st->lat.p99 / 1000.0,
+                (unsigned long long)sweep_step_errors(st), verdict_label(st->verdict),
+                st->verdict_share * 100,
                 !st->probe    ? ""
                 : st->slo_met ? ", meets the target"
                               : ", misses the target",

@@ -117,8 +117,9 @@ check_steps(const struct run *r)
         all += txns + itest_num(l, "warmup_transactions");
     }
     assert_int_equal((int)itest_num(itest_line(r->out, "\"type\":\"sweep\""), "steps"), 3);
-    /* the table on stderr: a header and a row per step */
+    /* the table on stderr: a header and a row per step, p95 beside p50 and p99 */
     assert_non_null(strstr(r->err, "clients"));
+    assert_non_null(strstr(r->err, "p50 ms     p95 ms     p99 ms"));
     assert_non_null(strstr(r->err, "most tps: "));
     return all;
 }

@@ -63,7 +63,7 @@ put_value(struct grid *g, int x, int y, int end, const struct hist_summary *l, d
 static double
 summary_value(const struct hist_summary *h, int row)
 {
-    double v[6] = {h->mean,        (double)h->p50,  (double)h->p90,
+    double v[7] = {h->mean,        (double)h->p50,  (double)h->p90, (double)h->p95,
                    (double)h->p99, (double)h->p999, (double)h->max};
 
     return v[row];
@@ -99,7 +99,7 @@ table_cols(const struct dash *d, int w, const struct hist_summary **cols, const 
 static void
 draw_table(const struct dash *d, struct grid *g, struct rect in)
 {
-    static const char *const NAMES[] = {"mean", "p50", "p90", "p99", "p99.9", "max"};
+    static const char *const NAMES[] = {"mean", "p50", "p90", "p95", "p99", "p99.9", "max"};
     const struct hist_summary *cols[4];
     const char *heads[4];
     int n = table_cols(d, in.w, cols, heads), end = in.x + in.w;
@@ -107,12 +107,16 @@ draw_table(const struct dash *d, struct grid *g, struct rect in)
     for (int k = 0; k < n; k++)
         grid_printf(g, in.x + LABEL_W + k * COL_W, in.y, end - in.x - LABEL_W - k * COL_W, ST_DIM,
                     "%*s", COL_W, heads[k]);
-    for (int i = 0; i < 6 && i + 1 < in.h; i++) {
-        int y = in.y + 1 + i;
+    /* short of rows (80x24 has six), p90 gives way: sysbench users read p95, and max matters */
+    int skip = in.h - 1 < 7 ? 2 : -1, y = in.y + 1;
 
+    for (int i = 0; i < 7 && y < in.y + in.h; i++) {
+        if (i == skip)
+            continue;
         grid_put(g, in.x, y, in.w < LABEL_W ? in.w : LABEL_W, ST_LABEL, NAMES[i]);
         for (int k = 0; k < n; k++)
             put_value(g, in.x + LABEL_W + k * COL_W, y, end, cols[k], summary_value(cols[k], i));
+        y++;
     }
 }
 
