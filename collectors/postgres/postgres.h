@@ -28,6 +28,9 @@
 enum { PG_CONNECT_TIMEOUT_S = 5 };
 int pg_connect_blocking(const char *target, PGconn **out, char *err);
 
+/* Whether conn went over TLS, and the protocol and cipher libpq agreed. */
+void pg_tls_read(PGconn *conn, struct drv_tls *out);
+
 /*
  * pg_connect_blocking with two choices for sessions that are not load:
  * application_name, when not NULL, replaces the target's and PGAPPNAME's
