@@ -1,0 +1,236 @@
+/*
+ * Servers as managed services run them: users with only some rights.
+ * Redis: an ACL user (redis://user:pass@host sends AUTH user pass) that may
+ * not run CONFIG, and a server where CONFIG is renamed away: the load and
+ * the collector keep working with what they may read (INFO), and the
+ * server line's note says which figures are missing and why, in one line.
+ * The password is never in benchtop's output or its command line.
+ */
+#include "config.h"
+
+#include "itest.h"
+
+#ifdef HAVE_REDIS
+
+#include "itest-redis.h"
+
+#define ACL_USER "bt_acl"
+#define ACL_PASS "aclpw93417"
+
+enum { POLL_MS = 100, POLL_TRIES = 100 };
+
+static redisContext *admin;
+
+static int
+setup(void **state)
+{
+    admin = rtest_connect();
+    rtest_do(admin, "ACL SETUSER " ACL_USER " reset on >" ACL_PASS " ~* &* +@all -config");
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    rtest_do(admin, "ACL DELUSER " ACL_USER);
+    redisFree(admin);
+    return 0;
+}
+
+/* Connections of CLIENT LIST logged in as user. */
+static int
+clients_of(const char *user)
+{
+    char needle[64];
+    redisReply *r = rtest_cmd(admin, "CLIENT LIST");
+    int n;
+
+    snprintf(needle, sizeof needle, " user=%s ", user);
+    n = itest_count_lines(r->str, needle);
+    freeReplyObject(r);
+    return n;
+}
+
+/* Every server line of out is ok and carries note (the collector kept working). */
+static void
+assert_server_lines(const char *out, const char *note)
+{
+    int lines = itest_count_lines(out, "\"type\":\"server\"");
+    const char *last = itest_line(out, "\"type\":\"server\"");
+
+    assert_true(lines >= 2);
+    assert_int_equal(itest_count_lines(out, "\"ok\":true"), lines);
+    if (strstr(last, note) == NULL)
+        fail_msg("'%s' not in the note of: %s", note, last);
+    /* INFO's figures are still there */
+    assert_non_null(strstr(last, "\"label\":\"commands\""));
+    assert_non_null(strstr(last, "\"section\":\"memory\",\"label\":\"used\""));
+}
+
+/*
+ * The ACL user: the load's 2 connections and the collector's log in as it
+ * (AUTH user pass, not the default user), CONFIG is denied, and the note
+ * says what that hides and the grant that would show it.
+ */
+static void
+test_acl_user_without_config(void **state)
+{
+    char target[512], cmdline[1024];
+    const char *t = itest_env("BENCHTOP_RD_TARGET") + strlen("redis://");
+    char *args[] = {"run", target, "--headless", "-T", "3", "-c", "2", NULL};
+    int o, e, as_user = 0;
+    const char *sum;
+    pid_t pid;
+    struct run r;
+
+    snprintf(target, sizeof target, "redis://%s:%s@%s", ACL_USER, ACL_PASS, t);
+    pid = itest_spawn(args, &o, &e);
+    itest_cmdline_masked(pid, "***", cmdline, sizeof cmdline);
+    for (int i = 0; i < POLL_TRIES && as_user < 3; i++) {
+        itest_sleep_ms(POLL_MS);
+        as_user = clients_of(ACL_USER);
+    }
+    r = itest_finish(pid, o, e);
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(as_user, 3); /* 2 clients and the collector */
+    assert_null(strstr(cmdline, ACL_PASS));
+    assert_null(strstr(r.out, ACL_PASS));
+    assert_null(strstr(r.err, ACL_PASS));
+    sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(sum);
+    assert_int_equal(r.status, 0);
+    assert_true(itest_num(sum, "transactions") > 0);
+    assert_server_lines(r.out, "cannot see settings, io-threads, appendfsync: CONFIG denied to "
+                               "this user by its ACL (grant +config|get)");
+    /* no settings line: CONFIG GET was refused, and that is not a failure */
+    assert_null(strstr(r.out, "\"type\":\"settings\""));
+    itest_free(&r);
+}
+
+/* The same user with CONFIG granted: the note is gone and the settings are read. */
+static void
+test_acl_user_with_config(void **state)
+{
+    char target[512];
+    const char *t = itest_env("BENCHTOP_RD_TARGET") + strlen("redis://");
+    char *args[] = {"run", target, "--headless", "-T", "2", "-c", "1", NULL};
+    const char *sum;
+    struct run r;
+
+    rtest_do(admin, "ACL SETUSER " ACL_USER " +config|get");
+    snprintf(target, sizeof target, "redis://%s:%s@%s", ACL_USER, ACL_PASS, t);
+    r = itest_run_ok(args, &sum);
+    rtest_do(admin, "ACL SETUSER " ACL_USER " -config");
+    assert_null(strstr(r.out, "cannot see settings"));
+    assert_non_null(strstr(r.out, "\"type\":\"settings\""));
+    assert_non_null(strstr(r.out, "\"maxmemory-policy\":"));
+    itest_free(&r);
+}
+
+/* A wrong password for the ACL user: one line, exit 2, no password in it. */
+static void
+test_acl_user_wrong_password(void **state)
+{
+    char target[512];
+    const char *t = itest_env("BENCHTOP_RD_TARGET") + strlen("redis://");
+    char *args[] = {"run", target, "--headless", "-T", "1", NULL};
+    struct run r;
+
+    snprintf(target, sizeof target, "redis://%s:wrong%s@%s", ACL_USER, ACL_PASS, t);
+    r = itest_runv(args);
+    fprintf(stderr, "  %s", r.err);
+    assert_int_equal(r.status, 2);
+    assert_int_equal(itest_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "WRONGPASS"));
+    assert_null(strstr(r.err, ACL_PASS));
+    itest_free(&r);
+}
+
+/* ---- a redis-server of the test's own, with CONFIG renamed away ---- */
+
+static char rdir[] = "/tmp/bt-acl-XXXXXX";
+
+/* redis-server on 127.0.0.1:port with rename-command CONFIG "", no persistence. */
+static pid_t
+start_renamed_redis(int port)
+{
+    char p[16];
+    pid_t pid;
+
+    snprintf(p, sizeof p, "%d", port);
+    assert_non_null(mkdtemp(rdir));
+    pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        execlp("redis-server", "redis-server", "--port", p, "--bind", "127.0.0.1", "--save", "",
+               "--appendonly", "no", "--dir", rdir, "--rename-command", "CONFIG", "", (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < POLL_TRIES; i++) {
+        redisContext *c = redisConnect("127.0.0.1", port);
+        int up = c != NULL && c->err == 0;
+        redisFree(c);
+        if (up)
+            return pid;
+        itest_sleep_ms(POLL_MS);
+    }
+    kill(pid, SIGKILL);
+    fail_msg("redis-server did not listen on 127.0.0.1:%d", port);
+    return -1;
+}
+
+static void
+stop_renamed_redis(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    rmdir(rdir);
+}
+
+static void
+test_config_renamed(void **state)
+{
+    int port = itest_free_port();
+    pid_t server = start_renamed_redis(port);
+    char target[64];
+    char *args[] = {"run", target, "--headless", "-T", "2", "-c", "1", NULL};
+    const char *sum;
+    struct run r;
+
+    snprintf(target, sizeof target, "redis://127.0.0.1:%d", port);
+    r = itest_runv(args);
+    stop_renamed_redis(server);
+    fprintf(stderr, "%s", r.err);
+    sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(sum);
+    assert_int_equal(r.status, 0);
+    assert_true(itest_num(sum, "transactions") > 0);
+    assert_server_lines(r.out, "cannot see settings, io-threads, appendfsync: CONFIG renamed or "
+                               "disabled on this server (rename-command)");
+    itest_free(&r);
+}
+
+#endif
+
+int
+main(void)
+{
+    int failed = 0;
+
+    if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_acl_*' */
+        cmocka_set_test_filter(getenv("ITEST_FILTER"));
+#ifdef HAVE_REDIS
+    const struct CMUnitTest redis[] = {
+        cmocka_unit_test(test_acl_user_without_config),
+        cmocka_unit_test(test_acl_user_with_config),
+        cmocka_unit_test(test_acl_user_wrong_password),
+        cmocka_unit_test(test_config_renamed),
+    };
+
+    failed += cmocka_run_group_tests_name("acl_redis", redis, setup, teardown);
+#else
+    puts("acl: redis skipped (the redis backend is not built)");
+#endif
+    return failed;
+}
