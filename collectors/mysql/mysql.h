@@ -294,9 +294,10 @@ struct my_sample {
     char version[64];          /* SELECT VERSION() */
     int is_mariadb;
 
-    int proc_ok;      /* the processlist was read */
-    int proc_partial; /* only our own sessions are visible (no PROCESS privilege) */
-    int proc_total;   /* sessions seen, ours and daemons excluded */
+    int proc_ok;       /* the processlist was read */
+    int proc_partial;  /* only our own sessions are visible (no PROCESS privilege) */
+    char grantee[100]; /* 'user'@'host' of CURRENT_USER(), for the note's GRANT */
+    int proc_total;    /* sessions seen, ours and daemons excluded */
     int ngroups;
     struct my_proc_group groups[MY_PROC_GROUPS]; /* in order of appearance */
     int proc_other;                              /* sessions in groups that did not fit */

@@ -5,6 +5,9 @@
  * the collector keep working with what they may read (INFO), and the
  * server line's note says which figures are missing and why, in one line.
  * The password is never in benchtop's output or its command line.
+ * PostgreSQL as a role with pg_monitor and without, MySQL as a user with
+ * PROCESS and without, watched by `benchtop watch`: the collector works,
+ * and without the grant its note names what is unseen and the GRANT.
  */
 #include "config.h"
 
@@ -213,6 +216,159 @@ test_config_renamed(void **state)
 
 #endif
 
+/* ---- PostgreSQL: pg_monitor ---- */
+
+#define PG_MON "bt_acl_mon"
+#define PG_NOMON "bt_acl_nomon"
+
+static PGconn *pg_admin, *pg_other;
+
+static int
+pg_setup(void **state)
+{
+    pg_admin = itest_pg("postgres");
+    itest_exec(pg_admin, "DROP ROLE IF EXISTS " PG_MON);
+    itest_exec(pg_admin, "DROP ROLE IF EXISTS " PG_NOMON);
+    itest_exec(pg_admin, "CREATE ROLE " PG_MON " LOGIN IN ROLE pg_monitor");
+    itest_exec(pg_admin, "CREATE ROLE " PG_NOMON " LOGIN");
+    /* another user's session idle in a transaction: only pg_monitor shows its state */
+    pg_other = itest_pg("postgres");
+    itest_exec(pg_other, "BEGIN");
+    itest_exec(pg_other, "SELECT 1");
+    return 0;
+}
+
+static int
+pg_teardown(void **state)
+{
+    PQfinish(pg_other);
+    itest_exec(pg_admin, "DROP ROLE " PG_MON);
+    itest_exec(pg_admin, "DROP ROLE " PG_NOMON);
+    PQfinish(pg_admin);
+    return 0;
+}
+
+/* `benchtop watch` as role for 2 s; fails unless every server line is ok. */
+static struct run
+pg_watch_as(const char *role)
+{
+    char target[512];
+    const char *t = itest_env("BENCHTOP_PG_TARGET"), *at = strchr(t + strlen("postgres://"), '@');
+    char *args[] = {"watch", target, "--headless", "-T", "2", "-P", "0.5", NULL};
+    struct run r;
+    int lines;
+
+    assert_non_null(at);
+    snprintf(target, sizeof target, "postgres://%s%s", role, at);
+    r = itest_runv(args);
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    lines = itest_count_lines(r.out, "\"type\":\"server\"");
+    assert_true(lines >= 2);
+    assert_int_equal(itest_count_lines(r.out, "\"ok\":true"), lines);
+    return r;
+}
+
+static void
+test_pg_role_without_pg_monitor(void **state)
+{
+    struct run r = pg_watch_as(PG_NOMON);
+    const char *last = itest_line(r.out, "\"type\":\"server\"");
+
+    assert_non_null(strstr(last, "\"note\":\"cannot see other sessions' state, query or wait "
+                                 "events: GRANT pg_monitor TO " PG_NOMON "\""));
+    assert_true(itest_max_row(r.out, "\"type\":\"server\"", "state hidden") >= 1);
+    assert_true(itest_max_row(r.out, "\"type\":\"server\"", "idle in transaction") == 0);
+    /* the server-wide counters are there all the same */
+    assert_true(itest_max_row(r.out, "\"type\":\"server\"", "transactions/s") >= 0);
+    itest_free(&r);
+}
+
+static void
+test_pg_role_with_pg_monitor(void **state)
+{
+    struct run r = pg_watch_as(PG_MON);
+    const char *last = itest_line(r.out, "\"type\":\"server\"");
+
+    assert_non_null(strstr(last, "\"note\":\"\""));
+    assert_true(itest_max_row(r.out, "\"type\":\"server\"", "idle in transaction") >= 1);
+    itest_free(&r);
+}
+
+/* ---- MySQL: PROCESS ---- */
+
+#ifdef HAVE_MYSQL
+
+#include "itest-mysql.h"
+
+static int
+my_setup(void **state)
+{
+    MYSQL *m = itest_my(NULL);
+
+    itest_my_exec(m, "DROP USER IF EXISTS 'bt_acl_proc'@'127.0.0.1'");
+    itest_my_exec(m, "DROP USER IF EXISTS 'bt_acl_noproc'@'127.0.0.1'");
+    itest_my_exec(m, "CREATE USER 'bt_acl_proc'@'127.0.0.1' IDENTIFIED BY 'procpw'");
+    itest_my_exec(m, "CREATE USER 'bt_acl_noproc'@'127.0.0.1' IDENTIFIED BY 'noprocpw'");
+    itest_my_exec(m, "GRANT PROCESS ON *.* TO 'bt_acl_proc'@'127.0.0.1'");
+    mysql_close(m);
+    return 0;
+}
+
+static int
+my_teardown(void **state)
+{
+    MYSQL *m = itest_my(NULL);
+
+    itest_my_exec(m, "DROP USER 'bt_acl_proc'@'127.0.0.1'");
+    itest_my_exec(m, "DROP USER 'bt_acl_noproc'@'127.0.0.1'");
+    mysql_close(m);
+    return 0;
+}
+
+/* `benchtop watch` as userinfo for 2 s; the last server line (every one ok). */
+static struct run
+my_watch_as(const char *userinfo, const char **last)
+{
+    char *args[] = {"watch", itest_my_target_as(userinfo, ""), "--headless", "-T", "2", NULL};
+    struct run r = itest_runv(args);
+    int lines;
+
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    lines = itest_count_lines(r.out, "\"type\":\"server\"");
+    assert_true(lines >= 2);
+    assert_int_equal(itest_count_lines(r.out, "\"ok\":true"), lines);
+    assert_null(strstr(r.out, "procpw"));
+    *last = itest_line(r.out, "\"type\":\"server\"");
+    return r;
+}
+
+static void
+test_my_user_without_process(void **state)
+{
+    const char *last;
+    struct run r = my_watch_as("bt_acl_noproc:noprocpw", &last);
+
+    assert_non_null(strstr(last, "\"note\":\"cannot see other sessions' state, query or lock "
+                                 "waits: GRANT PROCESS ON *.* TO 'bt_acl_noproc'@'127.0.0.1'\""));
+    assert_true(itest_max_row(r.out, "\"type\":\"server\"", "questions/s") > 0);
+    itest_free(&r);
+}
+
+static void
+test_my_user_with_process(void **state)
+{
+    const char *last;
+    struct run r = my_watch_as("bt_acl_proc:procpw", &last);
+
+    assert_null(strstr(last, "PROCESS"));
+    assert_true(itest_max_row(r.out, "\"type\":\"server\"", "questions/s") > 0);
+    itest_free(&r);
+}
+
+#endif
+
 int
 main(void)
 {
@@ -231,6 +387,20 @@ main(void)
     failed += cmocka_run_group_tests_name("acl_redis", redis, setup, teardown);
 #else
     puts("acl: redis skipped (the redis backend is not built)");
+#endif
+    const struct CMUnitTest pg[] = {
+        cmocka_unit_test(test_pg_role_without_pg_monitor),
+        cmocka_unit_test(test_pg_role_with_pg_monitor),
+    };
+
+    failed += cmocka_run_group_tests_name("acl_postgres", pg, pg_setup, pg_teardown);
+#ifdef HAVE_MYSQL
+    const struct CMUnitTest my[] = {
+        cmocka_unit_test(test_my_user_without_process),
+        cmocka_unit_test(test_my_user_with_process),
+    };
+
+    failed += cmocka_run_group_tests_name("acl_mysql", my, my_setup, my_teardown);
 #endif
     return failed;
 }
