@@ -1247,7 +1247,7 @@ pg_coll_sessions(void *conn, struct coll_sessions *out, char *err)
 {
     struct pg_coll *c = conn;
 
-    return pg_sessions_read(c->conn, c->privileged, out, err);
+    return pg_sessions_read(c->conn, c->privileged, c->role, out, err);
 }
 
 static int

@@ -40,6 +40,17 @@ teardown(void **state)
     return 0;
 }
 
+/* redis://ACL_USER:pass@ the test server (a static buffer). */
+static char *
+acl_target(const char *pass)
+{
+    static char target[512];
+
+    snprintf(target, sizeof target, "redis://%s:%s@%s", ACL_USER, pass,
+             itest_env("BENCHTOP_RD_TARGET") + strlen("redis://"));
+    return target;
+}
+
 /* Connections of CLIENT LIST logged in as user. */
 static int
 clients_of(const char *user)
@@ -54,15 +65,23 @@ clients_of(const char *user)
     return n;
 }
 
-/* Every server line of out is ok and carries note (the collector kept working). */
+/*
+ * The run went well (exit 0, transactions), every server line of it is ok
+ * and the last carries note (the collector kept working with INFO).
+ */
 static void
-assert_server_lines(const char *out, const char *note)
+assert_ran_with_note(const struct run *r, const char *note)
 {
-    int lines = itest_count_lines(out, "\"type\":\"server\"");
-    const char *last = itest_line(out, "\"type\":\"server\"");
+    const char *sum = itest_line(r->out, "\"type\":\"summary\"");
+    int lines = itest_count_lines(r->out, "\"type\":\"server\"");
+    const char *last;
 
+    assert_non_null(sum);
+    assert_int_equal(r->status, 0);
+    assert_true(itest_num(sum, "transactions") > 0);
     assert_true(lines >= 2);
-    assert_int_equal(itest_count_lines(out, "\"ok\":true"), lines);
+    assert_int_equal(itest_count_lines(r->out, "\"ok\":true"), lines);
+    last = itest_line(r->out, "\"type\":\"server\"");
     if (strstr(last, note) == NULL)
         fail_msg("'%s' not in the note of: %s", note, last);
     /* INFO's figures are still there */
@@ -78,15 +97,12 @@ assert_server_lines(const char *out, const char *note)
 static void
 test_acl_user_without_config(void **state)
 {
-    char target[512], cmdline[1024];
-    const char *t = itest_env("BENCHTOP_RD_TARGET") + strlen("redis://");
-    char *args[] = {"run", target, "--headless", "-T", "3", "-c", "2", NULL};
+    char cmdline[1024];
+    char *args[] = {"run", acl_target(ACL_PASS), "--headless", "-T", "3", "-c", "2", NULL};
     int o, e, as_user = 0;
-    const char *sum;
     pid_t pid;
     struct run r;
 
-    snprintf(target, sizeof target, "redis://%s:%s@%s", ACL_USER, ACL_PASS, t);
     pid = itest_spawn(args, &o, &e);
     itest_cmdline_masked(pid, "***", cmdline, sizeof cmdline);
     for (int i = 0; i < POLL_TRIES && as_user < 3; i++) {
@@ -99,12 +115,8 @@ test_acl_user_without_config(void **state)
     assert_null(strstr(cmdline, ACL_PASS));
     assert_null(strstr(r.out, ACL_PASS));
     assert_null(strstr(r.err, ACL_PASS));
-    sum = itest_line(r.out, "\"type\":\"summary\"");
-    assert_non_null(sum);
-    assert_int_equal(r.status, 0);
-    assert_true(itest_num(sum, "transactions") > 0);
-    assert_server_lines(r.out, "cannot see settings, io-threads, appendfsync: CONFIG denied to "
-                               "this user by its ACL (grant +config|get)");
+    assert_ran_with_note(&r, "cannot see settings, io-threads, appendfsync: CONFIG denied to "
+                             "this user by its ACL (grant +config|get)");
     /* no settings line: CONFIG GET was refused, and that is not a failure */
     assert_null(strstr(r.out, "\"type\":\"settings\""));
     itest_free(&r);
@@ -114,14 +126,11 @@ test_acl_user_without_config(void **state)
 static void
 test_acl_user_with_config(void **state)
 {
-    char target[512];
-    const char *t = itest_env("BENCHTOP_RD_TARGET") + strlen("redis://");
-    char *args[] = {"run", target, "--headless", "-T", "2", "-c", "1", NULL};
+    char *args[] = {"run", acl_target(ACL_PASS), "--headless", "-T", "2", "-c", "1", NULL};
     const char *sum;
     struct run r;
 
     rtest_do(admin, "ACL SETUSER " ACL_USER " +config|get");
-    snprintf(target, sizeof target, "redis://%s:%s@%s", ACL_USER, ACL_PASS, t);
     r = itest_run_ok(args, &sum);
     rtest_do(admin, "ACL SETUSER " ACL_USER " -config");
     assert_null(strstr(r.out, "cannot see settings"));
@@ -134,12 +143,9 @@ test_acl_user_with_config(void **state)
 static void
 test_acl_user_wrong_password(void **state)
 {
-    char target[512];
-    const char *t = itest_env("BENCHTOP_RD_TARGET") + strlen("redis://");
-    char *args[] = {"run", target, "--headless", "-T", "1", NULL};
+    char *args[] = {"run", acl_target("wrong" ACL_PASS), "--headless", "-T", "1", NULL};
     struct run r;
 
-    snprintf(target, sizeof target, "redis://%s:wrong%s@%s", ACL_USER, ACL_PASS, t);
     r = itest_runv(args);
     fprintf(stderr, "  %s", r.err);
     assert_int_equal(r.status, 2);
@@ -198,19 +204,14 @@ test_config_renamed(void **state)
     pid_t server = start_renamed_redis(port);
     char target[64];
     char *args[] = {"run", target, "--headless", "-T", "2", "-c", "1", NULL};
-    const char *sum;
     struct run r;
 
     snprintf(target, sizeof target, "redis://127.0.0.1:%d", port);
     r = itest_runv(args);
     stop_renamed_redis(server);
     fprintf(stderr, "%s", r.err);
-    sum = itest_line(r.out, "\"type\":\"summary\"");
-    assert_non_null(sum);
-    assert_int_equal(r.status, 0);
-    assert_true(itest_num(sum, "transactions") > 0);
-    assert_server_lines(r.out, "cannot see settings, io-threads, appendfsync: CONFIG renamed or "
-                               "disabled on this server (rename-command)");
+    assert_ran_with_note(&r, "cannot see settings, io-threads, appendfsync: CONFIG renamed or "
+                             "disabled on this server (rename-command)");
     itest_free(&r);
 }
 

@@ -48,10 +48,11 @@ remove_certdir(void)
     rmdir(certdir);
 }
 
-/* Runs benchtop with args; fails unless it exits 2 with one stderr line holding every want. */
+/* A 1 s run on target; fails unless it exits 2 with one stderr line holding every want. */
 static void
-expect_error(char **args, const char *const *want)
+expect_error(char *target, const char *const *want)
 {
+    char *args[] = {"run", target, "--headless", "-T", "1", NULL};
     struct run r = itest_runv(args);
 
     fprintf(stderr, "  %s", r.err);
@@ -228,12 +229,10 @@ static void
 test_pg_verify_wrong_ca(void **state)
 {
     char params[800];
-    char *args[] = {"run", NULL, "--headless", "-T", "1", NULL};
     const char *want[] = {"certificate verify failed", "sslrootcert=", NULL};
 
     snprintf(params, sizeof params, "sslmode=verify-full&sslrootcert=%s", other_ca);
-    args[1] = pg_target(params);
-    expect_error(args, want);
+    expect_error(pg_target(params), want);
 }
 
 /* verify-full checks the name too: the certificate holds 127.0.0.1 and localhost, not 127.0.0.2. */
@@ -241,7 +240,6 @@ static void
 test_pg_verify_wrong_host(void **state)
 {
     char target[1200], params[800];
-    char *args[] = {"run", target, "--headless", "-T", "1", NULL};
     const char *want[] = {"does not match host name", "verify-ca", NULL};
     const char *t = pg_target("x=1"), *at = strstr(t, "@127.0.0.1:");
 
@@ -252,7 +250,7 @@ test_pg_verify_wrong_host(void **state)
     *strchr(target, '?') = '\0';
     snprintf(target + strlen(target), sizeof target - strlen(target), "?%s&hostaddr=127.0.0.1",
              params);
-    expect_error(args, want);
+    expect_error(target, want);
 }
 
 /* ---- MySQL / MariaDB ---- */
@@ -369,12 +367,10 @@ static void
 test_my_verify_wrong_ca(void **state)
 {
     char params[800];
-    char *args[] = {"run", NULL, "--headless", "-T", "1", NULL};
     const char *want[] = {"TLS/SSL error", "ssl-", NULL};
 
     snprintf(params, sizeof params, "ssl-mode=VERIFY_CA&ssl-ca=%s", other_ca);
-    args[1] = my_target(params);
-    expect_error(args, want);
+    expect_error(my_target(params), want);
 }
 
 #endif
