@@ -13,9 +13,14 @@
 
 #include "itest.h"
 
+#include "engine/collector.h"
+#include "collectors/postgres/pg-collector.h"
+
 #ifdef HAVE_REDIS
 
 #include "itest-redis.h"
+
+extern const struct collector_class redis_collector_class;
 
 #define ACL_USER "bt_acl"
 #define ACL_PASS "aclpw93417"
@@ -155,6 +160,21 @@ test_acl_user_wrong_password(void **state)
     itest_free(&r);
 }
 
+/* `s` in the dashboard as a user without CONFIG: refused with the grant that would allow it. */
+static void
+test_acl_user_config_set_refused(void **state)
+{
+    char err[BT_ERRLEN];
+    void *conn = redis_collector_class.open(acl_target(ACL_PASS), err);
+
+    assert_non_null(conn);
+    assert_int_equal(redis_collector_class.apply_setting(conn, "hz", "20", err), -1);
+    fprintf(stderr, "  %s\n", err);
+    assert_non_null(strstr(err, "CONFIG SET hz refused: NOPERM"));
+    assert_non_null(strstr(err, "(grant the user +config|set)"));
+    redis_collector_class.close(conn);
+}
+
 /* ---- a redis-server of the test's own, with CONFIG renamed away ---- */
 
 static char rdir[] = "/tmp/bt-acl-XXXXXX";
@@ -242,6 +262,10 @@ pg_setup(void **state)
 static int
 pg_teardown(void **state)
 {
+    itest_exec(pg_admin, "REVOKE ALTER SYSTEM ON PARAMETER work_mem FROM " PG_MON);
+    itest_exec(pg_admin, "REVOKE EXECUTE ON FUNCTION pg_reload_conf() FROM " PG_MON);
+    itest_exec(pg_admin, "ALTER SYSTEM RESET work_mem");
+    itest_exec(pg_admin, "SELECT pg_reload_conf()");
     PQfinish(pg_other);
     itest_exec(pg_admin, "DROP ROLE " PG_MON);
     itest_exec(pg_admin, "DROP ROLE " PG_NOMON);
@@ -294,6 +318,31 @@ test_pg_role_with_pg_monitor(void **state)
     assert_non_null(strstr(last, "\"note\":\"\""));
     assert_true(itest_max_row(r.out, "\"type\":\"server\"", "idle in transaction") >= 1);
     itest_free(&r);
+}
+
+/*
+ * `s` in the dashboard as a role that is no superuser: refused with the two
+ * grants that would allow it; with them granted, the same request works.
+ */
+static void
+test_pg_role_may_not_set(void **state)
+{
+    char target[512], err[BT_ERRLEN];
+    const char *t = itest_env("BENCHTOP_PG_TARGET"), *at = strchr(t + strlen("postgres://"), '@');
+    void *conn;
+
+    snprintf(target, sizeof target, "postgres://%s%s", PG_MON, at);
+    conn = postgres_collector_class.open(target, err);
+    assert_non_null(conn);
+    assert_int_equal(postgres_collector_class.apply_setting(conn, "work_mem", "8MB", err), -1);
+    fprintf(stderr, "  %s\n", err);
+    assert_non_null(strstr(err, "permission denied"));
+    assert_non_null(strstr(err, "(GRANT ALTER SYSTEM ON PARAMETER work_mem TO " PG_MON
+                                "; GRANT EXECUTE ON FUNCTION pg_reload_conf() TO " PG_MON ")"));
+    itest_exec(pg_admin, "GRANT ALTER SYSTEM ON PARAMETER work_mem TO " PG_MON);
+    itest_exec(pg_admin, "GRANT EXECUTE ON FUNCTION pg_reload_conf() TO " PG_MON);
+    assert_int_equal(postgres_collector_class.apply_setting(conn, "work_mem", "8MB", err), 0);
+    postgres_collector_class.close(conn);
 }
 
 /* ---- MySQL: PROCESS ---- */
@@ -382,6 +431,7 @@ main(void)
         cmocka_unit_test(test_acl_user_without_config),
         cmocka_unit_test(test_acl_user_with_config),
         cmocka_unit_test(test_acl_user_wrong_password),
+        cmocka_unit_test(test_acl_user_config_set_refused),
         cmocka_unit_test(test_config_renamed),
     };
 
@@ -392,6 +442,7 @@ main(void)
     const struct CMUnitTest pg[] = {
         cmocka_unit_test(test_pg_role_without_pg_monitor),
         cmocka_unit_test(test_pg_role_with_pg_monitor),
+        cmocka_unit_test(test_pg_role_may_not_set),
     };
 
     failed += cmocka_run_group_tests_name("acl_postgres", pg, pg_setup, pg_teardown);
