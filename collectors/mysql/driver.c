@@ -814,9 +814,9 @@ my_prepare(const struct runconf *rc, const void *opts, char *err)
     if (parse_choices(rc, o, sh, err) < 0 || my_target_parse(rc->target, &sh->target, err) < 0)
         goto fail;
     if (my_connect_timed(rc->target, MY_ANSWER_TIMEOUT_S, &m, err) < 0 ||
-        find_tables(m, rc, o, sh, err) < 0 || check_mix(m, sh, err) < 0 ||
-        my_tls_read(m, &sh->tls, err) < 0)
+        find_tables(m, rc, o, sh, err) < 0 || check_mix(m, sh, err) < 0)
         goto fail;
+    my_tls_read(m, &sh->tls);
     sh->job_connect_timeout_s = (unsigned)ceil(rc->stall_timeout_s);
     assign_slots(sh);
     make_labels(sh);

@@ -87,8 +87,8 @@ int my_target_apply(MYSQL *m, const struct my_target *t, unsigned timeout_s, cha
  * certificate, so ssl-mode=REQUIRED is checked here).
  */
 int my_target_check_tls(MYSQL *m, const struct my_target *t, char *err);
-/* Whether m's connection is TLS, with the server's protocol and cipher. 0, or -1 with err. */
-int my_tls_read(MYSQL *m, struct drv_tls *out, char *err);
+/* Whether m's connection is TLS, with its protocol and cipher. */
+void my_tls_read(MYSQL *m, struct drv_tls *out);
 
 /* A newly xmalloc'ed copy of target with its password replaced by "***". */
 char *my_mask_target(const char *target);
