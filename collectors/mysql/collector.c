@@ -42,9 +42,10 @@ static const char settings_sql[] =
 
 /* PROCESS as a global privilege of the current account (roles are not followed). */
 static const char process_sql[] =
-    "SELECT COUNT(*) FROM information_schema.USER_PRIVILEGES WHERE PRIVILEGE_TYPE = 'PROCESS' "
-    "AND GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', "
-    "SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')";
+    "SELECT COUNT(p.GRANTEE), u.g FROM (SELECT CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), "
+    "'@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''') AS g) u "
+    "LEFT JOIN information_schema.USER_PRIVILEGES p ON p.GRANTEE = u.g "
+    "AND p.PRIVILEGE_TYPE = 'PROCESS' GROUP BY u.g";
 
 /*
  * Stand-ins for a counter a server lacks: MariaDB 10.6+ dropped
@@ -128,6 +129,7 @@ struct my_coll {
     MYSQL *m;
     unsigned long own_id; /* our session, left out of the processlist */
     int has_process;
+    char grantee[100]; /* 'user'@'host' (process_sql) */
     char version[64];
     struct coll_glances probed; /* glances since the last sample */
     uint64_t *ids;              /* benchtop's connection ids, one copy per glance (ownids) */
@@ -695,7 +697,9 @@ write_note(struct coll_view *v, const struct my_sample *cur)
 
     if (cur->proc_partial) {
         snprintf(v->note, sizeof v->note,
-                 "sessions show only this user's own (grant PROCESS to see all)");
+                 "cannot see other sessions' state, query or lock waits: GRANT PROCESS ON *.* "
+                 "TO %s",
+                 cur->grantee[0] ? cur->grantee : "this user");
         return;
     }
     len = base = (size_t)snprintf(v->note, sizeof v->note, "not reported by this server: ");
@@ -901,6 +905,8 @@ my_coll_open(const char *target, char *err)
     if (mysql_query(c->m, process_sql) == 0 && (res = mysql_store_result(c->m)) != NULL) {
         row = mysql_fetch_row(res);
         c->has_process = row != NULL && row[0] != NULL && atoi(row[0]) > 0;
+        if (row != NULL && row[1] != NULL)
+            snprintf(c->grantee, sizeof c->grantee, "%s", row[1]);
         mysql_free_result(res);
     }
     return c;
@@ -1027,6 +1033,7 @@ sample_processlist(struct my_coll *c, struct my_sample *s, char *err)
     mysql_free_result(res);
     s->proc_ok = 1;
     s->proc_partial = !c->has_process;
+    memcpy(s->grantee, c->grantee, sizeof s->grantee);
     return 0;
 }
 

@@ -79,6 +79,7 @@ struct my_shared {
     int slot[ST__COUNT]; /* prepared mode: index in a connection's statements; -1: text */
     int nslots;
     unsigned job_connect_timeout_s; /* a job thread's connect: --stall-timeout, rounded up */
+    struct drv_tls tls;             /* how prepare's connection was secured */
 };
 
 /* The values of the current statement; prepared statements are bound to these fields. */

@@ -816,6 +816,7 @@ my_prepare(const struct runconf *rc, const void *opts, char *err)
     if (my_connect_timed(rc->target, MY_ANSWER_TIMEOUT_S, &m, err) < 0 ||
         find_tables(m, rc, o, sh, err) < 0 || check_mix(m, sh, err) < 0)
         goto fail;
+    my_tls_read(m, &sh->tls);
     sh->job_connect_timeout_s = (unsigned)ceil(rc->stall_timeout_s);
     assign_slots(sh);
     make_labels(sh);
@@ -826,6 +827,12 @@ fail:
         mysql_close(m);
     my_release(sh);
     return NULL;
+}
+
+static void
+my_tls(const void *shared, struct drv_tls *out)
+{
+    *out = ((const struct my_shared *)shared)->tls;
 }
 
 static void
@@ -1008,6 +1015,7 @@ const struct driver_class mysql_driver_class = {
     .mask = my_mask,
     .prepare = my_prepare,
     .release = my_release,
+    .tls = my_tls,
     .conn_new = my_conn_new,
     .conn_free = my_conn_free,
     .conn_fd = my_conn_fd,

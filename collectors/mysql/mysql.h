@@ -87,6 +87,8 @@ int my_target_apply(MYSQL *m, const struct my_target *t, unsigned timeout_s, cha
  * certificate, so ssl-mode=REQUIRED is checked here).
  */
 int my_target_check_tls(MYSQL *m, const struct my_target *t, char *err);
+/* Whether m's connection is TLS, with its protocol and cipher. */
+void my_tls_read(MYSQL *m, struct drv_tls *out);
 
 /* A newly xmalloc'ed copy of target with its password replaced by "***". */
 char *my_mask_target(const char *target);
@@ -292,9 +294,10 @@ struct my_sample {
     char version[64];          /* SELECT VERSION() */
     int is_mariadb;
 
-    int proc_ok;      /* the processlist was read */
-    int proc_partial; /* only our own sessions are visible (no PROCESS privilege) */
-    int proc_total;   /* sessions seen, ours and daemons excluded */
+    int proc_ok;       /* the processlist was read */
+    int proc_partial;  /* only our own sessions are visible (no PROCESS privilege) */
+    char grantee[100]; /* 'user'@'host' of CURRENT_USER(), for the note's GRANT */
+    int proc_total;    /* sessions seen, ours and daemons excluded */
     int ngroups;
     struct my_proc_group groups[MY_PROC_GROUPS]; /* in order of appearance */
     int proc_other;                              /* sessions in groups that did not fit */

@@ -10,7 +10,10 @@
  * root accounts (root@localhost, root@127.0.0.1, no password) are what
  * benchtop connects as, and a database "benchtop" is created at install
  * time. mariadbd is benchtop's own child, so stopping it is a signal and a
- * wait, with no pid file to trust.
+ * wait, with no pid file to trust. TLS is off unless DIR/tls.crt and
+ * DIR/tls.key are there when mariadbd starts (a test makes them and
+ * restarts the server): mariadbd reads its certificate only at start, and
+ * aborts when a file it is told of is missing.
  */
 #include "base/throwaway.h"
 #include "base/util.h"
@@ -56,6 +59,8 @@ struct my_server {
     char extra[340];   /* --extra-file=DIR/init.sql */
     char tmpdir[320];  /* --tmpdir=DIR: temporary tables of its own, not in a shared /tmp */
     char extra_path[320];
+    char ssl_cert[340]; /* --ssl-cert=DIR/tls.crt, when it and DIR/tls.key exist */
+    char ssl_key[340];  /* --ssl-key=DIR/tls.key */
 };
 
 static int
@@ -115,9 +120,25 @@ run_install_db(struct server *s, struct my_server *my, char *err)
     return server_run(s, argv, s->log, err);
 }
 
+/* TLS when a certificate and its key are in the folder (see the top): 1, or 0 for none. */
+static int
+find_tls(const struct server *s, struct my_server *my)
+{
+    char crt[320], key[320];
+
+    snprintf(crt, sizeof crt, "%s/tls.crt", s->dir);
+    snprintf(key, sizeof key, "%s/tls.key", s->dir);
+    if (access(crt, R_OK) != 0 || access(key, R_OK) != 0)
+        return 0;
+    snprintf(my->ssl_cert, sizeof my->ssl_cert, "--ssl-cert=%s", crt);
+    snprintf(my->ssl_key, sizeof my->ssl_key, "--ssl-key=%s", key);
+    return 1;
+}
+
 static int
 spawn_mariadbd(struct server *s, struct my_server *my, char *err)
 {
+    int tls = find_tls(s, my);
     char *argv[] = {my->mariadbd,
                     "--no-defaults", /* must come first */
                     my->datadir,
@@ -129,6 +150,8 @@ spawn_mariadbd(struct server *s, struct my_server *my, char *err)
                     "--skip-name-resolve",
                     "--max-connections=500",
                     my->tmpdir,
+                    tls ? my->ssl_cert : NULL,
+                    my->ssl_key,
                     NULL};
 
     s->pid = server_spawn(s, argv, s->log, err);

@@ -370,6 +370,31 @@ my_target_check_tls(MYSQL *m, const struct my_target *t, char *err)
                        "server, or drop ssl-mode from the target)");
 }
 
+/*
+ * The server's Ssl_version and Ssl_cipher of this session, the same with
+ * either client library. A server (or proxy) that will not answer gets the
+ * client's own word: TLS or not, by its cipher, with the protocol unknown.
+ */
+void
+my_tls_read(MYSQL *m, struct drv_tls *out)
+{
+    const char *cipher = mysql_get_ssl_cipher(m);
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+
+    memset(out, 0, sizeof *out);
+    out->used = cipher != NULL;
+    snprintf(out->protocol, sizeof out->protocol, "%s", out->used ? "?" : "");
+    snprintf(out->cipher, sizeof out->cipher, "%s", out->used ? cipher : "");
+    if (mysql_query(m, "SHOW SESSION STATUS WHERE Variable_name = 'Ssl_version'") != 0 ||
+        (res = mysql_store_result(m)) == NULL)
+        return;
+    row = mysql_fetch_row(res);
+    if (out->used && row != NULL && row[1] != NULL && row[1][0] != '\0')
+        snprintf(out->protocol, sizeof out->protocol, "%s", row[1]);
+    mysql_free_result(res);
+}
+
 /* Any scheme://, to be safe; an empty password shows nothing and stays as it is. */
 char *
 my_mask_target(const char *target)

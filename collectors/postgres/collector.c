@@ -42,7 +42,9 @@ enum {
 static const double STORM_PER_S = 0.5;
 
 static const char app_name[] = "benchtop-collector";
-static const char hidden_note[] = "needs pg_monitor for other sessions' queries and waits";
+/* What a role without pg_monitor misses, and the grant that shows it (the role is appended). */
+static const char hidden_note[] =
+    "cannot see other sessions' state, query or wait events: GRANT pg_monitor TO ";
 
 /* Section names, as the pane groups rows. */
 static const char SESSIONS[] = "sessions", WAITS[] = "waits", DATABASE[] = "database",
@@ -74,7 +76,8 @@ struct pg_coll {
     struct lock_node chain[PG_CHAIN_MAX];
     int version;
     int privileged;
-    char *sql; /* pg_collector_sql(version) */
+    char role[72]; /* quote_ident(current_user) */
+    char *sql;     /* pg_collector_sql(version) */
     struct pg_settings_cache settings;
 };
 
@@ -86,6 +89,7 @@ struct pg_coll {
  * that a server without those roles answers instead of failing.
  */
 static const char privilege_sql[] = "SELECT current_setting('server_version_num')::int AS version,"
+                                    " quote_ident(current_user::text) AS role,"
                                     " r.rolsuper OR EXISTS (SELECT 1 FROM pg_roles m"
                                     " WHERE m.rolname IN ('pg_monitor', 'pg_read_all_stats')"
                                     " AND pg_has_role(current_user, m.oid, 'USAGE')) AS privileged"
@@ -931,7 +935,7 @@ static int
 read_privileges(struct pg_coll *c, char *err)
 {
     PGresult *res;
-    const char *priv;
+    const char *priv, *role;
 
     if (PQsetnonblocking(c->conn, 1) != 0)
         return pg_result_error(c->conn, NULL, "make the connection non-blocking", err);
@@ -946,6 +950,8 @@ read_privileges(struct pg_coll *c, char *err)
     c->version = (int)pg_cell_i64(res, 0, "version", 0);
     priv = pg_cell_text(res, 0, "privileged");
     c->privileged = priv != NULL && strcmp(priv, "t") == 0;
+    role = pg_cell_text(res, 0, "role");
+    snprintf(c->role, sizeof c->role, "%s", role != NULL ? role : "CURRENT_USER");
     PQclear(res);
     if (c->version < MIN_VERSION)
         return seterr(err, "PostgreSQL %d.%d is too old for the server pane (it needs 10 or newer)",
@@ -1156,6 +1162,7 @@ pg_coll_sample(void *conn, void *out, char *err)
 
     s->version = c->version;
     s->privileged = c->privileged;
+    memcpy(s->role, c->role, sizeof s->role);
     s->probed = c->probed;
     s->stall_own = c->stall_own;
     snprintf(s->stall_what, sizeof s->stall_what, "%s", c->stall_what);
@@ -1212,7 +1219,7 @@ pg_coll_derive(const void *prev, const void *cur, double secs, struct coll_view 
         coll_event_add(v, "server is now PostgreSQL %d.%d", sp.cur->version / 10000,
                        sp.cur->version % 100);
     if (hidden_sessions(sp.cur) > 0)
-        snprintf(v->note, sizeof v->note, "%s", hidden_note);
+        snprintf(v->note, sizeof v->note, "%s%s", hidden_note, sp.cur->role);
 }
 
 static int
@@ -1240,7 +1247,7 @@ pg_coll_sessions(void *conn, struct coll_sessions *out, char *err)
 {
     struct pg_coll *c = conn;
 
-    return pg_sessions_read(c->conn, c->privileged, out, err);
+    return pg_sessions_read(c->conn, c->privileged, c->role, out, err);
 }
 
 static int

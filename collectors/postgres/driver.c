@@ -39,8 +39,9 @@ struct pg_shared {
     int nlabels;
     enum pg_mode mode;
     int64_t scale;
-    size_t render_len; /* buffer size for the longest rendered statement */
-    int no_gss;        /* the first connection went without GSS encryption (pg_prepare) */
+    size_t render_len;  /* buffer size for the longest rendered statement */
+    int no_gss;         /* the first connection went without GSS encryption (pg_prepare) */
+    struct drv_tls tls; /* how the first connection was secured (pg_prepare) */
 };
 
 struct pg_conn {
@@ -270,6 +271,7 @@ pg_prepare(const struct runconf *rc, const void *opts, char *err)
     sh->stmt_id = xcalloc((size_t)sh->ncmds + 1, sizeof *sh->stmt_id);
     sh->nlabels = mix_stmt_labels(&sh->mix, sh->first, sh->stmt_id, &sh->labels);
     sh->no_gss = !PQgssEncInUse(pg);
+    pg_tls_read(pg, &sh->tls);
     PQfinish(pg);
     return sh;
 fail:
@@ -277,6 +279,12 @@ fail:
         PQfinish(pg);
     pg_release(sh);
     return NULL;
+}
+
+static void
+pg_tls(const void *shared, struct drv_tls *out)
+{
+    *out = ((const struct pg_shared *)shared)->tls;
 }
 
 static void
@@ -617,6 +625,7 @@ const struct driver_class postgres_driver_class = {
     .mask = pg_mask,
     .prepare = pg_prepare,
     .release = pg_release,
+    .tls = pg_tls,
     .conn_new = pg_conn_new,
     .conn_free = pg_conn_free,
     .conn_fd = pg_conn_fd,

@@ -67,6 +67,12 @@ static const struct pg_hint {
     {"remaining connection slots", NULL, "(raise max_connections or close other sessions)"},
     {"the database system is", NULL, "(wait until the server accepts connections)"},
     {"server does not support SSL", NULL, "(use sslmode=prefer or sslmode=disable)"},
+    {"certificate verify failed", NULL,
+     "(sslrootcert= must name the CA that signed the server's certificate)"},
+    {"does not match host name", NULL,
+     "(connect by a name the server's certificate holds, or use sslmode=verify-ca)"},
+    {"root certificate file", "does not exist",
+     "(name the CA's certificate with sslrootcert=PATH, or use sslmode=require)"},
     {"permission denied for schema", NULL,
      "(grant the user CREATE on the schema, or use a database the user owns)"},
     {"must be owner", NULL, "(connect as the owner of the tables or a superuser)"},
@@ -1022,6 +1028,20 @@ pg_connect_as(const char *target, const char *application_name, int connect_time
     }
     *out = conn;
     return 0;
+}
+
+void
+pg_tls_read(PGconn *conn, struct drv_tls *out)
+{
+    const char *protocol = PQsslAttribute(conn, "protocol");
+    const char *cipher = PQsslAttribute(conn, "cipher");
+
+    memset(out, 0, sizeof *out);
+    out->used = PQsslInUse(conn);
+    if (!out->used)
+        return;
+    snprintf(out->protocol, sizeof out->protocol, "%s", protocol ? protocol : "?");
+    snprintf(out->cipher, sizeof out->cipher, "%s", cipher ? cipher : "?");
 }
 
 int

@@ -126,6 +126,7 @@ int pg_first_blocker(const char *pids);
 struct pg_sample {
     int version;    /* server_version_num, e.g. 150004 */
     int privileged; /* superuser or member of pg_monitor: sees every session */
+    char role[72];  /* current_user as GRANT takes it (quote_ident): the note's grant */
     struct pg_sessions sessions;
     struct pg_database db;
     struct pg_checkpoints ckpt;

@@ -28,6 +28,9 @@
 enum { PG_CONNECT_TIMEOUT_S = 5 };
 int pg_connect_blocking(const char *target, PGconn **out, char *err);
 
+/* Whether conn went over TLS, and the protocol and cipher libpq agreed. */
+void pg_tls_read(PGconn *conn, struct drv_tls *out);
+
 /*
  * pg_connect_blocking with two choices for sessions that are not load:
  * application_name, when not NULL, replaces the target's and PGAPPNAME's
@@ -78,8 +81,12 @@ double pg_cell_f64(const PGresult *res, int row, const char *col, double if_null
 /* --- the sessions list (postgres/sessions.c), on the collector's connection --- */
 
 struct coll_sessions;
-/* pg_stat_activity's client sessions into out; privileged: sees other users' queries. */
-int pg_sessions_read(PGconn *conn, int privileged, struct coll_sessions *out, char *err);
+/*
+ * pg_stat_activity's client sessions into out; privileged: sees other users'
+ * queries, else the note names the grant for role (quote_ident'ed).
+ */
+int pg_sessions_read(PGconn *conn, int privileged, const char *role, struct coll_sessions *out,
+                     char *err);
 /* pg_cancel_backend (terminate 0) or pg_terminate_backend of pid id. 0, or -1 with err. */
 int pg_sessions_kill(PGconn *conn, const char *id, int terminate, char *err);
 

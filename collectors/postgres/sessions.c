@@ -84,7 +84,8 @@ run(PGconn *conn, const char *sql, const char *what, char *err)
 }
 
 int
-pg_sessions_read(PGconn *conn, int privileged, struct coll_sessions *out, char *err)
+pg_sessions_read(PGconn *conn, int privileged, const char *role, struct coll_sessions *out,
+                 char *err)
 {
     PGresult *res;
     int i;
@@ -107,7 +108,8 @@ pg_sessions_read(PGconn *conn, int privileged, struct coll_sessions *out, char *
     snprintf(out->xact_head, sizeof out->xact_head, "xact");
     snprintf(out->query_head, sizeof out->query_head, "query");
     if (!privileged)
-        snprintf(out->note, sizeof out->note, "needs pg_monitor for other users' queries");
+        snprintf(out->note, sizeof out->note,
+                 "other users' queries hidden: GRANT pg_monitor TO %.60s", role);
     return 0;
 }
 

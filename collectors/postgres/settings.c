@@ -117,6 +117,24 @@ alter_sql(PGconn *conn, const char *name, const char *value, char *err)
     return sql;
 }
 
+/*
+ * A role that may not set it (not a superuser): the two grants that would
+ * let it, at once, since ALTER SYSTEM granted alone would write a value that
+ * pg_reload_conf() then may not apply. Returns -1 for the caller.
+ */
+static int
+grant_hint(PGconn *conn, const char *name, char *err)
+{
+    size_t n = strlen(err);
+
+    if (strstr(err, "permission denied") != NULL)
+        snprintf(err + n, BT_ERRLEN - n,
+                 " (GRANT ALTER SYSTEM ON PARAMETER %s TO %s; GRANT EXECUTE ON FUNCTION "
+                 "pg_reload_conf() TO %s)",
+                 name, PQuser(conn), PQuser(conn));
+    return -1;
+}
+
 int
 pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, char *err)
 {
@@ -140,10 +158,10 @@ pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, cha
     res = run(conn, sql, NULL, PGRES_COMMAND_OK, "set it", err);
     free(sql);
     if (res == NULL)
-        return -1;
+        return grant_hint(conn, real, err);
     PQclear(res);
     if ((res = run(conn, "SELECT pg_reload_conf()", NULL, PGRES_TUPLES_OK, "reload", err)) == NULL)
-        return -1;
+        return grant_hint(conn, real, err);
     PQclear(res);
     return 0;
 }

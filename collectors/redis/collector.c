@@ -124,6 +124,8 @@ take_replies(redisReply *const *r, struct redis_sample *s, char *err)
         note_refused(s, 3, r[3]);
     else if (redis_slowlog_parse(r[3], &s->slowlog, why) < 0)
         return seterr(err, "%s", why);
+    if (r[4]->type == REDIS_REPLY_ERROR) /* the settings and CONFIG's figures go unseen */
+        snprintf(s->config_refused, sizeof s->config_refused, "%.120s", r[4]->str);
     /* [name, value]; an empty array before Redis 6, which has no I/O threads */
     if (r[4]->type == REDIS_REPLY_ARRAY && r[4]->elements == 2 &&
         r[4]->element[1]->type == REDIS_REPLY_STRING)
@@ -175,7 +177,8 @@ sample_appendfsync(struct rd_coll *c, struct redis_sample *s)
     redisReply *r;
 
     s->appendfsync[0] = '\0';
-    if (!s->info.aof_enabled || (r = redisCommand(c->ctx, "CONFIG GET appendfsync")) == NULL)
+    if (!s->info.aof_enabled || s->config_refused[0] != '\0' ||
+        (r = redisCommand(c->ctx, "CONFIG GET appendfsync")) == NULL)
         return;
     if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
         r->element[1]->type == REDIS_REPLY_STRING)
@@ -583,6 +586,39 @@ derive_aof(const struct redis_sample *p, const struct redis_sample *c, double se
              "appendfsync everysec (loses up to a second of writes on a crash)");
 }
 
+/*
+ * Why CONFIG GET failed, in the terms a user acts on: a managed service
+ * denies it by ACL (-config, -@dangerous) or renames it (rename-command).
+ */
+static const char *
+config_why(const char *reply)
+{
+    if (strncmp(reply, "NOPERM", 6) == 0)
+        return "denied to this user by its ACL (grant +config|get)";
+    if (strstr(reply, "unknown command") != NULL)
+        return "renamed or disabled on this server (rename-command)";
+    return reply;
+}
+
+/* One line: the figures this user cannot see and why; else the commands left out. */
+static void
+derive_note(const struct redis_sample *c, struct coll_view *v)
+{
+    char config[200] = "";
+
+    if (c->config_refused[0] != '\0')
+        snprintf(config, sizeof config, "cannot see settings, io-threads, appendfsync: CONFIG %s",
+                 config_why(c->config_refused));
+    if (c->refused[0] != '\0')
+        snprintf(v->note, sizeof v->note, "refused %.100s (grant the user +info and +slowlog)%s%s",
+                 c->refused, config[0] ? "; " : "", config);
+    else if (config[0] != '\0')
+        snprintf(v->note, sizeof v->note, "%s", config);
+    else if (c->cmds.dropped > 0)
+        snprintf(v->note, sizeof v->note, "%d commands past the first %d not tracked",
+                 c->cmds.dropped, REDIS_MAX_CMDSTATS);
+}
+
 static void
 rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_view *v)
 {
@@ -610,12 +646,7 @@ rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_vie
     coll_row_add(v, "server", "version", NAN, ROW_NORMAL, "%s", c->info.version);
     coll_row_add(v, "server", "uptime", (double)c->info.uptime_s, ROW_NORMAL, "%llu s",
                  (unsigned long long)c->info.uptime_s);
-    if (c->refused[0] != '\0')
-        snprintf(v->note, sizeof v->note, "refused %.100s (grant the user +info and +slowlog)",
-                 c->refused);
-    else if (c->cmds.dropped > 0)
-        snprintf(v->note, sizeof v->note, "%d commands past the first %d not tracked",
-                 c->cmds.dropped, REDIS_MAX_CMDSTATS);
+    derive_note(c, v);
 }
 
 static int

@@ -190,8 +190,9 @@ struct redis_sample {
     struct redis_cmdstats cmds;
     long long slowlog_len; /* -1: SLOWLOG not allowed */
     struct redis_slowlog slowlog;
-    char refused[128];    /* the first command the server refused (ACL), "" if none */
-    double rtt_ms;        /* the sample's round trip (small replies: close to the network's) */
+    char refused[128];        /* the first command the server refused (ACL), "" if none */
+    char config_refused[128]; /* CONFIG GET's error (an ACL's -config, a renamed CONFIG); "" */
+    double rtt_ms;            /* the sample's round trip (small replies: close to the network's) */
     char appendfsync[12]; /* with the AOF on: CONFIG GET appendfsync ("always"...); "" unknown */
     int io_threads;       /* CONFIG GET io-threads (the main thread counts); 0 unknown */
     int cores;            /* the collector's host's cores */

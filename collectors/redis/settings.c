@@ -98,7 +98,11 @@ redis_settings_apply(redisContext *ctx, const char *name, const char *value, cha
     if (r == NULL)
         return seterr(err, "lost the connection: %s", ctx->errstr);
     if (r->type == REDIS_REPLY_ERROR)
-        rv = seterr(err, "CONFIG SET %s refused: %.150s", name, r->str);
+        rv = seterr(err, "CONFIG SET %s refused: %.150s%s", name, r->str,
+                    strncmp(r->str, "NOPERM", 6) == 0 ? " (grant the user +config|set)"
+                    : strstr(r->str, "unknown command") != NULL
+                        ? " (CONFIG is renamed on this server: set it where the server is managed)"
+                        : "");
     freeReplyObject(r);
     return rv;
 }

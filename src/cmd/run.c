@@ -64,6 +64,7 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
     struct session s = {.rc = rc, .interval_s = rc->interval_s, .input_fd = -1, .sweep = sweep};
     const char *names[SESSION_MAX_COLLECT], *targets[SESSION_MAX_COLLECT];
     char label[1024];
+    struct drv_tls tls = {0};
     int sigfd, status;
 
     if (rc->per_stmt && drv->stmt_labels == NULL)
@@ -74,6 +75,10 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
         usage_fatal("%s", err);
     if (rc->per_stmt)
         drv->stmt_labels(shared, &ctx.stmt_labels);
+    if (drv->tls != NULL) {
+        drv->tls(shared, &tls);
+        ctx.tls = &tls;
+    }
     cmd_raise_fd_limit(rc->clients);
     ctx.workload = workload_label(rc, label, sizeof label);
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];

@@ -133,7 +133,7 @@ struct coll_view {
     double server_tps; /* the server's own transactions/s (commits + rollbacks); NAN if unknown */
     int nevents;       /* things that happened between the two samples, e.g. a checkpoint */
     char events[COLL_MAX_EVENTS][96];
-    char note[160]; /* one line: what is degraded and why ("needs pg_monitor for ...") */
+    char note[256]; /* one line: what is degraded and why ("needs pg_monitor for ...") */
     struct coll_signals sig;
 };
 

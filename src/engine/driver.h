@@ -141,6 +141,13 @@ stmt_record(struct txn_result *res, int id, uint64_t us, int failed)
     st->sum_us += us;
 }
 
+/* How prepare's connection is secured (the record's "tls"): what a driver's .tls fills. */
+struct drv_tls {
+    int used;          /* 1: the connection is TLS */
+    char protocol[24]; /* "TLSv1.3"; "" when plain */
+    char cipher[64];   /* "TLS_AES_256_GCM_SHA384"; "" when plain */
+};
+
 /* What `benchtop init` asked for. */
 struct init_conf {
     const char *target;
@@ -214,6 +221,13 @@ struct driver_class {
      */
     void *(*prepare)(const struct runconf *rc, const void *opts, char *err);
     void (*release)(void *shared);
+    /*
+     * Optional, after prepare: whether prepare's connection went over TLS
+     * and which (the workers' connections take the same target and
+     * parameters, so the server answers them alike). NULL: the class
+     * cannot tell, and the record says nothing.
+     */
+    void (*tls)(const void *shared, struct drv_tls *out);
 
     /* Allocates a connection object (not connected). rng is the worker's, for the script. */
     void *(*conn_new)(void *shared, int client_id, struct rng *rng);

@@ -106,6 +106,38 @@ json_verdict(FILE *f, const struct verdict *v)
     fputc('}', f);
 }
 
+/* "tls":{"used":true,"protocol":"TLSv1.3","cipher":"..."}, or nothing when the driver cannot tell.
+ */
+static void
+json_tls(FILE *f, const struct drv_tls *t)
+{
+    if (t == NULL)
+        return;
+    fprintf(f, ",\"tls\":{\"used\":%s", t->used ? "true" : "false");
+    if (t->used) {
+        json_member_str(f, "protocol", t->protocol);
+        json_member_str(f, "cipher", t->cipher);
+    }
+    fputc('}', f);
+}
+
+/* "tls: TLSv1.3 (TLS_AES_256_GCM_SHA384)" or "tls: none", when the driver can tell. */
+static void
+human_tls(FILE *f, const struct drv_tls *t)
+{
+    char protocol[sizeof t->protocol], cipher[sizeof t->cipher];
+
+    if (t == NULL)
+        return;
+    if (!t->used) {
+        fputs("tls: none\n", f);
+        return;
+    }
+    text_clean(protocol, sizeof protocol, t->protocol);
+    text_clean(cipher, sizeof cipher, t->cipher);
+    fprintf(f, "tls: %s (%s)\n", protocol, cipher);
+}
+
 static void
 json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
 {
@@ -122,6 +154,7 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     json_member_str(f, "target", rc->target_masked ? rc->target_masked : "");
     json_member_str(f, "workload", ctx->workload ? ctx->workload : "");
     json_member_str(f, "protocol", ctx->mode ? ctx->mode : "");
+    json_tls(f, ctx->tls);
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,\"options\":{",
             snap->clients, rc->threads, rc->rate, rc->interval_s);
     if (ctx->print_options != NULL)
@@ -229,6 +262,7 @@ json_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
     json_member_str(f, "workload", ctx->workload);
     json_member_str(f, "protocol", ctx->mode);
     json_member_str(f, "target", rc->target_masked);
+    json_tls(f, ctx->tls);
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,",
             snap->clients, rc->threads, rc->rate, rc->connect_per_txn ? "true" : "false");
     fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
@@ -377,6 +411,7 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
     text_clean(workload, sizeof(workload), ctx->workload); /* a -f path is foreign text too */
     text_clean(target, sizeof(target), rc->target_masked);
     fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", workload, ctx->mode, target);
+    human_tls(f, ctx->tls);
     human_clients(f, snap);
     fprintf(f, ", threads: %d%s\n", rc->threads,
             rc->connect_per_txn ? ", new connection per transaction" : "");

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "base/json.h"
+#include "engine/driver.h"
 #include "engine/runconf.h"
 #include "base/hist.h"
 #include "engine/stats.h"
@@ -25,6 +26,7 @@ struct report_ctx {
     int steps_reported;   /* the sweep's steps already written as JSON lines */
     int header_done;      /* the {"type":"run"} line went out */
     const struct stmt_label *stmt_labels; /* -r: the statements snap->total.stmts counts */
+    const struct drv_tls *tls;            /* prepare's connection; NULL: the driver cannot tell */
     /* The header's "options" members: the run layer's options_print_json. */
     void (*print_options)(FILE *f, const struct runconf *rc);
 };

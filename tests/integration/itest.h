@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -468,6 +469,86 @@ itest_pg_commits(PGconn *stats, const char *db, int keep_pid)
     return v;
 }
 
+/* Reads serve's answer to a restart of the test server BENCHTOP_<prefix>; fails unless it worked.
+ */
+static inline void
+itest_read_restarted(const char *prefix)
+{
+    char name[64], line[256] = "", c;
+    size_t n = 0;
+    int fd;
+
+    snprintf(name, sizeof(name), "BENCHTOP_%s_SERVE_FD", prefix);
+    fd = atoi(itest_env(name));
+    while (n + 1 < sizeof(line) && read(fd, &c, 1) == 1 && c != '\n')
+        line[n++] = c;
+    line[n] = '\0';
+    assert_string_equal(line, "restarted");
+}
+
+/* Restarts the test server BENCHTOP_<prefix> (kill -USR1 its serve) and waits until it is back. */
+static inline void
+itest_restart_server(const char *prefix)
+{
+    char name[64];
+
+    snprintf(name, sizeof(name), "BENCHTOP_%s_SERVE_PID", prefix);
+    assert_int_equal(kill((pid_t)atoi(itest_env(name)), SIGUSR1), 0);
+    itest_read_restarted(prefix);
+}
+
+/*
+ * A self-signed certificate for localhost and 127.0.0.1, made by openssl
+ * req: DIR/NAME.crt and DIR/NAME.key (0600), both owned by the owner of
+ * owner_of (the server's folder: a server reads its key as its own user).
+ * It is its own CA, so a client's sslrootcert= / ssl-ca= names the .crt.
+ */
+static inline void
+itest_make_cert(const char *dir, const char *name, const char *owner_of)
+{
+    char crt[512], key[512];
+    char *argv[] = {"openssl",
+                    "req",
+                    "-x509",
+                    "-newkey",
+                    "ec",
+                    "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1",
+                    "-nodes",
+                    "-days",
+                    "2",
+                    "-subj",
+                    "/CN=localhost",
+                    "-addext",
+                    "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                    "-keyout",
+                    key,
+                    "-out",
+                    crt,
+                    NULL};
+    struct stat st;
+    int status;
+    pid_t pid;
+
+    snprintf(crt, sizeof crt, "%s/%s.crt", dir, name);
+    snprintf(key, sizeof key, "%s/%s.key", dir, name);
+    pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    assert_true(pid > 0 && waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("openssl req could not make %s (is openssl installed?)", crt);
+    assert_int_equal(stat(owner_of, &st), 0);
+    assert_int_equal(chmod(key, 0600), 0);
+    assert_int_equal(chown(key, st.st_uid, st.st_gid), 0);
+    assert_int_equal(chown(crt, st.st_uid, st.st_gid), 0);
+}
+
 /*
  * What every server-restart test does: runs benchtop with args, restarts
  * the test server (kill -USR1 BENCHTOP_<prefix>_SERVE_PID) after ms, and,
@@ -479,9 +560,8 @@ static inline struct run
 itest_run_through_restart(char *const args[], const char *prefix, int ms, int clients,
                           int read_answer, const char **sum)
 {
-    char name[64], line[256] = "", c;
-    int o, e, fd;
-    size_t n = 0;
+    char name[64];
+    int o, e;
     pid_t pid = itest_spawn(args, &o, &e), serve;
     struct run r;
 
@@ -489,14 +569,8 @@ itest_run_through_restart(char *const args[], const char *prefix, int ms, int cl
     serve = (pid_t)atoi(itest_env(name));
     itest_sleep_ms(ms);
     assert_int_equal(kill(serve, SIGUSR1), 0);
-    if (read_answer) {
-        snprintf(name, sizeof(name), "BENCHTOP_%s_SERVE_FD", prefix);
-        fd = atoi(itest_env(name));
-        while (n + 1 < sizeof(line) && read(fd, &c, 1) == 1 && c != '\n')
-            line[n++] = c;
-        line[n] = '\0';
-        assert_string_equal(line, "restarted");
-    }
+    if (read_answer)
+        itest_read_restarted(prefix);
     r = itest_finish(pid, o, e);
     fprintf(stderr, "%s", r.err);
     *sum = itest_line(r.out, "\"type\":\"summary\"");

@@ -294,7 +294,15 @@ test_without_pg_monitor(void **state)
     v = view_since(c, &a, ta, &secs);
 
     fprintf(stderr, "  note: %s\n", v.note);
-    assert_string_equal(v.note, "needs pg_monitor for other sessions' queries and waits");
+    assert_string_equal(v.note, "cannot see other sessions' state, query or wait events: "
+                                "GRANT pg_monitor TO " NOMON);
+    {
+        static struct coll_sessions list;
+        char err[BT_ERRLEN];
+
+        assert_int_equal(postgres_collector_class.sessions(c, &list, err), 0);
+        assert_string_equal(list.note, "other users' queries hidden: GRANT pg_monitor TO " NOMON);
+    }
     r = row(&v, "sessions", "state hidden");
     assert_true(r->num >= 1); /* other and admin */
     assert_int_equal(r->level, ROW_DIM);

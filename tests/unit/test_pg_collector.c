@@ -314,11 +314,13 @@ test_hidden_sessions(void **state)
 
     (void)state;
     a.privileged = b.privileged = 0;
+    snprintf(b.role, sizeof b.role, "%s", "\"Mon Role\""); /* as quote_ident gives it */
     b.sessions.state[PG_HIDDEN].others = 3;
     b.sessions.state[PG_IDLE_TX].others = 1;
     b.db.xact_commit = 50;
     v = derive(&a, &b, 1.0);
-    assert_string_equal(v.note, "needs pg_monitor for other sessions' queries and waits");
+    assert_string_equal(v.note, "cannot see other sessions' state, query or wait events: "
+                                "GRANT pg_monitor TO \"Mon Role\"");
     assert_true(row(&v, "sessions", "state hidden")->num == 3);
     assert_int_equal(row(&v, "sessions", "state hidden")->level, ROW_DIM);
     assert_int_equal(row(&v, "sessions", "active")->level, ROW_DIM);

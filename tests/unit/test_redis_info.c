@@ -1017,6 +1017,31 @@ test_derive_refused(void **state)
     assert_non_null(strstr(v.note, "+slowlog"));
 }
 
+/* CONFIG refused: by the user's ACL, or renamed away; with SLOWLOG refused too, both in one line.
+ */
+static void
+test_derive_config_refused(void **state)
+{
+    (void)state;
+    struct redis_sample p, c;
+    struct coll_view v;
+
+    fill_samples(&p, &c);
+    strcpy(c.config_refused, "NOPERM this user has no permissions to run the 'config|get' command");
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_string_equal(v.note, "cannot see settings, io-threads, appendfsync: CONFIG denied to "
+                                "this user by its ACL (grant +config|get)");
+    strcpy(c.config_refused, "ERR unknown command 'CONFIG', with args beginning with: 'GET' ");
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_string_equal(v.note, "cannot see settings, io-threads, appendfsync: CONFIG renamed or "
+                                "disabled on this server (rename-command)");
+    strcpy(c.refused, "SLOWLOG LEN: NOPERM this user has no permissions");
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_non_null(strstr(v.note, "+slowlog); cannot see settings"));
+    assert_non_null(strstr(v.note, "(rename-command)"));
+    assert_null(strchr(v.note, '\n'));
+}
+
 /* CLIENT LIST from redis-server 7.0.15: the collector (id 7), a load client, a blocked BLPOP. */
 static const char client_list[] =
     "id=5 addr=127.0.0.1:40100 laddr=127.0.0.1:6379 fd=8 name=app1 age=120 idle=3 flags=N db=0 "
@@ -1080,6 +1105,7 @@ main(void)
         cmocka_unit_test(test_derive_first_sample),
         cmocka_unit_test(test_derive_restart),
         cmocka_unit_test(test_derive_refused),
+        cmocka_unit_test(test_derive_config_refused),
         cmocka_unit_test(test_derive_aof_always),
         cmocka_unit_test(test_slowlog_entries),
         cmocka_unit_test(test_derive_stall),
