@@ -40,6 +40,7 @@ static const struct key_binding key_table[] = {
     {SCREEN_HOME, KEY_ACT_HOME, NULL},
     {SCREEN_END, KEY_ACT_END, NULL},
     {'o', KEY_ACT_SORT, "o        sessions: sort by duration / by state"},
+    {'t', KEY_ACT_TOP, "t        sessions pane: the top statements / the sessions"},
     {'C', KEY_ACT_CANCEL, "C K      cancel the selected session's query / end it (asks first)"},
     {'K', KEY_ACT_TERMINATE, NULL},
     {'0', KEY_ACT_UNZOOM, "0 Esc    every pane again"},

@@ -375,13 +375,16 @@ selected(const struct dash_sessions *ss)
     return ss->have && ss->sel >= 0 && ss->sel < ss->list.n ? &ss->list.s[ss->sel] : NULL;
 }
 
-/* The list costs a query per sample: read only while it is on the screen. */
+/* The lists cost a query per sample: read only the one on the screen. */
 static void
 want_sessions(struct tui *t)
 {
-    if (t->s->ncollect > 0)
-        collect_want_sessions(t->s->collect[0],
-                              t->d.zoom == 7 || (t->d.zoom == 0 && t->d.sessions.shown));
+    int seen = t->d.zoom == 7 || (t->d.zoom == 0 && t->d.sessions.shown);
+
+    if (t->s->ncollect == 0)
+        return;
+    collect_want_sessions(t->s->collect[0], seen && !t->d.sessions.top);
+    collect_want_statements(t->s->collect[0], seen && t->d.sessions.top);
 }
 
 /* The first server's sessions list, sorted, and the answer to a C or K. */
@@ -400,6 +403,10 @@ update_sessions(struct tui *t, const struct collect_result *res)
     }
     ss->have = res->have_sessions || (ss->have && res->sessions_error[0] == '\0');
     text_clean(ss->error, sizeof ss->error, res->sessions_error);
+    if (res->have_statements)
+        ss->statements = res->statements;
+    ss->have_top = res->have_statements || (ss->have_top && res->statements_error[0] == '\0');
+    text_clean(ss->top_error, sizeof ss->top_error, res->statements_error);
     if (res->killed == t->killed)
         return;
     t->killed = res->killed;
@@ -585,7 +592,11 @@ static void
 move_selection(struct tui *t, enum key_action act)
 {
     struct dash_sessions *ss = &t->d.sessions;
-    int page = 10, n = ss->list.n;
+    int page = 10, n = ss->top ? ss->statements.n : ss->list.n;
+    int saved = ss->sel;
+
+    if (ss->top)
+        ss->sel = ss->top_sel; /* the statements scroll by their first row shown */
 
     switch (act) {
     case KEY_ACT_UP:
@@ -609,6 +620,10 @@ move_selection(struct tui *t, enum key_action act)
     }
     ss->sel = ss->sel >= n ? n - 1 : ss->sel;
     ss->sel = ss->sel < 0 ? 0 : ss->sel;
+    if (ss->top) {
+        ss->top_sel = ss->sel;
+        ss->sel = saved;
+    }
 }
 
 /* Zoomed events: up goes back in time; the pane stops at the oldest. */
@@ -664,8 +679,8 @@ ask_kill(struct tui *t, int terminate)
         dash_event_add(&t->d, ROW_WARN, "sessions are not cancelled with --read-only");
         return;
     }
-    if (cur == NULL || !sessions_in_view(&t->d)) {
-        dash_event_add(&t->d, ROW_WARN, "no session selected (7 shows the sessions)");
+    if (cur == NULL || !sessions_in_view(&t->d) || t->d.sessions.top) {
+        dash_event_add(&t->d, ROW_WARN, "no session selected (7 shows the sessions; t toggles)");
         return;
     }
     t->confirm.active = 1;
@@ -744,6 +759,10 @@ handle_key(struct tui *t, int key)
         return 0;
     case KEY_ACT_SORT:
         toggle_sort(t);
+        return 0;
+    case KEY_ACT_TOP:
+        t->d.sessions.top = !t->d.sessions.top;
+        want_sessions(t);
         return 0;
     case KEY_ACT_UP:
     case KEY_ACT_DOWN:

@@ -655,6 +655,41 @@ test_watch_sessions(void **state)
     PQfinish(p.waiter);
 }
 
+/*
+ * t turns the sessions pane into the top statements: a statement run
+ * 1,234 times since pg_stat_statements' reset shows with its calls, its
+ * share and its text; t again gives the sessions back.
+ */
+static void
+test_watch_top_statements(void **state)
+{
+    PGconn *c = itest_pg(DB);
+    char args[600], line[256], *s;
+
+    itest_exec(c, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    itest_exec(c, "CREATE TABLE IF NOT EXISTS tui_top_probe (i int)");
+    itest_exec(c, "SELECT pg_stat_statements_reset()");
+    for (int i = 0; i < 1234; i++)
+        itest_exec(c, "SELECT count(*) FROM tui_top_probe");
+    PQfinish(c);
+    snprintf(args, sizeof(args), "watch %s", itest_target(DB));
+    start(args);
+    free(wait_for("7 sessions", 10000));
+    tmux("send-keys -t bt t");
+    free(wait_for("7 top statements (pg_stat_statements)", 5000));
+    tmux("send-keys -t bt 7");
+    s = wait_for("tui_top_probe", 5000);
+    line_of(s, "tui_top_probe", line, sizeof line);
+    if (strstr(line, " 1234 ") == NULL)
+        fail_msg("no 1234 calls in:\n%s", s);
+    assert_non_null(strstr(s, "calls/s"));
+    free(s);
+    tmux("send-keys -t bt t");
+    free(wait_for("7 sessions", 5000));
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+}
+
 /* --read-only: the list is there, C and K are not. */
 static void
 test_watch_sessions_read_only(void **state)
@@ -782,6 +817,7 @@ main(void)
         cmocka_unit_test(test_demo_not_in_foreground_refused),
         cmocka_unit_test(test_watch_sessions),
         cmocka_unit_test(test_watch_sessions_read_only),
+        cmocka_unit_test(test_watch_top_statements),
         cmocka_unit_test(test_watch_redis_clients),
     };
     if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_watch_*' */
