@@ -152,6 +152,7 @@ struct dash {
     int zoom;                   /* 0: every pane; 1..7: that pane alone (header stays) */
     int scroll;                 /* a zoomed events pane: rows back from the newest */
     int help;                   /* the help overlay is open */
+    int verdict_open;           /* v: the whole verdict in an overlay (any key closes it) */
     const char *help_lines[40]; /* for the overlay: "key  what it does", NULL-terminated */
     char prompt[200];           /* the one-line prompt on the bottom row; "" = none */
 };

@@ -47,6 +47,7 @@ static const struct key_binding key_table[] = {
     {27, KEY_ACT_UNZOOM, NULL},
     {'s', KEY_ACT_SET, "s        set a server setting: NAME = VALUE (off with --read-only)"},
     {'m', KEY_ACT_MARKER, "m        add a labelled marker: before / since figures from here"},
+    {'v', KEY_ACT_VERDICT, "v        the whole verdict (the line ends in ... when it is cut)"},
     {'?', KEY_ACT_HELP, "?        this help (any key closes it)"},
     {'h', KEY_ACT_HELP, NULL},
 };

@@ -87,6 +87,48 @@ draw_help(const struct dash *d, struct grid *g)
         grid_put(g, r.x + 2, r.y + 1 + i, r.w - 4, ST_HELP, d->help_lines[i]);
 }
 
+/* One line of at most w cells from *s (cut at a space when there is one); *s moves past it. */
+static void
+wrap_line(const char **s, int w, char *line, size_t len)
+{
+    const char *p = *s, *cut = NULL;
+    int cells = 0;
+
+    while (*p != '\0' && cells < w) {
+        if (*p == ' ')
+            cut = p;
+        p++;
+        while ((*p & 0xc0) == 0x80) /* the rest of a code point: one cell, as grid_put counts */
+            p++;
+        cells++;
+    }
+    if (*p != '\0' && cut != NULL)
+        p = cut;
+    snprintf(line, len, "%.*s", (int)(p - *s), *s);
+    *s = *p == ' ' ? p + 1 : p;
+}
+
+/* v: the verdict whole, wrapped in a box over the panes; any key closes it. */
+static void
+draw_verdict(const struct dash *d, struct grid *g)
+{
+    const char *s = d->verdict[0] ? d->verdict : "no verdict yet";
+    char lines[12][sizeof d->verdict];
+    int n = 0, w = imin(g->w - 6, 100);
+    struct rect r;
+
+    while (*s != '\0' && n < 12)
+        wrap_line(&s, w, lines[n++], sizeof lines[0]);
+    r.w = w + 4;
+    r.h = imin(n + 2, g->h - 2);
+    r.x = (g->w - r.w) / 2;
+    r.y = (g->h - r.h) / 2;
+    grid_fill(g, r, ST_HELP);
+    grid_box(g, r, "verdict (any key closes)", d->utf8);
+    for (int i = 0; i < n && i < r.h - 2; i++)
+        grid_put(g, r.x + 2, r.y + 1 + i, r.w - 4, ST_HELP, lines[i]);
+}
+
 /*
  * Rows the server pane would use, estimated the way ui/panes/server.c flows
  * them (balanced columns of SERVER_COL_W cells, a heading per section,
@@ -201,6 +243,8 @@ layout_draw(const struct dash *d, struct grid *g)
         draw_all(d, g, body, pane_events);
     if (d->help)
         draw_help(d, g);
+    else if (d->verdict_open)
+        draw_verdict(d, g);
     if (d->prompt[0] != '\0') {
         grid_fill(g, (struct rect){0, g->h - 1, g->w, 1}, ST_HELP);
         grid_put(g, 0, g->h - 1, g->w, ST_HELP, d->prompt);

@@ -626,33 +626,37 @@ move_selection(struct tui *t, enum key_action act)
     }
 }
 
-/* Zoomed events: up goes back in time; the pane stops at the oldest. */
+/*
+ * A zoomed pane's scroll: *s rows from its start, up adding `up` (events
+ * count back from the newest: +1; the server's rows from the top: -1),
+ * kept within 0..max.
+ */
 static void
-scroll_events(struct tui *t, enum key_action act)
+scroll_pane(int *s, enum key_action act, int up, int max)
 {
-    int page = 10, *s = &t->d.scroll;
+    int page = 10;
 
     switch (act) {
     case KEY_ACT_UP:
-        *s += 1;
+        *s += up;
         break;
     case KEY_ACT_DOWN:
-        *s -= 1;
+        *s -= up;
         break;
     case KEY_ACT_PAGE_UP:
-        *s += page;
+        *s += up * page;
         break;
     case KEY_ACT_PAGE_DOWN:
-        *s -= page;
+        *s -= up * page;
         break;
     case KEY_ACT_HOME:
-        *s = DASH_EVENTS;
+        *s = up > 0 ? max : 0;
         break;
     default:
-        *s = 0;
+        *s = up > 0 ? 0 : max;
         break;
     }
-    *s = *s < 0 ? 0 : *s > DASH_EVENTS ? DASH_EVENTS : *s;
+    *s = *s < 0 ? 0 : *s > max ? max : *s;
 }
 
 static void
@@ -723,8 +727,8 @@ handle_key(struct tui *t, int key)
         confirm_key(t, key);
         return 0;
     }
-    if (t->d.help && act != KEY_ACT_QUIT) {
-        t->d.help = 0; /* any key closes the help */
+    if ((t->d.help || t->d.verdict_open) && act != KEY_ACT_QUIT) {
+        t->d.help = t->d.verdict_open = 0; /* any key closes the help or the verdict */
         return 0;
     }
     switch (act) {
@@ -743,12 +747,17 @@ handle_key(struct tui *t, int key)
     case KEY_ACT_HELP:
         t->d.help = 1;
         return 0;
+    case KEY_ACT_VERDICT:
+        t->d.verdict_open = 1;
+        return 0;
     case KEY_ACT_ZOOM:
         t->d.zoom = t->d.zoom == key - '0' ? 0 : key - '0';
+        t->d.scroll = 0; /* each zoomed pane starts at its top (events: the newest) */
         want_sessions(t);
         return 0;
     case KEY_ACT_UNZOOM:
         t->d.zoom = 0;
+        t->d.scroll = 0;
         want_sessions(t);
         return 0;
     case KEY_ACT_SET:
@@ -773,7 +782,9 @@ handle_key(struct tui *t, int key)
         if (sessions_in_view(&t->d))
             move_selection(t, act);
         else if (t->d.zoom == 4)
-            scroll_events(t, act);
+            scroll_pane(&t->d.scroll, act, 1, DASH_EVENTS);
+        else if (t->d.zoom == 3 || t->d.zoom == 5)
+            scroll_pane(&t->d.scroll, act, -1, COLL_MAX_ROWS - 1);
         return 0;
     case KEY_ACT_CANCEL:
     case KEY_ACT_TERMINATE:
