@@ -69,22 +69,31 @@ draw_too_small(struct grid *g)
     put_centred(g, g->h / 2 + 1, have);
 }
 
+/* A box of n lines over the panes, w cells wide inside, in the help style. */
 static void
-draw_help(const struct dash *d, struct grid *g)
+draw_overlay(const struct dash *d, struct grid *g, const char *title, const char *const *lines,
+             int n, int w)
 {
-    int n = 0, w = 20;
     struct rect r;
 
-    for (; n < HELP_MAX_LINES && d->help_lines[n] != NULL; n++)
-        w = imax(w, dash_cells(d->help_lines[n]) + 4);
-    r.w = imin(w, g->w - 2);
+    r.w = imin(w + 4, g->w - 2);
     r.h = imin(n + 2, g->h - 2);
     r.x = (g->w - r.w) / 2;
     r.y = (g->h - r.h) / 2;
     grid_fill(g, r, ST_HELP);
-    grid_box(g, r, "help", d->utf8);
+    grid_box(g, r, title, d->utf8);
     for (int i = 0; i < n && i < r.h - 2; i++)
-        grid_put(g, r.x + 2, r.y + 1 + i, r.w - 4, ST_HELP, d->help_lines[i]);
+        grid_put(g, r.x + 2, r.y + 1 + i, r.w - 4, ST_HELP, lines[i]);
+}
+
+static void
+draw_help(const struct dash *d, struct grid *g)
+{
+    int n = 0, w = 16;
+
+    for (; n < HELP_MAX_LINES && d->help_lines[n] != NULL; n++)
+        w = imax(w, dash_cells(d->help_lines[n]));
+    draw_overlay(d, g, "help", d->help_lines, n, w);
 }
 
 /* One line of at most w cells from *s (cut at a space when there is one); *s moves past it. */
@@ -114,19 +123,15 @@ draw_verdict(const struct dash *d, struct grid *g)
 {
     const char *s = d->verdict[0] ? d->verdict : "no verdict yet";
     char lines[12][sizeof d->verdict];
+    const char *ptrs[12];
     int n = 0, w = imin(g->w - 6, 100);
-    struct rect r;
 
-    while (*s != '\0' && n < 12)
-        wrap_line(&s, w, lines[n++], sizeof lines[0]);
-    r.w = w + 4;
-    r.h = imin(n + 2, g->h - 2);
-    r.x = (g->w - r.w) / 2;
-    r.y = (g->h - r.h) / 2;
-    grid_fill(g, r, ST_HELP);
-    grid_box(g, r, "verdict (any key closes)", d->utf8);
-    for (int i = 0; i < n && i < r.h - 2; i++)
-        grid_put(g, r.x + 2, r.y + 1 + i, r.w - 4, ST_HELP, lines[i]);
+    while (*s != '\0' && n < 12) {
+        wrap_line(&s, w, lines[n], sizeof lines[0]);
+        ptrs[n] = lines[n];
+        n++;
+    }
+    draw_overlay(d, g, "verdict (any key closes)", ptrs, n, w);
 }
 
 /*

@@ -23,6 +23,7 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "base/units.h"
+#include "base/uri.h"
 #include "base/util.h"
 
 enum {
@@ -56,36 +57,13 @@ size_bucket(uint64_t size)
     return b;
 }
 
-static int
-hex_val(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* memcached writes the key %XX-encoded (its uriencode); n bytes of src into m->key. */
 static int
 key_decode(struct mc_meta *m, const char *src, size_t n)
 {
-    m->key_len = 0;
-    for (size_t i = 0; i < n; i++) {
-        int c = (unsigned char)src[i];
-        if (c == '%') {
-            if (i + 2 >= n || hex_val(src[i + 1]) < 0 || hex_val(src[i + 2]) < 0)
-                return -1;
-            c = hex_val(src[i + 1]) * 16 + hex_val(src[i + 2]);
-            i += 2;
-        }
-        if (m->key_len == sizeof m->key - 1)
-            return -1;
-        m->key[m->key_len++] = (char)c;
-    }
-    m->key[m->key_len] = '\0';
+    if (uri_decode(src, (struct uri_span){0, n}, m->key, sizeof m->key) < 0)
+        return -1;
+    m->key_len = strlen(m->key); /* a binary-protocol key with a NUL in it ends there */
     return 0;
 }
 
@@ -329,8 +307,6 @@ text_slabs(FILE *f, const struct mc_slabs *sl)
 static void
 text_census(FILE *f, const struct mc_census *c, const struct inspect_conf *ic)
 {
-    char b[32], clean[CENSUS_KEY_SHOWN * 4];
-
     if (c->dump_err[0] != '\0') {
         fprintf(f,
                 "keys: lru_crawler metadump refused (\"%s\"): memcached 1.4.31 or later with "
@@ -343,21 +319,11 @@ text_census(FILE *f, const struct mc_census *c, const struct inspect_conf *ic)
             c->budget_hit   ? " (stopped at --budget)"
             : c->sample_hit ? " (a sample: --sample)"
                             : "");
-    fprintf(f, "memory by prefix (up to the first '%s'):\n", ic->separator);
-    for (int i = 0; i <= CENSUS_PREFIXES; i++)
-        if (c->prefixes.p[i].keys > 0) {
-            text_clean(clean, sizeof clean, c->prefixes.p[i].name);
-            units_iec(b, sizeof b, c->prefixes.p[i].bytes, "");
-            fprintf(f, "  %-40s %10llu keys %12s %5.1f%%\n", clean,
-                    (unsigned long long)c->prefixes.p[i].keys, b,
-                    c->bytes > 0 ? 100 * c->prefixes.p[i].bytes / c->bytes : 0);
-        }
+    census_prefix_text(f, &c->prefixes, ic->separator, c->bytes);
     fprintf(f, "item size (header, key and value):\n");
     for (int i = 0; i < NSIZES; i++)
         fprintf(f, "  %-10s %10llu keys\n", size_names[i], (unsigned long long)c->sizes[i]);
-    fprintf(f, "TTL:\n");
-    for (int i = 0; i < CENSUS_NTTL; i++)
-        fprintf(f, "  %-10s %10llu keys\n", census_ttl_names[i], (unsigned long long)c->ttl[i]);
+    census_ttl_text(f, c->ttl);
     fprintf(f, "never fetched: %llu keys\n", (unsigned long long)c->never_fetched);
 }
 
@@ -402,17 +368,10 @@ json_census(FILE *f, const struct mc_census *c, const struct inspect_conf *ic)
         json_put_string(f, c->dump_err);
     else
         fputs("null", f);
-    fprintf(f, ",\"never_fetched\":%llu,\"prefixes\":[", (unsigned long long)c->never_fetched);
-    for (int i = 0, n = 0; i <= CENSUS_PREFIXES; i++)
-        if (c->prefixes.p[i].keys > 0) {
-            fprintf(f, "%s{\"prefix\":", n++ ? "," : "");
-            json_put_string(f, c->prefixes.p[i].name);
-            fprintf(f, ",\"keys\":%llu,\"bytes\":%.0f}", (unsigned long long)c->prefixes.p[i].keys,
-                    c->prefixes.p[i].bytes);
-        }
-    fputc(']', f);
+    fprintf(f, ",\"never_fetched\":%llu", (unsigned long long)c->never_fetched);
+    census_prefix_json(f, &c->prefixes);
     json_counts(f, "sizes", size_names, c->sizes, NSIZES);
-    json_counts(f, "ttl", census_ttl_names, c->ttl, CENSUS_NTTL);
+    census_ttl_json(f, c->ttl);
     fprintf(f, ",\"separator\":");
     json_put_string(f, ic->separator);
 }

@@ -295,7 +295,7 @@ text_keyspace(FILE *f, const struct census *c)
 static void
 text_report(FILE *f, const struct census *c, const struct inspect_conf *ic, const char *where)
 {
-    char b1[32], clean[KEY_SHOWN * 4];
+    char b1[32];
 
     fprintf(f, "redis %s: %llu of %llu keys looked at in %.2f s%s\n", where,
             (unsigned long long)c->seen, (unsigned long long)c->dbsize, c->secs,
@@ -310,18 +310,8 @@ text_report(FILE *f, const struct census *c, const struct inspect_conf *ic, cons
                     fmt_bytes(b1, sizeof b1, c->type_bytes[i]));
     text_top(f, "biggest keys by elements (a string's bytes)", c->by_elems, 0);
     text_top(f, "biggest keys by MEMORY USAGE", c->by_mem, 1);
-    fprintf(f, "memory by prefix (up to the first '%s'):\n", ic->separator);
-    for (int i = 0; i <= CENSUS_PREFIXES; i++)
-        if (c->prefixes.p[i].keys > 0) {
-            text_clean(clean, sizeof clean, c->prefixes.p[i].name);
-            fprintf(f, "  %-40s %10llu keys %12s %5.1f%%\n", clean,
-                    (unsigned long long)c->prefixes.p[i].keys,
-                    fmt_bytes(b1, sizeof b1, c->prefixes.p[i].bytes),
-                    c->bytes > 0 ? 100 * c->prefixes.p[i].bytes / c->bytes : 0);
-        }
-    fprintf(f, "TTL:\n");
-    for (int i = 0; i < CENSUS_NTTL; i++)
-        fprintf(f, "  %-10s %10llu keys\n", census_ttl_names[i], (unsigned long long)c->ttl[i]);
+    census_prefix_text(f, &c->prefixes, ic->separator, c->bytes);
+    census_ttl_text(f, c->ttl);
     if (c->lfu)
         text_top(f, "hot keys by OBJECT FREQ", c->by_freq, 0);
     else
@@ -362,19 +352,9 @@ json_report(FILE *f, const struct census *c, const struct inspect_conf *ic)
     json_top(f, "by_elements", c->by_elems);
     json_top(f, "by_memory", c->by_mem);
     json_top(f, "hot", c->by_freq);
-    fprintf(f, ",\"prefixes\":[");
-    for (int i = 0, n = 0; i <= CENSUS_PREFIXES; i++)
-        if (c->prefixes.p[i].keys > 0) {
-            fprintf(f, "%s{\"prefix\":", n++ ? "," : "");
-            json_put_string(f, c->prefixes.p[i].name);
-            fprintf(f, ",\"keys\":%llu,\"bytes\":%.0f}", (unsigned long long)c->prefixes.p[i].keys,
-                    c->prefixes.p[i].bytes);
-        }
-    fprintf(f, "],\"ttl\":{");
-    for (int i = 0; i < CENSUS_NTTL; i++)
-        fprintf(f, "%s\"%s\":%llu", i ? "," : "", census_ttl_names[i],
-                (unsigned long long)c->ttl[i]);
-    fprintf(f, "},\"policy\":");
+    census_prefix_json(f, &c->prefixes);
+    census_ttl_json(f, c->ttl);
+    fprintf(f, ",\"policy\":");
     json_put_string(f, c->policy);
     fprintf(f, ",\"separator\":");
     json_put_string(f, ic->separator);

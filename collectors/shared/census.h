@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum {
     CENSUS_KEY_SHOWN = 128, /* bytes of a name kept for the report */
@@ -39,5 +40,13 @@ void census_prefix_add(struct census_prefixes *t, const char *key, size_t len, c
 
 /* Biggest bytes first. */
 void census_prefix_sort(struct census_prefixes *t);
+
+/* The table as text: a heading naming sep, then a line per prefix, its share of total bytes. */
+void census_prefix_text(FILE *f, const struct census_prefixes *t, const char *sep, double total);
+/* The table as a JSON member: ,"prefixes":[{"prefix":...,"keys":N,"bytes":N}...]. */
+void census_prefix_json(FILE *f, const struct census_prefixes *t);
+/* The TTL buckets as text ("  no TTL  12 keys" lines) and as a JSON member ,"ttl":{...}. */
+void census_ttl_text(FILE *f, const uint64_t *ttl);
+void census_ttl_json(FILE *f, const uint64_t *ttl);
 
 #endif

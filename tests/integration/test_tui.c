@@ -692,6 +692,16 @@ test_watch_top_statements(void **state)
     assert_int_equal(exit_code(), 0);
 }
 
+/* q ends the dashboard with 0; the next session is 120x40 again. */
+static void
+quit_ok(void)
+{
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    term_w = 120;
+    term_h = 40;
+}
+
 /* Waits up to ms for `needle` to leave the screen; returns the screen (checked by the caller). */
 static char *
 wait_gone(const char *needle, int ms)
@@ -771,11 +781,8 @@ test_verdict_line_cut_or_whole(void **state)
         s = wait_gone("any key closes", 2000);
         assert_null(strstr(s, "any key closes"));
         free(s);
-        tmux("send-keys -t bt q");
-        assert_int_equal(exit_code(), 0);
+        quit_ok();
     }
-    term_w = 120;
-    term_h = 40;
 }
 
 /*
@@ -805,10 +812,7 @@ test_server_pane_scrolls(void **state)
     assert_null(strstr(s, "rows above"));
     assert_non_null(strstr(s, "client sessions"));
     free(s);
-    tmux("send-keys -t bt q");
-    assert_int_equal(exit_code(), 0);
-    term_w = 120;
-    term_h = 40;
+    quit_ok();
 }
 
 /* --read-only: the list is there, C and K are not. */
