@@ -94,6 +94,12 @@ struct dash_sessions {
     int sel;         /* the selected row of list (sorted), for C and K */
     int can_kill;    /* the server class can, and --read-only is off */
     struct coll_sessions list;
+    /* t: the pane shows the top statements instead (collector_class.statements) */
+    int top;
+    int have_top;        /* statements holds a read */
+    char top_error[160]; /* why the last read failed; "" */
+    int top_sel;         /* the first row shown (j/k scroll) */
+    struct coll_statements statements;
 };
 
 struct dash {
@@ -146,6 +152,7 @@ struct dash {
     int zoom;                   /* 0: every pane; 1..7: that pane alone (header stays) */
     int scroll;                 /* a zoomed events pane: rows back from the newest */
     int help;                   /* the help overlay is open */
+    int verdict_open;           /* v: the whole verdict in an overlay (any key closes it) */
     const char *help_lines[40]; /* for the overlay: "key  what it does", NULL-terminated */
     char prompt[200];           /* the one-line prompt on the bottom row; "" = none */
 };
@@ -182,6 +189,10 @@ void pane_events(const struct dash *d, struct grid *g, struct rect r);     /* 4 
 /* 5 zooms the server pane's settings and session detail (pane_server with more rows). */
 void pane_sweep(const struct dash *d, struct grid *g, struct rect r);    /* 6 */
 void pane_sessions(const struct dash *d, struct grid *g, struct rect r); /* 7 */
+/* 7 after t: the top statements, in the sessions' place. */
+void pane_statements(const struct dash *d, struct grid *g, struct rect r);
+/* A statement on one line: newlines and tabs as spaces, runs of spaces as one. */
+void dash_one_line(char *dst, size_t len, const char *q);
 /* Pure: orders l's sessions by sort (enum dash_sort); ties keep the server's order. */
 void dash_sessions_sort(struct coll_sessions *l, int sort);
 /* "12.3s", "4m05s", "2h03m", "-" for NAN, into buf (at least 8 bytes). */

@@ -18,10 +18,12 @@ enum key_action {
     KEY_ACT_HELP,
     KEY_ACT_ZOOM, /* the key's digit is the pane */
     KEY_ACT_UNZOOM,
-    KEY_ACT_SET,    /* prompt for NAME = VALUE and set it on the (first) server */
-    KEY_ACT_MARKER, /* prompt for a label and cut a segment there */
-    KEY_ACT_SORT,   /* the sessions list: by duration / by state */
-    KEY_ACT_UP,     /* the selection (sessions) or the zoomed pane's view: a row */
+    KEY_ACT_SET,     /* prompt for NAME = VALUE and set it on the (first) server */
+    KEY_ACT_MARKER,  /* prompt for a label and cut a segment there */
+    KEY_ACT_SORT,    /* the sessions list: by duration / by state */
+    KEY_ACT_TOP,     /* the sessions pane: the top statements / the sessions */
+    KEY_ACT_VERDICT, /* the whole verdict in an overlay */
+    KEY_ACT_UP,      /* the selection (sessions) or the zoomed pane's view: a row */
     KEY_ACT_DOWN,
     KEY_ACT_PAGE_UP,
     KEY_ACT_PAGE_DOWN,

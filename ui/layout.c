@@ -69,22 +69,69 @@ draw_too_small(struct grid *g)
     put_centred(g, g->h / 2 + 1, have);
 }
 
+/* A box of n lines over the panes, w cells wide inside, in the help style. */
 static void
-draw_help(const struct dash *d, struct grid *g)
+draw_overlay(const struct dash *d, struct grid *g, const char *title, const char *const *lines,
+             int n, int w)
 {
-    int n = 0, w = 20;
     struct rect r;
 
-    for (; n < HELP_MAX_LINES && d->help_lines[n] != NULL; n++)
-        w = imax(w, dash_cells(d->help_lines[n]) + 4);
-    r.w = imin(w, g->w - 2);
+    r.w = imin(w + 4, g->w - 2);
     r.h = imin(n + 2, g->h - 2);
     r.x = (g->w - r.w) / 2;
     r.y = (g->h - r.h) / 2;
     grid_fill(g, r, ST_HELP);
-    grid_box(g, r, "help", d->utf8);
+    grid_box(g, r, title, d->utf8);
     for (int i = 0; i < n && i < r.h - 2; i++)
-        grid_put(g, r.x + 2, r.y + 1 + i, r.w - 4, ST_HELP, d->help_lines[i]);
+        grid_put(g, r.x + 2, r.y + 1 + i, r.w - 4, ST_HELP, lines[i]);
+}
+
+static void
+draw_help(const struct dash *d, struct grid *g)
+{
+    int n = 0, w = 16;
+
+    for (; n < HELP_MAX_LINES && d->help_lines[n] != NULL; n++)
+        w = imax(w, dash_cells(d->help_lines[n]));
+    draw_overlay(d, g, "help", d->help_lines, n, w);
+}
+
+/* One line of at most w cells from *s (cut at a space when there is one); *s moves past it. */
+static void
+wrap_line(const char **s, int w, char *line, size_t len)
+{
+    const char *p = *s, *cut = NULL;
+    int cells = 0;
+
+    while (*p != '\0' && cells < w) {
+        if (*p == ' ')
+            cut = p;
+        p++;
+        while ((*p & 0xc0) == 0x80) /* the rest of a code point: one cell, as grid_put counts */
+            p++;
+        cells++;
+    }
+    if (*p != '\0' && cut != NULL)
+        p = cut;
+    snprintf(line, len, "%.*s", (int)(p - *s), *s);
+    *s = *p == ' ' ? p + 1 : p;
+}
+
+/* v: the verdict whole, wrapped in a box over the panes; any key closes it. */
+static void
+draw_verdict(const struct dash *d, struct grid *g)
+{
+    const char *s = d->verdict[0] ? d->verdict : "no verdict yet";
+    char lines[12][sizeof d->verdict];
+    const char *ptrs[12];
+    int n = 0, w = imin(g->w - 6, 100);
+
+    while (*s != '\0' && n < 12) {
+        wrap_line(&s, w, lines[n], sizeof lines[0]);
+        ptrs[n] = lines[n];
+        n++;
+    }
+    draw_overlay(d, g, "verdict (any key closes)", ptrs, n, w);
 }
 
 /*
@@ -201,6 +248,8 @@ layout_draw(const struct dash *d, struct grid *g)
         draw_all(d, g, body, pane_events);
     if (d->help)
         draw_help(d, g);
+    else if (d->verdict_open)
+        draw_verdict(d, g);
     if (d->prompt[0] != '\0') {
         grid_fill(g, (struct rect){0, g->h - 1, g->w, 1}, ST_HELP);
         grid_put(g, 0, g->h - 1, g->w, ST_HELP, d->prompt);

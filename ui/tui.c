@@ -375,13 +375,16 @@ selected(const struct dash_sessions *ss)
     return ss->have && ss->sel >= 0 && ss->sel < ss->list.n ? &ss->list.s[ss->sel] : NULL;
 }
 
-/* The list costs a query per sample: read only while it is on the screen. */
+/* The lists cost a query per sample: read only the one on the screen. */
 static void
 want_sessions(struct tui *t)
 {
-    if (t->s->ncollect > 0)
-        collect_want_sessions(t->s->collect[0],
-                              t->d.zoom == 7 || (t->d.zoom == 0 && t->d.sessions.shown));
+    int seen = t->d.zoom == 7 || (t->d.zoom == 0 && t->d.sessions.shown);
+
+    if (t->s->ncollect == 0)
+        return;
+    collect_want_sessions(t->s->collect[0], seen && !t->d.sessions.top);
+    collect_want_statements(t->s->collect[0], seen && t->d.sessions.top);
 }
 
 /* The first server's sessions list, sorted, and the answer to a C or K. */
@@ -400,6 +403,10 @@ update_sessions(struct tui *t, const struct collect_result *res)
     }
     ss->have = res->have_sessions || (ss->have && res->sessions_error[0] == '\0');
     text_clean(ss->error, sizeof ss->error, res->sessions_error);
+    if (res->have_statements)
+        ss->statements = res->statements;
+    ss->have_top = res->have_statements || (ss->have_top && res->statements_error[0] == '\0');
+    text_clean(ss->top_error, sizeof ss->top_error, res->statements_error);
     if (res->killed == t->killed)
         return;
     t->killed = res->killed;
@@ -585,7 +592,11 @@ static void
 move_selection(struct tui *t, enum key_action act)
 {
     struct dash_sessions *ss = &t->d.sessions;
-    int page = 10, n = ss->list.n;
+    int page = 10, n = ss->top ? ss->statements.n : ss->list.n;
+    int saved = ss->sel;
+
+    if (ss->top)
+        ss->sel = ss->top_sel; /* the statements scroll by their first row shown */
 
     switch (act) {
     case KEY_ACT_UP:
@@ -609,35 +620,43 @@ move_selection(struct tui *t, enum key_action act)
     }
     ss->sel = ss->sel >= n ? n - 1 : ss->sel;
     ss->sel = ss->sel < 0 ? 0 : ss->sel;
+    if (ss->top) {
+        ss->top_sel = ss->sel;
+        ss->sel = saved;
+    }
 }
 
-/* Zoomed events: up goes back in time; the pane stops at the oldest. */
+/*
+ * A zoomed pane's scroll: *s rows from its start, up adding `up` (events
+ * count back from the newest: +1; the server's rows from the top: -1),
+ * kept within 0..max.
+ */
 static void
-scroll_events(struct tui *t, enum key_action act)
+scroll_pane(int *s, enum key_action act, int up, int max)
 {
-    int page = 10, *s = &t->d.scroll;
+    int page = 10;
 
     switch (act) {
     case KEY_ACT_UP:
-        *s += 1;
+        *s += up;
         break;
     case KEY_ACT_DOWN:
-        *s -= 1;
+        *s -= up;
         break;
     case KEY_ACT_PAGE_UP:
-        *s += page;
+        *s += up * page;
         break;
     case KEY_ACT_PAGE_DOWN:
-        *s -= page;
+        *s -= up * page;
         break;
     case KEY_ACT_HOME:
-        *s = DASH_EVENTS;
+        *s = up > 0 ? max : 0;
         break;
     default:
-        *s = 0;
+        *s = up > 0 ? 0 : max;
         break;
     }
-    *s = *s < 0 ? 0 : *s > DASH_EVENTS ? DASH_EVENTS : *s;
+    *s = *s < 0 ? 0 : *s > max ? max : *s;
 }
 
 static void
@@ -664,8 +683,8 @@ ask_kill(struct tui *t, int terminate)
         dash_event_add(&t->d, ROW_WARN, "sessions are not cancelled with --read-only");
         return;
     }
-    if (cur == NULL || !sessions_in_view(&t->d)) {
-        dash_event_add(&t->d, ROW_WARN, "no session selected (7 shows the sessions)");
+    if (cur == NULL || !sessions_in_view(&t->d) || t->d.sessions.top) {
+        dash_event_add(&t->d, ROW_WARN, "no session selected (7 shows the sessions; t toggles)");
         return;
     }
     t->confirm.active = 1;
@@ -708,8 +727,8 @@ handle_key(struct tui *t, int key)
         confirm_key(t, key);
         return 0;
     }
-    if (t->d.help && act != KEY_ACT_QUIT) {
-        t->d.help = 0; /* any key closes the help */
+    if ((t->d.help || t->d.verdict_open) && act != KEY_ACT_QUIT) {
+        t->d.help = t->d.verdict_open = 0; /* any key closes the help or the verdict */
         return 0;
     }
     switch (act) {
@@ -728,12 +747,17 @@ handle_key(struct tui *t, int key)
     case KEY_ACT_HELP:
         t->d.help = 1;
         return 0;
+    case KEY_ACT_VERDICT:
+        t->d.verdict_open = 1;
+        return 0;
     case KEY_ACT_ZOOM:
         t->d.zoom = t->d.zoom == key - '0' ? 0 : key - '0';
+        t->d.scroll = 0; /* each zoomed pane starts at its top (events: the newest) */
         want_sessions(t);
         return 0;
     case KEY_ACT_UNZOOM:
         t->d.zoom = 0;
+        t->d.scroll = 0;
         want_sessions(t);
         return 0;
     case KEY_ACT_SET:
@@ -745,6 +769,10 @@ handle_key(struct tui *t, int key)
     case KEY_ACT_SORT:
         toggle_sort(t);
         return 0;
+    case KEY_ACT_TOP:
+        t->d.sessions.top = !t->d.sessions.top;
+        want_sessions(t);
+        return 0;
     case KEY_ACT_UP:
     case KEY_ACT_DOWN:
     case KEY_ACT_PAGE_UP:
@@ -754,7 +782,9 @@ handle_key(struct tui *t, int key)
         if (sessions_in_view(&t->d))
             move_selection(t, act);
         else if (t->d.zoom == 4)
-            scroll_events(t, act);
+            scroll_pane(&t->d.scroll, act, 1, DASH_EVENTS);
+        else if (t->d.zoom == 3 || t->d.zoom == 5)
+            scroll_pane(&t->d.scroll, act, -1, COLL_MAX_ROWS - 1);
         return 0;
     case KEY_ACT_CANCEL:
     case KEY_ACT_TERMINATE:

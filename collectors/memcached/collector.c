@@ -406,4 +406,5 @@ const struct collector_class memcached_collector_class = {
     .sample = mc_coll_sample,
     .derive = mc_coll_derive,
     .read_settings = mc_coll_settings,
+    .inspect = mc_inspect,
 };

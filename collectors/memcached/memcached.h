@@ -12,6 +12,7 @@
  *   memcached/stats.c      pure parsers of `stats`, `stats slabs`, `stats items`
  *   memcached/collector.c  the collector class (server view) and its derive
  *   memcached/server.c     throwaway memcached servers
+ *   memcached/inspect.c    `benchtop inspect memcached://`: slabs and a key census
  */
 #ifndef BENCHTOP_MEMCACHED_H
 #define BENCHTOP_MEMCACHED_H
@@ -230,6 +231,7 @@ struct mc_slab_class {
     uint64_t items;       /* stats items: number */
     uint64_t evicted;     /* stats items: evicted */
     uint64_t outofmemory; /* stats items: outofmemory */
+    uint64_t age;         /* stats items: age, seconds since the oldest item's last access */
     int present;          /* seen in `stats slabs` or `stats items` */
 };
 
@@ -278,6 +280,25 @@ struct coll_settings;
 void mc_settings_parse(const char *text, size_t len, struct coll_settings *out);
 /* The collector class's read_settings: `stats settings`. 0, or -1 with err. */
 int mc_settings_read(int fd, const struct mc_addr *a, struct coll_settings *out, char *err);
+
+/* ---- benchtop inspect (memcached/inspect.c) ---- */
+
+/* One line of `lru_crawler metadump`: "key=user%3A1 exp=-1 la=... cas=2 fetch=no cls=1 size=70". */
+struct mc_meta {
+    char key[251]; /* decoded from its %XX form (a key is at most 250 bytes) */
+    size_t key_len;
+    int64_t exp; /* unix time it expires at; -1: never */
+    int64_t la;  /* unix time of its last access */
+    int fetched; /* fetch=yes */
+    int cls;
+    uint64_t size; /* the item's bytes in memory: header, key and value */
+};
+
+/* Pure: a metadump line (without its end) into m. 0, or -1 when it is not one. */
+int mc_meta_parse(const char *line, size_t n, struct mc_meta *m);
+
+/* The collector class's inspect: slab classes, totals and a key census. 0, or -1 with err. */
+int mc_inspect(const char *target, const struct inspect_conf *ic, char *err);
 
 /* ---- -f scripts (memcached/script.c): pure, text protocol ---- */
 

@@ -275,6 +275,8 @@ take_item(void *arg, const struct stat_line *l, char *err)
         dst = &c->evicted;
     else if (name_is(l, rest, "outofmemory"))
         dst = &c->outofmemory;
+    else if (name_is(l, rest, "age"))
+        dst = &c->age;
     else if (name_is(l, rest, "mem_requested")) /* 1.6 moved it here from `stats slabs` */
         dst = &c->mem_requested;
     if (dst != NULL && safe_strntoull(l->val, l->val_len, dst) < 0)

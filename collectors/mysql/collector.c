@@ -1258,6 +1258,12 @@ my_coll_kill(void *conn, const char *id, int terminate, char *err)
     return my_sessions_kill(((struct my_coll *)conn)->m, id, terminate, err);
 }
 
+static int
+my_coll_statements(void *conn, struct coll_statements *out, char *err)
+{
+    return my_statements_read(((struct my_coll *)conn)->m, out, err);
+}
+
 const struct collector_class mysql_collector_class = {
     .name = "mysql",
     .title = "MySQL",
@@ -1271,5 +1277,6 @@ const struct collector_class mysql_collector_class = {
     .read_settings = my_coll_settings,
     .apply_setting = my_coll_apply,
     .sessions = my_coll_sessions,
+    .statements = my_coll_statements,
     .kill = my_coll_kill,
 };

@@ -136,6 +136,9 @@ struct coll_sessions;
 int my_sessions_read(MYSQL *m, uint64_t *ids, struct coll_sessions *out, char *err);
 /* KILL QUERY id (terminate 0) or KILL id. 0, or -1 with err. */
 int my_sessions_kill(MYSQL *m, const char *id, int terminate, char *err);
+/* performance_schema's top statement digests into out, or out->note saying how to turn it on. */
+struct coll_statements;
+int my_statements_read(MYSQL *m, struct coll_statements *out, char *err);
 
 /* --- settings (mysql/settings.c) --- */
 

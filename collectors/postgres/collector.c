@@ -1256,6 +1256,12 @@ pg_coll_kill(void *conn, const char *id, int terminate, char *err)
     return pg_sessions_kill(((struct pg_coll *)conn)->conn, id, terminate, err);
 }
 
+static int
+pg_coll_statements(void *conn, struct coll_statements *out, char *err)
+{
+    return pg_statements_read(((struct pg_coll *)conn)->conn, out, err);
+}
+
 char *
 pg_collector_sql(int server_version_num)
 {
@@ -1285,4 +1291,5 @@ const struct collector_class postgres_collector_class = {
     .apply_setting = pg_coll_apply,
     .sessions = pg_coll_sessions,
     .kill = pg_coll_kill,
+    .statements = pg_coll_statements,
 };

@@ -90,6 +90,12 @@ int pg_sessions_read(PGconn *conn, int privileged, const char *role, struct coll
 /* pg_cancel_backend (terminate 0) or pg_terminate_backend of pid id. 0, or -1 with err. */
 int pg_sessions_kill(PGconn *conn, const char *id, int terminate, char *err);
 
+/* --- the top statements (postgres/statements.c), on the collector's connection --- */
+
+struct coll_statements;
+/* pg_stat_statements' top statements into out, or out->note saying how to turn it on. */
+int pg_statements_read(PGconn *conn, struct coll_statements *out, char *err);
+
 /* --- `benchtop init` (postgres/init.c) --- */
 
 /* The PostgreSQL driver's options (postgres/driver.c declares their table). */

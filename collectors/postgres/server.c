@@ -6,6 +6,8 @@
  * (the output of initdb and pg_ctl, and the server's own log) and the Unix
  * socket. The server listens on 127.0.0.1 only, with trust authentication
  * for the user postgres: fine for a cluster nobody else can reach for long.
+ * pg_stat_statements is preloaded, so that watch can show the top
+ * statements once a database has CREATE EXTENSION pg_stat_statements.
  */
 #include "base/throwaway.h"
 #include "base/util.h"
@@ -75,7 +77,7 @@ run_pg_ctl_start(struct server *s, struct pg_server *pg, char *err)
 
     snprintf(opts, sizeof opts,
              "-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200 "
-             "-c shared_buffers=128MB",
+             "-c shared_buffers=128MB -c shared_preload_libraries=pg_stat_statements",
              s->port, s->dir);
     return server_run(s, argv, s->log, err);
 }

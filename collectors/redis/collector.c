@@ -675,6 +675,12 @@ rd_coll_kill(void *conn, const char *id, int terminate, char *err)
     return redis_sessions_kill(((struct rd_coll *)conn)->ctx, id, terminate, err);
 }
 
+static int
+rd_coll_statements(void *conn, struct coll_statements *out, char *err)
+{
+    return redis_statements_read(((struct rd_coll *)conn)->ctx, out, err);
+}
+
 const struct collector_class redis_collector_class = {
     .name = "redis",
     .title = "Redis",
@@ -687,5 +693,6 @@ const struct collector_class redis_collector_class = {
     .apply_setting = rd_coll_apply,
     .sessions = rd_coll_sessions,
     .kill = rd_coll_kill,
+    .statements = rd_coll_statements,
     .inspect = redis_inspect,
 };

@@ -8,6 +8,7 @@
  * so; the figures are of the keys it looked at.
  */
 #include "redis.h"
+#include "collectors/shared/census.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,9 +23,7 @@
 enum {
     SCAN_COUNT = 200, /* keys a SCAN step asks for: each step is short for the server */
     TOP_N = 10,
-    MAX_PREFIXES = 256, /* more distinct prefixes than this go to "(other)" */
-    KEY_SHOWN = 128,    /* bytes of a key name kept for the report */
-    NTTL = 6,
+    KEY_SHOWN = CENSUS_KEY_SHOWN,
     TIMEOUT_MS = 5000,
 };
 
@@ -34,9 +33,6 @@ static const char *const type_names[NTYPES] = {"string", "list",   "set",  "zset
                                                "hash",   "stream", "other"};
 static const char *const len_cmds[NTYPES] = {"STRLEN", "LLEN", "SCARD", "ZCARD",
                                              "HLEN",   "XLEN", NULL};
-static const char *const ttl_names[NTTL] = {"no TTL",  "< 1 min",  "< 1 hour",
-                                            "< 1 day", "< 1 week", ">= 1 week"};
-static const double ttl_limits_ms[NTTL - 1] = {0, 60e3, 3600e3, 86400e3, 604800e3};
 
 struct top {
     char key[KEY_SHOWN];
@@ -44,20 +40,13 @@ struct top {
     int type;
 };
 
-struct prefix {
-    char name[KEY_SHOWN];
-    uint64_t keys;
-    double bytes;
-};
-
 struct census {
     uint64_t seen, dbsize;
     uint64_t type_keys[NTYPES];
     double type_bytes[NTYPES], type_elems[NTYPES], bytes;
     struct top by_elems[TOP_N], by_mem[TOP_N], by_freq[TOP_N];
-    int nprefixes;
-    struct prefix prefixes[MAX_PREFIXES + 1]; /* the last: "(other)" */
-    uint64_t ttl[NTTL];
+    struct census_prefixes prefixes;
+    uint64_t ttl[CENSUS_NTTL];
     char policy[32];
     int lfu, budget_hit, sample_hit;
     double secs;
@@ -103,43 +92,9 @@ top_add(struct top *t, const struct key_facts *k, double n)
     t[i].type = k->type;
 }
 
-static struct prefix *
-prefix_of(struct census *c, const struct key_facts *k, const char *sep)
-{
-    const char *end = memmem(k->name, k->len, sep, strlen(sep));
-    size_t n = end ? (size_t)(end - k->name) : k->len;
-    char name[KEY_SHOWN];
-
-    snprintf(name, sizeof name, "%.*s", (int)(n < KEY_SHOWN ? n : KEY_SHOWN - 1), k->name);
-    if (end == NULL)
-        snprintf(name, sizeof name, "(no %s)", sep);
-    for (int i = 0; i < c->nprefixes; i++)
-        if (strcmp(c->prefixes[i].name, name) == 0)
-            return &c->prefixes[i];
-    if (c->nprefixes == MAX_PREFIXES) {
-        snprintf(c->prefixes[MAX_PREFIXES].name, KEY_SHOWN, "(other)");
-        return &c->prefixes[MAX_PREFIXES];
-    }
-    snprintf(c->prefixes[c->nprefixes].name, KEY_SHOWN, "%s", name);
-    return &c->prefixes[c->nprefixes++];
-}
-
-static int
-ttl_bucket(double pttl)
-{
-    int b = 1;
-
-    if (pttl < 0)
-        return 0;
-    while (b < NTTL - 1 && pttl >= ttl_limits_ms[b])
-        b++;
-    return b;
-}
-
 static void
 census_add(struct census *c, const struct key_facts *k, const char *sep)
 {
-    struct prefix *p = prefix_of(c, k, sep);
     double bytes = isnan(k->bytes) ? 0 : k->bytes;
 
     c->seen++;
@@ -147,9 +102,8 @@ census_add(struct census *c, const struct key_facts *k, const char *sep)
     c->type_bytes[k->type] += bytes;
     c->type_elems[k->type] += isnan(k->elems) ? 0 : k->elems;
     c->bytes += bytes;
-    p->keys++;
-    p->bytes += bytes;
-    c->ttl[ttl_bucket(k->pttl)]++;
+    census_prefix_add(&c->prefixes, k->name, k->len, sep, bytes);
+    c->ttl[census_ttl_bucket(k->pttl < 0 ? -1 : k->pttl / 1e3)]++;
     top_add(c->by_elems, k, k->elems);
     top_add(c->by_mem, k, k->bytes);
     if (c->lfu)
@@ -275,14 +229,6 @@ read_server(redisContext *ctx, struct census *c, char *err)
 }
 
 static int
-by_bytes(const void *a, const void *b)
-{
-    const struct prefix *x = a, *y = b;
-
-    return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
-}
-
-static int
 scan_all(redisContext *ctx, struct census *c, const struct inspect_conf *ic, char *err)
 {
     unsigned long long cursor = 0;
@@ -295,7 +241,7 @@ scan_all(redisContext *ctx, struct census *c, const struct inspect_conf *ic, cha
         c->budget_hit = cursor != 0 && (double)(now_us() - t0) / 1e6 >= ic->budget_s;
     } while (cursor != 0 && !c->sample_hit && !c->budget_hit);
     c->secs = (double)(now_us() - t0) / 1e6;
-    qsort(c->prefixes, (size_t)c->nprefixes, sizeof c->prefixes[0], by_bytes);
+    census_prefix_sort(&c->prefixes);
     return 0;
 }
 
@@ -349,7 +295,7 @@ text_keyspace(FILE *f, const struct census *c)
 static void
 text_report(FILE *f, const struct census *c, const struct inspect_conf *ic, const char *where)
 {
-    char b1[32], clean[KEY_SHOWN * 4];
+    char b1[32];
 
     fprintf(f, "redis %s: %llu of %llu keys looked at in %.2f s%s\n", where,
             (unsigned long long)c->seen, (unsigned long long)c->dbsize, c->secs,
@@ -364,18 +310,8 @@ text_report(FILE *f, const struct census *c, const struct inspect_conf *ic, cons
                     fmt_bytes(b1, sizeof b1, c->type_bytes[i]));
     text_top(f, "biggest keys by elements (a string's bytes)", c->by_elems, 0);
     text_top(f, "biggest keys by MEMORY USAGE", c->by_mem, 1);
-    fprintf(f, "memory by prefix (up to the first '%s'):\n", ic->separator);
-    for (int i = 0; i <= MAX_PREFIXES; i++)
-        if (c->prefixes[i].keys > 0) {
-            text_clean(clean, sizeof clean, c->prefixes[i].name);
-            fprintf(f, "  %-40s %10llu keys %12s %5.1f%%\n", clean,
-                    (unsigned long long)c->prefixes[i].keys,
-                    fmt_bytes(b1, sizeof b1, c->prefixes[i].bytes),
-                    c->bytes > 0 ? 100 * c->prefixes[i].bytes / c->bytes : 0);
-        }
-    fprintf(f, "TTL:\n");
-    for (int i = 0; i < NTTL; i++)
-        fprintf(f, "  %-10s %10llu keys\n", ttl_names[i], (unsigned long long)c->ttl[i]);
+    census_prefix_text(f, &c->prefixes, ic->separator, c->bytes);
+    census_ttl_text(f, c->ttl);
     if (c->lfu)
         text_top(f, "hot keys by OBJECT FREQ", c->by_freq, 0);
     else
@@ -416,18 +352,9 @@ json_report(FILE *f, const struct census *c, const struct inspect_conf *ic)
     json_top(f, "by_elements", c->by_elems);
     json_top(f, "by_memory", c->by_mem);
     json_top(f, "hot", c->by_freq);
-    fprintf(f, ",\"prefixes\":[");
-    for (int i = 0, n = 0; i <= MAX_PREFIXES; i++)
-        if (c->prefixes[i].keys > 0) {
-            fprintf(f, "%s{\"prefix\":", n++ ? "," : "");
-            json_put_string(f, c->prefixes[i].name);
-            fprintf(f, ",\"keys\":%llu,\"bytes\":%.0f}", (unsigned long long)c->prefixes[i].keys,
-                    c->prefixes[i].bytes);
-        }
-    fprintf(f, "],\"ttl\":{");
-    for (int i = 0; i < NTTL; i++)
-        fprintf(f, "%s\"%s\":%llu", i ? "," : "", ttl_names[i], (unsigned long long)c->ttl[i]);
-    fprintf(f, "},\"policy\":");
+    census_prefix_json(f, &c->prefixes);
+    census_ttl_json(f, c->ttl);
+    fprintf(f, ",\"policy\":");
     json_put_string(f, c->policy);
     fprintf(f, ",\"separator\":");
     json_put_string(f, ic->separator);

@@ -30,6 +30,7 @@ struct collect {
     atomic_uint_fast64_t interval_us;
     atomic_uint_fast64_t busy_since_us; /* when the sample in progress began; 0: none */
     atomic_int want_sessions;
+    atomic_int want_statements;
     atomic_uint_fast64_t phase_us; /* samples fall on phase + k * interval; 0: free */
     uint64_t start_us;
     pthread_mutex_t lock; /* guards pub and req */
@@ -54,6 +55,8 @@ struct sampler {
     uint64_t prev_us;
     uint64_t probes, probe_us; /* since the last sample: how many, and their time */
     struct collect_result res;
+    struct coll_statements stmts_prev; /* the last read, for the next one's rates */
+    uint64_t stmts_prev_us;            /* when it was taken; 0: none */
 };
 
 static void
@@ -208,6 +211,32 @@ read_sessions(struct collect *c, struct sampler *s)
     s->res.have_sessions = 1;
 }
 
+/* The top statements, when a front end shows them; a failure leaves the sample alone. */
+static void
+read_statements(struct collect *c, struct sampler *s)
+{
+    char err[BT_ERRLEN];
+    uint64_t t = now_us();
+
+    if (c->cls->statements == NULL || !atomic_load(&c->want_statements) || s->conn == NULL) {
+        s->stmts_prev_us = 0; /* a later read starts again: no rate over the gap */
+        return;
+    }
+    memset(&s->res.statements, 0, sizeof(s->res.statements));
+    if (c->cls->statements(s->conn, &s->res.statements, err) < 0) {
+        first_line(s->res.statements_error, sizeof(s->res.statements_error), err);
+        s->res.have_statements = 0;
+        s->stmts_prev_us = 0;
+        return;
+    }
+    coll_statements_derive(s->stmts_prev_us ? &s->stmts_prev : NULL, &s->res.statements,
+                           (double)(t - s->stmts_prev_us) / 1e6);
+    s->stmts_prev = s->res.statements;
+    s->stmts_prev_us = t;
+    s->res.statements_error[0] = '\0';
+    s->res.have_statements = 1;
+}
+
 /* The user's confirmed cancel or terminate, then the list again so the change shows. */
 static void
 kill_session(struct collect *c, struct sampler *s)
@@ -259,7 +288,9 @@ take_sample(struct collect *c, struct sampler *s)
         lost(c, s, t0, err);
         return;
     }
-    read_sessions(c, s); /* before the sample: PostgreSQL's then runs in the glances' transaction */
+    /* before the sample: PostgreSQL's then run in the glances' transaction */
+    read_sessions(c, s);
+    read_statements(c, s);
     memset(s->cur, 0, c->cls->sample_size);
     if (c->cls->sample(s->conn, s->cur, err) < 0) {
         lost(c, s, t0, err);
@@ -445,6 +476,12 @@ void
 collect_want_sessions(struct collect *c, int on)
 {
     atomic_store(&c->want_sessions, on);
+}
+
+void
+collect_want_statements(struct collect *c, int on)
+{
+    atomic_store(&c->want_statements, on);
 }
 
 int

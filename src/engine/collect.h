@@ -49,6 +49,9 @@ struct collect_result {
     int have_sessions;        /* sessions holds a list read before the last sample */
     char sessions_error[160]; /* why the last list could not be read; "" */
     struct coll_sessions sessions;
+    int have_statements;        /* statements holds a read from before the last sample */
+    char statements_error[160]; /* why the last read failed; "" */
+    struct coll_statements statements;
     uint64_t killed; /* collect_kill requests finished: grows by one per answer */
     int kill_ok;     /* the last one's outcome */
     int kill_terminate;
@@ -90,6 +93,8 @@ int collect_apply(struct collect *c, const char *name, const char *value, char *
  * it costs the server a query per sample.
  */
 void collect_want_sessions(struct collect *c, int on);
+/* The same for the top statements (the class's statements callback). */
+void collect_want_statements(struct collect *c, int on);
 /*
  * Asks the collector thread to cancel session id's statement (terminate
  * 0) or end the session (1), then to read the list again. The answer

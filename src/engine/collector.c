@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -226,4 +227,64 @@ coll_threads(struct coll_view *v, double threads, const char *setting, const str
         coll_row_add(v, "cpu", "threads", threads, busiest + wait >= 90 ? ROW_WARN : ROW_NORMAL,
                      "%.0f (%s), busiest %.0f%% + %.0f%% waiting for a CPU", threads, setting,
                      busiest, wait);
+}
+
+/* --- top statements --- */
+
+static const struct coll_statement *
+statement_find(const struct coll_statements *l, const char *id)
+{
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->s[i].id, id) == 0)
+            return &l->s[i];
+    return NULL;
+}
+
+/*
+ * One statement's interval figures against its earlier read: was NULL on
+ * the first read (figures since the reset), or when it was not among the
+ * earlier ones (then only what needs no interval).
+ */
+static void
+statement_derive(const struct coll_statement *was, int first, struct coll_statement *s, double secs,
+                 double all_ms)
+{
+    double calls = s->calls, ms = s->total_ms;
+
+    s->calls_s = s->interval_ms = NAN;
+    if (was != NULL && s->calls >= was->calls) {
+        calls = s->calls - was->calls;
+        ms = s->total_ms - was->total_ms;
+        s->calls_s = calls / secs;
+        s->interval_ms = ms;
+    }
+    s->mean_ms = calls > 0 ? ms / calls : NAN;
+    s->share = all_ms > 0 && (first || was != NULL) ? ms / all_ms : NAN;
+    s->rows_per_call = s->calls > 0 ? s->rows / s->calls : NAN;
+}
+
+/* The most time first: in the interval where known, else since the reset. */
+static int
+by_time(const void *a, const void *b)
+{
+    const struct coll_statement *x = a, *y = b;
+    double tx = isnan(x->interval_ms) ? -1 : x->interval_ms;
+    double ty = isnan(y->interval_ms) ? -1 : y->interval_ms;
+
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
+    return x->total_ms > y->total_ms ? -1 : x->total_ms < y->total_ms;
+}
+
+void
+coll_statements_derive(const struct coll_statements *prev, struct coll_statements *cur, double secs)
+{
+    /* a reset (or a restart) between the reads makes the totals go back: a first read again */
+    int again = prev != NULL && secs > 0 && cur->all_ms >= prev->all_ms;
+    double all_ms = again ? cur->all_ms - prev->all_ms : cur->all_ms;
+
+    for (int i = 0; i < cur->n; i++)
+        statement_derive(again ? statement_find(prev, cur->s[i].id) : NULL, !again, &cur->s[i],
+                         secs, all_ms);
+    qsort(cur->s, (size_t)cur->n, sizeof cur->s[0], by_time);
 }

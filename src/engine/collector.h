@@ -26,6 +26,7 @@
 #define COLL_MAX_SETTINGS 24
 #define COLL_MAX_CHANGES 8
 #define COLL_MAX_SESSIONS 64
+#define COLL_MAX_STATEMENTS 32
 
 enum row_level {
     ROW_NORMAL,
@@ -189,6 +190,42 @@ struct coll_sessions {
 };
 
 /*
+ * One statement (or command) as the server totals it since its statistics
+ * were reset (pg_stat_statements, performance_schema's digests, INFO
+ * commandstats). The text is the server's raw normalized text: escape it
+ * (text_clean) before it reaches a terminal.
+ */
+struct coll_statement {
+    char id[48];    /* the server's key: queryid:dbid:userid, a digest, a command's name */
+    char text[200]; /* "SELECT abalance FROM pgbench_accounts WHERE aid = $1", "get" */
+    double calls, total_ms, rows; /* since the reset; rows NAN where the server keeps none */
+    /* coll_statements_derive, from two reads: NAN on the first read and for a new statement */
+    double calls_s;       /* calls per second between the reads */
+    double interval_ms;   /* its time between the reads */
+    double mean_ms;       /* per call between the reads; since the reset on the first */
+    double share;         /* of every statement's time, 0..1, likewise */
+    double rows_per_call; /* since the reset */
+};
+
+/* The statements that took the most time (collector_class.statements). */
+struct coll_statements {
+    int n;
+    int total;                /* statements the server keeps (n may be fewer) */
+    double all_ms, all_calls; /* every statement's, not only these n */
+    char source[40];          /* "pg_stat_statements", "performance_schema", "commandstats" */
+    char note[160];           /* when the server keeps none: how to turn it on (n is 0) */
+    struct coll_statement s[COLL_MAX_STATEMENTS];
+};
+
+/*
+ * Pure: cur's per-interval figures from prev, read secs earlier (prev
+ * NULL: the first read), then cur's statements ordered by their time in
+ * the interval (since the reset on the first read), most first.
+ */
+void coll_statements_derive(const struct coll_statements *prev, struct coll_statements *cur,
+                            double secs);
+
+/*
  * What a collector's signals stand for in the verdict: session.c merges
  * the run's collectors by role (see verdict.h, struct verdict_input).
  */
@@ -304,6 +341,16 @@ struct collector_class {
      * session"); the connection stays usable either way.
      */
     int (*kill)(void *conn, const char *id, int terminate, char *err);
+    /*
+     * Optional (NULL: no top statements). The statements that took the
+     * most time since the server's statistics were reset, at most
+     * COLL_MAX_STATEMENTS, into out (zeroed by the caller), with the
+     * totals of all. A server that keeps none is not a failure: out->note
+     * says how to turn it on. Called before a sample while a front end
+     * shows them (collect_want_statements), in the same transaction as
+     * the sessions list where there is one. 0, or -1 with err.
+     */
+    int (*statements)(void *conn, struct coll_statements *out, char *err);
     /*
      * Optional (NULL: `benchtop inspect` refuses the target). One pass over
      * the server's contents on a connection of its own (main thread,

@@ -504,6 +504,34 @@ json_rows(FILE *f, const struct coll_view *v)
     fputc(']', f);
 }
 
+/* The top statements as a member of the server line: what the server keeps, or the note. */
+static void
+json_top_statements(FILE *f, const struct coll_statements *l)
+{
+    fputs(",\"statements\":{\"source\":", f);
+    json_put_string(f, l->source);
+    json_member_str(f, "note", l->note);
+    fprintf(f, ",\"kept\":%d", l->total);
+    json_member_num(f, "all_ms", l->all_ms);
+    json_member_num(f, "all_calls", l->all_calls);
+    fputs(",\"top\":[", f);
+    for (int i = 0; i < l->n; i++) {
+        const struct coll_statement *s = &l->s[i];
+        fprintf(f, "%s{\"id\":", i ? "," : "");
+        json_put_string(f, s->id);
+        json_member_str(f, "text", s->text);
+        json_member_num(f, "calls", s->calls);
+        json_member_num(f, "calls_s", s->calls_s);
+        json_member_num(f, "total_ms", s->total_ms);
+        json_member_num(f, "interval_ms", s->interval_ms);
+        json_member_num(f, "mean_ms", s->mean_ms);
+        json_member_num(f, "share", s->share);
+        json_member_num(f, "rows_per_call", s->rows_per_call);
+        fputc('}', f);
+    }
+    fputs("]}", f);
+}
+
 void
 report_server(FILE *f, double t, const char *name, const char *target,
               const struct collect_result *res, const struct verdict *v)
@@ -528,6 +556,10 @@ report_server(FILE *f, double t, const char *name, const char *target,
             fprintf(f, ",\"state_samples\":{\"per_s\":%.1f,\"ms_each\":%.3f}", res->probes_s,
                     res->probe_ms);
     }
+    if (res->have_statements)
+        json_top_statements(f, &res->statements);
+    else if (res->statements_error[0] != '\0')
+        json_member_str(f, "statements_error", res->statements_error);
     if (v != NULL) { /* watch: what the server shows, with no load of ours to judge */
         fputs(",\"server_verdict\":{\"kind\":", f);
         json_put_string(f, verdict_key(v->kind));

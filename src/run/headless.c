@@ -133,5 +133,8 @@ headless_run(struct session *s, int sigfd, struct headless_conf *conf)
     s->hooks = (struct session_hooks){
         .on_tick = on_tick, .on_server = on_server, .on_input = no_input, .on_idle_tick = NULL};
     s->arg = conf;
+    /* watch's JSON carries the top statements: a query per sample, worth it without a load */
+    for (int i = 0; s->eng == NULL && conf->report->json && i < s->ncollect; i++)
+        collect_want_statements(s->collect[i], 1);
     session_run(s, sigfd);
 }

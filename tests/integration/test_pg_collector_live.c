@@ -401,6 +401,46 @@ test_glances_add_no_commit(void **state)
     assert_in_range(settled_commits() - before, SAMPLES, SAMPLES + 3);
 }
 
+/*
+ * The top statements, read before each sample, run in the sample's
+ * transaction: still one commit per sample, with pg_stat_statements there
+ * (its savepoint) and without it (the note).
+ */
+static void
+test_statements_add_no_commit(void **state)
+{
+    static const char *const ext[] = {"DROP EXTENSION IF EXISTS pg_stat_statements",
+                                      "CREATE EXTENSION pg_stat_statements"};
+    struct coll_statements *l = calloc(1, sizeof *l);
+    struct pg_sample s;
+    char err[BT_ERRLEN];
+    uint64_t t;
+
+    for (int with = 0; with < 3; with++) {
+        PGconn *db = itest_pg(DB);
+        long long before;
+        void *c;
+
+        itest_exec(db, with < 2 ? ext[with] : "DROP EXTENSION pg_stat_statements");
+        PQfinish(db); /* settled_commits waits for DB to have no session */
+        if (with == 2)
+            break;
+        before = settled_commits();
+        c = open_collector(itest_target(DB));
+        for (int i = 0; i < SAMPLES; i++) {
+            memset(l, 0, sizeof *l);
+            assert_int_equal(postgres_collector_class.statements(c, l, err), 0);
+            assert_true(with ? l->n > 0 && l->note[0] == '\0' : l->note[0] != '\0');
+            take(c, &s, &t);
+        }
+        postgres_collector_class.close(c);
+        fprintf(stderr, "  %d samples with the statements (%s): %lld commits\n", SAMPLES,
+                with ? "installed" : "missing", settled_commits() - before);
+        assert_in_range(settled_commits() - before, SAMPLES, SAMPLES + 3);
+    }
+    free(l);
+}
+
 /* Glances count lock waiters, and tell benchtop's own (application_name) from others'. */
 static void
 test_glances_whose_waits(void **state)
@@ -626,6 +666,7 @@ main(void)
         cmocka_unit_test(test_settings_and_version),
         cmocka_unit_test(test_sql_every_branch),
         cmocka_unit_test(test_glances_add_no_commit),
+        cmocka_unit_test(test_statements_add_no_commit),
         cmocka_unit_test(test_glances_whose_waits),
         cmocka_unit_test(test_glances_chain_to_another_statement),
         cmocka_unit_test(test_requested_checkpoints),

@@ -97,7 +97,9 @@ slurp_file(const char *name)
     return s;
 }
 
-/* Starts `ENV benchtop ARGS` in a fresh 120x40 tmux session; stderr and the exit code go to dir. */
+static int term_w = 120, term_h = 40; /* the next session's size */
+
+/* Starts `ENV benchtop ARGS` in a fresh tmux session; stderr and the exit code go to dir. */
 static void
 start_env(const char *env, const char *args)
 {
@@ -109,9 +111,9 @@ start_env(const char *env, const char *args)
     unlink(path);
     snprintf(path, sizeof(path), "tmux %s kill-server 2>/dev/null", sock);
     system(path);
-    tmux("new-session -d -s bt -x 120 -y 40 \"sh -c '%s %s %s 2>%s/err; echo \\$? >%s/rc; "
+    tmux("new-session -d -s bt -x %d -y %d \"sh -c '%s %s %s 2>%s/err; echo \\$? >%s/rc; "
          "sleep 600'\"",
-         env, itest_env("BENCHTOP_BIN"), args, dir, dir);
+         term_w, term_h, env, itest_env("BENCHTOP_BIN"), args, dir, dir);
 }
 
 static void
@@ -672,6 +674,164 @@ test_watch_sessions(void **state)
     PQfinish(p.waiter);
 }
 
+/*
+ * t turns the sessions pane into the top statements: a statement run
+ * 1,234 times since pg_stat_statements' reset shows with its calls, its
+ * share and its text; t again gives the sessions back.
+ */
+static void
+test_watch_top_statements(void **state)
+{
+    PGconn *c = itest_pg(DB);
+    char args[600], line[256], *s;
+
+    itest_exec(c, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    itest_exec(c, "CREATE TABLE IF NOT EXISTS tui_top_probe (i int)");
+    itest_exec(c, "SELECT pg_stat_statements_reset()");
+    for (int i = 0; i < 1234; i++)
+        itest_exec(c, "SELECT count(*) FROM tui_top_probe");
+    PQfinish(c);
+    snprintf(args, sizeof(args), "watch %s", itest_target(DB));
+    start(args);
+    free(wait_for("7 sessions", 10000));
+    tmux("send-keys -t bt t");
+    free(wait_for("7 top statements (pg_stat_statements)", 5000));
+    tmux("send-keys -t bt 7");
+    s = wait_for("tui_top_probe", 5000);
+    line_of(s, "tui_top_probe", line, sizeof line);
+    if (strstr(line, " 1234 ") == NULL)
+        fail_msg("no 1234 calls in:\n%s", s);
+    assert_non_null(strstr(s, "calls/s"));
+    free(s);
+    tmux("send-keys -t bt t");
+    free(wait_for("7 sessions", 5000));
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+}
+
+/* q ends the dashboard with 0; the next session is 120x40 again. */
+static void
+quit_ok(void)
+{
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    term_w = 120;
+    term_h = 40;
+}
+
+/* Waits up to ms for `needle` to leave the screen; returns the screen (checked by the caller). */
+static char *
+wait_gone(const char *needle, int ms)
+{
+    char *s = capture();
+
+    for (int waited = 0; waited < ms && strstr(s, needle) != NULL; waited += 100) {
+        free(s);
+        itest_sleep_ms(100);
+        s = capture();
+    }
+    return s;
+}
+
+/* The screen's third line (the verdict's), its trailing blanks dropped. */
+static void
+verdict_row(const char *screen, char *line, size_t len)
+{
+    const char *p = screen;
+    size_t n;
+
+    for (int i = 0; i < 2 && strchr(p, '\n') != NULL; i++)
+        p = strchr(p, '\n') + 1;
+    snprintf(line, len, "%.*s", (int)strcspn(p, "\n"), p);
+    n = strlen(line);
+    while (n > 0 && line[n - 1] == ' ')
+        line[--n] = '\0';
+}
+
+/* Cells of a UTF-8 string, as the terminal shows it. */
+static int
+cells(const char *s)
+{
+    int n = 0;
+
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/*
+ * Under load at 80 and at 200 columns the verdict line is whole, or ends
+ * in an ellipsis at the edge; v shows the whole verdict (its start as on
+ * the line, and what the line cut), any key closes it.
+ */
+static void
+test_verdict_line_cut_or_whole(void **state)
+{
+    static const int widths[] = {80, 200};
+    char args[600], line[1024], start_of[40], *s;
+
+    snprintf(args, sizeof(args), "%s -c 2 -j 1 -T 60", itest_target(DB));
+    for (int k = 0; k < 2; k++) {
+        term_w = widths[k];
+        term_h = 30;
+        start(args);
+        for (int i = 0; i < 100; i++) { /* the first verdict takes a few intervals */
+            s = capture();
+            verdict_row(s, line, sizeof line);
+            free(s);
+            if (strstr(line, "limit: ") != NULL && strstr(line, "measuring") == NULL)
+                break;
+            itest_sleep_ms(200);
+        }
+        fprintf(stderr, "  %d columns: %s\n", widths[k], line);
+        assert_non_null(strstr(line, "limit: "));
+        if (cells(line) >= widths[k] - 1) /* at the edge: cut, and it says so */
+            assert_non_null(strstr(line + strlen(line) - 3, "\u2026"));
+        else
+            assert_null(strstr(line, "\u2026"));
+        snprintf(start_of, sizeof start_of, "%.24s", strstr(line, "limit: ") + 7);
+        tmux("send-keys -t bt v");
+        s = wait_for("verdict (any key closes)", 3000);
+        assert_non_null(strstr(s, start_of));
+        free(s);
+        tmux("send-keys -t bt x");
+        s = wait_gone("any key closes", 2000);
+        assert_null(strstr(s, "any key closes"));
+        free(s);
+        quit_ok();
+    }
+}
+
+/*
+ * Zoomed, the server pane scrolls at 80x24: j moves its rows up a line at
+ * a time and says how many are above; End goes to the last, Home back.
+ */
+static void
+test_server_pane_scrolls(void **state)
+{
+    char args[600], *s;
+
+    snprintf(args, sizeof(args), "watch %s", itest_target(DB));
+    term_w = 80;
+    term_h = 24;
+    start(args);
+    free(wait_for("client sessions", 10000));
+    tmux("send-keys -t bt 5 j j j");
+    free(wait_for("3 rows above (k, PgUp, Home)", 3000));
+    tmux("send-keys -t bt k");
+    free(wait_for("2 rows above", 3000));
+    tmux("send-keys -t bt End");
+    s = wait_for("rows above", 3000);
+    assert_null(strstr(s, "client sessions")); /* the first rows gave way */
+    free(s);
+    tmux("send-keys -t bt Home");
+    s = wait_gone("rows above", 2000);
+    assert_null(strstr(s, "rows above"));
+    assert_non_null(strstr(s, "client sessions"));
+    free(s);
+    quit_ok();
+}
+
 /* --read-only: the list is there, C and K are not. */
 static void
 test_watch_sessions_read_only(void **state)
@@ -799,6 +959,9 @@ main(void)
         cmocka_unit_test(test_demo_not_in_foreground_refused),
         cmocka_unit_test(test_watch_sessions),
         cmocka_unit_test(test_watch_sessions_read_only),
+        cmocka_unit_test(test_watch_top_statements),
+        cmocka_unit_test(test_verdict_line_cut_or_whole),
+        cmocka_unit_test(test_server_pane_scrolls),
         cmocka_unit_test(test_watch_redis_clients),
     };
     if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_watch_*' */

@@ -895,11 +895,37 @@ test_derive_no_slabs(void **state)
     assert_true(row(&v, "commands", "get/s")->num == 1000.0);
 }
 
+/* lru_crawler metadump lines as 1.6.18 writes them: the key decoded, the fields read. */
+static void
+test_meta_parse(void **state)
+{
+    const char *ok = "key=sess%2520x%3A1 exp=-1 la=1796194467 cas=2 fetch=yes cls=1 size=70";
+    const char *ttl = "key=user%3A1 exp=1796195067 la=1796194467 cas=1 fetch=no cls=3 size=170";
+    struct mc_meta m;
+
+    assert_int_equal(mc_meta_parse(ok, strlen(ok), &m), 0);
+    assert_string_equal(m.key, "sess%20x:1");
+    assert_int_equal(m.key_len, 10);
+    assert_int_equal(m.exp, -1);
+    assert_int_equal(m.fetched, 1);
+    assert_int_equal(m.size, 70);
+    assert_int_equal(mc_meta_parse(ttl, strlen(ttl), &m), 0);
+    assert_int_equal(m.exp, 1796195067);
+    assert_int_equal(m.la, 1796194467);
+    assert_int_equal(m.fetched, 0);
+    assert_int_equal(m.cls, 3);
+    assert_int_equal(mc_meta_parse("END", 3, &m), -1);
+    assert_int_equal(mc_meta_parse("BUSY currently processing crawler request", 41, &m), -1);
+    assert_int_equal(mc_meta_parse("key=a%4 exp=-1 size=1", 21, &m), -1); /* cut escape */
+    assert_int_equal(mc_meta_parse("key=a exp=-1", 12, &m), -1);          /* no size */
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_16),
+        cmocka_unit_test(test_meta_parse),
         cmocka_unit_test(test_slabs_items_16),
         cmocka_unit_test(test_settings_find),
         cmocka_unit_test(test_stats_14),

@@ -543,10 +543,80 @@ test_cut_rows_marker_flags_hidden_problems(void **state)
     assert_int_equal(row_of_text(g, inner(srv), "needs pg_monitor"), srv.y + srv.h - 2);
     grid_free(g);
 
-    /* Zoomed to 3 the marker points to 5. */
+    /* Zoomed, the marker points to the keys that scroll. */
     d->zoom = 3;
     g = render(d, 80, 24);
-    assert_true(has_text(g, "(press 5)"));
+    assert_false(has_text(g, "(press 3)"));
+    grid_free(g);
+    free(d);
+}
+
+/* Zoomed (3, 5), the server's rows scroll: the first ones give way, a line counts them. */
+static void
+test_server_rows_scroll_when_zoomed(void **state)
+{
+    struct dash *d = new_dash();
+    struct grid *g;
+
+    d->zoom = 5;
+    d->scroll = 13; /* of 14 rows: only the last is left */
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "13 rows above (k, PgUp, Home)"));
+    assert_true(has_text(g, "max_connections"));
+    assert_false(has_text(g, "commits/s"));
+    grid_free(g);
+    d->scroll = 99; /* past the end: the last row stays */
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "13 rows above"));
+    assert_true(has_text(g, "max_connections"));
+    grid_free(g);
+    d->zoom = 0; /* not zoomed: no scroll */
+    g = render(d, 80, 24);
+    assert_false(has_text(g, "rows above"));
+    grid_free(g);
+    free(d);
+}
+
+/* A verdict wider than the line ends in an ellipsis at 80 and 200 columns; v shows it whole. */
+static void
+test_verdict_cut_with_a_sign(void **state)
+{
+    struct dash *d = new_dash();
+    char row[ROW_BUF];
+    struct grid *g;
+    size_t n;
+
+    d->utf8 = 1;
+    snprintf(d->verdict, sizeof d->verdict, "CLIENT-BOUND (clear): ");
+    for (int i = 0; strlen(d->verdict) < 300; i++)
+        snprintf(d->verdict + strlen(d->verdict), sizeof d->verdict - strlen(d->verdict),
+                 "word%03d ", i);
+    snprintf(d->verdict + strlen(d->verdict), sizeof d->verdict - strlen(d->verdict), "END");
+    for (int w = 80; w <= 200; w += 120) {
+        g = render(d, w, 30);
+        grid_row_text(g, 2, row, sizeof row);
+        n = strlen(row);
+        while (n > 0 && row[n - 1] == ' ')
+            n--;
+        row[n] = '\0';
+        assert_true(n >= 3 && strcmp(row + n - 3, "\u2026") == 0); /* the line ends in it */
+        assert_int_equal(cells_of(row), w);
+        assert_false(has_text(g, "END"));
+        grid_free(g);
+    }
+    d->verdict_open = 1;
+    g = render(d, 80, 30);
+    assert_true(has_text(g, "verdict (any key closes)"));
+    assert_true(has_text(g, "word000"));
+    assert_true(has_text(g, "END"));
+    grid_free(g);
+    /* one that fits is left whole, without the sign */
+    d->verdict_open = 0;
+    snprintf(d->verdict, sizeof d->verdict, "CLIENT-BOUND (clear): short");
+    g = render(d, 80, 30);
+    grid_row_text(g, 2, row, sizeof row);
+    assert_non_null(strstr(row, "limit: CLIENT-BOUND (clear): short"));
+    assert_null(strstr(row, "\u2026"));
     grid_free(g);
     free(d);
 }
@@ -1195,6 +1265,8 @@ main(void)
         cmocka_unit_test(test_bigger_screens_grow_graph_and_server),
         cmocka_unit_test(test_bad_row_is_styled_bad),
         cmocka_unit_test(test_cut_rows_marker_flags_hidden_problems),
+        cmocka_unit_test(test_server_rows_scroll_when_zoomed),
+        cmocka_unit_test(test_verdict_cut_with_a_sign),
         cmocka_unit_test(test_nothing_written_outside_the_grid),
         cmocka_unit_test(test_long_strings_are_clipped),
         cmocka_unit_test(test_too_small_shows_notice),

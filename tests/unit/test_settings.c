@@ -3,6 +3,7 @@
  * pure diff of two settings reads, memcached's `stats settings` parser,
  * the prompt's editing and NAME = VALUE split, and segment figures.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -155,11 +156,46 @@ test_segments_before_and_since(void **state)
     free(d);
 }
 
+/* Two reads of the top statements 2 s apart: rates, means and shares of the interval. */
+static void
+test_statements_derive(void **state)
+{
+    struct coll_statements a = {.n = 2, .all_ms = 1000, .all_calls = 300};
+    struct coll_statements b = {.n = 3, .all_ms = 1400, .all_calls = 520};
+
+    a.s[0] = (struct coll_statement){.id = "1", .calls = 100, .total_ms = 800, .rows = 100};
+    a.s[1] = (struct coll_statement){.id = "2", .calls = 200, .total_ms = 200, .rows = NAN};
+    b.s[0] = (struct coll_statement){.id = "1", .calls = 110, .total_ms = 900, .rows = 110};
+    b.s[1] = (struct coll_statement){.id = "2", .calls = 400, .total_ms = 500, .rows = NAN};
+    b.s[2] = (struct coll_statement){.id = "3", .calls = 10, .total_ms = 1, .rows = 20};
+    coll_statements_derive(NULL, &a, 0);
+    assert_string_equal(a.s[0].id, "1"); /* most time since the reset first */
+    assert_true(isnan(a.s[0].calls_s));
+    assert_float_equal(a.s[0].share, 0.8, 1e-9);
+    assert_float_equal(a.s[0].mean_ms, 8, 1e-9);
+    assert_float_equal(a.s[0].rows_per_call, 1, 1e-9);
+    coll_statements_derive(&a, &b, 2.0);
+    assert_string_equal(b.s[0].id, "2"); /* 300 ms in the interval against 100 */
+    assert_float_equal(b.s[0].calls_s, 100, 1e-9);
+    assert_float_equal(b.s[0].mean_ms, 1.5, 1e-9);
+    assert_float_equal(b.s[0].share, 0.75, 1e-9);
+    assert_true(isnan(b.s[0].rows_per_call));
+    assert_float_equal(b.s[1].share, 0.25, 1e-9);
+    /* new since the last read: no interval figures, not a share of the interval */
+    assert_string_equal(b.s[2].id, "3");
+    assert_true(isnan(b.s[2].calls_s) && isnan(b.s[2].share));
+    /* a reset between the reads (the totals went back): a first read again */
+    a.all_ms = 5000;
+    coll_statements_derive(&a, &b, 2.0);
+    assert_true(isnan(b.s[0].calls_s));
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_diff_names_changes_only),
+        cmocka_unit_test(test_statements_derive),
         cmocka_unit_test(test_memcached_settings_parse),
         cmocka_unit_test(test_prompt_edits_and_splits),
         cmocka_unit_test(test_segments_before_and_since),

@@ -145,6 +145,24 @@ draw_shape(const struct dash *d, struct grid *g, struct rect r)
         grid_put_run(g, &x, y, end, ST_DIM, "until q");
 }
 
+/*
+ * text from *x to end; when it does not fit, cut a cell short and ended
+ * in an ellipsis, so a cut line never passes for the whole (v shows it).
+ */
+static void
+put_cut(const struct dash *d, struct grid *g, int *x, int y, int end, enum style st,
+        const char *text)
+{
+    int room = end - *x;
+
+    if (dash_cells(text) <= room || room < 2) {
+        grid_put_run(g, x, y, end, st, text);
+        return;
+    }
+    *x += grid_put(g, *x, y, room - 1, st, text);
+    grid_put_run(g, x, y, end, st, d->utf8 ? "\u2026" : "~");
+}
+
 /* The third line: what limits throughput now, and the figures that show it. */
 static void
 draw_verdict(const struct dash *d, struct grid *g, struct rect r)
@@ -158,7 +176,7 @@ draw_verdict(const struct dash *d, struct grid *g, struct rect r)
         return;
     }
     grid_put_run(g, &x, y, end, ST_LABEL, "limit: ");
-    grid_put_run(g, &x, y, end, dash_level_style(d->verdict_level, ST_VALUE), d->verdict);
+    put_cut(d, g, &x, y, end, dash_level_style(d->verdict_level, ST_VALUE), d->verdict);
 }
 
 void

@@ -109,7 +109,7 @@ draw_more(const struct dash *d, struct grid *g, const struct flow *f, const stru
     int hidden = v->nrows - placed, flagged = 0, x;
     enum row_level worst = ROW_NORMAL;
     char buf[64];
-    const char *hint = d->zoom == 5 ? "" : d->zoom == 3 ? " (press 5)" : " (press 3)";
+    const char *hint = d->zoom == 5 || d->zoom == 3 ? " (j, PgDn)" : " (press 3)";
 
     for (int i = placed; i < v->nrows && i < COLL_MAX_ROWS; i++) {
         enum row_level l = v->rows[i].level;
@@ -227,6 +227,28 @@ draw_title(struct grid *g, struct rect in, int y, const struct dash_server *s)
     }
 }
 
+/*
+ * Zoomed (3, 5), the rows scroll: the first d->scroll are left out and a
+ * line says so, where the rows would start. Returns the lines used.
+ */
+static int
+draw_scrolled(const struct dash *d, struct grid *g, struct rect area, const struct coll_view *v)
+{
+    int skip = d->zoom == 3 || d->zoom == 5 ? d->scroll : 0;
+    struct coll_view rest;
+
+    skip = skip < v->nrows ? skip : v->nrows - 1;
+    if (skip <= 0 || area.h < 2)
+        return draw_rows(d, g, area, v);
+    rest = *v;
+    rest.nrows = v->nrows - skip;
+    memmove(rest.rows, v->rows + skip, (size_t)rest.nrows * sizeof rest.rows[0]);
+    grid_printf(g, area.x + 1, area.y, area.w - 1, ST_DIM, "%d rows above (k, PgUp, Home)", skip);
+    area.y++;
+    area.h--;
+    return 1 + draw_rows(d, g, area, &rest);
+}
+
 static void
 draw_server(const struct dash *d, struct grid *g, struct rect b, const struct dash_server *s)
 {
@@ -244,7 +266,7 @@ draw_server(const struct dash *d, struct grid *g, struct rect b, const struct da
                  s->ok ? "waiting for the second sample" : "no data yet");
         used = 1;
     } else
-        used = draw_rows(d, g, rows, v);
+        used = draw_scrolled(d, g, rows, v);
     /* The note follows the rows, so it reads as their footnote. */
     if (note)
         grid_put(g, b.x, rows.y + used, b.w, ST_WARN, v->note);

@@ -53,9 +53,8 @@ put_col(struct grid *g, int *x, int y, int w, enum style st, const char *raw)
     *x += w + 1;
 }
 
-/* The statement on one line: newlines and tabs as spaces, runs of spaces as one. */
-static void
-one_line(char *dst, size_t len, const char *q)
+void
+dash_one_line(char *dst, size_t len, const char *q)
 {
     size_t n = 0;
 
@@ -129,7 +128,7 @@ draw_row(const struct coll_session *s, struct cols c, int selected, struct grid 
         put_col(g, &x, y, DB_W, st, s->db);
     if (c.info)
         put_col(g, &x, y, INFO_W, st, s->info);
-    one_line(q, sizeof q, s->query);
+    dash_one_line(q, sizeof q, s->query);
     if (x < end)
         put_col(g, &x, y, end - x, st, q);
 }
@@ -142,7 +141,7 @@ draw_foot(const struct dash *d, struct grid *g, struct rect in)
     char line[200];
 
     /* what the keys do first: the rest is cut on a narrow pane */
-    snprintf(line, sizeof line, "%s  o: %s  j/k: select%s%s",
+    snprintf(line, sizeof line, "%s  o: %s  j/k: select  t: statements%s%s",
              ss->can_kill ? "C cancel  K terminate" : "C/K off (--read-only)",
              ss->sort == DASH_SORT_STATE ? "by state" : "by duration", ss->list.note[0] ? "  " : "",
              ss->list.note);
@@ -159,6 +158,10 @@ pane_sessions(const struct dash *d, struct grid *g, struct rect r)
     char title[64];
     struct cols c;
 
+    if (ss->top) {
+        pane_statements(d, g, r);
+        return;
+    }
     snprintf(title, sizeof title, "7 sessions %d of %d", n, ss->list.total);
     grid_box(g, r, ss->have ? title : "7 sessions", d->utf8);
     if (in.w <= 0 || in.h <= 0)
