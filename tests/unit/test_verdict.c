@@ -605,6 +605,35 @@ test_host_bound(void **state)
     assert_int_equal(steady(&in), VK_SERVER_CPU);
 }
 
+/*
+ * Redis's loop at 65% (no limit: more clients per wakeup) while another
+ * client's DEBUG SLEEP stalls it 27% of the time: the stall, not "add
+ * clients" (stopping the staller gave x1.57). Without the stall: light.
+ */
+static void
+test_stall_past_an_unsaturated_server(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.clients = 16;
+    in.tps = 30000;
+    in.lat_mean_ms = 16 / 30000.0 * 1000;
+    in.sig.active = NAN; /* an event loop: no session states */
+    in.sig.sessions = 17;
+    in.sig.server_cpu_pct = 65;
+    in.sig.server_cpu_limit = 100;
+    in.sig.other_stall_share = 0.3;
+    snprintf(in.sig.other_stall_what, sizeof in.sig.other_stall_what, "DEBUG SLEEP 0.3");
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_STALL);
+    assert_non_null(strstr(v.evidence, "DEBUG SLEEP"));
+    in.sig.other_stall_share = 0;
+    assert_int_equal(steady(&in), VK_UNDERLOADED);
+}
+
 /* A round trip longer than the whole latency is scheduling delay; a minority of it is not the wire.
  */
 static void
@@ -1214,6 +1243,7 @@ main(void)
         cmocka_unit_test(test_whose_waits),
         cmocka_unit_test(test_host_bound),
         cmocka_unit_test(test_network_needs_majority),
+        cmocka_unit_test(test_stall_past_an_unsaturated_server),
         cmocka_unit_test(test_evidence_rebuilt),
         cmocka_unit_test(test_work_named),
         cmocka_unit_test(test_undecided_and_final),
