@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "engine/driver.h"
 #include "engine/engine.h"
@@ -57,6 +58,12 @@ run_status(const struct snapshot *snap)
 int
 cmd_run_load(struct runconf *rc, struct sweep *sweep)
 {
+    return cmd_run_round(rc, sweep, NULL);
+}
+
+int
+cmd_run_round(struct runconf *rc, struct sweep *sweep, struct cmd_round *round)
+{
     const struct driver_class *drv = rc->driver;
     char err[BT_ERRLEN];
     void *shared;
@@ -77,8 +84,8 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
     cmd_raise_fd_limit(rc->clients);
     ctx.workload = workload_label(rc, label, sizeof label);
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];
-    ctx.json = cmd_open_record(rc);
-    ctx.human = rc->quiet ? NULL : stderr;
+    ctx.json = round ? round->json : cmd_open_record(rc);
+    ctx.human = rc->quiet || round ? NULL : stderr;
     sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
     if (sigfd < 0 || instance_wait(rc, sigfd) < 0) {
         drv->release(shared);
@@ -95,9 +102,12 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
         usage_fatal("%s", err);
     cmd_front_end(&s, sigfd, &ctx, names, targets);
     status = run_status(&s.eng->snap);
+    if (round != NULL)
+        round->signo = s.signo;
     engine_free(s.eng);
     drv->release(shared);
-    if (ctx.json != NULL && ctx.json != stdout)
+    close(sigfd); /* try runs a load per round */
+    if (round == NULL && ctx.json != NULL && ctx.json != stdout)
         fclose(ctx.json);
     return status;
 }
