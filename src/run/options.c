@@ -103,7 +103,7 @@ const struct option_def option_table[] = {
      "tier's status URL; the verdict says whether it is the limit"},
     {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
      "the dashboard changes nothing: its s (set a setting), C and K (cancel, end a session) "
-     "keys are off"},
+     "keys are off; try is refused"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
      "dashboard colours: default, light, mono, or a .theme file"},
     {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", CMD_LOAD,
