@@ -53,28 +53,57 @@ a_verdict(const struct try_round *r, int n)
     return (enum verdict_kind)best;
 }
 
-/* The pairs' relative differences: mean, 95% half-width, and whether 0 is outside. */
+/* Sum and sum of squares of ln tps over one side's rounds; 0 when a round finished nothing. */
+static int
+log_sums(const struct try_round *r, int n, int b, double *sum, double *ss, int *k)
+{
+    double mean;
+    int i;
+
+    *sum = *ss = 0;
+    *k = 0;
+    for (i = 0; i < n; i++) {
+        if (r[i].b != b)
+            continue;
+        if (!(r[i].tps > 0))
+            return 0;
+        *sum += log(r[i].tps);
+        (*k)++;
+    }
+    mean = *k ? *sum / *k : 0;
+    for (i = 0; i < n; i++)
+        if (r[i].b == b)
+            *ss += (log(r[i].tps) - mean) * (log(r[i].tps) - mean);
+    return *k > 0;
+}
+
+/*
+ * B against A in log tps (a change multiplies throughput): the difference
+ * of the sides' means, and the 95% half-width of a two-sample t interval
+ * with the rounds' pooled variance (nA + nB - 2 degrees of freedom),
+ * turned back into a ratio: diff = B/A - 1, band = the distance from it to
+ * the interval's end nearer no change (the interval is not symmetric as a
+ * ratio), so the sentence's "± band" is beyond noise exactly when larger.
+ */
 static void
 differences(const struct try_round *r, int n, struct try_result *out)
 {
-    double d[TRY_MAX_ROUNDS], sum = 0, ss = 0, a = NAN;
-    int i, k = 0;
+    double sa, ssa, sb, ssb, d, h;
+    int na, nb, df;
 
-    for (i = 0; i < n && i < TRY_MAX_ROUNDS; i++) {
-        if (!r[i].b)
-            a = r[i].tps;
-        else if (a > 0 && !isnan(a)) {
-            d[k] = r[i].tps / a - 1;
-            sum += d[k++];
-            a = NAN;
-        }
-    }
-    out->pairs = k;
-    out->diff = k ? sum / k : NAN;
-    for (i = 0; i < k; i++)
-        ss += (d[i] - out->diff) * (d[i] - out->diff);
-    out->band = k > 1 ? t95(k - 1) * sqrt(ss / (k - 1)) / sqrt(k) : NAN;
-    out->beyond = k > 1 && fabs(out->diff) > out->band;
+    out->diff = out->band = NAN;
+    if (!log_sums(r, n, 0, &sa, &ssa, &na) || !log_sums(r, n, 1, &sb, &ssb, &nb))
+        return;
+    out->pairs = na < nb ? na : nb;
+    d = sb / nb - sa / na;
+    out->diff = exp(d) - 1;
+    df = na + nb - 2;
+    if (df < 1)
+        return;
+    h = t95(df) * sqrt((ssa + ssb) / df * (1.0 / na + 1.0 / nb));
+    /* the end nearer no change: then |diff| > band exactly when the interval leaves 0 out */
+    out->band = fabs(exp(d) - exp(d >= 0 ? d - h : d + h));
+    out->beyond = fabs(d) > h;
 }
 
 static void
@@ -82,8 +111,8 @@ sentence(struct try_result *out)
 {
     if (out->pairs == 0)
         snprintf(out->sentence, sizeof out->sentence,
-                 "nothing to compare: A finished no transaction");
-    else if (out->pairs == 1)
+                 "nothing to compare: a round finished no transaction");
+    else if (isnan(out->band))
         snprintf(out->sentence, sizeof out->sentence,
                  "B differs by %+.0f%% (one round each: no noise band; use --rounds 3)",
                  out->diff * 100);

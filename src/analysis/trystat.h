@@ -4,13 +4,14 @@
  * and whether the A rounds' verdict predicted it. No I/O; tests feed it
  * rounds.
  *
- * Rounds alternate A, B, A, B...; round pair i is (A_i, B_i), run side by
- * side, so drift on a shared host falls on both. The difference is the
- * mean of the pairs' relative differences (B_i / A_i - 1), and its noise
- * band the half-width of their 95% confidence interval (Student's t with
- * pairs - 1 degrees of freedom): beyond noise when the interval leaves 0
- * out. With 2 pairs t is 12.7, so only a large, steady effect (a 20 ms
- * fsync against none) is called with so few rounds.
+ * Rounds alternate A, B, A, B..., so drift on a shared host falls on both
+ * sides. A change multiplies throughput, so the sides are compared in log
+ * tps: B/A - 1 from the difference of their means, and its noise band
+ * from a two-sample t interval (95%, the rounds' pooled variance,
+ * nA + nB - 2 degrees of freedom), beyond noise when the interval leaves 0
+ * out. A paired interval would have pairs - 1 degrees of freedom (t = 12.7
+ * with two rounds): a x10 effect whose B rounds differed by half was then
+ * "no difference" on the loaded test machine.
  */
 #ifndef BENCHTOP_TRYSTAT_H
 #define BENCHTOP_TRYSTAT_H
@@ -57,10 +58,10 @@ enum try_held {
 
 struct try_result {
     struct try_side a, b;
-    int pairs;                 /* (A_i, B_i) pairs with A_i > 0 */
-    double diff;               /* mean of B_i / A_i - 1: 2.12 is +212% */
-    double band;               /* its 95% half-width; NAN with one pair */
-    int beyond;                /* the interval leaves 0 out */
+    int pairs;   /* rounds on the smaller side; 0: a round finished nothing */
+    double diff; /* B / A - 1 of the sides' mean log tps: 2.12 is +212% */
+    double band; /* to the 95% interval's end nearer no change, as diff; NAN with one pair */
+    int beyond;  /* the interval leaves 0 out */
     enum verdict_kind verdict; /* what held most of the A rounds */
     enum try_held held;
     char sentence[160]; /* "B is faster by 212% ± 6%, beyond noise" */

@@ -106,6 +106,8 @@ struct cmd_round {
     int signo;
 };
 int cmd_run_round(struct runconf *rc, struct sweep *sweep, struct cmd_round *round);
+/* sweep --set-values (src/cmd/try.c): a load per value of one setting, then put back. */
+int cmd_try_sweep(struct runconf *rc);
 /* Raises the open-file limit for this many clients, or exits 2 saying how. */
 void cmd_raise_fd_limit(int clients);
 

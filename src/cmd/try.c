@@ -22,10 +22,11 @@
 #include "cmd.h"
 #include "analysis/sweep.h"
 #include "analysis/trystat.h"
-#include "base/json.h"
 #include "base/util.h"
 #include "engine/registry.h"
 #include "engine/tryset.h"
+#include "records/sweep-output.h"
+#include "records/tryreport.h"
 #include "run/options.h"
 
 struct try_run {
@@ -237,73 +238,24 @@ change_text(const struct try_run *t, char *buf, size_t len)
     return buf;
 }
 
-static double
-pct(double b, double a)
-{
-    return a > 0 ? (b / a - 1) * 100 : 0;
-}
-
-/* The A/B table, the sentence and the prediction on stdout. */
+/* The table as try prints it and -o records it (src/records/tryreport.c). */
 static void
-print_result(const struct try_run *t, const struct try_result *res)
+report(const struct try_run *t, const struct try_result *res)
 {
-    char what[512];
-    const struct try_side *a = &res->a, *b = &res->b;
+    struct try_table *tab = xcalloc(1, sizeof *tab);
 
-    printf("try %s: B = %s; %d rounds of %g s after %g s settle\n", t->rc->target_masked,
-           change_text(t, what, sizeof what), t->rc->try_rounds, t->rc->try_for_s, t->rc->warmup_s);
-    printf("%-6s %12s %10s %10s %10s %8s\n", "", "tps", "p50 ms", "p95 ms", "p99 ms", "errors");
-    printf("%-6s %12.1f %10.2f %10.2f %10.2f %8llu\n", "A", a->tps, a->p50_ms, a->p95_ms, a->p99_ms,
-           (unsigned long long)a->errors);
-    printf("%-6s %12.1f %10.2f %10.2f %10.2f %8llu\n", "B", b->tps, b->p50_ms, b->p95_ms, b->p99_ms,
-           (unsigned long long)b->errors);
-    printf("%-6s %+11.0f%% %+9.0f%% %+9.0f%% %+9.0f%%\n", "B/A", pct(b->tps, a->tps),
-           pct(b->p50_ms, a->p50_ms), pct(b->p95_ms, a->p95_ms), pct(b->p99_ms, a->p99_ms));
-    printf("%s\n%s\n", res->sentence, res->prediction);
-}
-
-static void
-side_json(FILE *f, const char *key, const struct try_side *s)
-{
-    fprintf(f, ",\"%s\":{\"rounds\":%d,\"clients\":%d", key, s->n, s->clients);
-    json_member_num(f, "tps", s->tps);
-    json_member_num(f, "p50_ms", s->p50_ms);
-    json_member_num(f, "p95_ms", s->p95_ms);
-    json_member_num(f, "p99_ms", s->p99_ms);
-    fprintf(f, ",\"errors\":%llu}", (unsigned long long)s->errors);
-}
-
-/* The result as the record's last line ("type":"try"), for benchtop report. */
-static void
-result_json(const struct try_run *t, const struct try_result *res)
-{
-    char what[512];
-    FILE *f = t->out;
-    int i;
-
-    if (f == NULL)
-        return;
-    fputs("{\"type\":\"try\"", f);
-    json_member_str(f, "target", t->rc->target_masked);
-    json_member_str(f, "change", change_text(t, what, sizeof what));
-    fputs(",\"rounds\":[", f);
-    for (i = 0; i < t->n; i++) {
-        fprintf(f, "%s{\"side\":\"%s\"", i ? "," : "", t->rounds[i].b ? "B" : "A");
-        json_member_num(f, "tps", t->rounds[i].tps);
-        json_member_num(f, "p99_ms", t->rounds[i].p99_ms);
-        json_member_str(f, "verdict", verdict_key(t->rounds[i].verdict));
-        fputc('}', f);
-    }
-    fputc(']', f);
-    side_json(f, "a", &res->a);
-    side_json(f, "b", &res->b);
-    json_member_num(f, "diff", res->diff);
-    json_member_num(f, "band", res->band);
-    fprintf(f, ",\"beyond_noise\":%s", res->beyond ? "true" : "false");
-    json_member_str(f, "sentence", res->sentence);
-    json_member_str(f, "verdict", verdict_key(res->verdict));
-    json_member_str(f, "prediction", try_held_key(res->held));
-    fputs("}\n", f);
+    snprintf(tab->target, sizeof tab->target, "%s", t->rc->target_masked);
+    change_text(t, tab->change, sizeof tab->change);
+    tab->rounds = t->rc->try_rounds;
+    tab->for_s = t->rc->try_for_s;
+    tab->warmup_s = t->rc->warmup_s;
+    tab->n = t->n;
+    memcpy(tab->r, t->rounds, sizeof tab->r);
+    tab->res = *res;
+    try_table_print(stdout, tab);
+    if (t->out != NULL)
+        try_line_write(t->out, tab);
+    free(tab);
 }
 
 /* try --undo: the leftover file's values put back. */
@@ -371,10 +323,90 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
         one_round(t, i % 2);
     put_back(t);
     try_judge(t->rounds, t->n, t->change, &res);
-    print_result(t, &res);
-    result_json(t, &res);
+    report(t, &res);
     if (t->out != NULL && fclose(t->out) != 0)
         usage_fatal("cannot write -o %s: %s", rc->try_output, strerror(errno));
+    free(t);
+    return 0;
+}
+
+/* --set-values 'NAME=V1,V2,...' into sw's setting and values; exits 2 on a bad list. */
+static void
+values_parse(const char *text, struct sweep *sw)
+{
+    const char *eq = strchr(text, '='), *p, *end;
+
+    if (eq == NULL || eq == text || (size_t)(eq - text) >= sizeof sw->setting || eq[1] == '\0')
+        usage_fatal("--set-values '%s' is not NAME=V1,V2,... (e.g. work_mem=4MB,16MB,64MB)", text);
+    snprintf(sw->setting, sizeof sw->setting, "%.*s", (int)(eq - text), text);
+    for (p = eq + 1; *p; p = *end ? end + 1 : end) {
+        end = p + strcspn(p, ",");
+        if (end == p || (size_t)(end - p) >= sizeof sw->values[0] || sw->list.n == SWEEP_MAX_STEPS)
+            usage_fatal("--set-values: an empty, too long (63) or 65th value in '%s'", text);
+        snprintf(sw->values[sw->list.n++], sizeof sw->values[0], "%.*s", (int)(end - p), p);
+    }
+}
+
+/* One step of a setting sweep: the value applied, one load measured (reverted at the end). */
+static void
+setting_step(struct try_run *t, struct sweep *sw, int i)
+{
+    struct sweep_step *st = &sw->steps[i];
+    char err[BT_ERRLEN];
+    int signo, rv;
+
+    if ((signo = pending_signal(t->sigfd)) != 0)
+        interrupted(t, signo);
+    snprintf(t->set.want[0].value, sizeof t->set.want[0].value, "%s", sw->values[i]);
+    if (tryset_apply(&t->set, err) < 0) {
+        put_back(t);
+        usage_fatal("%s", err);
+    }
+    rv = run_round(t, t->rc->clients, t->rc->threads, st);
+    if (rv < 0)
+        interrupted(t, -rv);
+    if (rv > 0) {
+        put_back(t);
+        fatal("step %d ended before its measured part was done", i + 1);
+    }
+    st->index = i;
+    sw->nsteps = i + 1;
+    report_step_json(stdout, sw, st);
+}
+
+int
+cmd_try_sweep(struct runconf *rc)
+{
+    struct try_run *t = xcalloc(1, sizeof *t);
+    struct sweep *sw = xcalloc(1, sizeof *sw);
+    struct report_ctx ctx = {.rc = rc, .workload = rc->workload ? rc->workload : "default"};
+    char text[256];
+    int i;
+
+    if (rc->read_only)
+        usage_fatal("--read-only refuses --set-values: it changes the server's settings");
+    values_parse(rc->sweep_set_values, sw);
+    check_leftover(rc);
+    t->rc = rc;
+    rc->try_for_s = rc->step_s;
+    rc->headless = 1;
+    if (rc->threads > rc->clients)
+        rc->threads = rc->clients;
+    sw->axis = SWEEP_SETTING;
+    sw->warmup_s = rc->warmup_s;
+    sw->step_s = rc->step_s;
+    sw->clients = rc->clients;
+    t->sigfd = session_block_signals();
+    snprintf(text, sizeof text, "%s=%s", sw->setting, sw->values[0]);
+    rc->try_set = text;
+    prepare_settings(t); /* reads what undoes it, refuses restart-only ones, writes the undo file */
+    for (i = 0; i < sw->list.n; i++)
+        setting_step(t, sw, i);
+    put_back(t);
+    report_sweep_json(stdout, sw);
+    if (!rc->quiet)
+        report_sweep_table(stderr, sw, &ctx);
+    free(sw);
     free(t);
     return 0;
 }

@@ -74,6 +74,7 @@ struct runconf {
     char *report_hlog;        /* report --hlog FILE */
     char *sweep_clients;      /* sweep --clients LIST */
     char *sweep_rates;        /* sweep --rates LIST */
+    char *sweep_set_values;   /* sweep --set-values NAME=V1,V2,...: a setting's values */
     double warmup_s;          /* sweep --warmup: each step's unmeasured start */
     double step_s;            /* sweep --step-time: each step's measured part */
     int find_rate;            /* sweep --find-rate */

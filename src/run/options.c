@@ -29,6 +29,9 @@ const struct option_def option_table[] = {
      "sweep: client counts to step through: 1,2,4,8, 1..64 (doubling) or 10..100+10"},
     {"rates", 0, OPT_STRING, OFF(sweep_rates), 0, 0, "", "LIST", CMD_SWEEP,
      "sweep: open-loop rates to step through at a fixed -c (same forms as --clients)"},
+    {"set-values", 0, OPT_STRING, OFF(sweep_set_values), 0, 0, "", "NAME=V1,V2,...", CMD_SWEEP,
+     "sweep: a server setting's values to step through at a fixed -c (work_mem=4MB,16MB,64MB); "
+     "put back at the end, as try does"},
     {"warmup", 0, OPT_DOUBLE, OFF(warmup_s), 0, 3600, "2", "SECONDS", CMD_SWEEP | CMD_TRY,
      "sweep, try: run each step or round this long before measuring it (the settle)"},
     {"step-time", 0, OPT_DOUBLE, OFF(step_s), 0.01, 1e6, "10", "SECONDS", CMD_SWEEP,

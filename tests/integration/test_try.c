@@ -99,12 +99,17 @@ row_tps(const char *out, const char *side)
 static void
 test_sync_commit_off_wins(void **state)
 {
+    char rec[700];
     char *args[] = {
         "try",      slow, "-w",    "tpcb-like", "-c",       "4", "--set", "synchronous_commit=off",
-        "--rounds", "2",  "--for", "3",         "--warmup", "1", NULL};
-    struct run r = itest_runv(args);
+        "--rounds", "2",  "--for", "3",         "--warmup", "1", "-o",    rec,
+        NULL};
+    char *report[] = {"report", rec, NULL};
+    struct run r, rep;
     double a, b;
 
+    snprintf(rec, sizeof rec, "%s/try.jsonl", state_dir);
+    r = itest_runv(args);
     fprintf(stderr, "%s%s", r.err, r.out);
     assert_int_equal(r.status, 0);
     a = row_tps(r.out, "\nA ");
@@ -115,6 +120,10 @@ test_sync_commit_off_wins(void **state)
     assert_non_null(strstr(r.out, "its advice expected B faster"));
     assert_string_equal(show("synchronous_commit"), "on");
     assert_int_equal(undo_files(), 0);
+    rep = itest_runv(report); /* the record's try line gives the same table */
+    assert_int_equal(rep.status, 0);
+    assert_string_equal(rep.out, r.out);
+    itest_free(&rep);
     itest_free(&r);
 }
 
@@ -260,6 +269,30 @@ test_redis_appendfsync_put_back(void **state)
     redisFree(c);
 }
 
+static void
+test_sweep_set_values(void **state)
+{
+    char *args[] = {"sweep",       slow, "-w",           "tpcb-like",
+                    "-c",          "4",  "--set-values", "synchronous_commit=on,off",
+                    "--step-time", "2",  "--warmup",     "1",
+                    NULL};
+    struct run r = itest_runv(args);
+    const char *on, *off;
+
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    on = strstr(r.out, "\"value\":\"on\"");
+    off = strstr(r.out, "\"value\":\"off\"");
+    assert_non_null(on);
+    assert_non_null(off);
+    assert_true(itest_num(off, "tps") > itest_num(on, "tps"));
+    assert_non_null(strstr(r.out, "\"type\":\"sweep\",\"sweep\":\"setting\""));
+    assert_non_null(strstr(r.err, "most tps: synchronous_commit=off"));
+    assert_string_equal(show("synchronous_commit"), "on");
+    assert_int_equal(undo_files(), 0);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -271,6 +304,7 @@ main(void)
         cmocka_unit_test(test_restart_only_refused),
         cmocka_unit_test(test_read_only_refused),
         cmocka_unit_test(test_redis_appendfsync_put_back),
+        cmocka_unit_test(test_sweep_set_values),
     };
     return cmocka_run_group_tests_name("try", tests, setup, teardown);
 }

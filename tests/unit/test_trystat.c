@@ -69,17 +69,35 @@ test_same_values_no_difference(void **state)
 static void
 test_slower_and_band(void **state)
 {
-    /* pairs -0.5 and -0.6: mean -0.55, sd 0.0707, t(1) 12.706 / sqrt 2: band 0.635 */
+    /* log tps: A 0 spread, B ln 50 and ln 40; pooled over 2 df, t(2) = 4.303 */
     const double a[] = {100, 100}, b[] = {50, 40};
+    double d = (log(50) + log(40)) / 2 - log(100), m = (log(50) - log(40)) / 2;
+    double h = 4.303 * sqrt(2 * m * m / 2 * (0.5 + 0.5));
     struct try_round r[4];
     struct try_result res;
 
     try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, &res);
-    assert_true(fabs(res.diff + 0.55) < 1e-9);
-    assert_true(fabs(res.band - 12.706 * 0.0707107 / sqrt(2)) < 1e-4);
-    assert_false(res.beyond); /* two pairs: a wide band */
+    assert_true(fabs(res.diff - (exp(d) - 1)) < 1e-9);
+    assert_true(fabs(res.band - (exp(d + h) - exp(d))) < 1e-4); /* the end nearer no change */
+    assert_true(fabs(res.diff) > res.band);
+    assert_true(res.beyond);
+    assert_non_null(strstr(res.sentence, "B is slower by 55% "));
     assert_int_equal(res.held, TRY_UNTESTED);
     assert_non_null(strstr(res.prediction, "no verdict"));
+}
+
+static void
+test_x10_with_unsteady_b(void **state)
+{
+    /* the loaded machine's run that a paired interval called no difference */
+    const double a[] = {36.0, 37.4}, b[] = {512, 322};
+    struct try_round r[4];
+    struct try_result res;
+
+    try_judge(r, rounds(r, a, b, 2, VK_COMMIT, 4), TRY_SETTING, &res);
+    assert_true(res.beyond);
+    assert_true(res.diff > 9);
+    assert_true(res.diff > res.band);
 }
 
 static void
@@ -135,6 +153,7 @@ main(void)
         cmocka_unit_test(test_large_effect_beyond_noise),
         cmocka_unit_test(test_same_values_no_difference),
         cmocka_unit_test(test_slower_and_band),
+        cmocka_unit_test(test_x10_with_unsteady_b),
         cmocka_unit_test(test_more_clients_prediction),
         cmocka_unit_test(test_one_pair_and_empty_a),
         cmocka_unit_test(test_set_parse),
