@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/progress.h"
 #include "engine/driver.h"
 #include "engine/engine.h"
 #include "run/instance.h"
@@ -77,6 +78,9 @@ cmd_run_round(struct runconf *rc, struct sweep *sweep, struct cmd_round *round)
         usage_fatal("-r is not supported for %s: it has no statements to count (drop -r)",
                     drv->name);
     shared = drv->prepare(rc, rc->driver_conf, err);
+    /* a signal that cut prepare short ends a try's round: try puts the server back */
+    if (shared == NULL && round != NULL && (round->signo = progress_interrupted()) != 0)
+        return 1;
     if (shared == NULL)
         usage_fatal("%s", err);
     if (rc->per_stmt)

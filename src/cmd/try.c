@@ -36,15 +36,34 @@ struct try_run {
     FILE *out; /* -o FILE, or NULL */
     int sigfd;
     int n;
+    int put_back; /* done: the settings are back (or said not to be) */
     struct try_round rounds[TRY_MAX_ROUNDS];
 };
 
-/* Puts the server back; a failure says what is left and where the undo file is. */
+/*
+ * The try whose settings may be changed: any exit() on the way (a usage
+ * error in a round's prepare, a failed write) puts them back first.
+ */
+static struct try_run *live;
+
+static void put_back(struct try_run *t);
+
+static void
+put_back_at_exit(void)
+{
+    if (live != NULL)
+        put_back(live);
+}
+
+/* Puts the server back once; a failure says what is left and where the undo file is. */
 static void
 put_back(struct try_run *t)
 {
     char err[BT_ERRLEN];
 
+    if (t->put_back)
+        return;
+    t->put_back = 1;
     if (t->set.n > 0 && tryset_finish(&t->set, err) < 0)
         fprintf(stderr,
                 "benchtop: %s; the undo file %s keeps the original values (run "
@@ -118,6 +137,8 @@ prepare_settings(struct try_run *t)
         t->set.cls->close(t->set.conn);
         usage_fatal("%s", err);
     }
+    live = t;
+    atexit(put_back_at_exit);
 }
 
 /* B's change on the server; a refusal puts back what was set and ends with exit 2. */
@@ -324,6 +345,7 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
     put_back(t);
     try_judge(t->rounds, t->n, t->change, &res);
     report(t, &res);
+    live = NULL;
     if (t->out != NULL && fclose(t->out) != 0)
         usage_fatal("cannot write -o %s: %s", rc->try_output, strerror(errno));
     free(t);
@@ -406,6 +428,7 @@ cmd_try_sweep(struct runconf *rc)
     report_sweep_json(stdout, sw);
     if (!rc->quiet)
         report_sweep_table(stderr, sw, &ctx);
+    live = NULL;
     free(sw);
     free(t);
     return 0;

@@ -8,6 +8,7 @@
  * No timing is asserted: a round is found running by polling the server.
  */
 #include "itest.h"
+#include "itest-mysql.h"
 #include "itest-redis.h"
 
 #include <sys/stat.h>
@@ -293,6 +294,37 @@ test_sweep_set_values(void **state)
     itest_free(&r);
 }
 
+static void
+test_mysql_flush_log_put_back(void **state)
+{
+    char *args[] = {"try",      itest_my_target("bt_my_try"),
+                    "-c",       "2",
+                    "--set",    "innodb_flush_log_at_trx_commit=0",
+                    "--rounds", "2",
+                    "--for",    "2",
+                    "--warmup", "1",
+                    NULL};
+    char *ro[] = {"try", itest_my_target("bt_my_try"), "--set", "innodb_page_size=8192", NULL};
+    MYSQL *m = itest_my(NULL);
+    struct run r;
+
+    assert_int_equal(itest_my_fresh_db("bt_my_try", "1", "1000"), 0);
+    itest_my_exec(m, "SET GLOBAL innodb_flush_log_at_trx_commit = 1");
+    r = itest_runv(args);
+    fprintf(stderr, "%s", r.out);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "beyond noise"));
+    assert_int_equal(itest_my_scalar(m, "SELECT @@GLOBAL.innodb_flush_log_at_trx_commit"), 1);
+    assert_int_equal(undo_files(), 0);
+    itest_free(&r);
+    r = itest_runv(ro); /* a read-only variable: refused before anything changes */
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "innodb_page_size is read-only"));
+    assert_int_equal(undo_files(), 0);
+    itest_free(&r);
+    mysql_close(m);
+}
+
 int
 main(void)
 {
@@ -305,6 +337,7 @@ main(void)
         cmocka_unit_test(test_read_only_refused),
         cmocka_unit_test(test_redis_appendfsync_put_back),
         cmocka_unit_test(test_sweep_set_values),
+        cmocka_unit_test(test_mysql_flush_log_put_back),
     };
     return cmocka_run_group_tests_name("try", tests, setup, teardown);
 }
