@@ -325,6 +325,55 @@ test_mysql_flush_log_put_back(void **state)
     mysql_close(m);
 }
 
+/* Client-side tries need no server permission: B's clients and threads, the sentence's form. */
+static void
+test_client_side_tries(void **state)
+{
+    char *clients[] = {"try",
+                       itest_env("BENCHTOP_RD_TARGET"),
+                       "-c",
+                       "1",
+                       "--try-clients",
+                       "8",
+                       "--rounds",
+                       "2",
+                       "--for",
+                       "1",
+                       "--warmup",
+                       "0.5",
+                       NULL};
+    char *threads[] = {"try",
+                       itest_env("BENCHTOP_RD_TARGET"),
+                       "-c",
+                       "4",
+                       "--try-threads",
+                       "2",
+                       "--rounds",
+                       "2",
+                       "--for",
+                       "1",
+                       "--warmup",
+                       "0.5",
+                       "--read-only",
+                       NULL};
+    struct run r = itest_runv(clients);
+
+    fprintf(stderr, "%s", r.out);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "B = -c 8;"));
+    assert_non_null(strstr(r.out, "beyond noise"));
+    assert_int_equal(itest_count_lines(r.err, "B: "), 2); /* a line per B round */
+    itest_free(&r);
+    r = itest_runv(threads); /* --read-only refuses every try, client-side ones too */
+    assert_int_equal(r.status, 2);
+    itest_free(&r);
+    threads[12] = NULL;
+    r = itest_runv(threads);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "B = -j 2;"));
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -338,6 +387,9 @@ main(void)
         cmocka_unit_test(test_redis_appendfsync_put_back),
         cmocka_unit_test(test_sweep_set_values),
         cmocka_unit_test(test_mysql_flush_log_put_back),
+        cmocka_unit_test(test_client_side_tries),
     };
+    if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_client_*' */
+        cmocka_set_test_filter(getenv("ITEST_FILTER"));
     return cmocka_run_group_tests_name("try", tests, setup, teardown);
 }
