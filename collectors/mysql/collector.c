@@ -1245,6 +1245,12 @@ my_coll_apply(void *conn, const char *name, const char *value, char *err)
 }
 
 static int
+my_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *err)
+{
+    return my_settings_undo_value(((struct my_coll *)conn)->m, name, value, len, err);
+}
+
+static int
 my_coll_sessions(void *conn, struct coll_sessions *out, char *err)
 {
     struct my_coll *c = conn;
@@ -1276,6 +1282,7 @@ const struct collector_class mysql_collector_class = {
     .derive = my_coll_derive,
     .read_settings = my_coll_settings,
     .apply_setting = my_coll_apply,
+    .undo_value = my_coll_undo_value,
     .sessions = my_coll_sessions,
     .statements = my_coll_statements,
     .kill = my_coll_kill,

@@ -147,6 +147,8 @@ struct coll_settings;
 int my_settings_read(MYSQL *m, struct coll_settings *out, char *err);
 /* The collector class's apply_setting: SET GLOBAL (not persisted). */
 int my_settings_apply(MYSQL *m, const char *name, const char *value, char *err);
+/* The collector class's undo_value: SELECT @@GLOBAL.name; read-only variables refused. */
+int my_settings_undo_value(MYSQL *m, const char *name, char *value, size_t len, char *err);
 
 /* --- what a run needs in the database (mysql/init.c) --- */
 

@@ -96,15 +96,68 @@ bare(const char *v)
     return end != v && *end == '\0';
 }
 
-int
-my_settings_apply(MYSQL *m, const char *name, const char *value, char *err)
+/* A name goes into SQL unquoted: letters, digits and _ only. */
+static int
+check_name(const char *name, char *err)
 {
-    char sql[512], quoted[2 * 64 + 1];
     size_t i;
 
     for (i = 0; name[i]; i++)
         if (!isalnum((unsigned char)name[i]) && name[i] != '_')
             return seterr(err, "'%s' is not a variable name (letters, digits and _)", name);
+    return i > 0 && i < 64 ? 0 : seterr(err, "'%s' is not a variable name", name);
+}
+
+/*
+ * The first cell of sql's one row into out ("DEFAULT" for NULL); 1 when a
+ * row came, 0 for none, -1 with err when the server refused the query.
+ */
+static int
+one_cell(MYSQL *m, const char *sql, const char *name, char *out, size_t len, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+    int got = 0;
+
+    if (mysql_query(m, sql) != 0 || (res = mysql_store_result(m)) == NULL)
+        return my_sql_error(m, "read", name, err);
+    if ((row = mysql_fetch_row(res)) != NULL) {
+        snprintf(out, len, "%s", row[0] ? row[0] : "DEFAULT");
+        got = 1;
+    }
+    mysql_free_result(res);
+    return got;
+}
+
+int
+my_settings_undo_value(MYSQL *m, const char *name, char *value, size_t len, char *err)
+{
+    char sql[256], ro[8];
+
+    if (check_name(name, err) < 0)
+        return -1;
+    err[0] = '\0';
+    snprintf(sql, sizeof sql, "SELECT @@GLOBAL.%s", name);
+    if (one_cell(m, sql, name, value, len, err) <= 0)
+        return err[0] ? -1 : seterr(err, "%s is not a global variable", name);
+    /* MariaDB says which are read-only; MySQL has no such table, and SET GLOBAL refuses later */
+    snprintf(sql, sizeof sql,
+             "SELECT READ_ONLY FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = "
+             "UPPER('%s')",
+             name);
+    if (one_cell(m, sql, name, ro, sizeof ro, err) == 1 && strcmp(ro, "YES") == 0)
+        return seterr(err, "%s is read-only: it needs a restart (set it in my.cnf)", name);
+    err[0] = '\0';
+    return 0;
+}
+
+int
+my_settings_apply(MYSQL *m, const char *name, const char *value, char *err)
+{
+    char sql[512], quoted[2 * 64 + 1];
+
+    if (check_name(name, err) < 0)
+        return -1;
     if (bare(value))
         snprintf(sql, sizeof sql, "SET GLOBAL %s = %s", name, value);
     else {

@@ -1243,6 +1243,17 @@ pg_coll_apply(void *conn, const char *name, const char *value, char *err)
 }
 
 static int
+pg_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *err)
+{
+    struct pg_coll *c = conn;
+
+    if (PQtransactionStatus(c->conn) == PQTRANS_INTRANS &&
+        exec_ok(c->conn, "COMMIT", "read the setting", err) < 0)
+        return -1;
+    return pg_settings_undo_value(c->conn, name, value, len, err);
+}
+
+static int
 pg_coll_sessions(void *conn, struct coll_sessions *out, char *err)
 {
     struct pg_coll *c = conn;
@@ -1289,6 +1300,7 @@ const struct collector_class postgres_collector_class = {
     .probe_hz = 15,
     .read_settings = pg_coll_settings,
     .apply_setting = pg_coll_apply,
+    .undo_value = pg_coll_undo_value,
     .sessions = pg_coll_sessions,
     .kill = pg_coll_kill,
     .statements = pg_coll_statements,

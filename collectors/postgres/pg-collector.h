@@ -172,6 +172,9 @@ int pg_settings_read(struct pg_conn *conn, struct pg_settings_cache *cache,
                      struct coll_settings *out, char *err);
 /* The collector class's apply_setting: ALTER SYSTEM and a reload; refuses restart-only ones. */
 int pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, char *err);
+/* The collector class's undo_value: "default" unless ALTER SYSTEM set it; restart-only refused. */
+int pg_settings_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len,
+                           char *err);
 
 extern const struct collector_class postgres_collector_class;
 

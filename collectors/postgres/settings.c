@@ -39,6 +39,16 @@ static const char read_sql[] =
 
 static const char context_sql[] = "SELECT name, context FROM pg_settings WHERE name = lower($1)";
 
+/*
+ * For a try's undo: the context, the value now, and whether ALTER SYSTEM
+ * set it (postgresql.auto.conf; sourcefile needs pg_read_all_settings,
+ * which ALTER SYSTEM's superuser has).
+ */
+static const char undo_sql[] =
+    "SELECT name, context, current_setting(name),"
+    " coalesce(sourcefile LIKE '%postgresql.auto.conf', false) FROM pg_settings"
+    " WHERE name = lower($1)";
+
 static int
 failed(PGconn *conn, PGresult *res, const char *what, char *err)
 {
@@ -164,4 +174,27 @@ pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, cha
         return grant_hint(conn, real, err);
     PQclear(res);
     return 0;
+}
+
+int
+pg_settings_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len, char *err)
+{
+    PGresult *res = run(conn, undo_sql, name, PGRES_TUPLES_OK, "look the setting up", err);
+    const char *no;
+    int rv = 0;
+
+    if (res == NULL)
+        return -1;
+    if (PQntuples(res) != 1) {
+        PQclear(res);
+        return seterr(err, "%s is not a setting (see SHOW ALL)", name);
+    }
+    if ((no = refusal(PQgetvalue(res, 0, 1))) != NULL)
+        rv = seterr(err, "%s %s", PQgetvalue(res, 0, 0), no);
+    else if (strcmp(PQgetvalue(res, 0, 3), "t") == 0)
+        snprintf(value, len, "%s", PQgetvalue(res, 0, 2));
+    else /* RESET on the way back: postgresql.conf's value comes back, and auto.conf stays clean */
+        snprintf(value, len, "default");
+    PQclear(res);
+    return rv;
 }

@@ -664,6 +664,12 @@ rd_coll_apply(void *conn, const char *name, const char *value, char *err)
 }
 
 static int
+rd_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *err)
+{
+    return redis_settings_undo_value(((struct rd_coll *)conn)->ctx, name, value, len, err);
+}
+
+static int
 rd_coll_sessions(void *conn, struct coll_sessions *out, char *err)
 {
     return redis_sessions_read(((struct rd_coll *)conn)->ctx, out, err);
@@ -691,6 +697,7 @@ const struct collector_class redis_collector_class = {
     .derive = rd_coll_derive,
     .read_settings = rd_coll_settings,
     .apply_setting = rd_coll_apply,
+    .undo_value = rd_coll_undo_value,
     .sessions = rd_coll_sessions,
     .kill = rd_coll_kill,
     .statements = rd_coll_statements,

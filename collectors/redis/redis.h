@@ -168,6 +168,9 @@ struct coll_settings;
 int redis_settings_read(redisContext *ctx, int *all, struct coll_settings *out, char *err);
 /* The collector class's apply_setting: CONFIG SET (in memory; the config file is not rewritten). */
 int redis_settings_apply(redisContext *ctx, const char *name, const char *value, char *err);
+/* The collector class's undo_value: CONFIG GET of one exact name. */
+int redis_settings_undo_value(redisContext *ctx, const char *name, char *value, size_t len,
+                              char *err);
 
 /* --- benchtop inspect (redis/inspect.c) --- */
 

@@ -106,3 +106,23 @@ redis_settings_apply(redisContext *ctx, const char *name, const char *value, cha
     freeReplyObject(r);
     return rv;
 }
+
+int
+redis_settings_undo_value(redisContext *ctx, const char *name, char *value, size_t len, char *err)
+{
+    redisReply *r = redisCommand(ctx, "CONFIG GET %s", name);
+    int rv = 0;
+
+    if (r == NULL)
+        return seterr(err, "lost the connection: %s", ctx->errstr);
+    /* a glob would answer for several names: only one exact name can be put back */
+    if (r->type == REDIS_REPLY_ERROR)
+        rv = seterr(err, "CONFIG GET %s refused: %.150s", name, r->str);
+    else if (strpbrk(name, "*?[") != NULL || r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+             r->element[1]->type != REDIS_REPLY_STRING)
+        rv = seterr(err, "%s is not a setting (see CONFIG GET *)", name);
+    else
+        snprintf(value, len, "%s", r->element[1]->str);
+    freeReplyObject(r);
+    return rv;
+}

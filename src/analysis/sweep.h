@@ -35,7 +35,8 @@
  */
 #define SWEEP_CAPACITY_MARGIN 1.25
 
-enum sweep_axis { SWEEP_CLIENTS, SWEEP_RATE };
+/* SWEEP_SETTING: a server setting's values (--set-values), one load per step, clients fixed. */
+enum sweep_axis { SWEEP_CLIENTS, SWEEP_RATE, SWEEP_SETTING };
 
 /* The steps of --clients or --rates, strictly increasing. */
 struct sweep_list {
@@ -198,6 +199,8 @@ struct sweep {
     double warmup_s, step_s;
     int clients; /* -c: the fixed clients of a rate sweep */
     double rate; /* -R: the fixed rate of a clients sweep (0: closed loop), find-rate's start */
+    char setting[40];                 /* SWEEP_SETTING: the setting's name */
+    char values[SWEEP_MAX_STEPS][64]; /* ... and each step's value (steps[i].index) */
 
     enum sweep_phase phase;
     double x;       /* clients or rate of the running step */

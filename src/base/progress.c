@@ -96,6 +96,8 @@ progress_interrupted(void)
     sigset_t pending;
 
     sigpending(&pending);
-    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
-           sigismember(&pending, SIGHUP);
+    return sigismember(&pending, SIGINT)    ? SIGINT
+           : sigismember(&pending, SIGTERM) ? SIGTERM
+           : sigismember(&pending, SIGHUP)  ? SIGHUP
+                                            : 0;
 }

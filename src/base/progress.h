@@ -45,8 +45,9 @@ struct progress_step {
 void progress_done(int quiet, uint64_t total_us, const struct progress_step *steps, int nsteps);
 
 /*
- * Whether SIGINT, SIGTERM or SIGHUP is pending. A job that must clean up after
- * itself blocks them and looks here between statements.
+ * Whether SIGINT, SIGTERM or SIGHUP is pending (that signal's number, else
+ * 0). A job that must clean up after itself blocks them and looks here
+ * between statements.
  */
 int progress_interrupted(void);
 

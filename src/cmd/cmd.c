@@ -24,17 +24,9 @@
 #include "base/util.h"
 
 const struct cmd_entry *const cmd_table[] = {
-    &cmd_run_entry,
-    &cmd_init_entry,
-    &cmd_demo_entry,
-    &cmd_watch_entry,
-    &cmd_sweep_entry,
-    &cmd_report_entry,
-    &cmd_merge_entry,
-    &cmd_serve_entry,
-    &cmd_inspect_entry,
-    &cmd_man_options_entry,
-    NULL,
+    &cmd_run_entry,   &cmd_init_entry,    &cmd_demo_entry,        &cmd_watch_entry,
+    &cmd_sweep_entry, &cmd_try_entry,     &cmd_report_entry,      &cmd_merge_entry,
+    &cmd_serve_entry, &cmd_inspect_entry, &cmd_man_options_entry, NULL,
 };
 
 const struct cmd_entry *

@@ -33,6 +33,7 @@ extern const struct cmd_entry cmd_watch_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_merge_entry;
 extern const struct cmd_entry cmd_sweep_entry;
+extern const struct cmd_entry cmd_try_entry;
 extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_inspect_entry;
 extern const struct cmd_entry cmd_man_options_entry;
@@ -95,6 +96,18 @@ void cmd_front_end(struct session *s, int sigfd, struct report_ctx *ctx, const c
  */
 struct sweep;
 int cmd_run_load(struct runconf *rc, struct sweep *sweep);
+/*
+ * One of try's rounds: as cmd_run_load, but its JSON lines go to json
+ * (NULL: nowhere), no human summary, and the signal that ended it (0: none)
+ * is handed back so that try puts the server back before it exits.
+ */
+struct cmd_round {
+    FILE *json;
+    int signo;
+};
+int cmd_run_round(struct runconf *rc, struct sweep *sweep, struct cmd_round *round);
+/* sweep --set-values (src/cmd/try.c): a load per value of one setting, then put back. */
+int cmd_try_sweep(struct runconf *rc);
 /* Raises the open-file limit for this many clients, or exits 2 saying how. */
 void cmd_raise_fd_limit(int clients);
 

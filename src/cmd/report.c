@@ -2,8 +2,27 @@
 #include "cmd.h"
 
 #include "records/compare.h"
+#include "records/tryreport.h"
+
+#include <stdlib.h>
 #include "run/options.h"
 #include "base/util.h"
+
+/* A try's record (-o FILE): its A/B table, as try printed it. 0: not a try's. */
+static int
+report_try(const char *path)
+{
+    struct try_table *t = xcalloc(1, sizeof *t);
+    char err[BT_ERRLEN];
+    int rv = try_line_read(path, t, err);
+
+    if (rv < 0)
+        usage_fatal("%s", err);
+    if (rv > 0)
+        try_table_print(stdout, t);
+    free(t);
+    return rv;
+}
 
 static int
 cmd_report(struct runconf *rc, char **pos, int npos)
@@ -25,6 +44,8 @@ cmd_report(struct runconf *rc, char **pos, int npos)
         usage_fatal("--to %g must be later than --from %g", rc->report_to, rc->report_from);
     if (rc->report_hlog && npos != 1)
         usage_fatal("--hlog writes one run's interval log: give one record");
+    if (npos == 1 && report_try(pos[0]))
+        return 0;
     return compare_write(stdout, pos, npos, &o);
 }
 

@@ -3,7 +3,9 @@
 
 #include <stdio.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include "base/progress.h"
 #include "engine/driver.h"
 #include "engine/engine.h"
 #include "run/instance.h"
@@ -57,6 +59,12 @@ run_status(const struct snapshot *snap)
 int
 cmd_run_load(struct runconf *rc, struct sweep *sweep)
 {
+    return cmd_run_round(rc, sweep, NULL);
+}
+
+int
+cmd_run_round(struct runconf *rc, struct sweep *sweep, struct cmd_round *round)
+{
     const struct driver_class *drv = rc->driver;
     char err[BT_ERRLEN];
     void *shared;
@@ -71,6 +79,9 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
         usage_fatal("-r is not supported for %s: it has no statements to count (drop -r)",
                     drv->name);
     shared = drv->prepare(rc, rc->driver_conf, err);
+    /* a signal that cut prepare short ends a try's round: try puts the server back */
+    if (shared == NULL && round != NULL && (round->signo = progress_interrupted()) != 0)
+        return 1;
     if (shared == NULL)
         usage_fatal("%s", err);
     if (rc->per_stmt)
@@ -82,8 +93,8 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
     cmd_raise_fd_limit(rc->clients);
     ctx.workload = workload_label(rc, label, sizeof label);
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];
-    ctx.json = cmd_open_record(rc);
-    ctx.human = rc->quiet ? NULL : stderr;
+    ctx.json = round ? round->json : cmd_open_record(rc);
+    ctx.human = rc->quiet || round ? NULL : stderr;
     sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
     if (sigfd < 0 || instance_wait(rc, sigfd) < 0) {
         drv->release(shared);
@@ -100,9 +111,12 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
         usage_fatal("%s", err);
     cmd_front_end(&s, sigfd, &ctx, names, targets);
     status = run_status(&s.eng->snap);
+    if (round != NULL)
+        round->signo = s.signo;
     engine_free(s.eng);
     drv->release(shared);
-    if (ctx.json != NULL && ctx.json != stdout)
+    close(sigfd); /* try runs a load per round */
+    if (round == NULL && ctx.json != NULL && ctx.json != stdout)
         fclose(ctx.json);
     return status;
 }

@@ -15,13 +15,15 @@
 static void
 check_combination(const struct runconf *rc)
 {
-    int what = (rc->sweep_clients != NULL) + (rc->sweep_rates != NULL) + rc->find_rate;
+    int what = (rc->sweep_clients != NULL) + (rc->sweep_rates != NULL) + rc->find_rate +
+               (rc->sweep_set_values != NULL);
 
     if (what == 0)
-        usage_fatal("sweep needs what to step through: --clients LIST, --rates LIST, or "
-                    "--find-rate --slo 'p99<5ms'");
+        usage_fatal("sweep needs what to step through: --clients LIST, --rates LIST, "
+                    "--set-values NAME=V1,V2,... or --find-rate --slo 'p99<5ms'");
     if (what > 1)
-        usage_fatal("give one of --clients, --rates and --find-rate (a sweep varies one thing)");
+        usage_fatal("give one of --clients, --rates, --set-values and --find-rate (a sweep "
+                    "varies one thing)");
     if (rc->find_rate && rc->slo == NULL)
         usage_fatal("--find-rate needs a latency target, e.g. --slo 'p99<5ms'");
     if (!rc->find_rate && rc->slo != NULL)
@@ -71,6 +73,11 @@ cmd_sweep_exec(struct runconf *rc, char **pos, int npos)
     if (npos > 1)
         usage_fatal("unexpected argument '%s' (give one target; options start with -)", pos[1]);
     check_combination(rc);
+    if (rc->sweep_set_values != NULL) { /* a load per value (src/cmd/try.c), headless */
+        free(sw);
+        cmd_resolve_target(rc, pos[0], 1);
+        return cmd_try_sweep(rc);
+    }
     plan(rc, sw);
     cmd_resolve_target(rc, pos[0], 1);
     sweep_init(sw);

@@ -316,6 +316,16 @@ struct collector_class {
      */
     int (*apply_setting)(void *conn, const char *name, const char *value, char *err);
     /*
+     * Optional (NULL: `benchtop try` cannot change this server's settings).
+     * Before apply_setting changes name for a try: the value that puts it
+     * back as it was, into value (len bytes), to be given to apply_setting
+     * later (PostgreSQL: "default" when postgresql.auto.conf does not set
+     * it, so the revert is a RESET). A setting a reload or SET GLOBAL cannot
+     * change (restart-only, read-only) or an unknown name is refused here,
+     * before anything is written: -1 with a one-line err naming it.
+     */
+    int (*undo_value)(void *conn, const char *name, char *value, size_t len, char *err);
+    /*
      * Optional, poolers only; main thread, blocking, before the run.
      * detect: 1 when a load target of the pooled driver reaches such a
      * pooler (it answers on the target's port), so it is watched without

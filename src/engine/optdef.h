@@ -36,9 +36,10 @@ enum {
     CMD_MERGE = 1 << 6,
     CMD_SERVE = 1 << 7,
     CMD_INSPECT = 1 << 8,
+    CMD_TRY = 1 << 9,
 };
-#define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH | CMD_SWEEP)
-#define CMD_LOAD (CMD_RUN | CMD_DEMO | CMD_SWEEP)
+#define CMD_ALL (CMD_RUN | CMD_INIT | CMD_DEMO | CMD_WATCH | CMD_SWEEP | CMD_TRY)
+#define CMD_LOAD (CMD_RUN | CMD_DEMO | CMD_SWEEP | CMD_TRY)
 
 struct option_def {
     const char *name; /* long name, without "--" */

@@ -74,10 +74,18 @@ struct runconf {
     char *report_hlog;        /* report --hlog FILE */
     char *sweep_clients;      /* sweep --clients LIST */
     char *sweep_rates;        /* sweep --rates LIST */
+    char *sweep_set_values;   /* sweep --set-values NAME=V1,V2,...: a setting's values */
     double warmup_s;          /* sweep --warmup: each step's unmeasured start */
     double step_s;            /* sweep --step-time: each step's measured part */
     int find_rate;            /* sweep --find-rate */
     char *slo;                /* sweep --slo, e.g. "p99<5ms" */
+    char *try_set;            /* try --set NAME=VALUE, repeatable: '\n'-separated */
+    int try_rounds;           /* try --rounds: A/B pairs */
+    double try_for_s;         /* try --for: each round's measured part */
+    int try_clients;          /* try --try-clients: B's -c (0: as A) */
+    int try_threads;          /* try --try-threads: B's -j (0: as A) */
+    int try_undo;             /* try --undo: put back what a dead try left */
+    char *try_output;         /* try -o FILE: the rounds' JSON lines */
     int server_local;         /* the target is on this machine: its CPU is ours to read */
     int show_help;            /* -h */
     int show_version;         /* -V */

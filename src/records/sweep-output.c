@@ -46,6 +46,8 @@ sweep_load_text(const struct sweep *sw, const struct sweep_step *st, char *buf, 
 
     if (sw->axis == SWEEP_CLIENTS)
         snprintf(buf, len, "%.0f client%s", st->clients, st->clients == 1 ? "" : "s");
+    else if (sw->axis == SWEEP_SETTING)
+        snprintf(buf, len, "%s=%s", sw->setting, sw->values[st->index % SWEEP_MAX_STEPS]);
     else if (st->capacity)
         snprintf(buf, len, "closed loop");
     else
@@ -93,7 +95,7 @@ sweep_knee_text(const struct sweep *sw, char *buf, size_t len)
     const struct sweep_step *st;
     char load[48], from[48], fig[64];
 
-    if (sw->find_rate || sw->nsteps < 2) {
+    if (sw->find_rate || sw->nsteps < 2 || sw->axis == SWEEP_SETTING) { /* no load ratio */
         buf[0] = '\0';
         return;
     }
@@ -122,7 +124,7 @@ sweep_latency_text(const struct sweep *sw, char *buf, size_t len)
     char from[48], to[48], a[32], b[32];
 
     buf[0] = '\0';
-    if (k < 0)
+    if (k < 0 || sw->axis == SWEEP_SETTING)
         return;
     snprintf(buf, len, "latency rise: p99 %s at %s, %s at %s (more than doubled per doubling)",
              ms_text((double)sw->steps[k].lat.p99, a, sizeof a),
@@ -239,7 +241,9 @@ json_server(FILE *f, const struct sweep_server *s)
 static const char *
 axis_name(const struct sweep *sw)
 {
-    return sw->find_rate ? "find-rate" : sw->axis == SWEEP_CLIENTS ? "clients" : "rate";
+    static const char *const names[] = {"clients", "rate", "setting"};
+
+    return sw->find_rate ? "find-rate" : names[sw->axis];
 }
 
 /* Whether step i+1 (more clients) did what step i's verdict predicted (verdict_check). */
@@ -263,6 +267,13 @@ report_step_json(FILE *f, const struct sweep *sw, const struct sweep_step *st)
 {
     fprintf(f, "{\"type\":\"step\",\"sweep\":\"%s\",\"index\":%d,\"clients\":%.0f,\"rate\":%.3f,",
             axis_name(sw), st->index, st->clients, st->rate);
+    if (sw->axis == SWEEP_SETTING) { /* the line so far ends with a comma */
+        fputs("\"setting\":", f);
+        json_put_string(f, sw->setting);
+        fputs(",\"value\":", f);
+        json_put_string(f, sw->values[st->index % SWEEP_MAX_STEPS]);
+        fputc(',', f);
+    }
     fprintf(f, "\"warmup_t\":%.3f,\"start_t\":%.3f,\"end_t\":%.3f,\"duration_s\":%.3f,",
             st->warmup_t, st->start_t, st->end_t, st->end_t - st->start_t);
     fprintf(f, "\"warmup_transactions\":%llu,\"transactions\":%llu,\"ops_total\":%llu,",
@@ -387,12 +398,17 @@ report_sweep_table(FILE *f, const struct sweep *sw, const struct report_ctx *ctx
     fprintf(f, "sweep: %s, workload %s, %d step%s of %.3g s after %.3g s of warm-up\n",
             ctx->rc->target_masked, ctx->workload, sw->nsteps, sw->nsteps == 1 ? "" : "s",
             sw->step_s, sw->warmup_s);
-    fprintf(f, "%10s %12s %10s %10s %10s %8s  %s\n", sw->axis == SWEEP_CLIENTS ? "clients" : "rate",
+    fprintf(f, "%10s %12s %10s %10s %10s %8s  %s\n",
+            sw->axis == SWEEP_SETTING   ? sw->setting
+            : sw->axis == SWEEP_CLIENTS ? "clients"
+                                        : "rate",
             "tps", "p50 ms", "p95 ms", "p99 ms", "errors", "verdict (next step: confirmed or not)");
     for (int i = 0; i < sw->nsteps; i++) {
         const struct sweep_step *st = &sw->steps[i];
         if (sw->axis == SWEEP_CLIENTS)
             snprintf(line, sizeof(line), "%.0f", st->clients);
+        else if (sw->axis == SWEEP_SETTING)
+            snprintf(line, sizeof(line), "%s", sw->values[i]);
         else if (st->capacity)
             snprintf(line, sizeof(line), "closed");
         else

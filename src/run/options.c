@@ -18,7 +18,7 @@
 #include "base/util.h"
 
 #define OFF(field) offsetof(struct runconf, field)
-#define SHOW (CMD_RUN | CMD_DEMO | CMD_WATCH | CMD_SWEEP)
+#define SHOW (CMD_RUN | CMD_DEMO | CMD_WATCH | CMD_SWEEP | CMD_TRY)
 
 /*
  * sweep's --clients takes a list: an entry of the same name for sweep
@@ -29,14 +29,32 @@ const struct option_def option_table[] = {
      "sweep: client counts to step through: 1,2,4,8, 1..64 (doubling) or 10..100+10"},
     {"rates", 0, OPT_STRING, OFF(sweep_rates), 0, 0, "", "LIST", CMD_SWEEP,
      "sweep: open-loop rates to step through at a fixed -c (same forms as --clients)"},
-    {"warmup", 0, OPT_DOUBLE, OFF(warmup_s), 0, 3600, "2", "SECONDS", CMD_SWEEP,
-     "sweep: run each step this long before measuring it"},
+    {"set-values", 0, OPT_STRING, OFF(sweep_set_values), 0, 0, "", "NAME=V1,V2,...", CMD_SWEEP,
+     "sweep: a server setting's values to step through at a fixed -c (work_mem=4MB,16MB,64MB); "
+     "put back at the end, as try does"},
+    {"warmup", 0, OPT_DOUBLE, OFF(warmup_s), 0, 3600, "2", "SECONDS", CMD_SWEEP | CMD_TRY,
+     "sweep, try: run each step or round this long before measuring it (the settle)"},
     {"step-time", 0, OPT_DOUBLE, OFF(step_s), 0.01, 1e6, "10", "SECONDS", CMD_SWEEP,
      "sweep: measure each step this long"},
     {"find-rate", 0, OPT_FLAG, OFF(find_rate), 0, 1, "0", "", CMD_SWEEP,
      "sweep: find the highest open-loop rate that meets --slo (from -R, default 100)"},
     {"slo", 0, OPT_STRING, OFF(slo), 0, 0, "", "TARGET", CMD_SWEEP,
      "sweep --find-rate: the latency target, e.g. 'p99<5ms' (p50, p90, p95, p99, p99.9; ms or us)"},
+    {"set", 0, OPT_LIST, OFF(try_set), 0, 0, "", "NAME=VALUE", CMD_TRY,
+     "try: B changes this server setting (repeatable); put back after each B round and at the "
+     "end"},
+    {"rounds", 0, OPT_INT, OFF(try_rounds), 1, 16, "3", "N", CMD_TRY,
+     "try: run N rounds of A then B (3: ABABAB)"},
+    {"for", 0, OPT_DOUBLE, OFF(try_for_s), 0.01, 1e6, "10", "SECONDS", CMD_TRY,
+     "try: measure each round this long"},
+    {"try-clients", 0, OPT_INT, OFF(try_clients), 1, 100000, "", "N", CMD_TRY,
+     "try: B runs N clients instead of -c (no server permission needed)"},
+    {"try-threads", 0, OPT_INT, OFF(try_threads), 1, 1024, "", "N", CMD_TRY,
+     "try: B runs N worker threads instead of -j"},
+    {"undo", 0, OPT_FLAG, OFF(try_undo), 0, 1, "0", "", CMD_TRY,
+     "try: put back the settings a try that died left changed on TARGET (its undo file)"},
+    {"output", 'o', OPT_STRING, OFF(try_output), 0, 0, "", "FILE", CMD_TRY,
+     "try: write the rounds' JSON lines and the result to FILE (benchtop report reads it)"},
     {"clients", 'c', OPT_INT, OFF(clients), 1, 100000, "1", "N", CMD_LOAD,
      "number of concurrent clients (connections)"},
     {"threads", 'j', OPT_INT, OFF(threads), 1, 1024, "1", "N", CMD_LOAD,
@@ -88,7 +106,7 @@ const struct option_def option_table[] = {
      "tier's status URL; the verdict says whether it is the limit"},
     {"read-only", 0, OPT_FLAG, OFF(read_only), 0, 1, "0", "", SHOW,
      "the dashboard changes nothing: its s (set a setting), C and K (cancel, end a session) "
-     "keys are off"},
+     "keys are off; try is refused"},
     {"theme", 0, OPT_STRING, OFF(theme), 0, 0, "", "NAME", SHOW,
      "dashboard colours: default, light, mono, or a .theme file"},
     {"seed", 0, OPT_U64, OFF(seed), 0, 1.8e19, "0", "N", CMD_LOAD,

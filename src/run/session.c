@@ -338,8 +338,10 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
             fatal("ppoll: %s", strerror(errno));
         return 0;
     }
-    if (p[FD_SIG].revents && read(sigfd, &si, sizeof(si)) > 0)
+    if (p[FD_SIG].revents && read(sigfd, &si, sizeof(si)) > 0) {
+        s->signo = (int)si.ssi_signo; /* try reverts the server and exits on it */
         return 1;
+    }
     for (i = 0; i < s->ncollect; i++) {
         if (p[FD_COLLECT + i].revents) {
             collect_read(s->collect[i], &res);

@@ -54,7 +54,8 @@ struct session {
     uint64_t until_us;   /* without a load: end at this time (0 = on a signal or quit) */
     uint64_t start_us;
     int load_over;
-    int quit; /* set by a hook (an output that fails): the session ends at once */
+    int quit;  /* set by a hook (an output that fails): the session ends at once */
+    int signo; /* the signal (SIGINT, SIGTERM, SIGHUP) that ended the session; 0 */
     struct session_hooks hooks;
     struct verdict_state verdict;                  /* carried between ticks */
     struct verdict now;                            /* the last interval's verdict */

@@ -247,7 +247,7 @@ test_bad_input(void **state)
     char *a9[] = {"sweep", t, "--rates", "100,200", "--slo", "p99<5ms", NULL};
 
     expect_usage(a1, "not increasing");
-    expect_usage(a2, "give one of --clients, --rates and --find-rate");
+    expect_usage(a2, "give one of --clients, --rates, --set-values and --find-rate");
     expect_usage(a3, "is not a latency target");
     expect_usage(a4, "--find-rate needs a latency target");
     expect_usage(a5, "sweep needs what to step through");

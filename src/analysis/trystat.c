@@ -1,0 +1,199 @@
+/* trystat: A/B rounds judged (trystat.h). */
+#include "trystat.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Student's t for a two-sided 95% interval, by degrees of freedom (1..10; then 2.0). */
+static double
+t95(int df)
+{
+    static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571,
+                               2.447,  2.365, 2.306, 2.262, 2.228};
+
+    return df >= 1 && df <= 10 ? t[df - 1] : 2.0;
+}
+
+static void
+side_add(struct try_side *s, const struct try_round *r)
+{
+    s->n++;
+    s->clients = r->clients;
+    s->tps += r->tps;
+    s->p50_ms += r->p50_ms;
+    s->p95_ms += r->p95_ms;
+    s->p99_ms += r->p99_ms;
+    s->errors += r->errors;
+}
+
+static void
+side_mean(struct try_side *s)
+{
+    if (s->n == 0)
+        return;
+    s->tps /= s->n;
+    s->p50_ms /= s->n;
+    s->p95_ms /= s->n;
+    s->p99_ms /= s->n;
+}
+
+/* The verdict that held most A rounds (VK_NONE when none had one). */
+static enum verdict_kind
+a_verdict(const struct try_round *r, int n)
+{
+    int count[VK__COUNT] = {0}, i, best = VK_NONE;
+
+    for (i = 0; i < n; i++)
+        if (!r[i].b && r[i].verdict != VK_NONE && r[i].verdict < VK__COUNT)
+            count[r[i].verdict]++;
+    for (i = 1; i < VK__COUNT; i++)
+        if (count[i] > count[best])
+            best = i;
+    return (enum verdict_kind)best;
+}
+
+/* Sum and sum of squares of ln tps over one side's rounds; 0 when a round finished nothing. */
+static int
+log_sums(const struct try_round *r, int n, int b, double *sum, double *ss, int *k)
+{
+    double mean;
+    int i;
+
+    *sum = *ss = 0;
+    *k = 0;
+    for (i = 0; i < n; i++) {
+        if (r[i].b != b)
+            continue;
+        if (!(r[i].tps > 0))
+            return 0;
+        *sum += log(r[i].tps);
+        (*k)++;
+    }
+    mean = *k ? *sum / *k : 0;
+    for (i = 0; i < n; i++)
+        if (r[i].b == b)
+            *ss += (log(r[i].tps) - mean) * (log(r[i].tps) - mean);
+    return *k > 0;
+}
+
+/*
+ * B against A in log tps (a change multiplies throughput): the difference
+ * of the sides' means, and the 95% half-width of a two-sample t interval
+ * with the rounds' pooled variance (nA + nB - 2 degrees of freedom),
+ * turned back into a ratio: diff = B/A - 1, band = the distance from it to
+ * the interval's end nearer no change (the interval is not symmetric as a
+ * ratio), so the sentence's "± band" is beyond noise exactly when larger.
+ */
+static void
+differences(const struct try_round *r, int n, struct try_result *out)
+{
+    double sa, ssa, sb, ssb, d, h;
+    int na, nb, df;
+
+    out->diff = out->band = NAN;
+    if (!log_sums(r, n, 0, &sa, &ssa, &na) || !log_sums(r, n, 1, &sb, &ssb, &nb))
+        return;
+    out->pairs = na < nb ? na : nb;
+    d = sb / nb - sa / na;
+    out->diff = exp(d) - 1;
+    df = na + nb - 2;
+    if (df < 1)
+        return;
+    h = t95(df) * sqrt((ssa + ssb) / df * (1.0 / na + 1.0 / nb));
+    /* the end nearer no change: then |diff| > band exactly when the interval leaves 0 out */
+    out->band = fabs(exp(d) - exp(d >= 0 ? d - h : d + h));
+    out->beyond = fabs(d) > h;
+}
+
+static void
+sentence(struct try_result *out)
+{
+    if (out->pairs == 0)
+        snprintf(out->sentence, sizeof out->sentence,
+                 "nothing to compare: a round finished no transaction");
+    else if (isnan(out->band))
+        snprintf(out->sentence, sizeof out->sentence,
+                 "B differs by %+.0f%% (one round each: no noise band; use --rounds 3)",
+                 out->diff * 100);
+    else if (out->beyond)
+        snprintf(out->sentence, sizeof out->sentence,
+                 "B is %s by %.0f%% \u00b1 %.0f%%, beyond noise",
+                 out->diff > 0 ? "faster" : "slower", fabs(out->diff) * 100, out->band * 100);
+    else
+        snprintf(out->sentence, sizeof out->sentence, "no difference beyond noise (\u00b1 %.0f%%)",
+                 out->band * 100);
+}
+
+/*
+ * What the A rounds' verdict expects of change c: 1 faster, 0 no gain,
+ * -1 nothing. A setting can relieve a server-side wait (the commit's sync,
+ * reads, memory, a thread, the app's workers); more clients are what
+ * verdict_check judges; more threads relieve benchtop's own.
+ */
+static int
+expects(enum verdict_kind k, enum try_change c, const struct try_side *a, const struct try_side *b)
+{
+    if (c == TRY_SETTING)
+        return k == VK_COMMIT || k == VK_IO || k == VK_MEMORY || k == VK_THREAD || k == VK_APP ? 1
+                                                                                               : -1;
+    if (c == TRY_THREADS)
+        return k == VK_CLIENT ? 1 : -1;
+    if (b->clients <= a->clients)
+        return -1;
+    if (k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_COMMIT)
+        return 1;
+    return k == VK_SERVER_CPU || k == VK_LOCK || k == VK_CLIENT || k == VK_HOST ? 0 : -1;
+}
+
+static void
+prediction(struct try_result *out, enum try_change c)
+{
+    int e = out->verdict == VK_NONE ? -1 : expects(out->verdict, c, &out->a, &out->b);
+    int faster = out->beyond && out->diff > 0;
+    static const char *const words[] = {"untested", "held", "did not hold", "held", "did not hold"};
+
+    if (e < 0)
+        out->held = TRY_UNTESTED;
+    else if (e == 1)
+        out->held = faster ? TRY_HELD : TRY_NOT_HELD;
+    else
+        out->held = faster ? TRY_GAINED : TRY_NO_GAIN;
+    if (out->verdict == VK_NONE)
+        snprintf(out->prediction, sizeof out->prediction,
+                 "the A rounds had no verdict: nothing was predicted");
+    else if (e < 0)
+        snprintf(out->prediction, sizeof out->prediction,
+                 "A was %s; its advice names no such change: untested",
+                 verdict_label(out->verdict));
+    else
+        snprintf(out->prediction, sizeof out->prediction, "A was %s; its advice expected %s: %s",
+                 verdict_label(out->verdict), e ? "B faster" : "no gain from more clients",
+                 words[out->held]);
+}
+
+void
+try_judge(const struct try_round *r, int n, enum try_change c, struct try_result *out)
+{
+    int i;
+
+    memset(out, 0, sizeof *out);
+    if (n > TRY_MAX_ROUNDS)
+        n = TRY_MAX_ROUNDS;
+    for (i = 0; i < n; i++)
+        side_add(r[i].b ? &out->b : &out->a, &r[i]);
+    side_mean(&out->a);
+    side_mean(&out->b);
+    differences(r, n, out);
+    out->verdict = a_verdict(r, n);
+    sentence(out);
+    prediction(out, c);
+}
+
+const char *
+try_held_key(enum try_held h)
+{
+    static const char *const keys[] = {"untested", "held", "not_held", "no_gain", "gained"};
+
+    return h <= TRY_GAINED ? keys[h] : "untested";
+}

@@ -1,0 +1,76 @@
+/*
+ * trystat: the pure judgement of `benchtop try`: A and B rounds in, each
+ * side's figures, the difference with its noise band, the plain sentence,
+ * and whether the A rounds' verdict predicted it. No I/O; tests feed it
+ * rounds.
+ *
+ * Rounds alternate A, B, A, B..., so drift on a shared host falls on both
+ * sides. A change multiplies throughput, so the sides are compared in log
+ * tps: B/A - 1 from the difference of their means, and its noise band
+ * from a two-sample t interval (95%, the rounds' pooled variance,
+ * nA + nB - 2 degrees of freedom), beyond noise when the interval leaves 0
+ * out. A paired interval would have pairs - 1 degrees of freedom (t = 12.7
+ * with two rounds): a x10 effect whose B rounds differed by half was then
+ * "no difference" on the loaded test machine.
+ */
+#ifndef BENCHTOP_TRYSTAT_H
+#define BENCHTOP_TRYSTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "verdict.h"
+
+#define TRY_MAX_ROUNDS 32
+
+/* One round's measured part. */
+struct try_round {
+    int b; /* 0: A (as the server is), 1: B (changed) */
+    int clients;
+    double tps;
+    double p50_ms, p95_ms, p99_ms;
+    uint64_t errors;
+    enum verdict_kind verdict; /* what held most of the round */
+};
+
+/* What B changes, for the verdict's prediction. */
+enum try_change {
+    TRY_SETTING, /* server settings (--set) */
+    TRY_CLIENTS, /* --try-clients */
+    TRY_THREADS, /* --try-threads */
+};
+
+/* One side over its rounds: means of the rounds' figures, errors summed. */
+struct try_side {
+    int n;
+    int clients;
+    double tps, p50_ms, p95_ms, p99_ms;
+    uint64_t errors;
+};
+
+enum try_held {
+    TRY_UNTESTED, /* the verdict's advice names no such change */
+    TRY_HELD,     /* it expected B faster, and B was, beyond noise */
+    TRY_NOT_HELD, /* it expected B faster, and B was not */
+    TRY_NO_GAIN,  /* it expected no gain from more clients, and there was none */
+    TRY_GAINED,   /* it expected no gain, and B was faster beyond noise */
+};
+
+struct try_result {
+    struct try_side a, b;
+    int pairs;   /* rounds on the smaller side; 0: a round finished nothing */
+    double diff; /* B / A - 1 of the sides' mean log tps: 2.12 is +212% */
+    double band; /* to the 95% interval's end nearer no change, as diff; NAN with one pair */
+    int beyond;  /* the interval leaves 0 out */
+    enum verdict_kind verdict; /* what held most of the A rounds */
+    enum try_held held;
+    char sentence[160]; /* "B is faster by 212% ± 6%, beyond noise" */
+    char prediction[200];
+};
+
+/* Judges n rounds (at most TRY_MAX_ROUNDS) of what change c made. */
+void try_judge(const struct try_round *r, int n, enum try_change c, struct try_result *out);
+/* "held", "did not hold", "untested", ... for JSON. */
+const char *try_held_key(enum try_held h);
+
+#endif

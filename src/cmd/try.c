@@ -1,0 +1,441 @@
+/*
+ * try: `benchtop try TARGET --set NAME=VALUE`: the verdict's advice tested.
+ * A (the server as it is) and B (the settings, clients or threads changed)
+ * alternate in rounds, each a load of its own with a settle (--warmup) and
+ * a measured part (--for), so that drift on a shared host falls on both
+ * sides; src/analysis/trystat.c judges them.
+ *
+ * The server is always put back: the values that undo each setting are in
+ * the undo file (src/engine/tryset.h) before the first change, B is
+ * reverted after each B round, and a SIGINT, SIGTERM or SIGHUP ends the
+ * round and reverts before exit. Signals are blocked from the start, so
+ * one that comes between rounds waits on sigfd and is taken there.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "analysis/sweep.h"
+#include "analysis/trystat.h"
+#include "base/util.h"
+#include "engine/registry.h"
+#include "engine/tryset.h"
+#include "records/sweep-output.h"
+#include "records/tryreport.h"
+#include "run/options.h"
+
+struct try_run {
+    struct runconf *rc;
+    struct tryset set;
+    enum try_change change;
+    FILE *out; /* -o FILE, or NULL */
+    int sigfd;
+    int n;
+    int put_back; /* done: the settings are back (or said not to be) */
+    struct try_round rounds[TRY_MAX_ROUNDS];
+};
+
+/*
+ * The try whose settings may be changed: any exit() on the way (a usage
+ * error in a round's prepare, a failed write) puts them back first.
+ */
+static struct try_run *live;
+
+static void put_back(struct try_run *t);
+
+static void
+put_back_at_exit(void)
+{
+    if (live != NULL)
+        put_back(live);
+}
+
+/* Puts the server back once; a failure says what is left and where the undo file is. */
+static void
+put_back(struct try_run *t)
+{
+    char err[BT_ERRLEN];
+
+    if (t->put_back)
+        return;
+    t->put_back = 1;
+    if (t->set.n > 0 && tryset_finish(&t->set, err) < 0)
+        fprintf(stderr,
+                "benchtop: %s; the undo file %s keeps the original values (run "
+                "benchtop try --undo TARGET)\n",
+                err, t->set.path);
+}
+
+/* A signal ended a round or waits: revert, say so, and end with the shell's 128 + N. */
+static void
+interrupted(struct try_run *t, int signo)
+{
+    put_back(t);
+    fprintf(stderr, "benchtop: try stopped by %s; the server's settings were put back\n",
+            strsignal(signo));
+    exit(128 + signo);
+}
+
+static int
+pending_signal(int sigfd)
+{
+    struct signalfd_siginfo si;
+
+    return read(sigfd, &si, sizeof si) == (ssize_t)sizeof si ? (int)si.ssi_signo : 0;
+}
+
+/* Refuses what try cannot do, before anything is connected. */
+static void
+check_options(const struct runconf *rc)
+{
+    if (rc->read_only)
+        usage_fatal("--read-only refuses try: a try changes the server's settings (drop "
+                    "--read-only, or use benchtop run)");
+    if (rc->try_set == NULL && rc->try_clients == 0 && rc->try_threads == 0 && !rc->try_undo)
+        usage_fatal("try needs what B changes: --set NAME=VALUE, --try-clients N or "
+                    "--try-threads N");
+    if (rc->try_rounds * 2 > TRY_MAX_ROUNDS)
+        usage_fatal("--rounds %d is too many (at most %d)", rc->try_rounds, TRY_MAX_ROUNDS / 2);
+    if (rc->try_for_s < rc->interval_s)
+        usage_fatal("--for %g is shorter than the interval -P %g (lengthen --for or shorten -P)",
+                    rc->try_for_s, rc->interval_s);
+}
+
+/* A try that died left its undo file: say so in one line and stop. */
+static void
+check_leftover(const struct runconf *rc)
+{
+    char path[512], err[BT_ERRLEN];
+
+    if (tryset_undo_path(rc->target_masked, path, sizeof path, err) < 0)
+        usage_fatal("%s", err);
+    if (access(path, F_OK) == 0)
+        usage_fatal("a try on %s did not finish and left settings changed (%s): put them back "
+                    "with benchtop try --undo TARGET",
+                    rc->target_masked, path);
+}
+
+/* The settings B changes: read what undoes them (restart-only refused), undo file written. */
+static void
+prepare_settings(struct try_run *t)
+{
+    struct runconf *rc = t->rc;
+    char err[BT_ERRLEN];
+
+    if (rc->try_set == NULL)
+        return;
+    if (tryset_parse(&t->set, rc->try_set, err) < 0)
+        usage_fatal("%s", err);
+    if (tryset_open(&t->set, collector_for(rc->driver->name), rc->target, err) < 0)
+        usage_fatal("%s", err);
+    if (tryset_save(&t->set, rc->target_masked, err) < 0) {
+        t->set.cls->close(t->set.conn);
+        usage_fatal("%s", err);
+    }
+    live = t;
+    atexit(put_back_at_exit);
+}
+
+/* B's change on the server; a refusal puts back what was set and ends with exit 2. */
+static void
+apply_b(struct try_run *t)
+{
+    char err[BT_ERRLEN];
+
+    if (t->set.n == 0 || tryset_apply(&t->set, err) == 0)
+        return;
+    put_back(t);
+    usage_fatal("%s", err);
+}
+
+static void
+revert_b(struct try_run *t)
+{
+    char err[BT_ERRLEN];
+
+    if (t->set.n > 0 && tryset_revert(&t->set, err) < 0) {
+        put_back(t);
+        fprintf(stderr, "benchtop: %s\n", err);
+        exit(1);
+    }
+}
+
+/* One round's load: a one-step sweep (settle, then the measured part). */
+static int
+run_round(struct try_run *t, int clients, int threads, struct sweep_step *out)
+{
+    struct runconf *rc = t->rc;
+    struct sweep *sw = xcalloc(1, sizeof *sw);
+    struct cmd_round round = {.json = t->out};
+    int a_clients = rc->clients, a_threads = rc->threads, got;
+
+    sw->axis = SWEEP_CLIENTS;
+    sw->list.n = 1;
+    sw->list.v[0] = clients;
+    sw->warmup_s = rc->warmup_s;
+    sw->step_s = rc->try_for_s;
+    sw->clients = clients;
+    sw->rate = rc->rate;
+    sweep_init(sw);
+    rc->clients = clients;
+    rc->threads = threads < clients ? threads : clients;
+    /* a bound: the sweep ends the load after its one step, long before this */
+    rc->duration_s = rc->warmup_s + rc->try_for_s + 10 * rc->interval_s + 10;
+    cmd_run_round(rc, sw, &round);
+    rc->clients = a_clients;
+    rc->threads = a_threads;
+    got = sw->nsteps > 0;
+    if (got)
+        *out = sw->steps[0];
+    sweep_free(sw);
+    free(sw);
+    return round.signo ? -round.signo : got ? 0 : 1;
+}
+
+static void
+round_line(const struct try_run *t, const struct try_round *r)
+{
+    if (t->rc->quiet)
+        return;
+    fprintf(stderr, "round %d %s: %.1f tps, p99 %.2f ms, %llu errors, %s\n", t->n / 2 + 1,
+            r->b ? "B" : "A", r->tps, r->p99_ms, (unsigned long long)r->errors,
+            verdict_label(r->verdict));
+}
+
+/* Round i (even: A, odd: B), measured into t->rounds. */
+static void
+one_round(struct try_run *t, int b)
+{
+    struct runconf *rc = t->rc;
+    struct try_round *r = &t->rounds[t->n];
+    struct sweep_step st;
+    int signo, rv;
+
+    if ((signo = pending_signal(t->sigfd)) != 0)
+        interrupted(t, signo);
+    if (b)
+        apply_b(t);
+    rv = run_round(t, b && rc->try_clients ? rc->try_clients : rc->clients,
+                   b && rc->try_threads ? rc->try_threads : rc->threads, &st);
+    if (b)
+        revert_b(t);
+    if (rv < 0)
+        interrupted(t, -rv);
+    if (rv > 0) {
+        put_back(t);
+        fatal("round %d ended before its measured part was done", t->n / 2 + 1);
+    }
+    r->b = b;
+    r->clients = (int)st.clients;
+    r->tps = st.tps;
+    r->p50_ms = (double)st.lat.p50 / 1000.0;
+    r->p95_ms = (double)st.lat.p95 / 1000.0;
+    r->p99_ms = (double)st.lat.p99 / 1000.0;
+    r->errors = sweep_step_errors(&st);
+    r->verdict = st.verdict;
+    round_line(t, r);
+    t->n++;
+}
+
+static const char *
+change_text(const struct try_run *t, char *buf, size_t len)
+{
+    size_t at = 0;
+    int i;
+
+    buf[0] = '\0';
+    for (i = 0; i < t->set.n && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", at ? ", " : "", t->set.want[i].name,
+                               t->set.want[i].value);
+    if (t->rc->try_clients && at < len)
+        at += (size_t)snprintf(buf + at, len - at, "%s-c %d", at ? ", " : "", t->rc->try_clients);
+    if (t->rc->try_threads && at < len)
+        snprintf(buf + at, len - at, "%s-j %d", at ? ", " : "", t->rc->try_threads);
+    return buf;
+}
+
+/* The table as try prints it and -o records it (src/records/tryreport.c). */
+static void
+report(const struct try_run *t, const struct try_result *res)
+{
+    struct try_table *tab = xcalloc(1, sizeof *tab);
+
+    snprintf(tab->target, sizeof tab->target, "%s", t->rc->target_masked);
+    change_text(t, tab->change, sizeof tab->change);
+    tab->rounds = t->rc->try_rounds;
+    tab->for_s = t->rc->try_for_s;
+    tab->warmup_s = t->rc->warmup_s;
+    tab->n = t->n;
+    memcpy(tab->r, t->rounds, sizeof tab->r);
+    tab->res = *res;
+    try_table_print(stdout, tab);
+    if (t->out != NULL)
+        try_line_write(t->out, tab);
+    free(tab);
+}
+
+/* try --undo: the leftover file's values put back. */
+static int
+undo(struct runconf *rc)
+{
+    struct tryset set = {0};
+    char path[512], target[512], err[BT_ERRLEN];
+    int i;
+
+    if (tryset_undo_path(rc->target_masked, path, sizeof path, err) < 0)
+        usage_fatal("%s", err);
+    if (access(path, F_OK) != 0) {
+        fprintf(stderr, "benchtop: no try left settings changed on %s: nothing to put back\n",
+                rc->target_masked);
+        return 0;
+    }
+    if (tryset_load(&set, path, target, sizeof target, err) < 0 ||
+        tryset_open(&set, collector_for(rc->driver->name), rc->target, err) < 0)
+        usage_fatal("%s", err);
+    if (tryset_finish(&set, err) < 0) {
+        fprintf(stderr, "benchtop: %s (the undo file %s is kept)\n", err, path);
+        return 1;
+    }
+    for (i = 0; i < set.n; i++)
+        fprintf(stderr, "benchtop: put %s back to %s\n", set.orig[i].name, set.orig[i].value);
+    return 0;
+}
+
+static void
+open_output(struct try_run *t)
+{
+    if (t->rc->try_output == NULL)
+        return;
+    t->out = fopen(t->rc->try_output, "w");
+    if (t->out == NULL)
+        usage_fatal("cannot write -o %s: %s (check the path)", t->rc->try_output, strerror(errno));
+}
+
+static int
+cmd_try_exec(struct runconf *rc, char **pos, int npos)
+{
+    struct try_run *t = xcalloc(1, sizeof *t);
+    struct try_result res;
+    int i;
+
+    if (npos != 1)
+        usage_fatal(npos ? "unexpected argument '%s' (give one target; options start with -)"
+                         : "no target given (e.g. benchtop try SCHEME://HOST/... --set NAME=VALUE)",
+                    npos ? pos[1] : "");
+    cmd_resolve_target(rc, pos[0], 1);
+    check_options(rc);
+    if (rc->try_undo)
+        return undo(rc);
+    check_leftover(rc);
+    t->rc = rc;
+    t->change = rc->try_set ? TRY_SETTING : rc->try_clients ? TRY_CLIENTS : TRY_THREADS;
+    rc->headless = 1;
+    if (rc->threads > rc->clients)
+        rc->threads = rc->clients;
+    t->sigfd = session_block_signals(); /* before the first change: a signal must not kill us */
+    prepare_settings(t);
+    open_output(t);
+    for (i = 0; i < 2 * rc->try_rounds; i++)
+        one_round(t, i % 2);
+    put_back(t);
+    try_judge(t->rounds, t->n, t->change, &res);
+    report(t, &res);
+    live = NULL;
+    if (t->out != NULL && fclose(t->out) != 0)
+        usage_fatal("cannot write -o %s: %s", rc->try_output, strerror(errno));
+    free(t);
+    return 0;
+}
+
+/* --set-values 'NAME=V1,V2,...' into sw's setting and values; exits 2 on a bad list. */
+static void
+values_parse(const char *text, struct sweep *sw)
+{
+    const char *eq = strchr(text, '='), *p, *end;
+
+    if (eq == NULL || eq == text || (size_t)(eq - text) >= sizeof sw->setting || eq[1] == '\0')
+        usage_fatal("--set-values '%s' is not NAME=V1,V2,... (e.g. work_mem=4MB,16MB,64MB)", text);
+    snprintf(sw->setting, sizeof sw->setting, "%.*s", (int)(eq - text), text);
+    for (p = eq + 1; *p; p = *end ? end + 1 : end) {
+        end = p + strcspn(p, ",");
+        if (end == p || (size_t)(end - p) >= sizeof sw->values[0] || sw->list.n == SWEEP_MAX_STEPS)
+            usage_fatal("--set-values: an empty, too long (63) or 65th value in '%s'", text);
+        snprintf(sw->values[sw->list.n++], sizeof sw->values[0], "%.*s", (int)(end - p), p);
+    }
+}
+
+/* One step of a setting sweep: the value applied, one load measured (reverted at the end). */
+static void
+setting_step(struct try_run *t, struct sweep *sw, int i)
+{
+    struct sweep_step *st = &sw->steps[i];
+    char err[BT_ERRLEN];
+    int signo, rv;
+
+    if ((signo = pending_signal(t->sigfd)) != 0)
+        interrupted(t, signo);
+    snprintf(t->set.want[0].value, sizeof t->set.want[0].value, "%s", sw->values[i]);
+    if (tryset_apply(&t->set, err) < 0) {
+        put_back(t);
+        usage_fatal("%s", err);
+    }
+    rv = run_round(t, t->rc->clients, t->rc->threads, st);
+    if (rv < 0)
+        interrupted(t, -rv);
+    if (rv > 0) {
+        put_back(t);
+        fatal("step %d ended before its measured part was done", i + 1);
+    }
+    st->index = i;
+    sw->nsteps = i + 1;
+    report_step_json(stdout, sw, st);
+}
+
+int
+cmd_try_sweep(struct runconf *rc)
+{
+    struct try_run *t = xcalloc(1, sizeof *t);
+    struct sweep *sw = xcalloc(1, sizeof *sw);
+    struct report_ctx ctx = {.rc = rc, .workload = rc->workload ? rc->workload : "default"};
+    char text[256];
+    int i;
+
+    if (rc->read_only)
+        usage_fatal("--read-only refuses --set-values: it changes the server's settings");
+    values_parse(rc->sweep_set_values, sw);
+    check_leftover(rc);
+    t->rc = rc;
+    rc->try_for_s = rc->step_s;
+    rc->headless = 1;
+    if (rc->threads > rc->clients)
+        rc->threads = rc->clients;
+    sw->axis = SWEEP_SETTING;
+    sw->warmup_s = rc->warmup_s;
+    sw->step_s = rc->step_s;
+    sw->clients = rc->clients;
+    t->sigfd = session_block_signals();
+    snprintf(text, sizeof text, "%s=%s", sw->setting, sw->values[0]);
+    rc->try_set = text;
+    prepare_settings(t); /* reads what undoes it, refuses restart-only ones, writes the undo file */
+    for (i = 0; i < sw->list.n; i++)
+        setting_step(t, sw, i);
+    put_back(t);
+    report_sweep_json(stdout, sw);
+    if (!rc->quiet)
+        report_sweep_table(stderr, sw, &ctx);
+    live = NULL;
+    free(sw);
+    free(t);
+    return 0;
+}
+
+/* name, option mask, exec, usage, summary for --help */
+const struct cmd_entry cmd_try_entry = {
+    "try", CMD_TRY, cmd_try_exec, "benchtop try TARGET --set NAME=VALUE [--rounds N] [--for S]",
+    "A/B rounds: the server as it is against a setting (or clients, threads) changed, then put "
+    "back"};

@@ -1,0 +1,234 @@
+/*
+ * tryset: a try's server settings and their undo file (tryset.h).
+ *
+ * The undo file is written (to a temporary name, synced, renamed) before
+ * the first change, so a benchtop killed with SIGKILL mid-round still
+ * leaves what puts the server back. It is read with jansson, as records are.
+ */
+#include "tryset.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/json.h"
+#include "base/util.h"
+
+int
+tryset_parse(struct tryset *t, const char *list, char *err)
+{
+    const char *p = list, *eq, *end;
+
+    while (p != NULL && *p != '\0') {
+        end = strchr(p, '\n');
+        if (end == NULL)
+            end = p + strlen(p);
+        eq = memchr(p, '=', (size_t)(end - p));
+        if (eq == NULL || eq == p || eq + 1 == end)
+            return seterr(err, "--set '%.*s' is not NAME=VALUE (e.g. --set synchronous_commit=off)",
+                          (int)(end - p), p);
+        if (t->n == TRYSET_MAX)
+            return seterr(err, "at most %d --set in one try", TRYSET_MAX);
+        if ((size_t)(eq - p) >= sizeof t->want[0].name ||
+            (size_t)(end - eq - 1) >= sizeof t->want[0].value)
+            return seterr(err, "--set '%.*s' is too long", (int)(end - p), p);
+        snprintf(t->want[t->n].name, sizeof t->want[0].name, "%.*s", (int)(eq - p), p);
+        snprintf(t->want[t->n].value, sizeof t->want[0].value, "%.*s", (int)(end - eq - 1), eq + 1);
+        t->n++;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* mkdir -p for the state folder (0700: it names the user's servers). */
+static int
+make_dirs(char *path, char *err)
+{
+    char *s;
+
+    for (s = path + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+            seterr(err, "cannot create %s: %s", path, strerror(errno));
+            *s = '/';
+            return -1;
+        }
+        *s = '/';
+    }
+    return 0;
+}
+
+int
+tryset_undo_path(const char *target_masked, char *buf, size_t len, char *err)
+{
+    const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    uint64_t h = 1469598103934665603ull; /* FNV-1a: a stable name per target */
+    const unsigned char *c;
+
+    for (c = (const unsigned char *)target_masked; *c; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    if (state != NULL && state[0] == '/')
+        snprintf(buf, len, "%s/benchtop/undo-%016llx.json", state, (unsigned long long)h);
+    else if (home != NULL && home[0] == '/')
+        snprintf(buf, len, "%s/.local/state/benchtop/undo-%016llx.json", home,
+                 (unsigned long long)h);
+    else
+        return seterr(err, "neither XDG_STATE_HOME nor HOME is set: nowhere to keep the undo file "
+                           "(set XDG_STATE_HOME)");
+    return make_dirs(buf, err);
+}
+
+int
+tryset_open(struct tryset *t, const struct collector_class *cls, const char *target, char *err)
+{
+    if (cls == NULL || cls->undo_value == NULL || cls->apply_setting == NULL)
+        return seterr(err,
+                      "%s's settings cannot be changed by benchtop (try --try-clients or "
+                      "--try-threads)",
+                      cls != NULL && cls->title ? cls->title : "this server");
+    t->cls = cls;
+    t->conn = cls->open(target, err);
+    return t->conn != NULL ? 0 : -1;
+}
+
+/* The undo file: to a temporary name, synced, then renamed over. */
+static int
+write_undo(const struct tryset *t, const char *target_masked, char *err)
+{
+    char tmp[sizeof t->path + 8];
+    FILE *f;
+    int i, bad;
+
+    snprintf(tmp, sizeof tmp, "%s.tmp", t->path);
+    if ((f = fopen(tmp, "w")) == NULL)
+        return seterr(err, "cannot write the undo file %s: %s", tmp, strerror(errno));
+    fputs("{\"target\":", f);
+    json_put_string(f, target_masked);
+    fputs(",\"settings\":[", f);
+    for (i = 0; i < t->n; i++) {
+        fputs(i ? ",{\"name\":" : "{\"name\":", f);
+        json_put_string(f, t->orig[i].name);
+        json_member_str(f, "value", t->orig[i].value);
+        json_member_str(f, "tried", t->want[i].value);
+        fputc('}', f);
+    }
+    fputs("]}\n", f);
+    bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+    if (fclose(f) != 0 || bad || rename(tmp, t->path) != 0) {
+        unlink(tmp);
+        return seterr(err, "cannot write the undo file %s: %s", t->path, strerror(errno));
+    }
+    return 0;
+}
+
+int
+tryset_save(struct tryset *t, const char *target_masked, char *err)
+{
+    int i;
+
+    for (i = 0; i < t->n; i++) {
+        snprintf(t->orig[i].name, sizeof t->orig[i].name, "%s", t->want[i].name);
+        if (t->cls->undo_value(t->conn, t->want[i].name, t->orig[i].value, sizeof t->orig[i].value,
+                               err) < 0)
+            return -1;
+    }
+    if (tryset_undo_path(target_masked, t->path, sizeof t->path, err) < 0)
+        return -1;
+    return write_undo(t, target_masked, err);
+}
+
+int
+tryset_apply(struct tryset *t, char *err)
+{
+    int i;
+
+    t->applied = 1; /* from the first write on, a failure still reverts */
+    for (i = 0; i < t->n; i++)
+        if (t->cls->apply_setting(t->conn, t->want[i].name, t->want[i].value, err) < 0)
+            return -1;
+    return 0;
+}
+
+int
+tryset_revert(struct tryset *t, char *err)
+{
+    char one[BT_ERRLEN];
+    int i, rv = 0;
+
+    for (i = 0; i < t->n; i++) {
+        if (t->cls->apply_setting(t->conn, t->orig[i].name, t->orig[i].value, one) == 0)
+            continue;
+        if (rv == 0)
+            snprintf(err, BT_ERRLEN, "could not put %s back to %s: %.300s", t->orig[i].name,
+                     t->orig[i].value, one);
+        rv = -1;
+    }
+    if (rv == 0)
+        t->applied = 0;
+    return rv;
+}
+
+int
+tryset_finish(struct tryset *t, char *err)
+{
+    int rv = 0;
+
+    if (t->conn != NULL && t->applied)
+        rv = tryset_revert(t, err);
+    if (rv == 0 && t->path[0] != '\0')
+        unlink(t->path);
+    if (t->conn != NULL)
+        t->cls->close(t->conn);
+    t->conn = NULL;
+    return rv;
+}
+
+/* One {"name":..,"value":..} of the file into t->orig. */
+static int
+load_one(struct tryset *t, json_t *item, char *err)
+{
+    const char *name = json_string_value(json_object_get(item, "name"));
+    const char *value = json_string_value(json_object_get(item, "value"));
+
+    if (name == NULL || value == NULL || t->n == TRYSET_MAX)
+        return seterr(err, "the undo file %.400s is damaged (remove it after checking the server)",
+                      t->path);
+    snprintf(t->orig[t->n].name, sizeof t->orig[0].name, "%s", name);
+    snprintf(t->orig[t->n].value, sizeof t->orig[0].value, "%s", value);
+    snprintf(t->want[t->n].name, sizeof t->want[0].name, "%s", name);
+    t->n++;
+    return 0;
+}
+
+int
+tryset_load(struct tryset *t, const char *path, char *target, size_t len, char *err)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr), *list;
+    const char *tgt;
+    size_t i;
+    int rv = 0;
+
+    snprintf(t->path, sizeof t->path, "%s", path);
+    if (root == NULL)
+        return seterr(err, "cannot read the undo file %s: %s", path, jerr.text);
+    list = json_object_get(root, "settings");
+    tgt = json_string_value(json_object_get(root, "target"));
+    if (!json_is_array(list) || tgt == NULL)
+        rv = seterr(err, "the undo file %.400s is damaged (remove it after checking the server)",
+                    path);
+    else
+        snprintf(target, len, "%s", tgt);
+    for (i = 0; rv == 0 && i < json_array_size(list); i++)
+        rv = load_one(t, json_array_get(list, i), err);
+    json_decref(root);
+    t->applied = rv == 0;
+    return rv;
+}

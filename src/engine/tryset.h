@@ -1,0 +1,52 @@
+/*
+ * tryset: the server settings a `benchtop try` changes, and putting them
+ * back. It speaks to the server only through the target's collector class
+ * (collector.h: undo_value, apply_setting) on a connection of its own, so
+ * nothing here names a database.
+ *
+ * Order: tryset_parse -> tryset_open -> tryset_save (the values that put
+ * each setting back, written to the undo file before anything changes) ->
+ * { tryset_apply, tryset_revert }* -> tryset_finish (reverts if still
+ * applied, removes the undo file, closes). A run that dies leaves the
+ * undo file; tryset_load reads it back for `try --undo`.
+ *
+ * The undo file is $XDG_STATE_HOME/benchtop/undo-HASH.json (default
+ * ~/.local/state), HASH of the masked target: it holds that masked target
+ * (no password) and each setting's name and value to put back.
+ */
+#ifndef BENCHTOP_TRYSET_H
+#define BENCHTOP_TRYSET_H
+
+#include <stddef.h>
+
+#include "collector.h"
+
+#define TRYSET_MAX 8
+
+struct tryset {
+    const struct collector_class *cls;
+    void *conn;
+    int n;
+    struct coll_setting want[TRYSET_MAX]; /* B: as the user typed them */
+    struct coll_setting orig[TRYSET_MAX]; /* A: what puts each back (undo_value) */
+    int applied;                          /* some of B may be on the server now */
+    char path[512];                       /* the undo file; "" while none is written */
+};
+
+/* --set's values ('\n'-separated NAME=VALUE) into t->want. 0, or -1 with err. */
+int tryset_parse(struct tryset *t, const char *list, char *err);
+/* The undo file's path for a masked target (its folder made). 0, or -1 with err. */
+int tryset_undo_path(const char *target_masked, char *buf, size_t len, char *err);
+/* Connects cls to target for the changes; -1 with err when the class cannot change settings. */
+int tryset_open(struct tryset *t, const struct collector_class *cls, const char *target, char *err);
+/* Reads the values that put each setting back (refusing restart-only ones), then writes them. */
+int tryset_save(struct tryset *t, const char *target_masked, char *err);
+int tryset_apply(struct tryset *t, char *err);
+/* Puts every saved value back (each is tried even when one fails; err is the first failure). */
+int tryset_revert(struct tryset *t, char *err);
+/* Reverts if needed; the undo file is removed only when the revert worked. Closes. */
+int tryset_finish(struct tryset *t, char *err);
+/* A leftover undo file into t->orig (t->path set); its masked target into target (len). */
+int tryset_load(struct tryset *t, const char *path, char *target, size_t len, char *err);
+
+#endif

@@ -1,0 +1,161 @@
+/* tryreport: a try's table and its record line (tryreport.h). */
+#include "tryreport.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "base/text.h"
+#include "base/util.h"
+#include "record.h"
+
+static double
+pct(double b, double a)
+{
+    return a > 0 ? (b / a - 1) * 100 : 0;
+}
+
+static void
+side_row(FILE *f, const char *name, const struct try_side *s)
+{
+    fprintf(f, "%-6s %12.1f %10.2f %10.2f %10.2f %8llu\n", name, s->tps, s->p50_ms, s->p95_ms,
+            s->p99_ms, (unsigned long long)s->errors);
+}
+
+void
+try_table_print(FILE *f, const struct try_table *t)
+{
+    const struct try_side *a = &t->res.a, *b = &t->res.b;
+    char target[600], change[600];
+
+    /* a record is foreign text: escaped as every server string is */
+    text_clean(target, sizeof target, t->target);
+    text_clean(change, sizeof change, t->change);
+    fprintf(f, "try %s: B = %s; %d rounds of %g s after %g s settle\n", target, change, t->rounds,
+            t->for_s, t->warmup_s);
+    fprintf(f, "%-6s %12s %10s %10s %10s %8s\n", "", "tps", "p50 ms", "p95 ms", "p99 ms", "errors");
+    side_row(f, "A", a);
+    side_row(f, "B", b);
+    fprintf(f, "%-6s %+11.0f%% %+9.0f%% %+9.0f%% %+9.0f%%\n", "B/A", pct(b->tps, a->tps),
+            pct(b->p50_ms, a->p50_ms), pct(b->p95_ms, a->p95_ms), pct(b->p99_ms, a->p99_ms));
+    text_clean(change, sizeof change, t->res.sentence);
+    fprintf(f, "%s\n", change);
+    text_clean(change, sizeof change, t->res.prediction);
+    fprintf(f, "%s\n", change);
+}
+
+static void
+side_json(FILE *f, const char *key, const struct try_side *s)
+{
+    fprintf(f, ",\"%s\":{\"rounds\":%d,\"clients\":%d", key, s->n, s->clients);
+    json_member_num(f, "tps", s->tps);
+    json_member_num(f, "p50_ms", s->p50_ms);
+    json_member_num(f, "p95_ms", s->p95_ms);
+    json_member_num(f, "p99_ms", s->p99_ms);
+    fprintf(f, ",\"errors\":%llu}", (unsigned long long)s->errors);
+}
+
+static void
+rounds_json(FILE *f, const struct try_table *t)
+{
+    int i;
+
+    fputs(",\"rounds\":[", f);
+    for (i = 0; i < t->n; i++) {
+        fprintf(f, "%s{\"side\":\"%s\",\"clients\":%d", i ? "," : "", t->r[i].b ? "B" : "A",
+                t->r[i].clients);
+        json_member_num(f, "tps", t->r[i].tps);
+        json_member_num(f, "p50_ms", t->r[i].p50_ms);
+        json_member_num(f, "p95_ms", t->r[i].p95_ms);
+        json_member_num(f, "p99_ms", t->r[i].p99_ms);
+        fprintf(f, ",\"errors\":%llu", (unsigned long long)t->r[i].errors);
+        json_member_str(f, "verdict", verdict_key(t->r[i].verdict));
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+void
+try_line_write(FILE *f, const struct try_table *t)
+{
+    const struct try_result *res = &t->res;
+
+    fputs("{\"type\":\"try\"", f);
+    json_member_str(f, "target", t->target);
+    json_member_str(f, "change", t->change);
+    fprintf(f, ",\"pairs_asked\":%d", t->rounds);
+    json_member_num(f, "for_s", t->for_s);
+    json_member_num(f, "warmup_s", t->warmup_s);
+    rounds_json(f, t);
+    side_json(f, "a", &res->a);
+    side_json(f, "b", &res->b);
+    json_member_num(f, "diff", res->diff);
+    json_member_num(f, "band", res->band);
+    fprintf(f, ",\"beyond_noise\":%s", res->beyond ? "true" : "false");
+    json_member_str(f, "sentence", res->sentence);
+    json_member_str(f, "verdict", verdict_key(res->verdict));
+    json_member_str(f, "prediction", try_held_key(res->held));
+    json_member_str(f, "prediction_text", res->prediction);
+    fputs("}\n", f);
+}
+
+static void
+side_read(const json_t *o, struct try_side *s)
+{
+    s->n = (int)record_jnum(o, "rounds");
+    s->clients = (int)record_jnum(o, "clients");
+    s->tps = record_jnum(o, "tps");
+    s->p50_ms = record_jnum(o, "p50_ms");
+    s->p95_ms = record_jnum(o, "p95_ms");
+    s->p99_ms = record_jnum(o, "p99_ms");
+    s->errors = (uint64_t)fmax(0, record_jnum(o, "errors"));
+}
+
+/* The line's figures into t; the rounds, if a later report wants them, stay in the line. */
+static void
+line_read(const json_t *o, struct try_table *t)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->target, sizeof t->target, "%s", record_jstr(o, "target"));
+    snprintf(t->change, sizeof t->change, "%s", record_jstr(o, "change"));
+    t->rounds = (int)record_jnum(o, "pairs_asked");
+    t->for_s = record_jnum(o, "for_s");
+    t->warmup_s = record_jnum(o, "warmup_s");
+    side_read(json_object_get(o, "a"), &t->res.a);
+    side_read(json_object_get(o, "b"), &t->res.b);
+    t->res.diff = record_jnum(o, "diff");
+    t->res.band = record_jnum(o, "band");
+    t->res.beyond = json_is_true(json_object_get(o, "beyond_noise"));
+    snprintf(t->res.sentence, sizeof t->res.sentence, "%s", record_jstr(o, "sentence"));
+    snprintf(t->res.prediction, sizeof t->res.prediction, "%s", record_jstr(o, "prediction_text"));
+}
+
+int
+try_line_read(const char *path, struct try_table *t, char *err)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    json_t *o;
+    int found = 0;
+
+    if (f == NULL)
+        return seterr(err, "cannot read %s: %s", path, strerror(errno));
+    while (getline(&line, &cap, f) > 0) {
+        if (strncmp(line, "{\"type\":\"try\"", 13) != 0)
+            continue;
+        if ((o = json_loads(line, 0, NULL)) == NULL || !json_is_object(o)) {
+            json_decref(o);
+            continue;
+        }
+        line_read(o, t);
+        json_decref(o);
+        found = 1;
+    }
+    free(line);
+    fclose(f);
+    return found;
+}

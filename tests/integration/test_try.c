@@ -1,0 +1,395 @@
+/*
+ * benchtop try against real servers: a PostgreSQL whose every fsync takes
+ * 20 ms more (the slow-fsync shim), where synchronous_commit=off must win
+ * by far and be put back; an A/A try; SIGTERM during a B round (reverted
+ * before exit) and SIGKILL (try --undo reverts); a restart-only setting
+ * and --read-only refused; Redis appendfsync put back. Each server value
+ * is read with the server's own SHOW / CONFIG GET, not through benchtop.
+ * No timing is asserted: a round is found running by polling the server.
+ */
+#include "itest.h"
+#include "itest-mysql.h"
+#include "itest-redis.h"
+
+#include <sys/stat.h>
+
+static char slow[600]; /* the slow-fsync PostgreSQL's target */
+static pid_t slow_pid;
+static int slow_keep;
+static char state_dir[] = "/tmp/itest-try-XXXXXX";
+
+static int
+setup(void **state)
+{
+    char *init[] = {"init", slow, "-q", NULL};
+    struct run r;
+
+    if (mkdtemp(state_dir) == NULL)
+        return -1;
+    setenv("XDG_STATE_HOME", state_dir, 1); /* the undo files of this test's tries */
+    slow_pid = itest_slow_pg(slow, sizeof slow, 20, &slow_keep);
+    if (slow[0] == '\0')
+        return -1;
+    r = itest_runv(init);
+    itest_free(&r);
+    return r.status;
+}
+
+static int
+teardown(void **state)
+{
+    char cmd[700];
+
+    close(slow_keep);
+    waitpid(slow_pid, NULL, 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", state_dir);
+    return system(cmd);
+}
+
+/* SHOW name on the slow server, from a connection of the test's own. */
+static char *
+show(const char *name)
+{
+    static char value[64];
+    char sql[128];
+    PGconn *c = PQconnectdb(slow);
+    PGresult *r;
+
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    snprintf(sql, sizeof sql, "SHOW %s", name);
+    r = PQexec(c, sql);
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    snprintf(value, sizeof value, "%s", PQgetvalue(r, 0, 0));
+    PQclear(r);
+    PQfinish(c);
+    return value;
+}
+
+/* The undo files left in the state folder. */
+static int
+undo_files(void)
+{
+    char cmd[700];
+    FILE *p;
+    int n = 0, c;
+
+    snprintf(cmd, sizeof cmd, "ls %s/benchtop 2>/dev/null | grep -c '^undo-.*json$'", state_dir);
+    p = popen(cmd, "r");
+    assert_non_null(p);
+    if (fscanf(p, "%d", &n) != 1)
+        n = 0;
+    while ((c = fgetc(p)) != EOF)
+        ;
+    pclose(p);
+    return n;
+}
+
+/* tps of the table's row for side ("\nA " or "\nB "). */
+static double
+row_tps(const char *out, const char *side)
+{
+    const char *line = strstr(out, side);
+    double tps = -1;
+    char name[8];
+
+    assert_non_null(line);
+    assert_int_equal(sscanf(line + 1, "%7s %lf", name, &tps), 2);
+    return tps;
+}
+
+static void
+test_sync_commit_off_wins(void **state)
+{
+    char rec[700];
+    char *args[] = {
+        "try",      slow, "-w",    "tpcb-like", "-c",       "4", "--set", "synchronous_commit=off",
+        "--rounds", "2",  "--for", "3",         "--warmup", "1", "-o",    rec,
+        NULL};
+    char *report[] = {"report", rec, NULL};
+    struct run r, rep;
+    double a, b;
+
+    snprintf(rec, sizeof rec, "%s/try.jsonl", state_dir);
+    r = itest_runv(args);
+    fprintf(stderr, "%s%s", r.err, r.out);
+    assert_int_equal(r.status, 0);
+    a = row_tps(r.out, "\nA ");
+    b = row_tps(r.out, "\nB ");
+    assert_true(b > a); /* 20 ms per commit's fsync against none: a x5+ effect */
+    assert_non_null(strstr(r.out, "B is faster by "));
+    assert_non_null(strstr(r.out, ", beyond noise\n"));
+    assert_non_null(strstr(r.out, "its advice expected B faster"));
+    assert_string_equal(show("synchronous_commit"), "on");
+    assert_int_equal(undo_files(), 0);
+    rep = itest_runv(report); /* the record's try line gives the same table */
+    assert_int_equal(rep.status, 0);
+    assert_string_equal(rep.out, r.out);
+    itest_free(&rep);
+    itest_free(&r);
+}
+
+static void
+test_same_value_no_difference(void **state)
+{
+    char *args[] = {
+        "try",      slow, "-w",    "tpcb-like", "-c",       "2", "--set", "synchronous_commit=on",
+        "--rounds", "2",  "--for", "2",         "--warmup", "1", NULL};
+    struct run r = itest_runv(args);
+
+    fprintf(stderr, "%s", r.out);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\nno difference beyond noise (\u00b1 "));
+    assert_string_equal(show("synchronous_commit"), "on");
+    itest_free(&r);
+}
+
+/* Starts a try and returns once its B round has changed the server (polled, at most 60 s). */
+static pid_t
+start_until_b(int *o, int *e)
+{
+    char *args[] = {
+        "try",      slow, "-w",    "tpcb-like", "-c",       "2", "--set", "synchronous_commit=off",
+        "--rounds", "2",  "--for", "3",         "--warmup", "1", NULL};
+    pid_t pid = itest_spawn(args, o, e);
+    int i;
+
+    for (i = 0; i < 600 && strcmp(show("synchronous_commit"), "off") != 0; i++)
+        itest_sleep_ms(100);
+    assert_string_equal(show("synchronous_commit"), "off");
+    return pid;
+}
+
+static void
+test_sigterm_in_b_reverts(void **state)
+{
+    int o, e;
+    pid_t pid = start_until_b(&o, &e);
+    struct run r;
+
+    kill(pid, SIGTERM);
+    r = itest_finish(pid, o, e);
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 128 + SIGTERM);
+    assert_non_null(strstr(r.err, "put back"));
+    assert_string_equal(show("synchronous_commit"), "on");
+    assert_int_equal(undo_files(), 0);
+    itest_free(&r);
+}
+
+static void
+test_sigkill_then_undo(void **state)
+{
+    char *again[] = {"try", slow, "--set", "synchronous_commit=off", NULL};
+    char *undo[] = {"try", "--undo", slow, NULL};
+    int o, e;
+    pid_t pid = start_until_b(&o, &e);
+    struct run r;
+
+    kill(pid, SIGKILL);
+    r = itest_finish(pid, o, e);
+    itest_free(&r);
+    assert_string_equal(show("synchronous_commit"), "off"); /* nothing could revert it */
+    assert_int_equal(undo_files(), 1);
+    r = itest_runv(again); /* a leftover stops a new try, in one line */
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "try --undo"));
+    assert_int_equal(itest_lines(r.err), 1);
+    itest_free(&r);
+    r = itest_runv(undo);
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "put synchronous_commit back to default"));
+    assert_string_equal(show("synchronous_commit"), "on");
+    assert_int_equal(undo_files(), 0);
+    itest_free(&r);
+}
+
+static void
+test_restart_only_refused(void **state)
+{
+    char before[64];
+    char *args[] = {"try", slow, "--set", "shared_buffers=64MB", NULL};
+    struct run r;
+
+    snprintf(before, sizeof before, "%s", show("shared_buffers"));
+    r = itest_runv(args);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "shared_buffers needs a restart"));
+    assert_int_equal(itest_lines(r.err), 1);
+    assert_string_equal(show("shared_buffers"), before);
+    assert_int_equal(undo_files(), 0);
+    itest_free(&r);
+}
+
+static void
+test_read_only_refused(void **state)
+{
+    char *args[] = {"try", slow, "--read-only", "--set", "synchronous_commit=off", NULL};
+    struct run r = itest_runv(args);
+
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--read-only refuses try"));
+    assert_string_equal(show("synchronous_commit"), "on");
+    itest_free(&r);
+}
+
+static char *
+redis_appendfsync(redisContext *c)
+{
+    static char value[32];
+    redisReply *r = rtest_cmd(c, "CONFIG GET appendfsync");
+
+    assert_int_equal(r->elements, 2);
+    snprintf(value, sizeof value, "%s", r->element[1]->str);
+    freeReplyObject(r);
+    return value;
+}
+
+static void
+test_redis_appendfsync_put_back(void **state)
+{
+    char *args[] = {"try",      itest_env("BENCHTOP_RD_TARGET"),
+                    "--set",    "appendfsync=always",
+                    "--rounds", "2",
+                    "--for",    "2",
+                    "--warmup", "1",
+                    NULL};
+    redisContext *c = rtest_connect();
+    char before[32];
+    struct run r;
+
+    rtest_do(c, "CONFIG SET appendfsync everysec");
+    snprintf(before, sizeof before, "%s", redis_appendfsync(c));
+    r = itest_runv(args);
+    fprintf(stderr, "%s", r.out);
+    assert_int_equal(r.status, 0);
+    assert_true(strstr(r.out, "beyond noise") != NULL);
+    assert_string_equal(redis_appendfsync(c), before);
+    assert_int_equal(undo_files(), 0);
+    itest_free(&r);
+    redisFree(c);
+}
+
+static void
+test_sweep_set_values(void **state)
+{
+    char *args[] = {"sweep",       slow, "-w",           "tpcb-like",
+                    "-c",          "4",  "--set-values", "synchronous_commit=on,off",
+                    "--step-time", "2",  "--warmup",     "1",
+                    NULL};
+    struct run r = itest_runv(args);
+    const char *on, *off;
+
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    on = strstr(r.out, "\"value\":\"on\"");
+    off = strstr(r.out, "\"value\":\"off\"");
+    assert_non_null(on);
+    assert_non_null(off);
+    assert_true(itest_num(off, "tps") > itest_num(on, "tps"));
+    assert_non_null(strstr(r.out, "\"type\":\"sweep\",\"sweep\":\"setting\""));
+    assert_non_null(strstr(r.err, "most tps: synchronous_commit=off"));
+    assert_string_equal(show("synchronous_commit"), "on");
+    assert_int_equal(undo_files(), 0);
+    itest_free(&r);
+}
+
+static void
+test_mysql_flush_log_put_back(void **state)
+{
+    char *args[] = {"try",      itest_my_target("bt_my_try"),
+                    "-c",       "2",
+                    "--set",    "innodb_flush_log_at_trx_commit=0",
+                    "--rounds", "2",
+                    "--for",    "2",
+                    "--warmup", "1",
+                    NULL};
+    char *ro[] = {"try", itest_my_target("bt_my_try"), "--set", "innodb_page_size=8192", NULL};
+    MYSQL *m = itest_my(NULL);
+    struct run r;
+
+    assert_int_equal(itest_my_fresh_db("bt_my_try", "1", "1000"), 0);
+    itest_my_exec(m, "SET GLOBAL innodb_flush_log_at_trx_commit = 1");
+    r = itest_runv(args);
+    fprintf(stderr, "%s", r.out);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "beyond noise"));
+    assert_int_equal(itest_my_scalar(m, "SELECT @@GLOBAL.innodb_flush_log_at_trx_commit"), 1);
+    assert_int_equal(undo_files(), 0);
+    itest_free(&r);
+    r = itest_runv(ro); /* a read-only variable: refused before anything changes */
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "innodb_page_size is read-only"));
+    assert_int_equal(undo_files(), 0);
+    itest_free(&r);
+    mysql_close(m);
+}
+
+/* Client-side tries need no server permission: B's clients and threads, the sentence's form. */
+static void
+test_client_side_tries(void **state)
+{
+    char *clients[] = {"try",
+                       itest_env("BENCHTOP_RD_TARGET"),
+                       "-c",
+                       "1",
+                       "--try-clients",
+                       "8",
+                       "--rounds",
+                       "2",
+                       "--for",
+                       "1",
+                       "--warmup",
+                       "0.5",
+                       NULL};
+    char *threads[] = {"try",
+                       itest_env("BENCHTOP_RD_TARGET"),
+                       "-c",
+                       "4",
+                       "--try-threads",
+                       "2",
+                       "--rounds",
+                       "2",
+                       "--for",
+                       "1",
+                       "--warmup",
+                       "0.5",
+                       "--read-only",
+                       NULL};
+    struct run r = itest_runv(clients);
+
+    fprintf(stderr, "%s", r.out);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "B = -c 8;"));
+    assert_non_null(strstr(r.out, "beyond noise"));
+    assert_int_equal(itest_count_lines(r.err, "B: "), 2); /* a line per B round */
+    itest_free(&r);
+    r = itest_runv(threads); /* --read-only refuses every try, client-side ones too */
+    assert_int_equal(r.status, 2);
+    itest_free(&r);
+    threads[12] = NULL;
+    r = itest_runv(threads);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "B = -j 2;"));
+    itest_free(&r);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sync_commit_off_wins),
+        cmocka_unit_test(test_same_value_no_difference),
+        cmocka_unit_test(test_sigterm_in_b_reverts),
+        cmocka_unit_test(test_sigkill_then_undo),
+        cmocka_unit_test(test_restart_only_refused),
+        cmocka_unit_test(test_read_only_refused),
+        cmocka_unit_test(test_redis_appendfsync_put_back),
+        cmocka_unit_test(test_sweep_set_values),
+        cmocka_unit_test(test_mysql_flush_log_put_back),
+        cmocka_unit_test(test_client_side_tries),
+    };
+    if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_client_*' */
+        cmocka_set_test_filter(getenv("ITEST_FILTER"));
+    return cmocka_run_group_tests_name("try", tests, setup, teardown);
+}

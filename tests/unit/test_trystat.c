@@ -1,0 +1,162 @@
+/* Tests for trystat: A/B rounds judged, the sentence, the verdict's prediction; tryset_parse. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "analysis/trystat.h"
+#include "base/util.h"
+#include "engine/tryset.h"
+
+/* ABAB... rounds from tps pairs, A's verdict k, clients 4 (B: b_clients). */
+static int
+rounds(struct try_round *r, const double *a, const double *b, int pairs, enum verdict_kind k,
+       int b_clients)
+{
+    int i;
+
+    memset(r, 0, sizeof(*r) * (size_t)pairs * 2);
+    for (i = 0; i < pairs; i++) {
+        r[2 * i] =
+            (struct try_round){.b = 0, .clients = 4, .tps = a[i], .p99_ms = 10, .verdict = k};
+        r[2 * i + 1] = (struct try_round){.b = 1,
+                                          .clients = b_clients,
+                                          .tps = b[i],
+                                          .p99_ms = 5,
+                                          .errors = 1,
+                                          .verdict = VK_SERVER_CPU};
+    }
+    return 2 * pairs;
+}
+
+static void
+test_large_effect_beyond_noise(void **state)
+{
+    const double a[] = {100, 104, 98}, b[] = {310, 318, 305};
+    struct try_round r[6];
+    struct try_result res;
+
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, &res);
+    assert_int_equal(res.pairs, 3);
+    assert_true(fabs(res.a.tps - 302.0 / 3) < 1e-9);
+    assert_int_equal(res.b.errors, 3);
+    assert_true(res.diff > 2.0 && res.diff < 2.2);
+    assert_true(res.beyond);
+    assert_non_null(strstr(res.sentence, "B is faster by 2"));
+    assert_non_null(strstr(res.sentence, "%, beyond noise"));
+    assert_int_equal(res.verdict, VK_COMMIT); /* A's verdict, not B's */
+    assert_int_equal(res.held, TRY_HELD);
+    assert_string_equal(try_held_key(res.held), "held");
+}
+
+static void
+test_same_values_no_difference(void **state)
+{
+    const double a[] = {100, 90, 110}, b[] = {95, 104, 99};
+    struct try_round r[6];
+    struct try_result res;
+
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, &res);
+    assert_false(res.beyond);
+    assert_non_null(strstr(res.sentence, "no difference beyond noise ("));
+    assert_int_equal(res.held, TRY_NOT_HELD); /* commit-bound expected B faster */
+}
+
+static void
+test_slower_and_band(void **state)
+{
+    /* log tps: A 0 spread, B ln 50 and ln 40; pooled over 2 df, t(2) = 4.303 */
+    const double a[] = {100, 100}, b[] = {50, 40};
+    double d = (log(50) + log(40)) / 2 - log(100), m = (log(50) - log(40)) / 2;
+    double h = 4.303 * sqrt(2 * m * m / 2 * (0.5 + 0.5));
+    struct try_round r[4];
+    struct try_result res;
+
+    try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, &res);
+    assert_true(fabs(res.diff - (exp(d) - 1)) < 1e-9);
+    assert_true(fabs(res.band - (exp(d + h) - exp(d))) < 1e-4); /* the end nearer no change */
+    assert_true(fabs(res.diff) > res.band);
+    assert_true(res.beyond);
+    assert_non_null(strstr(res.sentence, "B is slower by 55% "));
+    assert_int_equal(res.held, TRY_UNTESTED);
+    assert_non_null(strstr(res.prediction, "no verdict"));
+}
+
+static void
+test_x10_with_unsteady_b(void **state)
+{
+    /* the loaded machine's run that a paired interval called no difference */
+    const double a[] = {36.0, 37.4}, b[] = {512, 322};
+    struct try_round r[4];
+    struct try_result res;
+
+    try_judge(r, rounds(r, a, b, 2, VK_COMMIT, 4), TRY_SETTING, &res);
+    assert_true(res.beyond);
+    assert_true(res.diff > 9);
+    assert_true(res.diff > res.band);
+}
+
+static void
+test_more_clients_prediction(void **state)
+{
+    const double a[] = {100, 101, 99}, b[] = {101, 99, 100};
+    struct try_round r[6];
+    struct try_result res;
+
+    try_judge(r, rounds(r, a, b, 3, VK_SERVER_CPU, 8), TRY_CLIENTS, &res);
+    assert_int_equal(res.held, TRY_NO_GAIN); /* server-bound: more clients gain nothing */
+    try_judge(r, rounds(r, a, b, 3, VK_UNDERLOADED, 8), TRY_CLIENTS, &res);
+    assert_int_equal(res.held, TRY_NOT_HELD);
+    try_judge(r, rounds(r, a, b, 3, VK_LOCK, 4), TRY_THREADS, &res);
+    assert_int_equal(res.held, TRY_UNTESTED);
+}
+
+static void
+test_one_pair_and_empty_a(void **state)
+{
+    const double a[] = {0, 0}, b[] = {10, 10}, a1[] = {10}, b1[] = {20};
+    struct try_round r[4];
+    struct try_result res;
+
+    try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, &res);
+    assert_int_equal(res.pairs, 0);
+    assert_non_null(strstr(res.sentence, "nothing to compare"));
+    try_judge(r, rounds(r, a1, b1, 1, VK_NONE, 4), TRY_SETTING, &res);
+    assert_non_null(strstr(res.sentence, "no noise band"));
+}
+
+static void
+test_set_parse(void **state)
+{
+    struct tryset t = {0};
+    char err[BT_ERRLEN];
+
+    assert_int_equal(tryset_parse(&t, "synchronous_commit=off\nwork_mem=64MB", err), 0);
+    assert_int_equal(t.n, 2);
+    assert_string_equal(t.want[1].name, "work_mem");
+    assert_string_equal(t.want[1].value, "64MB");
+    memset(&t, 0, sizeof t);
+    assert_int_equal(tryset_parse(&t, "work_mem", err), -1);
+    assert_non_null(strstr(err, "NAME=VALUE"));
+    assert_int_equal(tryset_parse(&t, "=1", err), -1);
+    assert_int_equal(tryset_parse(&t, "a=", err), -1);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_large_effect_beyond_noise),
+        cmocka_unit_test(test_same_values_no_difference),
+        cmocka_unit_test(test_slower_and_band),
+        cmocka_unit_test(test_x10_with_unsteady_b),
+        cmocka_unit_test(test_more_clients_prediction),
+        cmocka_unit_test(test_one_pair_and_empty_a),
+        cmocka_unit_test(test_set_parse),
+    };
+    return cmocka_run_group_tests_name("trystat", tests, NULL, NULL);
+}
