@@ -910,7 +910,7 @@ test_derive_cache_signals(void **state)
     assert_true(v.sig.mem_used == 8300000);
     assert_true(v.sig.mem_limit == 8388608);
     assert_string_equal(v.sig.mem_limit_setting, "maxmemory");
-    assert_string_equal(coll_row_find(&v, "memory", "used")->value, "7.9 MB of 8.0 MB (99%)");
+    assert_string_equal(coll_row_find(&v, "memory", "used")->value, "7.9 MiB of 8.0 MiB (99%)");
     assert_int_equal(coll_row_find(&v, "memory", "used")->level, ROW_WARN);
     assert_true(v.sig.evictions_s == 1.0);
     assert_true(fabs(v.sig.hit_ratio - 0.9) < 1e-9);
