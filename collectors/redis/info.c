@@ -80,13 +80,27 @@ next_line(const char *text, size_t len, size_t *pos, struct line *l)
     return 1;
 }
 
+/*
+ * Calls each_fn on every line of a whole reply (named what in messages)
+ * but the blank ones and "# Section" headers; stops at its first -1.
+ */
 static int
-check_whole(const char *text, size_t len, const char *what, char *err)
+each_line(const char *text, size_t len, const char *what,
+          int (*each_fn)(const struct line *, void *, char *), void *out, char *err)
 {
+    struct line l = {0};
+    size_t pos = 0;
+
     if (len == 0)
         return seterr(err, "empty %s reply", what);
     if (text[len - 1] != '\n')
         return seterr(err, "truncated %s reply: its last line has no end", what);
+    while (next_line(text, len, &pos, &l)) {
+        if (l.len == 0 || l.p[0] == '#')
+            continue;
+        if (each_fn(&l, out, err) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -222,8 +236,9 @@ add_keyspace(const char *val, size_t vlen, struct redis_info *out)
 }
 
 static int
-info_line(const struct line *l, struct redis_info *out, char *err)
+info_line(const struct line *l, void *dst, char *err)
 {
+    struct redis_info *out = dst;
     const char *colon = memchr(l->p, ':', l->len);
     const struct info_field *f;
     char shown[48];
@@ -250,26 +265,18 @@ info_line(const struct line *l, struct redis_info *out, char *err)
 int
 redis_info_parse(const char *text, size_t len, struct redis_info *out, char *err)
 {
-    struct line l = {0};
-    size_t pos = 0;
-
     memset(out, 0, sizeof *out);
-    if (check_whole(text, len, "INFO", err) < 0)
+    if (each_line(text, len, "INFO", info_line, out, err) < 0)
         return -1;
-    while (next_line(text, len, &pos, &l)) {
-        if (l.len == 0 || l.p[0] == '#')
-            continue;
-        if (info_line(&l, out, err) < 0)
-            return -1;
-    }
     if (out->version[0] == '\0')
         return seterr(err, "not an INFO reply: it has no redis_version line");
     return 0;
 }
 
 static int
-cmdstat_line(const struct line *l, struct redis_cmdstats *out, char *err)
+cmdstat_line(const struct line *l, void *dst, char *err)
 {
+    struct redis_cmdstats *out = dst;
     static const char prefix[] = "cmdstat_";
     const size_t plen = sizeof prefix - 1;
     const char *colon = memchr(l->p, ':', l->len);
@@ -306,19 +313,8 @@ cmdstat_line(const struct line *l, struct redis_cmdstats *out, char *err)
 int
 redis_cmdstats_parse(const char *text, size_t len, struct redis_cmdstats *out, char *err)
 {
-    struct line l = {0};
-    size_t pos = 0;
-
     memset(out, 0, sizeof *out);
-    if (check_whole(text, len, "INFO commandstats", err) < 0)
-        return -1;
-    while (next_line(text, len, &pos, &l)) {
-        if (l.len == 0 || l.p[0] == '#')
-            continue;
-        if (cmdstat_line(&l, out, err) < 0)
-            return -1;
-    }
-    return 0;
+    return each_line(text, len, "INFO commandstats", cmdstat_line, out, err);
 }
 
 const struct redis_cmdstat *
