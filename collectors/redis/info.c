@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/text.h"
 #include "base/util.h"
 
 enum field_type { F_U64, F_INT, F_DOUBLE, F_STRING };
@@ -104,19 +105,14 @@ each_line(const char *text, size_t len, const char *what,
     return 0;
 }
 
-/* A quoted, length-limited and printable copy of s for messages. */
+/* A length-limited and printable copy of s for messages, "..." where it was cut. */
 static void
 quote(char *out, size_t outlen, const char *s, size_t n)
 {
-    size_t i, k = 0;
+    size_t k = text_ascii(out, outlen - 3, s, n);
 
-    for (i = 0; i < n && k + 4 < outlen; i++)
-        out[k++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-    if (i < n && k + 4 <= outlen) {
-        memcpy(out + k, "...", 3);
-        k += 3;
-    }
-    out[k] = '\0';
+    if (k < n)
+        memcpy(out + k, "...", 4);
 }
 
 /* Copies n bytes into a NUL-terminated buffer; -1 if they do not fit. */

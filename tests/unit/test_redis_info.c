@@ -538,7 +538,14 @@ test_info_malformed(void **state)
     expect_info_error(overflow, strlen(overflow), "used_memory");
     expect_info_error(bad_db, strlen(bad_db), "keyspace");
     expect_info_error(long_version, strlen(long_version), "redis_version");
-    expect_info_error(binary, sizeof binary - 1, "line 2");
+    expect_info_error(binary, sizeof binary - 1, "line 2 of INFO is not key:value: '....'");
+    {
+        char text[128], want[64];
+
+        snprintf(text, sizeof text, "redis_version:7.0.0\r\n%060d\r\n", 0);
+        snprintf(want, sizeof want, ": '%044d...'", 0); /* 44 bytes shown, then cut */
+        expect_info_error(text, strlen(text), want);
+    }
     expect_info_error(ok, strlen(ok), "line 1");
     expect_info_error(other, strlen(other), "not an INFO reply");
     expect_info_error("", 0, "empty");
