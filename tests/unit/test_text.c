@@ -171,10 +171,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clean),
-        cmocka_unit_test(test_json_string),
-        cmocka_unit_test(test_json_numbers),
-        cmocka_unit_test(test_error_messages_counted),
+        cmocka_unit_test(test_clean),        cmocka_unit_test(test_json_string),
+        cmocka_unit_test(test_json_numbers), cmocka_unit_test(test_error_messages_counted),
         cmocka_unit_test(test_ascii),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
