@@ -180,9 +180,7 @@ make_subdir(const struct server *s, const char *name, char *err)
     snprintf(path, sizeof path, "%s/%s", s->dir, name);
     if (mkdir(path, 0755) != 0 && errno != EEXIST)
         return seterr(err, "cannot create %s: %s", path, strerror(errno));
-    if (s->user[0] != '\0' && chown(path, s->uid, s->gid) != 0)
-        return seterr(err, "cannot give %s to %s: %s", path, s->user, strerror(errno));
-    return 0;
+    return server_give(s, path, err);
 }
 
 static int

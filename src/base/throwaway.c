@@ -668,15 +668,21 @@ server_wait_ready(struct server *s, const char *name, int timeout_ms, char *err)
 }
 
 int
+server_give(const struct server *s, const char *path, char *err)
+{
+    if (s->user[0] != '\0' && chown(path, s->uid, s->gid) != 0)
+        return seterr(err, "cannot give %s to %s: %s", path, s->user, strerror(errno));
+    return 0;
+}
+
+int
 server_write_file(const struct server *s, const char *path, const char *text, char *err)
 {
     FILE *f = fopen(path, "w");
 
     if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0)
         return seterr(err, "cannot write %s: %s", path, strerror(errno));
-    if (s->user[0] != '\0' && chown(path, s->uid, s->gid) != 0)
-        return seterr(err, "cannot give %s to %s: %s", path, s->user, strerror(errno));
-    return 0;
+    return server_give(s, path, err);
 }
 
 int

@@ -110,6 +110,8 @@ int server_run(const struct server *s, char *const argv[], const char *logpath, 
 pid_t server_spawn(const struct server *s, char *const argv[], const char *logpath, char *err);
 /* A free loopback TCP port for a second listener of a class (the kernel's pick; -1 with err). */
 int server_pick_port(char *err);
+/* Gives path (in s->dir) to s->user, when the server runs as one. 0, or -1 with err. */
+int server_give(const struct server *s, const char *path, char *err);
 /* Writes text to path (in s->dir) and gives it to s->user. 0, or -1 with err. */
 int server_write_file(const struct server *s, const char *path, const char *text, char *err);
 /* Waits until 127.0.0.1:port accepts a TCP connection, up to timeout_ms. 0 or -1. */
