@@ -268,12 +268,7 @@ spawn_fpm(struct ng_server *ng, char *err)
 {
     char *argv[] = {ng->fpm, "--nodaemonize", "--fpm-config", ng->fpm_conf, NULL};
 
-    ng->fpm_proc.pid = server_spawn(&ng->fpm_proc, argv, ng->fpm_proc.log, err);
-    if (ng->fpm_proc.pid < 0) {
-        ng->fpm_proc.pid = 0;
-        return -1;
-    }
-    return server_wait_ready(&ng->fpm_proc, "php-fpm", NG_START_TIMEOUT_MS, err);
+    return server_start(&ng->fpm_proc, argv, "php-fpm", NG_START_TIMEOUT_MS, err);
 }
 
 static int
@@ -283,12 +278,7 @@ spawn_nginx(struct server *s, struct ng_server *ng, char *err)
     char *argv[] = {ng->nginx, "-p", prefix, "-c", ng->nginx_conf, "-e", s->log, NULL};
 
     snprintf(prefix, sizeof prefix, "%s/", s->dir);
-    s->pid = server_spawn(s, argv, s->log, err);
-    if (s->pid < 0) {
-        s->pid = 0;
-        return -1;
-    }
-    return server_wait_ready(s, "nginx", NG_START_TIMEOUT_MS, err);
+    return server_start(s, argv, "nginx", NG_START_TIMEOUT_MS, err);
 }
 
 static int

@@ -168,12 +168,7 @@ single_spawn(struct server *s, char *err)
     char *argv[SINGLE_SERVER_ARGS], buf[1024];
 
     sp->argv(s, p->prog, argv, buf, sizeof buf);
-    s->pid = server_spawn(s, argv, s->log, err);
-    if (s->pid < 0) {
-        s->pid = 0;
-        return -1;
-    }
-    return server_wait_ready(s, sp->program, sp->start_ms, err);
+    return server_start(s, argv, sp->program, sp->start_ms, err);
 }
 
 static int
@@ -665,6 +660,17 @@ server_wait_ready(struct server *s, const char *name, int timeout_ms, char *err)
     } while (ms_left(deadline) > 0);
     return seterr(err, "%s is running but 127.0.0.1:%d does not accept connections after %d s",
                   name, s->port, timeout_ms / 1000);
+}
+
+int
+server_start(struct server *s, char *const argv[], const char *name, int timeout_ms, char *err)
+{
+    s->pid = server_spawn(s, argv, s->log, err);
+    if (s->pid < 0) {
+        s->pid = 0;
+        return -1;
+    }
+    return server_wait_ready(s, name, timeout_ms, err);
 }
 
 int

@@ -134,6 +134,11 @@ void server_log_tail(const char *logpath, char *out, size_t outlen);
  * reaped, s->pid is 0 and err says how it ended ("NAME exited with status 1").
  */
 int server_wait_ready(struct server *s, const char *name, int timeout_ms, char *err);
+/*
+ * server_spawn of argv logging to s->log, then server_wait_ready: 0 once it
+ * accepts, or -1 with err and s->pid 0.
+ */
+int server_start(struct server *s, char *const argv[], const char *name, int timeout_ms, char *err);
 /* Stops the server (fast) and starts it again on the same port and data; waits until it accepts. */
 int server_restart(struct server *s, char *err);
 /* Waits for pid to exit and reaps it, up to timeout_ms (a pidfd: no sleep loop). 0 if it did. */
