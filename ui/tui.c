@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
 
 #include "dash.h"
+#include "base/cpu.h"
 #include "base/hist.h"
 #include "base/text.h"
 #include "keys.h"
@@ -55,21 +55,11 @@ struct tui {
 
 enum { STEP_SETTLE = 3 }; /* intervals after +/- before tps counts: the change's own is mixed */
 
-static double
-cpu_seconds(void)
-{
-    struct rusage ru;
-
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
 /* benchtop's CPU since the last call, % of one core. */
 static void
 update_cpu(struct tui *t)
 {
-    double cpu = cpu_seconds();
+    double cpu = cpu_process_seconds();
     uint64_t now = now_us();
 
     if (t->last_cpu_us != 0 && now > t->last_cpu_us)

@@ -180,9 +180,7 @@ make_subdir(const struct server *s, const char *name, char *err)
     snprintf(path, sizeof path, "%s/%s", s->dir, name);
     if (mkdir(path, 0755) != 0 && errno != EEXIST)
         return seterr(err, "cannot create %s: %s", path, strerror(errno));
-    if (s->user[0] != '\0' && chown(path, s->uid, s->gid) != 0)
-        return seterr(err, "cannot give %s to %s: %s", path, s->user, strerror(errno));
-    return 0;
+    return server_give(s, path, err);
 }
 
 static int
@@ -270,12 +268,7 @@ spawn_fpm(struct ng_server *ng, char *err)
 {
     char *argv[] = {ng->fpm, "--nodaemonize", "--fpm-config", ng->fpm_conf, NULL};
 
-    ng->fpm_proc.pid = server_spawn(&ng->fpm_proc, argv, ng->fpm_proc.log, err);
-    if (ng->fpm_proc.pid < 0) {
-        ng->fpm_proc.pid = 0;
-        return -1;
-    }
-    return server_wait_ready(&ng->fpm_proc, "php-fpm", NG_START_TIMEOUT_MS, err);
+    return server_start(&ng->fpm_proc, argv, "php-fpm", NG_START_TIMEOUT_MS, err);
 }
 
 static int
@@ -285,12 +278,7 @@ spawn_nginx(struct server *s, struct ng_server *ng, char *err)
     char *argv[] = {ng->nginx, "-p", prefix, "-c", ng->nginx_conf, "-e", s->log, NULL};
 
     snprintf(prefix, sizeof prefix, "%s/", s->dir);
-    s->pid = server_spawn(s, argv, s->log, err);
-    if (s->pid < 0) {
-        s->pid = 0;
-        return -1;
-    }
-    return server_wait_ready(s, "nginx", NG_START_TIMEOUT_MS, err);
+    return server_start(s, argv, "nginx", NG_START_TIMEOUT_MS, err);
 }
 
 static int

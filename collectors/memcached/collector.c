@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/units.h"
+
 #define COLL_TIMEOUT_MS 2000
 /* Slab classes shown one by one, the largest first; the rest are summed on one row. */
 #define SLAB_ROWS 8
@@ -132,17 +134,18 @@ mc_coll_sample(void *conn, void *out, char *err)
 /* ---- derive ---- */
 
 static double
-delta(const struct mc_stats *prev, const struct mc_stats *cur, enum mc_stat_field f)
-{
-    if (prev == NULL || !mc_stat_has(prev, f) || !mc_stat_has(cur, f) || cur->v[f] < prev->v[f])
-        return NAN;
-    return (double)(cur->v[f] - prev->v[f]);
-}
-
-static double
 rate(const struct mc_stats *prev, const struct mc_stats *cur, enum mc_stat_field f, double secs)
 {
-    return secs > 0 ? delta(prev, cur, f) / secs : NAN;
+    if (prev == NULL || !mc_stat_has(prev, f) || !mc_stat_has(cur, f))
+        return NAN;
+    return units_rate((double)prev->v[f], (double)cur->v[f], 1, secs);
+}
+
+/* The counter's growth since the previous sample: its rate over one second. */
+static double
+delta(const struct mc_stats *prev, const struct mc_stats *cur, enum mc_stat_field f)
+{
+    return rate(prev, cur, f, 1.0);
 }
 
 /* A "per second" row: "-" when there is no previous sample, dimmed when the server lacks it. */

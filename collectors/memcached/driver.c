@@ -33,6 +33,7 @@
 #include "engine/mix.h"
 #include "engine/optdef.h"
 #include "base/uri.h"
+#include "base/text.h"
 
 #define MC_SCHEME "memcached://"
 #define MC_CONNECT_TIMEOUT_MS 5000
@@ -337,13 +338,12 @@ static int
 not_memcached(const struct mc_addr *a, const char *line, size_t n, char *err)
 {
     char q[80];
-    size_t j = 0;
+    size_t j;
 
     /* The whole first line of what it said, up to a length that keeps the message one line. */
     while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == '\n' || line[n - 1] == ' '))
         n--;
-    for (size_t i = 0; i < n && j + 4 < sizeof q; i++)
-        q[j++] = line[i] >= 0x20 && line[i] < 0x7f ? line[i] : '.';
+    j = text_ascii(q, sizeof q - 3, line, n); /* room left for "..." */
     if (j < n) {
         memcpy(q + j, "...", 3);
         j += 3;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "collectors/shared/kv.h"
+#include "base/text.h"
 
 /* A text reply line that is one fixed word. */
 struct word_kind {
@@ -76,27 +77,12 @@ next_token(const char *s, size_t n, size_t *pos, size_t *tlen)
     return s + start;
 }
 
-/* A printable, shortened copy of what the server sent, for an error message. */
-static void
-quote(char *dst, size_t dstlen, const char *src, size_t n)
-{
-    size_t j = 0;
-
-    if (n > 60)
-        n = 60;
-    for (size_t i = 0; i < n && j + 1 < dstlen; i++) {
-        unsigned char ch = (unsigned char)src[i];
-        dst[j++] = ch >= 0x20 && ch < 0x7f ? (char)ch : '.';
-    }
-    dst[j] = '\0';
-}
-
 static ssize_t
 not_memcached(char *err, const char *what, const char *src, size_t n)
 {
-    char q[64];
+    char q[61]; /* 60 bytes of what the server sent, made printable */
 
-    quote(q, sizeof q, src, n);
+    text_ascii(q, sizeof q, src, n);
     seterr(err, "%s: \"%s\"", what, q);
     return -1;
 }

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/text.h"
+
 /* The names memcached prints, by field. */
 static const char *const stat_names[MCS__COUNT] = {
     [MCS_PID] = "pid",
@@ -83,16 +85,6 @@ parse_seconds_us(const char *s, size_t n, uint64_t *out)
     return 0;
 }
 
-static void
-quote_line(char *dst, size_t dstlen, const char *s, size_t n)
-{
-    size_t j = 0;
-
-    for (size_t i = 0; i < n && i < 48 && j + 1 < dstlen; i++)
-        dst[j++] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '.';
-    dst[j] = '\0';
-}
-
 /* Splits "STAT name value" (line without its end); -1 if it is not one. */
 static int
 split_stat(const char *s, size_t n, struct stat_line *l)
@@ -115,11 +107,11 @@ split_stat(const char *s, size_t n, struct stat_line *l)
 static int
 other_line(const char *s, size_t n, int lineno, char *err)
 {
-    char q[64];
+    char q[49]; /* 48 bytes of the line, made printable */
 
     if (n == 3 && memcmp(s, "END", 3) == 0)
         return 1;
-    quote_line(q, sizeof q, s, n);
+    text_ascii(q, sizeof q, s, n);
     if ((n >= 5 && memcmp(s, "ERROR", 5) == 0) || (n > 13 && memcmp(s + 6, "_ERROR ", 7) == 0))
         return seterr(err, "the server refused the stats command: %s", q);
     return seterr(err, "malformed stats reply at line %d: \"%s\"", lineno, q);
@@ -159,9 +151,9 @@ each_stat(const char *text, size_t len, stat_fn fn, void *arg, char *err)
 static int
 bad_number(const struct stat_line *l, char *err)
 {
-    char q[64];
+    char q[49]; /* 48 bytes of the line, made printable */
 
-    quote_line(q, sizeof q, l->val, l->val_len);
+    text_ascii(q, sizeof q, l->val, l->val_len);
     return seterr(err, "malformed stats reply at line %d: %.*s is \"%s\", not a number", l->lineno,
                   (int)l->name_len, l->name, q);
 }

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "base/ownids.h"
+#include "base/units.h"
 #include "collectors/shared/locks.h"
 
 #define MY_STATUS_NAME(id, name) name,
@@ -473,13 +474,10 @@ covered(const struct my_sample *cur, enum my_status_var v)
 static double
 rate(const struct my_sample *prev, const struct my_sample *cur, enum my_status_var v, double secs)
 {
-    double d;
-
     v = source(cur, v);
-    if (prev == NULL || secs <= 0 || !present(prev, v) || !present(cur, v))
+    if (prev == NULL || !present(prev, v) || !present(cur, v))
         return NAN;
-    d = cur->status[v] - prev->status[v];
-    return d < 0 ? NAN : d / secs; /* a restart resets the counters */
+    return units_rate(prev->status[v], cur->status[v], 1, secs);
 }
 
 static void

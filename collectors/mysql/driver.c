@@ -973,18 +973,6 @@ my_stmt_labels(const void *shared, const struct stmt_label **out)
     return sh->nlabels;
 }
 
-static char *
-my_mask(const char *target)
-{
-    return my_mask_target(target);
-}
-
-static int
-my_init_tables(const struct init_conf *ic, char *err)
-{
-    return my_init(ic, err);
-}
-
 #define MY_OFF(field) offsetof(struct my_opts, field)
 
 static const struct option_def my_defs[] = {
@@ -1012,7 +1000,7 @@ const struct driver_class mysql_driver_class = {
     .options = my_options,
     .options_size = sizeof(struct my_opts),
     .claims = NULL,
-    .mask = my_mask,
+    .mask = my_mask_target,
     .prepare = my_prepare,
     .release = my_release,
     .tls = my_tls,
@@ -1026,5 +1014,5 @@ const struct driver_class mysql_driver_class = {
     .conn_disconnect = my_conn_disconnect,
     .stmt_labels = my_stmt_labels,
     .needs_init = 1,
-    .init = my_init_tables,
+    .init = my_init,
 };

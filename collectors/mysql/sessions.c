@@ -24,14 +24,6 @@ static const char list_sql[] =
     " LEFT JOIN information_schema.INNODB_TRX t ON t.trx_mysql_thread_id = p.ID"
     " ORDER BY p.COMMAND = 'Sleep' AND t.trx_state IS NULL, p.TIME DESC LIMIT 64";
 
-static double
-num(const char *v)
-{
-    double d;
-
-    return v != NULL && safe_strtod(v, &d) == 0 ? d : NAN;
-}
-
 static const char *
 cell(MYSQL_ROW row, int i)
 {
@@ -53,8 +45,8 @@ parse_row(MYSQL_ROW row, unsigned long own_id, const uint64_t *ids, int nids,
     snprintf(s->wait, sizeof s->wait, "%s", cell(row, C_STATE));
     snprintf(s->query, sizeof s->query, "%s", cell(row, C_INFO));
     snprintf(s->info, sizeof s->info, "%s", cell(row, C_TRX));
-    s->query_s = num(row[C_TIME]);
-    s->xact_s = num(row[C_TRX_S]);
+    s->query_s = str_num_or_nan(row[C_TIME]);
+    s->xact_s = str_num_or_nan(row[C_TRX_S]);
     s->blocked = strcmp(s->info, "LOCK WAIT") == 0;
     if (safe_strtoull(s->id, &id) == 0)
         s->own = id == own_id || (nids > 0 && ownids_has(ids, nids, id));

@@ -25,14 +25,6 @@ static const char top_sql[] =
     " FROM performance_schema.events_statements_summary_by_digest) a"
     " ORDER BY d.SUM_TIMER_WAIT DESC LIMIT 32";
 
-static double
-num(const char *v)
-{
-    double d;
-
-    return v != NULL && safe_strtod(v, &d) == 0 ? d : NAN;
-}
-
 /* 1 when performance_schema is on, 0 (and the note) when not, -1 on error. */
 static int
 enabled(MYSQL *m, struct coll_statements *out, char *err)
@@ -60,12 +52,12 @@ parse_row(MYSQL_ROW row, struct coll_statements *out)
 
     snprintf(s->id, sizeof s->id, "%s", row[C_ID] ? row[C_ID] : "");
     snprintf(s->text, sizeof s->text, "%s", row[C_TEXT] ? row[C_TEXT] : "");
-    s->calls = num(row[C_CALLS]);
-    s->total_ms = num(row[C_MS]);
-    s->rows = num(row[C_ROWS]);
-    out->all_ms = num(row[C_ALL_MS]);
-    out->all_calls = num(row[C_ALL_CALLS]);
-    out->total = (int)num(row[C_TOTAL]);
+    s->calls = str_num_or_nan(row[C_CALLS]);
+    s->total_ms = str_num_or_nan(row[C_MS]);
+    s->rows = str_num_or_nan(row[C_ROWS]);
+    out->all_ms = str_num_or_nan(row[C_ALL_MS]);
+    out->all_calls = str_num_or_nan(row[C_ALL_CALLS]);
+    out->total = (int)str_num_or_nan(row[C_TOTAL]);
 }
 
 int

@@ -421,9 +421,10 @@ part_sql(const struct sql_part *p, int version)
 
 /* --- rows --- */
 
+/* A per-second row written by units' fmt (SI counts or IEC bytes); "-" before two samples. */
 static void
-add_rate(struct coll_view *v, const char *section, const char *label, double per_s,
-         enum row_level level)
+add_per_s(struct coll_view *v, const char *section, const char *label, double per_s,
+          enum row_level level, void (*fmt)(char *, size_t, double, const char *))
 {
     char buf[32];
 
@@ -431,22 +432,22 @@ add_rate(struct coll_view *v, const char *section, const char *label, double per
         coll_row_add(v, section, label, NAN, ROW_NORMAL, "-");
         return;
     }
-    units_si(buf, sizeof buf, per_s, "/s");
+    fmt(buf, sizeof buf, per_s, "/s");
     coll_row_add(v, section, label, per_s, level, "%s", buf);
+}
+
+static void
+add_rate(struct coll_view *v, const char *section, const char *label, double per_s,
+         enum row_level level)
+{
+    add_per_s(v, section, label, per_s, level, units_si);
 }
 
 static void
 add_bytes_rate(struct coll_view *v, const char *section, const char *label, double per_s,
                enum row_level level)
 {
-    char buf[32];
-
-    if (isnan(per_s)) {
-        coll_row_add(v, section, label, NAN, ROW_NORMAL, "-");
-        return;
-    }
-    units_iec(buf, sizeof buf, per_s, "/s");
-    coll_row_add(v, section, label, per_s, level, "%s", buf);
+    add_per_s(v, section, label, per_s, level, units_iec);
 }
 
 static void

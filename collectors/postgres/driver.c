@@ -593,18 +593,6 @@ pg_stmt_labels(const void *shared, const struct stmt_label **out)
     return sh->nlabels;
 }
 
-static char *
-pg_mask(const char *target)
-{
-    return pg_mask_target(target);
-}
-
-static int
-pg_init_tables(const struct init_conf *ic, char *err)
-{
-    return pg_init(ic, err);
-}
-
 static const struct option_def pg_defs[] = {
     {"scale", 's', OPT_INT, offsetof(struct pg_opts, scale), 1, 1000000, "1", "N",
      CMD_INIT | CMD_DEMO, "init: scale factor (as pgbench -i -s: 100,000 accounts per unit)"},
@@ -622,7 +610,7 @@ const struct driver_class postgres_driver_class = {
     .options = pg_options,
     .options_size = sizeof(struct pg_opts),
     .claims = pg_claims,
-    .mask = pg_mask,
+    .mask = pg_mask_target,
     .prepare = pg_prepare,
     .release = pg_release,
     .tls = pg_tls,
@@ -636,5 +624,5 @@ const struct driver_class postgres_driver_class = {
     .conn_disconnect = pg_conn_disconnect,
     .stmt_labels = pg_stmt_labels,
     .needs_init = 1,
-    .init = pg_init_tables,
+    .init = pg_init,
 };

@@ -59,12 +59,7 @@ spawn(struct server *s, struct pgb_server *pb, char *err)
 {
     char *argv[] = {pb->prog, pb->ini, NULL};
 
-    s->pid = server_spawn(s, argv, s->log, err);
-    if (s->pid < 0) {
-        s->pid = 0;
-        return -1;
-    }
-    return server_wait_ready(s, "pgbouncer", PGB_START_TIMEOUT_MS, err);
+    return server_start(s, argv, "pgbouncer", PGB_START_TIMEOUT_MS, err);
 }
 
 static int

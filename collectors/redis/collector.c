@@ -229,20 +229,6 @@ fmt_rate(char *buf, size_t len, double r)
 }
 
 static void
-fmt_bytes(char *buf, size_t len, uint64_t n)
-{
-    static const char *const units[] = {"B", "KB", "MB", "GB", "TB"};
-    double v = (double)n;
-    int u = 0;
-
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
-
-static void
 add_rate(struct coll_view *v, const char *section, const char *label, double r, enum row_level busy)
 {
     char buf[32];
@@ -256,7 +242,7 @@ add_bytes(struct coll_view *v, const char *section, const char *label, uint64_t 
 {
     char buf[32];
 
-    fmt_bytes(buf, sizeof buf, n);
+    units_iec(buf, sizeof buf, (double)n, "");
     coll_row_add(v, section, label, (double)n, ROW_NORMAL, "%s", buf);
 }
 
@@ -309,15 +295,15 @@ derive_clients(const struct redis_sample *p, const struct redis_sample *c, doubl
              ROW_NORMAL);
 }
 
-/* "7.9 MB of 8.0 MB (99%)": maxmemory set, the limit a cache evicts (or refuses writes) at. */
+/* "7.9 MiB of 8.0 MiB (99%)": maxmemory set, the limit a cache evicts (or refuses writes) at. */
 static void
 used_of_limit(struct coll_view *v, const struct redis_info *i)
 {
     char used[16], limit[16];
     double pct = 100.0 * (double)i->used_memory / (double)i->maxmemory;
 
-    fmt_bytes(used, sizeof used, i->used_memory);
-    fmt_bytes(limit, sizeof limit, i->maxmemory);
+    units_iec(used, sizeof used, (double)i->used_memory, "");
+    units_iec(limit, sizeof limit, (double)i->maxmemory, "");
     v->sig.mem_limit = (double)i->maxmemory;
     snprintf(v->sig.mem_limit_setting, sizeof v->sig.mem_limit_setting, "maxmemory");
     coll_row_add(v, "memory", "used", (double)i->used_memory, pct >= 90 ? ROW_WARN : ROW_NORMAL,

@@ -1125,12 +1125,6 @@ rd_stmt_labels(const void *shared, const struct stmt_label **out)
     return sh->nlabels;
 }
 
-static char *
-rd_mask(const char *target)
-{
-    return redis_mask_target(target);
-}
-
 static int
 rd_init(const struct init_conf *ic, char *err)
 {
@@ -1162,7 +1156,7 @@ const struct driver_class redis_driver_class = {
     .demo_options = rd_demo_options,
     .pipeline_depth = rd_pipeline_depth,
     .claims = NULL,
-    .mask = rd_mask,
+    .mask = redis_mask_target,
     .prepare = rd_prepare,
     .release = rd_release,
     .conn_new = rd_conn_new,

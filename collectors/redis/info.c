@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/text.h"
 #include "base/util.h"
 
 enum field_type { F_U64, F_INT, F_DOUBLE, F_STRING };
@@ -80,29 +81,38 @@ next_line(const char *text, size_t len, size_t *pos, struct line *l)
     return 1;
 }
 
+/*
+ * Calls each_fn on every line of a whole reply (named what in messages)
+ * but the blank ones and "# Section" headers; stops at its first -1.
+ */
 static int
-check_whole(const char *text, size_t len, const char *what, char *err)
+each_line(const char *text, size_t len, const char *what,
+          int (*each_fn)(const struct line *, void *, char *), void *out, char *err)
 {
+    struct line l = {0};
+    size_t pos = 0;
+
     if (len == 0)
         return seterr(err, "empty %s reply", what);
     if (text[len - 1] != '\n')
         return seterr(err, "truncated %s reply: its last line has no end", what);
+    while (next_line(text, len, &pos, &l)) {
+        if (l.len == 0 || l.p[0] == '#')
+            continue;
+        if (each_fn(&l, out, err) < 0)
+            return -1;
+    }
     return 0;
 }
 
-/* A quoted, length-limited and printable copy of s for messages. */
+/* A length-limited and printable copy of s for messages, "..." where it was cut. */
 static void
 quote(char *out, size_t outlen, const char *s, size_t n)
 {
-    size_t i, k = 0;
+    size_t k = text_ascii(out, outlen - 3, s, n);
 
-    for (i = 0; i < n && k + 4 < outlen; i++)
-        out[k++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-    if (i < n && k + 4 <= outlen) {
-        memcpy(out + k, "...", 3);
-        k += 3;
-    }
-    out[k] = '\0';
+    if (k < n)
+        memcpy(out + k, "...", 4);
 }
 
 /* Copies n bytes into a NUL-terminated buffer; -1 if they do not fit. */
@@ -222,8 +232,9 @@ add_keyspace(const char *val, size_t vlen, struct redis_info *out)
 }
 
 static int
-info_line(const struct line *l, struct redis_info *out, char *err)
+info_line(const struct line *l, void *dst, char *err)
 {
+    struct redis_info *out = dst;
     const char *colon = memchr(l->p, ':', l->len);
     const struct info_field *f;
     char shown[48];
@@ -250,26 +261,18 @@ info_line(const struct line *l, struct redis_info *out, char *err)
 int
 redis_info_parse(const char *text, size_t len, struct redis_info *out, char *err)
 {
-    struct line l = {0};
-    size_t pos = 0;
-
     memset(out, 0, sizeof *out);
-    if (check_whole(text, len, "INFO", err) < 0)
+    if (each_line(text, len, "INFO", info_line, out, err) < 0)
         return -1;
-    while (next_line(text, len, &pos, &l)) {
-        if (l.len == 0 || l.p[0] == '#')
-            continue;
-        if (info_line(&l, out, err) < 0)
-            return -1;
-    }
     if (out->version[0] == '\0')
         return seterr(err, "not an INFO reply: it has no redis_version line");
     return 0;
 }
 
 static int
-cmdstat_line(const struct line *l, struct redis_cmdstats *out, char *err)
+cmdstat_line(const struct line *l, void *dst, char *err)
 {
+    struct redis_cmdstats *out = dst;
     static const char prefix[] = "cmdstat_";
     const size_t plen = sizeof prefix - 1;
     const char *colon = memchr(l->p, ':', l->len);
@@ -306,19 +309,8 @@ cmdstat_line(const struct line *l, struct redis_cmdstats *out, char *err)
 int
 redis_cmdstats_parse(const char *text, size_t len, struct redis_cmdstats *out, char *err)
 {
-    struct line l = {0};
-    size_t pos = 0;
-
     memset(out, 0, sizeof *out);
-    if (check_whole(text, len, "INFO commandstats", err) < 0)
-        return -1;
-    while (next_line(text, len, &pos, &l)) {
-        if (l.len == 0 || l.p[0] == '#')
-            continue;
-        if (cmdstat_line(&l, out, err) < 0)
-            return -1;
-    }
-    return 0;
+    return each_line(text, len, "INFO commandstats", cmdstat_line, out, err);
 }
 
 const struct redis_cmdstat *

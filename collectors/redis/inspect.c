@@ -18,6 +18,7 @@
 #include "engine/collector.h"
 #include "base/json.h"
 #include "base/text.h"
+#include "base/units.h"
 #include "base/util.h"
 
 enum {
@@ -247,20 +248,6 @@ scan_all(redisContext *ctx, struct census *c, const struct inspect_conf *ic, cha
 
 /* --- the report --- */
 
-static const char *
-fmt_bytes(char *buf, size_t len, double b)
-{
-    if (b >= 1 << 30)
-        snprintf(buf, len, "%.1f GiB", b / (1 << 30));
-    else if (b >= 1 << 20)
-        snprintf(buf, len, "%.1f MiB", b / (1 << 20));
-    else if (b >= 1 << 10)
-        snprintf(buf, len, "%.1f KiB", b / (1 << 10));
-    else
-        snprintf(buf, len, "%.0f B", b);
-    return buf;
-}
-
 static void
 text_top(FILE *f, const char *title, const struct top *t, int bytes)
 {
@@ -270,7 +257,7 @@ text_top(FILE *f, const char *title, const struct top *t, int bytes)
     for (int i = 0; i < TOP_N && t[i].n > 0; i++) {
         text_clean(clean, sizeof clean, t[i].key);
         if (bytes)
-            fmt_bytes(num, sizeof num, t[i].n);
+            units_iec(num, sizeof num, t[i].n, "");
         else
             snprintf(num, sizeof num, "%.0f", t[i].n);
         fprintf(f, "  %-40s %-7s %12s\n", clean, type_names[t[i].type], num);
@@ -303,11 +290,13 @@ text_report(FILE *f, const struct census *c, const struct inspect_conf *ic, cons
             : c->sample_hit ? " (a sample: --sample)"
                             : "");
     fprintf(f, "keys by type:\n");
-    for (int i = 0; i < NTYPES; i++)
-        if (c->type_keys[i] > 0)
-            fprintf(f, "  %-8s %10llu keys %14.0f elements %12s\n", type_names[i],
-                    (unsigned long long)c->type_keys[i], c->type_elems[i],
-                    fmt_bytes(b1, sizeof b1, c->type_bytes[i]));
+    for (int i = 0; i < NTYPES; i++) {
+        if (c->type_keys[i] == 0)
+            continue;
+        units_iec(b1, sizeof b1, c->type_bytes[i], "");
+        fprintf(f, "  %-8s %10llu keys %14.0f elements %12s\n", type_names[i],
+                (unsigned long long)c->type_keys[i], c->type_elems[i], b1);
+    }
     text_top(f, "biggest keys by elements (a string's bytes)", c->by_elems, 0);
     text_top(f, "biggest keys by MEMORY USAGE", c->by_mem, 1);
     census_prefix_text(f, &c->prefixes, ic->separator, c->bytes);

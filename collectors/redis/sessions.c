@@ -35,10 +35,9 @@ static double
 field_num(const char *line, const char *name)
 {
     char v[32];
-    double d;
 
     field(line, name, v, sizeof v);
-    return safe_strtod(v, &d) == 0 ? d : NAN;
+    return str_num_or_nan(v);
 }
 
 /* What the flags say the client is doing, as a word. */

@@ -44,23 +44,12 @@ parse_ratio(const char *s, double *set_p)
     return 0;
 }
 
-static int
-find_pattern(const char *name)
-{
-    int i;
-
-    for (i = 0; kv_patterns[i] != NULL; i++)
-        if (strcmp(kv_patterns[i], name) == 0)
-            return i;
-    return -1;
-}
-
 int
 kv_setup(struct kv_workload *w, const struct kv_conf *c, int clients, int mixed,
          const char *default_ratio, char *err)
 {
     const char *ratio = c->ratio ? c->ratio : default_ratio;
-    int p = find_pattern(c->key_pattern ? c->key_pattern : "uniform");
+    int p = str_index(kv_patterns, c->key_pattern ? c->key_pattern : "uniform");
 
     memset(w, 0, sizeof *w);
     if (p < 0)

@@ -49,6 +49,15 @@ add_step(struct sweep_list *l, double v, const char *opt, const char *text, char
     return 0;
 }
 
+static int
+not_a_list(const char *opt, const char *text, char *err)
+{
+    return seterr(err,
+                  "%s '%s' is not a list (write 1,2,4,8, 1..64 for doubling or "
+                  "10..100+10 for a fixed step)",
+                  opt, text);
+}
+
 /* "A..B" (doubling) or "A..B+S" (fixed step); the end is always the last step. */
 static int
 parse_range(const char *text, const char *dots, int whole, struct sweep_list *l, char *err)
@@ -62,10 +71,7 @@ parse_range(const char *text, const char *dots, int whole, struct sweep_list *l,
     if (read_number(start, &p, &a) < 0 || *p != '\0' || dots - text >= (int)sizeof(start) ||
         read_number(dots + 2, &p, &b) < 0 || (*p == '+' && read_number(p + 1, &p, &step) < 0) ||
         *p != '\0')
-        return seterr(err,
-                      "%s '%s' is not a list (write 1,2,4,8, 1..64 for doubling or "
-                      "10..100+10 for a fixed step)",
-                      opt, text);
+        return not_a_list(opt, text, err);
     if (check_value(a, whole, opt, text, err) < 0 || check_value(b, whole, opt, text, err) < 0)
         return -1;
     if (b <= a)
@@ -90,10 +96,7 @@ sweep_list_parse(const char *text, int whole, struct sweep_list *out, char *err)
         return parse_range(text, dots, whole, out, err);
     for (;;) {
         if (read_number(p, &p, &v) < 0 || (*p != ',' && *p != '\0'))
-            return seterr(err,
-                          "%s '%s' is not a list (write 1,2,4,8, 1..64 for doubling or "
-                          "10..100+10 for a fixed step)",
-                          opt, text);
+            return not_a_list(opt, text, err);
         if (check_value(v, whole, opt, text, err) < 0 || add_step(out, v, opt, text, err) < 0)
             return -1;
         if (*p == '\0')

@@ -5,7 +5,8 @@
 #include "rand.h"
 
 #include <math.h>
-#include <string.h>
+
+#include "util.h"
 
 /* gcc and clang provide it on 64-bit targets; __extension__ keeps -Wpedantic quiet. */
 __extension__ typedef unsigned __int128 u128;
@@ -89,10 +90,7 @@ const char *const rng_dist_names[] = {"uniform", "gaussian", "special", "pareto"
 int
 rng_dist_parse(const char *name)
 {
-    for (int i = 0; rng_dist_names[i] != NULL; i++)
-        if (strcmp(rng_dist_names[i], name) == 0)
-            return i;
-    return -1;
+    return str_index(rng_dist_names, name);
 }
 
 /* lo + share * (hi - lo + 1), share in [0, 1), kept in [lo, hi] against rounding. */

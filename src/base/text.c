@@ -45,6 +45,17 @@ text_is_control(long cp)
     return cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
 }
 
+size_t
+text_ascii(char *dst, size_t len, const char *src, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n && i + 1 < len; i++)
+        dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '.';
+    dst[i] = '\0';
+    return i;
+}
+
 void
 text_clean(char *dst, size_t len, const char *src)
 {

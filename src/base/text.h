@@ -25,6 +25,12 @@ int text_is_control(long cp);
  * sequence from a server reaches the terminal. Cuts at a whole escape.
  */
 void text_clean(char *dst, size_t len, const char *src);
+/*
+ * Copies the n bytes at src into dst (size len, always terminated) for a
+ * one-line message: printable ASCII as it is, every other byte as '.'.
+ * Returns how many bytes it copied (fewer than n: cut to fit).
+ */
+size_t text_ascii(char *dst, size_t len, const char *src, size_t n);
 /* Where text_put writes to. */
 enum text_mode {
     TEXT_TERM,     /* a terminal or a text file: control and malformed bytes as \xHH */

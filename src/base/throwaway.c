@@ -168,12 +168,7 @@ single_spawn(struct server *s, char *err)
     char *argv[SINGLE_SERVER_ARGS], buf[1024];
 
     sp->argv(s, p->prog, argv, buf, sizeof buf);
-    s->pid = server_spawn(s, argv, s->log, err);
-    if (s->pid < 0) {
-        s->pid = 0;
-        return -1;
-    }
-    return server_wait_ready(s, sp->program, sp->start_ms, err);
+    return server_start(s, argv, sp->program, sp->start_ms, err);
 }
 
 static int
@@ -668,15 +663,32 @@ server_wait_ready(struct server *s, const char *name, int timeout_ms, char *err)
 }
 
 int
+server_start(struct server *s, char *const argv[], const char *name, int timeout_ms, char *err)
+{
+    s->pid = server_spawn(s, argv, s->log, err);
+    if (s->pid < 0) {
+        s->pid = 0;
+        return -1;
+    }
+    return server_wait_ready(s, name, timeout_ms, err);
+}
+
+int
+server_give(const struct server *s, const char *path, char *err)
+{
+    if (s->user[0] != '\0' && chown(path, s->uid, s->gid) != 0)
+        return seterr(err, "cannot give %s to %s: %s", path, s->user, strerror(errno));
+    return 0;
+}
+
+int
 server_write_file(const struct server *s, const char *path, const char *text, char *err)
 {
     FILE *f = fopen(path, "w");
 
     if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0)
         return seterr(err, "cannot write %s: %s", path, strerror(errno));
-    if (s->user[0] != '\0' && chown(path, s->uid, s->gid) != 0)
-        return seterr(err, "cannot give %s to %s: %s", path, s->user, strerror(errno));
-    return 0;
+    return server_give(s, path, err);
 }
 
 int

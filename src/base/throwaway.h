@@ -110,6 +110,8 @@ int server_run(const struct server *s, char *const argv[], const char *logpath, 
 pid_t server_spawn(const struct server *s, char *const argv[], const char *logpath, char *err);
 /* A free loopback TCP port for a second listener of a class (the kernel's pick; -1 with err). */
 int server_pick_port(char *err);
+/* Gives path (in s->dir) to s->user, when the server runs as one. 0, or -1 with err. */
+int server_give(const struct server *s, const char *path, char *err);
 /* Writes text to path (in s->dir) and gives it to s->user. 0, or -1 with err. */
 int server_write_file(const struct server *s, const char *path, const char *text, char *err);
 /* Waits until 127.0.0.1:port accepts a TCP connection, up to timeout_ms. 0 or -1. */
@@ -132,6 +134,11 @@ void server_log_tail(const char *logpath, char *out, size_t outlen);
  * reaped, s->pid is 0 and err says how it ended ("NAME exited with status 1").
  */
 int server_wait_ready(struct server *s, const char *name, int timeout_ms, char *err);
+/*
+ * server_spawn of argv logging to s->log, then server_wait_ready: 0 once it
+ * accepts, or -1 with err and s->pid 0.
+ */
+int server_start(struct server *s, char *const argv[], const char *name, int timeout_ms, char *err);
 /* Stops the server (fast) and starts it again on the same port and data; waits until it accepts. */
 int server_restart(struct server *s, char *err);
 /* Waits for pid to exit and reaps it, up to timeout_ms (a pidfd: no sleep loop). 0 if it did. */

@@ -57,9 +57,9 @@ units_duration(char *dst, size_t len, double secs)
 }
 
 double
-units_rate(uint64_t prev, uint64_t cur, int have_prev, double secs)
+units_rate(double prev, double cur, int have_prev, double secs)
 {
     if (!have_prev || !(secs > 0) || cur < prev)
         return NAN;
-    return (double)(cur - prev) / secs;
+    return (cur - prev) / secs;
 }

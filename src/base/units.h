@@ -19,8 +19,10 @@ void units_duration(char *dst, size_t len, double secs);
 /*
  * A counter's growth per second between two readings secs apart; NAN
  * when there is no earlier reading, no time passed, or it went back (the
- * server restarted and its counters with it).
+ * server restarted and its counters with it). Doubles, so that counters
+ * read as text (MySQL's SHOW STATUS) and as integers share it; exact up
+ * to 2^53.
  */
-double units_rate(uint64_t prev, uint64_t cur, int have_prev, double secs);
+double units_rate(double prev, double cur, int have_prev, double secs);
 
 #endif

@@ -233,6 +233,14 @@ safe_strtod(const char *s, double *out)
     return safe_strntod(s, strlen(s), out);
 }
 
+double
+str_num_or_nan(const char *s)
+{
+    double d;
+
+    return s != NULL && safe_strtod(s, &d) == 0 ? d : NAN;
+}
+
 void
 free_secret(char *s)
 {

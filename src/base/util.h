@@ -78,6 +78,8 @@ int safe_strtoull(const char *s, uint64_t *out);
 int safe_strtoll(const char *s, long long *out);
 /* A finite decimal or exponent number ("0.25", "1e-3"); no hex, inf or nan. */
 int safe_strtod(const char *s, double *out);
+/* safe_strtod's number, or NAN when s is NULL or not one (a server's optional figure). */
+double str_num_or_nan(const char *s);
 int safe_strntod(const char *s, size_t n, double *out);
 
 /* The index of name in a NULL-terminated names array, or -1. */

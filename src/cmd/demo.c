@@ -12,19 +12,9 @@
 #include "engine/driver.h"
 #include "run/options.h"
 #include "engine/registry.h"
+#include "base/progress.h"
 #include "base/throwaway.h"
 #include "base/util.h"
-
-/* A Ctrl-C that arrived while signals were blocked (set-up of the demo). */
-static int
-interrupted(void)
-{
-    sigset_t pending;
-
-    sigpending(&pending);
-    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
-           sigismember(&pending, SIGHUP);
-}
 
 /* The driver's demo_options ("fill=1"), as if given on the command line. */
 static void
@@ -107,7 +97,7 @@ demo_load(struct runconf *rc, struct server *srv)
         fprintf(stderr, "benchtop: demo: %s\n", err);
         return 1;
     }
-    if (interrupted())
+    if (progress_interrupted())
         return 0;
     if (!options_given(rc, "clients"))
         rc->clients = 4;
@@ -156,7 +146,7 @@ cmd_demo_exec(struct runconf *rc, char **pos, int npos)
     sigprocmask(SIG_BLOCK, &set, NULL);
     if (server_create(&srv, cls, err) < 0)
         usage_fatal("demo: %s", err);
-    rv = interrupted() ? 0 : demo_load(rc, &srv);
+    rv = progress_interrupted() ? 0 : demo_load(rc, &srv);
     if (!rc->quiet)
         fprintf(stderr, "demo: stopping the %s server and removing %s\n", cls->name, srv.dir);
     server_destroy(&srv);

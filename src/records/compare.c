@@ -649,12 +649,7 @@ write_html(const char *path, struct record *recs, int nrec, const struct report_
 int
 compare_format(const char *name)
 {
-    int i;
-
-    for (i = 0; formats[i] != NULL; i++)
-        if (strcmp(formats[i], name) == 0)
-            return i;
-    return -1;
+    return str_index(formats, name);
 }
 
 /* Whether path is one of the records (the same file, by device and inode). */

@@ -288,7 +288,7 @@ test_evictions_and_threads(void **state)
     assert_true(v.sig.evictions_s * secs >= 3000);
     assert_true(v.sig.mem_limit == 2 << 20);
     assert_string_equal(v.sig.mem_limit_setting, "maxmemory");
-    assert_non_null(strstr(coll_row_find(&v, "memory", "used")->value, " of 2.0 MB"));
+    assert_non_null(strstr(coll_row_find(&v, "memory", "used")->value, " of 2.0 MiB"));
     assert_true(v.sig.server_threads == 1); /* io-threads 1: the main thread alone */
     assert_true(b.ntasks >= 1);             /* local: /proc/PID/task */
     assert_false(isnan(v.sig.thread_max_pct));

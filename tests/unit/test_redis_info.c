@@ -538,7 +538,14 @@ test_info_malformed(void **state)
     expect_info_error(overflow, strlen(overflow), "used_memory");
     expect_info_error(bad_db, strlen(bad_db), "keyspace");
     expect_info_error(long_version, strlen(long_version), "redis_version");
-    expect_info_error(binary, sizeof binary - 1, "line 2");
+    expect_info_error(binary, sizeof binary - 1, "line 2 of INFO is not key:value: '....'");
+    {
+        char text[128], want[64];
+
+        snprintf(text, sizeof text, "redis_version:7.0.0\r\n%060d\r\n", 0);
+        snprintf(want, sizeof want, ": '%044d...'", 0); /* 44 bytes shown, then cut */
+        expect_info_error(text, strlen(text), want);
+    }
     expect_info_error(ok, strlen(ok), "line 1");
     expect_info_error(other, strlen(other), "not an INFO reply");
     expect_info_error("", 0, "empty");
@@ -910,7 +917,7 @@ test_derive_cache_signals(void **state)
     assert_true(v.sig.mem_used == 8300000);
     assert_true(v.sig.mem_limit == 8388608);
     assert_string_equal(v.sig.mem_limit_setting, "maxmemory");
-    assert_string_equal(coll_row_find(&v, "memory", "used")->value, "7.9 MB of 8.0 MB (99%)");
+    assert_string_equal(coll_row_find(&v, "memory", "used")->value, "7.9 MiB of 8.0 MiB (99%)");
     assert_int_equal(coll_row_find(&v, "memory", "used")->level, ROW_WARN);
     assert_true(v.sig.evictions_s == 1.0);
     assert_true(fabs(v.sig.hit_ratio - 0.9) < 1e-9);

@@ -152,14 +152,28 @@ test_error_messages_counted(void **state)
     wstats_free(&b);
 }
 
+/* A reply quoted in a one-line message: control, DEL and high bytes as '.', cut to fit. */
+static void
+test_ascii(void **state)
+{
+    char out[8];
+
+    (void)state;
+    assert_int_equal(text_ascii(out, sizeof out, "a\r\n\x7f\xc3\xa9", 6), 6);
+    assert_string_equal(out, "a.....");
+    assert_int_equal(text_ascii(out, sizeof out, "0123456789", 10), 7);
+    assert_string_equal(out, "0123456");
+    assert_int_equal(text_ascii(out, sizeof out, "ab", 1), 1);
+    assert_string_equal(out, "a");
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clean),
-        cmocka_unit_test(test_json_string),
-        cmocka_unit_test(test_json_numbers),
-        cmocka_unit_test(test_error_messages_counted),
+        cmocka_unit_test(test_clean),        cmocka_unit_test(test_json_string),
+        cmocka_unit_test(test_json_numbers), cmocka_unit_test(test_error_messages_counted),
+        cmocka_unit_test(test_ascii),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

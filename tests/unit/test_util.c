@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,11 @@ test_strtod(void **state)
     assert_int_equal(safe_strtod("", &d), -1);
     assert_int_equal(safe_strntod("1.23456 rest", 7, &d), 0);
     assert_true(d == 1.23456);
+    /* a server's optional figure: NULL (SQL NULL) and junk are not known */
+    assert_true(str_num_or_nan("12.5") == 12.5);
+    assert_true(isnan(str_num_or_nan(NULL)));
+    assert_true(isnan(str_num_or_nan("")));
+    assert_true(isnan(str_num_or_nan("12s")));
 }
 
 /* xgrow keeps the array while there is room, then doubles it from 64, keeping what it held. */
