@@ -454,7 +454,8 @@ on_server(struct session *s, int i, const struct collect_result *res, const stru
         note_applied(t, i, res);
     note_changes(t, i, res);
     if (t->record.json) {
-        report_server(t->record.json, res->t, ds->name, ds->target, res, v);
+        report_server(t->record.json, res->t, ds->name, ds->target, res, v,
+                      t->s->rc->record_queries);
         report_settings_events(t->record.json, ds->name, res, &t->seen[i]);
     }
     redraw(t);

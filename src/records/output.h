@@ -41,8 +41,9 @@ void report_snapshot(const struct snapshot *snap, const struct verdict *v, void 
 struct collect_result;
 
 /* One collector result as a {"type":"server",...} JSON line. */
+/* queries: other sessions' statements whole (--record-queries), else digested */
 void report_server(FILE *f, double t, const char *name, const char *target,
-                   const struct collect_result *res, const struct verdict *v);
+                   const struct collect_result *res, const struct verdict *v, int queries);
 /* What report_settings_events has written for one collector so far. */
 struct report_seen {
     int settings;     /* the {"type":"settings"} line */

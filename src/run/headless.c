@@ -113,7 +113,8 @@ on_server(struct session *s, int i, const struct collect_result *res, const stru
     if (s->rc->stat)
         print_stat(conf, i, res);
     if (conf->report->json) {
-        report_server(conf->report->json, res->t, conf->names[i], conf->targets[i], res, v);
+        report_server(conf->report->json, res->t, conf->names[i], conf->targets[i], res, v,
+                      s->rc->record_queries);
         report_settings_events(conf->report->json, conf->names[i], res, &conf->seen[i]);
     }
     check_written(s, conf);
