@@ -95,6 +95,11 @@ void cmd_front_end(struct session *s, int sigfd, struct report_ctx *ctx, const c
  */
 struct sweep;
 int cmd_run_load(struct runconf *rc, struct sweep *sweep);
+/*
+ * Raises the soft open-file limit to need, or as near as the hard limit
+ * lets: the new soft limit (0 if it could not be read or set).
+ */
+unsigned long long cmd_fd_limit_up(unsigned long long need);
 /* Raises the open-file limit for this many clients, or exits 2 saying how. */
 void cmd_raise_fd_limit(int clients);
 
