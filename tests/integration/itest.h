@@ -107,6 +107,18 @@ itest_tmpfs_drop(const char *path)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A test's full disk, and the teardown that drops it whatever the test did. */
+static char itest_full[32] __attribute__((unused));
+
+static inline int
+itest_full_drop(void **state)
+{
+    if (itest_full[0] != '\0')
+        itest_tmpfs_drop(itest_full);
+    itest_full[0] = '\0';
+    return 0;
+}
+
 /* The whole of a file (free it); the test fails if it cannot be read. */
 static inline char *
 itest_read_file(const char *path)

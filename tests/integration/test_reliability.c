@@ -623,17 +623,6 @@ test_output_errors(void **state)
     }
 }
 
-static char full[32]; /* a full disk's mount, dropped by drop_full whatever the test did */
-
-static int
-drop_full(void **state)
-{
-    if (full[0] != '\0')
-        itest_tmpfs_drop(full);
-    full[0] = '\0';
-    return 0;
-}
-
 /*
  * Headless JSON lines onto a full disk (a 64 kB tmpfs with 8 kB free): at
  * the first failed write the run stops (well before -T 60) with exit 1 and
@@ -650,9 +639,9 @@ test_headless_full_disk(void **state)
     pid_t pid;
     struct run r;
 
-    if (itest_tmpfs_full(full, 8) < 0)
+    if (itest_tmpfs_full(itest_full, 8) < 0)
         skip();
-    snprintf(path, sizeof path, "%s/out.jsonl", full);
+    snprintf(path, sizeof path, "%s/out.jsonl", itest_full);
     fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     assert_true(fd >= 0);
     pid = itest_spawn_to(args, fd, &o, &e);
@@ -730,7 +719,7 @@ main(void)
         cmocka_unit_test(test_frozen_mysql_connects),
 #endif
         cmocka_unit_test(test_output_errors),
-        cmocka_unit_test_teardown(test_headless_full_disk, drop_full),
+        cmocka_unit_test_teardown(test_headless_full_disk, itest_full_drop),
         cmocka_unit_test(test_sighup_ends_cleanly),
         cmocka_unit_test(test_stuck_watch_and_wrong_words),
     };

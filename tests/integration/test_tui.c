@@ -247,26 +247,15 @@ test_dashboard(void **state)
  * header and the events pane, recording stops, the load goes on; q exits 1
  * (lines were lost) with one line saying so.
  */
-static char full[32]; /* the full disk's mount, dropped by drop_full whatever the test did */
-
-static int
-drop_full(void **state)
-{
-    if (full[0] != '\0')
-        itest_tmpfs_drop(full);
-    full[0] = '\0';
-    return 0;
-}
-
 static void
 test_record_full_disk(void **state)
 {
     char args[600], *s1, *s2;
 
-    if (itest_tmpfs_full(full, 8) < 0)
+    if (itest_tmpfs_full(itest_full, 8) < 0)
         skip();
     snprintf(args, sizeof(args), "%s -c 2 -w select-only -T 60 --record %s/rec.jsonl",
-             itest_target(DB), full);
+             itest_target(DB), itest_full);
     start(args);
     s1 = wait_for("recording stopped: No space left on device", 20000);
     assert_non_null(strstr(s1, "NOT RECORDING"));
@@ -994,7 +983,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dashboard),
-        cmocka_unit_test_teardown(test_record_full_disk, drop_full),
+        cmocka_unit_test_teardown(test_record_full_disk, itest_full_drop),
         cmocka_unit_test(test_help_and_pause),
         cmocka_unit_test(test_watch_verdict_line),
         cmocka_unit_test(test_set_setting),
