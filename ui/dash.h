@@ -114,8 +114,9 @@ struct dash {
     double duration_s; /* 0 = until q (or -t) */
     double interval_s;
     enum run_state state;
-    double own_cpu_pct; /* benchtop's CPU over the last interval, % of one core */
-    char verdict[400];  /* "CLIENT-BOUND (clear): benchtop thread at 97% CPU; ..."; "" = none */
+    double own_cpu_pct;   /* benchtop's CPU over the last interval, % of one core */
+    char verdict[400];    /* "CLIENT-BOUND (clear): benchtop thread at 97% CPU; ..."; "" = none */
+    char record_stop[96]; /* "recording stopped: No space left on device"; "" = none */
     enum row_level verdict_level;
 
     /* throughput (last interval) and its history, oldest first */

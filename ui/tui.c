@@ -2,6 +2,7 @@
 #include "tui.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -54,6 +55,29 @@ struct tui {
 };
 
 enum { STEP_SETTLE = 3 }; /* intervals after +/- before tps counts: the change's own is mixed */
+
+/*
+ * The first failed write to --record (a full disk): said at once on the
+ * dashboard, and recording stops so that the record ends at a whole line
+ * (the run goes on). The exit status still says lines were lost.
+ */
+static void
+record_check(struct tui *t)
+{
+    char name[128];
+    int e = errno; /* the failed write's, if the flush in the line's writer failed */
+
+    if (t->record.json == NULL || (fflush(t->record.json) == 0 && !ferror(t->record.json)))
+        return;
+    if (errno == ENOSPC || errno == EDQUOT || errno == EIO || errno == EFBIG)
+        e = errno; /* this flush failed too: its reason is the fresher */
+    snprintf(t->d.record_stop, sizeof t->d.record_stop, "recording stopped: %s",
+             e ? strerror(e) : "write error");
+    t->conf->report->json_errno = e;
+    text_clean(name, sizeof name, t->s->rc->record ? t->s->rc->record : "the record");
+    dash_event_add(&t->d, ROW_BAD, "%s (%s ends here; the run goes on)", t->d.record_stop, name);
+    t->record.json = NULL;
+}
 
 /* benchtop's CPU since the last call, % of one core. */
 static void
@@ -275,6 +299,7 @@ on_tick(struct session *s, const struct snapshot *snap, const struct verdict *v,
                        (unsigned long long)snap->total.txns);
     if (t->record.json)
         report_snapshot(snap, v, &t->record);
+    record_check(t);
     t->have_summary = snap->final;
     redraw(t);
 }
@@ -444,8 +469,10 @@ on_server(struct session *s, int i, const struct collect_result *res, const stru
         note_applied(t, i, res);
     note_changes(t, i, res);
     if (t->record.json) {
-        report_server(t->record.json, res->t, ds->name, ds->target, res, v);
+        report_server(t->record.json, res->t, ds->name, ds->target, res, v,
+                      t->s->rc->record_queries);
         report_settings_events(t->record.json, ds->name, res, &t->seen[i]);
+        record_check(t);
     }
     redraw(t);
 }
@@ -554,6 +581,7 @@ add_marker(struct tui *t, const char *text)
     dash_event_add(&t->d, ROW_NORMAL, "marker: %s", label);
     if (t->record.json)
         report_marker(t->record.json, (double)(now_us() - t->s->start_us) / 1e6, label);
+    record_check(t);
     cut(t, label);
 }
 

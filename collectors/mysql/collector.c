@@ -515,6 +515,22 @@ gauge_row(struct coll_view *v, const char *section, const char *label, const str
         coll_row_add(v, section, label, s->status[var], level, "%.0f", s->status[var]);
 }
 
+/* The longest-running statement: its text is another session's, kept out of records. */
+static void
+longest_row(struct coll_view *v, const struct my_sample *s)
+{
+    char head[32];
+
+    snprintf(head, sizeof head, "%.0f s ", s->longest_s);
+    coll_row_sql(coll_row_add(v, "sessions", "longest query", s->longest_s,
+                              s->proc_partial                  ? ROW_DIM
+                              : s->longest_s >= LONGEST_BAD_S  ? ROW_BAD
+                              : s->longest_s >= LONGEST_WARN_S ? ROW_WARN
+                                                               : ROW_NORMAL,
+                              "%s%s", head, s->longest_info),
+                 strlen(head));
+}
+
 /* Connected sessions against max_connections: near the limit new clients get refused. */
 static enum row_level
 connected_level(const struct my_sample *s)
@@ -560,12 +576,7 @@ process_rows(struct coll_view *v, const struct my_sample *s)
     if (s->longest_info[0] == '\0')
         coll_row_add(v, "sessions", "longest query", 0, level, "-");
     else
-        coll_row_add(v, "sessions", "longest query", s->longest_s,
-                     s->proc_partial                  ? ROW_DIM
-                     : s->longest_s >= LONGEST_BAD_S  ? ROW_BAD
-                     : s->longest_s >= LONGEST_WARN_S ? ROW_WARN
-                                                      : ROW_NORMAL,
-                     "%.0f s %s", s->longest_s, s->longest_info);
+        longest_row(v, s);
 }
 
 static void
@@ -801,6 +812,7 @@ stall_signals(const struct my_sample *cur, struct coll_signals *g)
         return;
     g->other_stall_share = p->own > 0 ? fmin(cur->stall_own / p->own, 1) : 0;
     snprintf(g->other_stall_what, sizeof g->other_stall_what, "%s", cur->stall_what);
+    g->other_stall_sql_at = lock_what_sql_at(g->other_stall_what);
 }
 
 /* Commits against the log's fsyncs, and the rows and pages each transaction reads. */

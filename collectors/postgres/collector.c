@@ -783,6 +783,7 @@ signal_stall(const struct pg_sample *cur, struct coll_signals *g)
         return;
     g->other_stall_share = p->own > 0 ? fmin(cur->stall_own / p->own, 1) : 0;
     snprintf(g->other_stall_what, sizeof g->other_stall_what, "%s", cur->stall_what);
+    g->other_stall_sql_at = lock_what_sql_at(g->other_stall_what);
 }
 
 /* The table whose sequential scans read the most rows over the span, or "". */

@@ -442,7 +442,8 @@ derive_stall(const struct redis_sample *p, const struct redis_sample *c, double 
 {
     const struct redis_slow_entry *worst = NULL;
     double usec = 0;
-    char what[sizeof worst->what], client[sizeof worst->client];
+    char what[sizeof worst->what], client[sizeof worst->client], head[16];
+    int at;
 
     if (p == NULL || !(secs > 0) || c->slowlog_len < 0)
         return;
@@ -461,8 +462,10 @@ derive_stall(const struct redis_sample *p, const struct redis_sample *c, double 
     text_clean(client, sizeof client, worst->client);
     snprintf(v->sig.other_stall_what, sizeof v->sig.other_stall_what, "%.22s%s%.19s", what,
              client[0] ? " from " : "", client);
-    coll_row_add(v, "slowlog", "others stalled", 100 * v->sig.other_stall_share, ROW_WARN,
-                 "%.0f%% (%s)", 100 * v->sig.other_stall_share, v->sig.other_stall_what);
+    at = snprintf(head, sizeof head, "%.0f%% (", 100 * v->sig.other_stall_share);
+    coll_row_sql(coll_row_add(v, "slowlog", "others stalled", 100 * v->sig.other_stall_share,
+                              ROW_WARN, "%s%s)", head, v->sig.other_stall_what),
+                 (size_t)at);
 }
 
 static void

@@ -66,6 +66,14 @@ lock_roots(const struct lock_node *s, int n, struct lock_roots *out)
     }
 }
 
+size_t
+lock_what_sql_at(const char *what)
+{
+    const char *q = strstr(what, "): ");
+
+    return q != NULL ? (size_t)(q - what) + 3 : 0;
+}
+
 void
 lock_roots_add(const struct lock_roots *r, struct coll_glances *p, double *stall_own, char *what,
                size_t len)

@@ -39,6 +39,8 @@ struct coll_glances;
  * others into *stall_own, and the root that stalled them (when named)
  * into what (len bytes).
  */
+/* Where a lock_roots what's statement text starts (after "12 (3 s): "). */
+size_t lock_what_sql_at(const char *what);
 void lock_roots_add(const struct lock_roots *r, struct coll_glances *p, double *stall_own,
                     char *what, size_t len);
 

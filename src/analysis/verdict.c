@@ -1066,6 +1066,11 @@ decide(const struct verdict_state *st, const struct verdict_input *in, const str
     group_shares(st, in, a, g);
     top_two(g, &first, &second);
     memset(v, 0, sizeof(*v));
+    snprintf(v->evidence_sql, sizeof v->evidence_sql, "%s",
+             in->sig.other_stall_what +
+                 (in->sig.other_stall_sql_at < sizeof in->sig.other_stall_what
+                      ? in->sig.other_stall_sql_at
+                      : 0));
     v->acct = *a;
     memcpy(v->share, g, sizeof(g));
     v->first = (enum verdict_kind)first;

@@ -120,8 +120,10 @@ struct verdict {
     double share[VK__COUNT];          /* the clients' time behind each verdict (final: the run's) */
     const char *confidence;           /* "clear", "likely", "tentative" */
     char evidence[400];               /* what relieves it, and the clients' time account */
-    struct account acct;              /* the account it was named from (final: the run's) */
-    struct host_split host;           /* the interval's host CPU split (NAN: not local) */
+    char
+        evidence_sql[48]; /* another session's command the evidence may quote (records digest it) */
+    struct account acct;  /* the account it was named from (final: the run's) */
+    struct host_split host; /* the interval's host CPU split (NAN: not local) */
 };
 
 /* Carried from interval to interval. */

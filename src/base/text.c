@@ -1,6 +1,8 @@
 /* text: safe printing of foreign text (see text.h). */
 #include "text.h"
 
+#include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 int
@@ -155,4 +157,55 @@ text_json(FILE *f, const char *src)
         src += n;
     }
     fputc('"', f);
+}
+
+void
+text_sql_digest(char *dst, size_t len, const char *sql)
+{
+    uint32_t h = 2166136261u; /* FNV-1a: short, stable across runs and hosts */
+    const char *p = sql, *w;
+
+    for (; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    while (*sql == ' ' || *sql == '\t' || *sql == '\n' || *sql == '(')
+        sql++;
+    for (w = sql; w - sql < 16 && isalpha((unsigned char)*w); w++)
+        ;
+    if (w == sql)
+        snprintf(dst, len, "#%06x", (unsigned)(h & 0xffffff));
+    else
+        snprintf(dst, len, "%.*s #%06x", (int)(w - sql), sql, (unsigned)(h & 0xffffff));
+}
+
+/* Where sql is in src, and its length there: whole, or cut short by a truncated src. */
+static const char *
+sql_find(const char *src, const char *sql, size_t *len)
+{
+    char head[13];
+    const char *p = strstr(src, sql);
+
+    *len = strlen(sql);
+    if (p != NULL)
+        return p;
+    snprintf(head, sizeof head, "%s", sql);
+    p = strstr(src, head);
+    if (p != NULL) /* to the end of its part of a " | "-joined text */
+        *len = strstr(p, " | ") != NULL ? (size_t)(strstr(p, " | ") - p) : strlen(p);
+    return p;
+}
+
+void
+text_json_sql(FILE *f, const char *src, const char *sql)
+{
+    char buf[1024], digest[32];
+    const char *p;
+    size_t len;
+
+    if (sql == NULL || sql[0] == '\0' || (p = sql_find(src, sql, &len)) == NULL) {
+        text_json(f, src);
+        return;
+    }
+    text_sql_digest(digest, sizeof digest, sql);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(p - src), src, digest, p + len);
+    text_json(f, buf);
 }

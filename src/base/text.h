@@ -41,5 +41,16 @@ enum text_mode {
 void text_put(FILE *f, const char *src, enum text_mode mode);
 /* Writes src as a JSON string literal: valid UTF-8, malformed bytes as U+FFFD. */
 void text_json(FILE *f, const char *src);
+/*
+ * Another session's statement as a record keeps it: its first word and a
+ * digest of the whole ("UPDATE #3f2a9c"), so that a record (0644, copied
+ * around) holds none of its literals yet equal statements still match.
+ */
+void text_sql_digest(char *dst, size_t len, const char *sql);
+/*
+ * text_json of src with the statement sql in it digested (text_sql_digest);
+ * src as is when sql is NULL, empty or not in it.
+ */
+void text_json_sql(FILE *f, const char *src, const char *sql);
 
 #endif

@@ -340,14 +340,22 @@ cmd_add_watched(struct session *s, const struct runconf *rc, const char **names,
     }
 }
 
-/* A line that could not be written is an error: said once on stderr, exit 1. */
+/*
+ * A line that could not be written is an error: said once on stderr, exit 1.
+ * why: the first failure's errno when known (0: this flush's, if it fails).
+ */
 static void
-check_output(FILE *f, const char *what)
+check_output(FILE *f, const char *what, int why)
 {
-    if (f == NULL || (fflush(f) == 0 && !ferror(f)))
+    int flushed;
+
+    errno = 0;
+    if (f == NULL || ((flushed = fflush(f)) == 0 && !ferror(f)))
         return;
+    if (why == 0 && flushed != 0)
+        why = errno;
     fprintf(stderr, "benchtop: cannot write to %s: %s (lines were lost)\n", what,
-            errno ? strerror(errno) : "write error");
+            why ? strerror(why) : "write error");
     exit(1);
 }
 
@@ -463,8 +471,9 @@ cmd_front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char *
             check_watched(s->collect[i], targets[i]);
     for (i = 0; i < s->ncollect; i++)
         collect_stop(s->collect[i]);
-    check_output(ctx->json, ctx->json == stdout ? "standard output" : s->rc->record);
-    check_output(ctx->human, "standard error");
+    check_output(ctx->json, ctx->json == stdout ? "standard output" : s->rc->record,
+                 ctx->json_errno);
+    check_output(ctx->human, "standard error", 0);
 }
 
 int

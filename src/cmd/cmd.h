@@ -108,6 +108,11 @@ struct cmd_round {
 int cmd_run_round(struct runconf *rc, struct sweep *sweep, struct cmd_round *round);
 /* sweep --set-values (src/cmd/try.c): a load per value of one setting, then put back. */
 int cmd_try_sweep(struct runconf *rc);
+/*
+ * Raises the soft open-file limit to need, or as near as the hard limit
+ * lets: the new soft limit (0 if it could not be read or set).
+ */
+unsigned long long cmd_fd_limit_up(unsigned long long need);
 /* Raises the open-file limit for this many clients, or exits 2 saying how. */
 void cmd_raise_fd_limit(int clients);
 

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "run/options.h"
 #include "run/target.h"
+#include "base/proctitle.h"
 #include "base/util.h"
 
 /* Every subcommand --help lists, from the table: a new one cannot be left out. */
@@ -29,11 +30,14 @@ unknown_command(const char *word)
 int
 main(int argc, char **argv)
 {
-    const struct cmd_entry *cmd = argc > 1 ? cmd_find(argv[1]) : NULL;
+    const struct cmd_entry *cmd;
     struct runconf rc;
     char **pos;
-    int npos, shift = cmd != NULL;
+    int npos, shift;
 
+    proctitle_init(argc, argv); /* before anything keeps a pointer into argv */
+    cmd = argc > 1 ? cmd_find(argv[1]) : NULL;
+    shift = cmd != NULL;
     cmd_hold_std_fds();
     /* `| head -1`: a closed pipe is a write error (EPIPE), said and exit 1, not a silent death */
     signal(SIGPIPE, SIG_IGN);

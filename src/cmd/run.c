@@ -15,6 +15,19 @@
 #include "engine/registry.h"
 #include "base/util.h"
 
+unsigned long long
+cmd_fd_limit_up(unsigned long long need)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 0;
+    if (rl.rlim_cur >= need)
+        return rl.rlim_cur;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
+    return setrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 0;
+}
+
 /*
  * Each client holds a socket: raise the soft descriptor limit as far as the
  * hard one allows, or say how to before anything starts.
@@ -25,11 +38,8 @@ cmd_raise_fd_limit(int clients)
     struct rlimit rl;
     rlim_t need = (rlim_t)clients + 64; /* collectors, eventfds, stdio, libraries */
 
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
-        return;
-    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &rl);
-    if (rl.rlim_cur < need)
+    cmd_fd_limit_up(need);
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need)
         usage_fatal("-c %d needs about %llu open files but the limit is %llu (raise it with "
                     "ulimit -n, or use fewer clients)",
                     clients, (unsigned long long)need, (unsigned long long)rl.rlim_cur);

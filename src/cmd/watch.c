@@ -45,6 +45,8 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
     if (rc->pooler_target != NULL) /* watched beside the first target's server */
         cmd_add_pooler(&s, rc, 0, names, targets);
     rc->target_masked = xstrdup(joined);
+    if (rc->records_glob != NULL) /* a record is a descriptor: a fleet of 300 needs them */
+        cmd_fd_limit_up(FOLLOW_FD_NEED);
     if (rc->records_glob != NULL && (s.follow = follow_open(rc->records_glob, err)) == NULL)
         usage_fatal("%s", err);
     if (rc->records_glob != NULL && npos == 0)

@@ -28,7 +28,15 @@ coll_row_add(struct coll_view *v, const char *section, const char *label, double
     va_end(ap);
     r->num = num;
     r->level = level;
+    r->sql_at = 0;
     return r;
+}
+
+void
+coll_row_sql(struct coll_row *r, size_t at)
+{
+    if (r != NULL && at > 0 && at < strlen(r->value) && at <= 255)
+        r->sql_at = (unsigned char)at;
 }
 
 void

@@ -43,6 +43,7 @@ struct coll_row {
     char value[64];
     double num; /* the value as a number (rates per second, counts, %); NAN if none */
     enum row_level level;
+    unsigned char sql_at; /* value from here on is another session's statement (0: none) */
 };
 
 /*
@@ -111,12 +112,13 @@ struct coll_signals {
     double lock_root_other;   /* ... whose blocker is another application's session */
     double other_stall_share; /* of the interval, the share the server was stalled by other */
                               /* sessions' commands (Redis DEBUG SLEEP, a long KEYS, ...) */
-    char other_stall_what[48];  /* ... what stalled it ("DEBUG SLEEP 0.3 from 127.0.0.1:5123") */
-    double evictions_s;         /* a cache's evictions per second */
-    double hit_ratio;           /* a cache's (or buffer pool's) hits / lookups, 0..1 */
-    double mem_used;            /* bytes the cache holds */
-    double mem_limit;           /* bytes it may hold (maxmemory, memcached -m) */
-    char mem_limit_setting[24]; /* the setting that raises it ("maxmemory", "-m") */
+    char other_stall_what[48]; /* ... what stalled it ("DEBUG SLEEP 0.3 from 127.0.0.1:5123") */
+    unsigned char other_stall_sql_at; /* other_stall_what from here on is the command's text */
+    double evictions_s;               /* a cache's evictions per second */
+    double hit_ratio;                 /* a cache's (or buffer pool's) hits / lookups, 0..1 */
+    double mem_used;                  /* bytes the cache holds */
+    double mem_limit;                 /* bytes it may hold (maxmemory, memcached -m) */
+    char mem_limit_setting[24];       /* the setting that raises it ("maxmemory", "-m") */
     double disk_reads_s;        /* data pages read from disk per second (buffer pool misses) */
     double server_threads;      /* the server's worker threads (memcached -t); NAN */
     double thread_max_pct;      /* the busiest of them, % of one core */
@@ -417,6 +419,12 @@ struct cpu_task;
 void coll_threads(struct coll_view *v, double threads, const char *setting,
                   const struct cpu_task *a, int na, const struct cpu_task *b, int nb, double secs);
 /* Adds an event line; ignored past COLL_MAX_EVENTS. */
+/*
+ * Marks row r (NULL: nothing) as carrying another session's statement from
+ * its value's byte at on. Records keep a digest of it (text_sql_digest)
+ * unless --record-queries; the screen shows it whole.
+ */
+void coll_row_sql(struct coll_row *r, size_t at);
 void coll_event_add(struct coll_view *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /*

@@ -58,6 +58,7 @@ struct runconf {
     int no_collect;      /* --no-collect: no server-side collectors */
     int read_only;       /* --read-only: the dashboard never changes a server setting */
     char *record;        /* --record FILE: JSON lines while the dashboard runs */
+    int record_queries;  /* --record-queries: other sessions' statements kept whole in JSON lines */
     char *pooler_target; /* --pooler: a connection pooler's console ("none": do not look) */
     char *server_target; /* --server: the server behind a pooler target, for its collector */
     struct target_list watch; /* --watch: other targets' collectors beside the load */

@@ -20,8 +20,7 @@
 #include "analysis/verdict.h"
 
 enum {
-    FOLLOW_MAX = 1024, /* files */
-    LATE = 2,          /* intervals to wait for an agent that fell silent */
+    LATE = 2, /* intervals to wait for an agent that fell silent */
     READ_CHUNK = 65536,
     TICK_BYTES = 4 << 20, /* read per file per tick: the rest next tick, the screen stays live */
     MAX_LINE = 1 << 20,   /* a longer line is no record's: dropped up to its newline */
@@ -52,10 +51,35 @@ struct follow {
     double base, step; /* the first header's start and interval */
     long next;         /* the next bin to show */
     int bad;
+    int unopened;   /* records the pattern matched that could not be opened at the last look */
+    int open_errno; /* ... why (EMFILE: the open-file limit) */
     struct hist *h;
     struct snapshot snap;
     struct verdict verdict; /* the agents' verdict on snap */
 };
+
+/*
+ * A record the pattern matches, opened (-1: not to follow). One that cannot
+ * be opened is counted with its reason, so that the merge of the rest does
+ * not pass for the whole fleet; it is tried again at the next look.
+ */
+static int
+open_record(struct follow *fl, const char *path)
+{
+    int fd;
+
+    if (fl->nf >= FOLLOW_MAX) {
+        fl->unopened++;
+        fl->open_errno = 0;
+        return -1;
+    }
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        fl->unopened++;
+        fl->open_errno = errno;
+    }
+    return fd;
+}
 
 /* Opens the files the pattern matches now that are not followed yet. */
 static void
@@ -67,10 +91,11 @@ rescan(struct follow *fl)
 
     if (glob(fl->pattern, 0, NULL, &g) != 0)
         return; /* no match yet: the agents have not started */
-    for (i = 0; i < g.gl_pathc && fl->nf < FOLLOW_MAX; i++) {
+    fl->unopened = 0;
+    for (i = 0; i < g.gl_pathc; i++) {
         for (j = 0, known = 0; j < fl->nf && !known; j++)
             known = strcmp(fl->f[j].path, g.gl_pathv[i]) == 0;
-        int fd = known ? -1 : open(g.gl_pathv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        int fd = known ? -1 : open_record(fl, g.gl_pathv[i]);
         struct stat st;
         if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
             close(fd); /* a device or a pipe (/dev/zero) never ends: regular files only */
@@ -203,6 +228,25 @@ verdict_of(const char *key)
 }
 
 /* The merged bin as an engine's snapshot of one interval. */
+/* The records left out, appended to text: "; 177 of 300 records not open: Too many ..." */
+static void
+follow_unopened(const struct follow *fl, char *text, size_t len)
+{
+    size_t n = strlen(text);
+    char why[64];
+
+    if (fl->unopened == 0)
+        return;
+    if (fl->open_errno == EMFILE || fl->open_errno == ENFILE)
+        snprintf(why, sizeof why, "%s (raise ulimit -n)", strerror(fl->open_errno));
+    else if (fl->open_errno != 0)
+        snprintf(why, sizeof why, "%s", strerror(fl->open_errno));
+    else
+        snprintf(why, sizeof why, "at most %d are followed", FOLLOW_MAX);
+    snprintf(text + n, len - n, "; %d of %d records could not be opened: %s", fl->unopened,
+             fl->unopened + fl->nf, why);
+}
+
 static void
 fill_snapshot(struct follow *fl, const struct merge_bin *b)
 {
@@ -235,6 +279,7 @@ fill_snapshot(struct follow *fl, const struct merge_bin *b)
     fl->verdict.confidence = "agents";
     snprintf(fl->verdict.evidence, sizeof fl->verdict.evidence, "%d of %d agents say so", agree,
              b->agents);
+    follow_unopened(fl, fl->verdict.evidence, sizeof fl->verdict.evidence);
 }
 
 /* Merges every queued interval up to bin fl->next. */

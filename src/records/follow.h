@@ -16,6 +16,11 @@
 
 struct follow;
 
+enum {
+    FOLLOW_MAX = 1024,                /* records followed at most */
+    FOLLOW_FD_NEED = FOLLOW_MAX + 64, /* descriptors that many need, with the rest of benchtop */
+};
+
 /* Starts following pattern (a glob). NULL, with err, if it is not a usable pattern. */
 struct follow *follow_open(const char *pattern, char *err);
 void follow_close(struct follow *fl);

@@ -79,8 +79,9 @@ json_account(FILE *f, const struct account *a)
     fputc('}', f);
 }
 
+/* queries: --record-queries (the evidence quotes another session's command whole) */
 static void
-json_verdict(FILE *f, const struct verdict *v)
+json_verdict(FILE *f, const struct verdict *v, int queries)
 {
     fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"label\":", verdict_key(v->kind));
     json_put_string(f, verdict_label(v->kind));
@@ -92,7 +93,8 @@ json_verdict(FILE *f, const struct verdict *v)
         fprintf(f, ",\"second\":\"%s\"", verdict_key(v->second));
         json_member_num(f, "second_score", v->second_score);
     }
-    json_member_str(f, "evidence", v->evidence);
+    fputs(",\"evidence\":", f);
+    text_json_sql(f, v->evidence, queries ? NULL : v->evidence_sql);
     json_account(f, &v->acct);
     if (v->final) {
         int k, n = 0;
@@ -182,7 +184,7 @@ json_host_split(FILE *f, const struct host_split *h)
 }
 
 static void
-json_interval(FILE *f, const struct snapshot *snap, const struct verdict *v)
+json_interval(FILE *f, const struct snapshot *snap, const struct verdict *v, int queries)
 {
     fprintf(
         f,
@@ -197,7 +199,7 @@ json_interval(FILE *f, const struct snapshot *snap, const struct verdict *v)
     json_member_num(f, "worker_wait", snap->worker_wait_max);
     json_host_split(f, &v->host);
     fputc('}', f);
-    json_verdict(f, v);
+    json_verdict(f, v, queries);
     fputs("}\n", f);
     fflush(f);
 }
@@ -272,7 +274,7 @@ json_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
     json_messages(f, s);
     if (s->nstmts > 0)
         json_statements(f, s, ctx->stmt_labels);
-    json_verdict(f, v);
+    json_verdict(f, v, rc->record_queries);
     fputs("}\n", f);
     fflush(f);
 }
@@ -460,7 +462,7 @@ report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg)
         ctx->header_done = 1;
     }
     if (ctx->json)
-        json_interval(ctx->json, snap, v);
+        json_interval(ctx->json, snap, v, ctx->rc->record_queries);
     /* as pgbench -P (a sweep tells its steps); not the final sliver of an interval */
     if (ctx->human && !ctx->sweep && (!snap->final || snap->interval_s >= ctx->rc->interval_s / 2))
         human_progress(ctx->human, snap);
@@ -480,8 +482,9 @@ report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg)
         report_human_summary(ctx->human, snap, v, ctx);
 }
 
+/* queries: --record-queries, other sessions' statements kept whole, else digested. */
 static void
-json_rows(FILE *f, const struct coll_view *v)
+json_rows(FILE *f, const struct coll_view *v, int queries)
 {
     int i;
 
@@ -491,7 +494,8 @@ json_rows(FILE *f, const struct coll_view *v)
         fputs(i ? ",{\"section\":" : "{\"section\":", f);
         json_put_string(f, r->section);
         json_member_str(f, "label", r->label);
-        json_member_str(f, "value", r->value);
+        fputs(",\"value\":", f);
+        text_json_sql(f, r->value, queries || r->sql_at == 0 ? NULL : r->value + r->sql_at);
         json_member_num(f, "num", r->num);
         fputc('}', f);
     }
@@ -534,7 +538,7 @@ json_top_statements(FILE *f, const struct coll_statements *l)
 
 void
 report_server(FILE *f, double t, const char *name, const char *target,
-              const struct collect_result *res, const struct verdict *v)
+              const struct collect_result *res, const struct verdict *v, int queries)
 {
     fprintf(f, "{\"type\":\"server\",\"t\":%.3f,\"collector\":", t);
     json_put_string(f, name);
@@ -551,7 +555,7 @@ report_server(FILE *f, double t, const char *name, const char *target,
     } else if (res->have_view) {
         json_member_num(f, "server_tps", res->view.server_tps);
         json_member_str(f, "note", res->view.note);
-        json_rows(f, &res->view);
+        json_rows(f, &res->view, queries);
         if (!isnan(res->probes_s))
             fprintf(f, ",\"state_samples\":{\"per_s\":%.1f,\"ms_each\":%.3f}", res->probes_s,
                     res->probe_ms);

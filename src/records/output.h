@@ -25,6 +25,7 @@ struct report_ctx {
     struct sweep *sweep;  /* `benchtop sweep`: step lines, the sweep line and its table */
     int steps_reported;   /* the sweep's steps already written as JSON lines */
     int header_done;      /* the {"type":"run"} line went out */
+    int json_errno;       /* why json's first write failed (the dashboard's --record); 0: none */
     const struct stmt_label *stmt_labels; /* -r: the statements snap->total.stmts counts */
     const struct drv_tls *tls;            /* prepare's connection; NULL: the driver cannot tell */
     /* The header's "options" members: the run layer's options_print_json. */
@@ -41,8 +42,9 @@ void report_snapshot(const struct snapshot *snap, const struct verdict *v, void 
 struct collect_result;
 
 /* One collector result as a {"type":"server",...} JSON line. */
+/* queries: other sessions' statements whole (--record-queries), else digested */
 void report_server(FILE *f, double t, const char *name, const char *target,
-                   const struct collect_result *res, const struct verdict *v);
+                   const struct collect_result *res, const struct verdict *v, int queries);
 /* What report_settings_events has written for one collector so far. */
 struct report_seen {
     int settings;     /* the {"type":"settings"} line */

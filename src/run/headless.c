@@ -1,6 +1,7 @@
 /* headless: the session hooks that print (see headless.h). */
 #include "headless.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,10 @@
 static void
 check_written(struct session *s, const struct headless_conf *conf)
 {
+    int e = errno; /* the failed write's: the line writers flush */
+
+    if (conf->report->json && ferror(conf->report->json) && conf->report->json_errno == 0)
+        conf->report->json_errno = e;
     if ((conf->report->json && ferror(conf->report->json)) ||
         (conf->report->human && ferror(conf->report->human)))
         s->quit = 1;
@@ -113,7 +118,8 @@ on_server(struct session *s, int i, const struct collect_result *res, const stru
     if (s->rc->stat)
         print_stat(conf, i, res);
     if (conf->report->json) {
-        report_server(conf->report->json, res->t, conf->names[i], conf->targets[i], res, v);
+        report_server(conf->report->json, res->t, conf->names[i], conf->targets[i], res, v,
+                      s->rc->record_queries);
         report_settings_events(conf->report->json, conf->names[i], res, &conf->seen[i]);
     }
     check_written(s, conf);

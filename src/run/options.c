@@ -94,6 +94,9 @@ const struct option_def option_table[] = {
      "JSON lines on stdout instead of the dashboard (also when stdout is not a terminal)"},
     {"record", 0, OPT_STRING, OFF(record), 0, 0, "", "FILE", SHOW,
      "write the JSON lines to FILE while the dashboard runs"},
+    {"record-queries", 0, OPT_FLAG, OFF(record_queries), 0, 1, "0", "", SHOW,
+     "keep other sessions' statement text whole in the JSON lines (records); without it a "
+     "statement there is its first word and a digest (UPDATE #3f2a9c)"},
     {"no-collect", 0, OPT_FLAG, OFF(no_collect), 0, 1, "0", "", CMD_LOAD,
      "do not sample the server (client figures only)"},
     {"pooler", 0, OPT_TARGET, OFF(pooler_target), 0, 0, "", "TARGET", SHOW,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 
+#include "base/proctitle.h"
 #include "base/util.h"
 #include "engine/runconf.h"
 
@@ -33,6 +34,7 @@ target_scrub_arg(char *arg, const char *masked)
     } else {
         memset(arg, '*', n);
     }
+    proctitle_update(); /* arg is proctitle's copy: ps shows the masked line, not its length */
 }
 
 char *

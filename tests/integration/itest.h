@@ -73,6 +73,52 @@ itest_write_file(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
+/*
+ * A full disk made to order: a 64 kB tmpfs on a new temporary directory
+ * (path, room for 32 bytes) with all but free_kb of it taken by a filler
+ * file. 0, or -1 when it cannot mount (not root): the caller skips.
+ * itest_tmpfs_drop unmounts and removes it.
+ */
+static inline int
+itest_tmpfs_full(char *path, int free_kb)
+{
+    char cmd[160];
+
+    snprintf(path, 32, "/tmp/itest-full-XXXXXX");
+    if (mkdtemp(path) == NULL)
+        return -1;
+    snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=64k tmpfs %s 2>/dev/null", path);
+    if (system(cmd) != 0) {
+        rmdir(path);
+        path[0] = '\0';
+        return -1;
+    }
+    snprintf(cmd, sizeof cmd, "dd if=/dev/zero of=%s/filler bs=1k count=%d 2>/dev/null", path,
+             64 - free_kb);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static inline void
+itest_tmpfs_drop(const char *path)
+{
+    char cmd[160];
+
+    snprintf(cmd, sizeof cmd, "umount %s && rmdir %s", path, path);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A test's full disk, and the teardown that drops it whatever the test did. */
+static char itest_full[32] __attribute__((unused));
+
+static inline int
+itest_full_drop(void **state)
+{
+    if (itest_full[0] != '\0')
+        itest_tmpfs_drop(itest_full);
+    itest_full[0] = '\0';
+    return 0;
+}
+
 /* The whole of a file (free it); the test fails if it cannot be read. */
 static inline char *
 itest_read_file(const char *path)
@@ -86,16 +132,20 @@ itest_read_file(const char *path)
     return text;
 }
 
-/* Starts benchtop with argv (NULL-terminated, without the program); stdout/stderr to temp files. */
+/*
+ * Starts benchtop with argv (NULL-terminated, without the program); stdout
+ * to out (-1: a temp file), stderr to a temp file.
+ */
 static inline pid_t
-itest_spawn(char *const args[], int *outfd, int *errfd)
+itest_spawn_to(char *const args[], int out, int *outfd, int *errfd)
 {
     char tmpl_o[] = "/tmp/itest-out-XXXXXX", tmpl_e[] = "/tmp/itest-err-XXXXXX";
     char *argv[64];
-    int i, o = mkstemp(tmpl_o), e = mkstemp(tmpl_e);
+    int i, o = out >= 0 ? out : mkstemp(tmpl_o), e = mkstemp(tmpl_e);
     pid_t pid;
 
-    unlink(tmpl_o);
+    if (out < 0)
+        unlink(tmpl_o);
     unlink(tmpl_e);
     argv[0] = itest_env("BENCHTOP_BIN");
     for (i = 0; args[i] != NULL && i < 62; i++)
@@ -114,6 +164,12 @@ itest_spawn(char *const args[], int *outfd, int *errfd)
     *outfd = o;
     *errfd = e;
     return pid;
+}
+
+static inline pid_t
+itest_spawn(char *const args[], int *outfd, int *errfd)
+{
+    return itest_spawn_to(args, -1, outfd, errfd);
 }
 
 static inline struct run

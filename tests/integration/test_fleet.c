@@ -192,6 +192,58 @@ fleet_merges_exactly(void **state)
     itest_free(&w);
 }
 
+/* `watch --records DIR/many-*.jsonl` headless for 3 s in a shell that ran `limit` first. */
+static char *
+watch_limited(const char *limit, int *status)
+{
+    char cmd[900];
+    FILE *p;
+    char *out;
+
+    snprintf(cmd, sizeof cmd,
+             "sh -c '%s && exec %s watch --records \"%s/many-*.jsonl\" --headless -q -T 3'", limit,
+             itest_env("BENCHTOP_BIN"), dir);
+    p = popen(cmd, "r");
+    assert_non_null(p);
+    out = itest_slurp(fileno(p));
+    *status = pclose(p);
+    return out;
+}
+
+/*
+ * 300 agents' records under `ulimit -n 128`: a hard limit that low leaves
+ * records unopened, and the merged intervals say how many and why rather
+ * than pass for the whole fleet; a soft one benchtop raises itself, and all
+ * 300 are merged.
+ */
+static void
+watch_records_past_fd_limit(void **state)
+{
+    char *args[] = {"run", itest_env("BENCHTOP_RD_TARGET"), "-T", "2", "--headless", "-q", NULL};
+    struct run r = itest_runv(args);
+    char path[400], *out;
+    int st;
+
+    assert_int_equal(r.status, 0);
+    for (int i = 0; i < 300; i++) {
+        snprintf(path, sizeof path, "%s/many-%03d.jsonl", dir, i);
+        itest_write_file(path, r.out);
+    }
+    itest_free(&r);
+    out = watch_limited("ulimit -n 128", &st);
+    assert_int_equal(st, 0);
+    fprintf(stderr, "  hard 128: %.200s\n", strstr(out, "\"evidence\""));
+    assert_non_null(strstr(out, " of 300 records could not be opened: Too many open files "
+                                "(raise ulimit -n)"));
+    free(out);
+    out = watch_limited("ulimit -Sn 128", &st);
+    assert_int_equal(st, 0);
+    fprintf(stderr, "  soft 128: %.120s\n", strstr(out, "\"evidence\""));
+    assert_null(strstr(out, "could not be opened"));
+    assert_non_null(strstr(out, " of 300 agents say so"));
+    free(out);
+}
+
 /* Six seq clients over 600 keys, 100 SETs each: split, they write every key once. */
 static void
 fleet_splits_key_ranges(void **state)
@@ -261,6 +313,7 @@ main(void)
         cmocka_unit_test(fleet_merges_exactly),
         cmocka_unit_test(merge_refuses_mismatches),
         cmocka_unit_test(fleet_splits_key_ranges),
+        cmocka_unit_test(watch_records_past_fd_limit),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

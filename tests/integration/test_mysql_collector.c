@@ -160,6 +160,52 @@ test_processlist(void **state)
     cls->close(conn);
 }
 
+/* `benchtop watch` headless (its JSON lines are a record) while busy runs a marked statement. */
+static struct run
+watch_during_sleep(const char *extra)
+{
+    MYSQL *busy = itest_my(DB);
+    const char *q = "SELECT SLEEP(4) AS bt_secret_marker";
+    char *args[] = {"watch",      (char *)itest_my_target(DB),
+                    "--headless", "-T",
+                    "2.5",        "--interval",
+                    "1",          (char *)extra,
+                    NULL};
+    struct run r;
+    MYSQL_RES *res;
+
+    assert_int_equal(mysql_send_query(busy, q, strlen(q)), 0);
+    r = itest_runv(args);
+    assert_int_equal(mysql_read_query_result(busy), 0);
+    res = mysql_store_result(busy);
+    mysql_free_result(res);
+    mysql_close(busy);
+    assert_int_equal(r.status, 0);
+    return r;
+}
+
+/*
+ * Another session's statement text stays out of records (0644, copied
+ * around): the longest-query row keeps its first word and a digest, and
+ * --record-queries keeps it whole.
+ */
+static void
+test_record_digests_statements(void **state)
+{
+    struct run r = watch_during_sleep(NULL);
+    const char *row = strstr(r.out, "\"longest query\",\"value\":\"");
+
+    assert_non_null(row);
+    fprintf(stderr, "  recorded: %.40s\n", row + 16);
+    assert_null(strstr(r.out, "bt_secret_marker"));
+    assert_null(strstr(r.out, "SLEEP(4)"));
+    assert_non_null(strstr(row, " s SELECT #"));
+    itest_free(&r);
+    r = watch_during_sleep("--record-queries");
+    assert_non_null(strstr(r.out, "SELECT SLEEP(4) AS bt_secret_marker"));
+    itest_free(&r);
+}
+
 /*
  * Waits until INNODB_TRX shows at least n transactions in LOCK WAIT (at
  * most 30 s); 0 when none came. In the full suite on a shared server the
@@ -328,9 +374,13 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commit_rate),     cmocka_unit_test(test_processlist),
-        cmocka_unit_test(test_without_process), cmocka_unit_test(test_open_fails_cleanly),
-        cmocka_unit_test(test_restart),         cmocka_unit_test(test_lock_chains),
+        cmocka_unit_test(test_commit_rate),
+        cmocka_unit_test(test_processlist),
+        cmocka_unit_test(test_without_process),
+        cmocka_unit_test(test_open_fails_cleanly),
+        cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_lock_chains),
+        cmocka_unit_test(test_record_digests_statements),
     };
     return cmocka_run_group_tests_name("mysql_collector", tests, setup, NULL);
 }

@@ -184,11 +184,35 @@ test_wrong_password(void **state)
     itest_free(&r);
 }
 
+/*
+ * /proc/PID/cmdline as the kernel gives it: the masked line, and no NULs
+ * after it whose count would tell the password's length.
+ */
+static void
+cmdline_tells_no_length(pid_t pid, const char *target_masked)
+{
+    char path[64], raw[4096], want[600];
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    n = read(fd, raw, sizeof(raw) - 1);
+    close(fd);
+    assert_true(n > 0);
+    raw[n] = '\0';
+    snprintf(want, sizeof(want), "run %s --headless -T 2 -w select-only", target_masked);
+    fprintf(stderr, "  /proc cmdline: %zd bytes: '%s'\n", n, raw);
+    assert_int_equal(n, (ssize_t)strlen(raw) + 1); /* one NUL, at the end */
+    assert_non_null(strstr(raw, want));
+}
+
 /* The password never reaches stdout, stderr or the process's command line. */
 static void
 test_password_hidden(void **state)
 {
-    char target[512], cmdline[4096];
+    char target[512], masked[512], cmdline[4096];
     const char *at = strchr(itest_target(DB), '@');
     char *args[] = {"run", target, "--headless", "-T", "2", "-w", "select-only", NULL};
     int o, e;
@@ -197,10 +221,12 @@ test_password_hidden(void **state)
 
     itest_exec(admin, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO bt_pwuser");
     snprintf(target, sizeof(target), "postgres://bt_pwuser:rightpw@%s", at + 1);
+    snprintf(masked, sizeof(masked), "postgres://bt_pwuser:***@%s", at + 1);
     pid = itest_spawn(args, &o, &e);
     itest_cmdline_masked(pid, "***", cmdline, sizeof(cmdline));
     assert_null(strstr(cmdline, "rightpw"));
     assert_non_null(strstr(cmdline, "bt_pwuser"));
+    cmdline_tells_no_length(pid, masked);
     r = itest_finish(pid, o, e);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"target\":\"postgres://bt_pwuser:***@"));

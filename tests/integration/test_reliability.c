@@ -623,6 +623,36 @@ test_output_errors(void **state)
     }
 }
 
+/*
+ * Headless JSON lines onto a full disk (a 64 kB tmpfs with 8 kB free): at
+ * the first failed write the run stops (well before -T 60) with exit 1 and
+ * one line naming the reason, as EXIT STATUS says.
+ */
+static void
+test_headless_full_disk(void **state)
+{
+    char path[64],
+        *args[] = {
+            "run", itest_env("BENCHTOP_RD_TARGET"), "-T", "60", "-c", "2", "-q", "--headless",
+            NULL};
+    int o, e, fd;
+    pid_t pid;
+    struct run r;
+
+    if (itest_tmpfs_full(itest_full, 8) < 0)
+        skip();
+    snprintf(path, sizeof path, "%s/out.jsonl", itest_full);
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    pid = itest_spawn_to(args, fd, &o, &e);
+    r = finish_within(pid, o, e, 30, NULL); /* closes fd */
+    fprintf(stderr, "  status %d, stderr: %s", r.status, r.err);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "benchtop: cannot write to standard output: No space left on "
+                               "device (lines were lost)\n");
+    itest_free(&r);
+}
+
 static void
 test_sighup_ends_cleanly(void **state)
 {
@@ -689,6 +719,7 @@ main(void)
         cmocka_unit_test(test_frozen_mysql_connects),
 #endif
         cmocka_unit_test(test_output_errors),
+        cmocka_unit_test_teardown(test_headless_full_disk, itest_full_drop),
         cmocka_unit_test(test_sighup_ends_cleanly),
         cmocka_unit_test(test_stuck_watch_and_wrong_words),
     };

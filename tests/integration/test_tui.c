@@ -242,6 +242,41 @@ test_dashboard(void **state)
     free(s3);
 }
 
+/*
+ * --record on a full disk: the first failed write shows at once in the
+ * header and the events pane, recording stops, the load goes on; q exits 1
+ * (lines were lost) with one line saying so.
+ */
+static void
+test_record_full_disk(void **state)
+{
+    char args[600], *s1, *s2;
+
+    if (itest_tmpfs_full(itest_full, 8) < 0)
+        skip();
+    snprintf(args, sizeof(args), "%s -c 2 -w select-only -T 60 --record %s/rec.jsonl",
+             itest_target(DB), itest_full);
+    start(args);
+    s1 = wait_for("recording stopped: No space left on device", 20000);
+    assert_non_null(strstr(s1, "NOT RECORDING"));
+    assert_non_null(strstr(s1, "ends here; the run goes on"));
+    assert_non_null(strstr(s1, " running ")); /* the load goes on */
+    itest_sleep_ms(2500);
+    s2 = capture();
+    assert_non_null(strstr(s2, " running "));
+    assert_true(figure(s2, "elapsed ") >= 0);
+    assert_string_not_equal(strstr(s1, "elapsed"), strstr(s2, "elapsed")); /* the clock moved */
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 1);
+    free(s1);
+    s1 = slurp_file("err");
+    fprintf(stderr, "  stderr: %s", s1);
+    assert_non_null(strstr(s1, "rec.jsonl: No space left on device (lines were lost)"));
+    assert_int_equal(itest_count_lines(s1, "cannot write"), 1);
+    free(s1);
+    free(s2);
+}
+
 /* The help overlay lists every key, and pause shows on the header. */
 static void
 test_help_and_pause(void **state)
@@ -948,6 +983,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dashboard),
+        cmocka_unit_test_teardown(test_record_full_disk, itest_full_drop),
         cmocka_unit_test(test_help_and_pause),
         cmocka_unit_test(test_watch_verdict_line),
         cmocka_unit_test(test_set_setting),

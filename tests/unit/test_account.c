@@ -276,6 +276,7 @@ test_other_sessions_stall(void **state)
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_STALL);
     assert_non_null(strstr(v.evidence, "DEBUG SLEEP 0.3"));
+    assert_string_equal(v.evidence_sql, "DEBUG SLEEP 0.3"); /* what a record digests */
     assert_non_null(strstr(v.evidence, "stalled by other sessions 58%"));
 }
 

@@ -60,12 +60,49 @@ test_json_string(void **state)
     assert_string_equal(json_of("\xc2\x9b\xc3\xa9"), "\"\\u009b\xc3\xa9\"");
 }
 
+static char *
+json_sql_of(const char *s, const char *sql)
+{
+    static char buf[256];
+    FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+    text_json_sql(f, s, sql);
+    fclose(f);
+    return buf;
+}
+
+/* Another session's statement: first word and digest, equal text equal digest, cut text too. */
+static void
+test_sql_digest(void **state)
+{
+    char a[32], b[32];
+
+    (void)state;
+    text_sql_digest(a, sizeof a, "  UPDATE t SET pw = 'hunter2'");
+    text_sql_digest(b, sizeof b, "  UPDATE t SET pw = 'hunter3'");
+    assert_int_equal(strlen(a), strlen("UPDATE #123456"));
+    assert_memory_equal(a, "UPDATE #", 8);
+    assert_string_not_equal(a, b);
+    text_sql_digest(b, sizeof b, "  UPDATE t SET pw = 'hunter2'");
+    assert_string_equal(a, b);
+    text_sql_digest(a, sizeof a, "42");
+    assert_int_equal(a[0], '#');
+    assert_null(strstr(json_sql_of("9 s select 'x'", "select 'x'"), "'x'"));
+    assert_non_null(strstr(json_sql_of("9 s select 'x'", "select 'x'"), "\"9 s select #"));
+    /* the evidence cut the statement short: the rest of its part is digested */
+    assert_null(strstr(json_sql_of("stall: 12 (3 s): DELETE FROM se | b", "DELETE FROM secret"),
+                       "FROM se"));
+    assert_non_null(
+        strstr(json_sql_of("stall: 12 (3 s): DELETE FROM se | b", "DELETE FROM secret"), " | b\""));
+    assert_string_equal(json_sql_of("no statement", NULL), "\"no statement\"");
+}
+
 static void
 server_json(const struct collect_result *res, double t, char *buf, size_t len)
 {
     FILE *f = fmemopen(buf, len, "w");
 
-    report_server(f, t, "redis", "redis://x", res, NULL);
+    report_server(f, t, "redis", "redis://x", res, NULL, 0);
     fclose(f);
 }
 
@@ -173,7 +210,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean),        cmocka_unit_test(test_json_string),
         cmocka_unit_test(test_json_numbers), cmocka_unit_test(test_error_messages_counted),
-        cmocka_unit_test(test_ascii),
+        cmocka_unit_test(test_ascii),        cmocka_unit_test(test_sql_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

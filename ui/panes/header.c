@@ -107,6 +107,10 @@ draw_bar(const struct dash *d, struct grid *g, struct rect r)
         grid_put_run(g, &x, r.y, end, ST_HEADER, " ");
         grid_put_run(g, &x, r.y, end, ST_BAD, buf);
     }
+    if (d->record_stop[0] != '\0') {
+        grid_put_run(g, &x, r.y, end, ST_HEADER, " ");
+        grid_put_run(g, &x, r.y, end, ST_BAD, " NOT RECORDING ");
+    }
     grid_put_run(g, &x, r.y, end, ST_HEADER, "  ");
     grid_put_run(g, &x, r.y, end, ST_HEADER, d->workload);
     if (d->mode[0] != '\0') {
@@ -169,6 +173,10 @@ draw_verdict(const struct dash *d, struct grid *g, struct rect r)
 {
     int y = r.y + 2, x = r.x + 1, end = r.x + r.w;
 
+    if (d->record_stop[0] != '\0') { /* before the verdict: it needs the user now */
+        grid_put_run(g, &x, y, end, ST_BAD, d->record_stop);
+        grid_put_run(g, &x, y, end, ST_LABEL, "  ");
+    }
     if (!d->load && d->verdict[0] == '\0')
         return; /* watch: the server-side verdict once a sample judged it */
     if (d->verdict[0] == '\0') {
