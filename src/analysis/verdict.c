@@ -721,11 +721,13 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && thread_full(g))
         return VK_THREAD;
     /*
-     * A thread that waits for a CPU longer than it runs is short of CPU, not
-     * of threads (45% on one and 49% waiting, host 85%: nginx and others
-     * held the rest): the host, whoever holds it.
+     * A thread that waits for a CPU longer than it runs, or wants a core
+     * (running and waiting) but runs under 75% of one, is short of CPU, not
+     * of threads (45% on one and 49% waiting, host 85%; 54% and 37%, host
+     * 88%: nginx held the rest): the host, whoever holds it.
      */
-    if (k == VK_CLIENT && (w->host_full || z0(in->worker_wait_max) > in->worker_cpu_max))
+    if (k == VK_CLIENT && (w->host_full || z0(in->worker_wait_max) > in->worker_cpu_max ||
+                           (in->worker_cpu_max < 75 && wants >= 75)))
         return VK_HOST;
     if (k == VK_SERVER_CPU && host_shared(w))
         return VK_HOST;
