@@ -15,6 +15,9 @@
 #include "engine/mix.h"
 #include "engine/script.h"
 
+/* A job thread's set-up for the client library (init.c; io/threads.c uses it too). */
+extern const struct jobthread_hooks my_jobthread_hooks;
+
 enum my_mode { MY_MODE_TEXT, MY_MODE_PREPARED };
 
 /* The statements of the built-in workloads. */

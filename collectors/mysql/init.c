@@ -12,6 +12,7 @@
  */
 #include "mysql.h"
 #include "base/jobthread.h"
+#include "collectors/mysql/conn.h"
 #include "base/progress.h"
 
 #include <errmsg.h>
@@ -594,15 +595,15 @@ insert_rows(struct init_run *r, int n, char *err)
     return 0;
 }
 
-/* libmysqlclient wants mysql_thread_init in every thread that calls it. */
+/* libmysqlclient wants mysql_thread_init in every thread that calls it (io/threads.c too). */
 static void
-index_thread_init(void)
+my_thread_init_hook(void)
 {
     mysql_thread_init();
 }
 
-static const struct jobthread_hooks index_hooks = {
-    .thread_init = index_thread_init,
+const struct jobthread_hooks my_jobthread_hooks = {
+    .thread_init = my_thread_init_hook,
     .thread_end = mysql_thread_end,
 };
 
@@ -630,7 +631,7 @@ run_sql_ticking(struct init_run *r, const char *sql, const char *what, const cha
                 char *err)
 {
     struct index_job j = {.m = r->m, .sql = sql};
-    struct jobthread *th = jobthread_new(&index_hooks);
+    struct jobthread *th = jobthread_new(&my_jobthread_hooks);
     struct pollfd p = {.fd = jobthread_fd(th), .events = POLLIN};
     int seconds = 0;
 

@@ -10,18 +10,6 @@
 #include <string.h>
 
 const char my_io_note[] = "a thread per connection (the client library has no non-blocking API)";
-/* libmysqlclient wants mysql_thread_init in every thread that calls it. */
-static void
-my_jobthread_init(void)
-{
-    mysql_thread_init();
-}
-
-static const struct jobthread_hooks my_jobthread_hooks = {
-    .thread_init = my_jobthread_init,
-    .thread_end = mysql_thread_end,
-};
-
 void
 my_io_conn_init(struct my_conn *c)
 {
