@@ -623,6 +623,22 @@ steady_rtt(const struct verdict_state *st, const struct verdict_input *in)
 }
 
 /*
+ * A wire is a floor under every transaction: even the fastest 1% took a
+ * round trip of 1 ms or more each, near what the ping says. Waits for a
+ * CPU on a full host start from nearly 0, so some transactions get
+ * through fast (memcached behind a 1 ms proxy on a host two busy loops
+ * filled: p1 above 2 ms, pings of 2.4-3.2 ms from tick to tick, "not
+ * enough load" for 6 of 8 s; 4x clients gave x3.1).
+ */
+static int
+wire_floor(const struct verdict_input *in)
+{
+    double trips = in->ops_per_txn >= 1 ? in->ops_per_txn : 1, f = in->lat_floor_ms / trips;
+
+    return f >= 1 && f >= 0.5 * in->sig.rtt_ms;
+}
+
+/*
  * A full host that the run's own processes (server side and benchtop)
  * hold most of: its transit is their wake-ups waiting for a core
  * (select-only at 2 clients kept both cores busy, server 121% and
@@ -685,7 +701,7 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if (k == VK_IO && g->hit_ratio < 0.95)
         return VK_MEMORY;
     /* a jittery few ms of transit on a full host are waits for a CPU, not a wire */
-    if (k == VK_NETWORK && w->host_full && !steady_rtt(st, in))
+    if (k == VK_NETWORK && w->host_full && !steady_rtt(st, in) && !wire_floor(in))
         k = VK_UNDERLOADED;
     /*
      * Late starts with every client busy: the tick's gauge, or no time

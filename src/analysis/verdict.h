@@ -44,6 +44,7 @@ struct verdict_input {
     int load;               /* a load runs (not paused, not over) */
     double tps;             /* client transactions/s, last interval */
     double lat_mean_ms;     /* client latency, last interval */
+    double lat_floor_ms;    /* ... its 1st percentile: what even the fastest took; NAN */
     double ops_per_txn;     /* statements (round trips) per transaction; NAN unknown */
     double connect_share;   /* -C: connection set-up / latency (0..1); NAN without -C */
     double worker_cpu_max;  /* the busiest worker thread, % of one core */

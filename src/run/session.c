@@ -198,6 +198,7 @@ judge(struct session *s, struct snapshot *snap)
     in.load = !s->eng->paused && snap->clients > 0;
     in.tps = snap->interval_s > 0 ? (double)c->txns / snap->interval_s : 0;
     in.lat_mean_ms = hist_count(c->lat) ? hist_mean(c->lat) / 1000.0 : NAN;
+    in.lat_floor_ms = hist_count(c->lat) ? (double)hist_percentile(c->lat, 1) / 1000.0 : NAN;
     in.ops_per_txn = c->txns ? (double)c->ops / (double)c->txns : NAN;
     in.connect_share = s->rc->connect_per_txn && lat_sum_us > 0
                            ? fmin((double)c->connect_us / lat_sum_us, 1.0)

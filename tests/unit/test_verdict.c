@@ -390,6 +390,25 @@ test_network_bound(void **state)
             v = run(&st, &in, 1);
         }
         assert_int_not_equal(v.kind, VK_NETWORK);
+        /* ... unless even the fastest transactions took the round trip: a floor is a wire */
+        in.lat_floor_ms = 2.2;
+        verdict_init(&st);
+        for (int i = 0; i < 6; i++) {
+            in.sig.rtt_ms = i % 2 ? 3.5 : 2;
+            v = run(&st, &in, 1);
+        }
+        assert_int_equal(v.kind, VK_NETWORK);
+        /* a floor far under the ping is not the ping's wire */
+        in.lat_floor_ms = 1.2;
+        in.sig.rtt_ms = 3.5;
+        in.ops_per_txn = 1;
+        verdict_init(&st);
+        for (int i = 0; i < 6; i++) {
+            in.sig.rtt_ms = i % 2 ? 3.5 : 2.6;
+            v = run(&st, &in, 1);
+        }
+        assert_int_not_equal(v.kind, VK_NETWORK);
+        in.lat_floor_ms = 0;
     }
     in.host_busy_pct = NAN;
     in.sig.rtt_ms = 20;
