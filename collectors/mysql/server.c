@@ -13,7 +13,9 @@
  * wait, with no pid file to trust. TLS is off unless DIR/tls.crt and
  * DIR/tls.key are there when mariadbd starts (a test makes them and
  * restarts the server): mariadbd reads its certificate only at start, and
- * aborts when a file it is told of is missing.
+ * aborts when a file it is told of is missing. In the same way each line
+ * of DIR/server.opts that starts with "--" is one more option for
+ * mariadbd at its next start (a test turns performance_schema on so).
  */
 #include "base/throwaway.h"
 #include "base/util.h"
@@ -34,6 +36,8 @@
 
 /* How long a clean shutdown may take before mariadbd is killed. */
 enum { STOP_TIMEOUT_MS = 60000, READY_TIMEOUT_MS = 60000 };
+/* At most this many options from DIR/server.opts. */
+enum { MY_OPTS_MAX = 8 };
 
 static const char *const install_db_globs[] = {
     "/usr/bin/mariadb-install-db",
@@ -59,8 +63,9 @@ struct my_server {
     char extra[340];   /* --extra-file=DIR/init.sql */
     char tmpdir[320];  /* --tmpdir=DIR: temporary tables of its own, not in a shared /tmp */
     char extra_path[320];
-    char ssl_cert[340]; /* --ssl-cert=DIR/tls.crt, when it and DIR/tls.key exist */
-    char ssl_key[340];  /* --ssl-key=DIR/tls.key */
+    char ssl_cert[340];          /* --ssl-cert=DIR/tls.crt, when it and DIR/tls.key exist */
+    char ssl_key[340];           /* --ssl-key=DIR/tls.key */
+    char opts[MY_OPTS_MAX][200]; /* DIR/server.opts, read at each start */
 };
 
 static int
@@ -135,25 +140,44 @@ find_tls(const struct server *s, struct my_server *my)
     return 1;
 }
 
+/* DIR/server.opts's "--" lines into my->opts (up to MY_OPTS_MAX): how many. */
+static int
+read_opts(const struct server *s, struct my_server *my)
+{
+    char path[320], line[sizeof my->opts[0]];
+    FILE *f;
+    int n = 0;
+
+    snprintf(path, sizeof path, "%s/server.opts", s->dir);
+    if ((f = fopen(path, "r")) == NULL)
+        return 0;
+    while (n < MY_OPTS_MAX && fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strncmp(line, "--", 2) == 0)
+            snprintf(my->opts[n++], sizeof my->opts[0], "%s", line);
+    }
+    fclose(f);
+    return n;
+}
+
 static int
 spawn_mariadbd(struct server *s, struct my_server *my, char *err)
 {
-    int tls = find_tls(s, my);
-    char *argv[] = {my->mariadbd,
-                    "--no-defaults", /* must come first */
-                    my->datadir,
-                    my->port,
-                    "--bind-address=127.0.0.1",
-                    my->socket,
-                    my->pidfile,
-                    my->logerr,
-                    "--skip-name-resolve",
-                    "--max-connections=500",
-                    my->tmpdir,
-                    tls ? my->ssl_cert : NULL,
-                    my->ssl_key,
-                    NULL};
+    int tls = find_tls(s, my), nopts = read_opts(s, my), n = 0;
+    char *argv[24 + MY_OPTS_MAX] = {
+        my->mariadbd, "--no-defaults", /* must come first */
+        my->datadir,  my->port,        "--bind-address=127.0.0.1", my->socket,
+        my->pidfile,  my->logerr,      "--skip-name-resolve",      "--max-connections=500",
+        my->tmpdir};
 
+    while (argv[n] != NULL)
+        n++;
+    if (tls) {
+        argv[n++] = my->ssl_cert;
+        argv[n++] = my->ssl_key;
+    }
+    for (int i = 0; i < nopts; i++)
+        argv[n++] = my->opts[i];
     s->pid = server_spawn(s, argv, s->log, err);
     return s->pid < 0 ? -1 : 0;
 }

@@ -2,15 +2,17 @@
  * watch's top statements in its JSON lines: a statement run a known
  * number of times shows that call count (within 1%) in PostgreSQL's
  * pg_stat_statements (preloaded by the test server) and Redis's
- * commandstats; a database without the extension, and a MariaDB without
- * performance_schema, get the one line saying how to turn it on.
+ * commandstats, and MariaDB's performance_schema digests (the test
+ * server restarted with it on); a database without the extension, and a
+ * MariaDB without performance_schema, get the one line saying how to turn
+ * it on.
  */
 #include "itest-mysql.h"
 #include "itest-redis.h"
 
 #include <jansson.h>
 
-enum { PG_CALLS = 3000, RD_CALLS = 2000 };
+enum { PG_CALLS = 3000, RD_CALLS = 2000, MY_CALLS = 2000 };
 
 /* `benchtop watch TARGET --headless` for 2.5 s: its stdout (free it). */
 static struct run
@@ -167,14 +169,60 @@ test_mysql_digests_or_note(void **state)
     itest_free(&r);
 }
 
+/* The test MariaDB restarted with DIR/server.opts (collectors/mysql/server.c): opts or none. */
+static void
+my_restart_with(const char *opts)
+{
+    char path[700];
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/server.opts", itest_env("BENCHTOP_MY_DIR"));
+    if (opts == NULL) {
+        unlink(path);
+    } else {
+        assert_non_null(f = fopen(path, "w"));
+        fputs(opts, f);
+        assert_int_equal(fclose(f), 0);
+    }
+    itest_restart_server("MY");
+}
+
+/* With performance_schema on, a statement run a known number of times shows that count. */
+static void
+test_mysql_digests_live(void **state)
+{
+    MYSQL *m;
+    json_t *st, *s;
+    struct run r;
+
+    my_restart_with("--performance-schema=ON\n");
+    m = itest_my(NULL);
+    assert_int_equal(itest_my_scalar(m, "SELECT @@performance_schema"), 1);
+    itest_my_exec(m, "DROP DATABASE IF EXISTS bt_digest");
+    itest_my_exec(m, "CREATE DATABASE bt_digest");
+    itest_my_exec(m, "CREATE TABLE bt_digest.bt_digest_probe (i int)");
+    itest_my_exec(m, "INSERT INTO bt_digest.bt_digest_probe VALUES (1), (2), (3)");
+    for (int i = 0; i < MY_CALLS; i++)
+        itest_my_exec(m, "SELECT i FROM bt_digest.bt_digest_probe");
+    mysql_close(m);
+    r = watch(itest_my_target("mysql"));
+    st = statements_of(r.out, 1);
+    assert_string_equal(json_string_value(json_object_get(st, "source")), "performance_schema");
+    s = top_with(st, "bt_digest_probe");
+    assert_in_range((long)member(s, "calls"), MY_CALLS * 99 / 100, MY_CALLS * 101 / 100);
+    assert_true(member(s, "rows_per_call") == 3.0); /* three rows each time */
+    json_decref(st);
+    itest_free(&r);
+    my_restart_with(NULL);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pg_known_statement),
-        cmocka_unit_test(test_pg_without_extension),
-        cmocka_unit_test(test_redis_commandstats),
-        cmocka_unit_test(test_mysql_digests_or_note),
+        cmocka_unit_test(test_pg_known_statement), cmocka_unit_test(test_pg_without_extension),
+        cmocka_unit_test(test_redis_commandstats), cmocka_unit_test(test_mysql_digests_or_note),
+        cmocka_unit_test(test_mysql_digests_live),
     };
     return cmocka_run_group_tests_name("statements", tests, NULL, NULL);
 }
