@@ -279,13 +279,11 @@ cmd_open_record(const struct runconf *rc)
 {
     FILE *f;
 
-    if (rc->headless && stdout_closed)
+    if (rc->headless && rc->record == NULL && stdout_closed)
         usage_fatal("standard output is closed: headless mode has nowhere to write its JSON "
-                    "lines (redirect it to a file)");
-    if (rc->headless && rc->record != NULL)
-        usage_fatal("--record is for the dashboard: headless output is already JSON lines on "
-                    "stdout (redirect it to a file)");
-    if (rc->headless)
+                    "lines (redirect it to a file, or give --record FILE)");
+    /* headless with --record: the file instead of stdout (a Kubernetes agent's volume) */
+    if (rc->headless && rc->record == NULL)
         return stdout;
     if (rc->record == NULL)
         return NULL;

@@ -93,7 +93,8 @@ const struct option_def option_table[] = {
     {"headless", 0, OPT_FLAG, OFF(headless), 0, 1, "0", "", SHOW,
      "JSON lines on stdout instead of the dashboard (also when stdout is not a terminal)"},
     {"record", 0, OPT_STRING, OFF(record), 0, 0, "", "FILE", SHOW,
-     "write the JSON lines to FILE while the dashboard runs"},
+     "write the JSON lines to FILE while the dashboard runs; with --headless, to FILE "
+     "instead of standard output"},
     {"record-queries", 0, OPT_FLAG, OFF(record_queries), 0, 1, "0", "", SHOW,
      "keep other sessions' statement text whole in the JSON lines (records); without it a "
      "statement there is its first word and a digest (UPDATE #3f2a9c)"},

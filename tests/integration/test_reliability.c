@@ -604,7 +604,7 @@ test_output_errors(void **state)
     assert_int_equal(WEXITSTATUS(st), 1);
     close(full);
 
-    /* headless with --record, or with a theme that does not load: refused */
+    /* headless with a --record it cannot write, or with a theme that does not load: refused */
     {
         char *rec[] = {"watch",    itest_env("BENCHTOP_RD_TARGET"), "-T", "1", "--headless",
                        "--record", "/nonexistent/x.jsonl",          NULL};
@@ -614,13 +614,44 @@ test_output_errors(void **state)
                          "/dev/zero",  NULL};
         r = run_within(rec, 10);
         assert_int_equal(r.status, 2);
-        assert_non_null(strstr(r.err, "--record is for the dashboard"));
+        assert_non_null(strstr(r.err, "cannot write --record /nonexistent/x.jsonl"));
         itest_free(&r);
         r = run_within(theme, 10);
         assert_int_equal(r.status, 2);
         assert_non_null(strstr(r.err, "theme /dev/zero is larger than"));
         itest_free(&r);
     }
+}
+
+/*
+ * Headless with --record FILE (a Kubernetes agent writing to a volume):
+ * the JSON lines go to the file, nothing to stdout.
+ */
+static void
+test_headless_record_file(void **state)
+{
+    char path[] = "/tmp/bt-headless-rec-XXXXXX", *text;
+    char *args[] = {"run",      itest_env("BENCHTOP_RD_TARGET"),
+                    "-T",       "2",
+                    "-c",       "2",
+                    "-q",       "--headless",
+                    "--record", path,
+                    NULL};
+    int fd = mkstemp(path);
+    struct run r;
+
+    assert_true(fd >= 0);
+    close(fd);
+    r = run_within(args, 20);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(strlen(r.out), 0);
+    text = itest_read_file(path);
+    assert_non_null(strstr(text, "\"type\":\"run\""));
+    assert_non_null(strstr(text, "\"type\":\"interval\""));
+    assert_non_null(strstr(text, "\"type\":\"summary\""));
+    free(text);
+    itest_free(&r);
+    unlink(path);
 }
 
 /*
@@ -720,6 +751,7 @@ main(void)
 #endif
         cmocka_unit_test(test_output_errors),
         cmocka_unit_test_teardown(test_headless_full_disk, itest_full_drop),
+        cmocka_unit_test(test_headless_record_file),
         cmocka_unit_test(test_sighup_ends_cleanly),
         cmocka_unit_test(test_stuck_watch_and_wrong_words),
     };
