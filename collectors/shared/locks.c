@@ -32,15 +32,20 @@ root_of(const struct lock_node *s, int n, const struct lock_node *w)
 static void
 note_stall(struct lock_roots *out, const struct lock_node *root, double *longest)
 {
-    char q[20]; /* what fits beside the id and the age */
+    char q[20], line[128]; /* q: what fits beside the id and the age */
+    size_t n;
 
     out->own_by_other++;
     if (root->running_s <= *longest)
         return;
     *longest = root->running_s;
     text_clean(q, sizeof q, root->query);
-    snprintf(out->what, sizeof out->what, "%llu (%.0f s): %s", (unsigned long long)root->id,
-             root->running_s, q);
+    /* an idle session may show no statement (MariaDB's processlist): then none is quoted */
+    snprintf(line, sizeof line, "%llu (%s%.0f s)%s%s", (unsigned long long)root->id,
+             root->idle ? LOCK_IDLE_WHAT " " : "", root->running_s, q[0] ? ": " : "", q);
+    n = strlen(line) < sizeof out->what ? strlen(line) : sizeof out->what - 1; /* cut: fits */
+    memcpy(out->what, line, n);
+    out->what[n] = '\0';
 }
 
 void
@@ -55,13 +60,18 @@ lock_roots(const struct lock_node *s, int n, struct lock_roots *out)
         if (s[i].blocker == 0)
             continue; /* a blocker only */
         r = root_of(s, n, &s[i]);
+        /*
+         * an idle root of benchtop's own waits for benchtop's client; another
+         * application's, idle in its transaction (a psql left open), stalls
+         * benchtop's waiters as a running statement of its would
+         */
         if (r != NULL && r->commit)
             out->commit++;
-        else if (r != NULL && r->idle)
+        else if (r != NULL && r->idle && (r->ours || !s[i].ours))
             out->client++;
         else
             out->other++;
-        if (s[i].ours && r != NULL && !r->ours && !r->commit && !r->idle)
+        if (s[i].ours && r != NULL && !r->ours && !r->commit)
             note_stall(out, r, &longest);
     }
 }
@@ -71,7 +81,7 @@ lock_what_sql_at(const char *what)
 {
     const char *q = strstr(what, "): ");
 
-    return q != NULL ? (size_t)(q - what) + 3 : 0;
+    return q != NULL ? (size_t)(q - what) + 3 : strlen(what); /* none: no statement to quote */
 }
 
 void

@@ -26,7 +26,8 @@ struct lock_node {
 /* Lock waiters by their chain's root, and the roots that stall benchtop's waiters. */
 struct lock_roots {
     int commit, client, other;
-    int own_by_other; /* benchtop's waiters whose root is another application's running session */
+    int own_by_other; /* benchtop's waiters whose root is another application's session,
+                         running or idle in its transaction (not the commit) */
     char what[48];    /* ... the longest running such root, escaped: "12 (3 s): UPDATE ..." */
 };
 
@@ -39,7 +40,7 @@ struct coll_glances;
  * others into *stall_own, and the root that stalled them (when named)
  * into what (len bytes).
  */
-/* Where a lock_roots what's statement text starts (after "12 (3 s): "). */
+/* Where a lock_roots what's statement text starts (after "12 (3 s): "; its end if none). */
 size_t lock_what_sql_at(const char *what);
 void lock_roots_add(const struct lock_roots *r, struct coll_glances *p, double *stall_own,
                     char *what, size_t len);

@@ -967,7 +967,12 @@ advise_other(const struct window *w, enum verdict_kind k, char *ev)
     const struct verdict_input *in = w->in;
     const struct coll_signals *g = &in->sig;
 
-    if (k == VK_STALL)
+    if (k == VK_STALL && strstr(g->other_stall_what, LOCK_IDLE_WHAT) != NULL)
+        snprintf(ev, EV,
+                 "another session holds the locks, idle in its transaction: %s; end it "
+                 "(cancel/terminate), or fix the application that leaves it open",
+                 g->other_stall_what);
+    else if (k == VK_STALL)
         snprintf(ev, EV, "other sessions' commands stall the server%s%s",
                  g->other_stall_what[0] ? ": " : "", g->other_stall_what);
     else if (k == VK_POOL)

@@ -51,6 +51,10 @@ struct coll_row {
  * is NAN when this collector cannot tell. Session counts are of client
  * sessions at the sample's instant, the collector's own excluded.
  */
+/* In other_stall_what: the root holds its locks idle in a transaction ("12 (idle in transaction 9
+ * s): UPDATE"). */
+#define LOCK_IDLE_WHAT "idle in transaction"
+
 struct coll_signals {
     double sessions;         /* client sessions connected */
     double active;           /* ... running a statement */

@@ -9,7 +9,9 @@
  *   advice; without the proxy tps rises;
  * - benchtop under a cgroup CPU quota of 5% of a core: client-bound naming
  *   the quota; without the quota tps rises. Needs a writable cgroup v1 cpu
- *   controller or cgroup v2 with cpu delegated; else skipped with a message.
+ *   controller or cgroup v2 with cpu delegated; else skipped with a message;
+ * - another session idle in its transaction holding the row every
+ *   transaction updates: a stall by it, named; its COMMIT raises tps.
  * The tps ratios are not timing assertions on a loaded host: each
  * intervention changes tps several-fold, the assertion asks for 1.3x.
  */
@@ -245,6 +247,87 @@ test_quota_is_client_bound(void **state)
     assert_true(free_run.tps > 1.3 * held.tps);
 }
 
+/* argv run as it is (not benchtop's arguments): its status and output. */
+static struct run
+run_argv(char *const argv[])
+{
+    char tmpl_o[] = "/tmp/itest-out-XXXXXX", tmpl_e[] = "/tmp/itest-err-XXXXXX";
+    int o = mkstemp(tmpl_o), e = mkstemp(tmpl_e);
+    pid_t pid;
+
+    unlink(tmpl_o);
+    unlink(tmpl_e);
+    pid = fork();
+    if (pid == 0) {
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return itest_finish(pid, o, e);
+}
+
+/*
+ * Where the cgroup files cannot be read (a network namespace's fresh
+ * /sys, a container without them), the throttling is unknown: never
+ * "held back by its CPU quota (0.00 cores, )" at 100%, as fmin(NAN, 100)
+ * made it. An empty tmpfs over /sys/fs/cgroup in a mount namespace of its
+ * own stands for that.
+ */
+static void
+test_unreadable_cgroup_is_no_quota(void **state)
+{
+    char script[900];
+    char *args[] = {"/usr/bin/unshare", "--mount", "sh", "-c", script, NULL};
+    struct outcome o;
+    struct run r;
+
+    snprintf(script, sizeof(script),
+             "mount -t tmpfs none /sys/fs/cgroup || exit 77; exec '%s' run '%s' --headless -q "
+             "-T 3 -c 2 -w select-only",
+             itest_env("BENCHTOP_BIN"), itest_target(DB));
+    r = run_argv(args);
+    if (r.status == 77) {
+        fprintf(stderr, "    skipped: cannot mount over /sys/fs/cgroup here (%s)\n", r.err);
+        itest_free(&r);
+        skip();
+    }
+    outcome_of(&r, &o);
+    assert_null(strstr(r.out, "\"throttled_pct\":100"));
+    itest_free(&r);
+    assert_null(strstr(o.evidence, "CPU quota"));
+    assert_string_not_equal(o.kind, "client");
+}
+
+/*
+ * Another application's session idle in its transaction (a psql left
+ * open after an UPDATE) holds the branch row every tpcb-like transaction
+ * wants: a stall by that session, named, not transit (the lock's root is
+ * not one of benchtop's clients); its COMMIT lets the load run.
+ */
+static void
+test_idle_transaction_holder_is_a_stall(void **state)
+{
+    char target[600];
+    char *args[] = {"run", target, "--headless", "-q",        "-T", "4",
+                    "-c",  "4",    "-w",         "tpcb-like", NULL};
+    struct outcome held, freed;
+    PGconn *c;
+
+    snprintf(target, sizeof(target), "%s", itest_target(DB));
+    c = PQconnectdb(target);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    itest_exec(c, "BEGIN");
+    itest_exec(c, "UPDATE pgbench_branches SET bbalance = bbalance WHERE bid = 1");
+    run_outcome(args, &held);
+    assert_string_equal(held.kind, "stall");
+    assert_non_null(strstr(held.evidence, "idle in its transaction"));
+    itest_exec(c, "COMMIT"); /* the intervention: the holder ends its transaction */
+    PQfinish(c);
+    run_outcome(args, &freed);
+    assert_true(freed.tps > 1.3 * held.tps);
+}
+
 int
 main(void)
 {
@@ -252,6 +335,8 @@ main(void)
         cmocka_unit_test(test_commit_under_lock_chain),
         cmocka_unit_test(test_reads_through_a_proxy_are_transit),
         cmocka_unit_test(test_quota_is_client_bound),
+        cmocka_unit_test(test_idle_transaction_holder_is_a_stall),
+        cmocka_unit_test(test_unreadable_cgroup_is_no_quota),
     };
     return cmocka_run_group_tests_name("verdict_account", tests, setup, NULL);
 }

@@ -53,6 +53,36 @@ test_root_is_the_client(void **state)
 }
 
 /*
+ * Another application's session idle in its transaction (a psql left
+ * open after an UPDATE) holds the row: benchtop's waiters are stalled by
+ * it, not waiting for benchtop's own client; its own waiter waits for it.
+ */
+static void
+test_root_is_another_idle_transaction(void **state)
+{
+    (void)state;
+    struct lock_node s[] = {
+        {.id = 70, .ours = 0, .idle = 1, .running_s = 9, .query = "UPDATE b"},
+        {.id = 71, .ours = 1, .blocker = 70},
+        {.id = 72, .ours = 1, .blocker = 71},
+        {.id = 73, .ours = 0, .blocker = 70},
+    };
+    struct lock_roots r;
+
+    lock_roots(s, 4, &r);
+    assert_int_equal(r.other, 2);
+    assert_int_equal(r.client, 1);
+    assert_int_equal(r.own_by_other, 2);
+    assert_string_equal(r.what, "70 (idle in transaction 9 s): UPDATE b");
+    assert_string_equal(r.what + lock_what_sql_at(r.what), "UPDATE b");
+    /* MariaDB shows no statement for an idle session: none is quoted */
+    s[0].query[0] = '\0';
+    lock_roots(s, 4, &r);
+    assert_string_equal(r.what, "70 (idle in transaction 9 s)");
+    assert_string_equal(r.what + lock_what_sql_at(r.what), "");
+}
+
+/*
  * Another application's long UPDATE holds the rows benchtop's sessions
  * want: other, and named (its text escaped: it came from the server).
  */
@@ -102,6 +132,7 @@ main(void)
         cmocka_unit_test(test_root_is_the_commit),
         cmocka_unit_test(test_root_is_the_client),
         cmocka_unit_test(test_root_is_another_statement),
+        cmocka_unit_test(test_root_is_another_idle_transaction),
         cmocka_unit_test(test_cycles_and_gone),
     };
 
