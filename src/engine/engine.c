@@ -68,7 +68,10 @@ measure_waits(struct engine *e, double secs)
 
     cpu_self_read(&now);
     e->snap.own_runq_pct = delta_pct(now.runq_s, e->last_self.runq_s, secs);
-    e->snap.throttled_pct = fmin(delta_pct(now.throttled_s, e->last_self.throttled_s, secs), 100);
+    /* not fmin(NAN, 100), which is 100: unreadable (a netns's empty /sys) stays unknown */
+    e->snap.throttled_pct = delta_pct(now.throttled_s, e->last_self.throttled_s, secs);
+    if (e->snap.throttled_pct > 100)
+        e->snap.throttled_pct = 100;
     e->snap.quota = now.quota;
     memcpy(e->snap.quota_where, now.quota_where, sizeof(e->snap.quota_where));
     e->last_self = now;
