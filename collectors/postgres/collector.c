@@ -847,9 +847,11 @@ derive_signals(struct span *sp, struct coll_view *v)
         g->log_sync_ms_s = (cur->wal.sync_ms - sp->prev->wal.sync_ms) / sp->secs;
     else if (cur->wal.have_sync)
         snprintf(g->sync_untimed, sizeof g->sync_untimed, "track_wal_io_timing");
-    if (strcmp(cur->settings[2], "off") != 0)
+    if (strcmp(cur->settings[2], "off") != 0) {
         snprintf(g->commit_advice, sizeof g->commit_advice,
                  "synchronous_commit = off, or commit_delay");
+        snprintf(g->commit_try, sizeof g->commit_try, "synchronous_commit=off");
+    }
 }
 
 static void

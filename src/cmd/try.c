@@ -28,6 +28,7 @@
 #include "records/sweep-output.h"
 #include "records/tryreport.h"
 #include "run/options.h"
+#include "run/tryrun.h"
 
 struct try_run {
     struct runconf *rc;
@@ -36,46 +37,14 @@ struct try_run {
     FILE *out; /* -o FILE, or NULL */
     int sigfd;
     int n;
-    int put_back; /* done: the settings are back (or said not to be) */
     struct try_round rounds[TRY_MAX_ROUNDS];
 };
-
-/*
- * The try whose settings may be changed: any exit() on the way (a usage
- * error in a round's prepare, a failed write) puts them back first.
- */
-static struct try_run *live;
-
-static void put_back(struct try_run *t);
-
-static void
-put_back_at_exit(void)
-{
-    if (live != NULL)
-        put_back(live);
-}
-
-/* Puts the server back once; a failure says what is left and where the undo file is. */
-static void
-put_back(struct try_run *t)
-{
-    char err[BT_ERRLEN];
-
-    if (t->put_back)
-        return;
-    t->put_back = 1;
-    if (t->set.n > 0 && tryset_finish(&t->set, err) < 0)
-        fprintf(stderr,
-                "benchtop: %s; the undo file %s keeps the original values (run "
-                "benchtop try --undo TARGET)\n",
-                err, t->set.path);
-}
 
 /* A signal ended a round or waits: revert, say so, and end with the shell's 128 + N. */
 static void
 interrupted(struct try_run *t, int signo)
 {
-    put_back(t);
+    tryset_put_back(&t->set);
     fprintf(stderr, "benchtop: try stopped by %s; the server's settings were put back\n",
             strsignal(signo));
     exit(128 + signo);
@@ -137,8 +106,7 @@ prepare_settings(struct try_run *t)
         t->set.cls->close(t->set.conn);
         usage_fatal("%s", err);
     }
-    live = t;
-    atexit(put_back_at_exit);
+    tryset_guard(&t->set); /* any exit() on the way (a failed write) puts them back first */
 }
 
 /* B's change on the server; a refusal puts back what was set and ends with exit 2. */
@@ -149,7 +117,7 @@ apply_b(struct try_run *t)
 
     if (t->set.n == 0 || tryset_apply(&t->set, err) == 0)
         return;
-    put_back(t);
+    tryset_put_back(&t->set);
     usage_fatal("%s", err);
 }
 
@@ -159,7 +127,7 @@ revert_b(struct try_run *t)
     char err[BT_ERRLEN];
 
     if (t->set.n > 0 && tryset_revert(&t->set, err) < 0) {
-        put_back(t);
+        tryset_put_back(&t->set);
         fprintf(stderr, "benchtop: %s\n", err);
         exit(1);
     }
@@ -227,36 +195,12 @@ one_round(struct try_run *t, int b)
     if (rv < 0)
         interrupted(t, -rv);
     if (rv > 0) {
-        put_back(t);
+        tryset_put_back(&t->set);
         fatal("round %d ended before its measured part was done", t->n / 2 + 1);
     }
-    r->b = b;
-    r->clients = (int)st.clients;
-    r->tps = st.tps;
-    r->p50_ms = (double)st.lat.p50 / 1000.0;
-    r->p95_ms = (double)st.lat.p95 / 1000.0;
-    r->p99_ms = (double)st.lat.p99 / 1000.0;
-    r->errors = sweep_step_errors(&st);
-    r->verdict = st.verdict;
+    try_round_from_step(&st, b, r);
     round_line(t, r);
     t->n++;
-}
-
-static const char *
-change_text(const struct try_run *t, char *buf, size_t len)
-{
-    size_t at = 0;
-    int i;
-
-    buf[0] = '\0';
-    for (i = 0; i < t->set.n && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", at ? ", " : "", t->set.want[i].name,
-                               t->set.want[i].value);
-    if (t->rc->try_clients && at < len)
-        at += (size_t)snprintf(buf + at, len - at, "%s-c %d", at ? ", " : "", t->rc->try_clients);
-    if (t->rc->try_threads && at < len)
-        snprintf(buf + at, len - at, "%s-j %d", at ? ", " : "", t->rc->try_threads);
-    return buf;
 }
 
 /* The table as try prints it and -o records it (src/records/tryreport.c). */
@@ -266,7 +210,8 @@ report(const struct try_run *t, const struct try_result *res)
     struct try_table *tab = xcalloc(1, sizeof *tab);
 
     snprintf(tab->target, sizeof tab->target, "%s", t->rc->target_masked);
-    change_text(t, tab->change, sizeof tab->change);
+    tryrun_change_text(&t->set, t->rc->try_clients, t->rc->try_threads, tab->change,
+                       sizeof tab->change);
     tab->rounds = t->rc->try_rounds;
     tab->for_s = t->rc->try_for_s;
     tab->warmup_s = t->rc->warmup_s;
@@ -342,10 +287,10 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
     open_output(t);
     for (i = 0; i < 2 * rc->try_rounds; i++)
         one_round(t, i % 2);
-    put_back(t);
+    tryset_put_back(&t->set);
     try_judge(t->rounds, t->n, t->change, &res);
     report(t, &res);
-    live = NULL;
+    tryset_guard(NULL);
     if (t->out != NULL && fclose(t->out) != 0)
         usage_fatal("cannot write -o %s: %s", rc->try_output, strerror(errno));
     free(t);
@@ -381,14 +326,14 @@ setting_step(struct try_run *t, struct sweep *sw, int i)
         interrupted(t, signo);
     snprintf(t->set.want[0].value, sizeof t->set.want[0].value, "%s", sw->values[i]);
     if (tryset_apply(&t->set, err) < 0) {
-        put_back(t);
+        tryset_put_back(&t->set);
         usage_fatal("%s", err);
     }
     rv = run_round(t, t->rc->clients, t->rc->threads, st);
     if (rv < 0)
         interrupted(t, -rv);
     if (rv > 0) {
-        put_back(t);
+        tryset_put_back(&t->set);
         fatal("step %d ended before its measured part was done", i + 1);
     }
     st->index = i;
@@ -424,11 +369,11 @@ cmd_try_sweep(struct runconf *rc)
     prepare_settings(t); /* reads what undoes it, refuses restart-only ones, writes the undo file */
     for (i = 0; i < sw->list.n; i++)
         setting_step(t, sw, i);
-    put_back(t);
+    tryset_put_back(&t->set);
     report_sweep_json(stdout, sw);
     if (!rc->quiet)
         report_sweep_table(stderr, sw, &ctx);
-    live = NULL;
+    tryset_guard(NULL);
     free(sw);
     free(t);
     return 0;

@@ -80,6 +80,8 @@ struct coll_signals {
     char sync_each_commit[32]; /* the setting that makes every commit wait for a log sync, when */
                                /* the server counts no syncs (Redis "appendfsync always"); "" */
     char commit_advice[80];    /* what lowers the syncs per commit on this server */
+    char commit_try[48];       /* the one setting the dashboard's t tries for a commit-bound */
+                               /* run, "NAME=VALUE" ("synchronous_commit=off"); "" none */
     double rows_per_txn;       /* rows read per transaction */
     double blocks_per_txn;     /* blocks (pages) accessed per transaction */
     double seq_scans_s;        /* sequential scans per second */

@@ -232,3 +232,47 @@ tryset_load(struct tryset *t, const char *path, char *target, size_t len, char *
     t->applied = rv == 0;
     return rv;
 }
+
+void
+tryset_put_back(struct tryset *t)
+{
+    char err[BT_ERRLEN];
+
+    if (t->conn == NULL)
+        return;
+    if (tryset_finish(t, err) < 0)
+        fprintf(stderr,
+                "benchtop: %s; the undo file %s keeps the original values (run "
+                "benchtop try --undo TARGET)\n",
+                err, t->path);
+}
+
+static struct tryset *guarded; /* the try whose settings may be changed now */
+
+static void
+put_back_at_exit(void)
+{
+    if (guarded != NULL)
+        tryset_put_back(guarded);
+}
+
+void
+tryset_guard(struct tryset *t)
+{
+    static int registered;
+
+    guarded = t;
+    if (!registered)
+        atexit(put_back_at_exit);
+    registered = 1;
+}
+
+int
+tryset_leftover(const char *target_masked, char *err)
+{
+    char path[512];
+
+    if (tryset_undo_path(target_masked, path, sizeof path, err) < 0)
+        return -1;
+    return access(path, F_OK) == 0;
+}

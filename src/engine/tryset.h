@@ -46,6 +46,15 @@ int tryset_apply(struct tryset *t, char *err);
 int tryset_revert(struct tryset *t, char *err);
 /* Reverts if needed; the undo file is removed only when the revert worked. Closes. */
 int tryset_finish(struct tryset *t, char *err);
+/*
+ * Puts the server back if it is not yet (tryset_finish); a failure is said
+ * on stderr with the undo file to use (`benchtop try --undo TARGET`).
+ */
+void tryset_put_back(struct tryset *t);
+/* From now on an exit() (a fatal error on the way) puts t back first: one try at a time. */
+void tryset_guard(struct tryset *t);
+/* There is an undo file for this masked target (a try that did not finish): 1, 0, -1 with err. */
+int tryset_leftover(const char *target_masked, char *err);
 /* A leftover undo file into t->orig (t->path set); its masked target into target (len). */
 int tryset_load(struct tryset *t, const char *path, char *target, size_t len, char *err);
 

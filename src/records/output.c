@@ -640,3 +640,24 @@ report_marker(FILE *f, double t, const char *label)
     fputs("}\n", f);
     fflush(f);
 }
+
+void
+report_try_event(FILE *f, double t, const char *change, const struct try_result *res)
+{
+    char text[400];
+
+    snprintf(text, sizeof text, "%s: %s", change, res->sentence); /* what report shows */
+    json_event_head(f, t, "try", NULL);
+    json_member_str(f, "text", text);
+    json_member_str(f, "change", change);
+    json_member_num(f, "a_tps", res->a.tps);
+    json_member_num(f, "b_tps", res->b.tps);
+    json_member_num(f, "pairs", res->pairs);
+    json_member_num(f, "diff", res->diff);
+    json_member_num(f, "band", res->band);
+    fprintf(f, ",\"beyond_noise\":%s", res->beyond ? "true" : "false");
+    json_member_str(f, "sentence", res->sentence);
+    json_member_str(f, "prediction", res->prediction);
+    fputs("}\n", f);
+    fflush(f);
+}
