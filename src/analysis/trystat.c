@@ -149,7 +149,9 @@ expects(enum verdict_kind k, enum try_change c, const struct try_side *a, const 
                                                                                                : -1;
     if (c == TRY_THREADS)
         return k == VK_CLIENT ? 1 : -1;
-    if (b->clients <= a->clients)
+    if (c == TRY_PIPELINE) /* fewer round trips per request: what a network-bound run lacks */
+        return k == VK_NETWORK ? 1 : -1;
+    if (c != TRY_CLIENTS || b->clients <= a->clients)
         return -1;
     if (k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_COMMIT)
         return 1;

@@ -36,9 +36,12 @@ struct try_round {
 
 /* What B changes, for the verdict's prediction. */
 enum try_change {
-    TRY_SETTING, /* server settings (--set) */
-    TRY_CLIENTS, /* --try-clients */
-    TRY_THREADS, /* --try-threads */
+    TRY_SETTING,  /* server settings (--set) */
+    TRY_CLIENTS,  /* --try-clients */
+    TRY_THREADS,  /* --try-threads */
+    TRY_PIPELINE, /* --try-pipeline */
+    TRY_PROTOCOL, /* --try-protocol */
+    TRY_CONNECT,  /* --try-connect */
 };
 
 /* One side over its rounds: means of the rounds' figures, errors summed. */
@@ -82,9 +85,9 @@ void try_round_from_step(const struct sweep_step *st, int b, struct try_round *r
 struct try_proposal {
     int ok;
     enum try_change change;
-    char set[112];         /* TRY_SETTING: "NAME=VALUE" */
-    int clients, threads;  /* B's (A's where B does not change them) */
-    char text[200];        /* "synchronous_commit=off (commit-bound)", or why there is none */
+    char set[112];        /* TRY_SETTING: "NAME=VALUE" */
+    int clients, threads; /* B's (A's where B does not change them) */
+    char text[200];       /* "synchronous_commit=off (commit-bound)", or why there is none */
 };
 
 /* What a proposal is read from; sig NULL when no server is watched. */

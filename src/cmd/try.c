@@ -38,6 +38,8 @@ struct try_run {
     int sigfd;
     int n;
     struct try_round rounds[TRY_MAX_ROUNDS];
+    int a_pipeline, a_connect; /* A's client side, put back after each B round */
+    char *a_mode;
 };
 
 /* A signal ended a round or waits: revert, say so, and end with the shell's 128 + N. */
@@ -65,14 +67,50 @@ check_options(const struct runconf *rc)
     if (rc->read_only)
         usage_fatal("--read-only refuses try: a try changes the server's settings (drop "
                     "--read-only, or use benchtop run)");
-    if (rc->try_set == NULL && rc->try_clients == 0 && rc->try_threads == 0 && !rc->try_undo)
-        usage_fatal("try needs what B changes: --set NAME=VALUE, --try-clients N or "
-                    "--try-threads N");
+    if (rc->try_set == NULL && rc->try_clients == 0 && rc->try_threads == 0 &&
+        rc->try_pipeline == 0 && rc->try_protocol == NULL && !rc->try_connect && !rc->try_undo)
+        usage_fatal("try needs what B changes: --set NAME=VALUE, --try-clients N, "
+                    "--try-threads N, --try-pipeline N, --try-protocol MODE or --try-connect");
     if (rc->try_rounds * 2 > TRY_MAX_ROUNDS)
         usage_fatal("--rounds %d is too many (at most %d)", rc->try_rounds, TRY_MAX_ROUNDS / 2);
     if (rc->try_for_s < rc->interval_s)
         usage_fatal("--for %g is shorter than the interval -P %g (lengthen --for or shorten -P)",
                     rc->try_for_s, rc->interval_s);
+}
+
+/* "simple, extended, prepared": the driver's -M modes. */
+static const char *
+modes_text(const struct driver_class *d, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; d->modes != NULL && d->modes[i] != NULL && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", d->modes[i]);
+    return buf;
+}
+
+/* B's client-side changes are ones this driver has. */
+static void
+check_client_side(const struct runconf *rc)
+{
+    const struct driver_class *d = rc->driver;
+    char list[160];
+    int i;
+
+    if (rc->try_pipeline && (d->pipeline_depth == NULL || !d->pipelining))
+        usage_fatal("--try-pipeline: %s's load does not pipeline requests (drop it; "
+                    "--try-clients adds requests in flight)",
+                    d->name);
+    for (i = 0; rc->try_protocol != NULL && d->modes != NULL && d->modes[i] != NULL; i++)
+        if (strcmp(d->modes[i], rc->try_protocol) == 0)
+            break;
+    if (rc->try_protocol != NULL && (d->modes == NULL || d->modes[i] == NULL))
+        usage_fatal("--try-protocol %s: %s speaks %s (give one of them)", rc->try_protocol, d->name,
+                    modes_text(d, list, sizeof list));
+    if (rc->try_connect && rc->connect_per_txn)
+        usage_fatal("--try-connect: A already opens a connection per transaction (drop -C or "
+                    "--try-connect)");
 }
 
 /* A try that died left its undo file: say so in one line and stop. */
@@ -133,6 +171,22 @@ revert_b(struct try_run *t)
     }
 }
 
+/* B's pipeline depth, protocol and -C on rc, or A's back (each a load of its own reads them). */
+static void
+client_side(struct try_run *t, int b)
+{
+    struct runconf *rc = t->rc;
+    char depth[16];
+
+    if (rc->try_pipeline) {
+        snprintf(depth, sizeof depth, "%d", b ? rc->try_pipeline : t->a_pipeline);
+        options_set(rc, "pipeline", depth); /* the driver's option struct reads it */
+        rc->pipeline = rc->driver->pipeline_depth(rc->driver_conf);
+    }
+    rc->mode = b && rc->try_protocol ? rc->try_protocol : t->a_mode;
+    rc->connect_per_txn = b && rc->try_connect ? 1 : t->a_connect;
+}
+
 /* One round's load: a one-step sweep (settle, then the measured part). */
 static int
 run_round(struct try_run *t, int clients, int threads, struct sweep_step *out)
@@ -188,8 +242,10 @@ one_round(struct try_run *t, int b)
         interrupted(t, signo);
     if (b)
         apply_b(t);
+    client_side(t, b);
     rv = run_round(t, b && rc->try_clients ? rc->try_clients : rc->clients,
                    b && rc->try_threads ? rc->try_threads : rc->threads, &st);
+    client_side(t, 0);
     if (b)
         revert_b(t);
     if (rv < 0)
@@ -208,10 +264,13 @@ static void
 report(const struct try_run *t, const struct try_result *res)
 {
     struct try_table *tab = xcalloc(1, sizeof *tab);
+    const struct runconf *rc = t->rc;
 
     snprintf(tab->target, sizeof tab->target, "%s", t->rc->target_masked);
-    tryrun_change_text(&t->set, t->rc->try_clients, t->rc->try_threads, tab->change,
-                       sizeof tab->change);
+    tryrun_change_text(&t->set,
+                       &(struct try_client){rc->try_clients, rc->try_threads, rc->try_pipeline,
+                                            rc->try_connect, rc->try_protocol},
+                       tab->change, sizeof tab->change);
     tab->rounds = t->rc->try_rounds;
     tab->for_s = t->rc->try_for_s;
     tab->warmup_s = t->rc->warmup_s;
@@ -261,6 +320,19 @@ open_output(struct try_run *t)
         usage_fatal("cannot write -o %s: %s (check the path)", t->rc->try_output, strerror(errno));
 }
 
+/* What B changes, for the verdict's prediction: the first of them. */
+static enum try_change
+change_of(const struct runconf *rc)
+{
+    if (rc->try_set != NULL)
+        return TRY_SETTING;
+    if (rc->try_clients || rc->try_threads)
+        return rc->try_clients ? TRY_CLIENTS : TRY_THREADS;
+    if (rc->try_pipeline)
+        return TRY_PIPELINE;
+    return rc->try_protocol != NULL ? TRY_PROTOCOL : TRY_CONNECT;
+}
+
 static int
 cmd_try_exec(struct runconf *rc, char **pos, int npos)
 {
@@ -276,9 +348,13 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
     check_options(rc);
     if (rc->try_undo)
         return undo(rc);
+    check_client_side(rc);
     check_leftover(rc);
     t->rc = rc;
-    t->change = rc->try_set ? TRY_SETTING : rc->try_clients ? TRY_CLIENTS : TRY_THREADS;
+    t->change = change_of(rc);
+    t->a_pipeline = rc->pipeline;
+    t->a_connect = rc->connect_per_txn;
+    t->a_mode = rc->mode;
     rc->headless = 1;
     if (rc->threads > rc->clients)
         rc->threads = rc->clients;

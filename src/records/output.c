@@ -157,8 +157,11 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     json_member_str(f, "workload", ctx->workload ? ctx->workload : "");
     json_member_str(f, "protocol", ctx->mode ? ctx->mode : "");
     json_tls(f, ctx->tls);
-    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,\"options\":{",
-            snap->clients, rc->threads, rc->rate, rc->interval_s);
+    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,", snap->clients,
+            rc->threads, rc->rate, rc->interval_s);
+    if (rc->pipeline > 1) /* the depth the load ran with (try's B may differ from --pipeline) */
+        fprintf(f, "\"pipeline\":%d,", rc->pipeline);
+    fputs("\"options\":{", f);
     if (ctx->print_options != NULL)
         ctx->print_options(f, rc);
     fputc('}', f);

@@ -60,8 +60,9 @@ tryrun_start(struct tryrun *tr, const struct runconf *rc, struct engine *e,
     tr->round_s = TRYRUN_ROUND_S;
     if (p->change == TRY_SETTING && open_settings(tr, rc, p->set, err) < 0)
         return -1;
-    tryrun_change_text(&tr->set, tr->change == TRY_CLIENTS ? tr->b_clients : 0, 0, tr->text,
-                       sizeof tr->text);
+    tryrun_change_text(&tr->set,
+                       &(struct try_client){.clients = p->change == TRY_CLIENTS ? p->clients : 0},
+                       tr->text, sizeof tr->text);
     rounds_init(tr, t);
     tr->active = 1;
     return 0;
@@ -130,18 +131,35 @@ tryrun_abort(struct tryrun *tr, struct engine *e, char *err)
     return tr->active ? end(tr, e, err) : 0;
 }
 
-const char *
-tryrun_change_text(const struct tryset *set, int clients, int threads, char *buf, size_t len)
+/* One part of the change text after the others; *at moves past it (never past len). */
+static void
+part(char *buf, size_t len, size_t *at, const char *fmt, const char *name, const char *value)
 {
+    if (*at < len)
+        *at += (size_t)snprintf(buf + *at, len - *at, fmt, *at ? ", " : "", name, value);
+}
+
+const char *
+tryrun_change_text(const struct tryset *set, const struct try_client *c, char *buf, size_t len)
+{
+    char n[3][16];
     size_t at = 0;
 
     buf[0] = '\0';
-    for (int i = 0; i < set->n && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", at ? ", " : "", set->want[i].name,
-                               set->want[i].value);
-    if (clients && at < len)
-        at += (size_t)snprintf(buf + at, len - at, "%s-c %d", at ? ", " : "", clients);
-    if (threads && at < len)
-        snprintf(buf + at, len - at, "%s-j %d", at ? ", " : "", threads);
+    for (int i = 0; i < set->n; i++)
+        part(buf, len, &at, "%s%s=%s", set->want[i].name, set->want[i].value);
+    snprintf(n[0], sizeof n[0], "%d", c->clients);
+    snprintf(n[1], sizeof n[1], "%d", c->threads);
+    snprintf(n[2], sizeof n[2], "%d", c->pipeline);
+    if (c->clients)
+        part(buf, len, &at, "%s%s %s", "-c", n[0]);
+    if (c->threads)
+        part(buf, len, &at, "%s%s %s", "-j", n[1]);
+    if (c->pipeline)
+        part(buf, len, &at, "%s%s %s", "--pipeline", n[2]);
+    if (c->mode != NULL)
+        part(buf, len, &at, "%s%s %s", "-M", c->mode);
+    if (c->connect)
+        part(buf, len, &at, "%s%s%s", "-C", "");
     return buf;
 }

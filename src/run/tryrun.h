@@ -65,8 +65,14 @@ int tryrun_tick(struct tryrun *tr, struct engine *e, const struct snapshot *snap
                 const struct verdict *v, const struct sweep_server *srv, char *err);
 /* Ends the try early: A's clients back, the settings put back. 0, or -1 with err. */
 int tryrun_abort(struct tryrun *tr, struct engine *e, char *err);
-/* "synchronous_commit=off, -c 8, -j 3": what B changes (clients, threads 0: unchanged). */
-const char *tryrun_change_text(const struct tryset *set, int clients, int threads, char *buf,
+/* What B changes on the client side; 0 or NULL: as A. */
+struct try_client {
+    int clients, threads, pipeline, connect;
+    const char *mode;
+};
+
+/* "synchronous_commit=off, -c 8, -j 3, --pipeline 16, -M prepared, -C": what B changes. */
+const char *tryrun_change_text(const struct tryset *set, const struct try_client *c, char *buf,
                                size_t len);
 
 #endif

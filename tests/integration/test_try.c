@@ -374,6 +374,95 @@ test_client_side_tries(void **state)
     itest_free(&r);
 }
 
+/* The lines of the file at path that hold both a and b. */
+static int
+lines_with(const char *path, const char *a, const char *b)
+{
+    int fd = open(path, O_RDONLY), n = 0;
+    char *text, *line, *save = NULL;
+
+    assert_true(fd >= 0);
+    text = itest_slurp(fd);
+    close(fd);
+    for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+        n += strstr(line, a) != NULL && strstr(line, b) != NULL;
+    free(text);
+    return n;
+}
+
+/* `try target -c 2 B --rounds 2 --for 1 --warmup 0.5 -o rec` (B: one or two words), exit 0. */
+static struct run
+try_client(const char *target, const char *rec, const char *opt, const char *value)
+{
+    char *args[16] = {"try", (char *)target, "-c", "2", (char *)opt};
+    char *rest[] = {"--rounds", "2", "--for", "1", "--warmup", "0.5", "-o", (char *)rec, NULL};
+    int n = 5;
+    struct run r;
+
+    if (value != NULL)
+        args[n++] = (char *)value;
+    memcpy(&args[n], rest, sizeof rest);
+    r = itest_runv(args);
+    fprintf(stderr, "%s%s", r.err, r.out);
+    assert_int_equal(r.status, 0);
+    return r;
+}
+
+/*
+ * B's client side changed: each B round's own lines in the -o record say
+ * it ran so (the pipeline depth in its run line, the protocol and the
+ * connections in its summary), and A's rounds ran as given. A protocol
+ * the driver does not speak, or a pipeline where it has none, is refused
+ * in one line.
+ */
+static void
+test_client_side_pipeline_protocol_connect(void **state)
+{
+    const char *rd = itest_env("BENCHTOP_RD_TARGET");
+    char rec[700], *bad[] = {"try", slow, "--try-protocol", "bogus", NULL};
+    char *nopipe[] = {"try", slow, "--try-pipeline", "8", NULL};
+    const char *b;
+    char *text;
+    int fd;
+    struct run r;
+
+    snprintf(rec, sizeof rec, "%s/client.jsonl", state_dir);
+    r = try_client(rd, rec, "--try-pipeline", "16");
+    assert_non_null(strstr(r.out, "B = --pipeline 16;"));
+    assert_int_equal(lines_with(rec, "\"type\":\"run\"", "\"pipeline\":16"), 2);
+    assert_int_equal(lines_with(rec, "\"type\":\"run\"", "\"clients\""), 4);
+    itest_free(&r);
+
+    r = try_client(slow, rec, "--try-protocol", "prepared");
+    assert_non_null(strstr(r.out, "B = -M prepared;"));
+    assert_int_equal(lines_with(rec, "\"type\":\"summary\"", "\"protocol\":\"prepared\""), 2);
+    assert_int_equal(lines_with(rec, "\"type\":\"summary\"", "\"protocol\":\"simple\""), 2);
+    itest_free(&r);
+
+    r = try_client(rd, rec, "--try-connect", NULL);
+    assert_non_null(strstr(r.out, "B = -C;"));
+    assert_int_equal(lines_with(rec, "\"type\":\"summary\"", "\"connect_per_txn\":true"), 2);
+    assert_int_equal(lines_with(rec, "\"type\":\"summary\"", "\"connect_per_txn\":false"), 2);
+    itest_free(&r);
+    fd = open(rec, O_RDONLY);
+    text = itest_slurp(fd);
+    close(fd);
+    b = itest_line(text, "\"connect_per_txn\":true"); /* B: a connection per transaction */
+    assert_true(itest_num(b, "connects") >= itest_num(b, "transactions"));
+    free(text);
+
+    r = itest_runv(bad);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--try-protocol bogus: postgres speaks simple, extended, "
+                                  "prepared"));
+    assert_int_equal(itest_lines(r.err), 1);
+    itest_free(&r);
+    r = itest_runv(nopipe);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "does not pipeline requests"));
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -388,6 +477,7 @@ main(void)
         cmocka_unit_test(test_sweep_set_values),
         cmocka_unit_test(test_mysql_flush_log_put_back),
         cmocka_unit_test(test_client_side_tries),
+        cmocka_unit_test(test_client_side_pipeline_protocol_connect),
     };
     if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_client_*' */
         cmocka_set_test_filter(getenv("ITEST_FILTER"));
