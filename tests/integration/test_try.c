@@ -97,6 +97,49 @@ row_tps(const char *out, const char *side)
     return tps;
 }
 
+/* Times needle occurs in text. */
+static int
+occurrences(const char *text, const char *needle)
+{
+    int n = 0;
+
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+/*
+ * report --html of a try's record: the table (its sentence escaped in a
+ * pre), then tps and p99 over time, a line per round and each round's
+ * measured part shaded: 2 rounds a side on 2 charts.
+ */
+static void
+check_html(const char *rec)
+{
+    char html[700], *page;
+    char *args[] = {"report", (char *)rec, "--html", html, NULL};
+    struct run r;
+    int fd;
+
+    snprintf(html, sizeof html, "%s/try.html", state_dir);
+    r = itest_runv(args);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+    fd = open(html, O_RDONLY);
+    assert_true(fd >= 0);
+    page = itest_slurp(fd);
+    close(fd);
+    assert_non_null(strstr(page, "<pre id=\"try\">"));
+    assert_non_null(strstr(page, "B is faster by "));
+    assert_null(strstr(page, "\\x0a")); /* the table's lines, not escaped newlines */
+    assert_non_null(strstr(page, "<svg class=\"chart\" id=\"tps\""));
+    assert_int_equal(occurrences(page, "<rect class=\"round a\""), 4);
+    assert_int_equal(occurrences(page, "<rect class=\"round b\""), 4);
+    assert_int_equal(occurrences(page, "<polyline class=\"series\""), 8);
+    assert_int_equal(occurrences(page, ">B2</text>"), 2);
+    free(page);
+}
+
 static void
 test_sync_commit_off_wins(void **state)
 {
@@ -126,6 +169,7 @@ test_sync_commit_off_wins(void **state)
     assert_string_equal(rep.out, r.out);
     itest_free(&rep);
     itest_free(&r);
+    check_html(rec);
 }
 
 static void
