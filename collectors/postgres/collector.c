@@ -79,6 +79,7 @@ struct pg_coll {
     char role[72]; /* quote_ident(current_user) */
     char *sql;     /* pg_collector_sql(version) */
     struct pg_settings_cache settings;
+    int restart; /* restart-only settings taken (try --restart restarts the server) */
 };
 
 /* --- the query, one statement per part --- */
@@ -1243,7 +1244,7 @@ pg_coll_apply(void *conn, const char *name, const char *value, char *err)
     if (PQtransactionStatus(c->conn) == PQTRANS_INTRANS &&
         exec_ok(c->conn, "COMMIT", "apply the setting", err) < 0)
         return -1;
-    return pg_settings_apply(c->conn, name, value, err);
+    return pg_settings_apply(c->conn, name, value, c->restart, err);
 }
 
 static int
@@ -1254,7 +1255,13 @@ pg_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *
     if (PQtransactionStatus(c->conn) == PQTRANS_INTRANS &&
         exec_ok(c->conn, "COMMIT", "read the setting", err) < 0)
         return -1;
-    return pg_settings_undo_value(c->conn, name, value, len, err);
+    return pg_settings_undo_value(c->conn, name, value, len, c->restart, err);
+}
+
+static void
+pg_coll_allow_restart(void *conn)
+{
+    ((struct pg_coll *)conn)->restart = 1;
 }
 
 static int
@@ -1305,6 +1312,7 @@ const struct collector_class postgres_collector_class = {
     .read_settings = pg_coll_settings,
     .apply_setting = pg_coll_apply,
     .undo_value = pg_coll_undo_value,
+    .allow_restart = pg_coll_allow_restart,
     .sessions = pg_coll_sessions,
     .kill = pg_coll_kill,
     .statements = pg_coll_statements,

@@ -71,6 +71,8 @@ check_options(const struct runconf *rc)
         rc->try_pipeline == 0 && rc->try_protocol == NULL && !rc->try_connect && !rc->try_undo)
         usage_fatal("try needs what B changes: --set NAME=VALUE, --try-clients N, "
                     "--try-threads N, --try-pipeline N, --try-protocol MODE or --try-connect");
+    if (rc->try_restart && rc->try_set == NULL)
+        usage_fatal("--restart goes with --set NAME=VALUE (a restart-only setting to try)");
     if (rc->try_rounds * 2 > TRY_MAX_ROUNDS)
         usage_fatal("--rounds %d is too many (at most %d)", rc->try_rounds, TRY_MAX_ROUNDS / 2);
     if (rc->try_for_s < rc->interval_s)
@@ -140,7 +142,8 @@ prepare_settings(struct try_run *t)
         usage_fatal("%s", err);
     if (tryset_open(&t->set, collector_for(rc->driver->name), rc->target, err) < 0)
         usage_fatal("%s", err);
-    if (tryset_save(&t->set, rc->target_masked, err) < 0) {
+    if ((rc->try_restart && tryset_restart_on(&t->set, rc->target_masked, err) < 0) ||
+        tryset_save(&t->set, rc->target_masked, err) < 0) {
         t->set.cls->close(t->set.conn);
         usage_fatal("%s", err);
     }
@@ -299,7 +302,8 @@ undo(struct runconf *rc)
         return 0;
     }
     if (tryset_load(&set, path, target, sizeof target, err) < 0 ||
-        tryset_open(&set, collector_for(rc->driver->name), rc->target, err) < 0)
+        tryset_open(&set, collector_for(rc->driver->name), rc->target, err) < 0 ||
+        (set.restart && tryset_restart_on(&set, rc->target_masked, err) < 0))
         usage_fatal("%s", err);
     if (tryset_finish(&set, err) < 0) {
         fprintf(stderr, "benchtop: %s (the undo file %s is kept)\n", err, path);

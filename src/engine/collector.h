@@ -330,6 +330,12 @@ struct collector_class {
      */
     int (*undo_value)(void *conn, const char *name, char *value, size_t len, char *err);
     /*
+     * Optional (NULL: none). From now on apply_setting and undo_value on
+     * conn take restart-only settings too, written for the next start:
+     * `try --restart` on a throwaway server, which then restarts it.
+     */
+    void (*allow_restart)(void *conn);
+    /*
      * Optional, poolers only; main thread, blocking, before the run.
      * detect: 1 when a load target of the pooled driver reaches such a
      * pooler (it answers on the target's port), so it is watched without

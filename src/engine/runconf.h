@@ -88,6 +88,7 @@ struct runconf {
     int try_pipeline;         /* try --try-pipeline: B's --pipeline (0: as A) */
     char *try_protocol;       /* try --try-protocol: B's -M (NULL: as A) */
     int try_connect;          /* try --try-connect: B reconnects per transaction (-C) */
+    int try_restart;          /* try --restart: restart-only settings, on a throwaway (serve) */
     int try_undo;             /* try --undo: put back what a dead try left */
     char *try_output;         /* try -o FILE: the rounds' JSON lines */
     int server_local;         /* the target is on this machine: its CPU is ours to read */

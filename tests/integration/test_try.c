@@ -507,6 +507,77 @@ test_client_side_pipeline_protocol_connect(void **state)
     itest_free(&r);
 }
 
+/* SHOW name on the slow server, or "" while it cannot be reached (a restart). */
+static const char *
+show_maybe(const char *name)
+{
+    static char value[64];
+    char sql[128];
+    PGconn *c = PQconnectdb(slow);
+    PGresult *r;
+
+    value[0] = '\0';
+    snprintf(sql, sizeof sql, "SHOW %s", name);
+    if (PQstatus(c) == CONNECTION_OK && (r = PQexec(c, sql)) != NULL) {
+        if (PQresultStatus(r) == PGRES_TUPLES_OK)
+            snprintf(value, sizeof value, "%s", PQgetvalue(r, 0, 0));
+        PQclear(r);
+    }
+    PQfinish(c);
+    return value;
+}
+
+/*
+ * --restart: max_locks_per_transaction (restart-only) tried on the
+ * throwaway that benchtop serve keeps: B runs with it (seen with SHOW
+ * while B runs), the original is back after the last restart.
+ * shared_buffers, which serve's server sets on its command line, and the
+ * harness's server, not kept by a serve this test started, are refused
+ * in one line.
+ */
+static void
+test_restart_on_throwaway(void **state)
+{
+    char before[64], *cmdline[] = {"try", slow, "--restart", "--set", "shared_buffers=48MB", NULL};
+    char *elsewhere[] = {"try",   (char *)itest_target("postgres"), "--restart",
+                         "--set", "max_locks_per_transaction=128",  NULL};
+    char *args[] = {"try", slow,       "--restart", "--set", "max_locks_per_transaction=128",
+                    "-c",  "2",        "--rounds",  "1",     "--for",
+                    "3",   "--warmup", "0.5",       NULL};
+    int o, e, i, seen = 0;
+    pid_t pid;
+    struct run r;
+
+    snprintf(before, sizeof before, "%s", show("max_locks_per_transaction"));
+    assert_string_not_equal(before, "128");
+    pid = itest_spawn(args, &o, &e);
+    for (i = 0; i < 600 && !seen; i++) {
+        seen = strcmp(show_maybe("max_locks_per_transaction"), "128") == 0;
+        itest_sleep_ms(50);
+    }
+    r = itest_finish(pid, o, e);
+    fprintf(stderr, "%s%s", r.err, r.out);
+    assert_int_equal(r.status, 0);
+    assert_true(seen); /* B ran with it: a restart applied it */
+    assert_non_null(strstr(r.out, "B = max_locks_per_transaction=128;"));
+    itest_free(&r);
+    for (i = 0; i < 300 && show_maybe("max_locks_per_transaction")[0] == '\0'; i++)
+        itest_sleep_ms(100);
+    assert_string_equal(show("max_locks_per_transaction"), before);
+    assert_int_equal(undo_files(), 0);
+
+    r = itest_runv(cmdline);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "shared_buffers is set on the server's command line"));
+    assert_int_equal(itest_lines(r.err), 1);
+    itest_free(&r);
+    r = itest_runv(elsewhere);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "is not a throwaway server"));
+    assert_int_equal(itest_lines(r.err), 1);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -516,6 +587,7 @@ main(void)
         cmocka_unit_test(test_sigterm_in_b_reverts),
         cmocka_unit_test(test_sigkill_then_undo),
         cmocka_unit_test(test_restart_only_refused),
+        cmocka_unit_test(test_restart_on_throwaway),
         cmocka_unit_test(test_read_only_refused),
         cmocka_unit_test(test_redis_appendfsync_put_back),
         cmocka_unit_test(test_sweep_set_values),
