@@ -79,6 +79,15 @@ struct dash_sweep {
     char finding[200];        /* the knee, or find-rate's answer; "" = none yet */
 };
 
+#define DASH_TRY_LINES 20 /* the try overlay's rows: heads, 6 rounds, the result */
+
+/* t: the experiment's overlay, filled in round by round (ui/try.c). */
+struct dash_try {
+    int shown; /* up until a key closes it once the try is over */
+    int n;
+    char lines[DASH_TRY_LINES][160];
+};
+
 /* How the sessions list is ordered (o toggles). */
 enum dash_sort {
     DASH_SORT_DURATION, /* the longest-running statement first, idle sessions last */
@@ -94,7 +103,7 @@ struct dash_sessions {
     int sel;         /* the selected row of list (sorted), for C and K */
     int can_kill;    /* the server class can, and --read-only is off */
     struct coll_sessions list;
-    /* t: the pane shows the top statements instead (collector_class.statements) */
+    /* T: the pane shows the top statements instead (collector_class.statements) */
     int top;
     int have_top;        /* statements holds a read */
     char top_error[160]; /* why the last read failed; "" */
@@ -147,6 +156,7 @@ struct dash {
 
     struct dash_sweep sweep;
     struct dash_sessions sessions;
+    struct dash_try trial;
 
     /* display state */
     int utf8;                   /* Unicode blocks/braille and box drawing; ASCII otherwise */
@@ -190,7 +200,7 @@ void pane_events(const struct dash *d, struct grid *g, struct rect r);     /* 4 
 /* 5 zooms the server pane's settings and session detail (pane_server with more rows). */
 void pane_sweep(const struct dash *d, struct grid *g, struct rect r);    /* 6 */
 void pane_sessions(const struct dash *d, struct grid *g, struct rect r); /* 7 */
-/* 7 after t: the top statements, in the sessions' place. */
+/* 7 after T: the top statements, in the sessions' place. */
 void pane_statements(const struct dash *d, struct grid *g, struct rect r);
 /* A statement on one line: newlines and tabs as spaces, runs of spaces as one. */
 void dash_one_line(char *dst, size_t len, const char *q);

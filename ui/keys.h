@@ -31,6 +31,7 @@ enum key_action {
     KEY_ACT_END,
     KEY_ACT_CANCEL,    /* cancel the selected session's statement, after a confirmation */
     KEY_ACT_TERMINATE, /* end the selected session, after a confirmation */
+    KEY_ACT_TRY,       /* the verdict's experiment, after a confirmation */
 };
 
 /* What a key does; KEY_ACT_NONE for an unbound key. */

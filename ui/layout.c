@@ -134,6 +134,20 @@ draw_verdict(const struct dash *d, struct grid *g)
     draw_overlay(d, g, "verdict (any key closes)", ptrs, n, w);
 }
 
+/* t: the experiment's rounds as they come (ui/try.c fills the lines). */
+static void
+draw_try(const struct dash *d, struct grid *g)
+{
+    const char *ptrs[DASH_TRY_LINES];
+    int n = 0, w = 16;
+
+    for (; n < d->trial.n && n < DASH_TRY_LINES; n++) {
+        ptrs[n] = d->trial.lines[n];
+        w = imax(w, dash_cells(ptrs[n]));
+    }
+    draw_overlay(d, g, "t: try the verdict's advice", ptrs, n, imin(w, g->w - 6));
+}
+
 /*
  * Rows the server pane would use, estimated the way ui/panes/server.c flows
  * them (balanced columns of SERVER_COL_W cells, a heading per section,
@@ -250,6 +264,8 @@ layout_draw(const struct dash *d, struct grid *g)
         draw_help(d, g);
     else if (d->verdict_open)
         draw_verdict(d, g);
+    else if (d->trial.shown)
+        draw_try(d, g);
     if (d->prompt[0] != '\0') {
         grid_fill(g, (struct rect){0, g->h - 1, g->w, 1}, ST_HELP);
         grid_put(g, 0, g->h - 1, g->w, ST_HELP, d->prompt);

@@ -19,6 +19,7 @@
 #include "segment.h"
 #include "records/sweep-output.h"
 #include "theme.h"
+#include "try.h"
 #include "base/util.h"
 
 struct tui {
@@ -48,10 +49,11 @@ struct tui {
     uint64_t applied[SESSION_MAX_COLLECT];        /* apply answers shown */
     char set_name[40], set_value[64];             /* set from here: its change is no second cut */
     uint64_t killed;                              /* kill answers shown (the first server's) */
-    struct {                                      /* C or K waiting for its y */
-        int active, terminate;
+    struct {                                      /* C, K or t waiting for its y */
+        int active, terminate, trying;
         char id[24];
     } confirm;
+    struct tui_try trial; /* t: the verdict's experiment */
 };
 
 enum { STEP_SETTLE = 3 }; /* intervals after +/- before tps counts: the change's own is mixed */
@@ -292,6 +294,7 @@ on_tick(struct session *s, const struct snapshot *snap, const struct verdict *v,
     t->prev_tps = d->tps;
     t->last_host = v->host;
     note_interval_events(t, snap);
+    tui_try_tick(&t->trial, d, s, snap, v, t->record.json);
     if (s->sweep != NULL)
         update_sweep(t, s->sweep, snap);
     if (snap->final)
@@ -465,6 +468,10 @@ on_server(struct session *s, int i, const struct collect_result *res, const stru
         show_server_verdict(t, v);
     if (i == 0)
         update_sessions(t, res);
+    if (i == 0 && res->have_settings) { /* t's memory experiment reads the cache's size */
+        t->trial.settings = res->settings;
+        t->trial.have_settings = 1;
+    }
     if (res->applied != t->applied[i])
         note_applied(t, i, res);
     note_changes(t, i, res);
@@ -531,8 +538,9 @@ load_key(struct tui *t, enum key_action act)
         dash_event_add(&t->d, ROW_WARN, "%s", e ? "the load is over" : "no load in watch mode");
         return 0;
     }
-    if (t->s->sweep != NULL) { /* a change mid-step would spoil the step's figures */
-        dash_event_add(&t->d, ROW_WARN, "the sweep sets the load: space + - r R are off");
+    if (t->s->sweep != NULL || tui_try_running(&t->trial)) { /* it would spoil the figures */
+        dash_event_add(&t->d, ROW_WARN, "the %s sets the load: space + - r R are off",
+                       t->s->sweep ? "sweep" : "try");
         return 0;
     }
     if (act == KEY_ACT_PAUSE) {
@@ -702,10 +710,11 @@ ask_kill(struct tui *t, int terminate)
         return;
     }
     if (cur == NULL || !sessions_in_view(&t->d) || t->d.sessions.top) {
-        dash_event_add(&t->d, ROW_WARN, "no session selected (7 shows the sessions; t toggles)");
+        dash_event_add(&t->d, ROW_WARN, "no session selected (7 shows the sessions; T toggles)");
         return;
     }
     t->confirm.active = 1;
+    t->confirm.trying = 0;
     t->confirm.terminate = terminate;
     snprintf(t->confirm.id, sizeof t->confirm.id, "%s", cur->id);
     text_clean(app, sizeof app, cur->app[0] ? cur->app : cur->client);
@@ -721,6 +730,10 @@ confirm_key(struct tui *t, int key)
     char err[BT_ERRLEN];
 
     t->confirm.active = 0;
+    if (t->confirm.trying) {
+        tui_try_answer(&t->trial, &t->d, t->s, key == 'y' || key == 'Y', t->last_tick_s);
+        return;
+    }
     if (key != 'y' && key != 'Y') {
         dash_event_add(&t->d, ROW_NORMAL, "left session %s alone", t->confirm.id);
         return;
@@ -747,6 +760,10 @@ handle_key(struct tui *t, int key)
     }
     if ((t->d.help || t->d.verdict_open) && act != KEY_ACT_QUIT) {
         t->d.help = t->d.verdict_open = 0; /* any key closes the help or the verdict */
+        return 0;
+    }
+    if (t->d.trial.shown && !tui_try_running(&t->trial) && act != KEY_ACT_QUIT) {
+        t->d.trial.shown = 0; /* ... and a finished try's rounds (the events keep its result) */
         return 0;
     }
     switch (act) {
@@ -807,6 +824,10 @@ handle_key(struct tui *t, int key)
     case KEY_ACT_CANCEL:
     case KEY_ACT_TERMINATE:
         ask_kill(t, act == KEY_ACT_TERMINATE);
+        return 0;
+    case KEY_ACT_TRY:
+        t->confirm.active = t->confirm.trying =
+            tui_try_ask(&t->trial, &t->d, t->s, t->last_verdict);
         return 0;
     case KEY_ACT_NONE:
         return 0;
@@ -900,6 +921,8 @@ tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
 {
     struct tui *t = xcalloc(1, sizeof(*t));
     struct theme th;
+    char put_err[BT_ERRLEN];
+    int put_back;
 
     t->conf = conf;
     t->s = s;
@@ -924,7 +947,13 @@ tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
     s->arg = t;
     redraw(t);
     session_run(s, sigfd);
+    put_back = tui_try_end(&t->trial, put_err); /* before anything else: q, SIGINT, SIGTERM */
     screen_end();
+    if (put_back < 0)
+        fprintf(stderr,
+                "benchtop: %s; the undo file keeps the original values (run benchtop try "
+                "--undo TARGET)\n",
+                put_err);
     if (s->eng && conf->report && conf->report->human)
         report_human_summary(conf->report->human, &s->eng->snap, &s->now, conf->report);
     grid_free(t->g);

@@ -832,8 +832,10 @@ my_work_signals(const struct my_sample *prev, const struct my_sample *cur, doubl
     }
     if (has_setting(cur, MY_SET_MAX_CONN))
         g->max_sessions = cur->setting[MY_SET_MAX_CONN];
-    if (has_setting(cur, MY_SET_FLUSH_AT_TRX) && cur->setting[MY_SET_FLUSH_AT_TRX] == 1)
+    if (has_setting(cur, MY_SET_FLUSH_AT_TRX) && cur->setting[MY_SET_FLUSH_AT_TRX] == 1) {
         snprintf(g->commit_advice, sizeof g->commit_advice, "innodb_flush_log_at_trx_commit = 2");
+        snprintf(g->commit_try, sizeof g->commit_try, "innodb_flush_log_at_trx_commit=2");
+    }
 }
 
 /*

@@ -79,6 +79,7 @@ struct pg_coll {
     char role[72]; /* quote_ident(current_user) */
     char *sql;     /* pg_collector_sql(version) */
     struct pg_settings_cache settings;
+    int restart; /* restart-only settings taken (try --restart restarts the server) */
 };
 
 /* --- the query, one statement per part --- */
@@ -847,9 +848,11 @@ derive_signals(struct span *sp, struct coll_view *v)
         g->log_sync_ms_s = (cur->wal.sync_ms - sp->prev->wal.sync_ms) / sp->secs;
     else if (cur->wal.have_sync)
         snprintf(g->sync_untimed, sizeof g->sync_untimed, "track_wal_io_timing");
-    if (strcmp(cur->settings[2], "off") != 0)
+    if (strcmp(cur->settings[2], "off") != 0) {
         snprintf(g->commit_advice, sizeof g->commit_advice,
                  "synchronous_commit = off, or commit_delay");
+        snprintf(g->commit_try, sizeof g->commit_try, "synchronous_commit=off");
+    }
 }
 
 static void
@@ -1241,7 +1244,7 @@ pg_coll_apply(void *conn, const char *name, const char *value, char *err)
     if (PQtransactionStatus(c->conn) == PQTRANS_INTRANS &&
         exec_ok(c->conn, "COMMIT", "apply the setting", err) < 0)
         return -1;
-    return pg_settings_apply(c->conn, name, value, err);
+    return pg_settings_apply(c->conn, name, value, c->restart, err);
 }
 
 static int
@@ -1252,7 +1255,13 @@ pg_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *
     if (PQtransactionStatus(c->conn) == PQTRANS_INTRANS &&
         exec_ok(c->conn, "COMMIT", "read the setting", err) < 0)
         return -1;
-    return pg_settings_undo_value(c->conn, name, value, len, err);
+    return pg_settings_undo_value(c->conn, name, value, len, c->restart, err);
+}
+
+static void
+pg_coll_allow_restart(void *conn)
+{
+    ((struct pg_coll *)conn)->restart = 1;
 }
 
 static int
@@ -1303,6 +1312,7 @@ const struct collector_class postgres_collector_class = {
     .read_settings = pg_coll_settings,
     .apply_setting = pg_coll_apply,
     .undo_value = pg_coll_undo_value,
+    .allow_restart = pg_coll_allow_restart,
     .sessions = pg_coll_sessions,
     .kill = pg_coll_kill,
     .statements = pg_coll_statements,

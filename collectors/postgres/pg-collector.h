@@ -170,11 +170,15 @@ struct pg_result *pg_exec_timed(struct pg_conn *conn, const char *sql, const cha
 /* The collector class's read_settings: a query only when `seen` moved (a reload) or at first. */
 int pg_settings_read(struct pg_conn *conn, struct pg_settings_cache *cache,
                      struct coll_settings *out, char *err);
-/* The collector class's apply_setting: ALTER SYSTEM and a reload; refuses restart-only ones. */
-int pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, char *err);
-/* The collector class's undo_value: "default" unless ALTER SYSTEM set it; restart-only refused. */
+/*
+ * The collector class's apply_setting: ALTER SYSTEM and a reload; refuses
+ * restart-only ones unless restart (a try --restart restarts the server).
+ */
+int pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, int restart,
+                      char *err);
+/* The collector class's undo_value: "default" unless ALTER SYSTEM set it; likewise. */
 int pg_settings_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len,
-                           char *err);
+                           int restart, char *err);
 
 extern const struct collector_class postgres_collector_class;
 

@@ -46,8 +46,8 @@ static const char context_sql[] = "SELECT name, context FROM pg_settings WHERE n
  */
 static const char undo_sql[] =
     "SELECT name, context, current_setting(name),"
-    " coalesce(sourcefile LIKE '%postgresql.auto.conf', false) FROM pg_settings"
-    " WHERE name = lower($1)";
+    " coalesce(sourcefile LIKE '%postgresql.auto.conf', false), source = 'command line'"
+    " FROM pg_settings WHERE name = lower($1)";
 
 static int
 failed(PGconn *conn, PGresult *res, const char *what, char *err)
@@ -99,11 +99,11 @@ pg_settings_read(struct pg_conn *conn, struct pg_settings_cache *cache, struct c
     return 0;
 }
 
-/* The refusal for a context a reload does not apply; NULL when a reload does. */
+/* The refusal for a context a reload (or, restart, a restart) does not apply; NULL if it does. */
 static const char *
-refusal(const char *context)
+refusal(const char *context, int restart)
 {
-    if (strcmp(context, "postmaster") == 0)
+    if (strcmp(context, "postmaster") == 0 && !restart)
         return "needs a restart (set it in postgresql.conf)";
     if (strcmp(context, "internal") == 0)
         return "cannot be changed (fixed at initdb or build)";
@@ -146,7 +146,7 @@ grant_hint(PGconn *conn, const char *name, char *err)
 }
 
 int
-pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, char *err)
+pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, int restart, char *err)
 {
     PGresult *res = run(conn, context_sql, name, PGRES_TUPLES_OK, "look the setting up", err);
     char real[64], *sql;
@@ -159,7 +159,7 @@ pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, cha
         return seterr(err, "%s is not a setting (see SHOW ALL)", name);
     }
     snprintf(real, sizeof real, "%s", PQgetvalue(res, 0, 0));
-    no = refusal(PQgetvalue(res, 0, 1));
+    no = refusal(PQgetvalue(res, 0, 1), restart);
     PQclear(res);
     if (no != NULL)
         return seterr(err, "%s %s", real, no);
@@ -177,7 +177,8 @@ pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, cha
 }
 
 int
-pg_settings_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len, char *err)
+pg_settings_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len, int restart,
+                       char *err)
 {
     PGresult *res = run(conn, undo_sql, name, PGRES_TUPLES_OK, "look the setting up", err);
     const char *no;
@@ -189,8 +190,11 @@ pg_settings_undo_value(struct pg_conn *conn, const char *name, char *value, size
         PQclear(res);
         return seterr(err, "%s is not a setting (see SHOW ALL)", name);
     }
-    if ((no = refusal(PQgetvalue(res, 0, 1))) != NULL)
+    if ((no = refusal(PQgetvalue(res, 0, 1), restart)) != NULL)
         rv = seterr(err, "%s %s", PQgetvalue(res, 0, 0), no);
+    else if (restart && strcmp(PQgetvalue(res, 0, 4), "t") == 0) /* it outranks auto.conf */
+        rv = seterr(err, "%s is set on the server's command line: a restart keeps that value",
+                    PQgetvalue(res, 0, 0));
     else if (strcmp(PQgetvalue(res, 0, 3), "t") == 0)
         snprintf(value, len, "%s", PQgetvalue(res, 0, 2));
     else /* RESET on the way back: postgresql.conf's value comes back, and auto.conf stays clean */

@@ -562,6 +562,8 @@ derive_aof(const struct redis_sample *p, const struct redis_sample *c, double se
 {
     if (!c->info.aof_enabled || c->appendfsync[0] == '\0')
         return;
+    if (strcmp(c->appendfsync, "no") != 0) /* the OS flushes the AOF: no sync on the write */
+        snprintf(v->sig.commit_try, sizeof v->sig.commit_try, "appendfsync=no");
     coll_row_add(v, "persistence", "appendfsync", NAN,
                  strcmp(c->appendfsync, "always") == 0 ? ROW_WARN : ROW_NORMAL, "%s",
                  c->appendfsync);

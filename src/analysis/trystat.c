@@ -3,7 +3,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const double FLOOR = 0.03; /* the smallest change called beyond noise */
 
@@ -147,7 +149,9 @@ expects(enum verdict_kind k, enum try_change c, const struct try_side *a, const 
                                                                                                : -1;
     if (c == TRY_THREADS)
         return k == VK_CLIENT ? 1 : -1;
-    if (b->clients <= a->clients)
+    if (c == TRY_PIPELINE) /* fewer round trips per request: what a network-bound run lacks */
+        return k == VK_NETWORK ? 1 : -1;
+    if (c != TRY_CLIENTS || b->clients <= a->clients)
         return -1;
     if (k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_COMMIT)
         return 1;
@@ -204,4 +208,138 @@ try_held_key(enum try_held h)
     static const char *const keys[] = {"untested", "held", "not_held", "no_gain", "gained"};
 
     return h <= TRY_GAINED ? keys[h] : "untested";
+}
+
+void
+try_round_from_step(const struct sweep_step *st, int b, struct try_round *r)
+{
+    memset(r, 0, sizeof *r);
+    r->b = b;
+    r->clients = (int)st->clients;
+    r->tps = st->tps;
+    r->p50_ms = (double)st->lat.p50 / 1000.0;
+    r->p95_ms = (double)st->lat.p95 / 1000.0;
+    r->p99_ms = (double)st->lat.p99 / 1000.0;
+    r->errors = sweep_step_errors(st);
+    r->verdict = st->verdict;
+}
+
+/* A setting's value as the server shows it ("128MB", "134217728"). NULL if not listed. */
+static const char *
+setting_value(const struct coll_settings *set, const char *name)
+{
+    for (int i = 0; set != NULL && i < set->n && i < COLL_MAX_SETTINGS; i++)
+        if (strcasecmp(set->s[i].name, name) == 0)
+            return set->s[i].value;
+    return NULL;
+}
+
+/* "128MB" -> "256MB", "1048576" -> "2097152": the number doubled, its unit kept. 0, or -1. */
+static int
+double_size(const char *value, char *out, size_t len)
+{
+    char *end;
+    double v = strtod(value, &end);
+
+    if (end == value || !(v > 0) || strlen(end) > 2)
+        return -1;
+    snprintf(out, len, "%.0f%s", v * 2, end);
+    return 0;
+}
+
+/* memory-bound: the cache's size setting, doubled; or why not. */
+static void
+propose_memory(const struct try_situation *in, struct try_proposal *out)
+{
+    const struct coll_signals *g = in->sig;
+    const char *name = g ? g->mem_limit_setting : "", *value;
+    char twice[64];
+
+    if (name[0] == '\0') {
+        snprintf(out->text, sizeof out->text,
+                 "memory-bound: no cache size setting to try on this server: no experiment");
+        return;
+    }
+    if (name[0] == '-') { /* a command-line option (memcached -m) */
+        snprintf(out->text, sizeof out->text,
+                 "memory-bound: the server's %s cannot be changed while it runs: no experiment",
+                 name);
+        return;
+    }
+    value = setting_value(in->settings, name);
+    if (value == NULL && g->mem_limit > 0) {
+        snprintf(twice, sizeof twice, "%.0f", g->mem_limit * 2);
+    } else if (value == NULL || double_size(value, twice, sizeof twice) < 0) {
+        snprintf(out->text, sizeof out->text,
+                 "memory-bound: %s's size is not known (0 or unread): no experiment "
+                 "(benchtop try --set %s=SIZE)",
+                 name, name);
+        return;
+    }
+    out->ok = 1;
+    snprintf(out->set, sizeof out->set, "%s=%s", name, twice);
+    snprintf(out->text, sizeof out->text, "%s (memory-bound: the cache x2)", out->set);
+}
+
+/* pool-bound: a pooler's pool is set in its configuration, which benchtop does not change. */
+static void
+propose_pool(const struct try_situation *in, struct try_proposal *out)
+{
+    double size = in->sig ? in->sig->pool_size : NAN;
+
+    snprintf(out->text, sizeof out->text,
+             "pool-bound: %s's pool size (%.0f) cannot be changed from benchtop: raise it in "
+             "its configuration and reload it",
+             in->pooler ? in->pooler : "the pooler", isnan(size) ? 0 : size);
+}
+
+static void
+propose_commit(const struct try_situation *in, struct try_proposal *out)
+{
+    if (in->sig == NULL || in->sig->commit_try[0] == '\0') {
+        snprintf(out->text, sizeof out->text,
+                 "commit-bound: no commit setting to try on this server: no experiment");
+        return;
+    }
+    out->ok = 1;
+    snprintf(out->set, sizeof out->set, "%s", in->sig->commit_try);
+    snprintf(out->text, sizeof out->text, "%s (commit-bound)", out->set);
+}
+
+void
+try_propose(const struct try_situation *in, struct try_proposal *out)
+{
+    memset(out, 0, sizeof *out);
+    out->change = TRY_SETTING;
+    out->clients = in->clients;
+    out->threads = in->threads;
+    switch (in->kind) {
+    case VK_COMMIT:
+        propose_commit(in, out);
+        return;
+    case VK_MEMORY:
+        propose_memory(in, out);
+        return;
+    case VK_POOL:
+        propose_pool(in, out);
+        return;
+    case VK_CLIENT:
+        /* the engine's threads are fixed while a load runs: a new load tries them */
+        snprintf(out->text, sizeof out->text,
+                 "client-bound: -j %d needs a new load (threads are fixed while one runs): "
+                 "benchtop try TARGET --try-threads %d",
+                 in->threads + 1, in->threads + 1);
+        return;
+    case VK_NETWORK:
+    case VK_UNDERLOADED:
+        out->ok = 1;
+        out->change = TRY_CLIENTS;
+        out->clients = in->clients * 2;
+        snprintf(out->text, sizeof out->text, "-c %d (%s: clients x2)", out->clients,
+                 verdict_label(in->kind));
+        return;
+    default:
+        snprintf(out->text, sizeof out->text, "no experiment for this verdict (%s)",
+                 in->kind == VK_NONE ? "none yet" : verdict_label(in->kind));
+    }
 }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sweep.h"
 #include "verdict.h"
 
 #define TRY_MAX_ROUNDS 32
@@ -35,9 +36,12 @@ struct try_round {
 
 /* What B changes, for the verdict's prediction. */
 enum try_change {
-    TRY_SETTING, /* server settings (--set) */
-    TRY_CLIENTS, /* --try-clients */
-    TRY_THREADS, /* --try-threads */
+    TRY_SETTING,  /* server settings (--set) */
+    TRY_CLIENTS,  /* --try-clients */
+    TRY_THREADS,  /* --try-threads */
+    TRY_PIPELINE, /* --try-pipeline */
+    TRY_PROTOCOL, /* --try-protocol */
+    TRY_CONNECT,  /* --try-connect */
 };
 
 /* One side over its rounds: means of the rounds' figures, errors summed. */
@@ -67,6 +71,35 @@ struct try_result {
     char sentence[160]; /* "B is faster by 212% ± 6%, beyond noise" */
     char prediction[200];
 };
+
+/* A round's figures from its measured step (a one-step load, or a step of a running load). */
+void try_round_from_step(const struct sweep_step *st, int b, struct try_round *r);
+
+/*
+ * The dashboard's `t`: the experiment the verdict's advice names, for the
+ * run as it is now. commit-bound: the server's commit setting (the
+ * collector's commit_try); client-bound: -j + 1; network or not enough
+ * load: clients x 2; pool-bound: the pool size; memory-bound: the cache's
+ * size setting doubled. ok 0 when there is none: text says why in one line.
+ */
+struct try_proposal {
+    int ok;
+    enum try_change change;
+    char set[112];        /* TRY_SETTING: "NAME=VALUE" */
+    int clients, threads; /* B's (A's where B does not change them) */
+    char text[200];       /* "synchronous_commit=off (commit-bound)", or why there is none */
+};
+
+/* What a proposal is read from; sig NULL when no server is watched. */
+struct try_situation {
+    enum verdict_kind kind;
+    const struct coll_signals *sig;
+    const struct coll_settings *settings; /* the target's, as last read; NULL */
+    const char *pooler;                   /* the pooler's title when one is watched; NULL */
+    int clients, threads;
+};
+
+void try_propose(const struct try_situation *in, struct try_proposal *out);
 
 /* Judges n rounds (at most TRY_MAX_ROUNDS) of what change c made. */
 void try_judge(const struct try_round *r, int n, enum try_change c, struct try_result *out);

@@ -4,13 +4,31 @@
 #include "records/compare.h"
 #include "records/tryreport.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
 #include "run/options.h"
 #include "base/util.h"
 
-/* A try's record (-o FILE): its A/B table, as try printed it. 0: not a try's. */
+/* --html FILE of a try's record: the table and A, B over time. */
+static void
+try_html(const char *html, const char *path, const struct try_table *t)
+{
+    char err[BT_ERRLEN];
+    FILE *f = fopen(html, "w");
+
+    if (f == NULL)
+        usage_fatal("cannot write --html %s: %s (check the path)", html, strerror(errno));
+    if (try_html_write(f, path, t, err) < 0)
+        usage_fatal("%s", err);
+    if (fclose(f) != 0)
+        usage_fatal("cannot write --html %s: %s", html, strerror(errno));
+}
+
+/* A try's record (-o FILE): its A/B table, as try printed it (and --html). 0: not a try's. */
 static int
-report_try(const char *path)
+report_try(const char *path, const char *html)
 {
     struct try_table *t = xcalloc(1, sizeof *t);
     char err[BT_ERRLEN];
@@ -20,6 +38,8 @@ report_try(const char *path)
         usage_fatal("%s", err);
     if (rv > 0)
         try_table_print(stdout, t);
+    if (rv > 0 && html != NULL)
+        try_html(html, path, t);
     free(t);
     return rv;
 }
@@ -44,7 +64,7 @@ cmd_report(struct runconf *rc, char **pos, int npos)
         usage_fatal("--to %g must be later than --from %g", rc->report_to, rc->report_from);
     if (rc->report_hlog && npos != 1)
         usage_fatal("--hlog writes one run's interval log: give one record");
-    if (npos == 1 && report_try(pos[0]))
+    if (npos == 1 && report_try(pos[0], rc->report_html))
         return 0;
     return compare_write(stdout, pos, npos, &o);
 }

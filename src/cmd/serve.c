@@ -12,11 +12,13 @@
 #include "base/throwaway.h"
 #include "engine/registry.h"
 #include "base/util.h"
+#include "engine/tryset.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <time.h>
@@ -122,27 +124,43 @@ announce(const struct server *s)
     fflush(stdout);
 }
 
+/*
+ * The throwaway registered under its masked target, with the restarts done,
+ * for try --restart (engine/tryset.h); a failure is said, and serve goes on.
+ */
 static void
-restart(struct server *s)
+registered(const char *masked, int restarts)
 {
     char err[BT_ERRLEN];
 
-    if (server_restart(s, err) == 0)
+    if (masked != NULL && tryset_serve_register(masked, (long)getpid(), restarts, err) < 0)
+        fprintf(stderr, "benchtop: serve: %s\n", err);
+}
+
+static void
+restart(struct server *s, const char *masked, int *restarts)
+{
+    char err[BT_ERRLEN];
+
+    if (server_restart(s, err) == 0) {
+        registered(masked, ++*restarts);
         printf("restarted\n");
-    else
+    } else {
         printf("restart-failed: %s\n", err);
+    }
     fflush(stdout);
 }
 
 static int
-serve_loop(struct server *s, int sigfd)
+serve_loop(struct server *s, int sigfd, const char *masked)
 {
-    int watch_stdin = 1;
+    int watch_stdin = 1, restarts = 0;
 
+    registered(masked, 0);
     for (;;) {
         switch (next_event(sigfd, &watch_stdin)) {
         case EV_RESTART:
-            restart(s);
+            restart(s, masked, &restarts);
             break;
         case EV_STOP:
             return 0;
@@ -173,7 +191,8 @@ serve_main(const char *class_name)
     const struct server_class *cls;
     struct serve_sigs sg;
     struct server s;
-    char err[BT_ERRLEN], names[256];
+    const struct driver_class *drv;
+    char err[BT_ERRLEN], names[256], *masked;
     int rc;
 
     class_names(names, sizeof names);
@@ -193,7 +212,12 @@ serve_main(const char *class_name)
         return 2;
     }
     announce(&s);
-    rc = serve_loop(&s, sg.fd);
+    drv = driver_for_target(s.target);
+    masked = drv != NULL ? drv->mask(s.target) : NULL;
+    rc = serve_loop(&s, sg.fd, masked);
+    if (masked != NULL)
+        tryset_serve_unregister(masked);
+    free(masked);
     server_destroy(&s);
     sigs_give_back(&sg);
     return rc;

@@ -28,6 +28,7 @@
 #include "records/sweep-output.h"
 #include "records/tryreport.h"
 #include "run/options.h"
+#include "run/tryrun.h"
 
 struct try_run {
     struct runconf *rc;
@@ -36,46 +37,16 @@ struct try_run {
     FILE *out; /* -o FILE, or NULL */
     int sigfd;
     int n;
-    int put_back; /* done: the settings are back (or said not to be) */
     struct try_round rounds[TRY_MAX_ROUNDS];
+    int a_pipeline, a_connect; /* A's client side, put back after each B round */
+    char *a_mode;
 };
-
-/*
- * The try whose settings may be changed: any exit() on the way (a usage
- * error in a round's prepare, a failed write) puts them back first.
- */
-static struct try_run *live;
-
-static void put_back(struct try_run *t);
-
-static void
-put_back_at_exit(void)
-{
-    if (live != NULL)
-        put_back(live);
-}
-
-/* Puts the server back once; a failure says what is left and where the undo file is. */
-static void
-put_back(struct try_run *t)
-{
-    char err[BT_ERRLEN];
-
-    if (t->put_back)
-        return;
-    t->put_back = 1;
-    if (t->set.n > 0 && tryset_finish(&t->set, err) < 0)
-        fprintf(stderr,
-                "benchtop: %s; the undo file %s keeps the original values (run "
-                "benchtop try --undo TARGET)\n",
-                err, t->set.path);
-}
 
 /* A signal ended a round or waits: revert, say so, and end with the shell's 128 + N. */
 static void
 interrupted(struct try_run *t, int signo)
 {
-    put_back(t);
+    tryset_put_back(&t->set);
     fprintf(stderr, "benchtop: try stopped by %s; the server's settings were put back\n",
             strsignal(signo));
     exit(128 + signo);
@@ -96,14 +67,52 @@ check_options(const struct runconf *rc)
     if (rc->read_only)
         usage_fatal("--read-only refuses try: a try changes the server's settings (drop "
                     "--read-only, or use benchtop run)");
-    if (rc->try_set == NULL && rc->try_clients == 0 && rc->try_threads == 0 && !rc->try_undo)
-        usage_fatal("try needs what B changes: --set NAME=VALUE, --try-clients N or "
-                    "--try-threads N");
+    if (rc->try_set == NULL && rc->try_clients == 0 && rc->try_threads == 0 &&
+        rc->try_pipeline == 0 && rc->try_protocol == NULL && !rc->try_connect && !rc->try_undo)
+        usage_fatal("try needs what B changes: --set NAME=VALUE, --try-clients N, "
+                    "--try-threads N, --try-pipeline N, --try-protocol MODE or --try-connect");
+    if (rc->try_restart && rc->try_set == NULL)
+        usage_fatal("--restart goes with --set NAME=VALUE (a restart-only setting to try)");
     if (rc->try_rounds * 2 > TRY_MAX_ROUNDS)
         usage_fatal("--rounds %d is too many (at most %d)", rc->try_rounds, TRY_MAX_ROUNDS / 2);
     if (rc->try_for_s < rc->interval_s)
         usage_fatal("--for %g is shorter than the interval -P %g (lengthen --for or shorten -P)",
                     rc->try_for_s, rc->interval_s);
+}
+
+/* "simple, extended, prepared": the driver's -M modes. */
+static const char *
+modes_text(const struct driver_class *d, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; d->modes != NULL && d->modes[i] != NULL && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", d->modes[i]);
+    return buf;
+}
+
+/* B's client-side changes are ones this driver has. */
+static void
+check_client_side(const struct runconf *rc)
+{
+    const struct driver_class *d = rc->driver;
+    char list[160];
+    int i;
+
+    if (rc->try_pipeline && (d->pipeline_depth == NULL || !d->pipelining))
+        usage_fatal("--try-pipeline: %s's load does not pipeline requests (drop it; "
+                    "--try-clients adds requests in flight)",
+                    d->name);
+    for (i = 0; rc->try_protocol != NULL && d->modes != NULL && d->modes[i] != NULL; i++)
+        if (strcmp(d->modes[i], rc->try_protocol) == 0)
+            break;
+    if (rc->try_protocol != NULL && (d->modes == NULL || d->modes[i] == NULL))
+        usage_fatal("--try-protocol %s: %s speaks %s (give one of them)", rc->try_protocol, d->name,
+                    modes_text(d, list, sizeof list));
+    if (rc->try_connect && rc->connect_per_txn)
+        usage_fatal("--try-connect: A already opens a connection per transaction (drop -C or "
+                    "--try-connect)");
 }
 
 /* A try that died left its undo file: say so in one line and stop. */
@@ -133,12 +142,12 @@ prepare_settings(struct try_run *t)
         usage_fatal("%s", err);
     if (tryset_open(&t->set, collector_for(rc->driver->name), rc->target, err) < 0)
         usage_fatal("%s", err);
-    if (tryset_save(&t->set, rc->target_masked, err) < 0) {
+    if ((rc->try_restart && tryset_restart_on(&t->set, rc->target_masked, err) < 0) ||
+        tryset_save(&t->set, rc->target_masked, err) < 0) {
         t->set.cls->close(t->set.conn);
         usage_fatal("%s", err);
     }
-    live = t;
-    atexit(put_back_at_exit);
+    tryset_guard(&t->set); /* any exit() on the way (a failed write) puts them back first */
 }
 
 /* B's change on the server; a refusal puts back what was set and ends with exit 2. */
@@ -149,7 +158,7 @@ apply_b(struct try_run *t)
 
     if (t->set.n == 0 || tryset_apply(&t->set, err) == 0)
         return;
-    put_back(t);
+    tryset_put_back(&t->set);
     usage_fatal("%s", err);
 }
 
@@ -159,10 +168,26 @@ revert_b(struct try_run *t)
     char err[BT_ERRLEN];
 
     if (t->set.n > 0 && tryset_revert(&t->set, err) < 0) {
-        put_back(t);
+        tryset_put_back(&t->set);
         fprintf(stderr, "benchtop: %s\n", err);
         exit(1);
     }
+}
+
+/* B's pipeline depth, protocol and -C on rc, or A's back (each a load of its own reads them). */
+static void
+client_side(struct try_run *t, int b)
+{
+    struct runconf *rc = t->rc;
+    char depth[16];
+
+    if (rc->try_pipeline) {
+        snprintf(depth, sizeof depth, "%d", b ? rc->try_pipeline : t->a_pipeline);
+        options_set(rc, "pipeline", depth); /* the driver's option struct reads it */
+        rc->pipeline = rc->driver->pipeline_depth(rc->driver_conf);
+    }
+    rc->mode = b && rc->try_protocol ? rc->try_protocol : t->a_mode;
+    rc->connect_per_txn = b && rc->try_connect ? 1 : t->a_connect;
 }
 
 /* One round's load: a one-step sweep (settle, then the measured part). */
@@ -220,43 +245,21 @@ one_round(struct try_run *t, int b)
         interrupted(t, signo);
     if (b)
         apply_b(t);
+    client_side(t, b);
     rv = run_round(t, b && rc->try_clients ? rc->try_clients : rc->clients,
                    b && rc->try_threads ? rc->try_threads : rc->threads, &st);
+    client_side(t, 0);
     if (b)
         revert_b(t);
     if (rv < 0)
         interrupted(t, -rv);
     if (rv > 0) {
-        put_back(t);
+        tryset_put_back(&t->set);
         fatal("round %d ended before its measured part was done", t->n / 2 + 1);
     }
-    r->b = b;
-    r->clients = (int)st.clients;
-    r->tps = st.tps;
-    r->p50_ms = (double)st.lat.p50 / 1000.0;
-    r->p95_ms = (double)st.lat.p95 / 1000.0;
-    r->p99_ms = (double)st.lat.p99 / 1000.0;
-    r->errors = sweep_step_errors(&st);
-    r->verdict = st.verdict;
+    try_round_from_step(&st, b, r);
     round_line(t, r);
     t->n++;
-}
-
-static const char *
-change_text(const struct try_run *t, char *buf, size_t len)
-{
-    size_t at = 0;
-    int i;
-
-    buf[0] = '\0';
-    for (i = 0; i < t->set.n && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", at ? ", " : "", t->set.want[i].name,
-                               t->set.want[i].value);
-    if (t->rc->try_clients && at < len)
-        at += (size_t)snprintf(buf + at, len - at, "%s-c %d", at ? ", " : "", t->rc->try_clients);
-    if (t->rc->try_threads && at < len)
-        snprintf(buf + at, len - at, "%s-j %d", at ? ", " : "", t->rc->try_threads);
-    return buf;
 }
 
 /* The table as try prints it and -o records it (src/records/tryreport.c). */
@@ -264,9 +267,13 @@ static void
 report(const struct try_run *t, const struct try_result *res)
 {
     struct try_table *tab = xcalloc(1, sizeof *tab);
+    const struct runconf *rc = t->rc;
 
     snprintf(tab->target, sizeof tab->target, "%s", t->rc->target_masked);
-    change_text(t, tab->change, sizeof tab->change);
+    tryrun_change_text(&t->set,
+                       &(struct try_client){rc->try_clients, rc->try_threads, rc->try_pipeline,
+                                            rc->try_connect, rc->try_protocol},
+                       tab->change, sizeof tab->change);
     tab->rounds = t->rc->try_rounds;
     tab->for_s = t->rc->try_for_s;
     tab->warmup_s = t->rc->warmup_s;
@@ -295,7 +302,8 @@ undo(struct runconf *rc)
         return 0;
     }
     if (tryset_load(&set, path, target, sizeof target, err) < 0 ||
-        tryset_open(&set, collector_for(rc->driver->name), rc->target, err) < 0)
+        tryset_open(&set, collector_for(rc->driver->name), rc->target, err) < 0 ||
+        (set.restart && tryset_restart_on(&set, rc->target_masked, err) < 0))
         usage_fatal("%s", err);
     if (tryset_finish(&set, err) < 0) {
         fprintf(stderr, "benchtop: %s (the undo file %s is kept)\n", err, path);
@@ -316,6 +324,19 @@ open_output(struct try_run *t)
         usage_fatal("cannot write -o %s: %s (check the path)", t->rc->try_output, strerror(errno));
 }
 
+/* What B changes, for the verdict's prediction: the first of them. */
+static enum try_change
+change_of(const struct runconf *rc)
+{
+    if (rc->try_set != NULL)
+        return TRY_SETTING;
+    if (rc->try_clients || rc->try_threads)
+        return rc->try_clients ? TRY_CLIENTS : TRY_THREADS;
+    if (rc->try_pipeline)
+        return TRY_PIPELINE;
+    return rc->try_protocol != NULL ? TRY_PROTOCOL : TRY_CONNECT;
+}
+
 static int
 cmd_try_exec(struct runconf *rc, char **pos, int npos)
 {
@@ -331,9 +352,13 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
     check_options(rc);
     if (rc->try_undo)
         return undo(rc);
+    check_client_side(rc);
     check_leftover(rc);
     t->rc = rc;
-    t->change = rc->try_set ? TRY_SETTING : rc->try_clients ? TRY_CLIENTS : TRY_THREADS;
+    t->change = change_of(rc);
+    t->a_pipeline = rc->pipeline;
+    t->a_connect = rc->connect_per_txn;
+    t->a_mode = rc->mode;
     rc->headless = 1;
     if (rc->threads > rc->clients)
         rc->threads = rc->clients;
@@ -342,10 +367,10 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
     open_output(t);
     for (i = 0; i < 2 * rc->try_rounds; i++)
         one_round(t, i % 2);
-    put_back(t);
+    tryset_put_back(&t->set);
     try_judge(t->rounds, t->n, t->change, &res);
     report(t, &res);
-    live = NULL;
+    tryset_guard(NULL);
     if (t->out != NULL && fclose(t->out) != 0)
         usage_fatal("cannot write -o %s: %s", rc->try_output, strerror(errno));
     free(t);
@@ -381,14 +406,14 @@ setting_step(struct try_run *t, struct sweep *sw, int i)
         interrupted(t, signo);
     snprintf(t->set.want[0].value, sizeof t->set.want[0].value, "%s", sw->values[i]);
     if (tryset_apply(&t->set, err) < 0) {
-        put_back(t);
+        tryset_put_back(&t->set);
         usage_fatal("%s", err);
     }
     rv = run_round(t, t->rc->clients, t->rc->threads, st);
     if (rv < 0)
         interrupted(t, -rv);
     if (rv > 0) {
-        put_back(t);
+        tryset_put_back(&t->set);
         fatal("step %d ended before its measured part was done", i + 1);
     }
     st->index = i;
@@ -424,11 +449,11 @@ cmd_try_sweep(struct runconf *rc)
     prepare_settings(t); /* reads what undoes it, refuses restart-only ones, writes the undo file */
     for (i = 0; i < sw->list.n; i++)
         setting_step(t, sw, i);
-    put_back(t);
+    tryset_put_back(&t->set);
     report_sweep_json(stdout, sw);
     if (!rc->quiet)
         report_sweep_table(stderr, sw, &ctx);
-    live = NULL;
+    tryset_guard(NULL);
     free(sw);
     free(t);
     return 0;

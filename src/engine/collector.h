@@ -84,6 +84,8 @@ struct coll_signals {
     char sync_each_commit[32]; /* the setting that makes every commit wait for a log sync, when */
                                /* the server counts no syncs (Redis "appendfsync always"); "" */
     char commit_advice[80];    /* what lowers the syncs per commit on this server */
+    char commit_try[48];       /* the one setting the dashboard's t tries for a commit-bound */
+                               /* run, "NAME=VALUE" ("synchronous_commit=off"); "" none */
     double rows_per_txn;       /* rows read per transaction */
     double blocks_per_txn;     /* blocks (pages) accessed per transaction */
     double seq_scans_s;        /* sequential scans per second */
@@ -331,6 +333,12 @@ struct collector_class {
      * before anything is written: -1 with a one-line err naming it.
      */
     int (*undo_value)(void *conn, const char *name, char *value, size_t len, char *err);
+    /*
+     * Optional (NULL: none). From now on apply_setting and undo_value on
+     * conn take restart-only settings too, written for the next start:
+     * `try --restart` on a throwaway server, which then restarts it.
+     */
+    void (*allow_restart)(void *conn);
     /*
      * Optional, poolers only; main thread, blocking, before the run.
      * detect: 1 when a load target of the pooled driver reaches such a

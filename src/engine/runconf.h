@@ -85,6 +85,10 @@ struct runconf {
     double try_for_s;         /* try --for: each round's measured part */
     int try_clients;          /* try --try-clients: B's -c (0: as A) */
     int try_threads;          /* try --try-threads: B's -j (0: as A) */
+    int try_pipeline;         /* try --try-pipeline: B's --pipeline (0: as A) */
+    char *try_protocol;       /* try --try-protocol: B's -M (NULL: as A) */
+    int try_connect;          /* try --try-connect: B reconnects per transaction (-C) */
+    int try_restart;          /* try --restart: restart-only settings, on a throwaway (serve) */
     int try_undo;             /* try --undo: put back what a dead try left */
     char *try_output;         /* try -o FILE: the rounds' JSON lines */
     int server_local;         /* the target is on this machine: its CPU is ours to read */

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +66,10 @@ make_dirs(char *path, char *err)
     return 0;
 }
 
-int
-tryset_undo_path(const char *target_masked, char *buf, size_t len, char *err)
+/* The state folder's file "KIND-HASH.EXT" for a masked target (its folder made). */
+static int
+state_path(const char *kind, const char *ext, const char *target_masked, char *buf, size_t len,
+           char *err)
 {
     const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
     uint64_t h = 1469598103934665603ull; /* FNV-1a: a stable name per target */
@@ -75,14 +78,20 @@ tryset_undo_path(const char *target_masked, char *buf, size_t len, char *err)
     for (c = (const unsigned char *)target_masked; *c; c++)
         h = (h ^ *c) * 1099511628211ull;
     if (state != NULL && state[0] == '/')
-        snprintf(buf, len, "%s/benchtop/undo-%016llx.json", state, (unsigned long long)h);
+        snprintf(buf, len, "%s/benchtop/%s-%016llx%s", state, kind, (unsigned long long)h, ext);
     else if (home != NULL && home[0] == '/')
-        snprintf(buf, len, "%s/.local/state/benchtop/undo-%016llx.json", home,
-                 (unsigned long long)h);
+        snprintf(buf, len, "%s/.local/state/benchtop/%s-%016llx%s", home, kind,
+                 (unsigned long long)h, ext);
     else
         return seterr(err, "neither XDG_STATE_HOME nor HOME is set: nowhere to keep the undo file "
                            "(set XDG_STATE_HOME)");
     return make_dirs(buf, err);
+}
+
+int
+tryset_undo_path(const char *target_masked, char *buf, size_t len, char *err)
+{
+    return state_path("undo", ".json", target_masked, buf, len, err);
 }
 
 int
@@ -94,6 +103,7 @@ tryset_open(struct tryset *t, const struct collector_class *cls, const char *tar
                       "--try-threads)",
                       cls != NULL && cls->title ? cls->title : "this server");
     t->cls = cls;
+    snprintf(t->target, sizeof t->target, "%s", target);
     t->conn = cls->open(target, err);
     return t->conn != NULL ? 0 : -1;
 }
@@ -119,7 +129,7 @@ write_undo(const struct tryset *t, const char *target_masked, char *err)
         json_member_str(f, "tried", t->want[i].value);
         fputc('}', f);
     }
-    fputs("]}\n", f);
+    fprintf(f, "],\"restart\":%s}\n", t->restart ? "true" : "false");
     bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
     if (fclose(f) != 0 || bad || rename(tmp, t->path) != 0) {
         unlink(tmp);
@@ -144,6 +154,8 @@ tryset_save(struct tryset *t, const char *target_masked, char *err)
     return write_undo(t, target_masked, err);
 }
 
+static int restart_server(struct tryset *t, char *err);
+
 int
 tryset_apply(struct tryset *t, char *err)
 {
@@ -153,7 +165,7 @@ tryset_apply(struct tryset *t, char *err)
     for (i = 0; i < t->n; i++)
         if (t->cls->apply_setting(t->conn, t->want[i].name, t->want[i].value, err) < 0)
             return -1;
-    return 0;
+    return t->restart ? restart_server(t, err) : 0;
 }
 
 int
@@ -170,6 +182,8 @@ tryset_revert(struct tryset *t, char *err)
                      t->orig[i].value, one);
         rv = -1;
     }
+    if (rv == 0 && t->restart)
+        rv = restart_server(t, err);
     if (rv == 0)
         t->applied = 0;
     return rv;
@@ -180,8 +194,9 @@ tryset_finish(struct tryset *t, char *err)
 {
     int rv = 0;
 
-    if (t->conn != NULL && t->applied)
-        rv = tryset_revert(t, err);
+    if (t->applied)
+        rv = t->conn != NULL ? tryset_revert(t, err)
+                             : seterr(err, "no connection to the server to put the settings back");
     if (rv == 0 && t->path[0] != '\0')
         unlink(t->path);
     if (t->conn != NULL)
@@ -228,7 +243,144 @@ tryset_load(struct tryset *t, const char *path, char *target, size_t len, char *
         snprintf(target, len, "%s", tgt);
     for (i = 0; rv == 0 && i < json_array_size(list); i++)
         rv = load_one(t, json_array_get(list, i), err);
+    t->restart = json_is_true(json_object_get(root, "restart"));
     json_decref(root);
     t->applied = rv == 0;
     return rv;
+}
+
+void
+tryset_put_back(struct tryset *t)
+{
+    char err[BT_ERRLEN];
+
+    if (t->conn == NULL)
+        return;
+    if (tryset_finish(t, err) < 0)
+        fprintf(stderr,
+                "benchtop: %s; the undo file %s keeps the original values (run "
+                "benchtop try --undo TARGET)\n",
+                err, t->path);
+}
+
+static struct tryset *guarded; /* the try whose settings may be changed now */
+
+static void
+put_back_at_exit(void)
+{
+    if (guarded != NULL)
+        tryset_put_back(guarded);
+}
+
+void
+tryset_guard(struct tryset *t)
+{
+    static int registered;
+
+    guarded = t;
+    if (!registered)
+        atexit(put_back_at_exit);
+    registered = 1;
+}
+
+int
+tryset_leftover(const char *target_masked, char *err)
+{
+    char path[512];
+
+    if (tryset_undo_path(target_masked, path, sizeof path, err) < 0)
+        return -1;
+    return access(path, F_OK) == 0;
+}
+
+int
+tryset_serve_register(const char *target_masked, long pid, int restarts, char *err)
+{
+    char path[512], tmp[520];
+    FILE *f;
+
+    if (state_path("serve", "", target_masked, path, sizeof path, err) < 0)
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if ((f = fopen(tmp, "w")) == NULL)
+        return seterr(err, "cannot write %s: %s", tmp, strerror(errno));
+    fprintf(f, "%ld %d\n", pid, restarts);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) { /* a reader sees the old count or the new */
+        unlink(tmp);
+        return seterr(err, "cannot write %s: %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+void
+tryset_serve_unregister(const char *target_masked)
+{
+    char path[512], err[BT_ERRLEN];
+
+    if (state_path("serve", "", target_masked, path, sizeof path, err) == 0)
+        unlink(path);
+}
+
+int
+tryset_serve_find(const char *target_masked, long *pid, int *restarts, char *err)
+{
+    char path[512];
+    FILE *f;
+    int n = 0;
+
+    if (state_path("serve", "", target_masked, path, sizeof path, err) < 0)
+        return -1;
+    if ((f = fopen(path, "r")) != NULL) {
+        n = fscanf(f, "%ld %d", pid, restarts);
+        fclose(f);
+    }
+    if (n != 2 || *pid <= 0 || kill((pid_t)*pid, 0) != 0)
+        return seterr(err,
+                      "--restart: %s is not a throwaway server that a running benchtop "
+                      "serve keeps (restart-only settings are refused elsewhere; drop "
+                      "--restart)",
+                      target_masked);
+    return 0;
+}
+
+int
+tryset_restart_on(struct tryset *t, const char *target_masked, char *err)
+{
+    long pid;
+    int n;
+
+    if (t->cls->allow_restart == NULL)
+        return seterr(err, "--restart: %s's settings are not changed by a restart from benchtop",
+                      t->cls->title ? t->cls->title : t->cls->name);
+    if (tryset_serve_find(target_masked, &pid, &n, err) < 0)
+        return -1;
+    snprintf(t->masked, sizeof t->masked, "%s", target_masked);
+    t->restart = 1;
+    t->cls->allow_restart(t->conn);
+    return 0;
+}
+
+/* The throwaway restarted by its serve (SIGUSR1), seen done, and reconnected to: 60 s at most. */
+static int
+restart_server(struct tryset *t, char *err)
+{
+    long pid;
+    int before, now = -1, i;
+
+    if (tryset_serve_find(t->masked, &pid, &before, err) < 0)
+        return -1;
+    if (kill((pid_t)pid, SIGUSR1) != 0)
+        return seterr(err, "cannot ask serve (pid %ld) for a restart: %s", pid, strerror(errno));
+    for (i = 0; i < 600 && !(now > before); i++) {
+        usleep(100000);
+        if (tryset_serve_find(t->masked, &pid, &now, err) < 0)
+            return -1;
+    }
+    if (!(now > before))
+        return seterr(err, "the throwaway server did not restart within 60 s");
+    t->cls->close(t->conn);
+    if ((t->conn = t->cls->open(t->target, err)) == NULL)
+        return -1;
+    t->cls->allow_restart(t->conn);
+    return 0;
 }

@@ -31,6 +31,9 @@ struct tryset {
     struct coll_setting orig[TRYSET_MAX]; /* A: what puts each back (undo_value) */
     int applied;                          /* some of B may be on the server now */
     char path[512];                       /* the undo file; "" while none is written */
+    /* --restart: restart-only settings, each change followed by a restart of the throwaway */
+    int restart;
+    char target[512], masked[512]; /* to reconnect after a restart, and find its serve */
 };
 
 /* --set's values ('\n'-separated NAME=VALUE) into t->want. 0, or -1 with err. */
@@ -46,6 +49,30 @@ int tryset_apply(struct tryset *t, char *err);
 int tryset_revert(struct tryset *t, char *err);
 /* Reverts if needed; the undo file is removed only when the revert worked. Closes. */
 int tryset_finish(struct tryset *t, char *err);
+/*
+ * Puts the server back if it is not yet (tryset_finish); a failure is said
+ * on stderr with the undo file to use (`benchtop try --undo TARGET`).
+ */
+void tryset_put_back(struct tryset *t);
+/* From now on an exit() (a fatal error on the way) puts t back first: one try at a time. */
+void tryset_guard(struct tryset *t);
+/* There is an undo file for this masked target (a try that did not finish): 1, 0, -1 with err. */
+int tryset_leftover(const char *target_masked, char *err);
+/*
+ * `benchtop serve` registers the throwaway it keeps up, per masked target:
+ * $XDG_STATE_HOME/benchtop/serve-HASH holds its pid and the restarts done,
+ * so that try --restart can ask for one (SIGUSR1) and see it finish.
+ */
+int tryset_serve_register(const char *target_masked, long pid, int restarts, char *err);
+void tryset_serve_unregister(const char *target_masked);
+/* 0 with *pid and *restarts; -1 with err when no live serve keeps this target. */
+int tryset_serve_find(const char *target_masked, long *pid, int *restarts, char *err);
+/*
+ * try --restart, after tryset_open: restart-only settings taken, each
+ * apply and revert then restarts the throwaway (bounded waits). -1 with err
+ * when the target is not a throwaway a live serve keeps.
+ */
+int tryset_restart_on(struct tryset *t, const char *target_masked, char *err);
 /* A leftover undo file into t->orig (t->path set); its masked target into target (len). */
 int tryset_load(struct tryset *t, const char *path, char *target, size_t len, char *err);
 

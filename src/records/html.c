@@ -5,11 +5,16 @@
  * holds the exact numbers benchtop computed (tests read them back), and a
  * line chart is a polyline and a few ticks.
  */
+#include <errno.h>
+#include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
+#include "record.h"
+#include "tryreport.h"
 #include "analysis/sweep.h"
 #include "base/hist.h"
 #include "base/hdrlog.h"
@@ -25,7 +30,7 @@ enum {
     BOTTOM = 40,
     SPECTRUM_POINTS = 101, /* 1 - 10^(-k/20): 0% .. 99.999% */
     MAX_SERVER_CHARTS = 4,
-    MAX_LINES = 16,
+    MAX_LINES = 32, /* a try's rounds are a line each: --rounds 16 */
 };
 
 static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c",
@@ -34,8 +39,16 @@ static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c",
 
 struct line {
     const char *name;
+    int colour; /* 1 + an index into colours; 0: the line's own index */
     int n;
     double *x, *y;
+};
+
+/* A span of x shaded behind the lines, labelled: a try's round, A or B. */
+struct shade {
+    double from, to;
+    int b;
+    char label[16]; /* "A1", "B2" */
 };
 
 enum axis { AXIS_LINEAR, AXIS_PERCENTILE, AXIS_LOG2 };
@@ -50,7 +63,15 @@ struct chart {
     double shade_from, shade_to; /* the --from/--to window, shaded; both 0: none */
     double mark_x;               /* a marked x (the knee), NAN: none */
     const char *mark_label;
+    int nshades; /* a try's rounds (their measured parts) */
+    struct shade shades[TRY_MAX_ROUNDS];
 };
+
+static const char *
+line_colour(const struct line *l, int i)
+{
+    return colours[(l->colour > 0 ? l->colour - 1 : i) % (int)NCOLOURS];
+}
 
 /* Every string from a record reaches the page through the one escaper. */
 static void
@@ -210,6 +231,23 @@ draw_window(FILE *f, const struct chart *c, const struct scale *s)
             sx(s, a), TOP, sx(s, b) - sx(s, a), H - TOP - BOTTOM);
 }
 
+/* A try's rounds: each measured part shaded (A blue, B red), labelled at the top. */
+static void
+draw_shades(FILE *f, const struct chart *c, const struct scale *s)
+{
+    for (int i = 0; i < c->nshades; i++) {
+        const struct shade *h = &c->shades[i];
+
+        fprintf(f,
+                "<rect class=\"round %s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+                "fill=\"%s\"><title>round %s: measured %.1f to %.1f s</title></rect>"
+                "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%s</text>\n",
+                h->b ? "b" : "a", sx(s, h->from), TOP, sx(s, h->to) - sx(s, h->from),
+                H - TOP - BOTTOM, h->b ? "#fbe3e3" : "#e3ecf7", h->label, h->from, h->to,
+                sx(s, h->from) + 3, TOP + 12, h->label);
+    }
+}
+
 /* The knee, marked where it is. */
 static void
 draw_mark(FILE *f, const struct chart *c, const struct scale *s)
@@ -230,8 +268,12 @@ static void
 legend_write(FILE *f, const struct chart *c)
 {
     fputs("<div class=\"legend\">", f);
-    for (int i = 0; i < c->nlines; i++) {
-        fprintf(f, "<span style=\"color:%s\">&#9632; ", colours[i % NCOLOURS]);
+    for (int i = 0, k; i < c->nlines; i++) {
+        for (k = 0; k < i && strcmp(c->lines[k].name, c->lines[i].name) != 0; k++)
+            ;
+        if (k < i) /* a try's rounds: one entry per side */
+            continue;
+        fprintf(f, "<span style=\"color:%s\">&#9632; ", line_colour(&c->lines[i], i));
         html_text(f, c->lines[i].name);
         fputs("</span>", f);
     }
@@ -279,6 +321,7 @@ chart_write(FILE *f, const struct chart *c)
     legend_write(f, c);
     fprintf(f, "<svg class=\"chart\" id=\"%s\" viewBox=\"0 0 %d %d\">\n", c->id, W, H);
     draw_window(f, c, &s);
+    draw_shades(f, c, &s);
     draw_axes(f, c, &s);
     draw_events(f, c, &s);
     draw_mark(f, c, &s);
@@ -287,7 +330,7 @@ chart_write(FILE *f, const struct chart *c)
         fprintf(f,
                 "<polyline class=\"series\" fill=\"none\" stroke-width=\"1.5\" stroke=\"%s\" "
                 "points=\"",
-                colours[i % NCOLOURS]);
+                line_colour(l, i));
         for (k = 0; k < l->n; k++)
             fprintf(f, "%s%.1f,%.1f", k ? " " : "", sx(&s, l->x[k]), sy(&s, l->y[k]));
         fputs("\"><title>", f);
@@ -603,19 +646,27 @@ run_headers(FILE *f, const struct record *recs, int nrec)
     }
 }
 
+/* The page up to its first heading: title (ours, not a record's) as the heading too. */
+static void
+page_head(FILE *f, const char *title)
+{
+    fprintf(f,
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<title>%s</title>\n<style>\n"
+            "body{font-family:sans-serif;margin:1em 2em;color:#222}\n"
+            "table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid "
+            "#ccc;padding:2px 6px;"
+            "text-align:right}\nsvg.chart{display:block;width:100%%;height:auto;margin-bottom:1em}"
+            "\n.legend span{margin-right:1.5em;font-size:90%%}\n"
+            "</style>\n</head>\n<body>\n<h1>%s</h1>\n",
+            title, title);
+}
+
 int
 report_html_write(FILE *f, struct record *recs, int nrec, const struct report_row *rows, int nrows,
                   double from, double to, char *err)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<title>benchtop report</title>\n<style>\n"
-          "body{font-family:sans-serif;margin:1em 2em;color:#222}\n"
-          "table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid "
-          "#ccc;padding:2px 6px;"
-          "text-align:right}\nsvg.chart{display:block;width:100%;height:auto;margin-bottom:1em}\n."
-          "legend span{margin-right:1.5em;font-size:90%}\n"
-          "</style>\n</head>\n<body>\n<h1>benchtop report</h1>\n",
-          f);
+    page_head(f, "benchtop report");
     differences(f, recs, nrec);
     summary_table(f, rows, nrows);
     run_headers(f, recs, nrec);
@@ -626,4 +677,133 @@ report_html_write(FILE *f, struct record *recs, int nrec, const struct report_ro
     server_charts(f, recs, nrec, from, to);
     fputs("</body>\n</html>\n", f);
     return ferror(f) ? seterr(err, "could not write the HTML report") : 0;
+}
+
+/* --- a try's record (benchtop try -o): A and B over time, the rounds shaded --- */
+
+/* The record read round by round: a run line starts one, its intervals and step follow. */
+struct try_trace {
+    struct chart tps, p99;
+    int round; /* run lines seen */
+    double first_start, base;
+    double interval_s; /* the round's -P: its last, partial interval is left out */
+};
+
+static void
+trace_round(struct try_trace *tr, const json_t *o)
+{
+    double start = record_jnum(o, "start");
+    int b = tr->round % 2;
+
+    if (tr->round == 0)
+        tr->first_start = start;
+    tr->base = isnan(start) ? tr->base : start - tr->first_start;
+    tr->interval_s = record_jnum(o, "interval_s");
+    tr->round++;
+    if (tr->tps.nlines == MAX_LINES)
+        return;
+    tr->tps.lines[tr->tps.nlines].name = tr->p99.lines[tr->p99.nlines].name = b ? "B" : "A";
+    tr->tps.lines[tr->tps.nlines++].colour = tr->p99.lines[tr->p99.nlines++].colour = b ? 2 : 1;
+}
+
+static void
+trace_interval(struct try_trace *tr, const json_t *o)
+{
+    double x = tr->base + record_jnum(o, "t");
+
+    if (tr->round == 0 || tr->round > MAX_LINES ||
+        record_jnum(o, "interval_s") < tr->interval_s / 2) /* the stop's remainder: a spike */
+        return;
+    line_add(&tr->tps.lines[tr->round - 1], x, record_jnum(o, "tps"));
+    line_add(&tr->p99.lines[tr->round - 1], x,
+             record_jnum(json_object_get(o, "lat_us"), "p99") / 1000.0);
+}
+
+/* A round's measured part, shaded on both charts. */
+static void
+trace_step(struct try_trace *tr, const json_t *o)
+{
+    struct shade h = {.from = tr->base + record_jnum(o, "start_t"),
+                      .to = tr->base + record_jnum(o, "end_t"),
+                      .b = (tr->round - 1) % 2};
+
+    if (tr->round == 0 || tr->tps.nshades == TRY_MAX_ROUNDS || !(h.to > h.from))
+        return;
+    snprintf(h.label, sizeof h.label, "%s%d", h.b ? "B" : "A", (tr->round + 1) / 2);
+    tr->tps.shades[tr->tps.nshades++] = h;
+    tr->p99.shades[tr->p99.nshades++] = h;
+}
+
+static int
+trace_read(struct try_trace *tr, const char *path, char *err)
+{
+    FILE *in = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    json_t *o;
+    const char *type;
+
+    if (in == NULL)
+        return seterr(err, "cannot read %s: %s", path, strerror(errno));
+    while (getline(&line, &cap, in) > 0) {
+        if ((o = json_loads(line, 0, NULL)) == NULL)
+            continue;
+        type = record_jstr(o, "type");
+        if (strcmp(type, "run") == 0)
+            trace_round(tr, o);
+        else if (strcmp(type, "interval") == 0)
+            trace_interval(tr, o);
+        else if (strcmp(type, "step") == 0)
+            trace_step(tr, o);
+        json_decref(o);
+    }
+    free(line);
+    fclose(in);
+    return 0;
+}
+
+/* The A/B table as try printed it, escaped (the target is the record's text). */
+static void
+try_table_html(FILE *f, const struct try_table *t)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+
+    if (m == NULL)
+        return;
+    try_table_print(m, t);
+    fclose(m);
+    fputs("<pre id=\"try\">", f);
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        html_text(f, line); /* a line at a time: the escaper takes a newline for a control */
+        fputc('\n', f);
+    }
+    fputs("</pre>\n", f);
+    free(text);
+}
+
+int
+try_html_write(FILE *f, const char *path, const struct try_table *t, char *err)
+{
+    struct try_trace *tr = xcalloc(1, sizeof *tr);
+    int rv;
+
+    time_chart_init(&tr->tps, "tps", "Throughput over time: A and B, the rounds shaded",
+                    "transactions/s", NULL, 0, 0, 0);
+    time_chart_init(&tr->p99, "p99", "p99 latency over time", "ms", NULL, 0, 0, 0);
+    tr->tps.xlabel = tr->p99.xlabel = "seconds since the first round began";
+    rv = trace_read(tr, path, err);
+    if (rv == 0) {
+        page_head(f, "benchtop try");
+        try_table_html(f, t);
+        chart_write(f, &tr->tps);
+        chart_write(f, &tr->p99);
+        fputs("</body>\n</html>\n", f);
+        rv = ferror(f) ? seterr(err, "could not write the HTML report") : 0;
+    }
+    chart_free(&tr->tps);
+    chart_free(&tr->p99);
+    free(tr);
+    return rv;
 }

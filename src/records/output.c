@@ -157,8 +157,11 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     json_member_str(f, "workload", ctx->workload ? ctx->workload : "");
     json_member_str(f, "protocol", ctx->mode ? ctx->mode : "");
     json_tls(f, ctx->tls);
-    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,\"options\":{",
-            snap->clients, rc->threads, rc->rate, rc->interval_s);
+    fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,", snap->clients,
+            rc->threads, rc->rate, rc->interval_s);
+    if (rc->pipeline > 1) /* the depth the load ran with (try's B may differ from --pipeline) */
+        fprintf(f, "\"pipeline\":%d,", rc->pipeline);
+    fputs("\"options\":{", f);
     if (ctx->print_options != NULL)
         ctx->print_options(f, rc);
     fputc('}', f);
@@ -637,6 +640,27 @@ report_marker(FILE *f, double t, const char *label)
 {
     json_event_head(f, t, "marker", NULL);
     json_member_str(f, "label", label);
+    fputs("}\n", f);
+    fflush(f);
+}
+
+void
+report_try_event(FILE *f, double t, const char *change, const struct try_result *res)
+{
+    char text[400];
+
+    snprintf(text, sizeof text, "%s: %s", change, res->sentence); /* what report shows */
+    json_event_head(f, t, "try", NULL);
+    json_member_str(f, "text", text);
+    json_member_str(f, "change", change);
+    json_member_num(f, "a_tps", res->a.tps);
+    json_member_num(f, "b_tps", res->b.tps);
+    json_member_num(f, "pairs", res->pairs);
+    json_member_num(f, "diff", res->diff);
+    json_member_num(f, "band", res->band);
+    fprintf(f, ",\"beyond_noise\":%s", res->beyond ? "true" : "false");
+    json_member_str(f, "sentence", res->sentence);
+    json_member_str(f, "prediction", res->prediction);
     fputs("}\n", f);
     fflush(f);
 }

@@ -30,5 +30,10 @@ void try_line_write(FILE *f, const struct try_table *t);
  * is one, 0 when the file holds none, -1 with err when it cannot be read.
  */
 int try_line_read(const char *path, struct try_table *t, char *err);
+/*
+ * report --html of a try's record at path (html.c): t's table, then A and
+ * B over time (tps, p99), each round's measured part shaded. 0, or -1.
+ */
+int try_html_write(FILE *f, const char *path, const struct try_table *t, char *err);
 
 #endif

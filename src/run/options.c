@@ -51,6 +51,16 @@ const struct option_def option_table[] = {
      "try: B runs N clients instead of -c (no server permission needed)"},
     {"try-threads", 0, OPT_INT, OFF(try_threads), 1, 1024, "", "N", CMD_TRY,
      "try: B runs N worker threads instead of -j"},
+    {"try-pipeline", 0, OPT_INT, OFF(try_pipeline), 1, 10000, "", "N", CMD_TRY,
+     "try: B keeps N requests in flight per connection instead of --pipeline (drivers that "
+     "pipeline)"},
+    {"try-protocol", 0, OPT_STRING, OFF(try_protocol), 0, 0, "", "MODE", CMD_TRY,
+     "try: B speaks protocol MODE instead of -M (the driver's -M modes)"},
+    {"try-connect", 0, OPT_FLAG, OFF(try_connect), 0, 1, "0", "", CMD_TRY,
+     "try: B opens a new connection for every transaction (as -C)"},
+    {"restart", 0, OPT_FLAG, OFF(try_restart), 0, 1, "0", "", CMD_TRY,
+     "try: a restart-only --set is allowed on a throwaway server benchtop serve keeps: it is "
+     "restarted after each change"},
     {"undo", 0, OPT_FLAG, OFF(try_undo), 0, 1, "0", "", CMD_TRY,
      "try: put back the settings a try that died left changed on TARGET (its undo file)"},
     {"output", 'o', OPT_STRING, OFF(try_output), 0, 0, "", "FILE", CMD_TRY,

@@ -97,6 +97,49 @@ row_tps(const char *out, const char *side)
     return tps;
 }
 
+/* Times needle occurs in text. */
+static int
+occurrences(const char *text, const char *needle)
+{
+    int n = 0;
+
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+/*
+ * report --html of a try's record: the table (its sentence escaped in a
+ * pre), then tps and p99 over time, a line per round and each round's
+ * measured part shaded: 2 rounds a side on 2 charts.
+ */
+static void
+check_html(const char *rec)
+{
+    char html[700], *page;
+    char *args[] = {"report", (char *)rec, "--html", html, NULL};
+    struct run r;
+    int fd;
+
+    snprintf(html, sizeof html, "%s/try.html", state_dir);
+    r = itest_runv(args);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+    fd = open(html, O_RDONLY);
+    assert_true(fd >= 0);
+    page = itest_slurp(fd);
+    close(fd);
+    assert_non_null(strstr(page, "<pre id=\"try\">"));
+    assert_non_null(strstr(page, "B is faster by "));
+    assert_null(strstr(page, "\\x0a")); /* the table's lines, not escaped newlines */
+    assert_non_null(strstr(page, "<svg class=\"chart\" id=\"tps\""));
+    assert_int_equal(occurrences(page, "<rect class=\"round a\""), 4);
+    assert_int_equal(occurrences(page, "<rect class=\"round b\""), 4);
+    assert_int_equal(occurrences(page, "<polyline class=\"series\""), 8);
+    assert_int_equal(occurrences(page, ">B2</text>"), 2);
+    free(page);
+}
+
 static void
 test_sync_commit_off_wins(void **state)
 {
@@ -126,6 +169,7 @@ test_sync_commit_off_wins(void **state)
     assert_string_equal(rep.out, r.out);
     itest_free(&rep);
     itest_free(&r);
+    check_html(rec);
 }
 
 static void
@@ -374,6 +418,166 @@ test_client_side_tries(void **state)
     itest_free(&r);
 }
 
+/* The lines of the file at path that hold both a and b. */
+static int
+lines_with(const char *path, const char *a, const char *b)
+{
+    int fd = open(path, O_RDONLY), n = 0;
+    char *text, *line, *save = NULL;
+
+    assert_true(fd >= 0);
+    text = itest_slurp(fd);
+    close(fd);
+    for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+        n += strstr(line, a) != NULL && strstr(line, b) != NULL;
+    free(text);
+    return n;
+}
+
+/* `try target -c 2 B --rounds 2 --for 1 --warmup 0.5 -o rec` (B: one or two words), exit 0. */
+static struct run
+try_client(const char *target, const char *rec, const char *opt, const char *value)
+{
+    char *args[16] = {"try", (char *)target, "-c", "2", (char *)opt};
+    char *rest[] = {"--rounds", "2", "--for", "1", "--warmup", "0.5", "-o", (char *)rec, NULL};
+    int n = 5;
+    struct run r;
+
+    if (value != NULL)
+        args[n++] = (char *)value;
+    memcpy(&args[n], rest, sizeof rest);
+    r = itest_runv(args);
+    fprintf(stderr, "%s%s", r.err, r.out);
+    assert_int_equal(r.status, 0);
+    return r;
+}
+
+/*
+ * B's client side changed: each B round's own lines in the -o record say
+ * it ran so (the pipeline depth in its run line, the protocol and the
+ * connections in its summary), and A's rounds ran as given. A protocol
+ * the driver does not speak, or a pipeline where it has none, is refused
+ * in one line.
+ */
+static void
+test_client_side_pipeline_protocol_connect(void **state)
+{
+    const char *rd = itest_env("BENCHTOP_RD_TARGET");
+    char rec[700], *bad[] = {"try", slow, "--try-protocol", "bogus", NULL};
+    char *nopipe[] = {"try", slow, "--try-pipeline", "8", NULL};
+    const char *b;
+    char *text;
+    int fd;
+    struct run r;
+
+    snprintf(rec, sizeof rec, "%s/client.jsonl", state_dir);
+    r = try_client(rd, rec, "--try-pipeline", "16");
+    assert_non_null(strstr(r.out, "B = --pipeline 16;"));
+    assert_int_equal(lines_with(rec, "\"type\":\"run\"", "\"pipeline\":16"), 2);
+    assert_int_equal(lines_with(rec, "\"type\":\"run\"", "\"clients\""), 4);
+    itest_free(&r);
+
+    r = try_client(slow, rec, "--try-protocol", "prepared");
+    assert_non_null(strstr(r.out, "B = -M prepared;"));
+    assert_int_equal(lines_with(rec, "\"type\":\"summary\"", "\"protocol\":\"prepared\""), 2);
+    assert_int_equal(lines_with(rec, "\"type\":\"summary\"", "\"protocol\":\"simple\""), 2);
+    itest_free(&r);
+
+    r = try_client(rd, rec, "--try-connect", NULL);
+    assert_non_null(strstr(r.out, "B = -C;"));
+    assert_int_equal(lines_with(rec, "\"type\":\"summary\"", "\"connect_per_txn\":true"), 2);
+    assert_int_equal(lines_with(rec, "\"type\":\"summary\"", "\"connect_per_txn\":false"), 2);
+    itest_free(&r);
+    fd = open(rec, O_RDONLY);
+    text = itest_slurp(fd);
+    close(fd);
+    b = itest_line(text, "\"connect_per_txn\":true"); /* B: a connection per transaction */
+    assert_true(itest_num(b, "connects") >= itest_num(b, "transactions"));
+    free(text);
+
+    r = itest_runv(bad);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--try-protocol bogus: postgres speaks simple, extended, "
+                                  "prepared"));
+    assert_int_equal(itest_lines(r.err), 1);
+    itest_free(&r);
+    r = itest_runv(nopipe);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "does not pipeline requests"));
+    itest_free(&r);
+}
+
+/* SHOW name on the slow server, or "" while it cannot be reached (a restart). */
+static const char *
+show_maybe(const char *name)
+{
+    static char value[64];
+    char sql[128];
+    PGconn *c = PQconnectdb(slow);
+    PGresult *r;
+
+    value[0] = '\0';
+    snprintf(sql, sizeof sql, "SHOW %s", name);
+    if (PQstatus(c) == CONNECTION_OK && (r = PQexec(c, sql)) != NULL) {
+        if (PQresultStatus(r) == PGRES_TUPLES_OK)
+            snprintf(value, sizeof value, "%s", PQgetvalue(r, 0, 0));
+        PQclear(r);
+    }
+    PQfinish(c);
+    return value;
+}
+
+/*
+ * --restart: max_locks_per_transaction (restart-only) tried on the
+ * throwaway that benchtop serve keeps: B runs with it (seen with SHOW
+ * while B runs), the original is back after the last restart.
+ * shared_buffers, which serve's server sets on its command line, and the
+ * harness's server, not kept by a serve this test started, are refused
+ * in one line.
+ */
+static void
+test_restart_on_throwaway(void **state)
+{
+    char before[64], *cmdline[] = {"try", slow, "--restart", "--set", "shared_buffers=48MB", NULL};
+    char *elsewhere[] = {"try",   (char *)itest_target("postgres"), "--restart",
+                         "--set", "max_locks_per_transaction=128",  NULL};
+    char *args[] = {"try", slow,       "--restart", "--set", "max_locks_per_transaction=128",
+                    "-c",  "2",        "--rounds",  "1",     "--for",
+                    "3",   "--warmup", "0.5",       NULL};
+    int o, e, i, seen = 0;
+    pid_t pid;
+    struct run r;
+
+    snprintf(before, sizeof before, "%s", show("max_locks_per_transaction"));
+    assert_string_not_equal(before, "128");
+    pid = itest_spawn(args, &o, &e);
+    for (i = 0; i < 600 && !seen; i++) {
+        seen = strcmp(show_maybe("max_locks_per_transaction"), "128") == 0;
+        itest_sleep_ms(50);
+    }
+    r = itest_finish(pid, o, e);
+    fprintf(stderr, "%s%s", r.err, r.out);
+    assert_int_equal(r.status, 0);
+    assert_true(seen); /* B ran with it: a restart applied it */
+    assert_non_null(strstr(r.out, "B = max_locks_per_transaction=128;"));
+    itest_free(&r);
+    for (i = 0; i < 300 && show_maybe("max_locks_per_transaction")[0] == '\0'; i++)
+        itest_sleep_ms(100);
+    assert_string_equal(show("max_locks_per_transaction"), before);
+    assert_int_equal(undo_files(), 0);
+
+    r = itest_runv(cmdline);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "shared_buffers is set on the server's command line"));
+    assert_int_equal(itest_lines(r.err), 1);
+    itest_free(&r);
+    r = itest_runv(elsewhere);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "is not a throwaway server"));
+    assert_int_equal(itest_lines(r.err), 1);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -383,11 +587,13 @@ main(void)
         cmocka_unit_test(test_sigterm_in_b_reverts),
         cmocka_unit_test(test_sigkill_then_undo),
         cmocka_unit_test(test_restart_only_refused),
+        cmocka_unit_test(test_restart_on_throwaway),
         cmocka_unit_test(test_read_only_refused),
         cmocka_unit_test(test_redis_appendfsync_put_back),
         cmocka_unit_test(test_sweep_set_values),
         cmocka_unit_test(test_mysql_flush_log_put_back),
         cmocka_unit_test(test_client_side_tries),
+        cmocka_unit_test(test_client_side_pipeline_protocol_connect),
     };
     if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_client_*' */
         cmocka_set_test_filter(getenv("ITEST_FILTER"));

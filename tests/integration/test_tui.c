@@ -710,9 +710,9 @@ test_watch_sessions(void **state)
 }
 
 /*
- * t turns the sessions pane into the top statements: a statement run
+ * T turns the sessions pane into the top statements: a statement run
  * 1,234 times since pg_stat_statements' reset shows with its calls, its
- * share and its text; t again gives the sessions back.
+ * share and its text; T again gives the sessions back.
  */
 static void
 test_watch_top_statements(void **state)
@@ -729,7 +729,7 @@ test_watch_top_statements(void **state)
     snprintf(args, sizeof(args), "watch %s", itest_target(DB));
     start(args);
     free(wait_for("7 sessions", 10000));
-    tmux("send-keys -t bt t");
+    tmux("send-keys -t bt T");
     free(wait_for("7 top statements (pg_stat_statements)", 5000));
     tmux("send-keys -t bt 7");
     s = wait_for("tui_top_probe", 5000);
@@ -738,7 +738,7 @@ test_watch_top_statements(void **state)
         fail_msg("no 1234 calls in:\n%s", s);
     assert_non_null(strstr(s, "calls/s"));
     free(s);
-    tmux("send-keys -t bt t");
+    tmux("send-keys -t bt T");
     free(wait_for("7 sessions", 5000));
     tmux("send-keys -t bt q");
     assert_int_equal(exit_code(), 0);
@@ -978,6 +978,112 @@ test_demo_not_in_foreground_refused(void **state)
     free(err);
 }
 
+/* SHOW name on the server at target, from a connection of the test's own. */
+static void
+show_on(const char *target, const char *name, char *value, size_t len)
+{
+    char sql[128];
+    PGconn *c = PQconnectdb(target);
+    PGresult *r;
+
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    snprintf(sql, sizeof sql, "SHOW %s", name);
+    r = PQexec(c, sql);
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    snprintf(value, len, "%s", PQgetvalue(r, 0, 0));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* t's question on a commit-bound run, answered n: nothing is changed. */
+static void
+try_answer_no(const char *slow)
+{
+    char value[64];
+
+    tmux("send-keys -t bt t");
+    free(wait_for("try synchronous_commit=off (commit-bound", 5000));
+    tmux("send-keys -t bt n");
+    free(wait_for("no experiment run: nothing changed", 5000));
+    show_on(slow, "synchronous_commit", value, sizeof value);
+    assert_string_equal(value, "on");
+}
+
+/* y: the rounds run in the load; B (synchronous_commit off) is seen on the server. */
+static void
+try_answer_yes(const char *slow)
+{
+    char value[64] = "";
+
+    tmux("send-keys -t bt t");
+    free(wait_for("try synchronous_commit=off (commit-bound", 5000));
+    tmux("send-keys -t bt y");
+    free(wait_for("round side", 5000)); /* the overlay's heads */
+    for (int i = 0; i < 300 && strcmp(value, "off") != 0; i++) {
+        show_on(slow, "synchronous_commit", value, sizeof value);
+        itest_sleep_ms(100);
+    }
+    assert_string_equal(value, "off");
+}
+
+/*
+ * t on a commit-bound PostgreSQL (every fsync 20 ms slower, tpcb-like):
+ * the question names synchronous_commit=off; n changes nothing; y runs
+ * three A/B rounds in the load, the events pane ends with B faster beyond
+ * noise, the record has the try's event, synchronous_commit is on again
+ * and no undo file is left. --read-only refuses t in one line.
+ */
+static void
+test_try_key(void **state)
+{
+    char slow[600], env[200], args[900], value[64], path[200], *s;
+    char *init[] = {"init", slow, "-q", NULL};
+    int keep;
+    pid_t pid = itest_slow_pg(slow, sizeof slow, 20, &keep);
+    struct run r;
+
+    assert_true(slow[0] != '\0');
+    fcntl(keep, F_SETFD, FD_CLOEXEC); /* the tmux server must not hold serve's stdin open */
+    r = itest_runv(init);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+    snprintf(env, sizeof env, "XDG_STATE_HOME=%s", dir);
+    snprintf(args, sizeof args, "%s -w tpcb-like -c 4 --record %s/try.jsonl", slow, dir);
+    start_env(env, args);
+    free(wait_for("COMMIT/I/O-BOUND", 60000));
+    try_answer_no(slow);
+    try_answer_yes(slow);
+    s = wait_for("try synchronous_commit=off: B is faster by", 120000);
+    fprintf(stderr, "%s", s); /* the figures, for the log */
+    assert_non_null(strstr(s, ", beyond noise"));
+    free(s);
+    show_on(slow, "synchronous_commit", value, sizeof value);
+    assert_string_equal(value, "on");
+    snprintf(path, sizeof path, "ls %s/benchtop/undo-*.json 2>/dev/null | grep -q .", dir);
+    assert_int_not_equal(system(path), 0); /* the undo file went with the revert */
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    s = slurp_file("try.jsonl");
+    assert_non_null(
+        strstr(s, "\"kind\":\"try\",\"text\":\"synchronous_commit=off: B is faster by "));
+    assert_non_null(strstr(s, "\"beyond_noise\":true"));
+    free(s);
+
+    snprintf(args, sizeof args, "%s -w tpcb-like -c 2 --read-only", slow);
+    start_env(env, args);
+    free(wait_for("clients 2/2", 15000));
+    tmux("send-keys -t bt t");
+    s = wait_for("experiments are not run with --read-only", 5000);
+    assert_int_equal(screen_lines(s, "experiments are not run"), 1);
+    assert_null(strstr(s, "A/B rounds"));
+    free(s);
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    close(keep);
+    kill(pid, SIGTERM); /* a tmux server started before the fcntl may hold the pipe too */
+    waitpid(pid, NULL, 0);
+}
+
 int
 main(void)
 {
@@ -999,6 +1105,7 @@ main(void)
         cmocka_unit_test(test_verdict_line_cut_or_whole),
         cmocka_unit_test(test_server_pane_scrolls),
         cmocka_unit_test(test_watch_redis_clients),
+        cmocka_unit_test(test_try_key),
     };
     if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_watch_*' */
         cmocka_set_test_filter(getenv("ITEST_FILTER"));

@@ -146,6 +146,104 @@ test_set_parse(void **state)
     assert_int_equal(tryset_parse(&t, "a=", err), -1);
 }
 
+/* A situation on signals reset to "unknown" (every figure NAN, no names). */
+static void
+situation(struct try_situation *in, struct coll_view *v, enum verdict_kind k)
+{
+    coll_view_reset(v);
+    memset(in, 0, sizeof *in);
+    in->kind = k;
+    in->sig = &v->sig;
+    in->clients = 4;
+    in->threads = 2;
+}
+
+static void
+test_propose_commit_and_clients(void **state)
+{
+    struct try_situation in;
+    struct try_proposal p;
+    struct coll_view v;
+
+    situation(&in, &v, VK_COMMIT);
+    snprintf(v.sig.commit_try, sizeof v.sig.commit_try, "synchronous_commit=off");
+    try_propose(&in, &p);
+    assert_true(p.ok);
+    assert_int_equal(p.change, TRY_SETTING);
+    assert_string_equal(p.set, "synchronous_commit=off");
+    assert_non_null(strstr(p.text, "synchronous_commit=off (commit-bound"));
+    v.sig.commit_try[0] = '\0'; /* already off, or a server without one */
+    try_propose(&in, &p);
+    assert_false(p.ok);
+    assert_non_null(strstr(p.text, "no commit setting"));
+
+    situation(&in, &v, VK_NETWORK);
+    try_propose(&in, &p);
+    assert_true(p.ok);
+    assert_int_equal(p.change, TRY_CLIENTS);
+    assert_int_equal(p.clients, 8);
+    assert_string_equal(p.text, "-c 8 (network-bound: clients x2)");
+
+    situation(&in, &v, VK_CLIENT); /* threads are fixed in a running load: one line why */
+    try_propose(&in, &p);
+    assert_false(p.ok);
+    assert_non_null(strstr(p.text, "--try-threads 3"));
+
+    situation(&in, &v, VK_SERVER_CPU);
+    try_propose(&in, &p);
+    assert_false(p.ok);
+    assert_string_equal(p.text, "no experiment for this verdict (server CPU-bound)");
+}
+
+static void
+test_propose_memory_and_pool(void **state)
+{
+    struct coll_settings set = {.n = 2, .s = {{"work_mem", "4MB"}, {"shared_buffers", "128MB"}}};
+    struct try_situation in;
+    struct try_proposal p;
+    struct coll_view v;
+
+    situation(&in, &v, VK_MEMORY);
+    snprintf(v.sig.mem_limit_setting, sizeof v.sig.mem_limit_setting, "shared_buffers");
+    in.settings = &set;
+    try_propose(&in, &p);
+    assert_true(p.ok);
+    assert_string_equal(p.set, "shared_buffers=256MB"); /* the unit kept */
+    in.settings = NULL;
+    snprintf(v.sig.mem_limit_setting, sizeof v.sig.mem_limit_setting, "maxmemory");
+    v.sig.mem_limit = 1048576;
+    try_propose(&in, &p);
+    assert_string_equal(p.set, "maxmemory=2097152"); /* from the signal, in bytes */
+    snprintf(v.sig.mem_limit_setting, sizeof v.sig.mem_limit_setting, "-m");
+    try_propose(&in, &p);
+    assert_false(p.ok);
+    assert_non_null(strstr(p.text, "-m cannot be changed while it runs"));
+
+    situation(&in, &v, VK_POOL);
+    v.sig.pool_size = 20;
+    in.pooler = "PgBouncer";
+    try_propose(&in, &p);
+    assert_false(p.ok);
+    assert_non_null(strstr(p.text, "PgBouncer's pool size (20) cannot be changed"));
+}
+
+static void
+test_round_from_step(void **state)
+{
+    struct sweep_step st = {.clients = 4, .tps = 123.5, .verdict = VK_COMMIT};
+    struct try_round r;
+
+    st.lat.p50 = 1500;
+    st.lat.p99 = 9000;
+    st.errors[ERR_CONN] = 2;
+    try_round_from_step(&st, 1, &r);
+    assert_int_equal(r.b, 1);
+    assert_int_equal(r.clients, 4);
+    assert_true(r.tps == 123.5 && r.p50_ms == 1.5 && r.p99_ms == 9.0);
+    assert_int_equal(r.errors, 2);
+    assert_int_equal(r.verdict, VK_COMMIT);
+}
+
 int
 main(void)
 {
@@ -157,6 +255,9 @@ main(void)
         cmocka_unit_test(test_more_clients_prediction),
         cmocka_unit_test(test_one_pair_and_empty_a),
         cmocka_unit_test(test_set_parse),
+        cmocka_unit_test(test_propose_commit_and_clients),
+        cmocka_unit_test(test_propose_memory_and_pool),
+        cmocka_unit_test(test_round_from_step),
     };
     return cmocka_run_group_tests_name("trystat", tests, NULL, NULL);
 }

@@ -141,7 +141,7 @@ draw_foot(const struct dash *d, struct grid *g, struct rect in)
     char line[200];
 
     /* what the keys do first: the rest is cut on a narrow pane */
-    snprintf(line, sizeof line, "%s  o: %s  j/k: select  t: statements%s%s",
+    snprintf(line, sizeof line, "%s  o: %s  j/k: select  T: statements%s%s",
              ss->can_kill ? "C cancel  K terminate" : "C/K off (--read-only)",
              ss->sort == DASH_SORT_STATE ? "by state" : "by duration", ss->list.note[0] ? "  " : "",
              ss->list.note);

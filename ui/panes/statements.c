@@ -1,5 +1,5 @@
 /*
- * statements: the first server's top statements (t in the sessions pane),
+ * statements: the first server's top statements (T in the sessions pane),
  * as pg_stat_statements, performance_schema's digests or INFO
  * commandstats total them: calls per second and since the reset, the mean
  * and total time, the share of the server's time in the interval, rows

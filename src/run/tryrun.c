@@ -1,0 +1,165 @@
+/* tryrun: A/B rounds inside a running load (tryrun.h). */
+#include "tryrun.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "engine/registry.h"
+
+/* The setting B changes: the values that put it back read, the undo file written. */
+static int
+open_settings(struct tryrun *tr, const struct runconf *rc, const char *set, char *err)
+{
+    int left = tryset_leftover(rc->target_masked, err);
+
+    if (left < 0)
+        return -1;
+    if (left)
+        return seterr(err, "a try on this target did not finish and left settings changed: put "
+                           "them back with benchtop try --undo TARGET");
+    if (tryset_parse(&tr->set, set, err) < 0 ||
+        tryset_open(&tr->set, collector_for(rc->driver->name), rc->target, err) < 0)
+        return -1;
+    if (tryset_save(&tr->set, rc->target_masked, err) < 0) {
+        tr->set.cls->close(tr->set.conn);
+        tr->set.conn = NULL;
+        return -1;
+    }
+    tryset_guard(&tr->set);
+    return 0;
+}
+
+/* A step per round, the first (A) from run time t. */
+static void
+rounds_init(struct tryrun *tr, double t)
+{
+    struct sweep *sw = &tr->sw;
+
+    sw->axis = SWEEP_SETTING; /* no load of its own to set: the steps only time the rounds */
+    sw->list.n = 2 * tr->rounds;
+    for (int i = 0; i < sw->list.n; i++)
+        sw->list.v[i] = i + 1;
+    sw->warmup_s = tr->settle_s;
+    sw->step_s = tr->round_s;
+    sw->clients = tr->a_clients;
+    sweep_init(sw);
+    sw->phase_t = sw->warmup_t = t;
+}
+
+int
+tryrun_start(struct tryrun *tr, const struct runconf *rc, struct engine *e,
+             const struct try_proposal *p, double t, char *err)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->change = p->change;
+    tr->a_clients = e->clients;
+    tr->b_clients = p->change == TRY_CLIENTS ? p->clients : e->clients;
+    tr->rounds = TRYRUN_ROUNDS;
+    tr->settle_s = TRYRUN_SETTLE_S;
+    tr->round_s = TRYRUN_ROUND_S;
+    if (p->change == TRY_SETTING && open_settings(tr, rc, p->set, err) < 0)
+        return -1;
+    tryrun_change_text(&tr->set,
+                       &(struct try_client){.clients = p->change == TRY_CLIENTS ? p->clients : 0},
+                       tr->text, sizeof tr->text);
+    rounds_init(tr, t);
+    tr->active = 1;
+    return 0;
+}
+
+/* The try is over: A's clients back, the settings put back (undo file removed), closed. */
+static int
+end(struct tryrun *tr, struct engine *e, char *err)
+{
+    int rv = 0;
+
+    tr->active = 0;
+    sweep_free(&tr->sw);
+    if (tr->change == TRY_CLIENTS && e != NULL)
+        engine_set_clients(e, tr->a_clients);
+    if (tr->set.conn != NULL)
+        rv = tryset_finish(&tr->set, err);
+    tryset_guard(NULL);
+    return rv;
+}
+
+/* The next round's side on the server or the load. */
+static int
+switch_side(struct tryrun *tr, struct engine *e, int b, char *err)
+{
+    if (tr->change == TRY_CLIENTS) {
+        engine_set_clients(e, b ? tr->b_clients : tr->a_clients);
+        return 0;
+    }
+    return b ? tryset_apply(&tr->set, err) : tryset_revert(&tr->set, err);
+}
+
+int
+tryrun_tick(struct tryrun *tr, struct engine *e, const struct snapshot *snap,
+            const struct verdict *v, const struct sweep_server *srv, char *err)
+{
+    struct sweep_action act;
+    struct try_round *r = &tr->r[tr->n];
+    char more[BT_ERRLEN];
+
+    if (!tr->active)
+        return TRYRUN_NOTHING;
+    sweep_tick(&tr->sw, snap, v, srv, &act);
+    if (!act.step_done)
+        return TRYRUN_NOTHING;
+    try_round_from_step(&tr->sw.steps[tr->sw.nsteps - 1], tr->n % 2, r);
+    r->clients = r->b ? tr->b_clients : tr->a_clients;
+    tr->n++;
+    if (act.done) {
+        if (end(tr, e, err) < 0)
+            return -1;
+        try_judge(tr->r, tr->n, tr->change, &tr->res);
+        tr->done = 1;
+        return TRYRUN_DONE;
+    }
+    if (switch_side(tr, e, tr->n % 2, err) == 0)
+        return TRYRUN_ROUND;
+    if (end(tr, e, more) < 0) /* the first failure is the one to tell; the undo file stays */
+        snprintf(err + strlen(err), BT_ERRLEN - strlen(err), "; %.200s", more);
+    return -1;
+}
+
+int
+tryrun_abort(struct tryrun *tr, struct engine *e, char *err)
+{
+    return tr->active ? end(tr, e, err) : 0;
+}
+
+/* One part of the change text after the others; *at moves past it (never past len). */
+static void
+part(char *buf, size_t len, size_t *at, const char *fmt, const char *name, const char *value)
+{
+    if (*at < len)
+        *at += (size_t)snprintf(buf + *at, len - *at, fmt, *at ? ", " : "", name, value);
+}
+
+const char *
+tryrun_change_text(const struct tryset *set, const struct try_client *c, char *buf, size_t len)
+{
+    char n[3][16];
+    size_t at = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < set->n; i++)
+        part(buf, len, &at, "%s%s=%s", set->want[i].name, set->want[i].value);
+    snprintf(n[0], sizeof n[0], "%d", c->clients);
+    snprintf(n[1], sizeof n[1], "%d", c->threads);
+    snprintf(n[2], sizeof n[2], "%d", c->pipeline);
+    if (c->clients)
+        part(buf, len, &at, "%s%s %s", "-c", n[0]);
+    if (c->threads)
+        part(buf, len, &at, "%s%s %s", "-j", n[1]);
+    if (c->pipeline)
+        part(buf, len, &at, "%s%s %s", "--pipeline", n[2]);
+    if (c->mode != NULL)
+        part(buf, len, &at, "%s%s %s", "-M", c->mode);
+    if (c->connect)
+        part(buf, len, &at, "%s%s%s", "-C", "");
+    return buf;
+}
