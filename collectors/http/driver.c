@@ -943,6 +943,8 @@ hw_conn_txn_poll(void *conn, struct txn_result *res)
 
 const struct driver_class http_driver_class = {
     .name = "http",
+    .unseen_hint = "add --watch with the app tier's status URLs (php-fpm's pm.status_path, "
+                   "nginx's stub_status) or its database",
     .version_note = "http:// on the worker loops' own sockets (HTTP/1.1 written and parsed by "
                     "benchtop)",
     .schemes = ht_schemes,

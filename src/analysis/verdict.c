@@ -998,8 +998,10 @@ advise_other(const struct window *w, enum verdict_kind k, char *ev)
                  "-R %.0f is beyond what %d clients can do: add clients (%.0f%% of transactions "
                  "late)",
                  in->rate, in->clients, in->late_share * 100);
-    else
+    else if (in->have_server || in->unseen_hint == NULL)
         snprintf(ev, EV, "no verdict yet");
+    else
+        ev[0] = '\0'; /* explain() says what is unseen */
 }
 
 /* What the kind means and what relieves it, into ev. */
@@ -1051,6 +1053,10 @@ explain(const struct verdict_state *st, const struct verdict_input *in, struct v
 
     window_make(in, &w);
     advise(st, &w, v->kind, v->evidence);
+    /* whatever the kind, a server nothing samples is half the story: how to see it */
+    if (!in->have_server && in->unseen_hint != NULL)
+        appendf(v->evidence, EV, "%sthe server's side is not seen: %s", v->evidence[0] ? "; " : "",
+                in->unseen_hint);
     account_text(&v->acct, text, sizeof(text));
     appendf(v->evidence, EV, "; %s", text);
     if (in->behind != NULL && v->kind != VK_APP && account_share(&v->acct, AS_TRANSIT) >= 0.2)

@@ -79,6 +79,7 @@ struct verdict_input {
     double quota;            /* that quota in cores, 0 none */
     const char *quota_where; /* the setting that holds it */
     int embedded;            /* the database runs in benchtop's threads (SQLite) */
+    const char *unseen_hint; /* without have_server: how to show benchtop the server; NULL */
 };
 
 /*

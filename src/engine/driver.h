@@ -171,6 +171,8 @@ struct driver_options {
 struct driver_class {
     const char *name;             /* "postgres" */
     const char *version_note;     /* how it runs, for --version; NULL: nothing to say */
+    const char *unseen_hint;      /* how to let benchtop see the server when no collector */
+                                  /* samples it (the verdict says it); NULL: none */
     const char *target_forms;     /* other spellings of a target, for --help ("a libpq */
                                   /* conninfo string"); NULL: the scheme only */
     const char *const *schemes;   /* URI prefixes claimed, e.g. "postgres://"; NULL-terminated */

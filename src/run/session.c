@@ -223,6 +223,7 @@ judge(struct session *s, struct snapshot *snap)
         s->host = now;
     }
     in.have_server = s->have_sig;
+    in.unseen_hint = s->rc->no_collect ? "run without --no-collect" : s->eng->drv->unseen_hint;
     in.sig = s->sig;
     in.behind = s->behind;
     judge_account(s, snap, &in);

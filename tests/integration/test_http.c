@@ -119,6 +119,24 @@ test_requests_match_nginx(void **state)
     itest_free(&r);
 }
 
+/* Nothing watches the app tier: the verdict says how to let benchtop see it, not "no verdict". */
+static void
+test_unwatched_says_watch(void **state)
+{
+    char target[256];
+    char *args[] = {"run", target, "-c", "2", "-T", "2.5", "--headless", "-q", NULL};
+    struct run r;
+    const char *sum;
+
+    url(target, sizeof target, "static.html");
+    r = itest_runv(args);
+    sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(sum);
+    if (strstr(sum, "the server's side is not seen: add --watch") == NULL)
+        fail_msg("no --watch hint in: %s", sum);
+    itest_free(&r);
+}
+
 /*
  * The server ends every connection (Connection: close asked by -H): with
  * four requests pipelined, each response after the first on a connection
@@ -373,15 +391,11 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_requests_match_nginx),
-        cmocka_unit_test(test_connect_per_request),
-        cmocka_unit_test(test_status_classes),
-        cmocka_unit_test(test_method_body_headers),
-        cmocka_unit_test(test_bad_targets),
-        cmocka_unit_test(test_bad_options),
-        cmocka_unit_test(test_server_restart),
-        cmocka_unit_test(test_header_secret_masked),
-        cmocka_unit_test(test_server_closes_pipelined),
+        cmocka_unit_test(test_requests_match_nginx), cmocka_unit_test(test_unwatched_says_watch),
+        cmocka_unit_test(test_connect_per_request),  cmocka_unit_test(test_status_classes),
+        cmocka_unit_test(test_method_body_headers),  cmocka_unit_test(test_bad_targets),
+        cmocka_unit_test(test_bad_options),          cmocka_unit_test(test_server_restart),
+        cmocka_unit_test(test_header_secret_masked), cmocka_unit_test(test_server_closes_pipelined),
         cmocka_unit_test(test_head_pipelined),
     };
     /* tests/run-integration starts nginx only when benchtop has the http backend (libcurl). */
