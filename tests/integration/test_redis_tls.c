@@ -25,19 +25,6 @@ static char certdir[] = "/tmp/bt-rtls-XXXXXX";
 static char ca[600], other_ca[600];
 static int tls_port, plain_port;
 
-static void
-remove_certdir(void)
-{
-    const char *names[] = {"server.crt", "server.key", "other.crt", "other.key"};
-    char path[700];
-
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", certdir, names[i]);
-        unlink(path);
-    }
-    rmdir(certdir);
-}
-
 /* The test server's TLS port on, with the server's certificate and another CA's beside it. */
 static int
 setup(void **state)
@@ -47,12 +34,8 @@ setup(void **state)
 
     assert_int_equal(redis_target_parse(itest_env("BENCHTOP_RD_TARGET"), &t, err), 0);
     plain_port = t.port;
-    assert_non_null(mkdtemp(certdir));
-    assert_int_equal(chmod(certdir, 0755), 0); /* the server's user reads its key here */
+    itest_certdir_make(certdir, ca, sizeof ca, other_ca, sizeof other_ca);
     itest_make_cert(certdir, "server", itest_env("BENCHTOP_RD_DIR"));
-    itest_make_cert(certdir, "other", certdir);
-    snprintf(ca, sizeof ca, "%s/server.crt", certdir);
-    snprintf(other_ca, sizeof other_ca, "%s/other.crt", certdir);
     admin = rtest_connect();
     freeReplyObject(rtest_cmd(admin,
                               "CONFIG SET tls-cert-file %s tls-key-file %s/server.key "
@@ -68,7 +51,7 @@ teardown(void **state)
 {
     rtest_do(admin, "CONFIG SET tls-port 0");
     redisFree(admin);
-    remove_certdir();
+    itest_certdir_remove(certdir);
     return 0;
 }
 
@@ -98,41 +81,9 @@ static int
 tls_clients(void)
 {
     char needle[64];
-    redisReply *r = rtest_cmd(admin, "CLIENT LIST");
-    int n;
 
     snprintf(needle, sizeof needle, " laddr=127.0.0.1:%d ", tls_port);
-    n = itest_count_lines(r->str, needle);
-    freeReplyObject(r);
-    return n;
-}
-
-/* A 1 s run on t; fails unless it exits 2 with one stderr line holding every want. */
-static void
-expect_error(char *t, const char *const *want)
-{
-    char *args[] = {"run", t, "--headless", "-T", "1", NULL};
-    struct run r = itest_runv(args);
-
-    fprintf(stderr, "  %s", r.err);
-    assert_int_equal(r.status, 2);
-    assert_int_equal(itest_lines(r.err), 1);
-    for (int i = 0; want[i] != NULL; i++)
-        if (strstr(r.err, want[i]) == NULL)
-            fail_msg("'%s' not in: %s", want[i], r.err);
-    itest_free(&r);
-}
-
-/* The record's line says TLS 1.x with a cipher, and so does the human summary. */
-static void
-assert_tls_used(const struct run *r, const char *json_line)
-{
-    const char *tls = strstr(json_line, "\"tls\":{\"used\":true,\"protocol\":\"TLSv1.");
-
-    if (tls == NULL)
-        fail_msg("no TLS in: %s", json_line);
-    assert_non_null(strstr(tls, "\"cipher\":\""));
-    assert_non_null(strstr(r->err, "\ntls: TLSv1."));
+    return rtest_clients_with(admin, needle);
 }
 
 /*
@@ -164,8 +115,8 @@ test_rd_tls_load(void **state)
     assert_true(itest_num(sum, "transactions") > 0);
     assert_true(itest_num(sum, "errors") == 0);
     assert_true(calls >= itest_num(sum, "transactions")); /* the server saw each of them */
-    assert_tls_used(&r, sum);
-    assert_tls_used(&r, itest_line(r.out, "\"type\":\"run\""));
+    itest_assert_tls_used(&r, sum);
+    itest_assert_tls_used(&r, itest_line(r.out, "\"type\":\"run\""));
     srv = itest_line(r.out, "\"type\":\"server\"");
     assert_non_null(srv);
     assert_non_null(strstr(srv, "\"ok\":true"));
@@ -256,7 +207,7 @@ test_rd_tls_wrong_ca(void **state)
     const char *want[] = {"certificate verify failed", "cacert=", "insecure", NULL};
 
     snprintf(params, sizeof params, "cacert=%s", other_ca);
-    expect_error(target(tls_port, params), want);
+    itest_expect_run_error(target(tls_port, params), want);
 }
 
 /* The system's CAs do not know the test's: the same, without cacert=. */
@@ -265,7 +216,7 @@ test_rd_tls_no_ca(void **state)
 {
     const char *want[] = {"certificate verify failed", "self-signed", "cacert=", NULL};
 
-    expect_error(target(tls_port, "insecure=0"), want);
+    itest_expect_run_error(target(tls_port, "insecure=0"), want);
 }
 
 /* The certificate holds 127.0.0.1, not ::ffff:127.0.0.1 (the same server, another address). */
@@ -276,7 +227,7 @@ test_rd_tls_wrong_address(void **state)
     const char *want[] = {"IP address mismatch", "insecure", NULL};
 
     snprintf(t, sizeof t, "rediss://[::ffff:127.0.0.1]:%d?cacert=%s", tls_port, ca);
-    expect_error(t, want);
+    itest_expect_run_error(t, want);
 }
 
 /* ?insecure: no verification, so a certificate no CA vouches for goes through. */
@@ -289,7 +240,7 @@ test_rd_tls_insecure(void **state)
 
     assert_int_equal(r.status, 0);
     assert_true(itest_num(sum, "transactions") > 0);
-    assert_tls_used(&r, sum);
+    itest_assert_tls_used(&r, sum);
     itest_free(&r);
 }
 
@@ -300,7 +251,7 @@ test_rd_tls_plain_port(void **state)
 {
     const char *want[] = {"TLS", "redis://", NULL};
 
-    expect_error(target(plain_port, "insecure"), want);
+    itest_expect_run_error(target(plain_port, "insecure"), want);
 }
 
 /* redis:// takes no TLS parameters; a typo in rediss://'s is named. */
@@ -311,8 +262,8 @@ test_rd_tls_bad_params(void **state)
     const char *want_plain[] = {"rediss://", NULL}, *want_typo[] = {"cacert=PATH", NULL};
 
     snprintf(plain, sizeof plain, "redis://127.0.0.1:%d?insecure", plain_port);
-    expect_error(plain, want_plain);
-    expect_error(target(tls_port, "cafile=/x"), want_typo);
+    itest_expect_run_error(plain, want_plain);
+    itest_expect_run_error(target(tls_port, "cafile=/x"), want_typo);
 }
 
 int
