@@ -455,6 +455,8 @@ redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisContex
     *out = NULL;
     if (tls != NULL)
         *tls = (struct drv_tls){0};
+    if (t->tls && !rtls_available(err))
+        return -1;
     redis_target_where(t, where, sizeof where);
     c = t->path[0] ? redisConnectUnixWithTimeout(t->path, tv)
                    : redisConnectWithTimeout(t->host, t->port, tv);

@@ -35,6 +35,8 @@ struct rtls_ctx;
 /* One connection's TLS session, on a socket the caller owns. */
 struct rtls;
 
+/* 1 when this build has TLS; 0 with the one-line refusal of rediss:// in err. */
+int rtls_available(char *err);
 /* For t (rediss://): NULL and a one-line "problem (fix)" in err (a CA file it cannot read). */
 struct rtls_ctx *rtls_ctx_new(const struct redis_target *t, char *err);
 void rtls_ctx_free(struct rtls_ctx *x);
