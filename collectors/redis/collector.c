@@ -57,7 +57,7 @@ rd_coll_open(const char *target, char *err)
     struct rd_coll *c;
 
     if (redis_target_parse(target, &t, err) < 0 ||
-        redis_connect_blocking(&t, RC_TIMEOUT_MS, &ctx, err) < 0) {
+        redis_connect_blocking(&t, RC_TIMEOUT_MS, &ctx, NULL, err) < 0) {
         explicit_bzero(&t, sizeof t);
         return NULL;
     }

@@ -15,8 +15,16 @@
  * requests in flight (.pipelining, see driver.h): conn_txn_start only queues
  * a request, conn_txn_poll sends the queue, reads, and hands back replies
  * one at a time, oldest first.
+ *
+ * rediss:// puts OpenSSL (redis/tls.h) where send() and recv() are: the
+ * handshake is a connection step of its own, non-blocking like the rest;
+ * reads go on until the socket and OpenSSL's buffers are empty (a record
+ * may end before the socket's input does, and the worker's epoll is
+ * edge-triggered), and the worker's sendq is not used (its bytes must be
+ * encrypted first).
  */
 #include "redis.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -50,6 +58,7 @@ enum rd_op { OP_GET, OP_SET, OP_INCR, OP_FILL, OP__COUNT };
 /* Where a connection is. */
 enum rd_step {
     STEP_CONNECTING, /* waiting for the TCP (or Unix) connect to finish */
+    STEP_TLS,        /* rediss://: the TLS handshake */
     STEP_HANDSHAKE,  /* AUTH / SELECT sent, waiting for their replies */
     STEP_READY,      /* requests flow */
 };
@@ -79,8 +88,10 @@ struct rd_shared {
     int op_label[MIX_MAX];         /* -r: a built-in's first request's label (mixed: GET, SET) */
     struct stmt_label *labels;
     int nlabels;
-    size_t script_line;    /* a script command's longest text */
-    size_t script_request; /* the most RESP bytes one run of a script writes */
+    size_t script_line;      /* a script command's longest text */
+    size_t script_request;   /* the most RESP bytes one run of a script writes */
+    struct rtls_ctx *tls;    /* rediss://: what every connection's session shares; NULL: plain */
+    struct drv_tls tls_info; /* prepare's connection: the record's "tls" */
 };
 
 /* A transaction in flight: the replies it still waits for and, for -r, whose they are. */
@@ -96,6 +107,8 @@ struct rd_conn {
     const struct rd_shared *sh;
     struct rng *rng;
     redisContext *ctx;
+    struct rtls *tls; /* rediss://: the session on ctx's socket */
+    void *session;    /* rediss://: the server's ticket, for a reconnect to resume */
     enum rd_step step;
     int hs_left; /* handshake replies still due */
     char *obuf;  /* requests queued; obuf[opos..olen) not sent yet */
@@ -209,6 +222,42 @@ parse_socket(const char *target, const struct uri *u, struct redis_target *t, co
     return 0;
 }
 
+/* One rediss:// parameter, n bytes at target + off: cacert=PATH, insecure[=1|0]. */
+static int
+parse_tls_param(const char *target, size_t off, size_t n, struct redis_target *t, const char **why)
+{
+    const char *p = target + off;
+
+    if (n == 8 && strncmp(p, "insecure", 8) == 0)
+        t->insecure = 1;
+    else if (n == 10 && strncmp(p, "insecure=", 9) == 0 && (p[9] == '0' || p[9] == '1'))
+        t->insecure = p[9] == '1';
+    else if (n > 7 && strncmp(p, "cacert=", 7) == 0)
+        return uri_decode(target, (struct uri_span){off + 7, n - 7}, t->cacert, sizeof t->cacert) <
+                       0
+                   ? bad(why, "cacert= is too long or has a bad %-escape")
+                   : 0;
+    else
+        return bad(why, "rediss:// takes ?cacert=PATH and insecure, joined by '&'");
+    return 0;
+}
+
+/* rediss://'s query: its '&'-separated parameters. */
+static int
+parse_tls_query(const char *target, struct uri_span q, struct redis_target *t, const char **why)
+{
+    size_t at = q.off, end = q.off + q.len;
+
+    while (at <= end) {
+        const char *amp = memchr(target + at, '&', end - at);
+        size_t n = amp != NULL ? (size_t)(amp - target) - at : end - at;
+        if (parse_tls_param(target, at, n, t, why) < 0)
+            return -1;
+        at += n + 1;
+    }
+    return 0;
+}
+
 static int
 parse_rest(const char *scheme, const char *target, struct redis_target *t, const char **why)
 {
@@ -222,9 +271,11 @@ parse_rest(const char *scheme, const char *target, struct redis_target *t, const
             return bad(why, "redis+unix:// takes no host: redis+unix:///path/to/redis.sock");
         return parse_socket(target, &u, t, why);
     }
-    if (u.has_query)
-        return bad(why, "redis:// takes no ?parameters (the database is /DB)");
-    if (parse_hostport(target, &u, t, why) < 0)
+    if (u.has_query && !t->tls)
+        return bad(why, "redis:// takes no ?parameters (the database is /DB; cacert= and "
+                        "insecure are for rediss://)");
+    if (parse_hostport(target, &u, t, why) < 0 ||
+        (u.has_query && parse_tls_query(target, u.query, t, why) < 0))
         return -1;
     return parse_db(target + u.path.off, u.path.len, t, why);
 }
@@ -242,7 +293,9 @@ redis_target_parse(const char *target, struct redis_target *t, char *err)
     if (parse_rest(scheme, target, t, &why) == 0)
         return 0;
     masked = redis_mask_target(target);
-    seterr(err, "invalid target '%s': %s (e.g. redis://:PASSWORD@127.0.0.1:6379/0)", masked, why);
+    seterr(err, "invalid target '%s': %s (e.g. %s)", masked, why,
+           t->tls ? "rediss://:PASSWORD@127.0.0.1:6380/0?cacert=/path/ca.crt"
+                  : "redis://:PASSWORD@127.0.0.1:6379/0");
     free(masked);
     return -1;
 }
@@ -269,15 +322,6 @@ redis_target_where(const struct redis_target *t, char *out, size_t len)
 }
 
 /* ---- blocking connect (main thread, collector) ---- */
-
-static int
-tls_refused(char *err)
-{
-    return seterr(err,
-                  "rediss:// needs TLS, which hiredis %d.%d.%d (built in) does not have "
-                  "(use redis:// through a TLS tunnel such as stunnel)",
-                  HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
-}
 
 /* No reply: the connection broke, timed out, or the peer does not speak RESP. */
 static int
@@ -380,16 +424,39 @@ blocking_handshake(redisContext *c, const struct redis_target *t, const char *wh
     return blocking_step(c, 1, ping, t, where, timeout_ms, err);
 }
 
+/*
+ * rediss://: *c's socket goes to the TLS layer, and *c becomes a context on
+ * the plain socket it hands back (its pump: redis/tls.h).
+ */
+static int
+wrap_tls(redisContext **c, const struct redis_target *t, const char *where, int timeout_ms,
+         struct drv_tls *tls, char *err)
+{
+    int fd = redisFreeKeepFd(*c);
+
+    *c = NULL;
+    if ((fd = rtls_wrap_blocking(t, fd, where, timeout_ms, tls, err)) < 0)
+        return -1;
+    if ((*c = redisConnectFd(fd)) == NULL) {
+        close(fd);
+        return seterr(err, "cannot connect to redis at %s: out of memory", where);
+    }
+    return 0;
+}
+
 int
-redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisContext **out, char *err)
+redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisContext **out,
+                       struct drv_tls *tls, char *err)
 {
     struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
     char where[300];
     redisContext *c;
 
     *out = NULL;
-    if (t->tls)
-        return tls_refused(err);
+    if (tls != NULL)
+        *tls = (struct drv_tls){0};
+    if (t->tls && !rtls_available(err))
+        return -1;
     redis_target_where(t, where, sizeof where);
     c = t->path[0] ? redisConnectUnixWithTimeout(t->path, tv)
                    : redisConnectWithTimeout(t->host, t->port, tv);
@@ -402,6 +469,8 @@ redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisContex
         redisFree(c);
         return -1;
     }
+    if (t->tls && wrap_tls(&c, t, where, timeout_ms, tls, err) < 0)
+        return -1;
     if (redisSetTimeout(c, tv) != REDIS_OK ||
         blocking_handshake(c, t, where, timeout_ms, err) < 0) {
         if (c->err && err[0] == '\0')
@@ -693,19 +762,16 @@ rd_prepare(const struct runconf *rc, const void *opts, char *err)
     struct rd_shared *sh = xcalloc(1, sizeof(*sh));
     redisContext *ctx = NULL;
 
-    if (redis_target_parse(rc->target, &sh->t, err) < 0 || check_options(sh, rc, kv, err) < 0)
+    if (redis_target_parse(rc->target, &sh->t, err) < 0 || check_options(sh, rc, kv, err) < 0 ||
+        (sh->t.tls && (sh->tls = rtls_ctx_new(&sh->t, err)) == NULL))
         goto fail;
-    if (sh->t.tls) {
-        tls_refused(err);
-        goto fail;
-    }
     redis_target_where(&sh->t, sh->where, sizeof sh->where);
     sh->depth = kv->pipeline;
     format_requests(sh);
     format_handshake(sh);
     sh->fns = (redisReplyObjectFunctions){reply_string, reply_array, reply_integer, reply_nil,
                                           reply_free};
-    if (redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, &ctx, err) < 0)
+    if (redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, &ctx, &sh->tls_info, err) < 0)
         goto fail;
     for (int i = 0; i < sh->mix.n; i++)
         if (sh->mix.e[i].script != NULL && redis_script_check(ctx, sh->mix.e[i].script, err) < 0)
@@ -738,6 +804,7 @@ rd_release(void *shared)
     if (sh->hs != NULL)
         explicit_bzero(sh->hs, sh->hs_len); /* it holds the password */
     free(sh->hs);
+    rtls_ctx_free(sh->tls);
     explicit_bzero(&sh->t, sizeof sh->t);
     free(sh);
 }
@@ -772,6 +839,8 @@ rd_conn_disconnect(void *conn)
 {
     struct rd_conn *c = conn;
 
+    rtls_free(c->tls); /* before the socket closes: its goodbye goes out first */
+    c->tls = NULL;
     if (c->ctx != NULL)
         redisFree(c->ctx);
     c->ctx = NULL;
@@ -786,6 +855,8 @@ rd_conn_free(void *conn)
     struct rd_conn *c = conn;
 
     rd_conn_disconnect(c);
+    if (c->session != NULL)
+        rtls_session_free(&c->session);
     free(c->obuf);
     free(c->due);
     free(c->line);
@@ -824,20 +895,47 @@ queue_bytes(struct rd_conn *c, const char *bytes, size_t n)
     c->olen += n;
 }
 
-/* Sends what is queued: DRV_WANT_READ when all went, DRV_WANT_WRITE when the socket is full. */
+/* One send of what is queued, plain or through TLS: bytes sent, or RTLS_WANT_* / RTLS_ERROR. */
+static long
+send_some(struct rd_conn *c, char *msg, size_t msglen)
+{
+    const char *p = c->obuf + c->opos;
+    size_t n = c->olen - c->opos;
+    char why[160];
+    ssize_t w;
+    long tw;
+
+    if (c->tls != NULL) {
+        if ((tw = rtls_write(c->tls, p, n, why, sizeof why)) == RTLS_ERROR)
+            snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, why);
+        return tw;
+    }
+    do
+        w = send(c->ctx->fd, p, n, MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    if (w >= 0)
+        return (long)w;
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return RTLS_WANT_WRITE;
+    snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, strerror(errno));
+    return RTLS_ERROR;
+}
+
+/*
+ * Sends what is queued: DRV_WANT_READ when all went, DRV_WANT_WRITE when the
+ * socket is full (DRV_WANT_READ too when TLS must read before it writes).
+ */
 static enum drv_status
 flush_out(struct rd_conn *c, char *msg, size_t msglen)
 {
     while (c->opos < c->olen) {
-        ssize_t n = send(c->ctx->fd, c->obuf + c->opos, c->olen - c->opos, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        long n = send_some(c, msg, msglen);
+        if (n == RTLS_WANT_WRITE)
             return DRV_WANT_WRITE;
-        if (n < 0) {
-            snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, strerror(errno));
+        if (n == RTLS_WANT_READ)
+            return DRV_WANT_READ;
+        if (n < 0)
             return DRV_ERROR;
-        }
         c->opos += (size_t)n;
     }
     c->olen = c->opos = 0;
@@ -858,17 +956,38 @@ queue_out(struct rd_conn *c, struct txn_result *res)
     return DRV_WANT_READ;
 }
 
-/* Reads what the socket has into the reader: 1 read some, 0 nothing yet, -1 lost (msg). */
+/* One read, plain or through TLS: bytes read, 0 closed, or RTLS_WANT_* / RTLS_ERROR (why). */
+static long
+recv_some(struct rd_conn *c, char *buf, size_t len, char *why, size_t whylen)
+{
+    ssize_t n;
+
+    if (c->tls != NULL)
+        return rtls_read(c->tls, buf, len, why, whylen);
+    do
+        n = recv(c->ctx->fd, buf, len, 0);
+    while (n < 0 && errno == EINTR);
+    if (n >= 0)
+        return (long)n;
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return RTLS_WANT_READ;
+    snprintf(why, whylen, "%s", strerror(errno));
+    return RTLS_ERROR;
+}
+
+/*
+ * Reads what the socket has into the reader: 1 read some, 0 nothing yet, 2
+ * nothing until the socket is writable (TLS), -1 lost (msg). A plain read
+ * that came back short emptied the socket; a TLS read returns one record
+ * at most, so whether it left anything is OpenSSL's to say (rtls_drained).
+ */
 static int
 read_in(struct rd_conn *c, char *msg, size_t msglen)
 {
-    char buf[RD_READ_CHUNK];
-    ssize_t n;
+    char buf[RD_READ_CHUNK], why[160];
+    long n = recv_some(c, buf, sizeof buf, why, sizeof why);
 
-    do
-        n = recv(c->ctx->fd, buf, sizeof buf, 0);
-    while (n < 0 && errno == EINTR);
-    c->unread = n == (ssize_t)sizeof buf;
+    c->unread = c->tls != NULL ? n > 0 && !rtls_drained(c->tls) : n == (long)sizeof buf;
     if (n > 0) {
         if (redisReaderFeed(c->ctx->reader, buf, (size_t)n) == REDIS_OK)
             return 1;
@@ -879,9 +998,9 @@ read_in(struct rd_conn *c, char *msg, size_t msglen)
         snprintf(msg, msglen, "%.200s closed the connection", c->sh->where);
         return -1;
     }
-    if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return 0;
-    snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, strerror(errno));
+    if (n == RTLS_WANT_READ || n == RTLS_WANT_WRITE)
+        return n == RTLS_WANT_READ ? 0 : 2;
+    snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, why);
     return -1;
 }
 
@@ -909,7 +1028,7 @@ next_reply(struct rd_conn *c, struct txn_result *res, char *msg, size_t msglen)
         }
         if (reply != NULL)
             return DRV_DONE;
-        if (c->opos < c->olen && res != NULL && res->sendq != NULL && !c->unread)
+        if (c->opos < c->olen && res != NULL && res->sendq != NULL && !c->unread && !c->tls)
             return queue_out(c, res);
         if (c->opos < c->olen && ((st = flush_out(c, msg, msglen)) != DRV_WANT_READ || !c->unread))
             return st;
@@ -918,6 +1037,8 @@ next_reply(struct rd_conn *c, struct txn_result *res, char *msg, size_t msglen)
             return DRV_ERROR;
         case 0:
             return DRV_WANT_READ;
+        case 2:
+            return DRV_WANT_WRITE;
         }
     }
 }
@@ -951,6 +1072,19 @@ rd_conn_connect_start(void *conn, char *err)
     return DRV_WANT_WRITE;
 }
 
+/* Queues AUTH and SELECT, if the target asks for them; 1 when there are none (ready). */
+static int
+start_setup(struct rd_conn *c)
+{
+    if (c->sh->hs_count == 0) {
+        c->step = STEP_READY;
+        return 1;
+    }
+    queue_bytes(c, c->sh->hs, c->sh->hs_len);
+    c->hs_left = c->sh->hs_count;
+    return 0;
+}
+
 static enum drv_status
 rd_conn_connect_poll(void *conn, char *err)
 {
@@ -964,13 +1098,20 @@ rd_conn_connect_poll(void *conn, char *err)
             seterr(err, "cannot connect to %s: %s", c->sh->where, strerror(e));
             return DRV_ERROR;
         }
-        if (c->sh->hs_count == 0) {
-            c->step = STEP_READY;
+        if (c->sh->tls != NULL)
+            c->tls = rtls_new(c->sh->tls, c->ctx->fd, &c->session);
+        c->step = c->sh->tls != NULL ? STEP_TLS : STEP_HANDSHAKE;
+        if (c->step == STEP_HANDSHAKE && start_setup(c))
             return DRV_DONE;
-        }
-        queue_bytes(c, c->sh->hs, c->sh->hs_len);
-        c->hs_left = c->sh->hs_count;
+    }
+    if (c->step == STEP_TLS) {
+        if ((e = rtls_handshake(c->tls, c->sh->where, err)) != 0)
+            return e == RTLS_WANT_READ    ? DRV_WANT_READ
+                   : e == RTLS_WANT_WRITE ? DRV_WANT_WRITE
+                                          : DRV_ERROR;
         c->step = STEP_HANDSHAKE;
+        if (start_setup(c))
+            return DRV_DONE;
     }
     while ((st = next_reply(c, NULL, msg, sizeof msg)) == DRV_DONE) {
         if (c->rtype == REDIS_REPLY_ERROR) {
@@ -1116,6 +1257,15 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
     return DRV_DONE;
 }
 
+/* Whether prepare's connection was TLS, and which (the record's "tls"). */
+static void
+rd_tls(const void *shared, struct drv_tls *out)
+{
+    const struct rd_shared *sh = shared;
+
+    *out = sh->tls_info;
+}
+
 static int
 rd_stmt_labels(const void *shared, const struct stmt_label **out)
 {
@@ -1146,6 +1296,7 @@ static const char *const rd_demo_options[] = {"fill=1", NULL}; /* so that gets h
 
 const struct driver_class redis_driver_class = {
     .name = "redis",
+    .version_note = rtls_note,
     .schemes = rd_schemes,
     .workloads = rd_workloads,
     .modes = rd_modes,
@@ -1159,6 +1310,7 @@ const struct driver_class redis_driver_class = {
     .mask = redis_mask_target,
     .prepare = rd_prepare,
     .release = rd_release,
+    .tls = rd_tls,
     .conn_new = rd_conn_new,
     .conn_free = rd_conn_free,
     .conn_fd = rd_conn_fd,

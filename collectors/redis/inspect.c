@@ -360,7 +360,7 @@ redis_inspect(const char *target, const struct inspect_conf *ic, char *err)
     int rc;
 
     if (redis_target_parse(target, &t, err) < 0 ||
-        redis_connect_blocking(&t, TIMEOUT_MS, &ctx, err) < 0) {
+        redis_connect_blocking(&t, TIMEOUT_MS, &ctx, NULL, err) < 0) {
         explicit_bzero(&t, sizeof t);
         return -1;
     }

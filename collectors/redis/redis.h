@@ -4,6 +4,7 @@
  * tests) includes it; the engine sees only the class structs.
  *
  *   redis/driver.c            targets, blocking connect, the load driver (hiredis)
+ *   redis/tls.h        rediss://: OpenSSL on the driver's sockets, a pump for hiredis
  *   redis/info.c       pure parsers: INFO, INFO commandstats, SLOWLOG GET
  *   redis/script.c     pure: -f scripts' command lines as RESP
  *   redis/collector.c  the collector class (sample over hiredis, derive pure)
@@ -27,18 +28,22 @@
  * What a target names:
  *   redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]      TCP (HOST may be [v6]); port 6379
  *   redis+unix://[[USER]:PASSWORD@]/PATH[?db=DB]    a Unix socket
- *   rediss://...                                    TLS: refused, hiredis 0.14 has none
+ *   rediss://...[?cacert=PATH][&insecure]           TLS (redis/tls.h); port 6379
  * A userinfo without ':' is a password (as redis-cli reads it). USER and
- * PASSWORD may be %-encoded.
+ * PASSWORD may be %-encoded. rediss:// verifies the server's certificate
+ * against the system's CAs or cacert= (a PEM file), and the host name;
+ * insecure (or insecure=1) verifies nothing, as curl's --insecure.
  */
 struct redis_target {
     char host[256];
     int port;
-    char path[256]; /* Unix socket; "" for TCP */
-    char user[128]; /* "" = AUTH with the password only */
-    char pass[256]; /* "" = no AUTH */
-    int db;         /* 0 = the default database (no SELECT) */
-    int tls;        /* rediss:// */
+    char path[256];   /* Unix socket; "" for TCP */
+    char user[128];   /* "" = AUTH with the password only */
+    char pass[256];   /* "" = no AUTH */
+    int db;           /* 0 = the default database (no SELECT) */
+    int tls;          /* rediss:// */
+    char cacert[256]; /* rediss://...?cacert=PATH; "" = the system's CAs */
+    int insecure;     /* rediss://...?insecure: no verification */
 };
 
 /* 0, or -1 with a one-line "problem (fix)" in err; err never holds the password. */
@@ -47,15 +52,17 @@ int redis_target_parse(const char *target, struct redis_target *t, char *err);
 char *redis_mask_target(const char *target);
 /* "127.0.0.1:6379" or the socket path, for messages. */
 void redis_target_where(const struct redis_target *t, char *out, size_t len);
+struct drv_tls;
 /*
- * Blocking connect for the main thread and the collector: AUTH and SELECT
- * when the target asks, then PING, each within timeout_ms. A server that is
- * not Redis (memcached, PostgreSQL) gets a message that says so. 0 with *out
- * connected (the caller redisFree()s it), or -1 with a one-line "problem
- * (fix)" in err.
+ * Blocking connect for the main thread and the collector: the TLS handshake
+ * for rediss:// (redis/tls.h), AUTH and SELECT when the target asks, then
+ * PING, each within timeout_ms. A server that is not Redis (memcached,
+ * PostgreSQL) gets a message that says so. 0 with *out connected (the
+ * caller redisFree()s it) and, when tls is not NULL, whether and how the
+ * connection is encrypted; or -1 with a one-line "problem (fix)" in err.
  */
 int redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisContext **out,
-                           char *err);
+                           struct drv_tls *tls, char *err);
 
 /* --- parsers (redis/info.c): pure functions over reply text --- */
 

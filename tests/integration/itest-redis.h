@@ -69,6 +69,17 @@ rtest_integer(redisContext *c, const char *cmd)
     return v;
 }
 
+/* The server's connections now whose CLIENT LIST line holds needle (" user=NAME "). */
+static inline int
+rtest_clients_with(redisContext *c, const char *needle)
+{
+    redisReply *r = rtest_cmd(c, "CLIENT LIST");
+    int n = itest_count_lines(r->str, needle);
+
+    freeReplyObject(r);
+    return n;
+}
+
 /* The server's call count for one command (commandstats name, e.g. "get"); 0 if never called. */
 static inline long long
 rtest_calls(redisContext *c, const char *name)

@@ -606,6 +606,63 @@ itest_make_cert(const char *dir, const char *name, const char *owner_of)
 }
 
 /*
+ * The tests' certificate folder: dir (a mkdtemp template) made 0755, since a
+ * server's user reads its key there, with DIR/other.crt, a CA that signed
+ * none of the servers' certificates; ca and other get the paths of
+ * DIR/server.crt (made by the test with itest_make_cert) and DIR/other.crt.
+ */
+static inline void
+itest_certdir_make(char *dir, char *ca, size_t ca_len, char *other, size_t other_len)
+{
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(chmod(dir, 0755), 0);
+    itest_make_cert(dir, "other", dir);
+    snprintf(ca, ca_len, "%s/server.crt", dir);
+    snprintf(other, other_len, "%s/other.crt", dir);
+}
+
+static inline void
+itest_certdir_remove(const char *dir)
+{
+    const char *names[] = {"server.crt", "server.key", "other.crt", "other.key"};
+    char path[700];
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* A 1 s run on target; fails unless it exits 2 with one stderr line holding every want. */
+static inline void
+itest_expect_run_error(char *target, const char *const *want)
+{
+    char *args[] = {"run", target, "--headless", "-T", "1", NULL};
+    struct run r = itest_runv(args);
+
+    fprintf(stderr, "  %s", r.err);
+    assert_int_equal(r.status, 2);
+    assert_int_equal(itest_lines(r.err), 1);
+    for (int i = 0; want[i] != NULL; i++)
+        if (strstr(r.err, want[i]) == NULL)
+            fail_msg("'%s' not in: %s", want[i], r.err);
+    itest_free(&r);
+}
+
+/* The record's json_line says TLS 1.x with a cipher, and so does the human summary. */
+static inline void
+itest_assert_tls_used(const struct run *r, const char *json_line)
+{
+    const char *tls = strstr(json_line, "\"tls\":{\"used\":true,\"protocol\":\"TLSv1.");
+
+    if (tls == NULL)
+        fail_msg("no TLS in: %s", json_line);
+    assert_non_null(strstr(tls, "\"cipher\":\""));
+    assert_non_null(strstr(r->err, "\ntls: TLSv1."));
+}
+
+/*
  * What every server-restart test does: runs benchtop with args, restarts
  * the test server (kill -USR1 BENCHTOP_<prefix>_SERVE_PID) after ms, and,
  * when read_answer, reads serve's "restarted" from BENCHTOP_<prefix>_SERVE_FD

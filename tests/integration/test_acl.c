@@ -61,13 +61,9 @@ static int
 clients_of(const char *user)
 {
     char needle[64];
-    redisReply *r = rtest_cmd(admin, "CLIENT LIST");
-    int n;
 
     snprintf(needle, sizeof needle, " user=%s ", user);
-    n = itest_count_lines(r->str, needle);
-    freeReplyObject(r);
-    return n;
+    return rtest_clients_with(admin, needle);
 }
 
 /*

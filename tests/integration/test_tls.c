@@ -24,46 +24,6 @@ enum { POLL_MS = 100, POLL_TRIES = 100 };
 static char certdir[] = "/tmp/bt-tls-XXXXXX";
 static char ca[600], other_ca[600];
 
-/* The folder of the certificates, and another CA's that signed none of the servers'. */
-static void
-make_certdir(void)
-{
-    assert_non_null(mkdtemp(certdir));
-    assert_int_equal(chmod(certdir, 0755), 0); /* the server's user reads its key here */
-    itest_make_cert(certdir, "other", certdir);
-    snprintf(ca, sizeof ca, "%s/server.crt", certdir);
-    snprintf(other_ca, sizeof other_ca, "%s/other.crt", certdir);
-}
-
-static void
-remove_certdir(void)
-{
-    const char *names[] = {"server.crt", "server.key", "other.crt", "other.key"};
-    char path[700];
-
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", certdir, names[i]);
-        unlink(path);
-    }
-    rmdir(certdir);
-}
-
-/* A 1 s run on target; fails unless it exits 2 with one stderr line holding every want. */
-static void
-expect_error(char *target, const char *const *want)
-{
-    char *args[] = {"run", target, "--headless", "-T", "1", NULL};
-    struct run r = itest_runv(args);
-
-    fprintf(stderr, "  %s", r.err);
-    assert_int_equal(r.status, 2);
-    assert_int_equal(itest_lines(r.err), 1);
-    for (int i = 0; want[i] != NULL; i++)
-        if (strstr(r.err, want[i]) == NULL)
-            fail_msg("'%s' not in: %s", want[i], r.err);
-    itest_free(&r);
-}
-
 /* ---- PostgreSQL ---- */
 
 static PGconn *admin;
@@ -174,26 +134,14 @@ pg_run_counting(const char *target, int want_ssl, const char **sum)
     return r;
 }
 
-/* The JSON line holds "tls":{"used":true,"protocol":"TLSv1.<n>" and the human summary says so. */
-static void
-assert_tls_used(const struct run *r, const char *json_line)
-{
-    const char *tls = strstr(json_line, "\"tls\":{\"used\":true,\"protocol\":\"TLSv1.");
-
-    if (tls == NULL)
-        fail_msg("no TLS in: %s", json_line);
-    assert_non_null(strstr(tls, "\"cipher\":\""));
-    assert_non_null(strstr(r->err, "\ntls: TLSv1."));
-}
-
 static void
 test_pg_require(void **state)
 {
     const char *sum;
     struct run r = pg_run_counting(pg_target("sslmode=require"), 1, &sum);
 
-    assert_tls_used(&r, sum);
-    assert_tls_used(&r, itest_line(r.out, "\"type\":\"run\""));
+    itest_assert_tls_used(&r, sum);
+    itest_assert_tls_used(&r, itest_line(r.out, "\"type\":\"run\""));
     /* the collector sampled over its TLS session */
     assert_non_null(strstr(itest_line(r.out, "\"type\":\"server\""), "\"ok\":true"));
     itest_free(&r);
@@ -220,7 +168,7 @@ test_pg_verify_full(void **state)
 
     snprintf(params, sizeof params, "sslmode=verify-full&sslrootcert=%s", ca);
     r = pg_run_counting(pg_target(params), 1, &sum);
-    assert_tls_used(&r, sum);
+    itest_assert_tls_used(&r, sum);
     itest_free(&r);
 }
 
@@ -232,7 +180,7 @@ test_pg_verify_wrong_ca(void **state)
     const char *want[] = {"certificate verify failed", "sslrootcert=", NULL};
 
     snprintf(params, sizeof params, "sslmode=verify-full&sslrootcert=%s", other_ca);
-    expect_error(pg_target(params), want);
+    itest_expect_run_error(pg_target(params), want);
 }
 
 /* verify-full checks the name too: the certificate holds 127.0.0.1 and localhost, not 127.0.0.2. */
@@ -250,7 +198,7 @@ test_pg_verify_wrong_host(void **state)
     *strchr(target, '?') = '\0';
     snprintf(target + strlen(target), sizeof target - strlen(target), "?%s&hostaddr=127.0.0.1",
              params);
-    expect_error(target, want);
+    itest_expect_run_error(target, want);
 }
 
 /* ---- MySQL / MariaDB ---- */
@@ -327,8 +275,8 @@ test_my_required(void **state)
     const char *sum;
     struct run r = my_run(my_target("ssl-mode=REQUIRED"), &tls_sessions, &sum);
 
-    assert_tls_used(&r, sum);
-    assert_tls_used(&r, itest_line(r.out, "\"type\":\"run\""));
+    itest_assert_tls_used(&r, sum);
+    itest_assert_tls_used(&r, itest_line(r.out, "\"type\":\"run\""));
     assert_true(tls_sessions >= 4); /* prepare, 2 clients, the collector */
     assert_non_null(strstr(itest_line(r.out, "\"type\":\"server\""), "\"ok\":true"));
     itest_free(&r);
@@ -357,7 +305,7 @@ test_my_verify_identity(void **state)
 
     snprintf(params, sizeof params, "ssl-mode=VERIFY_IDENTITY&ssl-ca=%s", my_ca);
     r = my_run(my_target(params), &tls_sessions, &sum);
-    assert_tls_used(&r, sum);
+    itest_assert_tls_used(&r, sum);
     assert_true(tls_sessions >= 4);
     itest_free(&r);
 }
@@ -370,7 +318,7 @@ test_my_verify_wrong_ca(void **state)
     const char *want[] = {"TLS/SSL error", "ssl-", NULL};
 
     snprintf(params, sizeof params, "ssl-mode=VERIFY_CA&ssl-ca=%s", other_ca);
-    expect_error(my_target(params), want);
+    itest_expect_run_error(my_target(params), want);
 }
 
 #endif
@@ -387,7 +335,7 @@ main(void)
 
     if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_my_*' */
         cmocka_set_test_filter(getenv("ITEST_FILTER"));
-    make_certdir();
+    itest_certdir_make(certdir, ca, sizeof ca, other_ca, sizeof other_ca);
     failed = cmocka_run_group_tests_name("tls_postgres", pg, pg_setup, pg_teardown);
 #ifdef HAVE_MYSQL
     const struct CMUnitTest my[] = {
@@ -399,6 +347,6 @@ main(void)
 
     failed += cmocka_run_group_tests_name("tls_mysql", my, my_setup, my_teardown);
 #endif
-    remove_certdir();
+    itest_certdir_remove(certdir);
     return failed;
 }

@@ -58,6 +58,31 @@ test_tcp_forms(void **state)
 
     t = parse_ok("rediss://h:1");
     assert_int_equal(t.tls, 1);
+    assert_int_equal(t.insecure, 0);
+    assert_string_equal(t.cacert, "");
+}
+
+/* rediss://'s parameters: cacert= (%-decoded) and insecure, in any order. */
+static void
+test_tls_params(void **state)
+{
+    (void)state;
+    struct redis_target t = parse_ok("rediss://:pw@h:6380/2?cacert=/etc/ca%20dir/ca.crt");
+
+    assert_int_equal(t.tls, 1);
+    assert_int_equal(t.port, 6380);
+    assert_int_equal(t.db, 2);
+    assert_string_equal(t.pass, "pw");
+    assert_string_equal(t.cacert, "/etc/ca dir/ca.crt");
+    assert_int_equal(t.insecure, 0);
+    t = parse_ok("rediss://h?insecure");
+    assert_int_equal(t.insecure, 1);
+    assert_string_equal(t.host, "h");
+    t = parse_ok("rediss://h:1?insecure=1&cacert=/c.pem");
+    assert_int_equal(t.insecure, 1);
+    assert_string_equal(t.cacert, "/c.pem");
+    t = parse_ok("rediss://h:1?cacert=/c.pem&insecure=0");
+    assert_int_equal(t.insecure, 0);
 }
 
 static void
@@ -101,9 +126,12 @@ test_bad_targets(void **state)
 {
     (void)state;
     const char *bad[] = {
-        "redis://h:0",         "redis://h:65536",  "redis://h:port",   "redis://h/x",
-        "redis://[::1",        "redis://h:1?db=2", "redis+unix://h/x", "redis+unix://rel",
-        "redis+unix:///s?x=1", "redis://:p%zz@h",  "memcached://h",    "redis://h:1/99999999",
+        "redis://h:0",        "redis://h:65536",      "redis://h:port",
+        "redis://h/x",        "redis://[::1",         "redis://h:1?db=2",
+        "redis+unix://h/x",   "redis+unix://rel",     "redis+unix:///s?x=1",
+        "redis://:p%zz@h",    "memcached://h",        "redis://h:1/99999999",
+        "redis://h?insecure", "rediss://h?x=1",       "rediss://h?insecure=2",
+        "rediss://h?cacert=", "rediss://h?insecure&", "rediss://h?cacert=%zz",
     };
     struct redis_target t;
     char err[BT_ERRLEN];
@@ -164,11 +192,9 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tcp_forms),
-        cmocka_unit_test(test_userinfo),
-        cmocka_unit_test(test_unix_socket),
-        cmocka_unit_test(test_bad_targets),
-        cmocka_unit_test(test_password_never_shown),
+        cmocka_unit_test(test_tcp_forms),   cmocka_unit_test(test_tls_params),
+        cmocka_unit_test(test_userinfo),    cmocka_unit_test(test_unix_socket),
+        cmocka_unit_test(test_bad_targets), cmocka_unit_test(test_password_never_shown),
         cmocka_unit_test(test_where),
     };
     return cmocka_run_group_tests_name("redis_target", tests, NULL, NULL);
