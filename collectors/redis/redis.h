@@ -4,6 +4,7 @@
  * tests) includes it; the engine sees only the class structs.
  *
  *   redis/driver.c            targets, blocking connect, the load driver (hiredis)
+ *   redis/reply.c      replies on blocking connections, with caps
  *   redis/info.c       pure parsers: INFO, INFO commandstats, SLOWLOG GET
  *   redis/script.c     pure: -f scripts' command lines as RESP
  *   redis/collector.c  the collector class (sample over hiredis, derive pure)
@@ -56,6 +57,22 @@ void redis_target_where(const struct redis_target *t, char *out, size_t len);
  */
 int redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisContext **out,
                            char *err);
+
+/* --- replies with caps (redis/reply.c) --- */
+
+/*
+ * The most one reply may hold: objects (an array's header counts its
+ * elements, refused before hiredis allocates them) and bytes not yet
+ * parsed (a bulk string arriving). Past either the context is in error
+ * ("a reply of more than ...") and must be freed. The load driver, which
+ * allocates nothing per reply, checks RD_REPLY_BYTES alone.
+ */
+enum { RD_REPLY_OBJECTS = 1000000, RD_REPLY_BYTES = 64 << 20 };
+/* redisGetReply with the caps: REDIS_OK with *out, or REDIS_ERR (c->errstr says why). */
+int redis_reply(redisContext *c, redisReply **out);
+/* redisCommand and redisCommandArgv with the caps: the reply, or NULL (c->errstr says why). */
+redisReply *redis_command(redisContext *c, const char *format, ...);
+redisReply *redis_command_argv(redisContext *c, int argc, const char **argv, const size_t *lens);
 
 /* --- parsers (redis/info.c): pure functions over reply text --- */
 
