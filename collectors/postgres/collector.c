@@ -906,7 +906,8 @@ wait_ready(PGconn *conn, uint64_t deadline, char *err)
 
 /*
  * Adds row, a single-row result, to *all (made from the first): -1 once
- * the rows together pass PG_REPLY_MAX bytes (values and a word per column).
+ * the rows together pass PG_PANE_REPLY_MAX bytes (values and a word per
+ * column).
  */
 static int
 add_row(PGresult **all, const PGresult *row, size_t *bytes)
@@ -915,7 +916,7 @@ add_row(PGresult **all, const PGresult *row, size_t *bytes)
 
     for (f = 0; f < n; f++)
         *bytes += (size_t)PQgetlength(row, 0, f) + sizeof(void *);
-    if (*bytes > PG_REPLY_MAX)
+    if (*bytes > PG_PANE_REPLY_MAX)
         return -1;
     if (*all == NULL)
         return (*all = PQcopyResult(row, PG_COPYRES_ATTRS | PG_COPYRES_TUPLES)) ? 0 : -1;
@@ -930,8 +931,8 @@ add_row(PGresult **all, const PGresult *row, size_t *bytes)
  * PQgetResult with a deadline: *res may be NULL (no more results); -1 with
  * err on timeout. A statement sent in single-row mode (send_rows) comes
  * back whole all the same, its rows put together here, so that a server
- * streaming rows is cut at PG_REPLY_MAX instead of filling memory for the
- * whole deadline (libpq keeps a result's rows until it ends).
+ * streaming rows is cut at PG_PANE_REPLY_MAX instead of filling memory for
+ * the whole deadline (libpq keeps a result's rows until it ends).
  */
 static int
 next_result(PGconn *conn, uint64_t deadline, PGresult **res, char *err)
@@ -940,8 +941,14 @@ next_result(PGconn *conn, uint64_t deadline, PGresult **res, char *err)
     size_t bytes = 0;
 
     for (*res = NULL;; PQclear(r)) {
-        if (wait_ready(conn, deadline, err) < 0)
+        if (wait_ready(conn, deadline, err) < 0) {
+            if (all != NULL) /* not silence: rows that did not end in time */
+                seterr(err,
+                       "the server sent %zu kB of rows for one of the server pane's statements "
+                       "and no end within %d s (is this a PostgreSQL server?)",
+                       bytes >> 10, ANSWER_TIMEOUT_S);
             break;
+        }
         r = PQgetResult(conn);
         if (r == NULL || PQresultStatus(r) != PGRES_SINGLE_TUPLE) {
             if (all != NULL && PQresultStatus(r) == PGRES_TUPLES_OK) { /* the rows' end */
@@ -957,7 +964,7 @@ next_result(PGconn *conn, uint64_t deadline, PGresult **res, char *err)
             seterr(err,
                    "the server sent more than %d MiB of rows for one of the server pane's "
                    "statements (is this a PostgreSQL server?)",
-                   PG_REPLY_MAX >> 20);
+                   PG_PANE_REPLY_MAX >> 20);
             PQclear(r);
             break;
         }
