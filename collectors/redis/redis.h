@@ -67,8 +67,13 @@ int redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisCo
  * ("a reply of more than ...") and must be freed. The load driver, which
  * allocates nothing per reply, checks RD_REPLY_BYTES alone.
  */
-/* RD_REPLY_BYTES is above --value-size's largest (64 MiB): any value benchtop sets, it reads. */
-enum { RD_REPLY_OBJECTS = 1000000, RD_REPLY_BYTES = 65 << 20 };
+/*
+ * RD_REPLY_BYTES, the load's, is above --value-size's largest (64 MiB): any
+ * value benchtop sets, it reads. The blocking connections' replies (INFO,
+ * CLIENT LIST, SCAN) stop at RD_REPLY_BYTES_BLOCKING: hiredis grows its
+ * buffer a MiB at a time, so a reply of n MiB costs n^2/2 MiB of copying.
+ */
+enum { RD_REPLY_OBJECTS = 1000000, RD_REPLY_BYTES = 65 << 20, RD_REPLY_BYTES_BLOCKING = 16 << 20 };
 /* redisGetReply with the caps: REDIS_OK with *out, or REDIS_ERR (c->errstr says why). */
 int redis_reply(redisContext *c, redisReply **out);
 /* redisCommand and redisCommandArgv with the caps: the reply, or NULL (c->errstr says why). */

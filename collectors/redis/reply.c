@@ -6,7 +6,7 @@
  * reader has no limit of its own (maxelements came in hiredis 1.0). So the
  * reader's object functions count what one reply makes and refuse past
  * RD_REPLY_OBJECTS, before anything is allocated, and the reads are ours:
- * past RD_REPLY_BYTES of a reply not yet complete the reply fails. Either
+ * past RD_REPLY_BYTES_BLOCKING of a reply not yet complete it fails. Either
  * way the context is in error, with a message that says why.
  */
 #include "redis.h"
@@ -125,8 +125,8 @@ redis_reply(redisContext *c, redisReply **out)
     rc = redisGetReplyFromReader(c, &r);
     while (rc == REDIS_OK && r == NULL && (c->flags & REDIS_BLOCK)) {
         rc = read_more(c);
-        if (rc == REDIS_OK && c->reader->len - c->reader->pos > RD_REPLY_BYTES)
-            rc = refuse(c, RD_REPLY_BYTES >> 20, "MiB");
+        if (rc == REDIS_OK && c->reader->len - c->reader->pos > RD_REPLY_BYTES_BLOCKING)
+            rc = refuse(c, RD_REPLY_BYTES_BLOCKING >> 20, "MiB");
         else if (rc == REDIS_OK)
             rc = redisGetReplyFromReader(c, &r);
     }
