@@ -1133,7 +1133,8 @@ probe_trx(struct my_coll *c, char *err)
     while ((row = mysql_fetch_row(res)) != NULL)
         trx_take(c, row);
     mysql_free_result(res);
-    qsort(c->trx, (size_t)c->ntrx, sizeof(*c->trx), trx_cmp);
+    if (c->ntrx > 1) /* none read: c->trx may still be NULL, and qsort(NULL, 0) is undefined */
+        qsort(c->trx, (size_t)c->ntrx, sizeof(*c->trx), trx_cmp);
     return probe_blockers(c, err);
 }
 

@@ -14,6 +14,7 @@
 #include "base/jobthread.h"
 #include "collectors/mysql/conn.h"
 #include "base/progress.h"
+#include "base/text.h"
 
 #include <errmsg.h>
 #include <mysqld_error.h>
@@ -238,14 +239,144 @@ current_db(MYSQL *m, char *db, size_t dblen, char *err)
     return 0;
 }
 
-static int
-query_int64(MYSQL *m, const char *sql, int64_t *out, char *err)
+/* ---- statements whose waits are told ---- */
+
+/* One statement run on a job thread (a blocking call), its socket shut down to cancel it. */
+struct query_job {
+    MYSQL *m;
+    const char *sql;
+    struct jobthread *th;
+    int rc;
+};
+
+static void
+query_job_run(void *arg)
+{
+    struct query_job *j = arg;
+
+#ifdef LIBMARIADB
+    jobthread_set_cancel_fd(j->th, (int)mysql_get_socket(j->m));
+#else
+    jobthread_set_cancel_fd(j->th, (int)j->m->net.fd); /* libmysqlclient has no getter */
+#endif
+    j->rc = mysql_query(j->m, j->sql);
+    jobthread_set_cancel_fd(j->th, -1);
+}
+
+/* The first column of sql's first row on m into out ("" if none or on error). */
+static void
+side_answer(MYSQL *m, const char *sql, char *out, size_t len)
 {
     MYSQL_RES *res;
     MYSQL_ROW row;
 
+    out[0] = '\0';
     if (mysql_query(m, sql) != 0 || (res = mysql_store_result(m)) == NULL)
-        return my_sql_error(m, "run", sql, err);
+        return;
+    if ((row = mysql_fetch_row(res)) != NULL && row[0] != NULL)
+        text_clean(out, len, row[0]);
+    mysql_free_result(res);
+}
+
+/*
+ * What connection id's statement waits for, asked on a second connection:
+ * the row lock's holder (INNODB_LOCK_WAITS), else the server's state for
+ * it with the other sessions, one of which holds the lock (MariaDB names a
+ * metadata lock's holder only with the metadata_lock_info plugin, which is
+ * not loaded by default).
+ */
+static void
+what_blocks(const char *target, unsigned long id, char *out, size_t len)
+{
+    static const char others[] =
+        "SELECT GROUP_CONCAT(s SEPARATOR '; ') FROM (SELECT CONCAT('connection ', ID, ' (', "
+        "USER, IF(COMMAND = 'Sleep', ', idle ', CONCAT(', ', COMMAND, ' ')), TIME, ' s)') AS s "
+        "FROM information_schema.PROCESSLIST WHERE ID NOT IN (%lu, CONNECTION_ID()) AND "
+        "COMMAND NOT IN ('Daemon', 'Binlog Dump') AND USER <> 'system user' ORDER BY TIME DESC "
+        "LIMIT 5) AS t";
+    static const char row_lock[] =
+        "SELECT CONCAT('a row lock held by connection ', b.trx_mysql_thread_id, ', ', "
+        "IF(b.trx_state = 'RUNNING' AND b.trx_query IS NULL, 'idle in transaction', "
+        "b.trx_state)) FROM information_schema.INNODB_LOCK_WAITS w JOIN "
+        "information_schema.INNODB_TRX b ON b.trx_id = w.blocking_trx_id JOIN "
+        "information_schema.INNODB_TRX r ON r.trx_id = w.requesting_trx_id WHERE "
+        "r.trx_mysql_thread_id = %lu LIMIT 1";
+    char sql[1024], err[BT_ERRLEN], state[64], who[256];
+    MYSQL *side;
+
+    snprintf(out, len, "the server's answer");
+    if (my_connect_timed(target, 2, &side, err) < 0)
+        return;
+    snprintf(sql, sizeof sql, row_lock, id);
+    side_answer(side, sql, who, sizeof who);
+    if (who[0] != '\0') {
+        snprintf(out, len, "%s", who);
+    } else {
+        snprintf(sql, sizeof sql, "SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = %lu",
+                 id);
+        side_answer(side, sql, state, sizeof state);
+        snprintf(sql, sizeof sql, others, id);
+        side_answer(side, sql, who, sizeof who);
+        if (state[0] != '\0')
+            snprintf(out, len, "the server (its state: %s; other sessions: %s)", state,
+                     who[0] ? who : "none");
+    }
+    mysql_close(side);
+}
+
+/*
+ * mysql_query on a job thread while this one waits, so that a wait longer
+ * than a second is told on stderr ("benchtop: waiting for a row lock held
+ * by connection 42, idle in transaction"), as PostgreSQL's prepare and init
+ * tell theirs, and SIGINT or SIGTERM ends it. why: what it waited for (""
+ * when it took less than a second). mysql_query's return.
+ */
+static int
+query_told(MYSQL *m, const char *target, const char *sql, char *why, size_t len)
+{
+    struct query_job j = {.m = m, .sql = sql, .th = jobthread_new(&my_jobthread_hooks)};
+    unsigned long id = mysql_thread_id(m); /* read before the job thread has m */
+    struct pollfd p = {.fd = jobthread_fd(j.th), .events = POLLIN};
+    int waited = 0;
+
+    why[0] = '\0';
+    jobthread_post(j.th, query_job_run, &j);
+    while (!jobthread_take(j.th)) {
+        if (poll(&p, 1, 1000) != 0)
+            continue;
+        if (progress_interrupted()) {
+            jobthread_cancel(j.th); /* the call fails as a lost connection */
+            if (why[0] == '\0')
+                snprintf(why, len, "the server's answer");
+        } else if (++waited == 1) {
+            what_blocks(target, id, why, len);
+            fprintf(stderr, "benchtop: waiting for %s\n", why);
+        }
+    }
+    jobthread_free(j.th);
+    return j.rc;
+}
+
+/* my_sql_error, or for a statement that waited and lost its connection, what it waited for. */
+static int
+told_error(MYSQL *m, const char *why, const char *verb, const char *object, char *err)
+{
+    if (why[0] == '\0' || !my_error_is_conn_lost(mysql_errno(m)))
+        return my_sql_error(m, verb, object, err);
+    if (progress_interrupted())
+        return seterr(err, "interrupted while waiting for %s", why);
+    return seterr(err, "gave up waiting for %s (end that session, or check the server)", why);
+}
+
+static int
+query_int64(MYSQL *m, const char *target, const char *sql, int64_t *out, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+    char why[512];
+
+    if (query_told(m, target, sql, why, sizeof why) != 0 || (res = mysql_store_result(m)) == NULL)
+        return told_error(m, why, "run", sql, err);
     row = mysql_fetch_row(res);
     *out = row != NULL && row[0] != NULL ? strtoll(row[0], NULL, 10) : -1;
     mysql_free_result(res);
@@ -317,7 +448,7 @@ find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int emp
         return 0;
     for (i = 1; i <= out->tables; i++) {
         snprintf(sql, sizeof sql, "SELECT MAX(id) FROM sbtest%d", i);
-        if (query_int64(m, sql, &max, err) < 0)
+        if (query_int64(m, rc->target, sql, &max, err) < 0)
             return -1;
         if (least < 0 || max < least)
             least = max;
@@ -333,11 +464,12 @@ find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int emp
 }
 
 static int
-find_counter(MYSQL *m, const char *db, char *err)
+find_counter(MYSQL *m, const char *target, const char *db, char *err)
 {
     int64_t n;
 
-    if (query_int64(m, "SELECT COUNT(*) FROM " MY_COUNTER_TABLE " WHERE id = 1", &n, err) < 0) {
+    if (query_int64(m, target, "SELECT COUNT(*) FROM " MY_COUNTER_TABLE " WHERE id = 1", &n, err) <
+        0) {
         if (mysql_errno(m) == ER_NO_SUCH_TABLE)
             return seterr(err,
                           "table " MY_COUNTER_TABLE " not found in database %s (run: "
@@ -364,7 +496,7 @@ my_find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int 
         return -1;
     if (uses_sbtest)
         return find_tables(m, rc, o, empty_ok, out, err);
-    return find_counter(m, out->db, err);
+    return find_counter(m, rc->target, out->db, err);
 }
 
 /* ---- random values ---- */
@@ -394,11 +526,15 @@ my_rand_digits(char *out, const char *tmpl, struct rng *rng)
 
 /* ---- `benchtop init` ---- */
 
+/* DDL and the counter's row: their waits told (a DROP waits for a session idle in a transaction).
+ */
 static int
 run_sql(struct init_run *r, const char *sql, const char *verb, const char *object, char *err)
 {
-    if (mysql_query(r->m, sql) != 0)
-        return my_sql_error(r->m, verb, object, err);
+    char why[512];
+
+    if (query_told(r->m, r->ic->target, sql, why, sizeof why) != 0)
+        return told_error(r->m, why, verb, object, err);
     return 0;
 }
 
@@ -488,13 +624,13 @@ check_kept(struct init_run *r, char *err)
         if (!r->kept[n - 1])
             continue;
         snprintf(sql, sizeof sql, "SELECT COALESCE(MAX(id), 0) FROM sbtest%d", n);
-        if (query_int64(r->m, sql, &rows, err) < 0)
+        if (query_int64(r->m, r->ic->target, sql, &rows, err) < 0)
             return -1;
         snprintf(sql, sizeof sql,
                  "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "
                  "DATABASE() AND TABLE_NAME = 'sbtest%d' AND INDEX_NAME = 'k_%d'",
                  n, n);
-        if (query_int64(r->m, sql, &index, err) < 0)
+        if (query_int64(r->m, r->ic->target, sql, &index, err) < 0)
             return -1;
         if (rows < r->o->table_size || index < 1)
             return seterr(err,
@@ -607,20 +743,6 @@ const struct jobthread_hooks my_jobthread_hooks = {
     .thread_end = mysql_thread_end,
 };
 
-struct index_job {
-    MYSQL *m;
-    const char *sql;
-    int rc;
-};
-
-static void
-index_job_run(void *arg)
-{
-    struct index_job *j = arg;
-
-    j->rc = mysql_query(j->m, j->sql);
-}
-
 /*
  * One long statement (an index on 10M rows takes minutes), run on a thread
  * of its own while this one says each second how long it has run, as the
@@ -630,16 +752,15 @@ static int
 run_sql_ticking(struct init_run *r, const char *sql, const char *what, const char *object,
                 char *err)
 {
-    struct index_job j = {.m = r->m, .sql = sql};
-    struct jobthread *th = jobthread_new(&my_jobthread_hooks);
-    struct pollfd p = {.fd = jobthread_fd(th), .events = POLLIN};
+    struct query_job j = {.m = r->m, .sql = sql, .th = jobthread_new(&my_jobthread_hooks)};
+    struct pollfd p = {.fd = jobthread_fd(j.th), .events = POLLIN};
     int seconds = 0;
 
-    jobthread_post(th, index_job_run, &j);
-    while (!jobthread_take(th))
+    jobthread_post(j.th, query_job_run, &j);
+    while (!jobthread_take(j.th))
         if (poll(&p, 1, 1000) == 0)
             progress_tick(r->ic->quiet, what, ++seconds);
-    jobthread_free(th);
+    jobthread_free(j.th);
     return j.rc != 0 ? my_sql_error(r->m, "index", object, err) : 0;
 }
 
@@ -720,8 +841,8 @@ hold_init_lock(struct init_run *r, char *err)
 {
     int64_t got;
 
-    if (query_int64(r->m, "SELECT GET_LOCK(CONCAT('benchtop init ', DATABASE()), 0)", &got, err) <
-        0)
+    if (query_int64(r->m, r->ic->target, "SELECT GET_LOCK(CONCAT('benchtop init ', DATABASE()), 0)",
+                    &got, err) < 0)
         return -1;
     if (got != 1)
         return seterr(err,

@@ -907,15 +907,82 @@ wait_ready(PGconn *conn, uint64_t deadline, char *err)
     }
 }
 
-/* PQgetResult with a deadline: *res may be NULL (no more results); -1 with err on timeout. */
+/*
+ * Adds row, a single-row result, to *all (made from the first): -1 once
+ * the rows together pass PG_PANE_REPLY_MAX bytes (values and a word per
+ * column).
+ */
+static int
+add_row(PGresult **all, const PGresult *row, size_t *bytes)
+{
+    int f, n = PQnfields(row), at = *all ? PQntuples(*all) : 0;
+
+    for (f = 0; f < n; f++)
+        *bytes += (size_t)PQgetlength(row, 0, f) + sizeof(void *);
+    if (*bytes > PG_PANE_REPLY_MAX)
+        return -1;
+    if (*all == NULL)
+        return (*all = PQcopyResult(row, PG_COPYRES_ATTRS | PG_COPYRES_TUPLES)) ? 0 : -1;
+    for (f = 0; f < n; f++)
+        if (!PQsetvalue(*all, at, f, PQgetisnull(row, 0, f) ? NULL : PQgetvalue(row, 0, f),
+                        PQgetisnull(row, 0, f) ? -1 : PQgetlength(row, 0, f)))
+            return -1;
+    return 0;
+}
+
+/*
+ * PQgetResult with a deadline: *res may be NULL (no more results); -1 with
+ * err on timeout. A statement sent in single-row mode (send_rows) comes
+ * back whole all the same, its rows put together here, so that a server
+ * streaming rows is cut at PG_PANE_REPLY_MAX instead of filling memory for
+ * the whole deadline (libpq keeps a result's rows until it ends).
+ */
 static int
 next_result(PGconn *conn, uint64_t deadline, PGresult **res, char *err)
 {
-    *res = NULL;
-    if (wait_ready(conn, deadline, err) < 0)
-        return -1;
-    *res = PQgetResult(conn);
-    return 0;
+    PGresult *all = NULL, *r;
+    size_t bytes = 0;
+
+    for (*res = NULL;; PQclear(r)) {
+        if (wait_ready(conn, deadline, err) < 0) {
+            if (all != NULL) /* not silence: rows that did not end in time */
+                seterr(err,
+                       "the server sent %zu kB of rows for one of the server pane's statements "
+                       "and no end within %d s (is this a PostgreSQL server?)",
+                       bytes >> 10, ANSWER_TIMEOUT_S);
+            break;
+        }
+        r = PQgetResult(conn);
+        if (r == NULL || PQresultStatus(r) != PGRES_SINGLE_TUPLE) {
+            if (all != NULL && PQresultStatus(r) == PGRES_TUPLES_OK) { /* the rows' end */
+                PQclear(r);
+                r = all;
+            } else {
+                PQclear(all); /* an error after rows: the error is the result */
+            }
+            *res = r;
+            return 0;
+        }
+        if (add_row(&all, r, &bytes) < 0) {
+            seterr(err,
+                   "the server sent more than %d MiB of rows for one of the server pane's "
+                   "statements (is this a PostgreSQL server?)",
+                   PG_PANE_REPLY_MAX >> 20);
+            PQclear(r);
+            break;
+        }
+    }
+    PQclear(all);
+    return -1;
+}
+
+/* Statements whose rows next_result reads: one at a time (single-row mode), put together there. */
+static int
+send_rows(PGconn *conn, int sent)
+{
+    if (sent)
+        PQsetSingleRowMode(conn);
+    return sent;
 }
 
 PGresult *
@@ -924,7 +991,8 @@ pg_exec_timed(struct pg_conn *conn, const char *sql, const char *param, char *er
     uint64_t deadline = now_us() + ANSWER_TIMEOUT_S * 1000000u;
     PGresult *res, *extra;
 
-    if (!PQsendQueryParams(conn, sql, param ? 1 : 0, NULL, param ? &param : NULL, NULL, NULL, 0)) {
+    if (!send_rows(conn, PQsendQueryParams(conn, sql, param ? 1 : 0, NULL, param ? &param : NULL,
+                                           NULL, NULL, 0))) {
         pg_result_error(conn, NULL, "send a query", err);
         return NULL;
     }
@@ -1134,7 +1202,7 @@ pg_coll_probe(void *conn, char *err)
     if (PQtransactionStatus(c->conn) == PQTRANS_IDLE &&
         exec_ok(c->conn, "BEGIN", "begin a glance at the sessions", err) < 0)
         return -1;
-    if (!PQsendQuery(c->conn, probe_sql))
+    if (!send_rows(c->conn, PQsendQuery(c->conn, probe_sql)))
         return pg_result_error(c->conn, NULL, "glance at the sessions", err);
     deadline = now_us() + ANSWER_TIMEOUT_S * 1000000u;
     for (;;) {
@@ -1179,7 +1247,7 @@ pg_coll_sample(void *conn, void *out, char *err)
     /* after glances the sample runs in their transaction and commits it: still one commit */
     if (in_tx && exec_ok(c->conn, "SELECT pg_stat_clear_snapshot()", "sample the server", err) < 0)
         return -1;
-    if (!PQsendQuery(c->conn, c->sql))
+    if (!send_rows(c->conn, PQsendQuery(c->conn, c->sql)))
         return pg_result_error(c->conn, NULL, "sample the server", err);
     deadline = now_us() + ANSWER_TIMEOUT_S * 1000000u;
     /* Read every result, even after an error, so the connection is ready for the next one. */

@@ -54,8 +54,9 @@ struct pg_conn {
     int cmd;                     /* index of the current script command */
     uint64_t sent_us;            /* -r: when the current statement was sent */
     enum pg_step step;
-    enum err_kind err; /* first error seen in the current statement */
-    char *prepared;    /* per command: prepared on this connection */
+    enum err_kind err;  /* first error seen in the current statement */
+    size_t reply_bytes; /* the current statement's rows so far (PG_REPLY_MAX) */
+    char *prepared;     /* per command: prepared on this connection */
     int64_t vars[SCRIPT_MAX_VARS];
     char params[SCRIPT_MAX_PARAMS][24];
     const char *param_ptrs[SCRIPT_MAX_PARAMS];
@@ -421,7 +422,7 @@ fill_params(struct pg_conn *c, const struct script_cmd *cmd)
 }
 
 static int
-send_statement(struct pg_conn *c, const struct script_cmd *cmd)
+send_one(struct pg_conn *c, const struct script_cmd *cmd)
 {
     char name[16];
 
@@ -444,6 +445,22 @@ send_statement(struct pg_conn *c, const struct script_cmd *cmd)
         return PQsendQueryPrepared(c->pg, name, cmd->nparams, c->param_ptrs, NULL, NULL, 0);
     }
     return 0;
+}
+
+/*
+ * Sends the statement and asks for its rows one at a time: libpq would
+ * otherwise hold a whole reply in memory (a server streaming rows took
+ * 6.5 GB for one client), and take_result caps a reply at PG_REPLY_MAX.
+ */
+static int
+send_statement(struct pg_conn *c, const struct script_cmd *cmd)
+{
+    int ok = send_one(c, cmd);
+
+    c->reply_bytes = 0;
+    if (ok && c->step == STEP_QUERY)
+        PQsetSingleRowMode(c->pg);
+    return ok;
 }
 
 static enum drv_status
@@ -509,6 +526,19 @@ pg_conn_txn_start(void *conn, struct txn_result *res)
     return st;
 }
 
+/* One row's bytes: its values and a word per column, as libpq keeps them. */
+static size_t
+row_bytes(const PGresult *r)
+{
+    int f, n = PQnfields(r);
+    size_t sum = 0;
+
+    for (f = 0; f < n; f++)
+        sum += (size_t)PQgetlength(r, 0, f) + sizeof(void *);
+    return sum;
+}
+
+/* A result of the current statement: its error kept, its rows counted against PG_REPLY_MAX. */
 static void
 take_result(struct pg_conn *c, PGresult *r, struct txn_result *res)
 {
@@ -517,6 +547,14 @@ take_result(struct pg_conn *c, PGresult *r, struct txn_result *res)
     if (st == PGRES_FATAL_ERROR && c->err == ERR_NONE) {
         c->err = classify(r);
         first_line(res->msg, sizeof(res->msg), PQresultErrorMessage(r));
+    }
+    if (st == PGRES_SINGLE_TUPLE && (c->reply_bytes += row_bytes(r)) > PG_REPLY_MAX &&
+        c->err == ERR_NONE) {
+        c->err = ERR_DRIVER_1; /* reply_too_large (pg_err_kinds) */
+        snprintf(res->msg, sizeof res->msg,
+                 "a statement's rows came to more than %d MiB (benchtop reads at most that much "
+                 "of one reply: select fewer rows)",
+                 PG_REPLY_MAX >> 20);
     }
     PQclear(r);
 }
@@ -575,6 +613,10 @@ pg_conn_txn_poll(void *conn, struct txn_result *res)
         PGresult *r = PQgetResult(c->pg);
         if (r != NULL) {
             take_result(c, r, res);
+            if (c->err == ERR_DRIVER_1) { /* the rest is not read: a new connection */
+                res->err = c->err;
+                return DRV_ERROR;
+            }
             continue;
         }
         st = statement_done(c, res);
@@ -592,6 +634,8 @@ pg_stmt_labels(const void *shared, const struct stmt_label **out)
     *out = sh->labels;
     return sh->nlabels;
 }
+
+static const char *const pg_err_kinds[] = {"reply_too_large", NULL};
 
 static const struct option_def pg_defs[] = {
     {"scale", 's', OPT_INT, offsetof(struct pg_opts, scale), 1, 1000000, "1", "N",
@@ -623,6 +667,7 @@ const struct driver_class postgres_driver_class = {
     .conn_txn_poll = pg_conn_txn_poll,
     .conn_disconnect = pg_conn_disconnect,
     .stmt_labels = pg_stmt_labels,
+    .err_kinds = pg_err_kinds,
     .needs_init = 1,
     .init = pg_init,
 };

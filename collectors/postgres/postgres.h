@@ -52,6 +52,14 @@ int pg_connect_as(const char *target, const char *application_name, int connect_
  * pg_result_bounded waits for a statement already sent (PQsendPrepare).
  */
 enum { PG_ANSWER_TIMEOUT_S = 15, PG_ROWS_MAX = 1000 };
+
+/*
+ * The most of one statement's rows a load connection reads (values and a
+ * word per column): more is the error kind "reply_too_large", and the
+ * connection is made anew. The server pane's own statements stop at
+ * PG_PANE_REPLY_MAX (thousands of sessions' rows are a few MiB).
+ */
+enum { PG_REPLY_MAX = 64 << 20, PG_PANE_REPLY_MAX = 16 << 20 };
 PGresult *pg_exec_bounded(PGconn *conn, const char *sql, int secs, char *err);
 PGresult *pg_result_bounded(PGconn *conn, int secs, char *err);
 

@@ -178,7 +178,7 @@ sample_appendfsync(struct rd_coll *c, struct redis_sample *s)
 
     s->appendfsync[0] = '\0';
     if (!s->info.aof_enabled || s->config_refused[0] != '\0' ||
-        (r = redisCommand(c->ctx, "CONFIG GET appendfsync")) == NULL)
+        (r = redis_command(c->ctx, "CONFIG GET appendfsync")) == NULL)
         return;
     if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
         r->element[1]->type == REDIS_REPLY_STRING)
@@ -198,7 +198,7 @@ rd_coll_sample(void *conn, void *out, char *err)
     for (i = 0; i < REDIS_SAMPLE_COMMANDS; i++)
         redisAppendCommand(c->ctx, rd_coll_commands[i]);
     for (n = 0; n < REDIS_SAMPLE_COMMANDS; n++)
-        if (redisGetReply(c->ctx, (void **)&r[n]) != REDIS_OK)
+        if (redis_reply(c->ctx, &r[n]) != REDIS_OK)
             break;
     if (n < REDIS_SAMPLE_COMMANDS)
         rv = seterr(err, "lost the connection to redis at %s: %s", c->where, c->ctx->errstr);

@@ -120,6 +120,7 @@ struct rd_conn {
     char *line;                    /* a script command with its values */
     int unread;                    /* the last read filled its buffer: the socket may hold more */
     int rtype;                     /* REDIS_REPLY_* of the last complete reply */
+    int too_large;                 /* a reply passed RD_REPLY_BYTES: the connection goes */
     char errmsg[256];              /* its text when it was an error */
     struct iovec siov;             /* a send queued in the worker's sendq (driver.h) */
     struct msghdr smsg;
@@ -389,7 +390,7 @@ static int
 blocking_step(redisContext *c, int argc, const char **argv, const struct redis_target *t,
               const char *where, int timeout_ms, char *err)
 {
-    redisReply *r = redisCommandArgv(c, argc, argv, NULL);
+    redisReply *r = redis_command_argv(c, argc, argv, NULL);
     int rv = 0;
 
     if (r == NULL)
@@ -649,7 +650,7 @@ fill_batch(void *arg, uint64_t first, uint64_t n, char *err)
     if (redisAppendFormattedCommand(f->ctx, f->buf, n * cmd->len) != REDIS_OK)
         return seterr(err, "fill: %s", f->ctx->errstr);
     for (i = 0; i < n; i++) {
-        if (redisGetReply(f->ctx, (void **)&r) != REDIS_OK)
+        if (redis_reply(f->ctx, &r) != REDIS_OK)
             return seterr(err, "fill: lost the connection to %s: %s", f->sh->where, f->ctx->errstr);
         if (r->type == REDIS_REPLY_ERROR && rv == 0)
             rv = seterr(err,
@@ -989,9 +990,16 @@ read_in(struct rd_conn *c, char *msg, size_t msglen)
 
     c->unread = c->tls != NULL ? n > 0 && !rtls_drained(c->tls) : n == (long)sizeof buf;
     if (n > 0) {
-        if (redisReaderFeed(c->ctx->reader, buf, (size_t)n) == REDIS_OK)
+        if (redisReaderFeed(c->ctx->reader, buf, (size_t)n) != REDIS_OK) {
+            snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, c->ctx->reader->errstr);
+            return -1;
+        }
+        /* the reader keeps a bulk string until its last byte: a $2147483647 took 2 GB */
+        if (c->ctx->reader->len - c->ctx->reader->pos <= RD_REPLY_BYTES)
             return 1;
-        snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, c->ctx->reader->errstr);
+        snprintf(msg, msglen, "%.120s sent a reply of more than %d MiB", c->sh->where,
+                 RD_REPLY_BYTES >> 20);
+        c->too_large = 1;
         return -1;
     }
     if (n == 0) {
@@ -1067,7 +1075,7 @@ rd_conn_connect_start(void *conn, char *err)
     c->ctx->reader->privdata = c;
     c->ctx->reader->maxbuf = 0; /* keep its buffer: no free and malloc between replies */
     c->olen = c->opos = 0;
-    c->unread = 0;
+    c->unread = c->too_large = 0;
     c->step = STEP_CONNECTING;
     return DRV_WANT_WRITE;
 }
@@ -1238,8 +1246,8 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
 
     for (;;) {
         st = next_reply(c, res, res->msg, sizeof res->msg);
-        if (st == DRV_ERROR)
-            res->err = ERR_CONN;
+        if (st == DRV_ERROR) /* ERR_DRIVER_1: reply_too_large (rd_err_kinds) */
+            res->err = c->too_large ? ERR_DRIVER_1 : ERR_CONN;
         if (st != DRV_DONE)
             return st;
         res->ops++;
@@ -1265,6 +1273,8 @@ rd_tls(const void *shared, struct drv_tls *out)
 
     *out = sh->tls_info;
 }
+
+static const char *const rd_err_kinds[] = {"reply_too_large", NULL};
 
 static int
 rd_stmt_labels(const void *shared, const struct stmt_label **out)
@@ -1320,5 +1330,6 @@ const struct driver_class redis_driver_class = {
     .conn_txn_poll = rd_conn_txn_poll,
     .conn_disconnect = rd_conn_disconnect,
     .stmt_labels = rd_stmt_labels,
+    .err_kinds = rd_err_kinds,
     .init = rd_init,
 };

@@ -134,7 +134,7 @@ read_facts(redisContext *ctx, struct key_facts *k, size_t n, int lfu, char *err)
     }
     for (size_t i = 0; i < n; i++)
         for (int j = 0; j < 3 + lfu; j++) {
-            if (redisGetReply(ctx, (void **)&r) != REDIS_OK)
+            if (redis_reply(ctx, &r) != REDIS_OK)
                 return lost(ctx, err);
             if (j == 0)
                 k[i].type = r->type == REDIS_REPLY_STATUS && strcmp(r->str, "none") != 0
@@ -164,7 +164,7 @@ read_lengths(redisContext *ctx, struct key_facts *k, size_t n, char *err)
         k[i].elems = NAN;
         if (k[i].type < 0 || len_cmds[k[i].type] == NULL)
             continue;
-        if (redisGetReply(ctx, (void **)&r) != REDIS_OK)
+        if (redis_reply(ctx, &r) != REDIS_OK)
             return lost(ctx, err);
         k[i].elems = reply_num(r);
         freeReplyObject(r);
@@ -177,7 +177,7 @@ static int
 scan_step(redisContext *ctx, struct census *c, const struct inspect_conf *ic,
           unsigned long long *cursor, char *err)
 {
-    redisReply *r = redisCommand(ctx, "SCAN %llu COUNT %d", *cursor, SCAN_COUNT);
+    redisReply *r = redis_command(ctx, "SCAN %llu COUNT %d", *cursor, SCAN_COUNT);
     struct key_facts k[SCAN_COUNT * 2];
     size_t n = 0;
     int rc = 0;
@@ -212,19 +212,19 @@ scan_step(redisContext *ctx, struct census *c, const struct inspect_conf *ic,
 static int
 read_server(redisContext *ctx, struct census *c, char *err)
 {
-    redisReply *r = redisCommand(ctx, "DBSIZE");
+    redisReply *r = redis_command(ctx, "DBSIZE");
 
     if (r == NULL)
         return lost(ctx, err);
     c->dbsize = r->type == REDIS_REPLY_INTEGER ? (uint64_t)r->integer : 0;
     freeReplyObject(r);
-    if ((r = redisCommand(ctx, "CONFIG GET maxmemory-policy")) == NULL)
+    if ((r = redis_command(ctx, "CONFIG GET maxmemory-policy")) == NULL)
         return lost(ctx, err);
     snprintf(c->policy, sizeof c->policy, "%s",
              r->type == REDIS_REPLY_ARRAY && r->elements == 2 ? r->element[1]->str : "unknown");
     freeReplyObject(r);
     c->lfu = strstr(c->policy, "lfu") != NULL;
-    if ((c->keyspace = redisCommand(ctx, "INFO keyspace")) == NULL)
+    if ((c->keyspace = redis_command(ctx, "INFO keyspace")) == NULL)
         return lost(ctx, err);
     return 0;
 }

@@ -5,6 +5,7 @@
  *
  *   redis/driver.c            targets, blocking connect, the load driver (hiredis)
  *   redis/tls.h        rediss://: OpenSSL on the driver's sockets, a pump for hiredis
+ *   redis/reply.c      replies on blocking connections, with caps
  *   redis/info.c       pure parsers: INFO, INFO commandstats, SLOWLOG GET
  *   redis/script.c     pure: -f scripts' command lines as RESP
  *   redis/collector.c  the collector class (sample over hiredis, derive pure)
@@ -63,6 +64,28 @@ struct drv_tls;
  */
 int redis_connect_blocking(const struct redis_target *t, int timeout_ms, redisContext **out,
                            struct drv_tls *tls, char *err);
+
+/* --- replies with caps (redis/reply.c) --- */
+
+/*
+ * The most one reply may hold: objects (an array's header counts its
+ * elements, refused before hiredis allocates them) and bytes not yet
+ * parsed (a bulk string arriving). Past either the context is in error
+ * ("a reply of more than ...") and must be freed. The load driver, which
+ * allocates nothing per reply, checks RD_REPLY_BYTES alone.
+ */
+/*
+ * RD_REPLY_BYTES, the load's, is above --value-size's largest (64 MiB): any
+ * value benchtop sets, it reads. The blocking connections' replies (INFO,
+ * CLIENT LIST, SCAN) stop at RD_REPLY_BYTES_BLOCKING: hiredis grows its
+ * buffer a MiB at a time, so a reply of n MiB costs n^2/2 MiB of copying.
+ */
+enum { RD_REPLY_OBJECTS = 1000000, RD_REPLY_BYTES = 65 << 20, RD_REPLY_BYTES_BLOCKING = 16 << 20 };
+/* redisGetReply with the caps: REDIS_OK with *out, or REDIS_ERR (c->errstr says why). */
+int redis_reply(redisContext *c, redisReply **out);
+/* redisCommand and redisCommandArgv with the caps: the reply, or NULL (c->errstr says why). */
+redisReply *redis_command(redisContext *c, const char *format, ...);
+redisReply *redis_command_argv(redisContext *c, int argc, const char **argv, const size_t *lens);
 
 /* --- parsers (redis/info.c): pure functions over reply text --- */
 

@@ -160,7 +160,7 @@ redis_script_render(const struct script *s, int64_t *vars, struct rng *rng, char
 static int
 known_command(redisContext *ctx, const char *name, size_t len)
 {
-    redisReply *r = redisCommand(ctx, "COMMAND INFO %b", name, len);
+    redisReply *r = redis_command(ctx, "COMMAND INFO %b", name, len);
     int known;
 
     if (r == NULL)

@@ -109,8 +109,7 @@ redis_sessions_read(redisContext *ctx, struct coll_sessions *out, char *err)
 
     redisAppendCommand(ctx, "CLIENT ID");
     redisAppendCommand(ctx, "CLIENT LIST");
-    if (redisGetReply(ctx, (void **)&id) != REDIS_OK ||
-        redisGetReply(ctx, (void **)&list) != REDIS_OK)
+    if (redis_reply(ctx, &id) != REDIS_OK || redis_reply(ctx, &list) != REDIS_OK)
         rc = seterr(err, "lost the connection to redis: %s", ctx->errstr);
     else if (list->type != REDIS_REPLY_STRING)
         rc = seterr(err, "CLIENT LIST refused: %.100s",
@@ -137,7 +136,7 @@ redis_sessions_kill(redisContext *ctx, const char *id, int terminate, char *err)
         return seterr(err, "Redis cannot cancel a command; K ends the client (CLIENT KILL)");
     if (safe_strtoull(id, &n) < 0)
         return seterr(err, "%.23s is not a Redis client id", id);
-    if ((r = redisCommand(ctx, "CLIENT KILL ID %llu", (unsigned long long)n)) == NULL)
+    if ((r = redis_command(ctx, "CLIENT KILL ID %llu", (unsigned long long)n)) == NULL)
         return seterr(err, "lost the connection to redis: %s", ctx->errstr);
     if (r->type == REDIS_REPLY_ERROR)
         rc = seterr(err, "CLIENT KILL refused: %.100s", r->str);

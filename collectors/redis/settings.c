@@ -43,10 +43,10 @@ config_get(redisContext *ctx, int all)
     size_t i;
 
     if (all)
-        return redisCommand(ctx, "CONFIG GET *");
+        return redis_command(ctx, "CONFIG GET *");
     for (i = 0; i < NNAMES; i++)
         argv[i + 2] = names[i];
-    return redisCommandArgv(ctx, (int)NNAMES + 2, argv, NULL);
+    return redis_command_argv(ctx, (int)NNAMES + 2, argv, NULL);
 }
 
 /* The value of name in a CONFIG GET reply (name, value pairs), or NULL. */
@@ -92,7 +92,7 @@ redis_settings_read(redisContext *ctx, int *all, struct coll_settings *out, char
 int
 redis_settings_apply(redisContext *ctx, const char *name, const char *value, char *err)
 {
-    redisReply *r = redisCommand(ctx, "CONFIG SET %s %s", name, value);
+    redisReply *r = redis_command(ctx, "CONFIG SET %s %s", name, value);
     int rv = 0;
 
     if (r == NULL)
@@ -110,7 +110,7 @@ redis_settings_apply(redisContext *ctx, const char *name, const char *value, cha
 int
 redis_settings_undo_value(redisContext *ctx, const char *name, char *value, size_t len, char *err)
 {
-    redisReply *r = redisCommand(ctx, "CONFIG GET %s", name);
+    redisReply *r = redis_command(ctx, "CONFIG GET %s", name);
     int rv = 0;
 
     if (r == NULL)

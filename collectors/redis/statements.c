@@ -43,7 +43,7 @@ redis_statements_from(struct redis_cmdstats *cs, struct coll_statements *out)
 int
 redis_statements_read(redisContext *ctx, struct coll_statements *out, char *err)
 {
-    redisReply *r = redisCommand(ctx, "INFO commandstats");
+    redisReply *r = redis_command(ctx, "INFO commandstats");
     struct redis_cmdstats *cs;
     int rc;
 

@@ -277,6 +277,15 @@ serve_requests(struct collect *c, struct sampler *s)
         kill_session(c, s);
 }
 
+/* What a front end shows until the first sample: the connection is made, its answer awaited. */
+static void
+say_waiting(struct collect *c)
+{
+    pthread_mutex_lock(&c->lock);
+    snprintf(c->pub.error, sizeof(c->pub.error), "connected; no answer to the first sample yet");
+    pthread_mutex_unlock(&c->lock);
+}
+
 static void
 take_sample(struct collect *c, struct sampler *s)
 {
@@ -288,6 +297,8 @@ take_sample(struct collect *c, struct sampler *s)
         lost(c, s, t0, err);
         return;
     }
+    if (s->res.samples == 0) /* a first sample that never ends is not "connecting" */
+        say_waiting(c);
     /* before the sample: PostgreSQL's then run in the glances' transaction */
     read_sessions(c, s);
     read_statements(c, s);

@@ -302,7 +302,8 @@ show_bin(struct follow *fl)
                 fl->bad++;
             used[nused++] = o;
         }
-        memmove(ff->q, ff->q + n, (size_t)(ff->nq - n) * sizeof(*ff->q));
+        if (n > 0) /* a file with no line yet has no queue: memmove(NULL, ...) is undefined */
+            memmove(ff->q, ff->q + n, (size_t)(ff->nq - n) * sizeof(*ff->q));
         ff->nq -= n;
     }
     merge_bin_finish(&b, fl->h);
