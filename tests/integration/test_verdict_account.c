@@ -193,27 +193,21 @@ make_cgroup(char *dir, size_t len)
     }
 }
 
-/* benchtop with args, started inside the cgroup dir. */
+/* argv as it is, its output kept; in the cgroup whose cgroup.procs is procs (NULL: none). */
 static struct run
-run_in_cgroup(const char *dir, char *const args[])
+run_argv_in(char *const argv[], const char *procs)
 {
-    char tmpl_o[] = "/tmp/itest-out-XXXXXX", tmpl_e[] = "/tmp/itest-err-XXXXXX", path[600];
-    char *argv[64];
-    int i, o = mkstemp(tmpl_o), e = mkstemp(tmpl_e);
+    char tmpl_o[] = "/tmp/itest-out-XXXXXX", tmpl_e[] = "/tmp/itest-err-XXXXXX";
+    int o = mkstemp(tmpl_o), e = mkstemp(tmpl_e);
     pid_t pid;
 
     unlink(tmpl_o);
     unlink(tmpl_e);
-    argv[0] = itest_env("BENCHTOP_BIN");
-    for (i = 0; args[i] != NULL && i < 62; i++)
-        argv[i + 1] = args[i];
-    argv[i + 1] = NULL;
-    snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
     pid = fork();
     if (pid == 0) {
-        FILE *f = fopen(path, "w");
+        FILE *f = procs != NULL ? fopen(procs, "w") : NULL;
 
-        if (f == NULL || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0)
+        if (procs != NULL && (f == NULL || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0))
             _exit(126);
         dup2(o, 1);
         dup2(e, 2);
@@ -221,6 +215,22 @@ run_in_cgroup(const char *dir, char *const args[])
         _exit(127);
     }
     return itest_finish(pid, o, e);
+}
+
+/* benchtop with args, started inside the cgroup dir. */
+static struct run
+run_in_cgroup(const char *dir, char *const args[])
+{
+    char path[600];
+    char *argv[64];
+    int i;
+
+    argv[0] = itest_env("BENCHTOP_BIN");
+    for (i = 0; args[i] != NULL && i < 62; i++)
+        argv[i + 1] = args[i];
+    argv[i + 1] = NULL;
+    snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+    return run_argv_in(argv, path);
 }
 
 static void
@@ -247,26 +257,6 @@ test_quota_is_client_bound(void **state)
     assert_true(free_run.tps > 1.3 * held.tps);
 }
 
-/* argv run as it is (not benchtop's arguments): its status and output. */
-static struct run
-run_argv(char *const argv[])
-{
-    char tmpl_o[] = "/tmp/itest-out-XXXXXX", tmpl_e[] = "/tmp/itest-err-XXXXXX";
-    int o = mkstemp(tmpl_o), e = mkstemp(tmpl_e);
-    pid_t pid;
-
-    unlink(tmpl_o);
-    unlink(tmpl_e);
-    pid = fork();
-    if (pid == 0) {
-        dup2(o, 1);
-        dup2(e, 2);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    return itest_finish(pid, o, e);
-}
-
 /*
  * Where the cgroup files cannot be read (a network namespace's fresh
  * /sys, a container without them), the throttling is unknown: never
@@ -286,7 +276,7 @@ test_unreadable_cgroup_is_no_quota(void **state)
              "mount -t tmpfs none /sys/fs/cgroup || exit 77; exec '%s' run '%s' --headless -q "
              "-T 3 -c 2 -w select-only",
              itest_env("BENCHTOP_BIN"), itest_target(DB));
-    r = run_argv(args);
+    r = run_argv_in(args, NULL);
     if (r.status == 77) {
         fprintf(stderr, "    skipped: cannot mount over /sys/fs/cgroup here (%s)\n", r.err);
         itest_free(&r);
