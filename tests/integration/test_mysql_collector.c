@@ -243,10 +243,10 @@ glance_view(void *conn)
 }
 
 /*
- * A row held by a transaction idle in its session: benchtop's waiter's
- * chain ends at that client. Then the holder runs a long statement: the
- * root is another application's statement, which stalls benchtop's
- * waiter the whole time, and is named.
+ * A row held by another application's transaction idle in its session:
+ * it stalls benchtop's waiter the whole time, and is named as idle in its
+ * transaction. Then the holder runs a long statement: the root is that
+ * statement, which stalls benchtop's waiter the whole time, and is named.
  */
 static void
 test_lock_chains(void **state)
@@ -276,10 +276,11 @@ test_lock_chains(void **state)
     v = glance_view(conn);
     fprintf(stderr, "  idle holder: roots client %.1f, other %.1f, commit %.1f\n",
             v.sig.lock_root_client, v.sig.lock_root_other, v.sig.lock_root_commit);
-    assert_true(v.sig.lock_root_client == 1);
-    assert_true(v.sig.lock_root_other == 0 && v.sig.lock_root_commit == 0);
+    assert_true(v.sig.lock_root_other == 1);
+    assert_true(v.sig.lock_root_client == 0 && v.sig.lock_root_commit == 0);
     assert_true(v.sig.own_lock_wait == 1);
-    assert_true(v.sig.other_stall_share == 0);
+    assert_true(v.sig.other_stall_share == 1);
+    assert_non_null(strstr(v.sig.other_stall_what, "(idle in transaction "));
 
     assert_int_equal(mysql_send_query(holder, "SELECT SLEEP(4)", 15), 0);
     itest_sleep_ms(300);
