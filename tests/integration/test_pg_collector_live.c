@@ -436,7 +436,12 @@ test_statements_add_no_commit(void **state)
         postgres_collector_class.close(c);
         fprintf(stderr, "  %d samples with the statements (%s): %lld commits\n", SAMPLES,
                 with ? "installed" : "missing", settled_commits() - before);
-        assert_in_range(settled_commits() - before, SAMPLES, SAMPLES + 3);
+        /*
+         * one commit per sample; the database's other commits (autovacuum,
+         * the harness) add a few (14 seen once); a commit per sample more
+         * would be twice SAMPLES
+         */
+        assert_in_range(settled_commits() - before, SAMPLES, SAMPLES * 3 / 2);
     }
     free(l);
 }
