@@ -338,7 +338,8 @@ static const struct state_class {
     {"Locked", MY_ST_LOCK},
     {"System lock", MY_ST_LOCK}, /* an internal or external lock on a table */
     {"Table lock", MY_ST_LOCK},
-    {"User lock", MY_ST_LOCK}, /* GET_LOCK() */
+    {"User lock", MY_ST_LOCK},   /* GET_LOCK() */
+    {"User sleep", MY_ST_SLEEP}, /* SLEEP(): a wait the statement asked for */
     {"Waiting for table flush", MY_ST_LOCK},
     {"Waiting for prior transaction to commit", MY_ST_COMMIT},
     {"Sending to client", MY_ST_OTHER}, /* writing the result: the network, the client */
@@ -411,6 +412,7 @@ my_probe_add(struct coll_glances *p, enum my_state st, int ours)
     p->commit_io += io;
     p->io += st == MY_ST_READ;
     p->idle_tx += st == MY_ST_IDLE_TX;
+    p->sleep += st == MY_ST_SLEEP;
     if (!ours)
         return;
     p->own++;
@@ -419,6 +421,7 @@ my_probe_add(struct coll_glances *p, enum my_state st, int ours)
     p->own_commit_io += io;
     p->own_cpu += st == MY_ST_CPU;
     p->own_io += st == MY_ST_READ;
+    p->own_sleep += st == MY_ST_SLEEP;
     p->own_idle += st == MY_ST_IDLE || st == MY_ST_IDLE_TX;
 }
 

@@ -276,6 +276,7 @@ enum my_state {
     MY_ST_LOCK,    /* waits for a row (InnoDB LOCK WAIT), table or metadata lock */
     MY_ST_COMMIT,  /* commits: the log write and sync */
     MY_ST_READ,    /* reads data pages from disk (Statistics), or a temporary table's */
+    MY_ST_SLEEP,   /* in SLEEP(): a wait the statement asked for */
     MY_ST_OTHER,   /* runs a statement, on something none of the above names (the network) */
 };
 

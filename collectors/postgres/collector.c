@@ -104,6 +104,12 @@ static const char privilege_sql[] = "SELECT current_setting('server_version_num'
  * now() is our transaction's start, so a query that began after it shows
  * a small negative age, clamped when parsed.
  */
+/*
+ * The sleeps a statement asks for: pg_sleep(), and a VACUUM's cost delay.
+ * The server waits on a timer, not on anything it could do faster.
+ */
+#define PG_SLEEPS "wait_event_type = 'Timeout' AND wait_event IN ('PgSleep', 'VacuumDelay')"
+
 static const char sessions_sql[] =
     "SELECT coalesce(application_name = 'benchtop', false) AS ours,"
     " CASE WHEN backend_type IS NULL THEN 'hidden' ELSE state END AS state,"
@@ -118,6 +124,7 @@ static const char sessions_sql[] =
     " AND wait_event NOT LIKE 'WAL%') AS io_waiters,"
     " count(*) FILTER (WHERE state <> 'idle' AND (wait_event IN ('WALSync', 'WALWrite',"
     " 'WALInitSync', 'WALInsert', 'WALBufMapping', 'SyncRep'))) AS commit_waiters,"
+    " count(*) FILTER (WHERE state = 'active' AND " PG_SLEEPS ") AS sleepers,"
     " extract(epoch FROM max(statement_timestamp() - query_start)"
     " FILTER (WHERE state = 'active')) AS oldest_s"
     " FROM pg_stat_activity"
@@ -144,7 +151,8 @@ static const char probe_sql[] =
     " count(*) FILTER (WHERE state LIKE 'idle in transaction%') AS idle_tx,"
     " count(*) FILTER (WHERE state <> 'idle' AND wait_event_type = 'IO'"
     " AND wait_event NOT LIKE 'WAL%') AS io,"
-    " count(*) FILTER (WHERE state LIKE 'idle%') AS idle"
+    " count(*) FILTER (WHERE state LIKE 'idle%') AS idle,"
+    " count(*) FILTER (WHERE state = 'active' AND " PG_SLEEPS ") AS sleep"
     " FROM pg_stat_activity"
     " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
     " GROUP BY 1";
@@ -268,11 +276,13 @@ parse_sessions(const PGresult *res, struct pg_sample *s)
         ss->lwlock_waiters += (int)pg_cell_i64(res, row, "lwlock_waiters", 0);
         ss->io_waiters += (int)pg_cell_i64(res, row, "io_waiters", 0);
         ss->commit_waiters += (int)pg_cell_i64(res, row, "commit_waiters", 0);
+        ss->sleepers += (int)pg_cell_i64(res, row, "sleepers", 0);
         if (ours != NULL && strcmp(ours, "t") == 0) {
             ss->own_lock_waiters += (int)pg_cell_i64(res, row, "lock_waiters", 0);
             ss->own_commit_io += (int)pg_cell_i64(res, row, "commit_waiters", 0) +
                                  (int)pg_cell_i64(res, row, "io_waiters", 0);
             ss->own_io_waiters += (int)pg_cell_i64(res, row, "io_waiters", 0);
+            ss->own_sleepers += (int)pg_cell_i64(res, row, "sleepers", 0);
         }
         if (age > ss->oldest_query_s)
             ss->oldest_query_s = age;
@@ -769,6 +779,8 @@ signal_sessions(const struct pg_sample *cur, struct coll_signals *g)
     g->own_lock_wait = ss->own_lock_waiters;
     g->own_commit_wait = ss->own_commit_io;
     g->own_io_wait = ss->own_io_waiters;
+    g->sleep_wait = ss->sleepers;
+    g->own_sleep = ss->own_sleepers;
 }
 
 /*
@@ -1095,6 +1107,7 @@ probe_add(struct coll_glances *p, const PGresult *res)
         double commit_io = (double)pg_cell_i64(res, row, "commit_io", 0);
         double on_cpu = (double)pg_cell_i64(res, row, "on_cpu", 0);
         double io = (double)pg_cell_i64(res, row, "io", 0);
+        double sleep = (double)pg_cell_i64(res, row, "sleep", 0);
 
         p->all += n;
         p->active += active;
@@ -1102,6 +1115,7 @@ probe_add(struct coll_glances *p, const PGresult *res)
         p->lock += lock;
         p->commit_io += commit_io;
         p->io += io;
+        p->sleep += sleep;
         p->idle_tx += (double)pg_cell_i64(res, row, "idle_tx", 0);
         if (ours != NULL && strcmp(ours, "t") == 0) {
             p->own += n;
@@ -1110,6 +1124,7 @@ probe_add(struct coll_glances *p, const PGresult *res)
             p->own_commit_io += commit_io;
             p->own_cpu += on_cpu;
             p->own_io += io;
+            p->own_sleep += sleep;
             p->own_idle += (double)pg_cell_i64(res, row, "idle", 0);
         }
     }

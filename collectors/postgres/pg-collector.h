@@ -54,6 +54,8 @@ struct pg_sessions {
     int own_lock_waiters;  /* ... of lock_waiters, benchtop's */
     int own_commit_io;     /* ... of commit and IO waiters, benchtop's */
     int own_io_waiters;    /* ... of io_waiters, benchtop's */
+    int sleepers;          /* active in a sleep the statement asked for (pg_sleep) */
+    int own_sleepers;      /* ... of them, benchtop's */
     int waiting;           /* not idle and waiting on any event */
     double oldest_query_s; /* age of the oldest active query; -1 when none runs */
     int nwaits;

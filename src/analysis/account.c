@@ -20,6 +20,7 @@ static const char *const labels[AS__COUNT] = {
     [AS_DISK] = "disk reads",
     [AS_COMMIT] = "commit",
     [AS_SERVER_OTHER] = "server waits",
+    [AS_SLEEP] = "statements sleeping",
     [AS_STALL] = "stalled by other sessions",
     [AS_POOL] = "pooler queue",
     [AS_APP] = "app tier",
@@ -39,6 +40,7 @@ static const char *const keys[AS__COUNT] = {
     [AS_DISK] = "disk_read",
     [AS_COMMIT] = "commit",
     [AS_SERVER_OTHER] = "server_other",
+    [AS_SLEEP] = "sleep",
     [AS_STALL] = "other_sessions",
     [AS_POOL] = "pool",
     [AS_APP] = "app",
@@ -121,14 +123,14 @@ client_busy(const struct account_input *in)
 
 /* Sessions states: benchtop's own when the collector tells them apart. */
 struct states {
-    double active, cpu, lock, disk, commit, other, obs;
+    double active, cpu, lock, disk, commit, sleep, other, obs;
 };
 
 /* Counts averaged from different glances may add up past the active sessions: scaled to fit. */
 static void
 states_fit(struct states *s)
 {
-    double sum = s->cpu + s->lock + s->disk + s->commit;
+    double sum = s->cpu + s->lock + s->disk + s->commit + s->sleep;
 
     if (sum <= s->active || !(sum > 0))
         return;
@@ -136,6 +138,7 @@ states_fit(struct states *s)
     s->lock *= s->active / sum;
     s->disk *= s->active / sum;
     s->commit *= s->active / sum;
+    s->sleep *= s->active / sum;
 }
 
 static int
@@ -152,11 +155,12 @@ states_read(const struct coll_signals *g, struct states *s)
     /* own_commit_wait counts the commit's sync and the data file reads (own_io_wait) together */
     s->disk = z(io);
     s->commit = own ? fmax(0, z(g->own_commit_wait) - s->disk) : z(g->commit_wait);
+    s->sleep = z(own ? g->own_sleep : g->sleep_wait);
     s->cpu = own && !isnan(g->own_on_cpu) ? g->own_on_cpu
-             : own                        ? fmax(0, s->active - s->lock - s->disk - s->commit)
-                                          : z(g->on_cpu);
+             : own ? fmax(0, s->active - s->lock - s->disk - s->commit - s->sleep)
+                   : z(g->on_cpu);
     states_fit(s);
-    s->other = fmax(0, s->active - s->cpu - s->lock - s->disk - s->commit);
+    s->other = fmax(0, s->active - s->cpu - s->lock - s->disk - s->commit - s->sleep);
     s->obs = (g->samples >= 1 ? g->samples : 1);
     return 0;
 }
@@ -230,6 +234,7 @@ server_by_states(const struct account_input *in, struct account *a, double *flig
     take(a, flight, AS_DISK, s.disk * k, s.disk * s.obs);
     take(a, flight, AS_COMMIT, s.commit * k, s.commit * s.obs);
     take(a, flight, AS_SERVER_OTHER, s.other * k, s.other * s.obs);
+    take(a, flight, AS_SLEEP, s.sleep * k, s.sleep * s.obs);
     split_pool(&s, a, pool);
     return 0;
 }

@@ -31,6 +31,7 @@ enum account_share {
     AS_DISK,         /* ... reading data from disk (not the commit) */
     AS_COMMIT,       /* ... waiting for the commit's log write or sync */
     AS_SERVER_OTHER, /* ... active, waiting on something else (internal locks) */
+    AS_SLEEP,        /* ... in a sleep the statement asked for (pg_sleep, SLEEP()) */
     AS_STALL,        /* the server stalled by other sessions' commands */
     AS_POOL,         /* queued in a connection pooler */
     AS_APP,          /* in the application tier in front of the database */

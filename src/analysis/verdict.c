@@ -20,6 +20,7 @@ static const double LARGE_ROWS = 1000;   /* rows read per transaction worth nami
 static const double LARGE_BLOCKS = 1000; /* blocks accessed per transaction worth naming */
 static const double FAILING = 0.5;       /* share of failed transactions that leaves no verdict */
 static const double OTHERS_LARGE = 0.25; /* others' share of a busy host that makes it theirs */
+static const double SLEEP_NAMED = 0.3;   /* statements' own sleeps that the light verdict names */
 /* host-bound by others: the run's CPU must grow by at least this share of the tps gain */
 static const double PAID = 0.5;
 
@@ -585,7 +586,9 @@ group_shares(const struct verdict_state *st, const struct verdict_input *in,
         g[k] += transit * st->transit_by[k] / whole;
     if (!(whole > 0))
         transit_split(in, transit, g);
-    g[VK_UNDERLOADED] += account_share(a, AS_SCHEDULE) + account_share(a, AS_IDLE);
+    /* a sleep the statements ask for is no resource's: more clients overlap more of them */
+    g[VK_UNDERLOADED] +=
+        account_share(a, AS_SCHEDULE) + account_share(a, AS_IDLE) + account_share(a, AS_SLEEP);
 }
 
 /* The two largest groups. */
@@ -944,7 +947,15 @@ static void
 advise_light(const struct window *w, char *ev)
 {
     const struct verdict_input *in = w->in;
+    double sleep = account_share(w->acct, AS_SLEEP);
 
+    if (sleep >= SLEEP_NAMED && in->rate <= 0) {
+        snprintf(ev, EV,
+                 "the statements sleep %.0f%% of the clients' time (pg_sleep, SLEEP()): the "
+                 "server waits on their timers; add clients to overlap more of them",
+                 sleep * 100);
+        return;
+    }
     snprintf(ev, EV, "nothing is saturated (benchtop thread at %.0f%% CPU, %s)", in->worker_cpu_max,
              w->server);
     if (in->rate > 0)
@@ -1052,6 +1063,7 @@ explain(const struct verdict_state *st, const struct verdict_input *in, struct v
     char text[EV];
 
     window_make(in, &w);
+    w.acct = &v->acct;
     advise(st, &w, v->kind, v->evidence);
     /* whatever the kind, a server nothing samples is half the story: how to see it */
     if (!in->have_server && in->unseen_hint != NULL)

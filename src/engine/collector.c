@@ -91,7 +91,7 @@ coll_view_reset(struct coll_view *v)
     g->idle_tx = g->commits_s = g->log_syncs_s = NAN;
     g->rows_per_txn = g->blocks_per_txn = g->seq_scans_s = g->max_sessions = NAN;
     g->app_queue = g->app_busy = g->app_workers = NAN;
-    g->own_on_cpu = g->own_io_wait = g->own_idle = NAN;
+    g->own_on_cpu = g->own_io_wait = g->own_idle = g->own_sleep = g->sleep_wait = NAN;
     g->lock_root_commit = g->lock_root_client = g->lock_root_other = NAN;
     g->other_stall_share = g->evictions_s = g->hit_ratio = g->mem_used = g->mem_limit = NAN;
     g->disk_reads_s = g->server_threads = g->thread_max_pct = g->thread_wait_pct = NAN;
@@ -120,6 +120,7 @@ coll_glances_signals(const struct coll_glances *p, struct coll_signals *g)
     g->commit_wait = (p->commit_io - p->io) / p->n;
     g->io_wait = p->io / p->n;
     g->idle_tx = p->idle_tx / p->n;
+    g->sleep_wait = p->sleep / p->n;
     if (p->roots > 0) {
         /* chains looked at only when someone waited: the other glances had no waiter */
         g->lock_root_commit = p->root_commit / p->n;
@@ -135,6 +136,7 @@ coll_glances_signals(const struct coll_glances *p, struct coll_signals *g)
     g->own_on_cpu = p->own_cpu / p->n;
     g->own_io_wait = p->own_io / p->n;
     g->own_idle = p->own_idle / p->n;
+    g->own_sleep = p->own_sleep / p->n;
 }
 
 void

@@ -112,6 +112,8 @@ struct coll_signals {
     double own_on_cpu;  /* benchtop's sessions running, not waiting on anything */
     double own_io_wait; /* ... reading data files (not the commit's I/O) */
     double own_idle;    /* ... connected but idle: the server waits for the client */
+    double own_sleep;   /* ... in a sleep the statement asked for (pg_sleep, SLEEP()) */
+    double sleep_wait;  /* every session's such sleeps */
     double
         lock_root_commit; /* lock waiters whose blocker (at the chain's root) waits on the commit */
     double lock_root_client;  /* ... whose blocker is idle in a transaction: waits for its client */
@@ -403,6 +405,7 @@ struct coll_glances {
      * only by glances that looked (roots > 0), else NAN in the signals.
      */
     double io, own_cpu, own_io, own_idle;
+    double sleep, own_sleep; /* in a sleep the statement asked for (pg_sleep, SLEEP()) */
     double root_commit, root_client, root_other;
     int roots; /* glances that looked at the lock chains */
 };

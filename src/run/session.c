@@ -121,7 +121,7 @@ merge_signals(struct session *s)
     s->behind = base >= 0 && s->role[base] == COLL_BEHIND ? s->title[base] : NULL;
     if (s->behind != NULL)
         s->sig.own_sessions = s->sig.own_active = s->sig.own_lock_wait = s->sig.own_commit_wait =
-            s->sig.own_on_cpu = s->sig.own_io_wait = s->sig.own_idle = NAN;
+            s->sig.own_on_cpu = s->sig.own_io_wait = s->sig.own_idle = s->sig.own_sleep = NAN;
     for (i = 0; i < s->ncollect; i++) {
         const struct coll_signals *g = &s->sigs[i];
 

@@ -207,6 +207,34 @@ test_reads_through_a_slow_network_are_transit(void **state)
     assert_non_null(strstr(v.evidence, "16 clients' time: transit"));
 }
 
+/*
+ * SELECT pg_sleep(0.02) at 4 clients on a host others keep full (field
+ * case c3: server 5%, benchtop 4%, others 191%): the sessions wait on
+ * Timeout:PgSleep, a sleep the statement asked for, not the server's CPU.
+ * 16 clients gave x3.8: not enough load, never the host.
+ */
+static void
+test_statement_sleeps_are_not_the_host(void **state)
+{
+    struct verdict_input in = loaded(4);
+    struct verdict v;
+
+    own_states(&in, 3.8, 0.05, 0, 0);
+    in.sig.own_sleep = in.sig.sleep_wait = 3.7;
+    in.host_busy_pct = 100;
+    in.server_host_pct = 5;
+    in.own_cpu_pct = 4;
+    in.worker_cpu_max = 3;
+    in.tps = 180;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_UNDERLOADED);
+    assert_true(account_share(&v.acct, AS_SLEEP) > 0.85);
+    assert_true(account_share(&v.acct, AS_SERVER_OTHER) < 0.05);
+    assert_non_null(strstr(v.evidence, "the statements sleep 9"));
+    assert_non_null(strstr(v.evidence, "add clients"));
+    assert_non_null(strstr(v.evidence, "4 clients' time: statements sleeping 9"));
+}
+
 /* benchtop under a cgroup quota: throttled most of each interval: client-bound, the quota named. */
 static void
 test_quota_is_the_clients(void **state)
@@ -563,6 +591,7 @@ main(void)
         cmocka_unit_test(test_hot_rows_are_locks),
         cmocka_unit_test(test_stalled_waiters_counted_once),
         cmocka_unit_test(test_final_has_figures),
+        cmocka_unit_test(test_statement_sleeps_are_not_the_host),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

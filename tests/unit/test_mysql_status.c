@@ -352,6 +352,7 @@ test_session_states(void **state)
     assert_int_equal(my_state_of("Query", "waiting for handler commit", "RUNNING"), MY_ST_COMMIT);
     assert_int_equal(my_state_of("Execute", "Updating", "RUNNING"), MY_ST_CPU);
     assert_int_equal(my_state_of("Query", NULL, NULL), MY_ST_CPU);
+    assert_int_equal(my_state_of("Query", "User sleep", NULL), MY_ST_SLEEP); /* SELECT SLEEP(1) */
 }
 
 /*
