@@ -870,7 +870,8 @@ advise_host(const struct window *w, char *ev)
                 "; other programs take the CPU: results are not the database's "
                 "capacity; stop them or run on a quiet host");
     else
-        appendf(ev, EV, ": run benchtop on another machine, or fewer -j");
+        appendf(ev, EV, ": run benchtop on another machine%s",
+                w->in->threads > 1 ? ", or fewer -j" : ""); /* at -j 1 there is none fewer */
     if (z0(w->in->worker_wait_max) >= 20)
         appendf(ev, EV, "; benchtop's thread waits for a CPU %.0f%% of the time",
                 w->in->worker_wait_max);

@@ -53,6 +53,7 @@ struct verdict_input {
     double host_busy_pct;   /* the host's CPU when the server runs on it, % of all cores; NAN */
     int cores;              /* the host's cores */
     int clients;
+    int threads;              /* benchtop's worker threads (-j); 0 unknown */
     double rate;              /* -R target; 0 = closed loop */
     double errors;            /* failed transactions and reconnect attempts per second */
     int connected;            /* clients with an open connection at the tick */

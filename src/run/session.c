@@ -208,6 +208,7 @@ judge(struct session *s, struct snapshot *snap)
     in.own_cpu_pct = snap->own_cpu_pct;
     in.cores = cpu_cores();
     in.clients = snap->clients;
+    in.threads = s->eng->nworkers;
     in.rate = s->eng->rate;
     in.errors =
         snap->interval_s > 0 ? (double)(wstats_errors(c) + c->connect_fails) / snap->interval_s : 0;

@@ -360,6 +360,37 @@ test_embedded_never_another_machine(void **state)
     assert_null(strstr(v.evidence, "another machine"));
 }
 
+/*
+ * memcached at 2 clients, benchtop at -j 1, the run itself filling the
+ * host (field case c23: server 143%, benchtop 57%, others 1%): the host,
+ * but never "fewer -j" at one thread; at -j 2 it is said.
+ */
+static void
+test_no_fewer_threads_at_one(void **state)
+{
+    struct verdict_input in = loaded(2);
+    struct verdict v;
+
+    in.sig.sessions = in.sig.own_sessions = NAN;
+    in.sig.server_cpu_pct = 143;
+    in.sig.server_cpu_limit = 400;
+    in.sig.server_threads = 4;
+    in.sig.thread_max_pct = 60;
+    in.host_busy_pct = 100;
+    in.server_host_pct = 143;
+    in.own_cpu_pct = 57;
+    in.worker_cpu_max = 55;
+    in.worker_wait_max = 43;
+    in.threads = 1;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_non_null(strstr(v.evidence, "run benchtop on another machine"));
+    assert_null(strstr(v.evidence, "fewer -j"));
+    in.threads = 2;
+    v = judge(&in, 3);
+    assert_non_null(strstr(v.evidence, "run benchtop on another machine, or fewer -j"));
+}
+
 /* One of memcached's threads full (-t 1 at 200 clients): the thread setting; no 400% on 2 cores. */
 static void
 test_one_server_thread(void **state)
@@ -592,6 +623,7 @@ main(void)
         cmocka_unit_test(test_stalled_waiters_counted_once),
         cmocka_unit_test(test_final_has_figures),
         cmocka_unit_test(test_statement_sleeps_are_not_the_host),
+        cmocka_unit_test(test_no_fewer_threads_at_one),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
