@@ -239,6 +239,16 @@ server_by_states(const struct account_input *in, struct account *a, double *flig
     return 0;
 }
 
+double
+account_loop_busy(const struct coll_signals *g, double busy)
+{
+    double s = isnan(g->active) ? clamp(g->other_stall_share, 0, 1) : 0;
+
+    if (isnan(busy) || !(s > 0))
+        return busy;
+    return s >= 1 ? 0 : fmax(0, busy - s) / (1 - s);
+}
+
 /*
  * A server without session states (an event loop: Redis, memcached): its
  * busy share of its capacity (its busiest thread's, when one is full) is
@@ -257,6 +267,7 @@ server_by_cpu(const struct account_input *in, struct account *a, double *flight)
         u = fmax(z(u), (g->thread_max_pct + z(g->thread_wait_pct)) / 100);
     if (isnan(u))
         return -1;
+    u = account_loop_busy(g, u); /* the stall, taken first, was its busy time too */
     take(a, flight, AS_SERVER_CPU, *flight * clamp(u, 0, 1), -1);
     /*
      * A loop that syncs its log before every write's reply (Redis

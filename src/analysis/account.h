@@ -83,6 +83,13 @@ const char *account_confidence(const struct account *a, enum account_share s);
 /* "16 clients' time: transit 71%, server CPU 12%, ...": every share of 1% or more, largest first.
  */
 void account_text(const struct account *a, char *buf, size_t len);
+/*
+ * An event loop's busy share of the interval (0..1) counts other clients'
+ * slow commands (other_stall_share: KEYS, DEBUG SLEEP), which the account
+ * gives to the stall: what is left, as a share of the time it was not
+ * stalled. busy unchanged where no stall is measured.
+ */
+double account_loop_busy(const struct coll_signals *g, double busy);
 /* "transit", "server CPU", ... for people; "transit", "server_cpu", ... for JSON. */
 const char *account_label(enum account_share s);
 const char *account_key(enum account_share s);

@@ -227,6 +227,7 @@ judge(struct session *s, struct snapshot *snap)
     in.unseen_hint = s->rc->no_collect ? "run without --no-collect" : s->eng->drv->unseen_hint;
     in.sig = s->sig;
     in.behind = s->behind;
+    memset(s->unjudged, 0, sizeof(s->unjudged));
     judge_account(s, snap, &in);
     verdict_step(&s->verdict, &in, &s->now);
 }
@@ -320,6 +321,22 @@ fill(struct session *s, int sigfd, struct pollfd *p)
     return FD_COLLECT + s->ncollect;
 }
 
+/*
+ * A sample that no interval was judged on (it came late: a server that
+ * another client's KEYS or DEBUG SLEEP holds answers its collector late
+ * too) leaves its stall to the next one, or the stall is never seen: the
+ * larger share, with what caused it.
+ */
+static void
+carry_stall(const struct coll_signals *old, struct coll_signals *g)
+{
+    if (!(old->other_stall_share > (isnan(g->other_stall_share) ? 0 : g->other_stall_share)))
+        return;
+    g->other_stall_share = old->other_stall_share;
+    memcpy(g->other_stall_what, old->other_stall_what, sizeof(g->other_stall_what));
+    g->other_stall_sql_at = old->other_stall_sql_at;
+}
+
 /* Waits for the next event or until deadline; returns 1 when the session must end. */
 static int
 wait_events(struct session *s, int sigfd, uint64_t deadline)
@@ -353,8 +370,11 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
             res.role = s->role[i];
             if (judged) /* watch: the server's side alone, no load of ours to judge */
                 verdict_server(&res.view.sig, cpu_cores(), &server_side);
+            if (s->unjudged[i] && s->have[i] && res.ok && res.have_view)
+                carry_stall(&s->sigs[i], &res.view.sig);
             s->sigs[i] = res.view.sig;
             s->have[i] = res.ok && res.have_view;
+            s->unjudged[i] = 1;
             s->fresh[i] = 1;
             s->tps[i] = res.ok && res.have_view ? res.view.server_tps : NAN;
             merge_signals(s);

@@ -84,7 +84,8 @@ struct session {
      */
     struct snapshot *pending;
     uint64_t pending_until;
-    int fresh[SESSION_MAX_COLLECT]; /* a result arrived since the pending tick */
+    int fresh[SESSION_MAX_COLLECT];    /* a result arrived since the pending tick */
+    int unjudged[SESSION_MAX_COLLECT]; /* sigs[i] came after the last judgement */
     void *arg;
 };
 

@@ -308,6 +308,36 @@ test_other_sessions_stall(void **state)
     assert_non_null(strstr(v.evidence, "stalled by other sessions 58%"));
 }
 
+/*
+ * Another client loops KEYS * over a million keys (field case c19): Redis's
+ * one thread 87% busy, 40% of it on those KEYS. The busy thread is the
+ * stall's, not a thread to add (stopping the loop gave x2.2).
+ */
+static void
+test_stall_fills_the_loop(void **state)
+{
+    struct verdict_input in = loaded(8);
+    struct verdict v;
+
+    in.sig.sessions = in.sig.own_sessions = NAN;
+    in.sig.server_cpu_pct = 87;
+    in.sig.server_cpu_limit = 100;
+    in.sig.server_threads = 1;
+    in.sig.thread_max_pct = 87;
+    in.sig.thread_wait_pct = 6;
+    snprintf(in.sig.threads_setting, sizeof(in.sig.threads_setting), "io-threads");
+    in.sig.other_stall_share = 0.4;
+    snprintf(in.sig.other_stall_what, sizeof(in.sig.other_stall_what), "KEYS *");
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_STALL);
+    assert_null(strstr(v.evidence, "raise io-threads"));
+    assert_true(account_share(&v.acct, AS_STALL) > 0.35);
+    assert_true(account_share(&v.acct, AS_TRANSIT) < 0.1); /* the loop's own part is its CPU */
+    assert_float_equal(account_loop_busy(&in.sig, 0.87), 0.47 / 0.6, 1e-9);
+    in.sig.other_stall_share = NAN;
+    assert_float_equal(account_loop_busy(&in.sig, 0.87), 0.87, 1e-9);
+}
+
 /* memcached evicting with the hit ratio at 87%: memory-bound, -m named. */
 static void
 test_cache_evicting(void **state)
@@ -611,6 +641,7 @@ main(void)
         cmocka_unit_test(test_quota_is_the_clients),
         cmocka_unit_test(test_open_loop_beyond_capacity),
         cmocka_unit_test(test_other_sessions_stall),
+        cmocka_unit_test(test_stall_fills_the_loop),
         cmocka_unit_test(test_cache_evicting),
         cmocka_unit_test(test_embedded_never_another_machine),
         cmocka_unit_test(test_one_server_thread),
