@@ -373,11 +373,11 @@ test_stall_fills_the_loop(void **state)
 }
 
 /*
- * PostgreSQL select-only at scale 40 with 128 MB shared_buffers (field
- * case c22): hit ratio 69%, 10,000 reads/s from the OS's cache (no I/O
- * waits to see), the server 93% of a core, benchtop waiting for a CPU on
- * a host others share: memory, shared_buffers named (1.2 GB gave x1.46).
- * At a 97% hit ratio the same is the host.
+ * PostgreSQL select-only with a buffer pool that misses a quarter of its
+ * lookups, read from the OS's cache (no I/O waits to see): with the
+ * server's CPU the limit, memory (shared_buffers named); the same on a
+ * host others keep busy is not (field case c22 at load 6-9: 1.2 GB
+ * prewarmed against 128 MB gave 6,764 and 6,736 tps).
  */
 static void
 test_misses_from_the_os_cache(void **state)
@@ -385,22 +385,25 @@ test_misses_from_the_os_cache(void **state)
     struct verdict_input in = loaded(8);
     struct verdict v;
 
-    own_states(&in, 1.5, 1.4, 0, 0.1);
-    in.sig.own_idle = 6.5;
-    in.sig.hit_ratio = 0.69;
-    in.sig.disk_reads_s = 10500;
+    own_states(&in, 7.8, 7.5, 0, 0.3);
+    in.sig.hit_ratio = 0.75;
+    in.sig.disk_reads_s = 9750;
     snprintf(in.sig.mem_limit_setting, sizeof(in.sig.mem_limit_setting), "shared_buffers");
+    in.host_busy_pct = 92;
+    in.server_host_pct = 160;
+    in.own_cpu_pct = 20;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_MEMORY);
+    assert_non_null(strstr(v.evidence, "hit ratio 75.0%: raise shared_buffers"));
+    in.sig.hit_ratio = 0.97;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_SERVER_CPU);
+    in.sig.hit_ratio = 0.75; /* a host others hold: theirs */
     in.host_busy_pct = 100;
     in.server_host_pct = 93;
     in.own_cpu_pct = 20;
-    in.worker_cpu_max = 12;
-    in.worker_wait_max = 36;
     v = judge(&in, 3);
-    assert_int_equal(v.kind, VK_MEMORY);
-    assert_non_null(strstr(v.evidence, "hit ratio 69.0%: raise shared_buffers"));
-    in.sig.hit_ratio = 0.97;
-    v = judge(&in, 3);
-    assert_int_not_equal(v.kind, VK_MEMORY);
+    assert_int_equal(v.kind, VK_HOST);
 }
 
 /* memcached evicting with the hit ratio at 87%: memory-bound, -m named. */
