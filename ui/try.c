@@ -42,7 +42,8 @@ tui_try_ask(struct tui_try *tt, struct dash *d, struct session *s, enum verdict_
                                .settings = tt->have_settings ? &tt->settings : NULL,
                                .pooler = pooler_title(s),
                                .clients = s->eng ? s->eng->clients : 0,
-                               .threads = s->rc->threads};
+                               .threads = s->eng ? s->eng->active : s->rc->threads,
+                               .max_threads = s->eng ? s->eng->nworkers : s->rc->threads};
     char text[sizeof tt->p.text];
 
     if (no != NULL) {

@@ -293,6 +293,24 @@ propose_pool(const struct try_situation *in, struct try_proposal *out)
              in->pooler ? in->pooler : "the pooler", isnan(size) ? 0 : size);
 }
 
+/* One more of benchtop's threads: a spare worker takes a share of the clients. */
+static void
+propose_threads(const struct try_situation *in, struct try_proposal *out)
+{
+    if (in->threads >= in->max_threads) {
+        /* no spare worker (an open loop, or a load not on the dashboard): a new load tries it */
+        snprintf(out->text, sizeof out->text,
+                 "client-bound: -j %d needs a new load (no spare thread in this one): "
+                 "benchtop try TARGET --try-threads %d",
+                 in->threads + 1, in->threads + 1);
+        return;
+    }
+    out->ok = 1;
+    out->change = TRY_THREADS;
+    out->threads = in->threads + 1;
+    snprintf(out->text, sizeof out->text, "-j %d (client-bound: one more thread)", out->threads);
+}
+
 static void
 propose_commit(const struct try_situation *in, struct try_proposal *out)
 {
@@ -324,11 +342,7 @@ try_propose(const struct try_situation *in, struct try_proposal *out)
         propose_pool(in, out);
         return;
     case VK_CLIENT:
-        /* the engine's threads are fixed while a load runs: a new load tries them */
-        snprintf(out->text, sizeof out->text,
-                 "client-bound: -j %d needs a new load (threads are fixed while one runs): "
-                 "benchtop try TARGET --try-threads %d",
-                 in->threads + 1, in->threads + 1);
+        propose_threads(in, out);
         return;
     case VK_NETWORK:
     case VK_UNDERLOADED:

@@ -97,6 +97,7 @@ struct try_situation {
     const struct coll_settings *settings; /* the target's, as last read; NULL */
     const char *pooler;                   /* the pooler's title when one is watched; NULL */
     int clients, threads;
+    int max_threads; /* workers the load may spread over without a new one (spare ones) */
 };
 
 void try_propose(const struct try_situation *in, struct try_proposal *out);

@@ -116,6 +116,8 @@ cmd_run_round(struct runconf *rc, struct sweep *sweep, struct cmd_round *round)
     cmd_add_pooler(rc->no_collect ? NULL : &s, rc, 1, names, targets);
     if (!rc->no_collect)
         cmd_add_watched(&s, rc, names, targets);
+    /* the dashboard's client-bound experiment spreads the clients over one more thread */
+    rc->spare_threads = !rc->headless && round == NULL && sweep == NULL;
     s.eng = engine_start(rc, shared, err);
     if (s.eng == NULL)
         usage_fatal("%s", err);

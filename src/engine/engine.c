@@ -209,13 +209,15 @@ engine_finished(struct engine *e)
     return 1;
 }
 
-/* Worker i's share of the clients and of the rate. */
+/* Worker i's share of the clients and of the rate: none past the active ones. */
 static void
 share(const struct engine *e, int i, struct worker_ctl *ctl)
 {
-    ctl->clients = e->clients / e->nworkers + (i < e->clients % e->nworkers);
+    int on = i < e->active;
+
+    ctl->clients = on ? e->clients / e->active + (i < e->clients % e->active) : 0;
     ctl->paused = e->paused;
-    ctl->rate = e->rate / e->nworkers;
+    ctl->rate = on ? e->rate / e->active : 0;
 }
 
 static void
@@ -234,6 +236,13 @@ void
 engine_set_clients(struct engine *e, int clients)
 {
     e->clients = clients < 1 ? 1 : clients;
+    control_all(e);
+}
+
+void
+engine_set_threads(struct engine *e, int n)
+{
+    e->active = n < 1 ? 1 : n > e->nworkers ? e->nworkers : n;
     control_all(e);
 }
 
@@ -276,7 +285,8 @@ engine_start(const struct runconf *rc, void *shared, char *err)
     e->shared = shared;
     e->clients = rc->clients;
     e->rate = rc->rate;
-    e->nworkers = rc->threads; /* the caller caps -j at the most clients it will ask for */
+    e->active = rc->threads; /* the caller caps -j at the most clients it will ask for */
+    e->nworkers = rc->threads + (rc->rate > 0 ? 0 : rc->spare_threads);
     e->late_us = (uint64_t)(rc->late_ms * 1000.0);
     e->ack_fd = eventfd(0, EFD_CLOEXEC);
     e->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

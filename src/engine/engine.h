@@ -38,6 +38,7 @@ struct engine {
     int notify_fd;   /* eventfd: worker -> main, a worker finished its -t */
     struct worker *workers;
     int nworkers;
+    int active;  /* workers that get clients (-j; engine_set_threads); the rest idle */
     int clients; /* as last set */
     int paused;
     double rate;
@@ -49,6 +50,12 @@ struct engine {
     int stopped;
 };
 
+/*
+ * Spreads the clients over n workers (1 to nworkers): the others close
+ * their connections and idle. A closed loop's spare workers
+ * (runconf.spare_threads) are what n may grow into.
+ */
+void engine_set_threads(struct engine *e, int n);
 /* Starts the workers; the run's clock starts now. NULL and err on failure. */
 struct engine *engine_start(const struct runconf *rc, void *shared, char *err);
 /*

@@ -32,6 +32,8 @@ struct runconf {
     char *builtin;          /* -b NAME[@W], repeatable: '\n'-separated */
     int clients;            /* -c */
     int threads;            /* -j */
+    int spare_threads;      /* workers started idle beyond -j, for engine_set_threads (the */
+                            /* dashboard's client-bound experiment); closed loops only */
     int pin;                /* --pin: each -j thread keeps to one CPU */
     double duration_s;      /* -T; 0 when -t is used */
     long long transactions; /* -t, per client; 0 when -T is used */

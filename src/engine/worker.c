@@ -325,7 +325,7 @@ add_client(struct worker *w)
 
     rng_seed(rng, rng_next(&w->rng));
     client_init(c, id, e->drv->conn_new(e->shared, id, rng), depth, rng);
-    w->next_id += e->nworkers;
+    w->next_id += w->nworkers;
 }
 
 static void
@@ -551,7 +551,7 @@ pin_to_cpu(const struct worker *w)
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
         return;
     n = CPU_COUNT(&allowed);
-    if (n < 2 || w->eng->nworkers > n)
+    if (n < 2 || w->nworkers > n)
         return;
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
         if (!CPU_ISSET(cpu, &allowed) || k++ != w->id)
@@ -625,6 +625,7 @@ worker_start(struct worker *w, const struct engine *eng, int id, const struct wo
     w->id = id;
     w->eng = eng;
     w->next_id = id;
+    w->nworkers = eng->nworkers; /* read here: a failed start lowers the engine's */
     w->ctl = *ctl;
     w->paused = ctl->paused;
     pthread_mutex_init(&w->ctl_lock, NULL);

@@ -56,6 +56,7 @@ struct worker {
     pthread_mutex_t ctl_lock; /* guards ctl: taken once per change, never per transaction */
     struct worker_ctl ctl;
     int next_id;              /* client ids: id, id + nworkers, ... (unique across workers) */
+    int nworkers;             /* the engine's, as it started this worker (it may shrink after) */
     atomic_int finished;      /* every client reached -t */
     atomic_int tid;           /* the thread's id, for its CPU time in /proc */
     double cpu_s;             /* main thread only: its CPU seconds at the last tick */

@@ -55,13 +55,16 @@ tryrun_start(struct tryrun *tr, const struct runconf *rc, struct engine *e,
     tr->change = p->change;
     tr->a_clients = e->clients;
     tr->b_clients = p->change == TRY_CLIENTS ? p->clients : e->clients;
+    tr->a_threads = e->active;
+    tr->b_threads = p->change == TRY_THREADS ? p->threads : e->active;
     tr->rounds = TRYRUN_ROUNDS;
     tr->settle_s = TRYRUN_SETTLE_S;
     tr->round_s = TRYRUN_ROUND_S;
     if (p->change == TRY_SETTING && open_settings(tr, rc, p->set, err) < 0)
         return -1;
     tryrun_change_text(&tr->set,
-                       &(struct try_client){.clients = p->change == TRY_CLIENTS ? p->clients : 0},
+                       &(struct try_client){.clients = p->change == TRY_CLIENTS ? p->clients : 0,
+                                            .threads = p->change == TRY_THREADS ? p->threads : 0},
                        tr->text, sizeof tr->text);
     rounds_init(tr, t);
     tr->active = 1;
@@ -78,6 +81,8 @@ end(struct tryrun *tr, struct engine *e, char *err)
     sweep_free(&tr->sw);
     if (tr->change == TRY_CLIENTS && e != NULL)
         engine_set_clients(e, tr->a_clients);
+    if (tr->change == TRY_THREADS && e != NULL)
+        engine_set_threads(e, tr->a_threads);
     if (tr->set.conn != NULL)
         rv = tryset_finish(&tr->set, err);
     tryset_guard(NULL);
@@ -90,6 +95,10 @@ switch_side(struct tryrun *tr, struct engine *e, int b, char *err)
 {
     if (tr->change == TRY_CLIENTS) {
         engine_set_clients(e, b ? tr->b_clients : tr->a_clients);
+        return 0;
+    }
+    if (tr->change == TRY_THREADS) {
+        engine_set_threads(e, b ? tr->b_threads : tr->a_threads);
         return 0;
     }
     return b ? tryset_apply(&tr->set, err) : tryset_revert(&tr->set, err);

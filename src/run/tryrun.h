@@ -37,7 +37,8 @@ struct tryrun {
     char text[160]; /* what B changes: "synchronous_commit=off", "-c 8" */
     struct tryset set;
     int a_clients, b_clients;
-    int rounds; /* A/B pairs */
+    int a_threads, b_threads; /* the engine's active workers on each side */
+    int rounds;               /* A/B pairs */
     double settle_s, round_s;
     struct sweep sw; /* a step per round: the warm-up is the settle */
     int n;
@@ -63,7 +64,7 @@ int tryrun_start(struct tryrun *tr, const struct runconf *rc, struct engine *e,
  */
 int tryrun_tick(struct tryrun *tr, struct engine *e, const struct snapshot *snap,
                 const struct verdict *v, const struct sweep_server *srv, char *err);
-/* Ends the try early: A's clients back, the settings put back. 0, or -1 with err. */
+/* Ends the try early: A's clients and threads back, the settings put back. 0, or -1 with err. */
 int tryrun_abort(struct tryrun *tr, struct engine *e, char *err);
 /* What B changes on the client side; 0 or NULL: as A. */
 struct try_client {

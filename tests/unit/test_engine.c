@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <stdatomic.h>
+
 #include "engine/engine.h"
 #include "base/util.h"
 
@@ -60,10 +62,40 @@ never_disconnect(void *conn)
 {
 }
 
+/* Clients made with an odd id, a freed count: which workers hold clients (ids interleave). */
+static atomic_int odd_made, freed;
+
+static void *
+counting_new(void *shared, int client_id, struct rng *rng)
+{
+    if (client_id % 2)
+        atomic_fetch_add(&odd_made, 1);
+    return xcalloc(1, 1);
+}
+
+static void
+counting_free(void *conn)
+{
+    atomic_fetch_add(&freed, 1);
+    free(conn);
+}
+
 static const struct driver_class never_driver_class = {
     .name = "never",
     .conn_new = never_new,
     .conn_free = free,
+    .conn_fd = never_fd,
+    .conn_connect_start = never_connect,
+    .conn_connect_poll = never_connect,
+    .conn_txn_start = never_txn,
+    .conn_txn_poll = never_txn,
+    .conn_disconnect = never_disconnect,
+};
+
+static const struct driver_class counting_driver_class = {
+    .name = "counting",
+    .conn_new = counting_new,
+    .conn_free = counting_free,
     .conn_fd = never_fd,
     .conn_connect_start = never_connect,
     .conn_connect_poll = never_connect,
@@ -387,6 +419,58 @@ test_failed_worker_stops_the_others(void **state)
     assert_int_equal(fds_open(open, sizeof open), before_fds);
 }
 
+/* Waits (5 s at most) until *n reaches want; its value. */
+static int
+wait_count(atomic_int *n, int want)
+{
+    for (int i = 0; i < 500 && atomic_load(n) < want; i++)
+        usleep(10000);
+    return atomic_load(n);
+}
+
+/*
+ * -j 1 with a spare worker (the dashboard's client-bound experiment): the
+ * spare one holds no client (worker 0 makes the even ids, the spare the
+ * odd ones) until engine_set_threads(2) spreads the 4 clients over both:
+ * the spare makes 2, worker 0 frees 2; back to 1, the spare frees its 2.
+ * An open loop gets no spare. The thread count is clamped to the workers.
+ */
+static void
+test_spare_worker_takes_clients(void **state)
+{
+    (void)state;
+    struct runconf rc = conf(1);
+    char err[BT_ERRLEN] = "";
+    int before = threads_now();
+    struct engine *e;
+
+    rc.driver = &counting_driver_class;
+    rc.clients = 4;
+    rc.spare_threads = 1;
+    atomic_store(&odd_made, 0);
+    atomic_store(&freed, 0);
+    e = engine_start(&rc, NULL, err);
+    assert_non_null(e);
+    assert_int_equal(e->nworkers, 2);
+    assert_int_equal(e->active, 1);
+    assert_int_equal(threads_now(), before + 2);
+    usleep(100000);
+    assert_int_equal(atomic_load(&odd_made), 0);
+    engine_set_threads(e, 2);
+    assert_int_equal(wait_count(&odd_made, 2), 2);
+    assert_int_equal(wait_count(&freed, 2), 2);
+    engine_set_threads(e, 1);
+    assert_int_equal(wait_count(&freed, 4), 4);
+    engine_set_threads(e, 9);
+    assert_int_equal(e->active, 2);
+    engine_free(e);
+    rc.rate = 100;
+    e = engine_start(&rc, NULL, err);
+    assert_non_null(e);
+    assert_int_equal(e->nworkers, 1);
+    engine_free(e);
+}
+
 /*
  * -C, closed loop: a transaction that fails in its start leaves the client
  * disconnected; it must connect again and go on until its -t is done (it
@@ -487,6 +571,7 @@ main(void)
         cmocka_unit_test(test_stop_joins_every_worker),
         cmocka_unit_test(test_failed_worker_stops_the_others),
         cmocka_unit_test(test_connect_per_txn_failed_start_goes_on),
+        cmocka_unit_test(test_spare_worker_takes_clients),
         cmocka_unit_test(test_success_at_start_is_refused),
         cmocka_unit_test(test_edge_input_kept_while_writing),
     };

@@ -184,10 +184,16 @@ test_propose_commit_and_clients(void **state)
     assert_int_equal(p.clients, 8);
     assert_string_equal(p.text, "-c 8 (network-bound: clients x2)");
 
-    situation(&in, &v, VK_CLIENT); /* threads are fixed in a running load: one line why */
+    situation(&in, &v, VK_CLIENT); /* no spare thread in this load: one line why */
     try_propose(&in, &p);
     assert_false(p.ok);
     assert_non_null(strstr(p.text, "--try-threads 3"));
+    in.max_threads = 3; /* the dashboard's load has a spare worker */
+    try_propose(&in, &p);
+    assert_true(p.ok);
+    assert_int_equal(p.change, TRY_THREADS);
+    assert_int_equal(p.threads, 3);
+    assert_string_equal(p.text, "-j 3 (client-bound: one more thread)");
 
     situation(&in, &v, VK_SERVER_CPU);
     try_propose(&in, &p);
