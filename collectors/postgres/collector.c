@@ -53,7 +53,7 @@ static const char SESSIONS[] = "sessions", WAITS[] = "waits", DATABASE[] = "data
 
 static const char *const setting_names[PG_NSETTINGS] = {
     "shared_buffers",     "max_connections", "synchronous_commit", "wal_level",
-    "checkpoint_timeout", "work_mem",        "max_wal_size",
+    "checkpoint_timeout", "work_mem",        "max_wal_size",       "commit_delay",
 };
 
 /* What a sample's pg_stat_activity.state (or our 'hidden') is called, by enum pg_state. */
@@ -231,6 +231,7 @@ static const char settings_sql[] =
     " current_setting('checkpoint_timeout') AS checkpoint_timeout,"
     " current_setting('work_mem') AS work_mem,"
     " current_setting('max_wal_size') AS max_wal_size,"
+    " current_setting('commit_delay') AS commit_delay,"
     " current_setting('track_wal_io_timing', true) AS track_wal_io_timing,"
     " pg_conf_load_time()::text AS conf_load_time";
 
@@ -843,6 +844,26 @@ signal_work(struct span *sp, struct coll_signals *g)
         busiest_scan(sp, g);
 }
 
+/*
+ * What would shorten the commit's wait: a commit_delay in force makes
+ * every commit sleep that long before its flush (20000 us at 8 clients:
+ * 0 gave x3.1), else synchronous_commit off.
+ */
+static void
+signal_commit_advice(const struct pg_sample *cur, struct coll_signals *g)
+{
+    const char *delay = cur->settings[7];
+
+    if (delay[0] && strcmp(delay, "0") != 0) {
+        snprintf(g->commit_advice, sizeof g->commit_advice, "commit_delay = 0 (it is %.12s)",
+                 delay);
+        snprintf(g->commit_try, sizeof g->commit_try, "commit_delay=0");
+    } else if (strcmp(cur->settings[2], "off") != 0) {
+        snprintf(g->commit_advice, sizeof g->commit_advice, "synchronous_commit = off");
+        snprintf(g->commit_try, sizeof g->commit_try, "synchronous_commit=off");
+    }
+}
+
 /* The verdict's inputs: where the sessions are, the WAL's syncs, the work per transaction. */
 static void
 derive_signals(struct span *sp, struct coll_view *v)
@@ -860,11 +881,7 @@ derive_signals(struct span *sp, struct coll_view *v)
         g->log_sync_ms_s = (cur->wal.sync_ms - sp->prev->wal.sync_ms) / sp->secs;
     else if (cur->wal.have_sync)
         snprintf(g->sync_untimed, sizeof g->sync_untimed, "track_wal_io_timing");
-    if (strcmp(cur->settings[2], "off") != 0) {
-        snprintf(g->commit_advice, sizeof g->commit_advice,
-                 "synchronous_commit = off, or commit_delay");
-        snprintf(g->commit_try, sizeof g->commit_try, "synchronous_commit=off");
-    }
+    signal_commit_advice(cur, g);
 }
 
 static void

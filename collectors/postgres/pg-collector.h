@@ -27,7 +27,7 @@ enum pg_state {
  * shared_buffers, max_connections, synchronous_commit, wal_level, checkpoint_timeout, work_mem,
  * max_wal_size.
  */
-enum { PG_NSETTINGS = 7, PG_SETTING_LEN = 32 };
+enum { PG_NSETTINGS = 8, PG_SETTING_LEN = 32 };
 
 enum { PG_TOP_WAITS = 5, PG_WAIT_LEN = 48 };
 

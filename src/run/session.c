@@ -181,6 +181,44 @@ judge_account(struct session *s, const struct snapshot *snap, struct verdict_inp
     in->embedded = s->embedded;
 }
 
+/*
+ * The target's event loop stalled by others' commands (Redis's slowlog):
+ * each sample times the stall since the one before, and a long stall
+ * holds the sample back too (KEYS over a million keys: 2.5 s, the
+ * collector's own INFO behind it). Its seconds are owed to the intervals
+ * judged next, an interval at most each, so that the run's account counts
+ * every stalled second once, not one sample's share of one interval.
+ */
+static void
+stall_owe(struct session *s, const struct collect_result *res)
+{
+    const struct coll_signals *g = &res->view.sig;
+    double span = s->stall_last_t > 0 ? res->t - s->stall_last_t : s->interval_s;
+
+    s->stall_last_t = res->t;
+    if (!isnan(g->active) || !(g->other_stall_share > 0) || !(span > 0))
+        return;
+    s->stall_debt_s += g->other_stall_share * span;
+    memcpy(s->stall_what, g->other_stall_what, sizeof(s->stall_what));
+    s->stall_sql_at = g->other_stall_sql_at;
+}
+
+/* The interval's stall share from what is owed (event loops only; see stall_owe). */
+static void
+stall_pay(struct session *s, double interval_s, struct coll_signals *g)
+{
+    double paid = fmin(s->stall_debt_s, interval_s);
+
+    if (!isnan(g->active) || !(interval_s > 0))
+        return;
+    s->stall_debt_s -= paid;
+    g->other_stall_share = paid / interval_s;
+    if (paid > 0 && g->other_stall_what[0] == '\0') {
+        memcpy(g->other_stall_what, s->stall_what, sizeof(g->other_stall_what));
+        g->other_stall_sql_at = s->stall_sql_at;
+    }
+}
+
 /* The verdict's inputs from the interval just merged, the collector and the host. */
 static void
 judge(struct session *s, struct snapshot *snap)
@@ -208,7 +246,7 @@ judge(struct session *s, struct snapshot *snap)
     in.own_cpu_pct = snap->own_cpu_pct;
     in.cores = cpu_cores();
     in.clients = snap->clients;
-    in.threads = s->eng->nworkers;
+    in.threads = s->eng->active;
     in.rate = s->eng->rate;
     in.errors =
         snap->interval_s > 0 ? (double)(wstats_errors(c) + c->connect_fails) / snap->interval_s : 0;
@@ -226,8 +264,9 @@ judge(struct session *s, struct snapshot *snap)
     in.have_server = s->have_sig;
     in.unseen_hint = s->rc->no_collect ? "run without --no-collect" : s->eng->drv->unseen_hint;
     in.sig = s->sig;
+    if (s->behind == NULL && s->have_sig)
+        stall_pay(s, snap->interval_s, &in.sig);
     in.behind = s->behind;
-    memset(s->unjudged, 0, sizeof(s->unjudged));
     judge_account(s, snap, &in);
     verdict_step(&s->verdict, &in, &s->now);
 }
@@ -321,22 +360,6 @@ fill(struct session *s, int sigfd, struct pollfd *p)
     return FD_COLLECT + s->ncollect;
 }
 
-/*
- * A sample that no interval was judged on (it came late: a server that
- * another client's KEYS or DEBUG SLEEP holds answers its collector late
- * too) leaves its stall to the next one, or the stall is never seen: the
- * larger share, with what caused it.
- */
-static void
-carry_stall(const struct coll_signals *old, struct coll_signals *g)
-{
-    if (!(old->other_stall_share > (isnan(g->other_stall_share) ? 0 : g->other_stall_share)))
-        return;
-    g->other_stall_share = old->other_stall_share;
-    memcpy(g->other_stall_what, old->other_stall_what, sizeof(g->other_stall_what));
-    g->other_stall_sql_at = old->other_stall_sql_at;
-}
-
 /* Waits for the next event or until deadline; returns 1 when the session must end. */
 static int
 wait_events(struct session *s, int sigfd, uint64_t deadline)
@@ -370,11 +393,10 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
             res.role = s->role[i];
             if (judged) /* watch: the server's side alone, no load of ours to judge */
                 verdict_server(&res.view.sig, cpu_cores(), &server_side);
-            if (s->unjudged[i] && s->have[i] && res.ok && res.have_view)
-                carry_stall(&s->sigs[i], &res.view.sig);
             s->sigs[i] = res.view.sig;
             s->have[i] = res.ok && res.have_view;
-            s->unjudged[i] = 1;
+            if (res.ok && res.have_view && s->role[i] == COLL_SERVER)
+                stall_owe(s, &res);
             s->fresh[i] = 1;
             s->tps[i] = res.ok && res.have_view ? res.view.server_tps : NAN;
             merge_signals(s);

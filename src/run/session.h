@@ -84,8 +84,15 @@ struct session {
      */
     struct snapshot *pending;
     uint64_t pending_until;
-    int fresh[SESSION_MAX_COLLECT];    /* a result arrived since the pending tick */
-    int unjudged[SESSION_MAX_COLLECT]; /* sigs[i] came after the last judgement */
+    int fresh[SESSION_MAX_COLLECT]; /* a result arrived since the pending tick */
+    /*
+     * Seconds the target's event loop was stalled by others' commands, as
+     * its samples timed them, not yet given to a judged interval; the
+     * last sample's time and what stalled it.
+     */
+    double stall_debt_s, stall_last_t;
+    char stall_what[48];
+    unsigned char stall_sql_at;
     void *arg;
 };
 
