@@ -234,6 +234,36 @@ test_group_commit_still_advised(void **state)
 }
 
 /*
+ * nginx static with -C at 16 clients on a full host (field trial n12):
+ * connecting 40%, benchtop 18% and waiting for a CPU 39%: the set-up is
+ * the verdict (keeping connections open gave x3.1), not the host.
+ * Without -C the same account is not named connection.
+ */
+static void
+test_set_up_before_the_host(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    in.sig.sessions = in.sig.own_sessions = NAN;
+    in.have_server = 0;
+    in.flight_s = 16 * 0.42;
+    in.connect_s = 16 * 0.40;
+    in.connect_share = 0.9;
+    in.worker_cpu_max = 30;
+    in.worker_wait_max = 60;
+    in.host_busy_pct = 100;
+    in.server_host_pct = 65;
+    in.own_cpu_pct = 52;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_CONNECTION);
+    assert_non_null(strstr(v.evidence, "keep connections open"));
+    in.connect_share = NAN;
+    v = judge(&in, 3);
+    assert_int_not_equal(v.kind, VK_CONNECTION);
+}
+
+/*
  * SELECT pg_sleep(0.02) at 4 clients on a host others keep full (field
  * case c3: server 5%, benchtop 4%, others 191%): the sessions wait on
  * Timeout:PgSleep, a sleep the statement asked for, not the server's CPU.
@@ -752,6 +782,7 @@ main(void)
         cmocka_unit_test(test_statement_sleeps_are_not_the_host),
         cmocka_unit_test(test_no_fewer_threads_at_one),
         cmocka_unit_test(test_group_commit_still_advised),
+        cmocka_unit_test(test_set_up_before_the_host),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
