@@ -253,7 +253,7 @@ pg_prepare(const struct runconf *rc, const void *opts, char *err)
     const char *mode = rc->mode ? rc->mode : pg_modes[0];
     PGconn *pg = NULL;
 
-    sh->target = xstrdup(rc->target);
+    sh->target = xstrdup(rc->tgt.raw);
     sh->mode = (enum pg_mode)str_index(pg_modes, mode);
     if ((int)sh->mode < 0) {
         seterr(err, "unknown protocol '%s' for postgres (use -M simple, extended or prepared)",
@@ -262,7 +262,7 @@ pg_prepare(const struct runconf *rc, const void *opts, char *err)
     }
     if (load_scripts(sh, rc, err) < 0)
         goto fail;
-    if (pg_connect_blocking(rc->target, &pg, err) < 0 ||
+    if (pg_connect_blocking(rc->tgt.raw, &pg, err) < 0 ||
         read_scale(pg, mix_files_only(&sh->mix), &sh->scale, err) < 0)
         goto fail;
     for (int i = 0; i < sh->mix.n; i++)

@@ -144,6 +144,19 @@ cmd_print_version(void)
     print_sends();
 }
 
+/* The message for a target no driver knows; masked is uri_mask's. */
+static void
+unknown_target(const char *option, const char *masked)
+{
+    char schemes[256];
+
+    target_known_schemes(schemes, sizeof(schemes));
+    if (option != NULL)
+        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option, masked,
+                    schemes);
+    usage_fatal("don't know what database '%s' is (start the target with %s)", masked, schemes);
+}
+
 /*
  * An option's target in argv: a copy for connecting, and argv masked in
  * place so that `ps` shows no password.
@@ -152,16 +165,13 @@ static void
 hide_option_target(char **opt, const char *option)
 {
     const struct driver_class *drv;
-    char *copy, *masked, schemes[256];
+    char *copy, *masked;
 
     if (*opt == NULL || strcmp(*opt, "none") == 0)
         return;
     drv = driver_for_target(*opt);
-    if (drv == NULL) {
-        target_known_schemes(schemes, sizeof(schemes));
-        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option,
-                    target_mask(*opt), schemes);
-    }
+    if (drv == NULL)
+        unknown_target(option, target_mask(*opt));
     copy = xstrdup(*opt);
     masked = drv->mask(*opt);
     target_scrub_arg(*opt, masked);
@@ -170,30 +180,29 @@ hide_option_target(char **opt, const char *option)
 }
 
 /*
- * --watch targets: each must have a collector and be on this machine (what
- * benchtop reads, it reads only on loopback, like its loads); a copy to
- * connect with, and argv masked in place.
+ * --watch targets, each parsed once: each must have a collector and be on
+ * this machine (what benchtop reads, it reads only on loopback, like its
+ * loads); argv masked in place.
  */
 static void
 hide_watch_targets(struct target_list *l)
 {
-    char *masked, *copy;
+    struct target *t;
     int i;
 
     for (i = 0; i < l->n && !l->hidden; i++) {
-        masked = target_mask(l->v[i]);
-        if (masked == NULL || watch_collector_for(l->v[i]) == NULL)
+        t = &l->t[i];
+        target_parse(t, l->v[i]);
+        if (t->masked == NULL || t->collector == NULL)
             usage_fatal("--watch %s: nothing reads it (watch a database target, a pooler's "
                         "console, or an application tier's status URL)",
-                        masked ? masked : "***");
-        if (!uri_is_local(l->v[i]))
+                        t->masked ? t->masked : "***");
+        if (!t->local)
             usage_fatal("--watch %s: benchtop only reads servers on loopback (127.0.0.0/8, "
                         "::1, a unix socket)",
-                        masked);
-        copy = xstrdup(l->v[i]);
-        target_scrub_arg(l->v[i], masked);
-        free(masked);
-        l->v[i] = copy;
+                        t->masked);
+        target_scrub_arg(l->v[i], t->masked);
+        l->v[i] = t->raw;
     }
     l->hidden = 1;
 }
@@ -201,23 +210,17 @@ hide_watch_targets(struct target_list *l)
 const struct driver_class *
 cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
 {
-    const struct driver_class *drv = driver_for_target(target);
-    char schemes[256];
+    const struct driver_class *drv;
 
-    if (drv == NULL) {
-        target_known_schemes(schemes, sizeof(schemes));
-        usage_fatal("don't know what database '%s' is (start the target with %s)",
-                    target_mask(target), schemes);
-    }
-    rc->target = xstrdup(target);
-    rc->target_masked = drv->mask(target);
-    rc->driver = drv;
+    /* not freed before: watch resolves a target per argument, its collectors keep each */
+    if (target_parse(&rc->tgt, target) < 0)
+        unknown_target(NULL, rc->tgt.masked);
+    drv = rc->tgt.driver;
     err_kinds_use(drv->err_kinds);
     rc->driver_conf = options_driver_conf(rc, drv);
     rc->pipeline = drv->pipeline_depth ? drv->pipeline_depth(rc->driver_conf) : 1;
-    rc->server_local = uri_is_local(target);
     if (in_argv)
-        target_scrub_arg(target, rc->target_masked);
+        target_scrub_arg(target, rc->tgt.masked);
     hide_option_target(&rc->pooler_target, "pooler");
     hide_option_target(&rc->server_target, "server");
     hide_watch_targets(&rc->watch);
@@ -328,9 +331,9 @@ cmd_add_watched(struct session *s, const struct runconf *rc, const char **names,
     int i;
 
     for (i = 0; i < rc->watch.n; i++) {
-        cls = watch_collector_for(rc->watch.v[i]);
-        targets[s->ncollect] = target_mask(rc->watch.v[i]);
-        add_class(s, cls, rc->watch.v[i],
+        cls = rc->watch.t[i].collector;
+        targets[s->ncollect] = rc->watch.t[i].masked;
+        add_class(s, cls, rc->watch.t[i].raw,
                   cls->pools    ? COLL_POOLER
                   : cls->claims ? COLL_APP
                                 : COLL_BEHIND,
@@ -375,13 +378,9 @@ static const struct driver_class *
 option_target(char *target, const char *option, char **masked)
 {
     const struct driver_class *drv = driver_for_target(target);
-    char schemes[256];
 
-    if (drv == NULL) {
-        target_known_schemes(schemes, sizeof(schemes));
-        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option,
-                    target_mask(target), schemes);
-    }
+    if (drv == NULL)
+        unknown_target(option, target_mask(target));
     *masked = drv->mask(target);
     return drv;
 }
@@ -404,19 +403,19 @@ void
 cmd_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
                const char **targets)
 {
-    const struct collector_class *pool = pooler_for(rc->driver->name);
-    const char *at = rc->pooler_target, *masked = rc->target_masked;
+    const struct collector_class *pool = pooler_for(rc->tgt.driver->name);
+    const char *at = rc->pooler_target, *masked = rc->tgt.masked;
     char *m = NULL, err[BT_ERRLEN];
 
     if (at != NULL && strcmp(at, "none") == 0)
         return;
     if (at != NULL) {
-        if (option_target(rc->pooler_target, "pooler", &m) != rc->driver || pool == NULL)
-            usage_fatal("--pooler %s: no pooler of %s targets is known (%s)", m, rc->driver->name,
-                        poolers_known(err, sizeof err));
+        if (option_target(rc->pooler_target, "pooler", &m) != rc->tgt.driver || pool == NULL)
+            usage_fatal("--pooler %s: no pooler of %s targets is known (%s)", m,
+                        rc->tgt.driver->name, poolers_known(err, sizeof err));
         masked = m;
-    } else if (pool != NULL && pool->detect != NULL && pool->detect(rc->target)) {
-        at = rc->target;
+    } else if (pool != NULL && pool->detect != NULL && pool->detect(rc->tgt.raw)) {
+        at = rc->tgt.raw;
     } else {
         return;
     }
@@ -434,14 +433,14 @@ cmd_add_server(struct session *s, struct runconf *rc, const char **names, const 
     char *masked;
 
     if (rc->server_target == NULL) {
-        cmd_add_collector(s, rc->driver, rc->target, names);
-        targets[0] = rc->target_masked;
+        cmd_add_collector(s, rc->tgt.driver, rc->tgt.raw, names);
+        targets[0] = rc->tgt.masked;
         return;
     }
-    if (option_target(rc->server_target, "server", &masked) != rc->driver)
+    if (option_target(rc->server_target, "server", &masked) != rc->tgt.driver)
         usage_fatal("--server %s is not a %s target like %s (name the server behind the pooler)",
-                    masked, rc->driver->name, rc->target_masked);
-    cmd_add_collector(s, rc->driver, rc->server_target, names);
+                    masked, rc->tgt.driver->name, rc->tgt.masked);
+    cmd_add_collector(s, rc->tgt.driver, rc->server_target, names);
     targets[0] = masked;
 }
 

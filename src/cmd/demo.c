@@ -23,7 +23,7 @@ set_demo_options(struct runconf *rc)
     const char *const *o;
     char name[64];
 
-    for (o = rc->driver->demo_options; o != NULL && *o != NULL; o++) {
+    for (o = rc->tgt.driver->demo_options; o != NULL && *o != NULL; o++) {
         size_t n = strcspn(*o, "=");
         snprintf(name, sizeof name, "%.*s", (int)n, *o);
         options_set(rc, name, (*o)[n] == '=' ? *o + n + 1 : "1");
@@ -79,9 +79,9 @@ demo_load(struct runconf *rc, struct server *srv)
 
     cmd_resolve_target(rc, srv->target, 0);
     if (!rc->quiet)
-        fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->target_masked,
+        fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->tgt.masked,
                 srv->dir);
-    if (srv->behind[0] != '\0' && driver_for_target(srv->behind) == rc->driver) {
+    if (srv->behind[0] != '\0' && driver_for_target(srv->behind) == rc->tgt.driver) {
         ic.target = srv->behind; /* a pooler: tables and the server pane come from behind it */
         rc->server_target = srv->behind;
     } else if (srv->behind[0] != '\0') { /* a database behind an app: watched */
@@ -93,7 +93,7 @@ demo_load(struct runconf *rc, struct server *srv)
         return 1;
     }
     ic.opts = rc->driver_conf;
-    if (rc->driver->needs_init && rc->driver->init(&ic, err) < 0) {
+    if (rc->tgt.driver->needs_init && rc->tgt.driver->init(&ic, err) < 0) {
         fprintf(stderr, "benchtop: demo: %s\n", err);
         return 1;
     }

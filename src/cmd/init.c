@@ -17,11 +17,11 @@ cmd_init_exec(struct runconf *rc, char **pos, int npos)
     if (npos != 1)
         usage_fatal("init needs exactly one target (start it with %s)", err);
     cmd_resolve_target(rc, pos[0], 1);
-    ic.target = rc->target;
+    ic.target = rc->tgt.raw;
     ic.opts = rc->driver_conf;
     ic.force = rc->force;
     ic.quiet = rc->quiet;
-    if (rc->driver->init(&ic, err) < 0)
+    if (rc->tgt.driver->init(&ic, err) < 0)
         usage_fatal("%s", err);
     return 0;
 }

@@ -52,8 +52,8 @@ workload_label(const struct runconf *rc, char *buf, size_t len)
     struct mix m;
     char err[BT_ERRLEN];
 
-    if (mix_parse(&m, rc, rc->driver->name, rc->driver->workloads, err) < 0)
-        return rc->driver->workloads[0]; /* the driver reads its choices another way */
+    if (mix_parse(&m, rc, rc->tgt.driver->name, rc->tgt.driver->workloads, err) < 0)
+        return rc->tgt.driver->workloads[0]; /* the driver reads its choices another way */
     mix_label(&m, buf, len);
     mix_free(&m);
     return buf;
@@ -75,7 +75,7 @@ cmd_run_load(struct runconf *rc, struct sweep *sweep)
 int
 cmd_run_round(struct runconf *rc, struct sweep *sweep, struct cmd_round *round)
 {
-    const struct driver_class *drv = rc->driver;
+    const struct driver_class *drv = rc->tgt.driver;
     char err[BT_ERRLEN];
     void *shared;
     struct report_ctx ctx = {.rc = rc, .sweep = sweep, .print_options = options_print_json};
@@ -110,7 +110,7 @@ cmd_run_round(struct runconf *rc, struct sweep *sweep, struct cmd_round *round)
         drv->release(shared);
         return 1; /* interrupted before --start-at: nothing ran */
     }
-    targets[0] = rc->target_masked;
+    targets[0] = rc->tgt.masked;
     if (!rc->no_collect) /* first: a pooler may refuse the load */
         cmd_add_server(&s, rc, names, targets);
     cmd_add_pooler(rc->no_collect ? NULL : &s, rc, 1, names, targets);

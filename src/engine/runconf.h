@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-struct driver_class;
+#include "target.h"
 
 /* The most options the engine's table and every driver's together may have. */
 #define OPTIONS_MAX 128
@@ -16,15 +16,14 @@ struct driver_class;
 /* A repeatable target option's values, in the order given (--watch). */
 struct target_list {
     int n;
-    char *v[RC_MAX_WATCH];
-    int hidden; /* v holds copies, argv is masked (cmd_resolve_target) */
+    char *v[RC_MAX_WATCH];         /* as given (in argv until hidden) */
+    struct target t[RC_MAX_WATCH]; /* each parsed once (cmd_resolve_target) */
+    int hidden;                    /* t holds them parsed, argv is masked (cmd_resolve_target) */
 };
 
 struct runconf {
     const char *command; /* "run", "init", "demo", "serve" */
-    char *target;        /* as given (password intact; never printed) */
-    char *target_masked; /* password replaced by "***": safe to print */
-    const struct driver_class *driver;
+    struct target tgt;   /* the load's target, parsed once (cmd_resolve_target) */
 
     char *workload;         /* -w; NULL means the driver's default */
     char *mode;             /* -M; NULL means the driver's default */

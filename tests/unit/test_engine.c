@@ -317,7 +317,7 @@ conf(int threads)
 {
     struct runconf rc = {0};
 
-    rc.driver = &never_driver_class;
+    rc.tgt.driver = &never_driver_class;
     rc.threads = threads;
     rc.clients = threads;
     rc.late_ms = 1000;
@@ -402,7 +402,7 @@ test_connect_per_txn_failed_start_goes_on(void **state)
     struct snapshot *snap;
     int i;
 
-    rc.driver = &refusing_driver_class;
+    rc.tgt.driver = &refusing_driver_class;
     rc.connect_per_txn = 1;
     rc.transactions = 20;
     e = engine_start(&rc, NULL, err);
@@ -437,7 +437,7 @@ test_success_at_start_is_refused(void **state)
 
         setrlimit(RLIMIT_CORE, &no_core);
         freopen("/dev/null", "w", stderr);
-        rc.driver = &instant_driver_class;
+        rc.tgt.driver = &instant_driver_class;
         rc.transactions = 20;
         if ((e = engine_start(&rc, NULL, err)) == NULL)
             _exit(3);
@@ -461,7 +461,7 @@ test_edge_input_kept_while_writing(void **state)
     struct engine *e;
     struct snapshot *snap;
 
-    rc.driver = &edge_driver_class;
+    rc.tgt.driver = &edge_driver_class;
     rc.transactions = 20;
     e = engine_start(&rc, NULL, err);
     assert_non_null(e);

@@ -308,7 +308,7 @@ test_repeated_option(void **state)
     if (http == NULL)
         skip();
     parse(&rc, CMD_RUN, argv, &pos, &npos);
-    rc.driver = http;
+    rc.tgt.driver = http;
     rc.driver_conf = options_driver_conf(&rc, http);
     f = open_memstream(&json, &len);
     options_print_json(f, &rc);
