@@ -77,7 +77,7 @@ demo_load(struct runconf *rc, struct server *srv)
     struct init_conf ic = {.target = srv->target, .force = 1, .quiet = rc->quiet};
     char err[BT_ERRLEN];
 
-    cmd_resolve_target(rc, srv->target, 0);
+    launch_target(rc, srv->target, 0);
     if (!rc->quiet)
         fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->tgt.masked,
                 srv->dir);
@@ -104,7 +104,7 @@ demo_load(struct runconf *rc, struct server *srv)
     if (!options_given(rc, "threads"))
         rc->threads = 2;
     cmd_check_run_options(rc, 20);
-    return cmd_run_load(rc, NULL);
+    return launch_load(rc, NULL, NULL, cmd_front_end);
 }
 
 /* "postgres, redis, ..." : the servers a demo can start. */

@@ -196,7 +196,7 @@ run_round(struct try_run *t, int clients, int threads, struct sweep_step *out)
 {
     struct runconf *rc = t->rc;
     struct sweep *sw = xcalloc(1, sizeof *sw);
-    struct cmd_round round = {.json = t->out};
+    struct launch_round round = {.json = t->out};
     int a_clients = rc->clients, a_threads = rc->threads, got;
 
     sw->axis = SWEEP_CLIENTS;
@@ -211,7 +211,7 @@ run_round(struct try_run *t, int clients, int threads, struct sweep_step *out)
     rc->threads = threads < clients ? threads : clients;
     /* a bound: the sweep ends the load after its one step, long before this */
     rc->duration_s = rc->warmup_s + rc->try_for_s + 10 * rc->interval_s + 10;
-    cmd_run_round(rc, sw, &round);
+    launch_load(rc, sw, &round, cmd_front_end);
     rc->clients = a_clients;
     rc->threads = a_threads;
     got = sw->nsteps > 0;
@@ -348,7 +348,7 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
         usage_fatal(npos ? "unexpected argument '%s' (give one target; options start with -)"
                          : "no target given (e.g. benchtop try SCHEME://HOST/... --set NAME=VALUE)",
                     npos ? pos[1] : "");
-    cmd_resolve_target(rc, pos[0], 1);
+    launch_target(rc, pos[0], 1);
     check_options(rc);
     if (rc->try_undo)
         return undo(rc);

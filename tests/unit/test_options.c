@@ -285,7 +285,7 @@ test_watch_list(void **state)
 
     parse(&rc, CMD_RUN, argv, &pos, &npos);
     assert_int_equal(rc.watch.n, 2);
-    assert_ptr_equal(rc.watch.v[0], first); /* in argv: cmd_resolve_target masks it there */
+    assert_ptr_equal(rc.watch.v[0], first); /* in argv: launch_target masks it there */
     assert_string_equal(rc.watch.v[1], "http://127.0.0.1:8080/nginx_status");
     assert_int_equal(npos, 1);
     free(pos);
