@@ -30,14 +30,14 @@ set_demo_options(struct runconf *rc)
     }
 }
 
-/* rc->watch gains target + path (a copy: demo targets are not in argv). */
+/* rc->watch gains target + path, parsed (demo targets are not in argv). */
 static void
 add_watch(struct runconf *rc, const char *target, const char *path)
 {
-    if (rc->watch.n == RC_MAX_WATCH)
-        usage_fatal("demo: --watch is given too often to add %s%s (watch fewer targets)", target,
-                    path);
-    rc->watch.v[rc->watch.n++] = xasprintf("%s%s", target, path);
+    char *url = xasprintf("%s%s", target, path);
+
+    launch_watch_target(rc, url);
+    free(url);
 }
 
 /*

@@ -90,7 +90,6 @@ struct runconf {
     int try_restart;          /* try --restart: restart-only settings, on a throwaway (serve) */
     int try_undo;             /* try --undo: put back what a dead try left */
     char *try_output;         /* try -o FILE: the rounds' JSON lines */
-    int server_local;         /* the target is on this machine: its CPU is ours to read */
     int show_help;            /* -h */
     int show_version;         /* -V */
     void *driver_conf;        /* the driver's option struct (driver.h), once the target is known */

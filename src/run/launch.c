@@ -86,6 +86,21 @@ hide_watch_targets(struct target_list *l)
     l->hidden = 1;
 }
 
+void
+launch_watch_target(struct runconf *rc, const char *target)
+{
+    struct target *t;
+
+    if (rc->watch.n == RC_MAX_WATCH)
+        usage_fatal("--watch is given too often to add %s (watch fewer targets)",
+                    target_mask(target));
+    t = &rc->watch.t[rc->watch.n];
+    target_parse(t, target);
+    if (t->collector == NULL)
+        usage_fatal("--watch %s: nothing reads it", t->masked ? t->masked : "***");
+    rc->watch.v[rc->watch.n++] = t->raw;
+}
+
 const struct driver_class *
 launch_target(struct runconf *rc, char *target, int in_argv)
 {

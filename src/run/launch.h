@@ -25,6 +25,12 @@ struct sweep;
  */
 const struct driver_class *launch_target(struct runconf *rc, char *target, int in_argv);
 /*
+ * Adds a target of benchtop's own to --watch (demo's status pages and the
+ * database behind an app: not in argv), parsed as launch_target parses the
+ * user's.
+ */
+void launch_watch_target(struct runconf *rc, const char *target);
+/*
  * Where the JSON lines go: stdout when headless (refused, with --record or a
  * closed stdout, with one line and exit 2), else the --record file or NULL.
  */

@@ -51,7 +51,7 @@ procs_find(struct session *s)
 
     cpu_group_init(&s->procs);
     s->procs_ready = 1;
-    if (!s->rc->server_local)
+    if (!s->rc->tgt.local)
         return;
     cpu_group_add(&s->procs, cpu_port_owner(s->rc->tgt.port));
     for (i = 0; i < s->ncollect; i++)
@@ -211,7 +211,7 @@ judge(struct session *s, struct snapshot *snap)
     in.gain_per_doubling = s->gain_per_doubling;
     in.host_busy_pct = NAN;
     if (cpu_host_read(&now) == 0) {
-        if ((s->rc->server_local || s->embedded) && s->host.total)
+        if ((s->rc->tgt.local || s->embedded) && s->host.total)
             in.host_busy_pct = cpu_host_busy_pct(&s->host, &now);
         s->host = now;
     }
