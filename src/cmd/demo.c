@@ -83,7 +83,7 @@ demo_load(struct runconf *rc, struct server *srv)
                 srv->dir);
     if (srv->behind[0] != '\0' && driver_for_target(srv->behind) == rc->tgt.driver) {
         ic.target = srv->behind; /* a pooler: tables and the server pane come from behind it */
-        rc->server_target = srv->behind;
+        launch_server_target(rc, srv->behind);
     } else if (srv->behind[0] != '\0') { /* a database behind an app: watched */
         add_watch(rc, srv->behind, "");
     }

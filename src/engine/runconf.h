@@ -60,6 +60,8 @@ struct runconf {
     int record_queries;  /* --record-queries: other sessions' statements kept whole in JSON lines */
     char *pooler_target; /* --pooler: a connection pooler's console ("none": do not look) */
     char *server_target; /* --server: the server behind a pooler target, for its collector */
+    struct target pooler_tgt; /* --pooler parsed once (launch_target); raw NULL: none */
+    struct target server_tgt; /* --server parsed once (launch_target) */
     struct target_list watch; /* --watch: other targets' collectors beside the load */
     char *theme;              /* --theme NAME or path */
     char *report_format;      /* report --format: text, markdown, csv, json */

@@ -37,25 +37,34 @@ unknown_target(const char *option, const char *masked)
 }
 
 /*
- * An option's target in argv: a copy for connecting, and argv masked in
- * place so that `ps` shows no password.
+ * An option's target (--pooler, --server), parsed once into t: a user
+ * error if no driver knows it; in argv, masked in place so that `ps`
+ * shows no password. *opt then points to t's copy. "none" is a word of
+ * --pooler's, not a target.
  */
 static void
-hide_option_target(char **opt, const char *option)
+parse_option_target(char **opt, struct target *t, const char *option, int in_argv)
 {
-    const struct driver_class *drv;
-    char *copy, *masked;
-
-    if (*opt == NULL || strcmp(*opt, "none") == 0)
+    if (*opt == NULL || t->raw != NULL)
+        return; /* t->raw: watch resolves a target per argument, the options once */
+    if (strcmp(option, "pooler") == 0 && strcmp(*opt, "none") == 0)
         return;
-    drv = driver_for_target(*opt);
-    if (drv == NULL)
-        unknown_target(option, target_mask(*opt));
-    copy = xstrdup(*opt);
-    masked = drv->mask(*opt);
-    target_scrub_arg(*opt, masked);
-    free(masked);
-    *opt = copy; /* watch resolves once per target: a second pass masks the first copy */
+    if (target_parse(t, *opt) < 0)
+        unknown_target(option, t->masked);
+    if (in_argv)
+        target_scrub_arg(*opt, t->masked);
+    *opt = t->raw;
+}
+
+void
+launch_server_target(struct runconf *rc, const char *target)
+{
+    char *copy = xstrdup(target);
+
+    target_free(&rc->server_tgt);
+    rc->server_target = copy;
+    parse_option_target(&rc->server_target, &rc->server_tgt, "server", 0);
+    free(copy);
 }
 
 /*
@@ -115,8 +124,8 @@ launch_target(struct runconf *rc, char *target, int in_argv)
     rc->pipeline = drv->pipeline_depth ? drv->pipeline_depth(rc->driver_conf) : 1;
     if (in_argv)
         target_scrub_arg(target, rc->tgt.masked);
-    hide_option_target(&rc->pooler_target, "pooler");
-    hide_option_target(&rc->server_target, "server");
+    parse_option_target(&rc->pooler_target, &rc->pooler_tgt, "pooler", 1);
+    parse_option_target(&rc->server_target, &rc->server_tgt, "server", 1);
     hide_watch_targets(&rc->watch);
     return drv;
 }
@@ -238,18 +247,6 @@ check_watched(struct collect *c, const char *target)
     }
 }
 
-/* A target given to an option: its driver (a user error if none) and its masked form. */
-static const struct driver_class *
-option_target(char *target, const char *option, char **masked)
-{
-    const struct driver_class *drv = driver_for_target(target);
-
-    if (drv == NULL)
-        unknown_target(option, target_mask(target));
-    *masked = drv->mask(target);
-    return drv;
-}
-
 /* "pgbouncer in front of postgres", from the registry, for the --pooler error. */
 static const char *
 poolers_known(char *buf, size_t len)
@@ -270,15 +267,15 @@ launch_add_pooler(struct session *s, struct runconf *rc, int vet, const char **n
 {
     const struct collector_class *pool = pooler_for(rc->tgt.driver->name);
     const char *at = rc->pooler_target, *masked = rc->tgt.masked;
-    char *m = NULL, err[BT_ERRLEN];
+    char err[BT_ERRLEN];
 
     if (at != NULL && strcmp(at, "none") == 0)
         return;
     if (at != NULL) {
-        if (option_target(rc->pooler_target, "pooler", &m) != rc->tgt.driver || pool == NULL)
-            usage_fatal("--pooler %s: no pooler of %s targets is known (%s)", m,
+        if (rc->pooler_tgt.driver != rc->tgt.driver || pool == NULL)
+            usage_fatal("--pooler %s: no pooler of %s targets is known (%s)", rc->pooler_tgt.masked,
                         rc->tgt.driver->name, poolers_known(err, sizeof err));
-        masked = m;
+        masked = rc->pooler_tgt.masked;
     } else if (pool != NULL && pool->detect != NULL && pool->detect(rc->tgt.raw)) {
         at = rc->tgt.raw;
     } else {
@@ -295,18 +292,18 @@ launch_add_pooler(struct session *s, struct runconf *rc, int vet, const char **n
 void
 launch_add_server(struct session *s, struct runconf *rc, const char **names, const char **targets)
 {
-    char *masked;
+    const struct target *t = &rc->server_tgt;
 
     if (rc->server_target == NULL) {
         launch_add_collector(s, rc->tgt.driver, rc->tgt.raw, names);
         targets[0] = rc->tgt.masked;
         return;
     }
-    if (option_target(rc->server_target, "server", &masked) != rc->tgt.driver)
+    if (t->driver != rc->tgt.driver)
         usage_fatal("--server %s is not a %s target like %s (name the server behind the pooler)",
-                    masked, rc->tgt.driver->name, rc->tgt.masked);
-    launch_add_collector(s, rc->tgt.driver, rc->server_target, names);
-    targets[0] = masked;
+                    t->masked, rc->tgt.driver->name, rc->tgt.masked);
+    launch_add_collector(s, rc->tgt.driver, t->raw, names);
+    targets[0] = t->masked;
 }
 
 void

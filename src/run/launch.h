@@ -24,6 +24,8 @@ struct sweep;
  * when in_argv: masking it there hides the password from `ps`.
  */
 const struct driver_class *launch_target(struct runconf *rc, char *target, int in_argv);
+/* Sets --server to a target of benchtop's own (demo's database behind a pooler), parsed. */
+void launch_server_target(struct runconf *rc, const char *target);
 /*
  * Adds a target of benchtop's own to --watch (demo's status pages and the
  * database behind an app: not in argv), parsed as launch_target parses the
