@@ -17,13 +17,13 @@
 struct target_list {
     int n;
     char *v[RC_MAX_WATCH];         /* as given (in argv until hidden) */
-    struct target t[RC_MAX_WATCH]; /* each parsed once (cmd_resolve_target) */
-    int hidden;                    /* t holds them parsed, argv is masked (cmd_resolve_target) */
+    struct target t[RC_MAX_WATCH]; /* each parsed once (launch_target) */
+    int hidden;                    /* t holds them parsed, argv is masked (launch_target) */
 };
 
 struct runconf {
     const char *command; /* "run", "init", "demo", "serve" */
-    struct target tgt;   /* the load's target, parsed once (cmd_resolve_target) */
+    struct target tgt;   /* the load's target, parsed once (launch_target) */
 
     char *workload;         /* -w; NULL means the driver's default */
     char *mode;             /* -M; NULL means the driver's default */
