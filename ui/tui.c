@@ -881,7 +881,7 @@ fill_header(struct tui *t, const struct session *s)
     d->rate = s->rc->rate;
     d->server_tps = NAN;
     t->last_server_tps = NAN;
-    snprintf(d->target, sizeof(d->target), "%s", s->rc->target_masked ? s->rc->target_masked : "");
+    snprintf(d->target, sizeof(d->target), "%s", s->rc->tgt.masked ? s->rc->tgt.masked : "");
     snprintf(d->workload, sizeof(d->workload), "%s", rc && rc->workload ? rc->workload : "watch");
     snprintf(d->mode, sizeof(d->mode), "%s", rc && rc->mode ? rc->mode : "");
     d->sweep.active = s->sweep != NULL;

@@ -341,7 +341,7 @@ ht_load(struct ht_common *sh, const struct runconf *rc, const void *opts, const 
     if (ok && o->url_file != NULL)
         ok = load_urls(sh, o->url_file, err) == 0 && check_schemes(sh, scheme, err) == 0;
     else if (ok)
-        ok = check_url(rc->target, err) == 0 && (add_url(sh, rc->target, strlen(rc->target)), 1);
+        ok = check_url(rc->tgt.raw, err) == 0 && (add_url(sh, rc->tgt.raw, strlen(rc->tgt.raw)), 1);
     ok = ok && load_body(sh, o->data, err) == 0 && set_method(sh, o->method, err) == 0 &&
          check_headers(sh, o->headers, err) == 0;
     return ok ? 0 : -1;

@@ -580,7 +580,7 @@ mc_prepare(const struct runconf *rc, const void *opts, char *err)
     char version[64];
     int fd = -1;
 
-    if (parse_choices(rc, o, sh, err) < 0 || mc_target_parse(rc->target, &sh->addr, err) < 0)
+    if (parse_choices(rc, o, sh, err) < 0 || mc_target_parse(rc->tgt.raw, &sh->addr, err) < 0)
         goto fail;
     setup_keys(o, sh);
     fd = mc_connect_blocking(&sh->addr, MC_CONNECT_TIMEOUT_MS, err);

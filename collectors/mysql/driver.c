@@ -811,9 +811,9 @@ my_prepare(const struct runconf *rc, const void *opts, char *err)
     struct my_shared *sh = xcalloc(1, sizeof *sh);
     MYSQL *m = NULL;
 
-    if (parse_choices(rc, o, sh, err) < 0 || my_target_parse(rc->target, &sh->target, err) < 0)
+    if (parse_choices(rc, o, sh, err) < 0 || my_target_parse(rc->tgt.raw, &sh->target, err) < 0)
         goto fail;
-    if (my_connect_timed(rc->target, MY_ANSWER_TIMEOUT_S, &m, err) < 0 ||
+    if (my_connect_timed(rc->tgt.raw, MY_ANSWER_TIMEOUT_S, &m, err) < 0 ||
         find_tables(m, rc, o, sh, err) < 0 || check_mix(m, sh, err) < 0)
         goto fail;
     my_tls_read(m, &sh->tls);

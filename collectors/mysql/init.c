@@ -448,7 +448,7 @@ find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int emp
         return 0;
     for (i = 1; i <= out->tables; i++) {
         snprintf(sql, sizeof sql, "SELECT MAX(id) FROM sbtest%d", i);
-        if (query_int64(m, rc->target, sql, &max, err) < 0)
+        if (query_int64(m, rc->tgt.raw, sql, &max, err) < 0)
             return -1;
         if (least < 0 || max < least)
             least = max;
@@ -496,7 +496,7 @@ my_find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int 
         return -1;
     if (uses_sbtest)
         return find_tables(m, rc, o, empty_ok, out, err);
-    return find_counter(m, rc->target, out->db, err);
+    return find_counter(m, rc->tgt.raw, out->db, err);
 }
 
 /* ---- random values ---- */

@@ -68,31 +68,26 @@ static const char *const pg_workloads[] = {"tpcb-like", "simple-update", "select
 static const char *const pg_modes[] = {"simple", "extended", "prepared", NULL};
 static const char *const pg_predef[] = {"scale", "client_id", NULL};
 
-/* pgbench's built-in scripts (PostgreSQL 15), word for word. */
-static const char tpcb_like[] =
-    "\\set aid random(1, 100000 * :scale)\n"
-    "\\set bid random(1, 1 * :scale)\n"
-    "\\set tid random(1, 10 * :scale)\n"
-    "\\set delta random(-5000, 5000)\n"
-    "BEGIN;\n"
-    "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"
+/*
+ * pgbench's built-in scripts (PostgreSQL 15), word for word; tpcb-like and
+ * simple-update share their start and end, written once.
+ */
+#define PGBENCH_TXN_START                                                                          \
+    "\\set aid random(1, 100000 * :scale)\n"                                                       \
+    "\\set bid random(1, 1 * :scale)\n"                                                            \
+    "\\set tid random(1, 10 * :scale)\n"                                                           \
+    "\\set delta random(-5000, 5000)\n"                                                            \
+    "BEGIN;\n"                                                                                     \
+    "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"                 \
     "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+#define PGBENCH_TXN_END                                                                            \
+    "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) "                                   \
+    "VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n"                                      \
+    "END;\n"
+static const char tpcb_like[] = PGBENCH_TXN_START
     "UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;\n"
-    "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;\n"
-    "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) "
-    "VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n"
-    "END;\n";
-static const char simple_update[] =
-    "\\set aid random(1, 100000 * :scale)\n"
-    "\\set bid random(1, 1 * :scale)\n"
-    "\\set tid random(1, 10 * :scale)\n"
-    "\\set delta random(-5000, 5000)\n"
-    "BEGIN;\n"
-    "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"
-    "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
-    "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) "
-    "VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n"
-    "END;\n";
+    "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;\n" PGBENCH_TXN_END;
+static const char simple_update[] = PGBENCH_TXN_START PGBENCH_TXN_END;
 static const char select_only[] = "\\set aid random(1, 100000 * :scale)\n"
                                   "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n";
 
@@ -253,7 +248,7 @@ pg_prepare(const struct runconf *rc, const void *opts, char *err)
     const char *mode = rc->mode ? rc->mode : pg_modes[0];
     PGconn *pg = NULL;
 
-    sh->target = xstrdup(rc->target);
+    sh->target = xstrdup(rc->tgt.raw);
     sh->mode = (enum pg_mode)str_index(pg_modes, mode);
     if ((int)sh->mode < 0) {
         seterr(err, "unknown protocol '%s' for postgres (use -M simple, extended or prepared)",
@@ -262,7 +257,7 @@ pg_prepare(const struct runconf *rc, const void *opts, char *err)
     }
     if (load_scripts(sh, rc, err) < 0)
         goto fail;
-    if (pg_connect_blocking(rc->target, &pg, err) < 0 ||
+    if (pg_connect_blocking(rc->tgt.raw, &pg, err) < 0 ||
         read_scale(pg, mix_files_only(&sh->mix), &sh->scale, err) < 0)
         goto fail;
     for (int i = 0; i < sh->mix.n; i++)

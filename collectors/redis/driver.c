@@ -763,7 +763,7 @@ rd_prepare(const struct runconf *rc, const void *opts, char *err)
     struct rd_shared *sh = xcalloc(1, sizeof(*sh));
     redisContext *ctx = NULL;
 
-    if (redis_target_parse(rc->target, &sh->t, err) < 0 || check_options(sh, rc, kv, err) < 0 ||
+    if (redis_target_parse(rc->tgt.raw, &sh->t, err) < 0 || check_options(sh, rc, kv, err) < 0 ||
         (sh->t.tls && (sh->tls = rtls_ctx_new(&sh->t, err)) == NULL))
         goto fail;
     redis_target_where(&sh->t, sh->where, sizeof sh->where);

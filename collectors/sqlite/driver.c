@@ -480,7 +480,7 @@ sq_prepare(const struct runconf *rc, const void *opts, char *err)
     int rv, files_only = 0;
 
     sh->batch = o->batch.batch > 0 ? o->batch.batch : 1;
-    rv = check_options(rc, err) < 0 || sqlite_target_parse(rc->target, &sh->t, err) < 0 ||
+    rv = check_options(rc, err) < 0 || sqlite_target_parse(rc->tgt.raw, &sh->t, err) < 0 ||
          (sh->script = load_script(rc, &files_only, err)) == NULL ||
          open_db(&sh->t, &db, err) < 0 || read_rows(db, files_only, &sh->rows, err) < 0 ||
          check_script(db, sh->script, &sh->writes, err) < 0;

@@ -8,18 +8,13 @@
 #include "config.h"
 #include "base/sendq.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/collect.h"
 #include "run/headless.h"
 #include "run/options.h"
 #include "engine/registry.h"
-#include "run/target.h"
-#include "base/uri.h"
 #include "ui/tui.h"
 #include "base/util.h"
 
@@ -144,86 +139,6 @@ cmd_print_version(void)
     print_sends();
 }
 
-/*
- * An option's target in argv: a copy for connecting, and argv masked in
- * place so that `ps` shows no password.
- */
-static void
-hide_option_target(char **opt, const char *option)
-{
-    const struct driver_class *drv;
-    char *copy, *masked, schemes[256];
-
-    if (*opt == NULL || strcmp(*opt, "none") == 0)
-        return;
-    drv = driver_for_target(*opt);
-    if (drv == NULL) {
-        target_known_schemes(schemes, sizeof(schemes));
-        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option,
-                    target_mask(*opt), schemes);
-    }
-    copy = xstrdup(*opt);
-    masked = drv->mask(*opt);
-    target_scrub_arg(*opt, masked);
-    free(masked);
-    *opt = copy; /* watch resolves once per target: a second pass masks the first copy */
-}
-
-/*
- * --watch targets: each must have a collector and be on this machine (what
- * benchtop reads, it reads only on loopback, like its loads); a copy to
- * connect with, and argv masked in place.
- */
-static void
-hide_watch_targets(struct target_list *l)
-{
-    char *masked, *copy;
-    int i;
-
-    for (i = 0; i < l->n && !l->hidden; i++) {
-        masked = target_mask(l->v[i]);
-        if (masked == NULL || watch_collector_for(l->v[i]) == NULL)
-            usage_fatal("--watch %s: nothing reads it (watch a database target, a pooler's "
-                        "console, or an application tier's status URL)",
-                        masked ? masked : "***");
-        if (!uri_is_local(l->v[i]))
-            usage_fatal("--watch %s: benchtop only reads servers on loopback (127.0.0.0/8, "
-                        "::1, a unix socket)",
-                        masked);
-        copy = xstrdup(l->v[i]);
-        target_scrub_arg(l->v[i], masked);
-        free(masked);
-        l->v[i] = copy;
-    }
-    l->hidden = 1;
-}
-
-const struct driver_class *
-cmd_resolve_target(struct runconf *rc, char *target, int in_argv)
-{
-    const struct driver_class *drv = driver_for_target(target);
-    char schemes[256];
-
-    if (drv == NULL) {
-        target_known_schemes(schemes, sizeof(schemes));
-        usage_fatal("don't know what database '%s' is (start the target with %s)",
-                    target_mask(target), schemes);
-    }
-    rc->target = xstrdup(target);
-    rc->target_masked = drv->mask(target);
-    rc->driver = drv;
-    err_kinds_use(drv->err_kinds);
-    rc->driver_conf = options_driver_conf(rc, drv);
-    rc->pipeline = drv->pipeline_depth ? drv->pipeline_depth(rc->driver_conf) : 1;
-    rc->server_local = uri_is_local(target);
-    if (in_argv)
-        target_scrub_arg(target, rc->target_masked);
-    hide_option_target(&rc->pooler_target, "pooler");
-    hide_option_target(&rc->server_target, "server");
-    hide_watch_targets(&rc->watch);
-    return drv;
-}
-
 void
 cmd_choose_front_end(struct runconf *rc)
 {
@@ -253,198 +168,6 @@ cmd_check_run_options(struct runconf *rc, int default_seconds)
         rc->duration_s = rc->headless ? default_seconds : 0;
 }
 
-/*
- * A closed stdout would let the first socket take descriptor 1 and receive
- * the JSON lines: it is held by /dev/null, and headless output refused.
- */
-static int stdout_closed;
-
-void
-cmd_hold_std_fds(void)
-{
-    int fd;
-
-    if (fcntl(STDOUT_FILENO, F_GETFD) < 0 && errno == EBADF) {
-        stdout_closed = 1;
-        fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-        if (fd >= 0 && fd != STDOUT_FILENO) /* 0 closed too: it took that slot, leave it */
-            close(fd);
-        else if (fd < 0)
-            fatal("cannot open /dev/null: %s", strerror(errno));
-    }
-}
-
-FILE *
-cmd_open_record(const struct runconf *rc)
-{
-    FILE *f;
-
-    if (rc->headless && rc->record == NULL && stdout_closed)
-        usage_fatal("standard output is closed: headless mode has nowhere to write its JSON "
-                    "lines (redirect it to a file, or give --record FILE)");
-    /* headless with --record: the file instead of stdout (a Kubernetes agent's volume) */
-    if (rc->headless && rc->record == NULL)
-        return stdout;
-    if (rc->record == NULL)
-        return NULL;
-    f = fopen(rc->record, "w");
-    if (f == NULL)
-        usage_fatal("cannot write --record %s: %s (check the path)", rc->record, strerror(errno));
-    return f;
-}
-
-/* Starts cls on target with its role in the verdict; a failure is fatal. */
-static void
-add_class(struct session *s, const struct collector_class *cls, const char *target,
-          enum coll_role role, const char **names)
-{
-    char err[BT_ERRLEN];
-
-    if (s->ncollect == SESSION_MAX_COLLECT)
-        usage_fatal("at most %d targets can be watched at once", SESSION_MAX_COLLECT);
-    s->collect[s->ncollect] = collect_start(cls, target, s->interval_s, err);
-    if (s->collect[s->ncollect] == NULL)
-        usage_fatal("%s", err);
-    s->role[s->ncollect] = role;
-    s->title[s->ncollect] = cls->title ? cls->title : cls->name;
-    names[s->ncollect++] = cls->name;
-}
-
-void
-cmd_add_collector(struct session *s, const struct driver_class *drv, const char *target,
-                  const char **names)
-{
-    const struct collector_class *cls = collector_for(drv->name);
-
-    if (cls != NULL) /* else this backend has no collector yet: client figures only */
-        add_class(s, cls, target, COLL_SERVER, names);
-}
-
-void
-cmd_add_watched(struct session *s, const struct runconf *rc, const char **names,
-                const char **targets)
-{
-    const struct collector_class *cls;
-    int i;
-
-    for (i = 0; i < rc->watch.n; i++) {
-        cls = watch_collector_for(rc->watch.v[i]);
-        targets[s->ncollect] = target_mask(rc->watch.v[i]);
-        add_class(s, cls, rc->watch.v[i],
-                  cls->pools    ? COLL_POOLER
-                  : cls->claims ? COLL_APP
-                                : COLL_BEHIND,
-                  names);
-    }
-}
-
-/*
- * A line that could not be written is an error: said once on stderr, exit 1.
- * why: the first failure's errno when known (0: this flush's, if it fails).
- */
-static void
-check_output(FILE *f, const char *what, int why)
-{
-    int flushed;
-
-    errno = 0;
-    if (f == NULL || ((flushed = fflush(f)) == 0 && !ferror(f)))
-        return;
-    if (why == 0 && flushed != 0)
-        why = errno;
-    fprintf(stderr, "benchtop: cannot write to %s: %s (lines were lost)\n", what,
-            why ? strerror(why) : "write error");
-    exit(1);
-}
-
-/* A watch that never got one sample is a failure, whatever the output showed. */
-static void
-check_watched(struct collect *c, const char *target)
-{
-    struct collect_result res;
-
-    collect_read(c, &res);
-    if (res.samples == 0) {
-        fprintf(stderr, "benchtop: no sample of %s succeeded: %s\n", target, res.error);
-        exit(1);
-    }
-}
-
-/* A target given to an option: its driver (a user error if none) and its masked form. */
-static const struct driver_class *
-option_target(char *target, const char *option, char **masked)
-{
-    const struct driver_class *drv = driver_for_target(target);
-    char schemes[256];
-
-    if (drv == NULL) {
-        target_known_schemes(schemes, sizeof(schemes));
-        usage_fatal("--%s: don't know what '%s' is (start the target with %s)", option,
-                    target_mask(target), schemes);
-    }
-    *masked = drv->mask(target);
-    return drv;
-}
-
-/* "pgbouncer in front of postgres", from the registry, for the --pooler error. */
-static const char *
-poolers_known(char *buf, size_t len)
-{
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for (const struct collector_class *const *c = collector_classes; *c != NULL; c++)
-        if ((*c)->pools != NULL && used < len)
-            used += (size_t)snprintf(buf + used, len - used, "%s%s in front of %s",
-                                     used ? ", " : "", (*c)->name, (*c)->pools);
-    return used ? buf : "this build has no pooler";
-}
-
-void
-cmd_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
-               const char **targets)
-{
-    const struct collector_class *pool = pooler_for(rc->driver->name);
-    const char *at = rc->pooler_target, *masked = rc->target_masked;
-    char *m = NULL, err[BT_ERRLEN];
-
-    if (at != NULL && strcmp(at, "none") == 0)
-        return;
-    if (at != NULL) {
-        if (option_target(rc->pooler_target, "pooler", &m) != rc->driver || pool == NULL)
-            usage_fatal("--pooler %s: no pooler of %s targets is known (%s)", m, rc->driver->name,
-                        poolers_known(err, sizeof err));
-        masked = m;
-    } else if (pool != NULL && pool->detect != NULL && pool->detect(rc->target)) {
-        at = rc->target;
-    } else {
-        return;
-    }
-    if (vet && pool->vet != NULL && pool->vet(at, rc, err) < 0)
-        usage_fatal("%s", err);
-    if (s != NULL) {
-        targets[s->ncollect] = masked;
-        add_class(s, pool, at, COLL_POOLER, names);
-    }
-}
-
-void
-cmd_add_server(struct session *s, struct runconf *rc, const char **names, const char **targets)
-{
-    char *masked;
-
-    if (rc->server_target == NULL) {
-        cmd_add_collector(s, rc->driver, rc->target, names);
-        targets[0] = rc->target_masked;
-        return;
-    }
-    if (option_target(rc->server_target, "server", &masked) != rc->driver)
-        usage_fatal("--server %s is not a %s target like %s (name the server behind the pooler)",
-                    masked, rc->driver->name, rc->target_masked);
-    cmd_add_collector(s, rc->driver, rc->server_target, names);
-    targets[0] = masked;
-}
-
 void
 cmd_front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char **names,
               const char **targets)
@@ -464,14 +187,6 @@ cmd_front_end(struct session *s, int sigfd, struct report_ctx *ctx, const char *
         headless_run(s, sigfd, &hc);
     else if (tui_run(s, sigfd, &tc, err) < 0)
         usage_fatal("%s", err);
-    for (i = 0; i < s->ncollect; i++)
-        if (s->eng == NULL)
-            check_watched(s->collect[i], targets[i]);
-    for (i = 0; i < s->ncollect; i++)
-        collect_stop(s->collect[i]);
-    check_output(ctx->json, ctx->json == stdout ? "standard output" : s->rc->record,
-                 ctx->json_errno);
-    check_output(ctx->human, "standard error", 0);
 }
 
 int

@@ -23,21 +23,21 @@ set_demo_options(struct runconf *rc)
     const char *const *o;
     char name[64];
 
-    for (o = rc->driver->demo_options; o != NULL && *o != NULL; o++) {
+    for (o = rc->tgt.driver->demo_options; o != NULL && *o != NULL; o++) {
         size_t n = strcspn(*o, "=");
         snprintf(name, sizeof name, "%.*s", (int)n, *o);
         options_set(rc, name, (*o)[n] == '=' ? *o + n + 1 : "1");
     }
 }
 
-/* rc->watch gains target + path (a copy: demo targets are not in argv). */
+/* rc->watch gains target + path, parsed (demo targets are not in argv). */
 static void
 add_watch(struct runconf *rc, const char *target, const char *path)
 {
-    if (rc->watch.n == RC_MAX_WATCH)
-        usage_fatal("demo: --watch is given too often to add %s%s (watch fewer targets)", target,
-                    path);
-    rc->watch.v[rc->watch.n++] = xasprintf("%s%s", target, path);
+    char *url = xasprintf("%s%s", target, path);
+
+    launch_watch_target(rc, url);
+    free(url);
 }
 
 /*
@@ -77,13 +77,13 @@ demo_load(struct runconf *rc, struct server *srv)
     struct init_conf ic = {.target = srv->target, .force = 1, .quiet = rc->quiet};
     char err[BT_ERRLEN];
 
-    cmd_resolve_target(rc, srv->target, 0);
+    launch_target(rc, srv->target, 0);
     if (!rc->quiet)
-        fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->target_masked,
+        fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->tgt.masked,
                 srv->dir);
-    if (srv->behind[0] != '\0' && driver_for_target(srv->behind) == rc->driver) {
+    if (srv->behind[0] != '\0' && driver_for_target(srv->behind) == rc->tgt.driver) {
         ic.target = srv->behind; /* a pooler: tables and the server pane come from behind it */
-        rc->server_target = srv->behind;
+        launch_server_target(rc, srv->behind);
     } else if (srv->behind[0] != '\0') { /* a database behind an app: watched */
         add_watch(rc, srv->behind, "");
     }
@@ -93,7 +93,7 @@ demo_load(struct runconf *rc, struct server *srv)
         return 1;
     }
     ic.opts = rc->driver_conf;
-    if (rc->driver->needs_init && rc->driver->init(&ic, err) < 0) {
+    if (rc->tgt.driver->needs_init && rc->tgt.driver->init(&ic, err) < 0) {
         fprintf(stderr, "benchtop: demo: %s\n", err);
         return 1;
     }
@@ -104,7 +104,7 @@ demo_load(struct runconf *rc, struct server *srv)
     if (!options_given(rc, "threads"))
         rc->threads = 2;
     cmd_check_run_options(rc, 20);
-    return cmd_run_load(rc, NULL);
+    return launch_load(rc, NULL, NULL, cmd_front_end);
 }
 
 /* "postgres, redis, ..." : the servers a demo can start. */

@@ -16,12 +16,12 @@ cmd_init_exec(struct runconf *rc, char **pos, int npos)
     target_known_schemes(err, sizeof err);
     if (npos != 1)
         usage_fatal("init needs exactly one target (start it with %s)", err);
-    cmd_resolve_target(rc, pos[0], 1);
-    ic.target = rc->target;
+    launch_target(rc, pos[0], 1);
+    ic.target = rc->tgt.raw;
     ic.opts = rc->driver_conf;
     ic.force = rc->force;
     ic.quiet = rc->quiet;
-    if (rc->driver->init(&ic, err) < 0)
+    if (rc->tgt.driver->init(&ic, err) < 0)
         usage_fatal("%s", err);
     return 0;
 }

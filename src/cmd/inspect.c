@@ -45,12 +45,12 @@ cmd_inspect(struct runconf *rc, char **pos, int npos)
         usage_fatal("inspect needs one target (e.g. benchtop inspect SCHEME://HOST:PORT)");
     if (ic.separator == NULL || ic.separator[0] == '\0')
         usage_fatal("--separator needs at least one character (e.g. --separator :)");
-    drv = cmd_resolve_target(rc, pos[0], 1);
+    drv = launch_target(rc, pos[0], 1);
     cls = collector_for(drv->name);
     if (cls == NULL || cls->inspect == NULL)
         usage_fatal("%s servers cannot be inspected (%s can)", drv->name,
                     inspectable(names, sizeof names));
-    if (cls->inspect(rc->target, &ic, err) < 0) {
+    if (cls->inspect(rc->tgt.raw, &ic, err) < 0) {
         fprintf(stderr, "benchtop: %s\n", err);
         return 1;
     }

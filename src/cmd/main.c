@@ -38,7 +38,7 @@ main(int argc, char **argv)
     proctitle_init(argc, argv); /* before anything keeps a pointer into argv */
     cmd = argc > 1 ? cmd_find(argv[1]) : NULL;
     shift = cmd != NULL;
-    cmd_hold_std_fds();
+    launch_hold_std_fds();
     /* `| head -1`: a closed pipe is a write error (EPIPE), said and exit 1, not a silent death */
     signal(SIGPIPE, SIG_IGN);
     memset(&rc, 0, sizeof(rc));

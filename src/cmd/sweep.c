@@ -75,11 +75,11 @@ cmd_sweep_exec(struct runconf *rc, char **pos, int npos)
     check_combination(rc);
     if (rc->sweep_set_values != NULL) { /* a load per value (src/cmd/try.c), headless */
         free(sw);
-        cmd_resolve_target(rc, pos[0], 1);
+        launch_target(rc, pos[0], 1);
         return cmd_try_sweep(rc);
     }
     plan(rc, sw);
-    cmd_resolve_target(rc, pos[0], 1);
+    launch_target(rc, pos[0], 1);
     sweep_init(sw);
     most_clients = sw->axis == SWEEP_CLIENTS ? (int)sw->list.v[sw->list.n - 1] : rc->clients;
     if (rc->threads > most_clients)
@@ -89,8 +89,9 @@ cmd_sweep_exec(struct runconf *rc, char **pos, int npos)
     else
         rc->rate = sw->x;
     cmd_choose_front_end(rc);
-    cmd_raise_fd_limit(most_clients);
-    rv = cmd_run_load(rc, sw); /* the session ends the load after the last step */
+    launch_raise_fd_limit(most_clients);
+    rv = launch_load(rc, sw, NULL,
+                     cmd_front_end); /* the session ends the load after the last step */
     sweep_free(sw);
     free(sw);
     return rv;

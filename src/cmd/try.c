@@ -96,7 +96,7 @@ modes_text(const struct driver_class *d, char *buf, size_t len)
 static void
 check_client_side(const struct runconf *rc)
 {
-    const struct driver_class *d = rc->driver;
+    const struct driver_class *d = rc->tgt.driver;
     char list[160];
     int i;
 
@@ -121,12 +121,12 @@ check_leftover(const struct runconf *rc)
 {
     char path[512], err[BT_ERRLEN];
 
-    if (tryset_undo_path(rc->target_masked, path, sizeof path, err) < 0)
+    if (tryset_undo_path(rc->tgt.masked, path, sizeof path, err) < 0)
         usage_fatal("%s", err);
     if (access(path, F_OK) == 0)
         usage_fatal("a try on %s did not finish and left settings changed (%s): put them back "
                     "with benchtop try --undo TARGET",
-                    rc->target_masked, path);
+                    rc->tgt.masked, path);
 }
 
 /* The settings B changes: read what undoes them (restart-only refused), undo file written. */
@@ -140,10 +140,10 @@ prepare_settings(struct try_run *t)
         return;
     if (tryset_parse(&t->set, rc->try_set, err) < 0)
         usage_fatal("%s", err);
-    if (tryset_open(&t->set, collector_for(rc->driver->name), rc->target, err) < 0)
+    if (tryset_open(&t->set, collector_for(rc->tgt.driver->name), rc->tgt.raw, err) < 0)
         usage_fatal("%s", err);
-    if ((rc->try_restart && tryset_restart_on(&t->set, rc->target_masked, err) < 0) ||
-        tryset_save(&t->set, rc->target_masked, err) < 0) {
+    if ((rc->try_restart && tryset_restart_on(&t->set, rc->tgt.masked, err) < 0) ||
+        tryset_save(&t->set, rc->tgt.masked, err) < 0) {
         t->set.cls->close(t->set.conn);
         usage_fatal("%s", err);
     }
@@ -184,7 +184,7 @@ client_side(struct try_run *t, int b)
     if (rc->try_pipeline) {
         snprintf(depth, sizeof depth, "%d", b ? rc->try_pipeline : t->a_pipeline);
         options_set(rc, "pipeline", depth); /* the driver's option struct reads it */
-        rc->pipeline = rc->driver->pipeline_depth(rc->driver_conf);
+        rc->pipeline = rc->tgt.driver->pipeline_depth(rc->driver_conf);
     }
     rc->mode = b && rc->try_protocol ? rc->try_protocol : t->a_mode;
     rc->connect_per_txn = b && rc->try_connect ? 1 : t->a_connect;
@@ -196,7 +196,7 @@ run_round(struct try_run *t, int clients, int threads, struct sweep_step *out)
 {
     struct runconf *rc = t->rc;
     struct sweep *sw = xcalloc(1, sizeof *sw);
-    struct cmd_round round = {.json = t->out};
+    struct launch_round round = {.json = t->out};
     int a_clients = rc->clients, a_threads = rc->threads, got;
 
     sw->axis = SWEEP_CLIENTS;
@@ -211,7 +211,7 @@ run_round(struct try_run *t, int clients, int threads, struct sweep_step *out)
     rc->threads = threads < clients ? threads : clients;
     /* a bound: the sweep ends the load after its one step, long before this */
     rc->duration_s = rc->warmup_s + rc->try_for_s + 10 * rc->interval_s + 10;
-    cmd_run_round(rc, sw, &round);
+    launch_load(rc, sw, &round, cmd_front_end);
     rc->clients = a_clients;
     rc->threads = a_threads;
     got = sw->nsteps > 0;
@@ -269,7 +269,7 @@ report(const struct try_run *t, const struct try_result *res)
     struct try_table *tab = xcalloc(1, sizeof *tab);
     const struct runconf *rc = t->rc;
 
-    snprintf(tab->target, sizeof tab->target, "%s", t->rc->target_masked);
+    snprintf(tab->target, sizeof tab->target, "%s", t->rc->tgt.masked);
     tryrun_change_text(&t->set,
                        &(struct try_client){rc->try_clients, rc->try_threads, rc->try_pipeline,
                                             rc->try_connect, rc->try_protocol},
@@ -294,16 +294,16 @@ undo(struct runconf *rc)
     char path[512], target[512], err[BT_ERRLEN];
     int i;
 
-    if (tryset_undo_path(rc->target_masked, path, sizeof path, err) < 0)
+    if (tryset_undo_path(rc->tgt.masked, path, sizeof path, err) < 0)
         usage_fatal("%s", err);
     if (access(path, F_OK) != 0) {
         fprintf(stderr, "benchtop: no try left settings changed on %s: nothing to put back\n",
-                rc->target_masked);
+                rc->tgt.masked);
         return 0;
     }
     if (tryset_load(&set, path, target, sizeof target, err) < 0 ||
-        tryset_open(&set, collector_for(rc->driver->name), rc->target, err) < 0 ||
-        (set.restart && tryset_restart_on(&set, rc->target_masked, err) < 0))
+        tryset_open(&set, collector_for(rc->tgt.driver->name), rc->tgt.raw, err) < 0 ||
+        (set.restart && tryset_restart_on(&set, rc->tgt.masked, err) < 0))
         usage_fatal("%s", err);
     if (tryset_finish(&set, err) < 0) {
         fprintf(stderr, "benchtop: %s (the undo file %s is kept)\n", err, path);
@@ -348,7 +348,7 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
         usage_fatal(npos ? "unexpected argument '%s' (give one target; options start with -)"
                          : "no target given (e.g. benchtop try SCHEME://HOST/... --set NAME=VALUE)",
                     npos ? pos[1] : "");
-    cmd_resolve_target(rc, pos[0], 1);
+    launch_target(rc, pos[0], 1);
     check_options(rc);
     if (rc->try_undo)
         return undo(rc);

@@ -30,30 +30,31 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
     if (rc->stat) /* a human line per interval: no dashboard, no JSON */
         rc->headless = 1;
     cmd_choose_front_end(rc);
-    ctx.json = rc->stat ? NULL : cmd_open_record(rc);
+    ctx.json = rc->stat ? NULL : launch_open_record(rc);
     sigfd = session_block_signals();
     for (i = 0; i < npos; i++) {
-        const struct driver_class *drv = cmd_resolve_target(rc, pos[i], 1);
-        targets[s.ncollect] = rc->target_masked;
-        cmd_add_collector(&s, drv, rc->target, names);
+        const struct driver_class *drv = launch_target(rc, pos[i], 1);
+        targets[s.ncollect] = rc->tgt.masked;
+        launch_add_collector(&s, drv, rc->tgt.raw, names);
         if (s.ncollect != i + 1)
             usage_fatal("%s targets cannot be watched yet (no collector for %s)", drv->name,
                         drv->name);
         snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s", i ? ", " : "",
-                 rc->target_masked);
+                 rc->tgt.masked);
     }
     if (rc->pooler_target != NULL) /* watched beside the first target's server */
-        cmd_add_pooler(&s, rc, 0, names, targets);
-    rc->target_masked = xstrdup(joined);
+        launch_add_pooler(&s, rc, 0, names, targets);
+    rc->tgt.masked = xstrdup(joined);
     if (rc->records_glob != NULL) /* a record is a descriptor: a fleet of 300 needs them */
-        cmd_fd_limit_up(FOLLOW_FD_NEED);
+        launch_fd_limit_up(FOLLOW_FD_NEED);
     if (rc->records_glob != NULL && (s.follow = follow_open(rc->records_glob, err)) == NULL)
         usage_fatal("%s", err);
     if (rc->records_glob != NULL && npos == 0)
-        rc->target_masked = xstrdup(rc->records_glob);
+        rc->tgt.masked = xstrdup(rc->records_glob);
     if (options_given(rc, "time"))
         s.until_us = now_us() + (uint64_t)(rc->duration_s * 1e6);
     cmd_front_end(&s, sigfd, &ctx, names, targets);
+    launch_finish(&s, &ctx, targets);
     follow_close(s.follow);
     if (ctx.json != NULL && ctx.json != stdout)
         fclose(ctx.json);

@@ -281,7 +281,7 @@ engine_start(const struct runconf *rc, void *shared, char *err)
     int i;
 
     e->rc = rc;
-    e->drv = rc->driver;
+    e->drv = rc->tgt.driver;
     e->shared = shared;
     e->clients = rc->clients;
     e->rate = rc->rate;

@@ -19,7 +19,7 @@ enum opt_type {
     OPT_DOUBLE,  /* double field */
     OPT_STRING,  /* char * field (xstrdup'ed) */
     OPT_TARGET,  /* char * field pointing into argv, so its password can be masked in place; */
-                 /* cmd_resolve_target swaps in a copy and masks argv (never printed unmasked) */
+                 /* launch_target swaps in a copy and masks argv (never printed unmasked) */
     OPT_FLAG,    /* int field set to 1, takes no value */
     OPT_LIST,    /* char * field: repeatable, the values joined by '\n' in the order given */
     OPT_TARGETS, /* struct target_list field: repeatable, each value as OPT_TARGET */

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-struct driver_class;
+#include "target.h"
 
 /* The most options the engine's table and every driver's together may have. */
 #define OPTIONS_MAX 128
@@ -16,15 +16,14 @@ struct driver_class;
 /* A repeatable target option's values, in the order given (--watch). */
 struct target_list {
     int n;
-    char *v[RC_MAX_WATCH];
-    int hidden; /* v holds copies, argv is masked (cmd_resolve_target) */
+    char *v[RC_MAX_WATCH];         /* as given (in argv until hidden) */
+    struct target t[RC_MAX_WATCH]; /* each parsed once (launch_target) */
+    int hidden;                    /* t holds them parsed, argv is masked (launch_target) */
 };
 
 struct runconf {
     const char *command; /* "run", "init", "demo", "serve" */
-    char *target;        /* as given (password intact; never printed) */
-    char *target_masked; /* password replaced by "***": safe to print */
-    const struct driver_class *driver;
+    struct target tgt;   /* the load's target, parsed once (launch_target) */
 
     char *workload;         /* -w; NULL means the driver's default */
     char *mode;             /* -M; NULL means the driver's default */
@@ -63,6 +62,8 @@ struct runconf {
     int record_queries;  /* --record-queries: other sessions' statements kept whole in JSON lines */
     char *pooler_target; /* --pooler: a connection pooler's console ("none": do not look) */
     char *server_target; /* --server: the server behind a pooler target, for its collector */
+    struct target pooler_tgt; /* --pooler parsed once (launch_target); raw NULL: none */
+    struct target server_tgt; /* --server parsed once (launch_target) */
     struct target_list watch; /* --watch: other targets' collectors beside the load */
     char *theme;              /* --theme NAME or path */
     char *report_format;      /* report --format: text, markdown, csv, json */
@@ -93,7 +94,6 @@ struct runconf {
     int try_restart;          /* try --restart: restart-only settings, on a throwaway (serve) */
     int try_undo;             /* try --undo: put back what a dead try left */
     char *try_output;         /* try -o FILE: the rounds' JSON lines */
-    int server_local;         /* the target is on this machine: its CPU is ours to read */
     int show_help;            /* -h */
     int show_version;         /* -V */
     void *driver_conf;        /* the driver's option struct (driver.h), once the target is known */

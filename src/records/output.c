@@ -153,7 +153,7 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     fprintf(f, "{\"type\":\"run\",\"benchtop\":\"%s\",\"command\":", PACKAGE_VERSION);
     json_put_string(f, rc->command ? rc->command : "run");
     fprintf(f, ",\"start\":%.3f", (double)now.tv_sec + now.tv_nsec / 1e9 - snap->t);
-    json_member_str(f, "target", rc->target_masked ? rc->target_masked : "");
+    json_member_str(f, "target", rc->tgt.masked ? rc->tgt.masked : "");
     json_member_str(f, "workload", ctx->workload ? ctx->workload : "");
     json_member_str(f, "protocol", ctx->mode ? ctx->mode : "");
     json_tls(f, ctx->tls);
@@ -266,7 +266,7 @@ json_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
             snap->t, (unsigned long long)s->txns, (unsigned long long)s->ops);
     json_member_str(f, "workload", ctx->workload);
     json_member_str(f, "protocol", ctx->mode);
-    json_member_str(f, "target", rc->target_masked);
+    json_member_str(f, "target", rc->tgt.masked);
     json_tls(f, ctx->tls);
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,",
             snap->clients, rc->threads, rc->rate, rc->connect_per_txn ? "true" : "false");
@@ -414,7 +414,7 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
                 "(transactions failed or could not connect)\n",
                 snap->outage_s, snap->t, snap->outage_from);
     text_clean(workload, sizeof(workload), ctx->workload); /* a -f path is foreign text too */
-    text_clean(target, sizeof(target), rc->target_masked);
+    text_clean(target, sizeof(target), rc->tgt.masked);
     fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", workload, ctx->mode, target);
     human_tls(f, ctx->tls);
     human_clients(f, snap);

@@ -396,8 +396,8 @@ report_sweep_table(FILE *f, const struct sweep *sw, const struct report_ctx *ctx
     char tps[32], line[256];
 
     fprintf(f, "sweep: %s, workload %s, %d step%s of %.3g s after %.3g s of warm-up\n",
-            ctx->rc->target_masked, ctx->workload, sw->nsteps, sw->nsteps == 1 ? "" : "s",
-            sw->step_s, sw->warmup_s);
+            ctx->rc->tgt.masked, ctx->workload, sw->nsteps, sw->nsteps == 1 ? "" : "s", sw->step_s,
+            sw->warmup_s);
     fprintf(f, "%10s %12s %10s %10s %10s %8s  %s\n",
             sw->axis == SWEEP_SETTING   ? sw->setting
             : sw->axis == SWEEP_CLIENTS ? "clients"

@@ -819,8 +819,8 @@ value_of(const struct runconf *rc, const struct opt_ref *r)
 
     if (r->group == NULL)
         return (const char *)rc + r->def->offset;
-    if (rc->driver == NULL || rc->driver_conf == NULL ||
-        (off = group_offset(rc->driver, r->group)) < 0)
+    if (rc->tgt.driver == NULL || rc->driver_conf == NULL ||
+        (off = group_offset(rc->tgt.driver, r->group)) < 0)
         return NULL;
     return (const char *)rc->driver_conf + off + r->def->offset;
 }

@@ -11,8 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target.h"
-#include "base/uri.h"
 #include "base/util.h"
 
 enum { FD_SIG, FD_FINISHED, FD_INPUT, FD_COLLECT };
@@ -53,14 +51,14 @@ procs_find(struct session *s)
 
     cpu_group_init(&s->procs);
     s->procs_ready = 1;
-    if (!s->rc->server_local)
+    if (!s->rc->tgt.local)
         return;
-    cpu_group_add(&s->procs, cpu_port_owner(target_port(s->rc->target)));
+    cpu_group_add(&s->procs, cpu_port_owner(s->rc->tgt.port));
     for (i = 0; i < s->ncollect; i++)
         app &= s->role[i] != COLL_SERVER;
     for (i = 0; app && i < s->rc->watch.n; i++)
-        if (uri_is_local(s->rc->watch.v[i]))
-            cpu_group_add(&s->procs, cpu_port_owner(target_port(s->rc->watch.v[i])));
+        if (s->rc->watch.t[i].local)
+            cpu_group_add(&s->procs, cpu_port_owner(s->rc->watch.t[i].port));
 }
 
 /*
@@ -148,18 +146,12 @@ merge_signals(struct session *s)
  * database runs in benchtop's own threads, with no server process.
  */
 static int
-target_embedded(const char *target)
+target_embedded(const struct target *t)
 {
-    struct uri u;
-    char path[512];
     struct stat sb;
 
-    if (uri_split(target, &u) != 0 || u.authority.len != 0 || u.path.len == 0 ||
-        u.path.len >= sizeof(path))
-        return 0;
-    memcpy(path, target + u.path.off, u.path.len);
-    path[u.path.len] = '\0';
-    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    return t->scheme != NULL && t->host[0] == '\0' && t->path[0] != '\0' &&
+           stat(t->path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 /* The engine's time account of the interval (account.h) into in. */
@@ -257,7 +249,7 @@ judge(struct session *s, struct snapshot *snap)
     in.gain_per_doubling = s->gain_per_doubling;
     in.host_busy_pct = NAN;
     if (cpu_host_read(&now) == 0) {
-        if ((s->rc->server_local || s->embedded) && s->host.total)
+        if ((s->rc->tgt.local || s->embedded) && s->host.total)
             in.host_busy_pct = cpu_host_busy_pct(&s->host, &now);
         s->host = now;
     }
@@ -475,7 +467,7 @@ session_run(struct session *s, int sigfd)
     s->gain_per_doubling = NAN;
     if (s->eng != NULL)
         procs_find(s); /* before the first tick: its CPU counts from the start */
-    s->embedded = s->rc != NULL && s->rc->target != NULL && target_embedded(s->rc->target);
+    s->embedded = s->rc != NULL && s->rc->tgt.raw != NULL && target_embedded(&s->rc->tgt);
     cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);
     for (;;) {

@@ -1,6 +1,6 @@
 /*
- * target: a target's password masked and kept out of `ps`; its port (the
- * lookups by scheme are in engine/registry.c).
+ * target: a target's password masked and kept out of `ps`, and the target
+ * read from a file or the environment (the parse is engine/target.c's).
  */
 #include "engine/registry.h"
 #include "target.h"
@@ -43,22 +43,6 @@ target_mask(const char *target)
     const struct driver_class *drv = driver_for_target(target);
 
     return drv != NULL ? drv->mask(target) : uri_mask(target);
-}
-
-int
-target_port(const char *target)
-{
-    const char *p;
-    struct uri u;
-    int port;
-
-    if (uri_split(target, &u) == 0)
-        return uri_split_host(target, &u) == URI_HOST_OK && u.has_port &&
-                       uri_port(target, u.port, &port) == 0
-                   ? port
-                   : 0;
-    p = strstr(target, "port=");
-    return p ? atoi(p + 5) : 0;
 }
 
 /* The first line of path (the target in a mounted Secret), trailing blanks cut. */

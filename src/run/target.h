@@ -10,8 +10,6 @@
  * stars when that does not fit), so `ps` no longer shows the password.
  */
 void target_scrub_arg(char *arg, const char *masked);
-/* The TCP port a target names (URI or conninfo port=), or 0 when it names none. */
-int target_port(const char *target);
 /*
  * A newly allocated copy of target with its password masked: the driver's
  * own masking, or any scheme://user:password@ form's; NULL when neither

@@ -11,7 +11,7 @@
 static int
 open_settings(struct tryrun *tr, const struct runconf *rc, const char *set, char *err)
 {
-    int left = tryset_leftover(rc->target_masked, err);
+    int left = tryset_leftover(rc->tgt.masked, err);
 
     if (left < 0)
         return -1;
@@ -19,9 +19,9 @@ open_settings(struct tryrun *tr, const struct runconf *rc, const char *set, char
         return seterr(err, "a try on this target did not finish and left settings changed: put "
                            "them back with benchtop try --undo TARGET");
     if (tryset_parse(&tr->set, set, err) < 0 ||
-        tryset_open(&tr->set, collector_for(rc->driver->name), rc->target, err) < 0)
+        tryset_open(&tr->set, collector_for(rc->tgt.driver->name), rc->tgt.raw, err) < 0)
         return -1;
-    if (tryset_save(&tr->set, rc->target_masked, err) < 0) {
+    if (tryset_save(&tr->set, rc->tgt.masked, err) < 0) {
         tr->set.cls->close(tr->set.conn);
         tr->set.conn = NULL;
         return -1;

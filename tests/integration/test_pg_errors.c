@@ -208,6 +208,51 @@ cmdline_tells_no_length(pid_t pid, const char *target_masked)
     assert_non_null(strstr(raw, want));
 }
 
+/* Whether the passwords in pid's command line are all masked: n "***" and no "rightpw". */
+static int
+cmdline_all_masked(pid_t pid, int n, char *buf, size_t len)
+{
+    const char *p;
+    int found = 0;
+
+    itest_cmdline(pid, buf, len);
+    for (p = buf; (p = strstr(p, "***")) != NULL; p += 3)
+        found++;
+    return found == n && strstr(buf, "rightpw") == NULL;
+}
+
+/*
+ * The targets of --server and --watch are parsed and masked like the load's:
+ * none of the three passwords stays in `ps`, stdout or stderr.
+ */
+static void
+test_option_passwords_hidden(void **state)
+{
+    char target[512], server[512], watch[512], cmdline[4096];
+    const char *at = strchr(itest_target(DB), '@');
+    char *args[] = {"run",         target,     "--headless", "-T",      "2",   "-w",
+                    "select-only", "--server", server,       "--watch", watch, NULL};
+    int o, e, i;
+    pid_t pid;
+    struct run r;
+
+    (void)state;
+    itest_exec(admin, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO bt_pwuser");
+    snprintf(target, sizeof(target), "postgres://bt_pwuser:rightpw@%s", at + 1);
+    snprintf(server, sizeof(server), "%s", target);
+    snprintf(watch, sizeof(watch), "%s", target);
+    pid = itest_spawn(args, &o, &e);
+    for (i = 0; i < 200 && !cmdline_all_masked(pid, 3, cmdline, sizeof cmdline); i++)
+        itest_sleep_ms(50);
+    fprintf(stderr, "  cmdline: %s\n", cmdline);
+    assert_true(cmdline_all_masked(pid, 3, cmdline, sizeof cmdline));
+    r = itest_finish(pid, o, e);
+    assert_int_equal(r.status, 0);
+    assert_null(strstr(r.out, "rightpw"));
+    assert_null(strstr(r.err, "rightpw"));
+    itest_free(&r);
+}
+
 /* The password never reaches stdout, stderr or the process's command line. */
 static void
 test_password_hidden(void **state)
@@ -269,13 +314,21 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_unknown_flag),        cmocka_unit_test(test_malformed_uri),
-        cmocka_unit_test(test_unreachable),         cmocka_unit_test(test_missing_database),
-        cmocka_unit_test(test_missing_tables),      cmocka_unit_test(test_zero_clients),
-        cmocka_unit_test(test_negative_rate),       cmocka_unit_test(test_unreadable_script),
-        cmocka_unit_test(test_script_syntax_error), cmocka_unit_test(test_script_server_rejects),
-        cmocka_unit_test(test_wrong_password),      cmocka_unit_test(test_password_hidden),
-        cmocka_unit_test(test_init_refuses),        cmocka_unit_test(test_server_restart),
+        cmocka_unit_test(test_unknown_flag),
+        cmocka_unit_test(test_malformed_uri),
+        cmocka_unit_test(test_unreachable),
+        cmocka_unit_test(test_missing_database),
+        cmocka_unit_test(test_missing_tables),
+        cmocka_unit_test(test_zero_clients),
+        cmocka_unit_test(test_negative_rate),
+        cmocka_unit_test(test_unreadable_script),
+        cmocka_unit_test(test_script_syntax_error),
+        cmocka_unit_test(test_script_server_rejects),
+        cmocka_unit_test(test_wrong_password),
+        cmocka_unit_test(test_password_hidden),
+        cmocka_unit_test(test_option_passwords_hidden),
+        cmocka_unit_test(test_init_refuses),
+        cmocka_unit_test(test_server_restart),
     };
     return cmocka_run_group_tests_name("pg_errors", tests, setup, teardown);
 }

@@ -349,7 +349,7 @@ conf(int threads)
 {
     struct runconf rc = {0};
 
-    rc.driver = &never_driver_class;
+    rc.tgt.driver = &never_driver_class;
     rc.threads = threads;
     rc.clients = threads;
     rc.late_ms = 1000;
@@ -444,7 +444,7 @@ test_spare_worker_takes_clients(void **state)
     int before = threads_now();
     struct engine *e;
 
-    rc.driver = &counting_driver_class;
+    rc.tgt.driver = &counting_driver_class;
     rc.clients = 4;
     rc.spare_threads = 1;
     atomic_store(&odd_made, 0);
@@ -486,7 +486,7 @@ test_connect_per_txn_failed_start_goes_on(void **state)
     struct snapshot *snap;
     int i;
 
-    rc.driver = &refusing_driver_class;
+    rc.tgt.driver = &refusing_driver_class;
     rc.connect_per_txn = 1;
     rc.transactions = 20;
     e = engine_start(&rc, NULL, err);
@@ -521,7 +521,7 @@ test_success_at_start_is_refused(void **state)
 
         setrlimit(RLIMIT_CORE, &no_core);
         freopen("/dev/null", "w", stderr);
-        rc.driver = &instant_driver_class;
+        rc.tgt.driver = &instant_driver_class;
         rc.transactions = 20;
         if ((e = engine_start(&rc, NULL, err)) == NULL)
             _exit(3);
@@ -545,7 +545,7 @@ test_edge_input_kept_while_writing(void **state)
     struct engine *e;
     struct snapshot *snap;
 
-    rc.driver = &edge_driver_class;
+    rc.tgt.driver = &edge_driver_class;
     rc.transactions = 20;
     e = engine_start(&rc, NULL, err);
     assert_non_null(e);

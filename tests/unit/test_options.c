@@ -285,7 +285,7 @@ test_watch_list(void **state)
 
     parse(&rc, CMD_RUN, argv, &pos, &npos);
     assert_int_equal(rc.watch.n, 2);
-    assert_ptr_equal(rc.watch.v[0], first); /* in argv: cmd_resolve_target masks it there */
+    assert_ptr_equal(rc.watch.v[0], first); /* in argv: launch_target masks it there */
     assert_string_equal(rc.watch.v[1], "http://127.0.0.1:8080/nginx_status");
     assert_int_equal(npos, 1);
     free(pos);
@@ -308,7 +308,7 @@ test_repeated_option(void **state)
     if (http == NULL)
         skip();
     parse(&rc, CMD_RUN, argv, &pos, &npos);
-    rc.driver = http;
+    rc.tgt.driver = http;
     rc.driver_conf = options_driver_conf(&rc, http);
     f = open_memstream(&json, &len);
     options_print_json(f, &rc);

@@ -171,7 +171,7 @@ test_error_messages_counted(void **state)
     /* the summary leads with the failures, then the most frequent messages */
     f = fmemopen(buf, sizeof(buf), "w");
     {
-        struct runconf rc = {.target_masked = "postgres://x", .threads = 1};
+        struct runconf rc = {.tgt.masked = "postgres://x", .threads = 1};
         struct report_ctx ctx = {.rc = &rc, .workload = "w", .mode = "prepared"};
         struct snapshot snap = {.t = 2.0, .clients = 1};
         snap.total = a;

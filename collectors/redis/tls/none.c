@@ -21,7 +21,6 @@ rtls_available(char *err)
 struct rtls_ctx *
 rtls_ctx_new(const struct redis_target *t, char *err)
 {
-    (void)t;
     rtls_available(err);
     return NULL;
 }
@@ -29,81 +28,57 @@ rtls_ctx_new(const struct redis_target *t, char *err)
 void
 rtls_ctx_free(struct rtls_ctx *x)
 {
-    (void)x;
 }
 
 struct rtls *
 rtls_new(struct rtls_ctx *x, int fd, void **session)
 {
-    (void)x;
-    (void)fd;
-    (void)session;
     fatal("rtls_new without TLS: rtls_ctx_new never succeeds");
 }
 
 void
 rtls_free(struct rtls *s)
 {
-    (void)s;
 }
 
 void
 rtls_session_free(void **session)
 {
-    (void)session;
 }
 
 int
 rtls_handshake(struct rtls *s, const char *where, char *err)
 {
-    (void)s;
-    (void)where;
     return seterr(err, "TLS: not built in");
 }
 
 long
 rtls_read(struct rtls *s, void *buf, size_t n, char *why, size_t whylen)
 {
-    (void)s;
-    (void)buf;
-    (void)n;
-    (void)why;
-    (void)whylen;
     return RTLS_ERROR;
 }
 
 int
 rtls_drained(const struct rtls *s)
 {
-    (void)s;
     return 1;
 }
 
 long
 rtls_write(struct rtls *s, const void *buf, size_t n, char *why, size_t whylen)
 {
-    (void)s;
-    (void)buf;
-    (void)n;
-    (void)why;
-    (void)whylen;
     return RTLS_ERROR;
 }
 
 void
 rtls_describe(const struct rtls *s, struct drv_tls *out)
 {
-    (void)s;
-    (void)out;
 }
 
 int
 rtls_wrap_blocking(const struct redis_target *t, int fd, const char *where, int timeout_ms,
                    struct drv_tls *info, char *err)
 {
-    (void)where;
-    (void)timeout_ms;
-    (void)info;
     close(fd);
     rtls_ctx_new(t, err);
     return -1;

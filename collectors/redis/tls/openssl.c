@@ -361,14 +361,25 @@ handshake_wait(struct rtls *s, int fd, const char *where, int timeout_ms, char *
     return 0;
 }
 
+/* One direction's buffer: bytes taken from one end, not yet all given to the other. */
+struct lane {
+    size_t len, pos;
+    char buf[PUMP_BUF];
+};
+
 struct pump {
     struct rtls *tls;
     int net, app; /* the server's socket (TLS); the pump's end of hiredis's socketpair */
     short net_events, app_events; /* what the last pass waits for */
-    size_t ulen, upos, dlen, dpos;
-    char up[PUMP_BUF];   /* from hiredis, to be written to the server */
-    char down[PUMP_BUF]; /* from the server, to be written to hiredis */
+    struct lane up;               /* from hiredis, to be written to the server */
+    struct lane down;             /* from the server, to be written to hiredis */
 };
+
+/*
+ * The four ends below move bytes the same way: > 0 bytes moved, 0 waits
+ * (the events it waits for are noted), -1 the end (closed, or an error).
+ */
+typedef long (*pump_io)(struct pump *p, char *buf, size_t n);
 
 /* A want of the TLS session as the poll events it waits for. */
 static short
@@ -377,67 +388,86 @@ want_events(long rc)
     return rc == RTLS_WANT_READ ? POLLIN : POLLOUT;
 }
 
-/* hiredis -> server. 1 moved bytes, 0 waits, -1 the end (hiredis closed, or an error). */
-static int
-pump_up(struct pump *p)
+/* A TLS call's result as a pump_io result; the server's close is the end. */
+static long
+net_result(struct pump *p, long rc)
 {
-    char why[160];
-    ssize_t n;
-    long w;
-
-    if (p->ulen == 0) {
-        n = recv(p->app, p->up, sizeof p->up, 0);
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-            return -1;
-        if (n < 0) {
-            p->app_events |= POLLIN;
-            return 0;
-        }
-        p->ulen = (size_t)n;
-        p->upos = 0;
-    }
-    w = rtls_write(p->tls, p->up + p->upos, p->ulen - p->upos, why, sizeof why);
-    if (w == RTLS_ERROR || w == 0)
+    if (rc == RTLS_ERROR || rc == 0)
         return -1;
-    if (w < 0) {
-        p->net_events |= want_events(w);
-        return 0;
-    }
-    p->upos += (size_t)w;
-    if (p->upos == p->ulen)
-        p->ulen = p->upos = 0;
-    return 1;
+    if (rc < 0)
+        p->net_events |= want_events(rc);
+    return rc < 0 ? 0 : rc;
 }
 
-/* server -> hiredis, as pump_up. The server's close ends it: hiredis then reads EOF. */
-static int
-pump_down(struct pump *p)
+static long
+net_read(struct pump *p, char *buf, size_t n)
 {
     char why[160];
-    ssize_t n;
-    long r;
 
-    if (p->dlen == 0) {
-        r = rtls_read(p->tls, p->down, sizeof p->down, why, sizeof why);
-        if (r == RTLS_ERROR || r == 0)
-            return -1;
-        if (r < 0) {
-            p->net_events |= want_events(r);
-            return 0;
-        }
-        p->dlen = (size_t)r;
-        p->dpos = 0;
-    }
-    n = send(p->app, p->down + p->dpos, p->dlen - p->dpos, MSG_NOSIGNAL);
+    return net_result(p, rtls_read(p->tls, buf, n, why, sizeof why));
+}
+
+static long
+net_write(struct pump *p, char *buf, size_t n)
+{
+    char why[160];
+
+    return net_result(p, rtls_write(p->tls, buf, n, why, sizeof why));
+}
+
+/* A socket call's result as a pump_io result: EAGAIN waits for events. */
+static long
+app_result(struct pump *p, ssize_t n, short events)
+{
     if (n < 0 && errno != EAGAIN && errno != EINTR)
         return -1;
-    if (n < 0) {
+    if (n < 0)
+        p->app_events |= events;
+    return n < 0 ? 0 : (long)n;
+}
+
+static long
+app_recv(struct pump *p, char *buf, size_t n)
+{
+    ssize_t r = recv(p->app, buf, n, 0);
+
+    return r == 0 ? -1 : app_result(p, r, POLLIN); /* hiredis closed its end */
+}
+
+static long
+app_send(struct pump *p, char *buf, size_t n)
+{
+    ssize_t w = send(p->app, buf, n, MSG_NOSIGNAL);
+
+    if (w == 0) { /* nothing taken (a stream socket does not do it): wait until it takes */
         p->app_events |= POLLOUT;
         return 0;
     }
-    p->dpos += (size_t)n;
-    if (p->dpos == p->dlen)
-        p->dlen = p->dpos = 0;
+    return app_result(p, w, POLLOUT);
+}
+
+/*
+ * One pass of a lane: fill it from one end when empty, then give what it
+ * holds to the other. 1 moved bytes, 0 waits, -1 the end.
+ */
+static int
+pump_lane(struct pump *p, struct lane *l, pump_io from, pump_io to)
+{
+    long n;
+
+    if (l->len == 0) {
+        n = from(p, l->buf, sizeof l->buf);
+        if (n <= 0)
+            return (int)n;
+        l->len = (size_t)n;
+        l->pos = 0;
+    }
+    n = to(p, l->buf + l->pos, l->len - l->pos);
+    if (n <= 0)
+        return (int)n;
+    l->pos += (size_t)n;
+    if (l->pos == l->len)
+        l->len = l->pos = 0;
     return 1;
 }
 
@@ -461,8 +491,9 @@ pump_run(void *arg)
 
     for (;;) {
         p->app_events = p->net_events = 0;
-        up = pump_up(p);
-        down = up < 0 ? -1 : pump_down(p);
+        up = pump_lane(p, &p->up, app_recv, net_write); /* hiredis -> server */
+        /* server -> hiredis: the server's close ends it, hiredis then reads EOF */
+        down = up < 0 ? -1 : pump_lane(p, &p->down, net_read, app_send);
         if (down < 0 || (up == 0 && down == 0 && pump_wait(p) < 0))
             break;
     }

@@ -1,0 +1,35 @@
+/*
+ * target: a target string parsed once, where the command line is read,
+ * into what the rest of a run asks of it (its driver and collector, its
+ * masked form, host, port, whether it is on this machine), so that no
+ * later layer splits the string again. The drivers still parse their own
+ * parameters (?cacert=, conninfo words) from raw when they connect.
+ */
+#ifndef BENCHTOP_ENGINE_TARGET_H
+#define BENCHTOP_ENGINE_TARGET_H
+
+struct driver_class;
+struct collector_class;
+
+struct target {
+    char *raw;          /* as given, password intact: only for a driver's library; never printed */
+    char *masked;       /* the password replaced by "***": safe to print */
+    const char *scheme; /* the driver's scheme it starts with; NULL */
+    const struct driver_class *driver;       /* by scheme, then by claims(); NULL */
+    const struct collector_class *collector; /* what reads it (--watch); NULL */
+    char host[256];                          /* without brackets; "" when it names none */
+    int port;                                /* 1..65535; 0 when it names none */
+    int local;                               /* loopback, a unix socket or no host */
+    char path[1024]; /* no host: the unix socket or database file it names; "" */
+};
+
+/*
+ * Parses raw into t (which owns copies). -1 when no driver knows it: t's
+ * masked form is then uri_mask's, for the caller's message; the rest
+ * still set. Free with target_free either way.
+ */
+int target_parse(struct target *t, const char *raw);
+/* Frees what target_parse allocated, the raw copy wiped first. */
+void target_free(struct target *t);
+
+#endif
