@@ -451,6 +451,86 @@ test_settings_window_steps(void **state)
     free(extra);
 }
 
+/*
+ * Item 13: a sweep step whose server went away (intervals of no
+ * transaction) was printed as any other and the knee read it ("knee at 1
+ * client: 523 tps" while 8 clients gave 1,752). It is marked in the text
+ * (secs with !, and the note), in JSON (outage_s) and left out of the
+ * page's knee, which is at 8 clients.
+ */
+static void
+test_outage_step_marked(void **state)
+{
+    const int clients[] = {1, 2, 4, 8, 16}, tps[] = {523, 0, 1000, 1752, 1800};
+    char p[300], html[300], cmd[1200], *text, *old, *b64, *out;
+    char *txt[] = {"report", p, NULL};
+    char *json[] = {"report", "--format", "json", p, NULL};
+    char *page[] = {"report", "--html", html, p, NULL};
+    struct hist *h = hist_new();
+    struct run r;
+    FILE *f;
+
+    for (int k = 0; k < 100; k++)
+        hist_record(h, 1000);
+    b64 = hdrlog_encode(h);
+    text = xasprintf("{\"type\":\"run\",\"command\":\"sweep\",\"start\":1.7e9,\"interval_s\":1}\n");
+    for (int s = 0; s < 5; s++)
+        for (int i = 1; i <= 2; i++) {
+            old = text;
+            text = xasprintf("%s{\"type\":\"interval\",\"t\":%d,\"interval_s\":1,"
+                             "\"transactions\":%d,\"verdict\":{\"kind\":\"lock\"},"
+                             "\"hist_us\":{\"hdr\":\"%s\"}}\n",
+                             old, s * 2 + i, tps[s], b64);
+            free(old);
+        }
+    for (int s = 0; s < 5; s++) {
+        old = text;
+        text = xasprintf("%s{\"type\":\"step\",\"clients\":%d,\"start_t\":%d,\"end_t\":%d}\n", old,
+                         clients[s], s * 2, s * 2 + 2);
+        free(old);
+    }
+    snprintf(p, sizeof p, "%s/outage.jsonl", dir);
+    itest_write_file(p, text);
+    r = run_bounded(txt, 60);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(itest_line(r.out, "outage.jsonl 2 clients"), " 2.0! "));
+    assert_null(strchr(itest_line(r.out, "outage.jsonl 4 clients"), '!'));
+    assert_non_null(strstr(r.out, "secs with !: some intervals finished no transaction"));
+    itest_free(&r);
+    r = run_bounded(json, 60);
+    assert_int_equal(r.status, 0);
+    assert_true(itest_num(strstr(r.out, "2 clients\""), "outage_s") == 2);
+    assert_true(itest_num(strstr(r.out, "4 clients\""), "outage_s") == 0);
+    itest_free(&r);
+    snprintf(html, sizeof html, "%s/outage.html", dir);
+    r = run_bounded(page, 60);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+    /* the knee's x is the 8-clients tick's */
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"import html.parser,sys\n"
+             "class P(html.parser.HTMLParser):\n"
+             "  x = {}; t = None; knee = None; svg = None\n"
+             "  def handle_starttag(s, t, a):\n"
+             "    a = dict(a)\n"
+             "    if t == 'svg': s.svg = a.get('id')\n"
+             "    if t == 'line' and a.get('class') == 'knee': s.knee = a['x1']\n"
+             "    s.t = a.get('x') if t == 'text' and s.svg == 'sweep-tps' else None\n"
+             "  def handle_data(s, d):\n"
+             "    if s.t is not None: s.x[d.strip()] = s.t\n"
+             "p = P(); p.feed(open(sys.argv[1]).read())\n"
+             "print(float(p.knee) == float(p.x['8']), float(p.knee) == float(p.x['1']))\" '%s'",
+             html);
+    f = popen(cmd, "r");
+    out = itest_slurp(fileno(f));
+    assert_int_equal(pclose(f), 0);
+    assert_string_equal(out, "True False\n");
+    free(out);
+    free(text);
+    free(b64);
+    hist_free(h);
+}
+
 int
 main(void)
 {
@@ -464,6 +544,7 @@ main(void)
         cmocka_unit_test(test_watch_records_bounded),
         cmocka_unit_test(test_html_charts),
         cmocka_unit_test(test_settings_window_steps),
+        cmocka_unit_test(test_outage_step_marked),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
