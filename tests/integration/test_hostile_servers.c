@@ -584,6 +584,29 @@ test_mysql_never_answers(void **state)
 }
 
 /*
+ * Item 7, init: the same silent MySQL held `init` for its 600 s statement
+ * deadline (a CREATE INDEX may take that long), with SIGINT and SIGTERM
+ * blocked for its clean-up and no word said. Its first statement now has
+ * the 15 s a run's prepare has.
+ */
+static void
+test_mysql_init_never_answers(void **state)
+{
+    char target[96];
+    char *init[] = {"init", target, "-q", NULL};
+    long peak;
+    struct run r;
+
+    (void)state;
+    snprintf(target, sizeof target, "mysql://root@127.0.0.1:%d/bench", my_quiet.port);
+    r = run_bounded(init, 45, &peak);
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "could not read the current database"));
+    itest_free(&r);
+}
+
+/*
  * Item 8: a MySQL that answers with 16 MB-1 packets chained without end:
  * Connector/C took up to its 1 GB max_allowed_packet per connection; now
  * 16 MB (MY_PACKET_MAX), and the run ends with the client's own message.
@@ -1005,6 +1028,7 @@ main(void)
         cmocka_unit_test(test_pg_watch_flood),
         cmocka_unit_test(test_pg_garbage_is_named),
         cmocka_unit_test(test_mysql_never_answers),
+        cmocka_unit_test(test_mysql_init_never_answers),
         cmocka_unit_test(test_mysql_packet_chain),
         cmocka_unit_test(test_memcached_huge_value),
         cmocka_unit_test(test_redis_huge_array),
