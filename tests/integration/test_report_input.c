@@ -270,7 +270,8 @@ test_merge_far_times(void **state)
 
 /*
  * watch --records on a record with an interval at t 1e13 spun forever; on
- * /dev/zero it grew its buffer until it aborted. Both end with -T.
+ * /dev/zero it grew its buffer until it aborted; /dev/urandom the same or
+ * spun. Each ends with -T.
  */
 static void
 test_watch_records_bounded(void **state)
@@ -288,6 +289,10 @@ test_watch_records_bounded(void **state)
     itest_free(&r);
     r = run_bounded(zero, 60);
     assert_int_not_equal(r.status, -1);
+    assert_true(r.status == 0 || r.status == 2);
+    itest_free(&r);
+    zero[2] = "/dev/urando[m]"; /* no newline to find, and never an end */
+    r = run_bounded(zero, 60);
     assert_true(r.status == 0 || r.status == 2);
     itest_free(&r);
 }
