@@ -1047,9 +1047,8 @@ test_no_core_holds_the_password(void **state)
             pattern[0] = '\0';
         fclose(f);
     }
-    if (strcmp(pattern, "core\n") != 0 || getcwd(old, sizeof old) == NULL ||
-        mkdtemp(dir) == NULL || getrlimit(RLIMIT_CORE, &was) != 0 ||
-        setrlimit(RLIMIT_CORE, &core) != 0)
+    if (strcmp(pattern, "core\n") != 0 || getcwd(old, sizeof old) == NULL || mkdtemp(dir) == NULL ||
+        getrlimit(RLIMIT_CORE, &was) != 0 || setrlimit(RLIMIT_CORE, &core) != 0)
         skip(); /* cores go elsewhere (a pipe, a path) or cannot be had */
     snprintf(plain, sizeof plain, "postgres://bench@127.0.0.1:%d/bench", pg_quiet.port);
     snprintf(secret, sizeof secret, "postgres://bench:Sekr1t@127.0.0.1:%d/bench", pg_quiet.port);
