@@ -905,6 +905,26 @@ print_summary(const struct init_run *r, uint64_t total_us)
     progress_done(r->ic->quiet, total_us, steps, 4);
 }
 
+/*
+ * A server that takes the login and never answers is found in the 15 s a
+ * run's prepare gives it, on a connection of its own: init's connection
+ * waits up to 600 s per statement (a CREATE INDEX may take that long), with
+ * SIGINT and SIGTERM held for the clean-up.
+ */
+static int
+first_answer(const char *target, char *err)
+{
+    char db[80]; /* as init_run's */
+    MYSQL *m;
+    int rc;
+
+    if (my_connect_timed(target, MY_ANSWER_TIMEOUT_S, &m, err) < 0)
+        return -1;
+    rc = current_db(m, db, sizeof db, err);
+    mysql_close(m);
+    return rc;
+}
+
 int
 my_init(const struct init_conf *ic, char *err)
 {
@@ -916,7 +936,8 @@ my_init(const struct init_conf *ic, char *err)
 
     if (o->tables < 1 || o->table_size < 1)
         return seterr(err, "--tables and --table-size must be at least 1");
-    if (my_connect_timed(ic->target, MY_INIT_TIMEOUT_S, &r.m, err) < 0)
+    if (first_answer(ic->target, err) < 0 ||
+        my_connect_timed(ic->target, MY_INIT_TIMEOUT_S, &r.m, err) < 0)
         return -1;
     rng_seed(&r.rng, now_us());
     r.created = xcalloc((size_t)o->tables + 1, 1);

@@ -360,6 +360,7 @@ print_json_row(FILE *f, const struct report_row *rows, int i)
     json_member_str(f, "target", rows[i].rec->target);
     json_num(f, "from", rows[i].from);
     json_num(f, "secs", s->secs);
+    json_num(f, "outage_s", s->outage_s); /* > 0: the step is marked and left out of the knee */
     fprintf(f, ",\"intervals\":%d,\"transactions\":%llu,\"errors\":%llu", s->n,
             (unsigned long long)s->txns, (unsigned long long)s->errors);
     json_num(f, "tps", s->tps);

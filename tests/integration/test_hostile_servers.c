@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 /* ---- fake servers: a thread accepting, a thread per connection ---- */
@@ -584,6 +585,29 @@ test_mysql_never_answers(void **state)
 }
 
 /*
+ * Item 7, init: the same silent MySQL held `init` for its 600 s statement
+ * deadline (a CREATE INDEX may take that long), with SIGINT and SIGTERM
+ * blocked for its clean-up and no word said. Its first statement now has
+ * the 15 s a run's prepare has.
+ */
+static void
+test_mysql_init_never_answers(void **state)
+{
+    char target[96];
+    char *init[] = {"init", target, "-q", NULL};
+    long peak;
+    struct run r;
+
+    (void)state;
+    snprintf(target, sizeof target, "mysql://root@127.0.0.1:%d/bench", my_quiet.port);
+    r = run_bounded(init, 45, &peak);
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "could not read the current database"));
+    itest_free(&r);
+}
+
+/*
  * Item 8: a MySQL that answers with 16 MB-1 packets chained without end:
  * Connector/C took up to its 1 GB max_allowed_packet per connection; now
  * 16 MB (MY_PACKET_MAX), and the run ends with the client's own message.
@@ -975,6 +999,77 @@ test_body_secret_masked(void **state)
     itest_free(&r);
 }
 
+/*
+ * benchtop run target (a flag first when flag is not NULL) in dir, against
+ * the silent PostgreSQL, aborted once it waits: 1 if it left a core file.
+ */
+static int
+aborted_leaves_core(const char *dir, const char *flag, const char *target)
+{
+    char *args[] = {"run", NULL, NULL, "-T", "20", "--headless", "--no-collect", NULL, NULL};
+    char core[300];
+    int o, e, n = 1;
+    pid_t pid;
+    struct run r;
+
+    if (flag != NULL)
+        args[n++] = (char *)flag;
+    args[n++] = (char *)target;
+    memmove(args + n, args + 3, 5 * sizeof *args);
+    snprintf(core, sizeof core, "%s/core", dir);
+    unlink(core);
+    pid = itest_spawn(args, &o, &e);
+    assert_true(wait_said(e, "waiting for the server's answer", 300));
+    kill(pid, SIGABRT);
+    r = itest_finish(pid, o, e);
+    assert_int_equal(r.status, 128 + SIGABRT);
+    itest_free(&r);
+    return access(core, F_OK) == 0;
+}
+
+/*
+ * Item 17: benchtop's own out-of-memory abort() made a core file holding
+ * the password. A core of a run without one is written here (else the
+ * host makes none: skipped); with a password in argv or in --target-file,
+ * none.
+ */
+static void
+test_no_core_holds_the_password(void **state)
+{
+    char dir[] = "/tmp/itest-core-XXXXXX", old[4096], plain[128], secret[128], file[300];
+    char pattern[64] = "";
+    struct rlimit was, core = {RLIM_INFINITY, RLIM_INFINITY};
+    FILE *f = fopen("/proc/sys/kernel/core_pattern", "r");
+
+    (void)state;
+    if (f != NULL) {
+        if (fgets(pattern, sizeof pattern, f) == NULL)
+            pattern[0] = '\0';
+        fclose(f);
+    }
+    if (strcmp(pattern, "core\n") != 0 || getcwd(old, sizeof old) == NULL || mkdtemp(dir) == NULL ||
+        getrlimit(RLIMIT_CORE, &was) != 0 || setrlimit(RLIMIT_CORE, &core) != 0)
+        skip(); /* cores go elsewhere (a pipe, a path) or cannot be had */
+    snprintf(plain, sizeof plain, "postgres://bench@127.0.0.1:%d/bench", pg_quiet.port);
+    snprintf(secret, sizeof secret, "postgres://bench:Sekr1t@127.0.0.1:%d/bench", pg_quiet.port);
+    snprintf(file, sizeof file, "%s/target", dir);
+    itest_write_file(file, secret);
+    assert_int_equal(chdir(dir), 0);
+    int without = aborted_leaves_core(dir, NULL, plain);
+    int in_argv = aborted_leaves_core(dir, NULL, secret);
+    int in_file = aborted_leaves_core(dir, "--target-file", file);
+    setrlimit(RLIMIT_CORE, &was);
+    assert_int_equal(chdir(old), 0);
+    unlink(file);
+    snprintf(file, sizeof file, "%s/core", dir);
+    unlink(file);
+    rmdir(dir);
+    if (!without)
+        skip(); /* the host writes no core even then */
+    assert_false(in_argv);
+    assert_false(in_file);
+}
+
 static int
 setup(void **state)
 {
@@ -1005,6 +1100,7 @@ main(void)
         cmocka_unit_test(test_pg_watch_flood),
         cmocka_unit_test(test_pg_garbage_is_named),
         cmocka_unit_test(test_mysql_never_answers),
+        cmocka_unit_test(test_mysql_init_never_answers),
         cmocka_unit_test(test_mysql_packet_chain),
         cmocka_unit_test(test_memcached_huge_value),
         cmocka_unit_test(test_redis_huge_array),
@@ -1018,6 +1114,7 @@ main(void)
         cmocka_unit_test(test_typos_keep_secrets),
         cmocka_unit_test(test_target_from_file_or_env),
         cmocka_unit_test(test_body_secret_masked),
+        cmocka_unit_test(test_no_core_holds_the_password),
     };
     if (getenv("ITEST_FILTER") != NULL)
         cmocka_set_test_filter(getenv("ITEST_FILTER"));

@@ -106,6 +106,48 @@ teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* text with a step line per client count appended, each step 2 s long, in order; text freed. */
+static char *
+add_steps(char *text, const int *clients, int n)
+{
+    char *old;
+
+    for (int s = 0; s < n; s++) {
+        old = text;
+        text = xasprintf("%s{\"type\":\"step\",\"clients\":%d,\"start_t\":%d,\"end_t\":%d}\n", old,
+                         clients[s], s * 2, s * 2 + 2);
+        free(old);
+    }
+    return text;
+}
+
+/* What the shell command cmd printed; it must succeed. */
+static char *
+shell_out(const char *cmd)
+{
+    FILE *f = popen(cmd, "r");
+    char *out;
+
+    assert_non_null(f);
+    out = itest_slurp(fileno(f));
+    assert_int_equal(pclose(f), 0);
+    return out;
+}
+
+/* A histogram of 100 transactions of 1 ms, encoded. */
+static char *
+flat_hdr(void)
+{
+    struct hist *h = hist_new();
+    char *b64;
+
+    for (int k = 0; k < 100; k++)
+        hist_record(h, 1000);
+    b64 = hdrlog_encode(h);
+    hist_free(h);
+    return b64;
+}
+
 /* "events":[null] or [1] appended: report died with SIGSEGV. */
 static void
 test_wrong_types(void **state)
@@ -164,7 +206,6 @@ test_html_escaped(void **state)
     char p[300], html[300], cmd[700];
     char *args[] = {"report", "--html", html, p, NULL};
     struct run r;
-    FILE *f;
     char *out;
 
     write_record(p, sizeof p, "<img src=x onerror=alert(1)>.jsonl", 1.7e9,
@@ -179,9 +220,7 @@ test_html_escaped(void **state)
              "  def handle_starttag(s, t, a): print(t)\n"
              "P().feed(open(sys.argv[1]).read())\" '%s' | sort -u",
              html);
-    f = popen(cmd, "r");
-    out = itest_slurp(fileno(f));
-    assert_int_equal(pclose(f), 0);
+    out = shell_out(cmd);
     assert_null(strstr(out, "img"));
     assert_null(strstr(out, "script"));
     assert_non_null(strstr(out, "svg"));
@@ -270,7 +309,8 @@ test_merge_far_times(void **state)
 
 /*
  * watch --records on a record with an interval at t 1e13 spun forever; on
- * /dev/zero it grew its buffer until it aborted. Both end with -T.
+ * /dev/zero it grew its buffer until it aborted; /dev/urandom the same or
+ * spun. Each ends with -T.
  */
 static void
 test_watch_records_bounded(void **state)
@@ -288,6 +328,10 @@ test_watch_records_bounded(void **state)
     itest_free(&r);
     r = run_bounded(zero, 60);
     assert_int_not_equal(r.status, -1);
+    assert_true(r.status == 0 || r.status == 2);
+    itest_free(&r);
+    zero[2] = "/dev/urando[m]"; /* no newline to find, and never an end */
+    r = run_bounded(zero, 60);
     assert_true(r.status == 0 || r.status == 2);
     itest_free(&r);
 }
@@ -330,14 +374,10 @@ test_html_charts(void **state)
     char p[300], html[300], py[300], cmd[1000], *out, *text = NULL, *old, *b64;
     char *args[] = {"report", "--from", "1", "--html", html, p, NULL};
     const int clients[] = {1, 2, 4, 8}, tps[] = {100, 200, 210, 220};
-    struct hist *h = hist_new();
     struct run r;
     double x1, x2, x4, x8;
-    FILE *f;
 
-    for (int k = 0; k < 100; k++)
-        hist_record(h, 1000);
-    b64 = hdrlog_encode(h);
+    b64 = flat_hdr();
     text = xasprintf("{\"type\":\"run\",\"command\":\"sweep\",\"start\":1.7e9,\"interval_s\":1}\n");
     for (int s = 0; s < 4; s++)
         for (int i = 1; i <= 2; i++) {
@@ -354,12 +394,7 @@ test_html_charts(void **state)
                 old, t, tps[s], b64, t, tps[s], t % 2 ? 0 : 1000, 50 + t, i == 2 ? "" : "");
             free(old);
         }
-    for (int s = 0; s < 4; s++) {
-        old = text;
-        text = xasprintf("%s{\"type\":\"step\",\"clients\":%d,\"start_t\":%d,\"end_t\":%d}\n", old,
-                         clients[s], s * 2, s * 2 + 2);
-        free(old);
-    }
+    text = add_steps(text, clients, 4);
     snprintf(p, sizeof p, "%s/sweep.jsonl", dir);
     itest_write_file(p, text);
     snprintf(html, sizeof html, "%s/sweep.html", dir);
@@ -369,9 +404,7 @@ test_html_charts(void **state)
     assert_int_equal(r.status, 0);
     itest_free(&r);
     snprintf(cmd, sizeof cmd, "python3 %s %s", py, html);
-    f = popen(cmd, "r");
-    out = itest_slurp(fileno(f));
-    assert_int_equal(pclose(f), 0);
+    out = shell_out(cmd);
     /* the page's width: a viewBox, no fixed width */
     assert_non_null(strstr(out, "svg tps False 0 0 960 300"));
     /* the --from window shaded on the charts over time, not on the sweep's */
@@ -393,7 +426,6 @@ test_html_charts(void **state)
     free(out);
     free(text);
     free(b64);
-    hist_free(h);
 }
 
 /*
@@ -451,6 +483,74 @@ test_settings_window_steps(void **state)
     free(extra);
 }
 
+/*
+ * Item 13: a sweep step whose server went away (intervals of no
+ * transaction) was printed as any other and the knee read it ("knee at 1
+ * client: 523 tps" while 8 clients gave 1,752). It is marked in the text
+ * (secs with !, and the note), in JSON (outage_s) and left out of the
+ * page's knee, which is at 8 clients.
+ */
+static void
+test_outage_step_marked(void **state)
+{
+    const int clients[] = {1, 2, 4, 8, 16}, tps[] = {523, 0, 1000, 1752, 1800};
+    char p[300], html[300], cmd[1200], *text, *old, *b64, *out;
+    char *txt[] = {"report", p, NULL};
+    char *json[] = {"report", "--format", "json", p, NULL};
+    char *page[] = {"report", "--html", html, p, NULL};
+    struct run r;
+
+    b64 = flat_hdr();
+    text = xasprintf("{\"type\":\"run\",\"command\":\"sweep\",\"start\":1.7e9,\"interval_s\":1}\n");
+    for (int s = 0; s < 5; s++)
+        for (int i = 1; i <= 2; i++) {
+            old = text;
+            text = xasprintf("%s{\"type\":\"interval\",\"t\":%d,\"interval_s\":1,"
+                             "\"transactions\":%d,\"verdict\":{\"kind\":\"lock\"},"
+                             "\"hist_us\":{\"hdr\":\"%s\"}}\n",
+                             old, s * 2 + i, tps[s], b64);
+            free(old);
+        }
+    text = add_steps(text, clients, 5);
+    snprintf(p, sizeof p, "%s/outage.jsonl", dir);
+    itest_write_file(p, text);
+    r = run_bounded(txt, 60);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(itest_line(r.out, "outage.jsonl 2 clients"), " 2.0! "));
+    assert_null(strchr(itest_line(r.out, "outage.jsonl 4 clients"), '!'));
+    assert_non_null(strstr(r.out, "secs with !: some intervals finished no transaction"));
+    itest_free(&r);
+    r = run_bounded(json, 60);
+    assert_int_equal(r.status, 0);
+    assert_true(itest_num(strstr(r.out, "2 clients\""), "outage_s") == 2);
+    assert_true(itest_num(strstr(r.out, "4 clients\""), "outage_s") == 0);
+    itest_free(&r);
+    snprintf(html, sizeof html, "%s/outage.html", dir);
+    r = run_bounded(page, 60);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+    /* the knee's x is the 8-clients tick's */
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"import html.parser,sys\n"
+             "class P(html.parser.HTMLParser):\n"
+             "  x = {}; t = None; knee = None; svg = None\n"
+             "  def handle_starttag(s, t, a):\n"
+             "    a = dict(a)\n"
+             "    if t == 'svg': s.svg = a.get('id')\n"
+             "    if t == 'line' and a.get('class') == 'knee': s.knee = a['x1']\n"
+             "    s.t = a.get('x') if t == 'text' and s.svg == 'sweep-tps' else None\n"
+             "  def handle_data(s, d):\n"
+             "    if s.t is not None: s.x[d.strip()] = s.t\n"
+             "p = P(); p.feed(open(sys.argv[1]).read())\n"
+             "print(float(p.knee) == float(p.x['8']), float(p.knee) == float(p.x['1']))\" '%s'",
+             html);
+    out = shell_out(cmd);
+    assert_string_equal(out, "True False\n");
+    free(out);
+    free(text);
+    free(b64);
+}
+
 int
 main(void)
 {
@@ -464,6 +564,7 @@ main(void)
         cmocka_unit_test(test_watch_records_bounded),
         cmocka_unit_test(test_html_charts),
         cmocka_unit_test(test_settings_window_steps),
+        cmocka_unit_test(test_outage_step_marked),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
