@@ -1119,8 +1119,11 @@ explain(const struct verdict_state *st, const struct verdict_input *in, struct v
     window_make(in, &w);
     w.acct = &v->acct;
     advise(st, &w, v->kind, v->evidence);
-    /* whatever the kind, a server nothing samples is half the story: how to see it */
-    if (!in->have_server && in->unseen_hint != NULL)
+    /*
+     * whatever the kind, a server nothing samples is half the story: how to
+     * see it (an app tier watched is seen: php-fpm's status page)
+     */
+    if (!in->have_server && in->unseen_hint != NULL && isnan(in->sig.app_workers))
         appendf(v->evidence, EV, "%sthe server's side is not seen: %s", v->evidence[0] ? "; " : "",
                 in->unseen_hint);
     account_text(&v->acct, text, sizeof(text));

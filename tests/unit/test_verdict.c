@@ -310,6 +310,11 @@ test_app_pool_full(void **state)
     in.behind = NULL;
     in.have_server = 0;
     assert_int_equal(steady(&in), VK_APP);
+    /* the app tier watched is seen: no "add --watch" (field trial n13 had it) */
+    in.unseen_hint = "add --watch with the app tier's status URLs";
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_null(strstr(v.evidence, "not seen"));
     /* a pool that can still grow (its limit unknown) or has idle workers is no limit */
     in = behind_mysql();
     in.sig.app_queue = 0;
