@@ -6,6 +6,7 @@
 
 #include "base/text.h"
 #include "base/util.h"
+#include "analysis/account.h"
 #include "records/output.h"
 
 /* The pooler's name when one is watched (its pool size is the pool-bound experiment). */
@@ -43,7 +44,8 @@ tui_try_ask(struct tui_try *tt, struct dash *d, struct session *s, enum verdict_
                                .pooler = pooler_title(s),
                                .clients = s->eng ? s->eng->clients : 0,
                                .threads = s->eng ? s->eng->active : s->rc->threads,
-                               .max_threads = s->eng ? s->eng->nworkers : s->rc->threads};
+                               .max_threads = s->eng ? s->eng->nworkers : s->rc->threads,
+                               .quota_held = account_share(&s->now.acct, AS_QUOTA) >= 0.1};
     char text[sizeof tt->p.text];
 
     if (no != NULL) {

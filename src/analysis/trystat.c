@@ -297,6 +297,12 @@ propose_pool(const struct try_situation *in, struct try_proposal *out)
 static void
 propose_threads(const struct try_situation *in, struct try_proposal *out)
 {
+    if (in->quota_held) { /* threads share the quota: what the verdict advises is the quota */
+        snprintf(out->text, sizeof out->text,
+                 "client-bound by benchtop's CPU quota: more threads share it; raise the quota "
+                 "(no experiment from benchtop)");
+        return;
+    }
     if (in->threads >= in->max_threads) {
         /* no spare worker (an open loop, or a load not on the dashboard): a new load tries it */
         snprintf(out->text, sizeof out->text,

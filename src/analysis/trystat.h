@@ -98,6 +98,7 @@ struct try_situation {
     const char *pooler;                   /* the pooler's title when one is watched; NULL */
     int clients, threads;
     int max_threads; /* workers the load may spread over without a new one (spare ones) */
+    int quota_held;  /* benchtop's CPU quota held it back (the verdict's account) */
 };
 
 void try_propose(const struct try_situation *in, struct try_proposal *out);

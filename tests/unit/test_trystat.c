@@ -194,6 +194,10 @@ test_propose_commit_and_clients(void **state)
     assert_int_equal(p.change, TRY_THREADS);
     assert_int_equal(p.threads, 3);
     assert_string_equal(p.text, "-j 3 (client-bound: one more thread)");
+    in.quota_held = 1; /* a quota holds it: threads share it, the advice is the quota */
+    try_propose(&in, &p);
+    assert_false(p.ok);
+    assert_non_null(strstr(p.text, "raise the quota"));
 
     situation(&in, &v, VK_SERVER_CPU);
     try_propose(&in, &p);
