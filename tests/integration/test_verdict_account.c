@@ -277,7 +277,8 @@ test_unreadable_cgroup_is_no_quota(void **state)
              "-T 3 -c 2 -w select-only",
              itest_env("BENCHTOP_BIN"), itest_target(DB));
     r = run_argv_in(args, NULL);
-    if (r.status == 77) {
+    /* a chroot's / is no mount point: unshare cannot make its mounts private */
+    if (r.status == 77 || (r.status != 0 && strstr(r.err, "propagation") != NULL)) {
         fprintf(stderr, "    skipped: cannot mount over /sys/fs/cgroup here (%s)\n", r.err);
         itest_free(&r);
         skip();
