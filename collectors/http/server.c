@@ -249,7 +249,7 @@ write_nginx_conf(const struct server *s, struct ng_server *ng, char *err)
                      "  client_body_temp_path %s/tmp/body;\n  proxy_temp_path %s/tmp/proxy;\n"
                      "  fastcgi_temp_path %s/tmp/fastcgi;\n  uwsgi_temp_path %s/tmp/uwsgi;\n"
                      "  scgi_temp_path %s/tmp/scgi;\n"
-                     "  server {\n    listen 127.0.0.1:%d;\n    root %s/www;\n"
+                     "  server {\n    listen 127.0.0.1:%d reuseport;\n    root %s/www;\n"
                      "    location = /nginx_status { stub_status; }\n"
                      "    location = /moved { return 302 /static.html; }\n"
                      "    location = /unavailable { return 503; }\n"
