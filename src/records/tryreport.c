@@ -18,6 +18,32 @@ pct(double b, double a)
     return a > 0 ? (b / a - 1) * 100 : 0;
 }
 
+/*
+ * v as the record keeps it (json_number's 6 digits): the live table and
+ * `report` of the record print the same figures (2.485000x ms printed
+ * 2.49 live and, read back as 2.485, 2.48 in the report).
+ */
+static double
+as_recorded(double v)
+{
+    char buf[32];
+
+    snprintf(buf, sizeof buf, "%.6g", v);
+    return strtod(buf, NULL);
+}
+
+static struct try_side
+side_recorded(const struct try_side *s)
+{
+    struct try_side r = *s;
+
+    r.tps = as_recorded(s->tps);
+    r.p50_ms = as_recorded(s->p50_ms);
+    r.p95_ms = as_recorded(s->p95_ms);
+    r.p99_ms = as_recorded(s->p99_ms);
+    return r;
+}
+
 static void
 side_row(FILE *f, const char *name, const struct try_side *s)
 {
@@ -28,7 +54,8 @@ side_row(FILE *f, const char *name, const struct try_side *s)
 void
 try_table_print(FILE *f, const struct try_table *t)
 {
-    const struct try_side *a = &t->res.a, *b = &t->res.b;
+    struct try_side as = side_recorded(&t->res.a), bs = side_recorded(&t->res.b);
+    const struct try_side *a = &as, *b = &bs;
     char target[600], change[600];
 
     /* a record is foreign text: escaped as every server string is */
