@@ -110,14 +110,28 @@ static const char privilege_sql[] = "SELECT current_setting('server_version_num'
  */
 #define PG_SLEEPS "wait_event_type = 'Timeout' AND wait_event IN ('PgSleep', 'VacuumDelay')"
 
+/*
+ * A parallel query's leader waits on its workers (Gather, the end of the
+ * scan, a worker's start or exit, a shared hash table or bitmap being
+ * built): the statement is running on CPU, in other processes. Counted as
+ * on CPU, since the workers themselves are not client sessions.
+ */
+#define PG_PARALLEL                                                                                \
+    "(wait_event_type = 'IPC' AND (wait_event IN ('ExecuteGather', 'ParallelFinish',"            \
+    " 'BgWorkerStartup', 'BgWorkerShutdown', 'ParallelBitmapScan', 'ParallelCreateIndexScan',"   \
+    " 'AppendReady', 'BtreePage', 'MessageQueueReceive', 'MessageQueueSend',"                    \
+    " 'MessageQueuePutMessage') OR wait_event LIKE 'Hash%'))"
+#define PG_ON_CPU "state = 'active' AND (wait_event IS NULL OR " PG_PARALLEL ")"
+
 static const char sessions_sql[] =
     "SELECT coalesce(application_name = 'benchtop', false) AS ours,"
     " CASE WHEN backend_type IS NULL THEN 'hidden' ELSE state END AS state,"
     " count(*) AS n,"
     " count(*) FILTER (WHERE wait_event_type = 'Lock') AS lock_waiters,"
-    " count(*) FILTER (WHERE state <> 'idle' AND wait_event IS NOT NULL) AS waiting,"
+    " count(*) FILTER (WHERE state <> 'idle' AND wait_event IS NOT NULL"
+    " AND NOT " PG_PARALLEL ") AS waiting,"
     " count(*) FILTER (WHERE state = 'active') AS active,"
-    " count(*) FILTER (WHERE state = 'active' AND wait_event IS NULL) AS on_cpu,"
+    " count(*) FILTER (WHERE " PG_ON_CPU ") AS on_cpu,"
     " count(*) FILTER (WHERE state <> 'idle' AND wait_event_type = 'LWLock'"
     " AND wait_event NOT IN ('WALWrite', 'WALInsert', 'WALBufMapping')) AS lwlock_waiters,"
     " count(*) FILTER (WHERE state <> 'idle' AND wait_event_type = 'IO'"
@@ -143,7 +157,7 @@ static const char probe_sql[] =
     "SELECT pg_stat_clear_snapshot();"
     "SELECT coalesce(application_name = 'benchtop', false) AS ours, count(*) AS n,"
     " count(*) FILTER (WHERE state = 'active') AS active,"
-    " count(*) FILTER (WHERE state = 'active' AND wait_event IS NULL) AS on_cpu,"
+    " count(*) FILTER (WHERE " PG_ON_CPU ") AS on_cpu,"
     " count(*) FILTER (WHERE wait_event_type = 'Lock') AS lock,"
     " count(*) FILTER (WHERE state <> 'idle' AND (wait_event IN ('WALSync', 'WALWrite',"
     " 'WALInitSync', 'WALInsert', 'WALBufMapping', 'SyncRep') OR wait_event_type = 'IO'))"

@@ -11,7 +11,8 @@
  *   the quota; without the quota tps rises. Needs a writable cgroup v1 cpu
  *   controller or cgroup v2 with cpu delegated; else skipped with a message;
  * - another session idle in its transaction holding the row every
- *   transaction updates: a stall by it, named; its COMMIT raises tps.
+ *   transaction updates: a stall by it, named; its COMMIT raises tps;
+ * - a parallel count: the leaders' waits on their workers are server CPU.
  * The tps ratios are not timing assertions on a loaded host: each
  * intervention changes tps several-fold, the assertion asks for 1.3x.
  */
@@ -319,6 +320,57 @@ test_idle_transaction_holder_is_a_stall(void **state)
     assert_true(freed.tps > 1.3 * held.tps);
 }
 
+/* The share KEY of the summary's verdict account (absent: 0), or -1 without an account. */
+static double
+account_share(const char *out, const char *key)
+{
+    const char *sum = itest_line(out, "\"type\":\"summary\"");
+    const char *a = sum != NULL ? strstr(sum, "\"account\":{") : NULL;
+    char k[64];
+
+    if (a == NULL)
+        return -1.0;
+    snprintf(k, sizeof(k), "\"%s\":", key);
+    a = strstr(a, k); /* the account is the verdict's first object */
+    return a != NULL ? atof(a + strlen(k)) : 0.0;
+}
+
+/*
+ * A parallel count: each client's backend leads two workers and waits on
+ * them (IPC:ExecuteGather, BgWorkerShutdown) while they scan. That time is
+ * the statement on CPU, in other processes, not a wait of the server:
+ * before the workers were counted so, the account put a quarter of the
+ * clients' time in "server waits" (0.245 against 0.595 on CPU).
+ */
+static void
+test_parallel_query_is_server_cpu(void **state)
+{
+    char target[600], script[] = "/tmp/bt-parallel-XXXXXX";
+    char *args[] = {"run", target, "--headless", "-q", "-T", "5", "-c", "2", "-f", script, NULL};
+    struct run r;
+    double cpu, other;
+    int fd = mkstemp(script);
+
+    assert_true(fd >= 0);
+    close(fd);
+    itest_write_file(script, "BEGIN;\nSET LOCAL parallel_setup_cost = 0;\n"
+                             "SET LOCAL parallel_tuple_cost = 0;\n"
+                             "SET LOCAL min_parallel_table_scan_size = 0;\n"
+                             "SET LOCAL max_parallel_workers_per_gather = 2;\n"
+                             "SELECT count(*) FROM pgbench_accounts WHERE abalance = 0;\n"
+                             "COMMIT;\n");
+    snprintf(target, sizeof(target), "%s", itest_target(DB));
+    r = itest_runv(args);
+    unlink(script);
+    assert_int_equal(r.status, 0);
+    cpu = account_share(r.out, "server_cpu");
+    other = account_share(r.out, "server_other");
+    fprintf(stderr, "    server_cpu %.3f, server_other %.3f\n", cpu, other);
+    assert_true(cpu > 0.3);
+    assert_true(other >= 0.0 && other < 0.25 * cpu);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -327,6 +379,7 @@ main(void)
         cmocka_unit_test(test_reads_through_a_proxy_are_transit),
         cmocka_unit_test(test_quota_is_client_bound),
         cmocka_unit_test(test_idle_transaction_holder_is_a_stall),
+        cmocka_unit_test(test_parallel_query_is_server_cpu),
         cmocka_unit_test(test_unreadable_cgroup_is_no_quota),
     };
     return cmocka_run_group_tests_name("verdict_account", tests, setup, NULL);
