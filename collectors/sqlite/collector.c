@@ -20,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include "base/text.h"
 #include "base/util.h"
 
 static const char FILE_[] = "file", TXNS[] = "transactions", SETTINGS[] = "settings";
@@ -97,6 +100,74 @@ sq_coll_close(void *conn)
     free(c);
 }
 
+/* "MAJ:MIN:INO" (hex device numbers, as /proc/locks writes them) is the file's. */
+static int
+same_file(const char *dev, unsigned maj, unsigned min, uint64_t ino)
+{
+    unsigned a, b;
+    unsigned long long i;
+
+    return sscanf(dev, "%x:%x:%llu", &a, &b, &i) == 3 && a == maj && b == min && i == ino;
+}
+
+int
+sqlite_lock_blocks(const char *line, unsigned dev_major, unsigned dev_minor, uint64_t db_ino,
+                   uint64_t shm_ino, int wal, int self, struct sqlite_holder *h)
+{
+    char cls[16], mode[16], dev[64], end[24];
+    int pid;
+    unsigned long long start, last;
+
+    if (strstr(line, "->") != NULL ||
+        sscanf(line, "%*s %15s %*s %15s %d %63s %llu %23s", cls, mode, &pid, dev, &start, end) != 6)
+        return 0;
+    last = strcmp(end, "EOF") == 0 ? UINT64_MAX : strtoull(end, NULL, 10);
+    if (pid == self || pid <= 0 || (strcmp(cls, "POSIX") != 0 && strcmp(cls, "OFDLCK") != 0))
+        return 0;
+    if (wal ? !(same_file(dev, dev_major, dev_minor, shm_ino) && strcmp(mode, "WRITE") == 0 &&
+                start <= SQ_WAL_WRITE_LOCK && last >= SQ_WAL_WRITE_LOCK)
+            : !(same_file(dev, dev_major, dev_minor, db_ino) &&
+                start < (unsigned long long)SQ_PENDING_BYTE + SQ_LOCK_BYTES &&
+                last >= SQ_PENDING_BYTE))
+        return 0;
+    h->pid = pid;
+    h->write = strcmp(mode, "WRITE") == 0;
+    h->comm[0] = '\0';
+    return 1;
+}
+
+/*
+ * Another process keeping writers out of c->path, from /proc/locks (a
+ * bounded read: the file lists every lock on the host). h->pid 0: none.
+ */
+static void
+foreign_holder(const char *path, int wal, struct sqlite_holder *h)
+{
+    struct stat db, shm;
+    char shm_path[PATH_MAX + 8], line[256], comm_path[64];
+    FILE *f;
+    int n = 0;
+
+    memset(h, 0, sizeof *h);
+    snprintf(shm_path, sizeof shm_path, "%s-shm", path);
+    if (stat(path, &db) < 0 || (wal && stat(shm_path, &shm) < 0) ||
+        (f = fopen("/proc/locks", "re")) == NULL)
+        return;
+    while (n++ < 100000 && fgets(line, sizeof line, f) != NULL)
+        if (sqlite_lock_blocks(line, major(db.st_dev), minor(db.st_dev), (uint64_t)db.st_ino,
+                               wal ? (uint64_t)shm.st_ino : 0, wal, (int)getpid(), h))
+            break;
+    fclose(f);
+    if (h->pid == 0)
+        return;
+    snprintf(comm_path, sizeof comm_path, "/proc/%d/comm", h->pid);
+    if ((f = fopen(comm_path, "re")) != NULL) {
+        if (fgets(h->comm, sizeof h->comm, f) != NULL)
+            h->comm[strcspn(h->comm, "\n")] = '\0';
+        fclose(f);
+    }
+}
+
 static int
 sq_coll_sample(void *conn, void *out, char *err)
 {
@@ -117,6 +188,7 @@ sq_coll_sample(void *conn, void *out, char *err)
     snprintf(wal, sizeof wal, "%s-wal", c->path);
     s->wal_bytes = file_size(wal);
     s->have_counts = sqlite_stats_read(c->path, &s->counts) == 0;
+    foreign_holder(c->path, strcasecmp(s->journal_mode, "wal") == 0, &s->foreign);
     if (s->file_bytes < 0)
         return seterr(err, "%s is gone", c->path);
     return 0;
@@ -159,7 +231,7 @@ derive_signals(const struct sqlite_counts *d, const struct sqlite_counts *c, dou
 {
     struct coll_signals *g = &v->sig;
 
-    g->sessions = (double)c->conns;
+    g->sessions = g->own_sessions = (double)c->conns;
     /* a transaction's own time is published when it ends, its lock waits as they happen */
     g->active = fmin(fmax(busy_share(d->txn_us, secs),
                           busy_share(d->commit_us, secs) + busy_share(d->busy_us, secs)),
@@ -181,9 +253,35 @@ derive_signals(const struct sqlite_counts *d, const struct sqlite_counts *c, dou
     }
 }
 
+/*
+ * Another process holding the lock (a reader's SHARED in a rollback
+ * journal, a writer anywhere) while benchtop's connections waited: every
+ * busy wait is its doing, the commit's included (a COMMIT waits for the
+ * readers to leave), and the verdict names it as a stall.
+ */
 static void
-derive_counts(const struct sqlite_counts *p, const struct sqlite_counts *c, double secs,
-              struct coll_view *v)
+foreign_stall(const struct sqlite_holder *h, const struct sqlite_counts *d, double secs,
+              struct coll_signals *g)
+{
+    char comm[16];
+
+    if (h->pid == 0 || !(g->active > 0) || d->busy_us == 0)
+        return;
+    g->lock_wait = fmin(busy_share(d->busy_us, secs), g->active);
+    g->commit_wait = fmin(busy_share(d->commit_us, secs), g->active - g->lock_wait);
+    g->on_cpu = fmax(0.0, g->active - g->commit_wait - g->lock_wait);
+    g->lock_root_other = g->lock_wait;
+    g->lock_root_commit = g->lock_root_client = 0;
+    g->other_stall_share = 1;
+    text_clean(comm, sizeof comm, h->comm);
+    snprintf(g->other_stall_what, sizeof g->other_stall_what, "pid %u (%.15s): %.5s %.23s",
+             (unsigned)h->pid, comm, h->write ? "write" : "read", LOCK_FILE_WHAT);
+    g->other_stall_sql_at = (unsigned char)strlen(g->other_stall_what); /* no statement */
+}
+
+static void
+derive_counts(const struct sqlite_counts *p, const struct sqlite_counts *c,
+              const struct sqlite_holder *holder, double secs, struct coll_view *v)
 {
     struct sqlite_counts d;
     const uint64_t *a = (const uint64_t *)p, *b = (const uint64_t *)c;
@@ -221,6 +319,20 @@ derive_counts(const struct sqlite_counts *p, const struct sqlite_counts *c, doub
         coll_event_add(v, "sqlite: %llu WAL checkpoints (%.1f ms)",
                        (unsigned long long)d.checkpoints, (double)d.checkpoint_us / 1000.0);
     derive_signals(&d, c, secs, v);
+    foreign_stall(holder, &d, secs, &v->sig);
+}
+
+/* Another process holding the lock, as a row (its name cleaned of control bytes). */
+static void
+holder_row(const struct sqlite_holder *h, struct coll_view *v)
+{
+    char comm[16];
+
+    if (h->pid == 0)
+        return;
+    text_clean(comm, sizeof comm, h->comm);
+    coll_row_add(v, FILE_, "lock held by", (double)h->pid, ROW_WARN, "pid %d (%s), %s", h->pid,
+                 comm, h->write ? "writing" : "reading");
 }
 
 static void
@@ -230,11 +342,12 @@ sq_coll_derive(const void *prev, const void *cur, double secs, struct coll_view 
 
     coll_view_reset(v);
     if (p != NULL && c->have_counts && p->have_counts && secs > 0)
-        derive_counts(&p->counts, &c->counts, secs, v);
+        derive_counts(&p->counts, &c->counts, &c->foreign, secs, v);
     else if (!c->have_counts)
         snprintf(v->note, sizeof v->note,
                  "commits, lock waits and cache figures only while benchtop loads this file");
     derive_settings(c, v);
+    holder_row(&c->foreign, v);
     commit_advice(c, &v->sig);
 }
 

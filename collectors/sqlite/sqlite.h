@@ -58,6 +58,28 @@ void sqlite_stats_add(struct sqlite_stats *st, const struct sqlite_counts *d);
 int sqlite_stats_read(const char *path, struct sqlite_counts *out);
 
 /* --- the collector's raw sample (sqlite/collector.c) --- */
+/*
+ * Another process that holds the file's lock in a way that keeps a writer
+ * out (from /proc/locks): in a rollback journal, any lock on the lock bytes
+ * (a reader's SHARED blocks the commit, a writer's RESERVED the next
+ * writer); in WAL, the write lock of the -shm file (readers block no one).
+ */
+struct sqlite_holder {
+    int pid;       /* 0: none */
+    int write;     /* a write transaction (else a read transaction) */
+    char comm[16]; /* its /proc/PID/comm, as read (not escaped) */
+};
+
+/* The lock bytes of a rollback journal: PENDING, RESERVED, then 510 SHARED. */
+enum { SQ_PENDING_BYTE = 0x40000000, SQ_LOCK_BYTES = 512, SQ_WAL_WRITE_LOCK = 120 };
+
+/*
+ * One line of /proc/locks: whether it is a lock (not a waiter's "->" line)
+ * held by a process other than self on the file dev:ino (db_ino, or
+ * shm_ino when wal) that keeps a writer out; then *h is filled but comm.
+ */
+int sqlite_lock_blocks(const char *line, unsigned dev_major, unsigned dev_minor, uint64_t db_ino,
+                       uint64_t shm_ino, int wal, int self, struct sqlite_holder *h);
 
 struct sqlite_sample {
     char journal_mode[16];
@@ -70,6 +92,7 @@ struct sqlite_sample {
     int64_t wal_bytes; /* -1: no WAL file */
     int have_counts;   /* benchtop loads this file: counts holds its counters */
     struct sqlite_counts counts;
+    struct sqlite_holder foreign; /* another process holding the write path, or pid 0 */
 };
 
 extern const struct collector_class sqlite_collector_class;

@@ -429,6 +429,9 @@ failing(const struct verdict_input *in, struct verdict *v)
 
     if (!(in->tps <= 0 && (err > 0 || down > 0)) && share < FAILING)
         return 0;
+    /* clients still connecting while others hold the server (a SQLite file's lock): a stall */
+    if (!(err > 0) && in->sig.other_stall_share > 0)
+        return 0;
     memset(v, 0, sizeof(*v));
     v->kind = v->first = v->second = VK_NONE;
     v->confidence = "clear";
@@ -1037,6 +1040,12 @@ advise_other(const struct window *w, enum verdict_kind k, char *ev)
                  "another session holds the locks, idle in its transaction: %s; end it "
                  "(cancel/terminate), or fix the application that leaves it open",
                  g->other_stall_what);
+    else if (k == VK_STALL && strstr(g->other_stall_what, LOCK_FILE_WHAT) != NULL)
+        snprintf(ev, EV, "another process holds the file's lock: %s; end its transaction%s",
+                 g->other_stall_what,
+                 strstr(g->other_stall_what, LOCK_FILE_READ) != NULL
+                     ? ", or use journal_mode=wal (readers then keep no writer out)"
+                     : "");
     else if (k == VK_STALL)
         snprintf(ev, EV, "other sessions' commands stall the server%s%s",
                  g->other_stall_what[0] ? ": " : "", g->other_stall_what);

@@ -124,7 +124,7 @@ struct verdict {
     const char *confidence;           /* "clear", "likely", "tentative" */
     char evidence[400];               /* what relieves it, and the clients' time account */
     char
-        evidence_sql[48]; /* another session's command the evidence may quote (records digest it) */
+        evidence_sql[64]; /* another session's command the evidence may quote (records digest it) */
     struct account acct;  /* the account it was named from (final: the run's) */
     struct host_split host; /* the interval's host CPU split (NAN: not local) */
 };

@@ -54,6 +54,10 @@ struct coll_row {
 /* In other_stall_what: the root holds its locks idle in a transaction ("12 (idle in transaction 9
  * s): UPDATE"). */
 #define LOCK_IDLE_WHAT "idle in transaction"
+/* ... another process holds a file's lock (SQLite: "pid 12 (python3): read transaction on the
+ * file"). */
+#define LOCK_FILE_WHAT "transaction on the file"
+#define LOCK_FILE_READ "read transaction"
 
 struct coll_signals {
     double sessions;         /* client sessions connected */
@@ -120,7 +124,7 @@ struct coll_signals {
     double lock_root_other;   /* ... whose blocker is another application's session */
     double other_stall_share; /* of the interval, the share the server was stalled by other */
                               /* sessions' commands (Redis DEBUG SLEEP, a long KEYS, ...) */
-    char other_stall_what[48]; /* ... what stalled it ("DEBUG SLEEP 0.3 from 127.0.0.1:5123") */
+    char other_stall_what[64]; /* ... what stalled it ("DEBUG SLEEP 0.3 from 127.0.0.1:5123") */
     unsigned char other_stall_sql_at; /* other_stall_what from here on is the command's text */
     double evictions_s;               /* a cache's evictions per second */
     double hit_ratio;                 /* a cache's (or buffer pool's) hits / lookups, 0..1 */

@@ -195,6 +195,10 @@ stall_owe(struct session *s, const struct collect_result *res)
     s->stall_sql_at = g->other_stall_sql_at;
 }
 
+_Static_assert(sizeof(((struct session *)0)->stall_what) ==
+                   sizeof(((struct coll_signals *)0)->other_stall_what),
+               "stall_what is copied whole both ways");
+
 /* The interval's stall share from what is owed (event loops only; see stall_owe). */
 static void
 stall_pay(struct session *s, double interval_s, struct coll_signals *g)

@@ -91,7 +91,7 @@ struct session {
      * last sample's time and what stalled it.
      */
     double stall_debt_s, stall_last_t;
-    char stall_what[48];
+    char stall_what[64]; /* as coll_signals.other_stall_what */
     unsigned char stall_sql_at;
     void *arg;
 };

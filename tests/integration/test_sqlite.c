@@ -2,7 +2,8 @@
  * SQLite: benchtop's transactions against the file's own rows, lock waits
  * counted when four writers share a rollback journal, and the seed's
  * experiment (one insert per transaction against a hundred) in WAL and
- * rollback modes with the verdict each gives. No server: each test makes
+ * rollback modes with the verdict each gives; a reader in another process
+ * named as the stall it is. No server: each test makes
  * its own file in a private folder.
  */
 #include "config.h"
@@ -133,6 +134,82 @@ test_writers_wait_on_the_lock(void **state)
     itest_free(&r);
 }
 
+/*
+ * A child that opens the file, reads inside a transaction and holds it (a
+ * reader in another process, field case n10) until it is killed; its pid.
+ */
+static pid_t
+hold_read_transaction(const char *name)
+{
+    char path[512];
+    int ready[2];
+    pid_t pid;
+
+    snprintf(path, sizeof path, "%s/%s.db", dir, name);
+    assert_int_equal(pipe(ready), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        sqlite3 *db = NULL;
+        int ok = sqlite3_open(path, &db) == SQLITE_OK &&
+                 sqlite3_exec(db, "BEGIN; SELECT count(*) FROM bench_rows;", NULL, NULL, NULL) ==
+                     SQLITE_OK;
+
+        if (write(ready[1], ok ? "y" : "n", 1) != 1 || !ok)
+            _exit(1);
+        sleep(60); /* bounded: the test kills it long before */
+        _exit(0);
+    }
+    close(ready[1]);
+    {
+        char c = 'n';
+        ssize_t n = read(ready[0], &c, 1);
+
+        close(ready[0]);
+        assert_true(n == 1 && c == 'y');
+    }
+    return pid;
+}
+
+/*
+ * Another process's read transaction on a rollback journal keeps every
+ * COMMIT out: a stall by that process, named with its pid and the advice
+ * to end it (not "spread the writes"); ending it raises tps (x9 here).
+ */
+static void
+test_reader_in_another_process_is_a_stall(void **state)
+{
+    char *t = target("reader", "journal_mode=delete");
+    char *args[] = {"run", t, "--headless", "-w", "insert", "-T", "4", "-c", "4", "-q", NULL};
+    char want[64];
+    struct run r;
+    const char *sum;
+    double held, freed;
+    pid_t pid;
+
+    init(t, "1000");
+    pid = hold_read_transaction("reader");
+    sum = run(args, &r);
+    held = itest_num(sum, "tps");
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    snprintf(want, sizeof want, "holds the file's lock: pid %d (", (int)pid);
+    fprintf(stderr, "  a reader in pid %d: %.0f tps\n", (int)pid, held);
+    if (strstr(sum, want) == NULL)
+        fprintf(stderr, "%s\n", r.out);
+    assert_non_null(strstr(sum, "\"verdict\":{\"kind\":\"stall\""));
+    assert_non_null(strstr(sum, want));
+    assert_non_null(strstr(sum, "read transaction on the file"));
+    assert_non_null(strstr(r.out, "\"lock held by\""));
+    itest_free(&r);
+    sum = run(args, &r); /* the intervention: the reader is gone */
+    freed = itest_num(sum, "tps");
+    fprintf(stderr, "  without it: %.0f tps\n", freed);
+    assert_null(strstr(sum, "\"verdict\":{\"kind\":\"stall\""));
+    assert_true(freed > 2 * held);
+    itest_free(&r);
+}
+
 /* ops/s and the last verdict of one inserting client at --batch N. */
 static double
 batch_run(const char *t, const char *batch, char *kind, size_t kindlen)
@@ -231,6 +308,7 @@ main(void)
         cmocka_unit_test(test_counts_equal_rows), cmocka_unit_test(test_writers_wait_on_the_lock),
         cmocka_unit_test(test_batching_wal),      cmocka_unit_test(test_batching_rollback),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_reader_in_another_process_is_a_stall),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -66,6 +66,45 @@ test_bad_targets(void **state)
     expect_error("postgres://x/y", "not a sqlite target");
 }
 
+/* /proc/locks lines: who keeps a writer out of the file (0xfe:0x00, db inode 77, -shm 78). */
+static void
+test_foreign_lock_lines(void **state)
+{
+    struct sqlite_holder h;
+
+#define BLOCKS(line, wal, self) sqlite_lock_blocks(line, 0xfe, 0x00, 77, 78, wal, self, &h)
+    /* a rollback journal: a reader's SHARED, a writer's RESERVED, a whole-file lock */
+    assert_int_equal(BLOCKS("1: POSIX  ADVISORY  READ 4834 fe:00:77 1073741826 1073742335\n", 0, 1),
+                     1);
+    assert_int_equal(h.pid, 4834);
+    assert_int_equal(h.write, 0);
+    assert_int_equal(BLOCKS("2: POSIX  ADVISORY  WRITE 12 fe:00:77 1073741825 1073741825\n", 0, 1),
+                     1);
+    assert_int_equal(h.write, 1);
+    assert_int_equal(BLOCKS("3: OFDLCK ADVISORY  WRITE 13 fe:00:77 0 EOF\n", 0, 1), 1);
+    /* not: our own, a waiter, another file or device, flock, bytes below the lock bytes */
+    assert_int_equal(BLOCKS("1: POSIX  ADVISORY  READ 4834 fe:00:77 1073741826 1073742335\n", 0,
+                            4834),
+                     0);
+    assert_int_equal(
+        BLOCKS("1: -> POSIX  ADVISORY  WRITE 99 fe:00:77 1073741824 1073741824\n", 0, 1), 0);
+    assert_int_equal(BLOCKS("1: POSIX  ADVISORY  READ 5 fe:00:76 1073741826 1073742335\n", 0, 1),
+                     0);
+    assert_int_equal(BLOCKS("1: POSIX  ADVISORY  READ 5 fe:01:77 1073741826 1073742335\n", 0, 1),
+                     0);
+    assert_int_equal(BLOCKS("1: FLOCK  ADVISORY  WRITE 5 fe:00:77 0 EOF\n", 0, 1), 0);
+    assert_int_equal(BLOCKS("1: POSIX  ADVISORY  WRITE 5 fe:00:77 0 1000\n", 0, 1), 0);
+    assert_int_equal(BLOCKS("garbage\n", 0, 1), 0);
+    /* WAL: only a writer on the -shm file's write lock; readers there or on the file block no one */
+    assert_int_equal(BLOCKS("9: POSIX  ADVISORY  WRITE 5299 fe:00:78 120 120\n", 1, 1), 1);
+    assert_int_equal(h.pid, 5299);
+    assert_int_equal(BLOCKS("9: POSIX  ADVISORY  READ 5299 fe:00:78 124 124\n", 1, 1), 0);
+    assert_int_equal(BLOCKS("9: POSIX  ADVISORY  READ 5299 fe:00:78 128 128\n", 1, 1), 0);
+    assert_int_equal(
+        BLOCKS("1: POSIX  ADVISORY  READ 4834 fe:00:77 1073741826 1073742335\n", 1, 1), 0);
+#undef BLOCKS
+}
+
 int
 main(void)
 {
@@ -73,6 +112,7 @@ main(void)
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_parameters),
         cmocka_unit_test(test_bad_targets),
+        cmocka_unit_test(test_foreign_lock_lines),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
