@@ -60,6 +60,7 @@ struct cpu_group {
     int n;
     pid_t root[CPU_GROUP_MAX];
     double last_s[CPU_GROUP_MAX]; /* each tree's CPU seconds at the last read; -1 unknown */
+    uint64_t last_us;             /* when (now_us) the trees were last read */
     int ntried;
     int tried[16];   /* loopback ports looked up already (owned by another user, or ours) */
     char names[64];  /* the roots' command names: "nginx, php-fpm8.2, mariadbd" */

