@@ -217,6 +217,7 @@ host_add(struct sweep_acc *a, const struct host_split *h)
     a->host.server += h->server;
     a->host.benchtop += h->benchtop;
     a->host.others += h->others;
+    a->host.kernel += isnan(h->kernel) ? 0 : h->kernel;
     a->host.cores = h->cores;
     a->host.event_loop = h->event_loop;
     memcpy(a->host.names, h->names, sizeof(h->names));
@@ -279,13 +280,14 @@ sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out)
     main_verdict(a, out);
     for (int i = 0; i < 4; i++)
         *fig[i] = a->server_n[i] ? a->server_sum[i] / a->server_n[i] : NAN;
-    host_split_make(NAN, 1, NAN, NAN, &out->host);
+    host_split_make(NAN, 1, NAN, NAN, NAN, &out->host);
     if (a->host_n > 0) {
         out->host = a->host;
         out->host.busy /= a->host_n;
         out->host.server /= a->host_n;
         out->host.benchtop /= a->host_n;
         out->host.others /= a->host_n;
+        out->host.kernel /= a->host_n;
     }
 }
 

@@ -231,16 +231,18 @@ window_make(const struct verdict_input *in, struct window *w)
     if (isnan(w->server_pct) && !isnan(w->host_used) && !isnan(in->sig.server_cpu_pct))
         w->server_pct = in->sig.server_cpu_pct;
     describe_server(w, w->server, sizeof(w->server));
-    host_split_make(in->host_busy_pct, in->cores, w->server_pct, in->own_cpu_pct, &w->split);
+    host_split_make(in->host_busy_pct, in->cores, w->server_pct, in->own_cpu_pct,
+                    in->host_irq_pct * (in->cores > 0 ? in->cores : 1), &w->split);
     if (in->server_names != NULL)
         snprintf(w->split.names, sizeof(w->split.names), "%s", in->server_names);
     w->split.event_loop = !isnan(in->sig.server_cpu_limit);
 }
 
 void
-host_split_make(double busy_pct, int cores, double server, double benchtop, struct host_split *out)
+host_split_make(double busy_pct, int cores, double server, double benchtop, double kernel,
+                struct host_split *out)
 {
-    double used;
+    double used, k;
 
     memset(out, 0, sizeof(*out));
     out->cores = cores > 0 ? cores : 1;
@@ -250,12 +252,16 @@ host_split_make(double busy_pct, int cores, double server, double benchtop, stru
     out->server = isnan(used) || isnan(server) ? NAN : fmin(fmax(server, 0), used);
     out->others =
         isnan(out->server) || isnan(benchtop) ? NAN : fmax(0, used - out->server - benchtop);
+    k = isnan(kernel) || isnan(out->others) ? NAN : fmin(fmax(kernel, 0), out->others);
+    out->kernel = k;
+    if (!isnan(k))
+        out->others -= k;
 }
 
 int
 host_split_others_hold(const struct host_split *h)
 {
-    double used = h->server + h->benchtop + h->others;
+    double used = h->server + h->benchtop + h->others + (isnan(h->kernel) ? 0 : h->kernel);
 
     return !isnan(used) && used > 0 && h->others > h->benchtop && h->others >= OTHERS_LARGE * used;
 }
@@ -648,8 +654,8 @@ wire_floor(const struct verdict_input *in)
 }
 
 /*
- * A full host that the run's own processes (server side and benchtop)
- * hold most of: its transit is their wake-ups waiting for a core
+ * A full host that the run's own processes (server side and benchtop,
+ * with the kernel's packet work) hold most of: its transit is their wake-ups waiting for a core
  * (select-only at 2 clients kept both cores busy, server 121% and
  * benchtop 78%, each session on CPU a quarter of the time).
  */
@@ -659,7 +665,7 @@ run_fills_host(const struct window *w)
     const struct host_split *h = &w->split;
 
     return w->host_full && !w->in->embedded && w->in->rate <= 0 && !isnan(h->server) &&
-           w->host_used > 0 && (h->server + h->benchtop) >= 0.6 * w->host_used;
+           w->host_used > 0 && (h->server + h->benchtop + z0(h->kernel)) >= 0.6 * w->host_used;
 }
 
 /* The server's busiest thread on a CPU or waiting for one 85% of the time, with a setting to add.
@@ -921,6 +927,8 @@ advise_host(const struct window *w, char *ev)
              "%.0f%%",
              h->busy, h->cores, h->server, h->names[0] ? " (" : "", h->names,
              h->names[0] ? ")" : "", h->benchtop, h->others);
+    if (z0(h->kernel) >= 5)
+        appendf(ev, EV, ", kernel (interrupts, packets) %.0f%%", h->kernel);
     if (host_split_others_hold(h))
         appendf(ev, EV,
                 "; other programs take the CPU: results are not the database's "
@@ -1232,7 +1240,7 @@ verdict_init(struct verdict_state *st)
     st->rows_base = st->rows_now = st->last_rtt_ms = NAN;
     st->last.kind = st->shown = st->leader = VK_NONE;
     st->last.confidence = "tentative";
-    host_split_make(NAN, 1, NAN, NAN, &st->last.host);
+    host_split_make(NAN, 1, NAN, NAN, NAN, &st->last.host);
     snprintf(st->last.evidence, sizeof(st->last.evidence), "warming up");
 }
 
@@ -1421,7 +1429,7 @@ verdict_point_init(struct verdict_point *p, enum verdict_kind k, int clients, do
     p->clients = clients;
     p->tps = tps;
     p->locked = locked;
-    host_split_make(NAN, 1, NAN, NAN, &p->host);
+    host_split_make(NAN, 1, NAN, NAN, NAN, &p->host);
 }
 
 /* The tps gain from lo to hi, and whether it is flat for the rise in clients; 0 if untestable. */

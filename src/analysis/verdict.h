@@ -51,6 +51,7 @@ struct verdict_input {
     double worker_wait_max; /* ... and its time waiting for a CPU, % of the interval */
     double own_cpu_pct;     /* benchtop as a whole, % of one core */
     double host_busy_pct;   /* the host's CPU when the server runs on it, % of all cores; NAN */
+    double host_irq_pct;    /* ... of which the kernel's interrupts and softirqs; NAN */
     int cores;              /* the host's cores */
     int clients;
     int threads;              /* benchtop's worker threads (-j); 0 unknown */
@@ -95,6 +96,12 @@ struct host_split {
     int cores;
     double server, benchtop, others;
     /*
+     * The kernel's interrupt and softirq work (% of one core), outside
+     * others: no program's, and on loopback mostly the run's own packets
+     * (memcached at -c 500: 58% of a core). NAN unknown.
+     */
+    double kernel;
+    /*
      * The server runs its clients on a few event-loop threads (its
      * collector gives a CPU limit: Redis, memcached), where more clients
      * ready per wakeup make each request cheaper.
@@ -104,7 +111,7 @@ struct host_split {
 };
 
 /* From the host's busy % of all cores and the parts' CPU (% of one core). */
-void host_split_make(double busy_pct, int cores, double server, double benchtop,
+void host_split_make(double busy_pct, int cores, double server, double benchtop, double kernel,
                      struct host_split *out);
 /*
  * Other programs hold a large share of the host's busy CPU (a quarter or

@@ -237,6 +237,7 @@ cpu_host_read(struct cpu_host *h)
         return -1;
     h->total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
     h->busy = h->total - v[3] - v[4];
+    h->irq = v[5] + v[6];
     return 0;
 }
 
@@ -246,6 +247,14 @@ cpu_host_busy_pct(const struct cpu_host *prev, const struct cpu_host *cur)
     if (cur->total <= prev->total)
         return NAN;
     return 100.0 * (double)(cur->busy - prev->busy) / (double)(cur->total - prev->total);
+}
+
+double
+cpu_host_irq_pct(const struct cpu_host *prev, const struct cpu_host *cur)
+{
+    if (cur->total <= prev->total || cur->irq < prev->irq)
+        return NAN;
+    return 100.0 * (double)(cur->irq - prev->irq) / (double)(cur->total - prev->total);
 }
 
 int

@@ -39,11 +39,14 @@ void cpu_self_read(struct cpu_self *s);
 struct cpu_host {
     uint64_t busy;
     uint64_t total;
+    uint64_t irq; /* irq + softirq: the kernel's interrupt work, a network's mostly */
 };
 
 int cpu_host_read(struct cpu_host *h);
 /* Busy % of all cores between two readings (100 = every core busy); NAN if unknown. */
 double cpu_host_busy_pct(const struct cpu_host *prev, const struct cpu_host *cur);
+/* ... of which interrupts and softirqs (packets on loopback too), % of all cores; NAN. */
+double cpu_host_irq_pct(const struct cpu_host *prev, const struct cpu_host *cur);
 /*
  * A local server's process: the one listening on TCP `port` (this user's
  * processes only: /proc/PID/fd of others is closed to us), or -1.

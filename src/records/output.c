@@ -182,6 +182,7 @@ json_host_split(FILE *f, const struct host_split *h)
     json_member_num(f, "host_busy", h->busy);
     json_member_num(f, "server", h->server);
     json_member_num(f, "others", h->others);
+    json_member_num(f, "kernel", h->kernel);
     fprintf(f, ",\"server_event_loop\":%s", h->event_loop ? "true" : "false");
     json_member_str(f, "server_procs", h->names);
 }

@@ -251,10 +251,12 @@ judge(struct session *s, struct snapshot *snap)
     in.server_host_pct = server_cpu_pct(s, snap->interval_s);
     in.server_names = s->procs.names;
     in.gain_per_doubling = s->gain_per_doubling;
-    in.host_busy_pct = NAN;
+    in.host_busy_pct = in.host_irq_pct = NAN;
     if (cpu_host_read(&now) == 0) {
-        if ((s->rc->tgt.local || s->embedded) && s->host.total)
+        if ((s->rc->tgt.local || s->embedded) && s->host.total) {
             in.host_busy_pct = cpu_host_busy_pct(&s->host, &now);
+            in.host_irq_pct = cpu_host_irq_pct(&s->host, &now);
+        }
         s->host = now;
     }
     in.have_server = s->have_sig;
