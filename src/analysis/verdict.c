@@ -732,6 +732,21 @@ host_shared(const struct window *w)
 }
 
 /*
+ * The server's processes hold half the busy host or more, benchtop little:
+ * its CPU is the limit even with others on the host, who cost it at most
+ * what they hold (a missing index at 8 clients, server 139% of 200%,
+ * others 59%: the index gave x294; stopping the others could give x1.4).
+ */
+static int
+server_holds_host(const struct window *w)
+{
+    const struct host_split *h = &w->split;
+
+    return !isnan(h->server) && w->host_used > 0 && h->server >= 0.5 * w->host_used &&
+           z0(h->benchtop) < 0.15 * w->host_used;
+}
+
+/*
  * The kind the largest share names, made precise: benchtop or the server
  * with a full shared host is the host; a busy thread of a threaded server
  * is that thread; disk reads of a pool that misses are memory; an idle
@@ -805,7 +820,7 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if (k == VK_CLIENT && (w->host_full || z0(in->worker_wait_max) > in->worker_cpu_max ||
                            (in->worker_cpu_max < 75 && wants >= 75)))
         return VK_HOST;
-    if (k == VK_SERVER_CPU && host_shared(w))
+    if (k == VK_SERVER_CPU && host_shared(w) && !server_holds_host(w))
         return VK_HOST;
     if (k == VK_UNDERLOADED && run_fills_host(w))
         return VK_HOST;
@@ -972,6 +987,10 @@ advise_server(const struct verdict_state *st, const struct window *w, enum verdi
                  "%s (%.0f%% of its capacity): a faster or larger server, or cheaper "
                  "queries",
                  w->server, server_used(st, w) * 100);
+    if (k == VK_SERVER_CPU && w->host_full && host_split_others_hold(&w->split))
+        appendf(ev, EV, "; other programs take %.0f%% of the host's %d cores: figures below its "
+                        "capacity",
+                w->split.others, w->split.cores);
 }
 
 static void
@@ -1283,6 +1302,28 @@ no_load(struct verdict_state *st, struct verdict *out)
     *out = st->last;
 }
 
+/* The host's figures of an input, in verdict_state's host_sum order. */
+static double *
+host_fig(struct verdict_input *in, int i)
+{
+    double *f[6] = {&in->host_busy_pct,  &in->host_irq_pct,   &in->server_host_pct,
+                    &in->own_cpu_pct,    &in->worker_cpu_max, &in->worker_wait_max};
+
+    return f[i];
+}
+
+static void
+host_add(struct verdict_state *st, const struct verdict_input *in)
+{
+    struct verdict_input c = *in;
+
+    for (int i = 0; i < 6; i++)
+        if (!isnan(*host_fig(&c, i))) {
+            st->host_sum[i] += *host_fig(&c, i);
+            st->host_n[i]++;
+        }
+}
+
 void
 verdict_step(struct verdict_state *st, const struct verdict_input *in, struct verdict *out)
 {
@@ -1313,6 +1354,8 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
      */
     blind = !in->have_server || account_share(&a, AS_UNKNOWN) >= 0.5;
     account_add(blind ? &st->run_blind : &st->run, &a);
+    if (!blind)
+        host_add(st, in);
     transit_split(in, a.t[AS_TRANSIT], st->transit_by);
     st->last_in = *in;
     if (!blind) {
@@ -1340,13 +1383,19 @@ void
 verdict_finish(const struct verdict_state *st, struct verdict *out)
 {
     const struct account *run = st->run.total > 0 ? &st->run : &st->run_blind;
+    struct verdict_input in = st->last_in;
 
     if (!(run->total > 0)) {
         *out = st->last;
         out->final = 1;
         return;
     }
-    decide(st, &st->last_in, run, out);
+    /* the run's host split, not its last interval's (which a late burst of others can fill) */
+    for (int i = 0; i < 6; i++)
+        *host_fig(&in, i) = st->host_n[i] > 0 ? st->host_sum[i] / st->host_n[i] : NAN;
+    decide(st, &in, run, out);
+    add_work(st, &in.sig, out);
+    add_others(&in.sig, out);
     out->final = 1;
 }
 

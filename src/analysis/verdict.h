@@ -154,6 +154,14 @@ struct verdict_state {
     struct account run;           /* ... summed over the intervals the server was seen in */
     struct account run_blind;     /* ... and those it was not (a server never seen: all) */
     double transit_by[VK__COUNT]; /* the run's transit client-seconds by the kind each tick named */
+    /*
+     * The host's figures summed over the intervals that had them, for the
+     * final verdict (the run's, not the last interval's): host busy, its
+     * kernel part, the server side, benchtop, the busiest worker's CPU and
+     * wait, each with its count.
+     */
+    double host_sum[6];
+    int host_n[6];
     struct verdict_input last_in;
     struct verdict last;
 };

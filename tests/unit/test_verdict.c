@@ -1000,6 +1000,51 @@ test_host_kernel_is_not_others(void **state)
     assert_true(host_split_others_hold(&v.host));
 }
 
+/*
+ * Field trial 3, C1: a missing index at 8 clients on a host others kept
+ * busy, server 139% of 200%, others 59%. The server's CPU is the limit
+ * (the index gave x294; stopping the others could give x1.4 at most), said
+ * with the others' share; the final verdict's split is the run's mean, and
+ * it keeps the evidence of the work (rows per transaction).
+ */
+static void
+test_server_holds_a_shared_host(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    (void)state;
+    in.cores = 2;
+    in.clients = 8;
+    in.connected = 8;
+    in.host_busy_pct = 100;
+    in.server_host_pct = 139;
+    in.server_names = "postgres";
+    in.own_cpu_pct = 1;
+    in.worker_cpu_max = 1;
+    in.sig.sessions = in.sig.active = in.sig.on_cpu = 8;
+    in.sig.rows_per_txn = 195207;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_SERVER_CPU);
+    assert_non_null(strstr(v.evidence, "other programs take 60% of the host's 2 cores"));
+    /* others holding more than the server: the host, as before */
+    in.server_host_pct = 70;
+    verdict_init(&st);
+    assert_int_equal(run(&st, &in, 4).kind, VK_HOST);
+    /* the final split is the run's: three intervals at others 60%, one at others 129% */
+    in.server_host_pct = 139;
+    verdict_init(&st);
+    run(&st, &in, 3);
+    in.server_host_pct = 70;
+    run(&st, &in, 1);
+    verdict_finish(&st, &v);
+    assert_true(fabs(v.host.server - (3 * 139 + 70) / 4.0) < 1e-9);
+    assert_int_equal(v.kind, VK_SERVER_CPU);
+    assert_non_null(strstr(v.evidence, "each transaction reads 195,207 rows"));
+}
+
 /* An event loop below its core: the host-bound text says more clients per wakeup can still gain. */
 static void
 test_host_bound_event_loop(void **state)
@@ -1325,6 +1370,7 @@ main(void)
         cmocka_unit_test(test_check_host_others),
         cmocka_unit_test(test_host_bound_by_others),
         cmocka_unit_test(test_host_kernel_is_not_others),
+        cmocka_unit_test(test_server_holds_a_shared_host),
         cmocka_unit_test(test_host_bound_event_loop),
         cmocka_unit_test(test_host_filled_by_the_run),
         cmocka_unit_test(test_stale_verdict_gives_way),
