@@ -129,7 +129,7 @@ struct verdict {
     int final;                        /* the load is over: kind held the run the longest */
     double share[VK__COUNT];          /* the clients' time behind each verdict (final: the run's) */
     const char *confidence;           /* "clear", "likely", "tentative" */
-    char evidence[400];               /* what relieves it, and the clients' time account */
+    char evidence[640];               /* what relieves it, and the clients' time account */
     char
         evidence_sql[64]; /* another session's command the evidence may quote (records digest it) */
     struct account acct;  /* the account it was named from (final: the run's) */

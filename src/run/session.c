@@ -260,7 +260,10 @@ judge(struct session *s, struct snapshot *snap)
         s->host = now;
     }
     in.have_server = s->have_sig;
-    in.unseen_hint = s->rc->no_collect ? "run without --no-collect" : s->eng->drv->unseen_hint;
+    /* a tier watched (nginx's stub_status) is seen, even when it says nothing of sessions */
+    in.unseen_hint = s->rc->no_collect ? "run without --no-collect"
+                     : s->ncollect > 0 ? NULL
+                                       : s->eng->drv->unseen_hint;
     in.sig = s->sig;
     if (s->behind == NULL && s->have_sig)
         stall_pay(s, snap->interval_s, &in.sig);

@@ -137,6 +137,27 @@ test_unwatched_says_watch(void **state)
     itest_free(&r);
 }
 
+/* nginx's stub_status watched: the tier is seen, and the hint to add --watch is gone (trial C12). */
+static void
+test_watched_needs_no_hint(void **state)
+{
+    char target[256], status[256];
+    char *args[] = {"run", target, "-c", "2", "-T", "2.5", "--watch", status, "--headless", "-q",
+                    NULL};
+    struct run r;
+    const char *sum;
+
+    url(target, sizeof target, "static.html");
+    url(status, sizeof status, "nginx_status");
+    r = itest_runv(args);
+    sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(sum);
+    assert_non_null(strstr(r.out, "\"collector\":\"")); /* the status page was sampled */
+    if (strstr(sum, "not seen") != NULL)
+        fail_msg("a --watch hint beside a watched tier: %s", sum);
+    itest_free(&r);
+}
+
 /*
  * The server ends every connection (Connection: close asked by -H): with
  * four requests pipelined, each response after the first on a connection
@@ -392,6 +413,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_requests_match_nginx), cmocka_unit_test(test_unwatched_says_watch),
+        cmocka_unit_test(test_watched_needs_no_hint),
         cmocka_unit_test(test_connect_per_request),  cmocka_unit_test(test_status_classes),
         cmocka_unit_test(test_method_body_headers),  cmocka_unit_test(test_bad_targets),
         cmocka_unit_test(test_bad_options),          cmocka_unit_test(test_server_restart),
