@@ -396,6 +396,22 @@ my_state_of(const char *command, const char *state, const char *trx_state)
     return strcmp(trx_state, "ROLLING BACK") == 0 ? MY_ST_OTHER : MY_ST_CPU;
 }
 
+enum lock_kind
+my_lock_kind_of(const char *state, const char *trx_state)
+{
+    state = state ? state : "";
+    if (trx_state != NULL && strcmp(trx_state, "LOCK WAIT") == 0)
+        return LK_ROW;
+    if (strcasestr(state, "metadata lock") != NULL)
+        return LK_METADATA;
+    if (strcasestr(state, "user lock") != NULL)
+        return LK_ADVISORY; /* GET_LOCK() */
+    if (strcasestr(state, "table level lock") != NULL || strcasecmp(state, "Table lock") == 0 ||
+        strcasecmp(state, "Locked") == 0 || strcasecmp(state, "System lock") == 0)
+        return LK_TABLE;
+    return LK_UNKNOWN;
+}
+
 void
 my_probe_add(struct coll_glances *p, enum my_state st, int ours)
 {
@@ -1202,6 +1218,8 @@ my_coll_probe(void *conn, char *err)
         st = my_state_of(col(row, pc.command), col(row, pc.state), t ? t->state : NULL);
         ours = ownids_has(c->ids, nids, id);
         my_probe_add(&c->probed, st, ours);
+        if (st == MY_ST_LOCK)
+            c->probed.lock_kinds[my_lock_kind_of(col(row, pc.state), t ? t->state : NULL)]++;
         if (t != NULL)
             chain_add(c, t, st, ours);
     }

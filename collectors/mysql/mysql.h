@@ -268,6 +268,9 @@ struct my_proc_group {
 };
 
 /* A session's state in one glance at the processlist (my_state_of). */
+/* Pure: what a lock-waiting session waits for, from its State and trx_state (NULL: none). */
+enum lock_kind my_lock_kind_of(const char *state, const char *trx_state);
+
 enum my_state {
     MY_ST_SKIP,    /* the server's own threads: not a client session */
     MY_ST_IDLE,    /* waits for its client between transactions */

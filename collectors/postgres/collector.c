@@ -166,7 +166,12 @@ static const char probe_sql[] =
     " count(*) FILTER (WHERE state <> 'idle' AND wait_event_type = 'IO'"
     " AND wait_event NOT LIKE 'WAL%') AS io,"
     " count(*) FILTER (WHERE state LIKE 'idle%') AS idle,"
-    " count(*) FILTER (WHERE state = 'active' AND " PG_SLEEPS ") AS sleep"
+    " count(*) FILTER (WHERE state = 'active' AND " PG_SLEEPS ") AS sleep,"
+    " count(*) FILTER (WHERE wait_event_type = 'Lock' AND wait_event IN ('transactionid',"
+    " 'tuple')) AS lock_row,"
+    " count(*) FILTER (WHERE wait_event_type = 'Lock' AND wait_event = 'relation') AS lock_table,"
+    " count(*) FILTER (WHERE wait_event_type = 'Lock' AND wait_event = 'advisory')"
+    " AS lock_advisory"
     " FROM pg_stat_activity"
     " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
     " GROUP BY 1";
@@ -1148,6 +1153,9 @@ probe_add(struct coll_glances *p, const PGresult *res)
         p->io += io;
         p->sleep += sleep;
         p->idle_tx += (double)pg_cell_i64(res, row, "idle_tx", 0);
+        p->lock_kinds[LK_ROW] += (double)pg_cell_i64(res, row, "lock_row", 0);
+        p->lock_kinds[LK_TABLE] += (double)pg_cell_i64(res, row, "lock_table", 0);
+        p->lock_kinds[LK_ADVISORY] += (double)pg_cell_i64(res, row, "lock_advisory", 0);
         if (ours != NULL && strcmp(ours, "t") == 0) {
             p->own += n;
             p->own_active += active;

@@ -240,6 +240,7 @@ derive_signals(const struct sqlite_counts *d, const struct sqlite_counts *c, dou
     g->lock_wait = fmin(busy_share(d->busy_us, secs), g->active - g->commit_wait);
     g->on_cpu = fmax(0.0, g->active - g->commit_wait - g->lock_wait);
     g->io_wait = 0;
+    g->lock_kind = g->lock_wait > 0 ? LK_FILE : LK_UNKNOWN;
     /*
      * One writer at a time holds the file's lock: the waiters' blocker is
      * whichever connection holds it, which runs or syncs as the holders do

@@ -832,6 +832,30 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     return k;
 }
 
+/* What relieves lock waits, by what the waiters wait for. */
+static const char *
+lock_advice(enum lock_kind k)
+{
+    switch (k) {
+    case LK_ROW:
+        return " for rows others write: spread the writes over more rows (pgbench: a larger "
+               "scale), or shorter transactions";
+    case LK_TABLE:
+        return " for a whole table: row locks instead (a storage engine that has them, no "
+               "LOCK TABLE), or cheaper statements while it is held";
+    case LK_METADATA:
+        return " for a table's metadata lock: DDL, or a long transaction on the table, "
+               "holds it; end that";
+    case LK_ADVISORY:
+        return " for an advisory lock the application takes: a finer key (per row or "
+               "client), or hold it for less (not across round trips)";
+    case LK_FILE:
+        return " for the file's one writer: fewer, larger transactions (--batch N)";
+    default:
+        return ": shorter transactions, or fewer clients writing the same rows";
+    }
+}
+
 /* "3 of 4 active benchtop sessions wait on locks" */
 static void
 advise_waits(const struct coll_signals *g, const char *what, char *ev)
@@ -1130,7 +1154,7 @@ advise(const struct verdict_state *st, const struct window *w, enum verdict_kind
         break;
     case VK_LOCK:
         advise_waits(g, "wait on locks", ev);
-        appendf(ev, EV, ": spread the writes (a larger scale), or shorter transactions");
+        appendf(ev, EV, "%s", lock_advice(g->lock_kind));
         break;
     case VK_IO:
         advise_waits(g, "read from disk", ev);

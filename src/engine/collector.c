@@ -109,6 +109,17 @@ bar_fill(char *bar, int width, int *at, double share, char ch)
         bar[(*at)++] = ch;
 }
 
+enum lock_kind
+lock_kind_most(const double *n)
+{
+    enum lock_kind k = LK_UNKNOWN;
+
+    for (int i = LK_UNKNOWN + 1; i < LK__COUNT; i++)
+        if (n[i] > 0 && n[i] > n[k])
+            k = (enum lock_kind)i;
+    return k;
+}
+
 void
 coll_glances_signals(const struct coll_glances *p, struct coll_signals *g)
 {
@@ -121,6 +132,7 @@ coll_glances_signals(const struct coll_glances *p, struct coll_signals *g)
     g->io_wait = p->io / p->n;
     g->idle_tx = p->idle_tx / p->n;
     g->sleep_wait = p->sleep / p->n;
+    g->lock_kind = lock_kind_most(p->lock_kinds);
     if (p->roots > 0) {
         /* chains looked at only when someone waited: the other glances had no waiter */
         g->lock_root_commit = p->root_commit / p->n;

@@ -59,6 +59,17 @@ struct coll_row {
 #define LOCK_FILE_WHAT "transaction on the file"
 #define LOCK_FILE_READ "read transaction"
 
+/* What lock waiters wait for, for the lock advice (a hot row is not a table lock). */
+enum lock_kind {
+    LK_UNKNOWN,
+    LK_ROW,      /* rows another transaction writes (PostgreSQL transactionid/tuple, InnoDB) */
+    LK_TABLE,    /* a whole table (MyISAM's table lock, LOCK TABLE, DDL's relation lock) */
+    LK_METADATA, /* MySQL's metadata lock: DDL, or a long transaction on the table */
+    LK_ADVISORY, /* the application's own (pg_advisory_lock, GET_LOCK) */
+    LK_FILE,     /* a file's one writer (SQLite) */
+    LK__COUNT
+};
+
 struct coll_signals {
     double sessions;         /* client sessions connected */
     double active;           /* ... running a statement */
@@ -131,6 +142,7 @@ struct coll_signals {
     double mem_used;                  /* bytes the cache holds */
     double mem_limit;                 /* bytes it may hold (maxmemory, memcached -m) */
     char mem_limit_setting[24];       /* the setting that raises it ("maxmemory", "-m") */
+    enum lock_kind lock_kind;         /* what most lock waiters wait for; LK_UNKNOWN */
     double disk_reads_s;        /* data pages read from disk per second (buffer pool misses) */
     double server_threads;      /* the server's worker threads (memcached -t); NAN */
     double thread_max_pct;      /* the busiest of them, % of one core */
@@ -410,10 +422,13 @@ struct coll_glances {
      */
     double io, own_cpu, own_io, own_idle;
     double sleep, own_sleep; /* in a sleep the statement asked for (pg_sleep, SLEEP()) */
+    double lock_kinds[LK__COUNT]; /* lock waiters by what they wait for */
     double root_commit, root_client, root_other;
     int roots; /* glances that looked at the lock chains */
 };
 
+/* The kind with the most waiters in n[LK__COUNT] (LK_UNKNOWN counts none). */
+enum lock_kind lock_kind_most(const double *n);
 /* The glances' averages into g's session fields (samples = n); n must be > 0. */
 void coll_glances_signals(const struct coll_glances *p, struct coll_signals *g);
 

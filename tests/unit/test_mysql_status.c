@@ -353,6 +353,14 @@ test_session_states(void **state)
     assert_int_equal(my_state_of("Execute", "Updating", "RUNNING"), MY_ST_CPU);
     assert_int_equal(my_state_of("Query", NULL, NULL), MY_ST_CPU);
     assert_int_equal(my_state_of("Query", "User sleep", NULL), MY_ST_SLEEP); /* SELECT SLEEP(1) */
+    /* what a lock waiter waits for (field trial 3: a MyISAM table lock advised "a larger scale") */
+    assert_int_equal(my_lock_kind_of("Updating", "LOCK WAIT"), LK_ROW);
+    assert_int_equal(my_lock_kind_of("Waiting for table level lock", NULL), LK_TABLE);
+    assert_int_equal(my_lock_kind_of("Table lock", NULL), LK_TABLE);
+    assert_int_equal(my_lock_kind_of("Waiting for table metadata lock", "RUNNING"), LK_METADATA);
+    assert_int_equal(my_lock_kind_of("User lock", NULL), LK_ADVISORY);
+    assert_int_equal(my_lock_kind_of("Waiting for table flush", NULL), LK_UNKNOWN);
+    assert_int_equal(my_lock_kind_of(NULL, NULL), LK_UNKNOWN);
 }
 
 /*

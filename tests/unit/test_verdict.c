@@ -288,6 +288,43 @@ test_behind_lock_bound(void **state)
                                        "wait on locks"));
 }
 
+/*
+ * The lock advice follows what the waiters wait for (field trial 3: an
+ * advisory lock and a MyISAM table lock were told "a larger scale").
+ */
+static void
+test_lock_advice_by_kind(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+    const struct {
+        enum lock_kind k;
+        const char *says;
+    } t[] = {{LK_ROW, "for rows others write: spread the writes over more rows"},
+             {LK_TABLE, "for a whole table: row locks instead (a storage engine that has them"},
+             {LK_METADATA, "metadata lock: DDL, or a long transaction"},
+             {LK_ADVISORY, "for an advisory lock the application takes: a finer key"},
+             {LK_FILE, "for the file's one writer: fewer, larger transactions (--batch N)"},
+             {LK_UNKNOWN, "wait on locks: shorter transactions, or fewer clients writing"}};
+
+    (void)state;
+    in.clients = 16;
+    in.connected = 16;
+    in.sig.sessions = in.sig.active = 16;
+    in.sig.lock_wait = 14;
+    in.sig.on_cpu = 2;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        in.sig.lock_kind = t[i].k;
+        verdict_init(&st);
+        v = run(&st, &in, 4);
+        assert_int_equal(v.kind, VK_LOCK);
+        if (strstr(v.evidence, t[i].says) == NULL)
+            fail_msg("kind %d: %s", (int)t[i].k, v.evidence);
+        assert_true(t[i].k == LK_ROW || strstr(v.evidence, "a larger scale") == NULL);
+    }
+}
+
 /* php-fpm at pm.max_children 5 with 37 requests queued: the app's pool is the limit. */
 static void
 test_app_pool_full(void **state)
@@ -1371,6 +1408,7 @@ main(void)
         cmocka_unit_test(test_host_bound_by_others),
         cmocka_unit_test(test_host_kernel_is_not_others),
         cmocka_unit_test(test_server_holds_a_shared_host),
+        cmocka_unit_test(test_lock_advice_by_kind),
         cmocka_unit_test(test_host_bound_event_loop),
         cmocka_unit_test(test_host_filled_by_the_run),
         cmocka_unit_test(test_stale_verdict_gives_way),
