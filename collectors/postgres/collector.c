@@ -117,9 +117,9 @@ static const char privilege_sql[] = "SELECT current_setting('server_version_num'
  * on CPU, since the workers themselves are not client sessions.
  */
 #define PG_PARALLEL                                                                                \
-    "(wait_event_type = 'IPC' AND (wait_event IN ('ExecuteGather', 'ParallelFinish',"            \
-    " 'BgWorkerStartup', 'BgWorkerShutdown', 'ParallelBitmapScan', 'ParallelCreateIndexScan',"   \
-    " 'AppendReady', 'BtreePage', 'MessageQueueReceive', 'MessageQueueSend',"                    \
+    "(wait_event_type = 'IPC' AND (wait_event IN ('ExecuteGather', 'ParallelFinish',"              \
+    " 'BgWorkerStartup', 'BgWorkerShutdown', 'ParallelBitmapScan', 'ParallelCreateIndexScan',"     \
+    " 'AppendReady', 'BtreePage', 'MessageQueueReceive', 'MessageQueueSend',"                      \
     " 'MessageQueuePutMessage') OR wait_event LIKE 'Hash%'))"
 #define PG_ON_CPU "state = 'active' AND (wait_event IS NULL OR " PG_PARALLEL ")"
 

@@ -1012,8 +1012,9 @@ advise_server(const struct verdict_state *st, const struct window *w, enum verdi
                  "queries",
                  w->server, server_used(st, w) * 100);
     if (k == VK_SERVER_CPU && w->host_full && host_split_others_hold(&w->split))
-        appendf(ev, EV, "; other programs take %.0f%% of the host's %d cores: figures below its "
-                        "capacity",
+        appendf(ev, EV,
+                "; other programs take %.0f%% of the host's %d cores: figures below its "
+                "capacity",
                 w->split.others, w->split.cores);
 }
 
@@ -1330,8 +1331,8 @@ no_load(struct verdict_state *st, struct verdict *out)
 static double *
 host_fig(struct verdict_input *in, int i)
 {
-    double *f[6] = {&in->host_busy_pct,  &in->host_irq_pct,   &in->server_host_pct,
-                    &in->own_cpu_pct,    &in->worker_cpu_max, &in->worker_wait_max};
+    double *f[6] = {&in->host_busy_pct, &in->host_irq_pct,   &in->server_host_pct,
+                    &in->own_cpu_pct,   &in->worker_cpu_max, &in->worker_wait_max};
 
     return f[i];
 }

@@ -421,7 +421,7 @@ struct coll_glances {
      * only by glances that looked (roots > 0), else NAN in the signals.
      */
     double io, own_cpu, own_io, own_idle;
-    double sleep, own_sleep; /* in a sleep the statement asked for (pg_sleep, SLEEP()) */
+    double sleep, own_sleep;      /* in a sleep the statement asked for (pg_sleep, SLEEP()) */
     double lock_kinds[LK__COUNT]; /* lock waiters by what they wait for */
     double root_commit, root_client, root_other;
     int roots; /* glances that looked at the lock chains */

@@ -137,13 +137,14 @@ test_unwatched_says_watch(void **state)
     itest_free(&r);
 }
 
-/* nginx's stub_status watched: the tier is seen, and the hint to add --watch is gone (trial C12). */
+/* nginx's stub_status watched: the tier is seen, and the hint to add --watch is gone (trial C12).
+ */
 static void
 test_watched_needs_no_hint(void **state)
 {
     char target[256], status[256];
-    char *args[] = {"run", target, "-c", "2", "-T", "2.5", "--watch", status, "--headless", "-q",
-                    NULL};
+    char *args[] = {"run",     target, "-c",         "2",  "-T", "2.5",
+                    "--watch", status, "--headless", "-q", NULL};
     struct run r;
     const char *sum;
 
@@ -412,12 +413,17 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_requests_match_nginx), cmocka_unit_test(test_unwatched_says_watch),
+        cmocka_unit_test(test_requests_match_nginx),
+        cmocka_unit_test(test_unwatched_says_watch),
         cmocka_unit_test(test_watched_needs_no_hint),
-        cmocka_unit_test(test_connect_per_request),  cmocka_unit_test(test_status_classes),
-        cmocka_unit_test(test_method_body_headers),  cmocka_unit_test(test_bad_targets),
-        cmocka_unit_test(test_bad_options),          cmocka_unit_test(test_server_restart),
-        cmocka_unit_test(test_header_secret_masked), cmocka_unit_test(test_server_closes_pipelined),
+        cmocka_unit_test(test_connect_per_request),
+        cmocka_unit_test(test_status_classes),
+        cmocka_unit_test(test_method_body_headers),
+        cmocka_unit_test(test_bad_targets),
+        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_server_restart),
+        cmocka_unit_test(test_header_secret_masked),
+        cmocka_unit_test(test_server_closes_pipelined),
         cmocka_unit_test(test_head_pipelined),
     };
     /* tests/run-integration starts nginx only when benchtop has the http backend (libcurl). */

@@ -305,8 +305,10 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_counts_equal_rows), cmocka_unit_test(test_writers_wait_on_the_lock),
-        cmocka_unit_test(test_batching_wal),      cmocka_unit_test(test_batching_rollback),
+        cmocka_unit_test(test_counts_equal_rows),
+        cmocka_unit_test(test_writers_wait_on_the_lock),
+        cmocka_unit_test(test_batching_wal),
+        cmocka_unit_test(test_batching_rollback),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_reader_in_another_process_is_a_stall),
     };

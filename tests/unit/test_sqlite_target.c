@@ -83,9 +83,8 @@ test_foreign_lock_lines(void **state)
     assert_int_equal(h.write, 1);
     assert_int_equal(BLOCKS("3: OFDLCK ADVISORY  WRITE 13 fe:00:77 0 EOF\n", 0, 1), 1);
     /* not: our own, a waiter, another file or device, flock, bytes below the lock bytes */
-    assert_int_equal(BLOCKS("1: POSIX  ADVISORY  READ 4834 fe:00:77 1073741826 1073742335\n", 0,
-                            4834),
-                     0);
+    assert_int_equal(
+        BLOCKS("1: POSIX  ADVISORY  READ 4834 fe:00:77 1073741826 1073742335\n", 0, 4834), 0);
     assert_int_equal(
         BLOCKS("1: -> POSIX  ADVISORY  WRITE 99 fe:00:77 1073741824 1073741824\n", 0, 1), 0);
     assert_int_equal(BLOCKS("1: POSIX  ADVISORY  READ 5 fe:00:76 1073741826 1073742335\n", 0, 1),
@@ -95,13 +94,14 @@ test_foreign_lock_lines(void **state)
     assert_int_equal(BLOCKS("1: FLOCK  ADVISORY  WRITE 5 fe:00:77 0 EOF\n", 0, 1), 0);
     assert_int_equal(BLOCKS("1: POSIX  ADVISORY  WRITE 5 fe:00:77 0 1000\n", 0, 1), 0);
     assert_int_equal(BLOCKS("garbage\n", 0, 1), 0);
-    /* WAL: only a writer on the -shm file's write lock; readers there or on the file block no one */
+    /* WAL: only a writer on the -shm file's write lock; readers there or on the file block no one
+     */
     assert_int_equal(BLOCKS("9: POSIX  ADVISORY  WRITE 5299 fe:00:78 120 120\n", 1, 1), 1);
     assert_int_equal(h.pid, 5299);
     assert_int_equal(BLOCKS("9: POSIX  ADVISORY  READ 5299 fe:00:78 124 124\n", 1, 1), 0);
     assert_int_equal(BLOCKS("9: POSIX  ADVISORY  READ 5299 fe:00:78 128 128\n", 1, 1), 0);
-    assert_int_equal(
-        BLOCKS("1: POSIX  ADVISORY  READ 4834 fe:00:77 1073741826 1073742335\n", 1, 1), 0);
+    assert_int_equal(BLOCKS("1: POSIX  ADVISORY  READ 4834 fe:00:77 1073741826 1073742335\n", 1, 1),
+                     0);
 #undef BLOCKS
 }
 
