@@ -126,6 +126,7 @@ struct dash {
     double own_cpu_pct;   /* benchtop's CPU over the last interval, % of one core */
     char verdict[400];    /* "CLIENT-BOUND (clear): benchtop thread at 97% CPU; ..."; "" = none */
     char record_stop[96]; /* "recording stopped: No space left on device"; "" = none */
+    char status[96];      /* watch --records: "starts in 42 s, 3 of 3 agents ready"; "" = none */
     enum row_level verdict_level;
 
     /* throughput (last interval) and its history, oldest first */

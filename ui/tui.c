@@ -484,6 +484,41 @@ on_server(struct session *s, int i, const struct collect_result *res, const stru
     redraw(t);
 }
 
+/* watch --records: a server sample of the agents' records, as collector i of our own. */
+static void
+on_record_server(struct session *s, int i, const struct follow_server *fs, void *arg)
+{
+    struct tui *t = arg;
+    struct dash_server *ds = &t->d.servers[i];
+
+    if (i >= DASH_SERVERS)
+        return;
+    if (i >= t->d.nservers) {
+        t->d.nservers = i + 1;
+        snprintf(ds->name, sizeof ds->name, "%s", fs->name);
+        snprintf(ds->target, sizeof ds->target, "%s", fs->target);
+    }
+    on_server(s, i, &fs->res, NULL, arg);
+    if (i == s->ncollect) /* the fleet's server beside the fleet's tps */
+        t->last_server_tps = fs->res.have_view ? fs->res.view.server_tps : NAN;
+}
+
+/* watch --records: the countdown before the fleet starts, "done" when every agent ended. */
+static void
+on_follow(struct session *s, const struct follow_state *st, void *arg)
+{
+    struct tui *t = arg;
+
+    if (t->d.state == RUN_DONE) /* said once; the figures stay until q */
+        return;
+    follow_status_text(st, wall_now(), t->d.status, sizeof t->d.status);
+    if (!st->done)
+        return;
+    t->d.state = RUN_DONE;
+    dash_event_add(&t->d, ROW_GOOD, "fleet %s (press q to quit)", t->d.status);
+    redraw(t);
+}
+
 static void
 change_clients(struct tui *t, int delta)
 {
@@ -943,7 +978,9 @@ tui_run(struct session *s, int sigfd, const struct tui_conf *conf, char *err)
     s->hooks = (struct session_hooks){.on_tick = on_tick,
                                       .on_server = on_server,
                                       .on_input = on_input,
-                                      .on_idle_tick = on_idle_tick};
+                                      .on_idle_tick = on_idle_tick,
+                                      .on_record_server = on_record_server,
+                                      .on_follow = on_follow};
     s->arg = t;
     redraw(t);
     session_run(s, sigfd);

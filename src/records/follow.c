@@ -16,6 +16,7 @@
 
 #include "merge.h"
 #include "record.h"
+#include "base/text.h"
 #include "base/util.h"
 #include "analysis/verdict.h"
 
@@ -24,6 +25,7 @@ enum {
     READ_CHUNK = 65536,
     TICK_BYTES = 4 << 20, /* read per file per tick: the rest next tick, the screen stays live */
     MAX_LINE = 1 << 20,   /* a longer line is no record's: dropped up to its newline */
+    SRV_QUEUE = 256,      /* server lines kept per file, not yet shown: the oldest go first */
 };
 
 struct queued {
@@ -39,17 +41,27 @@ struct ffile {
     int skipping; /* within a line longer than MAX_LINE: dropped up to its newline */
     double start; /* the run header's; 0 until it is read */
     int done;     /* its summary line came: no more intervals */
+    int ready;    /* it wrote its {"type":"ready"} line (waiting for --start-at) or its header */
+    int instance, instances; /* --instance I/N; 0 and 0 when not said */
+    double start_at;         /* --start-at, seconds since the epoch; 0 */
     long last_bin;
     struct queued *q; /* intervals read, not yet shown */
     int nq;
+    json_t **srv; /* server lines read, not yet shown or passed */
+    int nsrv;
 };
 
 struct follow {
     char *pattern;
     struct ffile *f;
     int nf;
-    double base, step; /* the first header's start and interval */
-    long next;         /* the next bin to show */
+    double base, step;             /* the first header's start and interval */
+    long next;                     /* the next bin to show */
+    long shown;                    /* bins shown so far */
+    double srv_until;              /* server samples up to here (seconds since base) may be shown */
+    char *slot[FOLLOW_SERVERS][2]; /* each slot's collector name and target, as read */
+    int src;                       /* the file whose server lines are shown; -1: none yet */
+    struct follow_server server;   /* what follow_server_next returned last */
     int bad;
     int unopened;   /* records the pattern matched that could not be opened at the last look */
     int open_errno; /* ... why (EMFILE: the open-file limit) */
@@ -112,6 +124,35 @@ rescan(struct follow *fl)
     globfree(&g);
 }
 
+/* The fleet's shape from a ready line or a run header: --instance I/N and --start-at. */
+static void
+take_fleet(struct ffile *ff, const json_t *o)
+{
+    double i = record_jnum(o, "instance"), n = record_jnum(o, "instances");
+    double at = record_jnum(o, "start_at");
+
+    ff->ready = 1;
+    if (n >= 1 && n <= FOLLOW_MAX * 1024 && i >= 0 && i < n) {
+        ff->instance = (int)i;
+        ff->instances = (int)n;
+    }
+    if (at > 0 && at < 1e11)
+        ff->start_at = at;
+}
+
+/* A server line waits for its interval to be shown; the oldest goes when too many wait. */
+static void
+take_server(struct ffile *ff, json_t *o)
+{
+    if (ff->nsrv == SRV_QUEUE) {
+        json_decref(ff->srv[0]);
+        memmove(ff->srv, ff->srv + 1, (size_t)(--ff->nsrv) * sizeof(*ff->srv));
+    }
+    if (ff->srv == NULL)
+        ff->srv = xcalloc(SRV_QUEUE, sizeof(*ff->srv));
+    ff->srv[ff->nsrv++] = o;
+}
+
 static void
 take_line(struct follow *fl, struct ffile *ff, const char *line)
 {
@@ -128,10 +169,16 @@ take_line(struct follow *fl, struct ffile *ff, const char *line)
         record_jnum(o, "interval_s") <= RECORD_MAX_INTERVAL &&
         (fl->step == 0 || fabs(record_jnum(o, "start") - fl->base) < RECORD_MAX_T)) {
         ff->start = record_jnum(o, "start");
+        take_fleet(ff, o);
         if (fl->step == 0) {
             fl->step = record_jnum(o, "interval_s");
             fl->base = ff->start;
         }
+    } else if (strcmp(type, "ready") == 0) {
+        take_fleet(ff, o);
+    } else if (strcmp(type, "server") == 0 && json_is_number(json_object_get(o, "t"))) {
+        take_server(ff, o);
+        return;
     } else if (strcmp(type, "summary") == 0) {
         ff->done = 1;
     } else if (strcmp(type, "interval") == 0 && ff->start > 0 &&
@@ -282,6 +329,56 @@ fill_snapshot(struct follow *fl, const struct merge_bin *b)
     follow_unopened(fl, fl->verdict.evidence, sizeof fl->verdict.evidence);
 }
 
+/* A server line's time, in seconds since the fleet's start (its file's header is read). */
+static double
+server_time(const struct follow *fl, const struct ffile *ff, const json_t *o)
+{
+    return ff->start + record_jnum(o, "t") - fl->base;
+}
+
+/* The lowest instance with a header and server lines, once chosen kept: one agent's samples. */
+static void
+pick_source(struct follow *fl)
+{
+    for (int i = 0; fl->src < 0 && i < fl->nf; i++) {
+        const struct ffile *ff = &fl->f[i];
+        int lowest = ff->start > 0 && ff->nsrv > 0;
+        for (int j = 0; lowest && j < fl->nf; j++)
+            lowest = j == i || fl->f[j].start == 0 || fl->f[j].nsrv == 0 ||
+                     fl->f[j].instance > ff->instance;
+        if (lowest)
+            fl->src = i;
+    }
+}
+
+/* The other agents' server lines up to what is shown: the same server, not shown twice. */
+static void
+drop_passed(struct follow *fl)
+{
+    for (int i = 0; i < fl->nf; i++) {
+        struct ffile *ff = &fl->f[i];
+        int n = 0;
+        if (i == fl->src || ff->start == 0)
+            continue;
+        while (n < ff->nsrv && server_time(fl, ff, ff->srv[n]) <= fl->srv_until)
+            json_decref(ff->srv[n++]);
+        if (n > 0)
+            memmove(ff->srv, ff->srv + n, (size_t)(ff->nsrv - n) * sizeof(*ff->srv));
+        ff->nsrv -= n;
+    }
+}
+
+/* Takes an agent's second line in a bin back out of the clients at once and the agents. */
+static void
+uncount(struct merge_bin *b, const json_t *o)
+{
+    uint64_t clients = record_ju64(o, "clients"), connected = record_ju64(o, "connected");
+
+    b->clients -= clients < b->clients ? clients : b->clients;
+    b->connected -= connected < b->connected ? connected : b->connected;
+    b->agents--;
+}
+
 /* Merges every queued interval up to bin fl->next. */
 static void
 show_bin(struct follow *fl)
@@ -301,6 +398,8 @@ show_bin(struct follow *fl)
             if (merge_bin_add(&b, o, ff->start + record_jnum(o, "t") - fl->base, fl->h, err) < 0)
                 fl->bad++;
             used[nused++] = o;
+            if (n > 1) /* a late agent's two intervals in one bin: its clients count once */
+                uncount(&b, o);
         }
         if (n > 0) /* a file with no line yet has no queue: memmove(NULL, ...) is undefined */
             memmove(ff->q, ff->q + n, (size_t)(ff->nq - n) * sizeof(*ff->q));
@@ -324,10 +423,23 @@ follow_open(const char *pattern, char *err)
     fl->pattern = xstrdup(pattern);
     fl->h = hist_new();
     fl->next = 1; /* the first interval ends one interval after the start */
+    fl->src = -1;
     wstats_init(&fl->snap.cur);
     wstats_init(&fl->snap.total);
     rescan(fl);
     return fl;
+}
+
+/* Every record followed has its summary and no interval waits to be shown. */
+static int
+all_ended(const struct follow *fl)
+{
+    int i;
+
+    for (i = 0; i < fl->nf; i++)
+        if (fl->f[i].start == 0 || !fl->f[i].done || fl->f[i].nq > 0)
+            return 0;
+    return fl->nf > 0 && fl->unopened == 0;
 }
 
 /* The lowest bin queued after fl->next (bin_ready said one is). */
@@ -354,10 +466,17 @@ follow_next(struct follow *fl)
         return NULL;
     while ((r = bin_ready(fl)) < 0)
         fl->next = next_queued(fl); /* straight to the next bin with data, over any gap */
+    if (r == 0 && all_ended(fl))
+        fl->srv_until = INFINITY; /* the samples after the last interval, as merge keeps them */
     if (r == 0)
         return NULL;
     show_bin(fl);
+    /* a sample lands just after the tick it measures: half an interval's grace */
+    fl->srv_until = ((double)fl->next + 0.5) * fl->step;
     fl->next++;
+    fl->shown++;
+    pick_source(fl);
+    drop_passed(fl);
     return &fl->snap;
 }
 
@@ -384,16 +503,156 @@ follow_close(struct follow *fl)
         for (j = 0; j < fl->f[i].nq; j++)
             json_decref(fl->f[i].q[j].o);
         free(fl->f[i].q);
+        for (j = 0; j < fl->f[i].nsrv; j++)
+            json_decref(fl->f[i].srv[j]);
+        free(fl->f[i].srv);
         free(fl->f[i].buf);
         free(fl->f[i].path);
         close(fl->f[i].fd);
     }
     free(fl->f);
+    for (i = 0; i < FOLLOW_SERVERS; i++) {
+        free(fl->slot[i][0]);
+        free(fl->slot[i][1]);
+    }
     free(fl->pattern);
     hist_free(fl->h);
     wstats_free(&fl->snap.cur);
     wstats_free(&fl->snap.total);
     free(fl);
+}
+
+/* The slot of a collector and target: the first FOLLOW_SERVERS seen get one; -1. */
+static int
+slot_of(struct follow *fl, const char *name, const char *target)
+{
+    int i;
+
+    for (i = 0; i < FOLLOW_SERVERS && fl->slot[i][0] != NULL; i++)
+        if (strcmp(fl->slot[i][0], name) == 0 && strcmp(fl->slot[i][1], target) == 0)
+            return i;
+    if (i == FOLLOW_SERVERS)
+        return -1;
+    fl->slot[i][0] = xstrdup(name);
+    fl->slot[i][1] = xstrdup(target);
+    return i;
+}
+
+/* The rows and events of a server line, escaped: a record is a file anyone may have written. */
+static void
+server_view(const json_t *o, struct coll_view *v)
+{
+    const json_t *r;
+    size_t k;
+
+    v->server_tps = record_jnum(o, "server_tps");
+    text_clean(v->note, sizeof v->note, record_jstr(o, "note"));
+    json_array_foreach(json_object_get(o, "rows"), k, r)
+    {
+        struct coll_row *row = &v->rows[v->nrows];
+        if (v->nrows == COLL_MAX_ROWS)
+            break;
+        text_clean(row->section, sizeof row->section, record_jstr(r, "section"));
+        text_clean(row->label, sizeof row->label, record_jstr(r, "label"));
+        text_clean(row->value, sizeof row->value, record_jstr(r, "value"));
+        row->num = record_jnum(r, "num");
+        row->level = ROW_NORMAL; /* the record does not keep the level */
+        v->nrows++;
+    }
+    json_array_foreach(json_object_get(o, "events"), k, r)
+    {
+        if (v->nevents == COLL_MAX_EVENTS)
+            break;
+        text_clean(v->events[v->nevents++], sizeof v->events[0], json_string_value(r) ?: "");
+    }
+}
+
+/* A server line as the result its collector published. 0, or -1 when it has no slot. */
+static int
+server_result(struct follow *fl, const json_t *o, double t)
+{
+    struct follow_server *fs = &fl->server;
+    struct collect_result *res = &fs->res;
+    double cost = record_jnum(o, "cost_ms");
+
+    fs->slot = slot_of(fl, record_jstr(o, "collector"), record_jstr(o, "target"));
+    if (fs->slot < 0)
+        return -1;
+    text_clean(fs->name, sizeof fs->name, record_jstr(o, "collector"));
+    text_clean(fs->target, sizeof fs->target, record_jstr(o, "target"));
+    memset(res, 0, sizeof *res);
+    res->ok = json_is_true(json_object_get(o, "ok"));
+    res->t = t;
+    res->cost_ms = cost >= 0 && cost < 1e9 ? cost : 0;
+    res->late = record_ju64(o, "late");
+    res->probes_s = NAN;
+    text_clean(res->error, sizeof res->error, record_jstr(o, "error"));
+    coll_view_reset(&res->view);
+    res->have_view = res->ok && json_is_array(json_object_get(o, "rows"));
+    if (res->have_view)
+        server_view(o, &res->view);
+    return 0;
+}
+
+const struct follow_server *
+follow_server_next(struct follow *fl)
+{
+    struct ffile *ff;
+
+    pick_source(fl);
+    if (fl->src < 0)
+        return NULL;
+    ff = &fl->f[fl->src];
+    while (ff->nsrv > 0) {
+        json_t *o = ff->srv[0];
+        double t = server_time(fl, ff, o);
+        int r;
+        if (t > fl->srv_until)
+            return NULL;
+        memmove(ff->srv, ff->srv + 1, (size_t)(--ff->nsrv) * sizeof(*ff->srv));
+        r = server_result(fl, o, t);
+        json_decref(o);
+        if (r == 0)
+            return &fl->server;
+    }
+    return NULL;
+}
+
+void
+follow_state(const struct follow *fl, struct follow_state *st)
+{
+    memset(st, 0, sizeof *st);
+    st->files = fl->nf;
+    st->shown = (int)fl->shown;
+    for (int i = 0; i < fl->nf; i++) {
+        const struct ffile *ff = &fl->f[i];
+        st->ready += ff->ready;
+        st->started += ff->start > 0;
+        st->ended += ff->start > 0 && ff->done;
+        st->expected = ff->instances > st->expected ? ff->instances : st->expected;
+        st->start_at = ff->start_at > st->start_at ? ff->start_at : st->start_at;
+    }
+    /* a record the pattern matched but that could not be opened has not ended either */
+    st->done = all_ended(fl) && fl->nf >= st->expected;
+}
+
+void
+follow_status_text(const struct follow_state *st, double now, char *buf, size_t len)
+{
+    int of = st->expected > st->files ? st->expected : st->files;
+    double left = st->start_at > 0 ? ceil(st->start_at - now) : 0;
+
+    if (st->done)
+        snprintf(buf, len, "done: %d of %d agents ended", st->ended, of);
+    else if (st->shown > 0 || st->files == 0)
+        snprintf(buf, len, "%s", "");
+    else if (left >= 1)
+        snprintf(buf, len, "starts in %.0f s, %d of %d agents ready", fmin(left, 1e9), st->ready,
+                 of);
+    else if (st->start_at > 0)
+        snprintf(buf, len, "starting, %d of %d agents ready", st->ready, of);
+    else
+        snprintf(buf, len, "waiting for the agents' first interval (%d records)", st->files);
 }
 
 const struct verdict *

@@ -394,7 +394,8 @@ write_server_lines(FILE *f, struct agent *src, double base, double until)
     for (; src != NULL && src->srv_next < src->nlines; src->srv_next++) {
         json_t *o = src->lines[src->srv_next];
         double t = src->start + record_jnum(o, "t") - base;
-        if (is_type(o, "interval") || is_type(o, "summary") || is_type(o, "step"))
+        if (is_type(o, "interval") || is_type(o, "summary") || is_type(o, "step") ||
+            is_type(o, "ready"))
             continue;
         if (t > until + 1e-6)
             return;

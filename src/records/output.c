@@ -175,6 +175,14 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     fputs("}}\n", f);
 }
 
+void
+report_ready(FILE *f, const struct runconf *rc)
+{
+    fprintf(f, "{\"type\":\"ready\",\"start_at\":%.3f,\"instance\":%d,\"instances\":%d}\n",
+            rc->start_at, rc->instance, rc->instances > 0 ? rc->instances : 1);
+    fflush(f);
+}
+
 /* A local server's host: its busy CPU and whose it is (the verdict's split), % of one core. */
 static void
 json_host_split(FILE *f, const struct host_split *h)

@@ -40,6 +40,13 @@ struct report_ctx {
  */
 void report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg);
 
+/*
+ * An agent of a fleet that waits for --start-at, prepared: a
+ * {"type":"ready","start_at":T,"instance":I,"instances":N} line before the
+ * header, so `watch --records` counts the agents ready and the seconds left.
+ */
+void report_ready(FILE *f, const struct runconf *rc);
+
 struct collect_result;
 
 /* One collector result as a {"type":"server",...} JSON line. */

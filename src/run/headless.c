@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/util.h"
+
 /* Output nobody can read is no reason to keep loading a server: the session ends. */
 static void
 check_written(struct session *s, const struct headless_conf *conf)
@@ -125,6 +127,33 @@ on_server(struct session *s, int i, const struct collect_result *res, const stru
     check_written(s, conf);
 }
 
+/* watch --records: the agents' server samples in the output, as merge keeps them. */
+static void
+on_record_server(struct session *s, int i, const struct follow_server *fs, void *arg)
+{
+    struct headless_conf *conf = arg;
+
+    if (conf->report->json)
+        report_server(conf->report->json, fs->res.t, fs->name, fs->target, &fs->res, NULL,
+                      s->rc->record_queries);
+    check_written(s, conf);
+}
+
+/* watch --records: a line a second until the fleet starts; at its end a last one, and exit. */
+static void
+on_follow(struct session *s, const struct follow_state *st, void *arg)
+{
+    char text[160];
+
+    follow_status_text(st, wall_now(), text, sizeof text);
+    if (text[0] != '\0' && !s->rc->quiet) {
+        fprintf(stderr, "watch: %s\n", text);
+        fflush(stderr);
+    }
+    if (st->done)
+        s->quit = 1;
+}
+
 static int
 no_input(struct session *s, void *arg)
 {
@@ -136,8 +165,12 @@ headless_run(struct session *s, int sigfd, struct headless_conf *conf)
 {
     s->input_fd = -1;
     s->stay_after_load = 0;
-    s->hooks = (struct session_hooks){
-        .on_tick = on_tick, .on_server = on_server, .on_input = no_input, .on_idle_tick = NULL};
+    s->hooks = (struct session_hooks){.on_tick = on_tick,
+                                      .on_server = on_server,
+                                      .on_input = no_input,
+                                      .on_idle_tick = NULL,
+                                      .on_record_server = on_record_server,
+                                      .on_follow = on_follow};
     s->arg = conf;
     /* watch's JSON carries the top statements: a query per sample, worth it without a load */
     for (int i = 0; s->eng == NULL && conf->report->json && i < s->ncollect; i++)

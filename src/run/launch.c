@@ -407,6 +407,8 @@ launch_load(struct runconf *rc, struct sweep *sweep, struct launch_round *round,
     ctx.json = round ? round->json : launch_open_record(rc);
     ctx.human = rc->quiet || round ? NULL : stderr;
     sigfd = session_block_signals(); /* before any thread: they all inherit the mask */
+    if (rc->start_at > 0 && ctx.json != NULL && round == NULL) /* watch --records counts it */
+        report_ready(ctx.json, rc);
     if (sigfd < 0 || instance_wait(rc, sigfd) < 0) {
         drv->release(shared);
         return 1; /* interrupted before --start-at: nothing ran */

@@ -448,17 +448,34 @@ check_overdue(struct session *s)
     }
 }
 
+/* The records' server samples of the interval follow_next gave, as collectors after ours. */
+static void
+follow_servers(struct session *s)
+{
+    const struct follow_server *fs;
+
+    while ((fs = follow_server_next(s->follow)) != NULL)
+        if (s->ncollect + fs->slot < SESSION_MAX_COLLECT && s->hooks.on_record_server)
+            s->hooks.on_record_server(s, s->ncollect + fs->slot, fs, s->arg);
+}
+
 /* Each merged interval the records completed is a tick, as the engine's would be. */
 static void
 follow_tick(struct session *s)
 {
     const struct snapshot *snap;
+    struct follow_state st;
     int n = 0;
 
     while (!s->quit && (snap = follow_next(s->follow)) != NULL) {
+        follow_servers(s);
         s->hooks.on_tick(s, snap, follow_verdict(s->follow), s->arg);
         n++;
     }
+    follow_servers(s); /* once every record ended: the samples after the last interval */
+    follow_state(s->follow, &st);
+    if (s->hooks.on_follow)
+        s->hooks.on_follow(s, &st, s->arg);
     if (n == 0 && s->hooks.on_idle_tick)
         s->hooks.on_idle_tick(s, s->arg);
 }

@@ -40,6 +40,14 @@ struct session_hooks {
     int (*on_input)(struct session *s, void *arg);
     /* The interval passed without a load (watch mode), for redraws and clocks. */
     void (*on_idle_tick)(struct session *s, void *arg);
+    /*
+     * watch --records: a server sample from the agents' records, shown as
+     * collector i (after the session's own ncollect), before the interval it
+     * belongs to reaches on_tick.
+     */
+    void (*on_record_server)(struct session *s, int i, const struct follow_server *fs, void *arg);
+    /* watch --records, each interval after its ticks: the fleet's countdown, or its end. */
+    void (*on_follow)(struct session *s, const struct follow_state *st, void *arg);
 };
 
 struct session {
@@ -54,7 +62,7 @@ struct session {
     uint64_t until_us;   /* without a load: end at this time (0 = on a signal or quit) */
     uint64_t start_us;
     int load_over;
-    int quit;  /* set by a hook (an output that fails): the session ends at once */
+    int quit;  /* set by a hook (an output that fails, a fleet done): the session ends at once */
     int signo; /* the signal (SIGINT, SIGTERM, SIGHUP) that ended the session; 0 */
     struct session_hooks hooks;
     struct verdict_state verdict;                  /* carried between ticks */

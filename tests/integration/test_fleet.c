@@ -6,8 +6,11 @@
  * merged p99 is the p99 of the union of the agents' raw histograms, and
  * `benchtop report` reads the merged record. The key ranges split as one
  * run's: six seq clients over 600 keys write all 600. `watch --records`
- * follows the growing records and shows the same count live. Records of another
- * workload, or the same agent twice, are refused with one line.
+ * follows the growing records and shows the same count live; before the
+ * agents' --start-at it counts down with the agents ready, it shows the
+ * server samples the records carry, and it says "done" and exits 0 once
+ * every agent's record ended. Records of another workload, or the same
+ * agent twice, are refused with one line.
  */
 #include "itest-redis.h"
 
@@ -192,6 +195,121 @@ fleet_merges_exactly(void **state)
     itest_free(&w);
 }
 
+/* Waits (at most 30 s) until each of the agents' records holds its ready line. */
+static void
+wait_ready(char paths_[][300], int n)
+{
+    for (int tries = 0, ready = 0; ready < n; tries++) {
+        assert_true(tries < 300);
+        itest_sleep_ms(100);
+        ready = 0;
+        for (int i = 0; i < n; i++) {
+            int fd = open(paths_[i], O_RDONLY);
+            char *text = fd >= 0 ? itest_slurp(fd) : strdup("");
+            ready += strstr(text, "{\"type\":\"ready\"") != NULL;
+            free(text);
+            if (fd >= 0)
+                close(fd);
+        }
+    }
+}
+
+/* The rows of a server line: from "rows" up to its events, the figures as shown. */
+static char *
+rows_of(const char *line)
+{
+    const char *a = strstr(line, "\"rows\":"), *b = a ? strstr(a, ",\"events\":") : NULL;
+
+    assert_non_null(b);
+    return strndup(a, (size_t)(b - a));
+}
+
+/*
+ * Checks every countdown line of watch's stderr: "watch: starts in N s, 3
+ * of 3 agents ready" with 1 <= N <= most, N never rising; the count.
+ */
+static int
+check_countdown(const char *err, int most)
+{
+    const char *p = err;
+    int n = 0, prev = most, secs, ready, of;
+
+    while ((p = strstr(p, "watch: starts in ")) != NULL) {
+        assert_int_equal(
+            sscanf(p, "watch: starts in %d s, %d of %d agents ready", &secs, &ready, &of), 3);
+        assert_true(secs >= 1 && secs <= prev);
+        assert_int_equal(ready, AGENTS); /* every agent wrote its ready line before watch began */
+        assert_int_equal(of, AGENTS);
+        prev = secs;
+        n++;
+        p++;
+    }
+    return n;
+}
+
+/*
+ * watch --records headless over agents that wait for --start-at: a line a
+ * second counts down with 3 of 3 agents ready; the agents' server samples
+ * come out as in the record they are kept from (agent 0's, as merge keeps
+ * them), each row's figures the same; the merged count is the agents'; and
+ * once every record ended, "done" is the last line, said once, and watch
+ * exits 0 by itself (its -T is far away).
+ */
+static void
+watch_counts_down_shows_server_and_ends(void **state)
+{
+    char start[32], inst[AGENTS][8], run[AGENTS][300], glob[320];
+    char *watch[] = {"watch", "--records", glob, "--headless", "-T", "120", NULL};
+    pid_t pid[AGENTS], wpid;
+    long long agents = 0;
+    int i, st, wo, we;
+
+    snprintf(start, sizeof start, "%lld", (long long)time(NULL) + 8);
+    for (i = 0; i < AGENTS; i++) {
+        char *args[] = {"run",        itest_env("BENCHTOP_RD_TARGET"),
+                        "--headless", "-q",
+                        "--instance", inst[i],
+                        "--start-at", start,
+                        "-c",         "2",
+                        "-T",         "3",
+                        NULL};
+        snprintf(inst[i], sizeof inst[i], "%d/%d", i, AGENTS);
+        snprintf(run[i], sizeof run[i], "%s/count-%d.jsonl", dir, i);
+        pid[i] = spawn_to(run[i], args);
+    }
+    snprintf(glob, sizeof glob, "%s/count-*.jsonl", dir);
+    wait_ready(run, AGENTS);
+    wpid = itest_spawn(watch, &wo, &we);
+    for (i = 0; i < AGENTS; i++) {
+        char *out = (waitpid(pid[i], &st, 0), itest_read_file(run[i]));
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        agents += (long long)itest_num(itest_line(out, "\"type\":\"summary\""), "transactions");
+        free(out);
+    }
+    struct run w = itest_finish(wpid, wo, we);
+    fprintf(stderr, "  watch said:\n%s", w.err);
+    assert_int_equal(w.status, 0);
+    assert_true(check_countdown(w.err, 8) >= 1);
+    assert_int_equal(itest_count_lines(w.err, "watch: done"), 1);
+    assert_non_null(strstr(w.err, "watch: done: 3 of 3 agents ended\n"));
+    assert_int_equal(strlen(strstr(w.err, "watch: done")),
+                     strlen("watch: done: 3 of 3 agents ended\n"));
+    assert_int_equal(interval_txns(w.out), agents);
+    /* the server lines: agent 0's, every row's figures as recorded */
+    char *a0 = itest_read_file(run[0]);
+    int nsrv = itest_count_lines(w.out, "\"type\":\"server\"");
+    assert_true(nsrv >= 3);
+    assert_int_equal(nsrv, itest_count_lines(a0, "\"type\":\"server\""));
+    for (const char *p = w.out; (p = strstr(p, "{\"type\":\"server\"")) != NULL; p++) {
+        char *rows = rows_of(p);
+        if (strstr(a0, rows) == NULL)
+            fail_msg("watch showed server rows that agent 0's record does not hold: %.300s", rows);
+        free(rows);
+    }
+    free(a0);
+    itest_free(&w);
+}
+
 /* `watch --records DIR/many-*.jsonl` headless for 3 s in a shell that ran `limit` first. */
 static char *
 watch_limited(const char *limit, int *status)
@@ -314,6 +432,7 @@ main(void)
         cmocka_unit_test(merge_refuses_mismatches),
         cmocka_unit_test(fleet_splits_key_ranges),
         cmocka_unit_test(watch_records_past_fd_limit),
+        cmocka_unit_test(watch_counts_down_shows_server_and_ends),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -414,34 +414,93 @@ test_read_only(void **state)
     assert_int_equal(exit_code(), 0);
 }
 
+/* Starts agent i of 3 (-c 2, -T 6) in the background, its record into dir/fleet-i.jsonl. */
+static void
+start_agent(int i, long long at)
+{
+    char cmd[1024];
+
+    snprintf(cmd, sizeof cmd,
+             "%s run %s --headless -q --instance %d/3 --start-at %lld -c 2 -T 6 "
+             ">%s/fleet-%d.jsonl 2>/dev/null &",
+             itest_env("BENCHTOP_BIN"), itest_env("BENCHTOP_RD_TARGET"), i, at, dir, i);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The countdown's seconds on screen ("starts in N s"): 1..most, or -1 when it has started. */
+static int
+countdown_secs(const char *screen, int most)
+{
+    const char *p = strstr(screen, "starts in ");
+    int secs = p ? atoi(p + strlen("starts in ")) : -1;
+
+    if (p != NULL && (secs < 1 || secs > most))
+        fail_msg("countdown at %d s, not within 1..%d", secs, most);
+    return secs;
+}
+
+/* The value of the last "commands" row in a record's server lines ("31435/s"). */
+static void
+last_commands(const char *record, char *value, size_t len)
+{
+    const char *p = NULL, *q = record;
+
+    while ((q = strstr(q, "\"label\":\"commands\",\"value\":\"")) != NULL)
+        p = q++;
+    assert_non_null(p);
+    p = strchr(p + strlen("\"label\":\"commands\",\"value"), '"') + 2;
+    snprintf(value, len, "%.*s", (int)strcspn(p, "\""), p);
+}
+
 /*
  * watch --records: three Redis agents (--instance i/3, one --start-at)
- * write growing records; the dashboard follows them as one run of 6
- * clients with a tps, and q ends it with exit 0.
+ * write growing records. Before the start the dashboard counts down with
+ * the agents ready (1 of 3, then 3 of 3); then it follows them as one run
+ * of 6 clients with a tps and the server pane filled from agent 0's server
+ * samples (the commands row as its record's last has it); "done" shows once
+ * every agent ended, not before; q ends it with exit 0.
  */
 static void
 test_watch_records(void **state)
 {
-    long long at = (long long)time(NULL) + 3;
-    char cmd[1024];
-    char *s;
+    long long at = (long long)time(NULL) + 15;
+    char cmd[1024], value[64], *s, *rec;
+    const char *row;
     int i;
 
-    for (i = 0; i < 3; i++) {
-        snprintf(cmd, sizeof cmd,
-                 "%s run %s --headless -q --instance %d/3 --start-at %lld -c 2 -T 6 "
-                 ">%s/fleet-%d.jsonl 2>/dev/null &",
-                 itest_env("BENCHTOP_BIN"), itest_env("BENCHTOP_RD_TARGET"), i, at, dir, i);
-        assert_int_equal(system(cmd), 0);
+    start_agent(0, at);
+    for (i = 0, s = NULL; i < 100 && (s == NULL || strstr(s, "\"ready\"") == NULL); i++) {
+        free(s);
+        itest_sleep_ms(100);
+        s = slurp_file("fleet-0.jsonl");
     }
+    free(s);
     snprintf(cmd, sizeof cmd, "watch --records %s/fleet-\\*.jsonl", dir);
     start(cmd);
-    s = wait_for("clients 6/6", 15000);
+    s = wait_for("1 of 3 agents ready", 10000);
+    countdown_secs(s, 15);
+    assert_null(strstr(s, "done:"));
+    free(s);
+    start_agent(1, at);
+    start_agent(2, at);
+    s = wait_for("3 of 3 agents ready", 10000);
+    countdown_secs(s, 15);
+    free(s);
+    s = wait_for("clients 6/6", 30000);
     assert_true(figure(s, "tps ") > 0);
+    assert_null(strstr(s, "starts in"));
+    assert_null(strstr(s, "done:")); /* the agents run for 6 s */
+    free(s);
+    s = wait_for("done: 3 of 3 agents ended", 30000);
+    rec = slurp_file("fleet-0.jsonl");
+    last_commands(rec, value, sizeof value);
+    row = strstr(s, "commands");
+    if (row == NULL || strstr(row, value) == NULL || strstr(row, value) > strchr(row, '\n'))
+        fail_msg("the server pane's commands row is not %s, agent 0's last:\n%s", value, s);
+    free(rec);
     free(s);
     tmux("send-keys -t bt q");
     assert_int_equal(exit_code(), 0);
-    itest_sleep_ms(6000); /* the agents end by -T: their files go with dir */
 }
 
 static void

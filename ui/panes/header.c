@@ -128,6 +128,10 @@ draw_shape(const struct dash *d, struct grid *g, struct rect r)
     int y = r.y + 1, x = r.x + 1, end = r.x + r.w;
     char buf[64];
 
+    if (d->status[0] != '\0') { /* a fleet's countdown or its end comes first */
+        grid_put_run(g, &x, y, end, d->state == RUN_DONE ? ST_GOOD : ST_WARN, d->status);
+        grid_put_run(g, &x, y, end, ST_LABEL, "  ");
+    }
     if (d->load) {
         snprintf(buf, sizeof(buf), "%d/%d", d->connected, d->clients);
         put_pair(g, &x, y, end, "clients", d->connected < d->clients ? ST_WARN : ST_VALUE, buf);
