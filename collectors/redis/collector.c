@@ -402,6 +402,7 @@ derive_threads(const struct redis_sample *p, const struct redis_sample *c, doubl
     if (c->io_threads > 0)
         coll_threads(v, c->io_threads, "io-threads", p ? p->tasks : NULL, p ? p->ntasks : 0,
                      c->tasks, c->ntasks, secs);
+    v->sig.threads_io_only = 1;
 }
 
 static const char *

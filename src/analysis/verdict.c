@@ -671,9 +671,13 @@ run_fills_host(const struct window *w)
 /* The server's busiest thread on a CPU or waiting for one 85% of the time, with a setting to add.
  */
 static int
-thread_full(const struct coll_signals *g)
+thread_full(const struct window *w, const struct coll_signals *g)
 {
-    double wait = isnan(g->thread_wait_pct) ? 0 : g->thread_wait_pct;
+    /* threads that only move bytes help a thread that runs, not one that waits for a core */
+    double wait = isnan(g->thread_wait_pct) || g->threads_io_only ? 0 : g->thread_wait_pct;
+
+    if (g->threads_io_only && w->host_full)
+        return 0; /* no core for another thread to run on */
     /* others' slow commands fill the thread too: a stall, not a short thread */
     double busy = 100 * account_loop_busy(g, (g->thread_max_pct + wait) / 100);
 
@@ -809,7 +813,7 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && isnan(g->active) &&
         account_share(w->acct, AS_STALL) >= STALL_LOOP)
         return VK_STALL;
-    if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && thread_full(g))
+    if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && thread_full(w, g))
         return VK_THREAD;
     /*
      * A thread that waits for a CPU longer than it runs, or wants a core

@@ -403,6 +403,46 @@ test_other_sessions_stall(void **state)
  * one thread 87% busy, 40% of it on those KEYS. The busy thread is the
  * stall's, not a thread to add (stopping the loop gave x2.2).
  */
+/*
+ * Redis's io-threads only move bytes: a main thread at 54% of a core and
+ * 41% waiting for one on a full host (a Lua loop, two yes beside it) is not
+ * short of them (io-threads 2 cost 83%, field trial 3 C9). On a host with
+ * room, a main thread that runs 90% of a core is, with io-threads named.
+ */
+static void
+test_io_threads_only_for_a_running_thread(void **state)
+{
+    struct verdict_input in = loaded(8);
+    struct verdict v;
+
+    in.sig.sessions = in.sig.own_sessions = NAN;
+    in.sig.server_cpu_pct = 54;
+    in.sig.server_cpu_limit = 100;
+    in.sig.server_threads = 1;
+    in.sig.thread_max_pct = 54;
+    in.sig.thread_wait_pct = 41;
+    in.sig.threads_io_only = 1;
+    snprintf(in.sig.threads_setting, sizeof(in.sig.threads_setting), "io-threads");
+    in.host_busy_pct = 100;
+    in.server_host_pct = 54;
+    v = judge(&in, 3);
+    assert_int_not_equal(v.kind, VK_THREAD);
+    assert_null(strstr(v.evidence, "io-threads"));
+    /* memcached's -t threads take the work: the same figures are its one thread */
+    in.sig.threads_io_only = 0;
+    snprintf(in.sig.threads_setting, sizeof(in.sig.threads_setting), "-t");
+    assert_int_equal(judge(&in, 3).kind, VK_THREAD);
+    /* a main thread that runs on a host with room */
+    in.sig.threads_io_only = 1;
+    snprintf(in.sig.threads_setting, sizeof(in.sig.threads_setting), "io-threads");
+    in.sig.server_cpu_pct = in.sig.thread_max_pct = in.server_host_pct = 92;
+    in.sig.thread_wait_pct = 3;
+    in.host_busy_pct = 60;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_THREAD);
+    assert_non_null(strstr(v.evidence, "raise io-threads"));
+}
+
 static void
 test_stall_fills_the_loop(void **state)
 {
@@ -767,6 +807,7 @@ main(void)
         cmocka_unit_test(test_open_loop_beyond_capacity),
         cmocka_unit_test(test_other_sessions_stall),
         cmocka_unit_test(test_stall_fills_the_loop),
+        cmocka_unit_test(test_io_threads_only_for_a_running_thread),
         cmocka_unit_test(test_misses_from_the_os_cache),
         cmocka_unit_test(test_cache_evicting),
         cmocka_unit_test(test_embedded_never_another_machine),
