@@ -410,6 +410,22 @@ add_work(const struct verdict_state *st, const struct coll_signals *g, struct ve
                 g->seq_scan_table[0] ? " on table " : "", g->seq_scan_table);
 }
 
+/*
+ * "; 6 of 16 clients not connected: Too many connections": refused clients
+ * spend no time the account can place, and the verdict is of the rest
+ * (field trial 3, C7: max_connections 10 at -c 16 said nothing of them).
+ */
+static void
+add_down(const struct verdict_input *in, struct verdict *v)
+{
+    int down = isnan(in->connect_share) ? in->clients - in->connected : 0;
+
+    if (down <= 0 || v->kind == VK_NONE)
+        return;
+    appendf(v->evidence, EV, "; %d of %d clients not connected%s%s", down, in->clients,
+            in->last_error && in->last_error[0] ? ": " : "", in->last_error ? in->last_error : "");
+}
+
 /* "; other sessions: 6 waiting on locks": others' waits are evidence, never benchtop's limit. */
 static void
 add_others(const struct coll_signals *g, struct verdict *v)
@@ -1403,6 +1419,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     st->shown = v.kind;
     add_work(st, &in->sig, &v);
     add_others(&in->sig, &v);
+    add_down(in, &v);
     name_behind(in, &v);
     st->last_rtt_ms = in->sig.rtt_ms;
     hold(st, &v, out);
@@ -1425,6 +1442,7 @@ verdict_finish(const struct verdict_state *st, struct verdict *out)
     decide(st, &in, run, out);
     add_work(st, &in.sig, out);
     add_others(&in.sig, out);
+    add_down(&in, out);
     out->final = 1;
 }
 

@@ -325,6 +325,32 @@ test_lock_advice_by_kind(void **state)
     }
 }
 
+/* Clients a server refused are said beside whatever limits the others (trial 3, C7). */
+static void
+test_refused_clients_said(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    (void)state;
+    in.clients = 16;
+    in.connected = 10;
+    in.last_error = "Too many connections";
+    in.sig.sessions = in.sig.active = 10;
+    in.sig.lock_wait = 8;
+    in.sig.on_cpu = 2;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_non_null(strstr(v.evidence, "; 6 of 16 clients not connected: Too many connections"));
+    verdict_finish(&st, &v);
+    assert_non_null(strstr(v.evidence, "6 of 16 clients not connected"));
+    in.connected = 16;
+    verdict_init(&st);
+    assert_null(strstr(run(&st, &in, 4).evidence, "not connected"));
+}
+
 /* php-fpm at pm.max_children 5 with 37 requests queued: the app's pool is the limit. */
 static void
 test_app_pool_full(void **state)
@@ -1409,6 +1435,7 @@ main(void)
         cmocka_unit_test(test_host_kernel_is_not_others),
         cmocka_unit_test(test_server_holds_a_shared_host),
         cmocka_unit_test(test_lock_advice_by_kind),
+        cmocka_unit_test(test_refused_clients_said),
         cmocka_unit_test(test_host_bound_event_loop),
         cmocka_unit_test(test_host_filled_by_the_run),
         cmocka_unit_test(test_stale_verdict_gives_way),
