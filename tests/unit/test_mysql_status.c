@@ -481,6 +481,32 @@ test_settings(void **state)
     assert_string_equal(row(&v, "settings", "sync_binlog")->value, "0");
 }
 
+/* Each log that syncs at every commit is named: the redo log, the binary log (trial 3, C5). */
+static void
+test_commit_advice_names_both_syncs(void **state)
+{
+    struct my_sample s;
+    struct coll_view v;
+
+    parse_ok(mariadb_10_11_status, &s);
+    my_setting_set(&s, "innodb_flush_log_at_trx_commit", "1");
+    my_setting_set(&s, "sync_binlog", "1");
+    my_setting_set(&s, "log_bin", "ON");
+    my_derive(&s, &s, 1, &v);
+    assert_string_equal(v.sig.commit_advice,
+                        "innodb_flush_log_at_trx_commit = 2 and sync_binlog = 0 (both sync)");
+    my_setting_set(&s, "innodb_flush_log_at_trx_commit", "2");
+    my_derive(&s, &s, 1, &v);
+    assert_string_equal(v.sig.commit_advice, "sync_binlog = 0 (the binary log syncs every commit)");
+    assert_string_equal(v.sig.commit_try, "sync_binlog=0");
+    my_setting_set(&s, "log_bin", "OFF");
+    my_derive(&s, &s, 1, &v);
+    assert_string_equal(v.sig.commit_advice, "");
+    my_setting_set(&s, "innodb_flush_log_at_trx_commit", "1");
+    my_derive(&s, &s, 1, &v);
+    assert_string_equal(v.sig.commit_advice, "innodb_flush_log_at_trx_commit = 2");
+}
+
 static void
 test_settings_missing(void **state)
 {
@@ -712,6 +738,7 @@ main(void)
         cmocka_unit_test(test_processlist_overflow),
         cmocka_unit_test(test_processlist_partial),
         cmocka_unit_test(test_settings),
+        cmocka_unit_test(test_commit_advice_names_both_syncs),
         cmocka_unit_test(test_settings_missing),
         cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_lock_time_corrects_glances),
