@@ -88,6 +88,15 @@ xasprintf(const char *fmt, ...)
 }
 
 uint64_t
+u64_of(double x)
+{
+    x = round(x);
+    if (!(x > 0))
+        return 0;
+    return x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
+}
+
+uint64_t
 now_us(void)
 {
     struct timespec ts;

@@ -304,7 +304,7 @@ fill_snapshot(struct follow *fl, const struct merge_bin *b)
     wstats_reset(&s->cur);
     hist_merge(s->cur.lat, fl->h);
     s->cur.txns = b->transactions;
-    s->cur.ops = (uint64_t)llround(b->ops);
+    s->cur.ops = u64_of(b->ops);
     s->cur.late = b->late;
     s->cur.reconnects = b->reconnects;
     s->cur.connect_fails = b->connect_fails;

@@ -456,7 +456,7 @@ rows_knee(const struct report_row *rows, int nrows, const struct record *rec)
         st[n].tps = rows[i].sum.tps;
         st[n].txns = rows[i].sum.txns;
         st[n].outage_s = rows[i].sum.outage_s;
-        st[n++].lat.p99 = (uint64_t)rows[i].sum.p99;
+        st[n++].lat.p99 = u64_of(rows[i].sum.p99);
     }
     k = sweep_knee(st, n, SWEEP_CLIENTS);
     for (int i = 0; k >= 0 && i < nrows; i++)

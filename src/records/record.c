@@ -165,9 +165,8 @@ read_interval(struct record *r, const json_t *o, int lineno, char *err)
 
     if (record_interval_check(o, msg) < 0)
         return seterr(err, "%s:%d: %s", r->path, lineno, msg);
-    iv.txns = json_object_get(o, "transactions")
-                  ? record_ju64(o, "transactions")
-                  : (uint64_t)llround(record_jnum(o, "tps") * iv.len);
+    iv.txns = json_object_get(o, "transactions") ? record_ju64(o, "transactions")
+                                                 : u64_of(record_jnum(o, "tps") * iv.len);
     iv.errors = record_ju64(o, "errors");
     iv.reconnects = record_ju64(o, "reconnects");
     iv.clients = (int)record_ju64(o, "clients");

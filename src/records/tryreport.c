@@ -138,7 +138,7 @@ side_read(const json_t *o, struct try_side *s)
     s->p50_ms = record_jnum(o, "p50_ms");
     s->p95_ms = record_jnum(o, "p95_ms");
     s->p99_ms = record_jnum(o, "p99_ms");
-    s->errors = (uint64_t)fmax(0, record_jnum(o, "errors"));
+    s->errors = u64_of(record_jnum(o, "errors"));
 }
 
 /* The line's figures into t; the rounds, if a later report wants them, stay in the line. */
