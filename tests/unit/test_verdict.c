@@ -351,6 +351,32 @@ test_refused_clients_said(void **state)
     assert_null(strstr(run(&st, &in, 4).evidence, "not connected"));
 }
 
+/* A cache that evicts is said beside another limit (field trial 3, C15: a 7% hit ratio). */
+static void
+test_evicting_cache_said(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    (void)state;
+    in.clients = 16;
+    in.connected = 16;
+    in.sig.sessions = in.sig.active = 16;
+    in.sig.lock_wait = 14;
+    in.sig.on_cpu = 2;
+    in.sig.evictions_s = 7700;
+    in.sig.hit_ratio = 0.07;
+    snprintf(in.sig.mem_limit_setting, sizeof in.sig.mem_limit_setting, "-m");
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_non_null(strstr(v.evidence, "; the cache evicts 7,700/s, hit ratio 7%: raise -m"));
+    in.sig.evictions_s = 0;
+    verdict_init(&st);
+    assert_null(strstr(run(&st, &in, 4).evidence, "evicts"));
+}
+
 /* php-fpm at pm.max_children 5 with 37 requests queued: the app's pool is the limit. */
 static void
 test_app_pool_full(void **state)
@@ -1436,6 +1462,7 @@ main(void)
         cmocka_unit_test(test_server_holds_a_shared_host),
         cmocka_unit_test(test_lock_advice_by_kind),
         cmocka_unit_test(test_refused_clients_said),
+        cmocka_unit_test(test_evicting_cache_said),
         cmocka_unit_test(test_host_bound_event_loop),
         cmocka_unit_test(test_host_filled_by_the_run),
         cmocka_unit_test(test_stale_verdict_gives_way),
