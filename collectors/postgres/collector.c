@@ -678,6 +678,8 @@ derive_database(struct span *sp, struct coll_view *v)
     add_count(v, DATABASE, "deadlocks", deadlocks, deadlocks > 0 ? ROW_BAD : ROW_NORMAL);
     add_count(v, DATABASE, "temp files", temp_files, temp_files > 0 ? ROW_WARN : ROW_NORMAL);
     add_bytes_rate(v, DATABASE, "temp bytes/s", temp_bytes, temp_bytes > 0 ? ROW_WARN : ROW_NORMAL);
+    v->sig.temp_bytes_s = temp_bytes;
+    snprintf(v->sig.temp_setting, sizeof v->sig.temp_setting, "work_mem");
     if (deadlocks > 0)
         coll_event_add(v, "%.0f deadlock%s: a transaction was rolled back", deadlocks,
                        deadlocks > 1 ? "s" : "");

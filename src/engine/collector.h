@@ -144,6 +144,8 @@ struct coll_signals {
     char mem_limit_setting[24];       /* the setting that raises it ("maxmemory", "-m") */
     enum lock_kind lock_kind;         /* what most lock waiters wait for; LK_UNKNOWN */
     double disk_reads_s;      /* data pages read from disk per second (buffer pool misses) */
+    double temp_bytes_s;      /* bytes/s that sorts and hashes spill to temporary files */
+    char temp_setting[16];    /* the setting that keeps them in memory ("work_mem") */
     double server_threads;    /* the server's worker threads (memcached -t); NAN */
     double thread_max_pct;    /* the busiest of them, % of one core */
     double thread_wait_pct;   /* ... and its wait for a CPU (run queue), %; NAN */

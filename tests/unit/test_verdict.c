@@ -375,6 +375,16 @@ test_evicting_cache_said(void **state)
     in.sig.evictions_s = 0;
     verdict_init(&st);
     assert_null(strstr(run(&st, &in, 4).evidence, "evicts"));
+    /* sorts spilling to temporary files (trial 3, C2: work_mem 64MB gave +114%) */
+    in.sig.temp_bytes_s = 21e6;
+    snprintf(in.sig.temp_setting, sizeof in.sig.temp_setting, "work_mem");
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_non_null(strstr(
+        v.evidence, "; sorts and hashes spill 21.0 MB/s to temporary files: raise work_mem"));
+    in.sig.temp_bytes_s = 0.5e6; /* a little spill is not named */
+    verdict_init(&st);
+    assert_null(strstr(run(&st, &in, 4).evidence, "temporary files"));
 }
 
 /* php-fpm at pm.max_children 5 with 37 requests queued: the app's pool is the limit. */
