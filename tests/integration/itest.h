@@ -46,6 +46,14 @@ itest_env(const char *name)
     return v;
 }
 
+/* build/tools/NAME (BENCHTOP_TOOLS, set by tests/run-integration) into out. */
+static inline char *
+itest_tool(const char *name, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%s", itest_env("BENCHTOP_TOOLS"), name);
+    return out;
+}
+
 static inline char *
 itest_slurp(int fd)
 {
@@ -720,16 +728,14 @@ static inline const char *
 itest_shim(void)
 {
     char *path = itest_shim_path;
-    char from[600], dir[] = "/tmp/itest-shim-XXXXXX", *slash;
+    char from[600], dir[] = "/tmp/itest-shim-XXXXXX";
     FILE *in, *out;
     char buf[65536];
     size_t n;
 
     if (path[0])
         return path;
-    snprintf(from, sizeof(from), "%s", itest_env("BENCHTOP_BIN"));
-    slash = strrchr(from, '/');
-    snprintf(slash, sizeof(from) - (size_t)(slash - from), "/build/tools/slow-fsync.so");
+    itest_tool("slow-fsync.so", from, sizeof(from));
     assert_non_null(mkdtemp(dir));
     assert_int_equal(chmod(dir, 0755), 0);
     snprintf(path, sizeof(itest_shim_path), "%s/slow-fsync.so", dir);

@@ -318,9 +318,7 @@ start_proxy(char *const extra[], int *port)
     pid_t pid;
     FILE *f;
 
-    snprintf(bin, sizeof bin, "%s", itest_env("BENCHTOP_BIN"));
-    snprintf(strrchr(bin, '/'), sizeof bin - (size_t)(strrchr(bin, '/') - bin),
-             "/build/tools/delay-proxy");
+    itest_tool("delay-proxy", bin, sizeof bin);
     snprintf(target_port, sizeof target_port, "%u", itest_my_port());
     for (; *extra != NULL && n < 9; extra++)
         argv[n++] = *extra;

@@ -27,11 +27,7 @@ static char tools[512];
 static int
 setup(void **state)
 {
-    char *slash;
-
-    snprintf(tools, sizeof(tools), "%s", itest_env("BENCHTOP_BIN"));
-    slash = strrchr(tools, '/');
-    snprintf(slash, sizeof(tools) - (size_t)(slash - tools), "/build/tools");
+    snprintf(tools, sizeof(tools), "%s", itest_env("BENCHTOP_TOOLS"));
     return itest_pg_fresh_db(DB, "1");
 }
 

@@ -33,11 +33,8 @@ setup(void **state)
     PGconn *c = itest_pg("postgres");
     char *args[] = {"init", itest_target(DB), "-q", NULL};
     struct run r;
-    char *slash;
 
-    snprintf(tools, sizeof(tools), "%s", itest_env("BENCHTOP_BIN"));
-    slash = strrchr(tools, '/');
-    snprintf(slash, sizeof(tools) - (size_t)(slash - tools), "/build/tools");
+    snprintf(tools, sizeof(tools), "%s", itest_env("BENCHTOP_TOOLS"));
     itest_exec(c, "DROP DATABASE IF EXISTS " DB);
     itest_exec(c, "CREATE DATABASE " DB);
     /* the lock scenario: commits must not wait on the WAL, so locks are all that is left */
