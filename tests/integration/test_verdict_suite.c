@@ -121,7 +121,8 @@ mean_split(const char *out, struct host_split *h)
         own += cpu_num(cpu, "benchtop");
         n++;
     }
-    host_split_make(n ? busy / n : NAN, cpu_cores(), n ? server / n : NAN, n ? own / n : NAN, h);
+    host_split_make(n ? busy / n : NAN, cpu_cores(), n ? server / n : NAN, n ? own / n : NAN, NAN,
+                    h);
     h->event_loop = strstr(out, "\"server_event_loop\":true") != NULL;
 }
 
