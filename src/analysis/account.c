@@ -105,6 +105,12 @@ split_benchtop(const struct account_input *in, struct account *a, double t)
     double cpu = clamp(in->worker_cpu, 0, 100), wait = clamp(in->worker_wait, 0, 100);
     double quota = clamp(in->throttled_pct, 0, 100), sum = cpu + wait + quota;
 
+    if (isnan(in->worker_cpu) && isnan(in->worker_wait)) {
+        /* no thread measured: what held it is not known, and is not said to be benchtop */
+        take(a, &t, AS_QUOTA, t * quota / 100, -1);
+        take(a, &t, AS_UNKNOWN, t, -1);
+        return;
+    }
     if (!(sum > 0)) {
         take(a, &t, AS_BENCHTOP, t, -1);
         return;

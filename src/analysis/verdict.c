@@ -1394,14 +1394,14 @@ host_fig(struct verdict_input *in, int i)
 }
 
 static void
-host_add(struct verdict_state *st, const struct verdict_input *in)
+host_add(struct verdict_state *st, const struct verdict_input *in, int blind)
 {
     struct verdict_input c = *in;
 
     for (int i = 0; i < 6; i++)
         if (!isnan(*host_fig(&c, i))) {
-            st->host_sum[i] += *host_fig(&c, i);
-            st->host_n[i]++;
+            st->host_sum[blind][i] += *host_fig(&c, i);
+            st->host_n[blind][i]++;
         }
 }
 
@@ -1435,8 +1435,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
      */
     blind = !in->have_server || account_share(&a, AS_UNKNOWN) >= 0.5;
     account_add(blind ? &st->run_blind : &st->run, &a);
-    if (!blind)
-        host_add(st, in);
+    host_add(st, in, blind);
     transit_split(in, a.t[AS_TRANSIT], st->transit_by);
     st->last_in = *in;
     if (!blind) {
@@ -1466,7 +1465,8 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
 void
 verdict_finish(const struct verdict_state *st, struct verdict *out)
 {
-    const struct account *run = st->run.total > 0 ? &st->run : &st->run_blind;
+    int blind = !(st->run.total > 0);
+    const struct account *run = blind ? &st->run_blind : &st->run;
     struct verdict_input in = st->last_in;
 
     if (!(run->total > 0)) {
@@ -1476,7 +1476,8 @@ verdict_finish(const struct verdict_state *st, struct verdict *out)
     }
     /* the run's host split, not its last interval's (which a late burst of others can fill) */
     for (int i = 0; i < 6; i++)
-        *host_fig(&in, i) = st->host_n[i] > 0 ? st->host_sum[i] / st->host_n[i] : NAN;
+        *host_fig(&in, i) =
+            st->host_n[blind][i] > 0 ? st->host_sum[blind][i] / st->host_n[blind][i] : NAN;
     decide(st, &in, run, out);
     add_work(st, &in.sig, out);
     add_others(&in.sig, out);

@@ -158,10 +158,11 @@ struct verdict_state {
      * The host's figures summed over the intervals that had them, for the
      * final verdict (the run's, not the last interval's): host busy, its
      * kernel part, the server side, benchtop, the busiest worker's CPU and
-     * wait, each with its count.
+     * wait, each with its count; [0] over the intervals in run, [1] over
+     * those in run_blind, so the final verdict reads the set of its account.
      */
-    double host_sum[6];
-    int host_n[6];
+    double host_sum[2][6];
+    int host_n[2][6];
     struct verdict_input last_in;
     struct verdict last;
 };

@@ -729,6 +729,43 @@ test_host_bound(void **state)
 }
 
 /*
+ * A server benchtop cannot see (HTTP without --watch) on a full host: every
+ * interval is judged blind, and the final verdict still reads the run's
+ * host figures (CI: "client-bound: benchtop thread at nan% CPU" after nine
+ * host-bound intervals, the means taken over seen intervals only). An
+ * interval with no thread measured is not benchtop's.
+ */
+static void
+test_host_bound_unseen_server(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.have_server = 0;
+    in.cores = 2;
+    in.clients = 16;
+    in.host_busy_pct = 99;
+    in.server_host_pct = 120;
+    in.own_cpu_pct = 60;
+    in.worker_cpu_max = 45;
+    in.worker_wait_max = 49;
+    verdict_init(&st);
+    v = run(&st, &in, 6);
+    assert_int_equal(v.kind, VK_HOST);
+    verdict_finish(&st, &v);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_null(strstr(v.evidence, "nan"));
+    /* a thread not measured: not client-bound, with or without the server seen */
+    in.worker_cpu_max = in.worker_wait_max = NAN;
+    in.host_busy_pct = 40;
+    in.server_host_pct = 20;
+    assert_int_not_equal(steady(&in), VK_CLIENT);
+    in.have_server = 1;
+    assert_int_not_equal(steady(&in), VK_CLIENT);
+}
+
+/*
  * Redis's loop at 65% (no limit: more clients per wakeup) while another
  * client's DEBUG SLEEP stalls it 27% of the time: the stall, not "add
  * clients" (stopping the staller gave x1.57). Without the stall: light.
@@ -1452,6 +1489,7 @@ main(void)
         cmocka_unit_test(test_commit_bound_from_syncs_per_commit),
         cmocka_unit_test(test_whose_waits),
         cmocka_unit_test(test_host_bound),
+        cmocka_unit_test(test_host_bound_unseen_server),
         cmocka_unit_test(test_network_needs_majority),
         cmocka_unit_test(test_stall_past_an_unsaturated_server),
         cmocka_unit_test(test_evidence_rebuilt),
