@@ -286,11 +286,33 @@ server_by_cpu(const struct account_input *in, struct account *a, double *flight)
     return 0;
 }
 
-/* The application tier's queue: its gauge times the interval. */
+/*
+ * The application tier's queue: its gauge times the interval. Requests
+ * queue for workers that are busy; the part of the workers' time spent in
+ * the database behind (its active sessions per busy worker) is queued
+ * behind the database: its waits on locks, the disk and the commit (more
+ * workers would only add waiters), and its CPU when that is near full (a
+ * page's unindexed query: the workers wait on the scan). The rest, and
+ * any time sleeping or in other waits, is the app's.
+ */
 static void
 front_tiers(const struct account_input *in, struct account *a, double *flight)
 {
-    take(a, flight, AS_APP, z(in->sig.app_queue) * in->interval_s, -1);
+    const struct coll_signals *g = &in->sig;
+    double q = z(g->app_queue) * in->interval_s, behind, k;
+    int cpu_full = g->server_cpu_limit > 0 && g->server_cpu_pct >= 0.7 * g->server_cpu_limit;
+    struct states s;
+
+    if (q > 0 && in->have_server && g->app_busy > 0 && states_read(g, &s) == 0 && s.active > 0) {
+        behind = q * clamp(s.active / g->app_busy, 0, 1);
+        k = behind / s.active;
+        q -= take(a, flight, AS_LOCK, s.lock * k, s.lock * s.obs);
+        q -= take(a, flight, AS_DISK, s.disk * k, s.disk * s.obs);
+        q -= take(a, flight, AS_COMMIT, s.commit * k, s.commit * s.obs);
+        if (cpu_full)
+            q -= take(a, flight, AS_SERVER_CPU, s.cpu * k, s.cpu * s.obs);
+    }
+    take(a, flight, AS_APP, q, -1);
 }
 
 /*

@@ -425,6 +425,35 @@ test_app_pool_full(void **state)
     assert_null(strstr(v.evidence, "php-fpm"));
 }
 
+/*
+ * php-fpm's 5 workers all inside MySQL's scans of an unindexed table, 11
+ * requests queued behind them, MySQL's CPU near full: the queue is the
+ * database's, not the app's (field trial 3, C23: the index gave the gain,
+ * more workers none). With the database's CPU to spare, it stays the app's.
+ */
+static void
+test_app_queue_behind_a_busy_database(void **state)
+{
+    struct verdict_input in = behind_mysql();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.sig.app_queue = 11;
+    in.sig.app_busy = 5;
+    in.sig.app_workers = 5;
+    snprintf(in.sig.app_name, sizeof in.sig.app_name, "php-fpm");
+    snprintf(in.sig.app_limit, sizeof in.sig.app_limit, "pm.max_children");
+    in.sig.active = 5;
+    in.sig.on_cpu = 4.6;
+    in.sig.server_cpu_pct = 370;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_SERVER_CPU);
+    assert_non_null(strstr(v.evidence, "MySQL behind the app"));
+    in.sig.server_cpu_pct = 120;
+    assert_int_equal(steady(&in), VK_APP);
+}
+
 static void
 test_lock_bound(void **state)
 {
@@ -1503,6 +1532,7 @@ main(void)
         cmocka_unit_test(test_app_bound),
         cmocka_unit_test(test_behind_lock_bound),
         cmocka_unit_test(test_app_pool_full),
+        cmocka_unit_test(test_app_queue_behind_a_busy_database),
         cmocka_unit_test(test_check_properties),
         cmocka_unit_test(test_check_host_others),
         cmocka_unit_test(test_host_bound_by_others),
