@@ -291,8 +291,9 @@ server_by_cpu(const struct account_input *in, struct account *a, double *flight)
  * queue for workers that are busy; the part of the workers' time spent in
  * the database behind (its active sessions per busy worker) is queued
  * behind the database: its waits on locks, the disk and the commit (more
- * workers would only add waiters), and its CPU when that is near full (a
- * page's unindexed query: the workers wait on the scan). The rest, and
+ * workers would only add waiters), and its CPU when that is near full (70%
+ * of its limit, or sessions on CPU for 70% of the cores: a page's
+ * unindexed query, the workers waiting on the scan). The rest, and
  * any time sleeping or in other waits, is the app's.
  */
 static void
@@ -304,6 +305,7 @@ front_tiers(const struct account_input *in, struct account *a, double *flight)
     struct states s;
 
     if (q > 0 && in->have_server && g->app_busy > 0 && states_read(g, &s) == 0 && s.active > 0) {
+        cpu_full |= in->cores > 0 && s.cpu >= 0.7 * in->cores; /* sessions on CPU fill the cores */
         behind = q * clamp(s.active / g->app_busy, 0, 1);
         k = behind / s.active;
         q -= take(a, flight, AS_LOCK, s.lock * k, s.lock * s.obs);

@@ -57,6 +57,7 @@ struct account_input {
     double rtt_ms;        /* one trivial round trip to the server; NAN */
     double ops_per_txn;   /* round trips per transaction; NAN */
     int embedded;         /* the database runs in benchtop's own threads (SQLite) */
+    int cores;            /* the host's, for sessions on CPU against them; 0 unknown */
     int have_server;      /* sig holds the server's signals */
     struct coll_signals sig;
 };

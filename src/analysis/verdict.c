@@ -557,6 +557,7 @@ account_input_make(const struct verdict_input *in, struct account_input *a)
     a->rtt_ms = in->sig.rtt_ms;
     a->ops_per_txn = in->ops_per_txn;
     a->embedded = in->embedded;
+    a->cores = in->cores;
     a->have_server = in->have_server;
     a->sig = in->sig;
 }
@@ -1484,6 +1485,7 @@ verdict_finish(const struct verdict_state *st, struct verdict *out)
     add_cache(&in.sig, out);
     add_temp(&in.sig, out);
     add_down(&in, out);
+    name_behind(&in, out);
     out->final = 1;
 }
 

@@ -451,7 +451,12 @@ test_app_queue_behind_a_busy_database(void **state)
     assert_int_equal(v.kind, VK_SERVER_CPU);
     assert_non_null(strstr(v.evidence, "MySQL behind the app"));
     in.sig.server_cpu_pct = 120;
+    in.sig.on_cpu = 1.2; /* the rest of the 5 wait on other things */
     assert_int_equal(steady(&in), VK_APP);
+    /* sessions on CPU filling the cores say it without a CPU figure (MySQL's collector has none) */
+    in.sig.server_cpu_pct = in.sig.server_cpu_limit = NAN;
+    in.sig.on_cpu = 4.6;
+    assert_int_equal(steady(&in), VK_SERVER_CPU);
 }
 
 static void
