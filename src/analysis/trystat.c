@@ -82,9 +82,44 @@ log_sums(const struct try_round *r, int n, int b, double *sum, double *ss, int *
 }
 
 /*
+ * The pairs' log ratios, B over the A before it (the rounds alternate, so
+ * a drift of the host falls on both of a pair): their mean in *d and the
+ * 95% half-width of a paired t interval in *h. 0 under PAIRED_MIN pairs:
+ * two pairs give one degree of freedom (t = 12.7), weaker than the
+ * two-sample interval (a x10 on a loaded machine was "no difference").
+ */
+enum { PAIRED_MIN = 3 };
+
+static int
+paired(const struct try_round *r, int n, double *d, double *h)
+{
+    double x[64], sum = 0, ss = 0;
+    int k = 0, i, a = -1;
+
+    for (i = 0; i < n && k < 64; i++) {
+        if (!r[i].b)
+            a = i;
+        else if (a >= 0) {
+            x[k++] = log(r[i].tps / r[a].tps);
+            a = -1;
+        }
+    }
+    if (k < PAIRED_MIN)
+        return 0;
+    for (i = 0; i < k; i++)
+        sum += x[i];
+    *d = sum / k;
+    for (i = 0; i < k; i++)
+        ss += (x[i] - *d) * (x[i] - *d);
+    *h = t95(k - 1) * sqrt(ss / (k - 1) / k);
+    return 1;
+}
+
+/*
  * B against A in log tps (a change multiplies throughput): the difference
  * of the sides' means, and the 95% half-width of a two-sample t interval
- * with the rounds' pooled variance (nA + nB - 2 degrees of freedom),
+ * with the rounds' pooled variance (nA + nB - 2 degrees of freedom), or
+ * with three pairs or more the paired interval,
  * turned back into a ratio: diff = B/A - 1, band = the distance from it to
  * the interval's end nearer no change (the interval is not symmetric as a
  * ratio), so the sentence's "± band" is beyond noise exactly when larger.
@@ -105,6 +140,10 @@ differences(const struct try_round *r, int n, struct try_result *out)
     if (df < 1)
         return;
     h = t95(df) * sqrt((ssa + ssb) / df * (1.0 / na + 1.0 / nb));
+    /* three pairs or more: each B against its own A (B won every pair by 9-12% on a drifting host)
+     */
+    if (paired(r, n, &d, &h))
+        out->diff = exp(d) - 1;
     /* the end nearer no change: then |diff| > band exactly when the interval leaves 0 out */
     out->band = fabs(exp(d) - exp(d >= 0 ? d - h : d + h));
     /*

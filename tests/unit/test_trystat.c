@@ -100,6 +100,55 @@ test_x10_with_unsteady_b(void **state)
     assert_true(res.diff > res.band);
 }
 
+/*
+ * A host whose other load grows round by round: B wins every pair by
+ * 9-12%, far less than the drift between pairs. Each B against its own A
+ * finds it; the sides' means alone called it no difference.
+ */
+static void
+test_drift_paired(void **state)
+{
+    const double a[] = {100, 80, 60}, b[] = {110, 89, 67}, same[] = {101, 79, 61};
+    struct try_round r[6];
+    struct try_result res;
+
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, &res);
+    assert_true(res.beyond);
+    assert_true(res.diff > 0.09 && res.diff < 0.12);
+    assert_non_null(strstr(res.sentence, "B is faster by 1"));
+    try_judge(r, rounds(r, a, same, 3, VK_COMMIT, 4), TRY_SETTING, &res);
+    assert_false(res.beyond);
+}
+
+/* A/A tries with 5% noise per round and a drifting host: "beyond noise" in under 10% of them. */
+static void
+test_aa_false_alarms(void **state)
+{
+    double a[3], b[3];
+    struct try_round r[6];
+    struct try_result res;
+    unsigned seed = 12345;
+    int trial, i, alarms = 0;
+
+    for (trial = 0; trial < 2000; trial++) {
+        for (i = 0; i < 3; i++) {
+            double drift = 100 * (1 - 0.15 * i), u1, u2, g;
+
+            seed = seed * 1103515245 + 12345;
+            u1 = ((seed >> 8) + 1) / 16777217.0;
+            seed = seed * 1103515245 + 12345;
+            u2 = ((seed >> 8) + 1) / 16777217.0;
+            g = sqrt(-2 * log(u1));
+            a[i] = drift * exp(0.05 * g * cos(2 * M_PI * u2));
+            b[i] = drift * exp(0.05 * g * sin(2 * M_PI * u2));
+        }
+        try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, &res);
+        alarms += res.beyond;
+    }
+    print_message("A/A alarms: %d of 2000\n", alarms);
+    assert_true(alarms < 200);
+}
+
 static void
 test_more_clients_prediction(void **state)
 {
@@ -261,6 +310,8 @@ main(void)
         cmocka_unit_test(test_large_effect_beyond_noise),
         cmocka_unit_test(test_same_values_no_difference),
         cmocka_unit_test(test_slower_and_band),
+        cmocka_unit_test(test_drift_paired),
+        cmocka_unit_test(test_aa_false_alarms),
         cmocka_unit_test(test_x10_with_unsteady_b),
         cmocka_unit_test(test_more_clients_prediction),
         cmocka_unit_test(test_one_pair_and_empty_a),
