@@ -96,13 +96,24 @@ take(struct account *a, double *pool, enum account_share s, double want, double 
 }
 
 /*
+ * The busiest thread's wait for a CPU, %, less its cgroup's throttled
+ * time: a throttled thread is runnable and counts in its run-queue delay
+ * too (a 0.30-core quota: 65% waiting, 65% throttled, the host 33% busy).
+ */
+static double
+runq_net(const struct account_input *in)
+{
+    return fmax(0, clamp(in->worker_wait, 0, 100) - clamp(in->throttled_pct, 0, 100));
+}
+
+/*
  * benchtop's own time, by what its busiest thread did: ran, waited for a
  * CPU, or was held back by the quota (all of its threads at once).
  */
 static void
 split_benchtop(const struct account_input *in, struct account *a, double t)
 {
-    double cpu = clamp(in->worker_cpu, 0, 100), wait = clamp(in->worker_wait, 0, 100);
+    double cpu = clamp(in->worker_cpu, 0, 100), wait = runq_net(in);
     double quota = clamp(in->throttled_pct, 0, 100), sum = cpu + wait + quota;
 
     if (isnan(in->worker_cpu) && isnan(in->worker_wait)) {
@@ -124,7 +135,7 @@ split_benchtop(const struct account_input *in, struct account *a, double t)
 static double
 client_busy(const struct account_input *in)
 {
-    return clamp((z(in->worker_cpu) + z(in->worker_wait) + z(in->throttled_pct)) / 100, 0, 1);
+    return clamp((z(in->worker_cpu) + runq_net(in) + z(in->throttled_pct)) / 100, 0, 1);
 }
 
 /* Sessions states: benchtop's own when the collector tells them apart. */

@@ -312,6 +312,32 @@ test_quota_is_the_clients(void **state)
 }
 
 /*
+ * A 0.30-core quota on a quiet host (Redis GET, 16 clients): the thread ran
+ * 30%, was throttled 65%, and its run-queue delay was 65% too, the same
+ * time (a throttled thread is runnable). The quota's share was 21% beside
+ * 15% "waiting for a CPU" on a host 33% busy; removing the quota gave
+ * x3.3 (field trial 3, C10). The throttled time is the quota's alone.
+ */
+static void
+test_quota_throttle_is_not_a_runq_wait(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    own_states(&in, 1, 1, 0, 0);
+    in.worker_cpu_max = 30;
+    in.worker_wait_max = 65;
+    in.throttled_pct = 65;
+    in.quota = 0.30;
+    in.quota_where = "cpu.cfs_quota_us of cgroup /sys/fs/cgroup/cpu/btq";
+    in.host_busy_pct = 33;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_CLIENT);
+    assert_true(account_share(&v.acct, AS_RUNQ) < 0.01);
+    assert_true(account_share(&v.acct, AS_QUOTA) > 2 * account_share(&v.acct, AS_BENCHTOP));
+}
+
+/*
  * The trial's pg-quota on a host others kept busy: the quota held
  * benchtop 17-40% of each interval, and one interval it held 5% while
  * benchtop waited for a CPU 45%: the run was the quota's (removing it gave
@@ -803,6 +829,7 @@ main(void)
         cmocka_unit_test(test_lock_chain_rooted_in_commit),
         cmocka_unit_test(test_reads_through_a_slow_network_are_transit),
         cmocka_unit_test(test_quota_is_the_clients),
+        cmocka_unit_test(test_quota_throttle_is_not_a_runq_wait),
         cmocka_unit_test(test_quota_held_the_run),
         cmocka_unit_test(test_open_loop_beyond_capacity),
         cmocka_unit_test(test_other_sessions_stall),
