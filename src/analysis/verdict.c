@@ -447,17 +447,25 @@ add_cache(const struct coll_signals *g, struct verdict *v)
 }
 
 /*
- * "; sorts and hashes spill 21.0 MB/s to temporary files: raise work_mem"
- * (field trial 3, C2: an external merge of 10 MB per statement at
- * work_mem 1MB, said as server CPU and disk reads; 64MB gave +114%).
+ * "; sorts and hashes spill 21.0 MB/s to temporary files: test a larger
+ * work_mem (benchtop try --set work_mem=...)". A hypothesis, not advice:
+ * an external merge of 10 MB a statement at work_mem 1MB gained +114%
+ * from 64MB (field trial 3, C2), but a 200k-row sort at 64kB lost 25% at
+ * 32MB, where PostgreSQL gave up its parallel sort for one quicksort.
  */
 static void
 add_temp(const struct coll_signals *g, struct verdict *v)
 {
     if (!(g->temp_bytes_s >= TEMP_NAMED) || v->kind == VK_NONE)
         return;
-    appendf(v->evidence, EV, "; sorts and hashes spill %.1f MB/s to temporary files: raise %s",
-            g->temp_bytes_s / 1e6, g->temp_setting[0] ? g->temp_setting : "their memory");
+    if (g->temp_setting[0])
+        appendf(v->evidence, EV,
+                "; sorts and hashes spill %.1f MB/s to temporary files: test a larger %s "
+                "(benchtop try --set %s=...)",
+                g->temp_bytes_s / 1e6, g->temp_setting, g->temp_setting);
+    else
+        appendf(v->evidence, EV, "; sorts and hashes spill %.1f MB/s to temporary files",
+                g->temp_bytes_s / 1e6);
 }
 
 /*

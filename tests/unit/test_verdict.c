@@ -380,8 +380,9 @@ test_evicting_cache_said(void **state)
     snprintf(in.sig.temp_setting, sizeof in.sig.temp_setting, "work_mem");
     verdict_init(&st);
     v = run(&st, &in, 4);
-    assert_non_null(strstr(
-        v.evidence, "; sorts and hashes spill 21.0 MB/s to temporary files: raise work_mem"));
+    assert_non_null(strstr(v.evidence,
+                           "; sorts and hashes spill 21.0 MB/s to temporary files: test a larger "
+                           "work_mem (benchtop try --set work_mem=...)"));
     in.sig.temp_bytes_s = 0.5e6; /* a little spill is not named */
     verdict_init(&st);
     assert_null(strstr(run(&st, &in, 4).evidence, "temporary files"));
