@@ -76,6 +76,8 @@ run(struct verdict_state *st, const struct verdict_input *in, int n)
     struct verdict v;
     int i;
 
+    if (x.connected == 1 && x.clients > 1)
+        x.connected = x.clients; /* calm()'s one client, when a test set more */
     if (!(x.flight_s > 0) && x.rate <= 0)
         x.flight_s = x.clients * (isnan(x.connect_share) ? 1 : 1 - x.connect_share);
     for (i = 0; i < n; i++)
@@ -349,6 +351,42 @@ test_refused_clients_said(void **state)
     in.connected = 16;
     verdict_init(&st);
     assert_null(strstr(run(&st, &in, 4).evidence, "not connected"));
+}
+
+/*
+ * Field trial 4, C2: max_connections 12 at -c 16, 11 connected, the 5
+ * refused in their reconnect backoff. Their time was counted as
+ * benchtop's (33% with its thread at 5% and 10% waiting) and two
+ * intervals said host-bound at a host 32% busy. The account holds the
+ * connected clients only: the locks lead.
+ */
+static void
+test_refused_clients_are_not_benchtops(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.clients = 16;
+    in.connected = 11;
+    in.flight_s = 10.5;
+    in.cores = 2;
+    in.host_busy_pct = 32;
+    in.server_host_pct = 49;
+    in.own_cpu_pct = 11;
+    in.worker_cpu_max = 5;
+    in.worker_wait_max = 10;
+    in.sig.sessions = 11;
+    in.sig.active = 9;
+    in.sig.lock_wait = 6;
+    in.sig.commit_wait = 1;
+    in.sig.on_cpu = 1;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_non_null(strstr(v.evidence, "11 clients' time"));
+    assert_non_null(strstr(v.evidence, "5 of 16 clients not connected"));
+    assert_true(account_share(&v.acct, AS_BENCHTOP) + account_share(&v.acct, AS_RUNQ) < 0.1);
 }
 
 /* A cache that evicts is said beside another limit (field trial 3, C15: a 7% hit ratio). */
@@ -1546,6 +1584,7 @@ main(void)
         cmocka_unit_test(test_server_holds_a_shared_host),
         cmocka_unit_test(test_lock_advice_by_kind),
         cmocka_unit_test(test_refused_clients_said),
+        cmocka_unit_test(test_refused_clients_are_not_benchtops),
         cmocka_unit_test(test_evicting_cache_said),
         cmocka_unit_test(test_host_bound_event_loop),
         cmocka_unit_test(test_host_filled_by_the_run),
