@@ -985,9 +985,26 @@ advise_commit_locks(const struct coll_signals *g, char *ev)
                 n);
 }
 
+/*
+ * The collector's "try ..." for a commit: its "--batch N" said to a run
+ * that batches already is a larger batch (field trial 4, C6: --batch 100
+ * was still told "try --batch N").
+ */
+static void
+try_commit(const struct coll_signals *g, double ops_per_txn, char *ev)
+{
+    const char *b = strstr(g->commit_advice, "--batch N");
+
+    if (b == NULL || !(ops_per_txn >= 2))
+        appendf(ev, EV, "; try %s", g->commit_advice);
+    else
+        appendf(ev, EV, "; try %.*sa larger --batch (each commit holds %.0f statements now)",
+                (int)(b - g->commit_advice), g->commit_advice, ops_per_txn);
+}
+
 /* What relieves a commit-bound run, with the log syncs when counted. */
 static void
-advise_commit(const struct coll_signals *g, char *ev)
+advise_commit(const struct coll_signals *g, double ops_per_txn, char *ev)
 {
     double per = syncs_per_commit(g);
 
@@ -1011,7 +1028,7 @@ advise_commit(const struct coll_signals *g, char *ev)
      * to none, the wait is not a sync.
      */
     if (g->commit_advice[0] && !(per < 0.05))
-        appendf(ev, EV, "; try %s", g->commit_advice);
+        try_commit(g, ops_per_txn, ev);
 }
 
 static void
@@ -1238,7 +1255,7 @@ advise(const struct verdict_state *st, const struct window *w, enum verdict_kind
         advise_server(st, w, k, ev);
         break;
     case VK_COMMIT:
-        advise_commit(g, ev);
+        advise_commit(g, w->in->ops_per_txn, ev);
         break;
     case VK_MEMORY:
         advise_memory(g, ev);

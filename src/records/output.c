@@ -452,6 +452,10 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
         fprintf(f, "received: %llu bytes, %.1f KiB/s\n", (unsigned long long)s->rx_bytes,
                 per_s(s->rx_bytes, snap->t) / 1024.0);
     fprintf(f, "tps = %.3f", per_s(s->txns, snap->t));
+    /* a batch, a script or a pipeline: what each transaction held (--batch 100's rows/s) */
+    if (s->txns > 0 && s->ops > s->txns)
+        fprintf(f, " (operations/s = %.3f, %.1f a transaction)", per_s(s->ops, snap->t),
+                (double)s->ops / (double)s->txns);
     if (snap->outage_s > 0)
         fprintf(f, " (over the whole run; %.3f over the %.1f s the server answered)",
                 per_s(s->txns, snap->t - snap->outage_s), snap->t - snap->outage_s);

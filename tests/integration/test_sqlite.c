@@ -234,7 +234,7 @@ test_synchronous_is_the_loads(void **state)
 
 /* ops/s and the last verdict of one inserting client at --batch N. */
 static double
-batch_run(const char *t, const char *batch, char *kind, size_t kindlen)
+batch_run(const char *t, const char *batch, char *kind, size_t kindlen, int *says_batch_n)
 {
     char *args[] = {"run", (char *)t, "--headless", "-w", "insert", "--batch", (char *)batch,
                     "-T",  "8",       "-c",         "1",  "-q",     NULL};
@@ -245,6 +245,7 @@ batch_run(const char *t, const char *batch, char *kind, size_t kindlen)
     v = itest_line(r.out, "\"type\":\"interval\"");
     v = v ? strstr(v, "\"verdict\":{\"kind\":\"") : NULL;
     snprintf(kind, kindlen, "%.*s", v ? (int)strcspn(v + 19, "\"") : 0, v ? v + 19 : "");
+    *says_batch_n = v != NULL && strstr(v, "--batch N") != NULL;
     itest_free(&r);
     return ops;
 }
@@ -254,12 +255,13 @@ batching_in(const char *mode)
 {
     char name[32], query[64], k1[32], k100[32];
     double one, hundred;
+    int n1, n100;
 
     snprintf(name, sizeof name, "batch-%s", mode);
     snprintf(query, sizeof query, "journal_mode=%s", mode);
     init(target(name, query), "100");
-    one = batch_run(target(name, query), "1", k1, sizeof k1);
-    hundred = batch_run(target(name, query), "100", k100, sizeof k100);
+    one = batch_run(target(name, query), "1", k1, sizeof k1, &n1);
+    hundred = batch_run(target(name, query), "100", k100, sizeof k100, &n100);
     fprintf(stderr,
             "  %s: --batch 1 %.0f inserts/s (verdict %s), --batch 100 %.0f inserts/s "
             "(verdict %s)\n",
@@ -267,6 +269,8 @@ batching_in(const char *mode)
     /* One sync per transaction either way: a hundred statements share it. */
     assert_true(hundred > 5 * one);
     assert_string_equal(k1, "commit");
+    /* a run batching already is not told "--batch N" (field trial 4, C6) */
+    assert_false(n100);
 }
 
 static void

@@ -530,6 +530,34 @@ test_commit_bound(void **state)
     assert_non_null(strstr(v.evidence, "850 ms/s"));
 }
 
+/*
+ * SQLite in WAL with synchronous=normal: the collector's "try --batch N";
+ * a run batching 100 statements a commit already is told a larger batch
+ * (field trial 4, C6: --batch 100 still read "try --batch N").
+ */
+static void
+test_commit_batch_advice(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    in.sig.active = in.sig.commit_wait = 1;
+    in.sig.on_cpu = 0;
+    snprintf(in.sig.commit_advice, sizeof in.sig.commit_advice,
+             "--batch N (one commit writes the WAL for N transactions' rows)");
+    verdict_init(&st);
+    v = run(&st, &in, 3);
+    assert_int_equal(v.kind, VK_COMMIT);
+    assert_non_null(strstr(v.evidence, "; try --batch N (one commit writes the WAL"));
+    in.ops_per_txn = 100;
+    verdict_init(&st);
+    v = run(&st, &in, 3);
+    assert_non_null(
+        strstr(v.evidence, "; try a larger --batch (each commit holds 100 statements now)"));
+    assert_null(strstr(v.evidence, "--batch N"));
+}
+
 static void
 test_connection_bound(void **state)
 {
@@ -1554,6 +1582,7 @@ main(void)
         cmocka_unit_test(test_lock_bound),
         cmocka_unit_test(test_pool_bound),
         cmocka_unit_test(test_commit_bound),
+        cmocka_unit_test(test_commit_batch_advice),
         cmocka_unit_test(test_connection_bound),
         cmocka_unit_test(test_network_bound),
         cmocka_unit_test(test_hysteresis),
