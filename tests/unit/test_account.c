@@ -467,6 +467,17 @@ test_io_threads_only_for_a_running_thread(void **state)
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_THREAD);
     assert_non_null(strstr(v.evidence, "raise io-threads"));
+    /*
+     * ... and on a host others fill, one that still runs 94% of a core
+     * (100 KB SETs: io-threads 2 gave x2, field trial 4, C9)
+     */
+    in.sig.server_cpu_pct = in.sig.thread_max_pct = 94;
+    in.sig.thread_wait_pct = 6;
+    in.server_host_pct = 90;
+    in.host_busy_pct = 95;
+    in.own_cpu_pct = 17;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_THREAD);
 }
 
 static void
