@@ -385,7 +385,8 @@ derive_cpu(const struct redis_sample *p, const struct redis_sample *c, double se
     pct = 100.0 * (now - p->info.used_cpu_user - p->info.used_cpu_sys) / secs;
     v->sig.server_cpu_pct = pct;
     v->sig.server_cpu_self_pct = pct; /* what it says of itself: true on any host */
-    v->sig.server_cpu_limit = 100;    /* one main thread: a core is the ceiling */
+    /* one main thread: a core is the ceiling; io-threads add theirs (they spin for work) */
+    v->sig.server_cpu_limit = 100.0 * (c->io_threads > 1 ? c->io_threads : 1);
     coll_row_add(v, "cpu", "redis cpu", pct, pct >= RC_CPU_WARN_PCT ? ROW_WARN : ROW_NORMAL,
                  "%.0f%% of a core", pct);
 }

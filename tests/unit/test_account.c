@@ -478,6 +478,17 @@ test_io_threads_only_for_a_running_thread(void **state)
     in.own_cpu_pct = 17;
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_THREAD);
+    assert_null(strstr(v.evidence, "spin"));
+    /* io-threads 2 spinning on a full host, the main thread starved: said (io-threads 1: x4-x18) */
+    in.sig.server_threads = 2;
+    in.sig.thread_max_pct = 35;
+    in.sig.thread_wait_pct = 50;
+    in.sig.server_cpu_pct = 120;
+    in.sig.server_cpu_limit = 200;
+    v = judge(&in, 3);
+    assert_int_not_equal(v.kind, VK_THREAD);
+    assert_non_null(
+        strstr(v.evidence, "; io-threads 2 spin for work on a full host: try io-threads 1"));
 }
 
 static void
