@@ -457,7 +457,26 @@ test_io_threads_only_for_a_running_thread(void **state)
     /* memcached's -t threads take the work: the same figures are its one thread */
     in.sig.threads_io_only = 0;
     snprintf(in.sig.threads_setting, sizeof(in.sig.threads_setting), "-t");
-    assert_int_equal(judge(&in, 3).kind, VK_THREAD);
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_THREAD);
+    assert_null(strstr(v.evidence, "competes"));
+    /*
+     * memcached -t 1 at 96% beside benchtop at 90% of a core, nobody else:
+     * a thread more competes with benchtop (-t 2, -t 4: -8% to -57%)
+     */
+    in.sig.thread_max_pct = in.sig.server_cpu_pct = in.server_host_pct = 96;
+    in.sig.thread_wait_pct = 2;
+    in.own_cpu_pct = 90;
+    in.host_busy_pct = 97;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_THREAD);
+    assert_non_null(strstr(v.evidence, "; benchtop takes 90% of a core on the full host: a "
+                                       "thread more competes with it"));
+    in.own_cpu_pct = 20;
+    in.server_host_pct = 54;
+    in.sig.thread_max_pct = in.sig.server_cpu_pct = 54;
+    in.sig.thread_wait_pct = 41;
+    in.host_busy_pct = 100;
     /* a main thread that runs on a host with room */
     in.sig.threads_io_only = 1;
     snprintf(in.sig.threads_setting, sizeof(in.sig.threads_setting), "io-threads");
