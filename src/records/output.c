@@ -456,7 +456,7 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
     if (s->txns > 0 && s->ops > s->txns)
         fprintf(f, " (operations/s = %.3f, %.1f a transaction)", per_s(s->ops, snap->t),
                 (double)s->ops / (double)s->txns);
-    if (snap->outage_s > 0)
+    if (snap->outage_s > 0 && s->txns > 0) /* none done: every answer was an error */
         fprintf(f, " (over the whole run; %.3f over the %.1f s the server answered)",
                 per_s(s->txns, snap->t - snap->outage_s), snap->t - snap->outage_s);
     fputc('\n', f);
