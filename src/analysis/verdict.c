@@ -954,8 +954,8 @@ lock_advice(enum lock_kind k)
 {
     switch (k) {
     case LK_ROW:
-        return " for rows others write: spread the writes over more rows (pgbench: a larger "
-               "scale), or shorter transactions";
+        return " for rows others write: spread the writes over more rows (tpcb-like: a larger "
+               "scale), or hold them for less (fewer round trips inside each transaction)";
     case LK_TABLE:
         return " for a whole table: row locks instead (a storage engine that has them, no "
                "LOCK TABLE), or cheaper statements while it is held";
