@@ -223,4 +223,5 @@ const struct server_class redis_cluster_server_class = {
     .start = rc_start,
     .restart = rc_restart,
     .stop = rc_stop,
+    .serve_only = 1, /* the load refuses a cluster node, so there is nothing to demo */
 };
