@@ -20,6 +20,7 @@ extern const struct collector_class pgbouncer_collector_class;
 #ifdef HAVE_REDIS
 extern const struct driver_class redis_driver_class;
 extern const struct server_class redis_server_class;
+extern const struct server_class redis_cluster_server_class;
 extern const struct collector_class redis_collector_class;
 #endif
 #ifdef HAVE_MEMCACHED
@@ -76,6 +77,7 @@ const struct server_class *const server_classes[] = {
 #endif
 #ifdef HAVE_REDIS
     &redis_server_class,
+    &redis_cluster_server_class,
 #endif
 #ifdef HAVE_MEMCACHED
     &memcached_server_class,

@@ -754,6 +754,38 @@ check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_co
     return kv_setup(&sh->kv, kv, runconf_total_clients(rc), mixed, "1:10", err);
 }
 
+/*
+ * A Redis Cluster node answers most keys with MOVED: the load is refused
+ * before it starts (exit 2) rather than counting redirections as errors
+ * all run. INFO cluster is one command. A server that refuses it (a
+ * managed service) is taken as standalone, as before; one whose reply
+ * breaks the connection (too large) too, on a new connection, so that the
+ * run meets and counts what the server does as it did before the check.
+ */
+static int
+refuse_cluster(struct rd_shared *sh, redisContext **ctx, char *err)
+{
+    redisReply *r = redis_command(*ctx, "INFO cluster");
+    int cluster = 0;
+
+    if (r == NULL) {
+        redisFree(*ctx);
+        *ctx = NULL;
+        return redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, ctx, NULL, err);
+    }
+    if (r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS)
+        cluster = redis_info_cluster_enabled(r->str, r->len);
+    freeReplyObject(r);
+    if (!cluster)
+        return 0;
+    snprintf(err, BT_ERRLEN,
+             "%s is a Redis Cluster node (cluster_enabled:1): the load does not route keys across "
+             "a cluster's nodes yet (give a standalone Redis, or a node started without "
+             "--cluster-enabled)",
+             sh->where);
+    return -1;
+}
+
 static void rd_release(void *shared);
 
 static void *
@@ -772,7 +804,8 @@ rd_prepare(const struct runconf *rc, const void *opts, char *err)
     format_handshake(sh);
     sh->fns = (redisReplyObjectFunctions){reply_string, reply_array, reply_integer, reply_nil,
                                           reply_free};
-    if (redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, &ctx, &sh->tls_info, err) < 0)
+    if (redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, &ctx, &sh->tls_info, err) < 0 ||
+        refuse_cluster(sh, &ctx, err) < 0)
         goto fail;
     for (int i = 0; i < sh->mix.n; i++)
         if (sh->mix.e[i].script != NULL && redis_script_check(ctx, sh->mix.e[i].script, err) < 0)

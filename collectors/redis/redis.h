@@ -10,6 +10,7 @@
  *   redis/script.c     pure: -f scripts' command lines as RESP
  *   redis/collector.c  the collector class (sample over hiredis, derive pure)
  *   redis/server.c     throwaway redis-server for demo and tests
+ *   redis/cluster.c    pure: key slots, INFO cluster, CLUSTER SLOTS, MOVED/ASK
  */
 #ifndef BENCHTOP_REDIS_H
 #define BENCHTOP_REDIS_H
@@ -267,5 +268,48 @@ size_t redis_script_resp(const char *line, size_t len, char *out);
  */
 long redis_script_render(const struct script *s, int64_t *vars, struct rng *rng, char *line,
                          size_t line_cap, char *out, int *ncmds, char *err);
+
+/* --- Redis Cluster, pure (redis/cluster.c) --- */
+
+enum { REDIS_SLOTS = 16384, REDIS_CLUSTER_MAX_NODES = 64 };
+
+/* CRC16 XMODEM (poly 0x1021, init 0): "123456789" gives 0x31C3. */
+uint16_t redis_crc16(const char *buf, size_t len);
+/*
+ * The key's slot, 0..16383: CRC16 of the text between the first '{' and
+ * the next '}' when that is not empty, else of the whole key ("foo": 12182).
+ */
+int redis_key_slot(const char *key, size_t len);
+/* 1 when an INFO (or INFO cluster) reply holds "cluster_enabled:1", else 0. */
+int redis_info_cluster_enabled(const char *text, size_t len);
+
+/* Which master serves each slot. */
+struct redis_slot_map {
+    int nnodes;
+    struct {
+        char host[256];
+        int port;
+    } node[REDIS_CLUSTER_MAX_NODES];
+    int16_t slot[REDIS_SLOTS]; /* an index into node[] */
+};
+
+/*
+ * Reads a CLUSTER SLOTS reply tree into m (masters only; replicas are
+ * skipped). 0, or -1 with a one-line err (256 bytes) when the reply is
+ * malformed, names more than REDIS_CLUSTER_MAX_NODES masters, or leaves a
+ * slot without a master.
+ */
+int redis_slot_map_parse(const redisReply *r, struct redis_slot_map *m, char *err);
+
+/* A redirection: "MOVED 3999 127.0.0.1:6381" or "ASK 3999 127.0.0.1:6381". */
+struct redis_redirect {
+    int ask; /* 1: ASK (once, after ASKING); 0: MOVED (refresh the map) */
+    int slot;
+    char host[256];
+    int port;
+};
+
+/* Reads an error reply's text; 0, or -1 when it is not a MOVED or ASK. */
+int redis_redirect_parse(const char *text, size_t len, struct redis_redirect *out);
 
 #endif

@@ -89,6 +89,7 @@ struct server_class {
     const char *run_as;
     const char *const *demo_paths;
     const char *const *demo_watch;
+    int serve_only; /* 1: for `serve` (tests) alone; `demo` neither offers nor starts it */
 };
 
 /*

@@ -116,8 +116,9 @@ demo_names(char *buf, size_t len)
 
     buf[0] = '\0';
     for (c = server_classes; *c != NULL && used < len; c++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-                                 (*c)->demo_name ? (*c)->demo_name : (*c)->name);
+        if (!(*c)->serve_only)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                                     (*c)->demo_name ? (*c)->demo_name : (*c)->name);
     return buf;
 }
 
@@ -130,7 +131,7 @@ cmd_demo_exec(struct runconf *rc, char **pos, int npos)
     sigset_t set;
     int rv;
 
-    if (npos > 1 || (npos == 1 && cls == NULL))
+    if (npos > 1 || (npos == 1 && (cls == NULL || cls->serve_only)))
         usage_fatal("demo takes a database name, not '%s' (one of: %s)", pos[npos - 1],
                     demo_names(err, sizeof(err)));
     if (cls == NULL)

@@ -1,0 +1,160 @@
+/*
+ * redis/cluster: Redis Cluster's pure parts. A key's slot (CRC16 XMODEM
+ * of the key, or of its {hashtag}, mod 16384, as the cluster specification
+ * gives it); whether INFO cluster says the server is a cluster node; the
+ * slot map read from a CLUSTER SLOTS reply tree; and a MOVED or ASK
+ * redirection read from an error reply. Nothing here talks to a server.
+ */
+#include "redis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * CRC16 XMODEM: polynomial 0x1021, initial value 0, no reflection; a bit at
+ * a time (keys are short; no table to initialise across threads).
+ */
+uint16_t
+redis_crc16(const char *buf, size_t len)
+{
+    uint16_t crc = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        crc ^= (uint16_t)((unsigned char)buf[i] << 8);
+        for (int b = 0; b < 8; b++)
+            crc = (uint16_t)(crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1);
+    }
+    return crc;
+}
+
+int
+redis_key_slot(const char *key, size_t len)
+{
+    const char *open = memchr(key, '{', len);
+
+    if (open) {
+        size_t from = (size_t)(open - key) + 1;
+        const char *close = memchr(open + 1, '}', len - from);
+
+        /* "{}" or no '}' after the first '{': the whole key is hashed. */
+        if (close && close > open + 1)
+            return redis_crc16(open + 1, (size_t)(close - open - 1)) & (REDIS_SLOTS - 1);
+    }
+    return redis_crc16(key, len) & (REDIS_SLOTS - 1);
+}
+
+int
+redis_info_cluster_enabled(const char *text, size_t len)
+{
+    static const char field[] = "cluster_enabled:";
+    const char *p = text, *end = text + len;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (size_t)((nl ? nl : end) - p);
+
+        if (n > sizeof field - 1 && memcmp(p, field, sizeof field - 1) == 0)
+            return p[sizeof field - 1] == '1';
+        p = nl ? nl + 1 : end;
+    }
+    return 0;
+}
+
+/* The node index for host:port in m, added when new; -1 when m is full. */
+static int
+node_index(struct redis_slot_map *m, const char *host, size_t hlen, int port)
+{
+    for (int i = 0; i < m->nnodes; i++)
+        if (m->node[i].port == port && strlen(m->node[i].host) == hlen &&
+            memcmp(m->node[i].host, host, hlen) == 0)
+            return i;
+    if (m->nnodes == REDIS_CLUSTER_MAX_NODES || hlen >= sizeof m->node[0].host)
+        return -1;
+    memcpy(m->node[m->nnodes].host, host, hlen);
+    m->node[m->nnodes].host[hlen] = '\0';
+    m->node[m->nnodes].port = port;
+    return m->nnodes++;
+}
+
+/* One CLUSTER SLOTS entry: [from, to, [host, port, id...], replicas...]. */
+static int
+slots_entry(const redisReply *e, struct redis_slot_map *m, char *err)
+{
+    const redisReply *master;
+    long long from, to;
+    int node;
+
+    if (e->type != REDIS_REPLY_ARRAY || e->elements < 3 ||
+        e->element[0]->type != REDIS_REPLY_INTEGER || e->element[1]->type != REDIS_REPLY_INTEGER ||
+        e->element[2]->type != REDIS_REPLY_ARRAY)
+        return snprintf(err, 256, "CLUSTER SLOTS: an entry is not [from, to, [host, port]]"), -1;
+    from = e->element[0]->integer;
+    to = e->element[1]->integer;
+    master = e->element[2];
+    if (from < 0 || to >= REDIS_SLOTS || from > to)
+        return snprintf(err, 256, "CLUSTER SLOTS: slots %lld-%lld out of range", from, to), -1;
+    if (master->elements < 2 || master->element[0]->type != REDIS_REPLY_STRING ||
+        master->element[1]->type != REDIS_REPLY_INTEGER)
+        return snprintf(err, 256, "CLUSTER SLOTS: a master is not [host, port]"), -1;
+    node = node_index(m, master->element[0]->str, master->element[0]->len,
+                      (int)master->element[1]->integer);
+    if (node < 0)
+        return snprintf(err, 256, "CLUSTER SLOTS: more than %d masters", REDIS_CLUSTER_MAX_NODES),
+               -1;
+    for (long long s = from; s <= to; s++)
+        m->slot[s] = (int16_t)node;
+    return 0;
+}
+
+int
+redis_slot_map_parse(const redisReply *r, struct redis_slot_map *m, char *err)
+{
+    memset(m, 0, sizeof *m);
+    for (int s = 0; s < REDIS_SLOTS; s++)
+        m->slot[s] = -1;
+    if (!r || r->type != REDIS_REPLY_ARRAY)
+        return snprintf(err, 256, "CLUSTER SLOTS: the reply is not an array"), -1;
+    for (size_t i = 0; i < r->elements; i++)
+        if (slots_entry(r->element[i], m, err) < 0)
+            return -1;
+    for (int s = 0; s < REDIS_SLOTS; s++)
+        if (m->slot[s] < 0)
+            return snprintf(err, 256,
+                            "CLUSTER SLOTS: slot %d has no master (fix the cluster first)", s),
+                   -1;
+    return 0;
+}
+
+int
+redis_redirect_parse(const char *text, size_t len, struct redis_redirect *out)
+{
+    char buf[320];
+    char *sp, *colon, *end;
+    long slot, port;
+
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    if (strncmp(buf, "MOVED ", 6) == 0)
+        out->ask = 0;
+    else if (strncmp(buf, "ASK ", 4) == 0)
+        out->ask = 1;
+    else
+        return -1;
+    slot = strtol(buf + (out->ask ? 4 : 6), &sp, 10);
+    if (*sp != ' ' || slot < 0 || slot >= REDIS_SLOTS)
+        return -1;
+    colon = strrchr(sp + 1, ':');
+    if (!colon || colon == sp + 1 || (size_t)(colon - sp - 1) >= sizeof out->host)
+        return -1;
+    port = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || (*end && *end != '\r' && *end != '\n') || port <= 0 || port > 65535)
+        return -1;
+    memcpy(out->host, sp + 1, (size_t)(colon - sp - 1));
+    out->host[colon - sp - 1] = '\0';
+    out->slot = (int)slot;
+    out->port = (int)port;
+    return 0;
+}
