@@ -93,25 +93,24 @@ enum { PAIRED_MIN = 3 };
 static int
 paired(const struct try_round *r, int n, double *d, double *h)
 {
-    double x[64], sum = 0, ss = 0;
+    double mean = 0, m2 = 0; /* Welford: the log ratios' mean and squared deviations */
     int k = 0, i, a = -1;
 
-    for (i = 0; i < n && k < 64; i++) {
-        if (!r[i].b)
+    for (i = 0; i < n; i++) {
+        if (!r[i].b) {
             a = i;
-        else if (a >= 0) {
-            x[k++] = log(r[i].tps / r[a].tps);
+        } else if (a >= 0) {
+            double x = log(r[i].tps / r[a].tps), delta = x - mean;
+
+            mean += delta / ++k;
+            m2 += delta * (x - mean);
             a = -1;
         }
     }
     if (k < PAIRED_MIN)
         return 0;
-    for (i = 0; i < k; i++)
-        sum += x[i];
-    *d = sum / k;
-    for (i = 0; i < k; i++)
-        ss += (x[i] - *d) * (x[i] - *d);
-    *h = t95(k - 1) * sqrt(ss / (k - 1) / k);
+    *d = mean;
+    *h = t95(k - 1) * sqrt(m2 / (k - 1) / k);
     return 1;
 }
 
