@@ -1505,6 +1505,19 @@ host_add(struct verdict_state *st, const struct verdict_input *in, int blind)
         }
 }
 
+/* The notes that ride on any verdict, an interval's or the run's, and the database behind named. */
+static void
+add_notes(const struct verdict_state *st, const struct verdict_input *in, struct verdict *v)
+{
+    add_work(st, &in->sig, v);
+    add_others(&in->sig, v);
+    add_cache(&in->sig, v);
+    add_temp(&in->sig, v);
+    add_spin(in, v);
+    add_down(in, v);
+    name_behind(in, v);
+}
+
 void
 verdict_step(struct verdict_state *st, const struct verdict_input *in, struct verdict *out)
 {
@@ -1552,13 +1565,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
         explain(st, in, &v);
     }
     st->shown = v.kind;
-    add_work(st, &in->sig, &v);
-    add_others(&in->sig, &v);
-    add_cache(&in->sig, &v);
-    add_temp(&in->sig, &v);
-    add_spin(in, &v);
-    add_down(in, &v);
-    name_behind(in, &v);
+    add_notes(st, in, &v);
     st->last_rtt_ms = in->sig.rtt_ms;
     hold(st, &v, out);
 }
@@ -1580,13 +1587,7 @@ verdict_finish(const struct verdict_state *st, struct verdict *out)
         *host_fig(&in, i) =
             st->host_n[blind][i] > 0 ? st->host_sum[blind][i] / st->host_n[blind][i] : NAN;
     decide(st, &in, run, out);
-    add_work(st, &in.sig, out);
-    add_others(&in.sig, out);
-    add_cache(&in.sig, out);
-    add_temp(&in.sig, out);
-    add_spin(&in, out);
-    add_down(&in, out);
-    name_behind(&in, out);
+    add_notes(st, &in, out);
     out->final = 1;
 }
 
