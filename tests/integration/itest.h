@@ -197,19 +197,36 @@ itest_finish(pid_t pid, int o, int e)
     return r;
 }
 
-/* What `ps` shows of process pid: its /proc cmdline, NULs as spaces. */
+static inline void
+itest_sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+/*
+ * What `ps` shows of process pid: its /proc cmdline, NULs as spaces. A read
+ * while the child is inside execve() gives 0 bytes (the new image's argv is
+ * not set up yet): retried for up to a second.
+ */
 static inline void
 itest_cmdline(pid_t pid, char *buf, size_t len)
 {
     char path[64];
-    ssize_t n;
+    ssize_t n = -1;
     int fd;
 
     snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-    fd = open(path, O_RDONLY);
-    n = fd >= 0 ? read(fd, buf, len - 1) : -1;
-    if (fd >= 0)
-        close(fd);
+    for (int tries = 0; tries < 100 && n <= 0; tries++) {
+        if (tries > 0)
+            itest_sleep_ms(10);
+        fd = open(path, O_RDONLY);
+        n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+    }
     assert_true(n > 0);
     for (ssize_t i = 0; i < n; i++)
         buf[i] = buf[i] ? buf[i] : ' ';
@@ -471,15 +488,6 @@ itest_pg_fresh_db(const char *dbname, const char *scale)
     itest_exec(c, sql);
     PQfinish(c);
     return itest_init(args);
-}
-
-static inline void
-itest_sleep_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
 }
 
 /*
