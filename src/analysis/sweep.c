@@ -230,6 +230,7 @@ sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const 
 {
     const double fig[4] = {srv->tps, srv->active, srv->waiting, srv->cpu_pct};
     enum verdict_kind verdict = v->kind;
+    size_t n;
 
     hist_merge(a->lat, cur->lat);
     a->txns += cur->txns;
@@ -240,6 +241,9 @@ sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const 
     a->outage_s += cur->txns == 0 ? secs : 0;
     a->ticks++;
     a->verdict_ticks[verdict]++;
+    n = strnlen(v->evidence, sizeof a->advice[verdict] - 1); /* the advice is at its start */
+    memcpy(a->advice[verdict], v->evidence, n);
+    a->advice[verdict][n] = '\0';
     for (int i = 0; i < 4; i++) {
         if (isnan(fig[i]))
             continue;
@@ -262,6 +266,7 @@ main_verdict(const struct sweep_acc *a, struct sweep_step *out)
     out->verdict = (enum verdict_kind)best;
     out->verdict_share = a->ticks ? (double)a->verdict_ticks[best] / a->ticks : 0;
     memcpy(out->verdict_ticks, a->verdict_ticks, sizeof(out->verdict_ticks));
+    memcpy(out->advice, a->advice[best], sizeof(out->advice));
 }
 
 void

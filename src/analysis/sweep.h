@@ -71,6 +71,9 @@ struct sweep_server {
 /* From the first collector's signals (NULL: none yet) and server tps. */
 void sweep_server_from(const struct coll_signals *sig, double server_tps, struct sweep_server *out);
 
+/* A verdict's evidence kept with a step: its advice comes first, the account after. */
+enum { SWEEP_ADVICE = 320 };
+
 /* One finished step (or rate probe): everything its JSON line carries. */
 struct sweep_step {
     int index;
@@ -86,6 +89,7 @@ struct sweep_step {
     enum verdict_kind verdict; /* the verdict that held for most of the step */
     double verdict_share;      /* its share of the step's intervals, 0..1 */
     int verdict_ticks[VK__COUNT];
+    char advice[SWEEP_ADVICE];  /* the main verdict's evidence, as its last interval gave it */
     struct sweep_server server; /* averaged over the step's ticks that had it */
     struct host_split host;     /* the host's CPU split, likewise (verdict_check reads it) */
     double outage_s;            /* intervals that finished no transaction: the server was away */
@@ -106,6 +110,7 @@ struct sweep_acc {
     uint64_t txns, ops, errors[ERR__COUNT];
     double secs, outage_s;
     int ticks, verdict_ticks[VK__COUNT];
+    char advice[VK__COUNT][SWEEP_ADVICE]; /* each kind's evidence, the last interval's */
     double server_sum[4];
     int server_n[4];
     struct host_split host; /* summed over the host_n ticks that had one */

@@ -1,6 +1,7 @@
 /* trystat: A/B rounds judged (trystat.h). */
 #include "trystat.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,8 +83,8 @@ log_sums(const struct try_round *r, int n, int b, double *sum, double *ss, int *
 }
 
 /*
- * The pairs' log ratios, B over the A before it (the rounds alternate, so
- * a drift of the host falls on both of a pair): their mean in *d and the
+ * The pairs' log ratios, B over its pair's A (rounds 2i and 2i+1, AB or
+ * BA, so that a drift of the host falls on both sides): their mean in *d and the
  * 95% half-width of a paired t interval in *h. 0 under PAIRED_MIN pairs:
  * two pairs give one degree of freedom (t = 12.7), weaker than the
  * two-sample interval (a x10 on a loaded machine was "no difference").
@@ -94,18 +95,18 @@ static int
 paired(const struct try_round *r, int n, double *d, double *h)
 {
     double mean = 0, m2 = 0; /* Welford: the log ratios' mean and squared deviations */
-    int k = 0, i, a = -1;
+    int k = 0, i;
 
-    for (i = 0; i < n; i++) {
-        if (!r[i].b) {
-            a = i;
-        } else if (a >= 0) {
-            double x = log(r[i].tps / r[a].tps), delta = x - mean;
+    for (i = 0; i + 1 < n; i += 2) { /* a pair: rounds 2i and 2i+1, AB or BA */
+        const struct try_round *a = r[i].b ? &r[i + 1] : &r[i], *b = r[i].b ? &r[i] : &r[i + 1];
+        double x, delta;
 
-            mean += delta / ++k;
-            m2 += delta * (x - mean);
-            a = -1;
-        }
+        if (a->b == b->b)
+            continue;
+        x = log(b->tps / a->tps);
+        delta = x - mean;
+        mean += delta / ++k;
+        m2 += delta * (x - mean);
     }
     if (k < PAIRED_MIN)
         return 0;
@@ -196,13 +197,112 @@ expects(enum verdict_kind k, enum try_change c, const struct try_side *a, const 
     return k == VK_SERVER_CPU || k == VK_LOCK || k == VK_CLIENT || k == VK_HOST ? 0 : -1;
 }
 
+/* A name's character: "pm.max_children", "io-threads", "innodb_flush_log_at_trx_commit". */
+static int
+name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-';
+}
+
+/*
+ * name in advice from p on, as a whole word, not in "turn
+ * track_wal_io_timing on" (measuring, not relief).
+ */
+static const char *
+find_name(const char *advice, const char *p, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (; n > 0 && (p = strcasestr(p, name)) != NULL; p++) {
+        if ((p > advice && name_char(p[-1])) || name_char(p[n]))
+            continue;
+        if (p - advice >= 5 && strncmp(p - 5, "turn ", 5) == 0)
+            continue;
+        return p;
+    }
+    return NULL;
+}
+
+/*
+ * The value advice gives after a name found at p (n bytes): "= off", "=wal",
+ * or after "try NAME " ("try io-threads 1"); "" when it gives none ("raise
+ * shared_buffers") or any ("work_mem=...").
+ */
 static void
-prediction(struct try_result *out, enum try_change c)
+advised_value(const char *advice, const char *p, size_t n, char *v, size_t len)
+{
+    const char *q = p + n;
+    size_t k = 0;
+
+    while (*q == ' ')
+        q++;
+    if (*q == '=')
+        for (q++; *q == ' '; q++)
+            ;
+    else if (!(p - advice >= 4 && strncmp(p - 4, "try ", 4) == 0))
+        q = "";
+    while (q[k] && (name_char(q[k]) || q[k] == '+') && k + 1 < len)
+        k++;
+    snprintf(v, len, "%.*s", (int)k, q);
+}
+
+/*
+ * Whether advice names one of B's settings (set: "NAME=VALUE" lines): 1
+ * with B's value, or only ever without one; 0 with another value (said in
+ * why: an A/A try of synchronous_commit=on under "try synchronous_commit
+ * = off" tests nothing the advice said); -1 for none of them.
+ */
+static int
+advice_names(const char *advice, const char *set, char *why, size_t len)
+{
+    const char *line = set, *eq, *end, *p;
+    char v[64], name[64];
+    int found = -1, bare = 0;
+
+    for (; line != NULL && *line; line = *end ? end + 1 : end) {
+        end = line + strcspn(line, "\n");
+        eq = memchr(line, '=', (size_t)(end - line));
+        if (eq == NULL || (size_t)(eq - line) >= sizeof name)
+            continue;
+        snprintf(name, sizeof name, "%.*s", (int)(eq - line), line);
+        for (p = advice; (p = find_name(advice, p, name)) != NULL; p++) {
+            advised_value(advice, p, strlen(name), v, sizeof v);
+            bare |= v[0] == '\0' || strcmp(v, "...") == 0;
+            if (v[0] == '\0' || strcmp(v, "...") == 0)
+                continue;
+            if ((size_t)(end - eq - 1) == strlen(v) && strncasecmp(eq + 1, v, strlen(v)) == 0)
+                return 1;
+            found = 0;
+            snprintf(why, len, "%s = %s, B sets %.*s", name, v, (int)(end - eq - 1), eq + 1);
+        }
+    }
+    if (found < 0 && bare)
+        return 1;
+    return found;
+}
+
+/* The advice of the A rounds that had their main verdict k (the last's); "" if none. */
+static const char *
+a_advice(const struct try_round *r, int n, enum verdict_kind k)
+{
+    const char *a = "";
+
+    for (int i = 0; i < n; i++)
+        if (!r[i].b && r[i].verdict == k && r[i].advice[0])
+            a = r[i].advice;
+    return a;
+}
+
+static void
+prediction(struct try_result *out, enum try_change c, const char *advice, const char *set)
 {
     int e = out->verdict == VK_NONE ? -1 : expects(out->verdict, c, &out->a, &out->b);
     int faster = out->beyond && out->diff > 0;
     static const char *const words[] = {"untested", "held", "did not hold", "held", "did not hold"};
+    char why[160] = "";
 
+    if (c == TRY_SETTING && set != NULL && advice[0] && out->verdict != VK_NONE)
+        e = advice_names(advice, set, why, sizeof why);
     if (e < 0)
         out->held = TRY_UNTESTED;
     else if (e == 1)
@@ -212,7 +312,11 @@ prediction(struct try_result *out, enum try_change c)
     if (out->verdict == VK_NONE)
         snprintf(out->prediction, sizeof out->prediction,
                  "the A rounds had no verdict: nothing was predicted");
-    else if (e < 0)
+    else if (why[0]) {
+        out->held = TRY_UNTESTED;
+        snprintf(out->prediction, sizeof out->prediction, "A was %s; its advice was %s: untested",
+                 verdict_label(out->verdict), why);
+    } else if (e < 0)
         snprintf(out->prediction, sizeof out->prediction,
                  "A was %s; its advice names no such change: untested",
                  verdict_label(out->verdict));
@@ -223,7 +327,8 @@ prediction(struct try_result *out, enum try_change c)
 }
 
 void
-try_judge(const struct try_round *r, int n, enum try_change c, struct try_result *out)
+try_judge(const struct try_round *r, int n, enum try_change c, const char *set,
+          struct try_result *out)
 {
     int i;
 
@@ -237,7 +342,7 @@ try_judge(const struct try_round *r, int n, enum try_change c, struct try_result
     differences(r, n, out);
     out->verdict = a_verdict(r, n);
     sentence(out);
-    prediction(out, c);
+    prediction(out, c, a_advice(r, n, out->verdict), set);
 }
 
 const char *
@@ -260,6 +365,7 @@ try_round_from_step(const struct sweep_step *st, int b, struct try_round *r)
     r->p99_ms = (double)st->lat.p99 / 1000.0;
     r->errors = sweep_step_errors(st);
     r->verdict = st->verdict;
+    memcpy(r->advice, st->advice, sizeof r->advice);
 }
 
 /* A setting's value as the server shows it ("128MB", "134217728"). NULL if not listed. */

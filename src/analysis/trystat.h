@@ -32,6 +32,7 @@ struct try_round {
     double p50_ms, p95_ms, p99_ms;
     uint64_t errors;
     enum verdict_kind verdict; /* what held most of the round */
+    char advice[SWEEP_ADVICE]; /* that verdict's evidence ("...; try synchronous_commit = off") */
 };
 
 /* What B changes, for the verdict's prediction. */
@@ -103,8 +104,15 @@ struct try_situation {
 
 void try_propose(const struct try_situation *in, struct try_proposal *out);
 
-/* Judges n rounds (at most TRY_MAX_ROUNDS) of what change c made. */
-void try_judge(const struct try_round *r, int n, enum try_change c, struct try_result *out);
+/*
+ * Judges n rounds (at most TRY_MAX_ROUNDS) of what change c made; set:
+ * B's settings, "NAME=VALUE" lines, for a TRY_SETTING (NULL otherwise).
+ * A setting is expected to help when the A rounds' advice names it (with
+ * B's value, or none: "raise shared_buffers"); without advice, when the
+ * verdict's kind is one a setting relieves.
+ */
+void try_judge(const struct try_round *r, int n, enum try_change c, const char *set,
+               struct try_result *out);
 /* "held", "did not hold", "untested", ... for JSON. */
 const char *try_held_key(enum try_held h);
 

@@ -232,7 +232,7 @@ round_line(const struct try_run *t, const struct try_round *r)
             verdict_label(r->verdict));
 }
 
-/* Round i (even: A, odd: B), measured into t->rounds. */
+/* One round of side b (0: A, 1: B), measured into t->rounds. */
 static void
 one_round(struct try_run *t, int b)
 {
@@ -365,10 +365,11 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
     t->sigfd = session_block_signals(); /* before the first change: a signal must not kill us */
     prepare_settings(t);
     open_output(t);
+    /* AB BA AB ...: a drift within each pair (a table that grows) falls on both sides */
     for (i = 0; i < 2 * rc->try_rounds; i++)
-        one_round(t, i % 2);
+        one_round(t, (i % 2) ^ ((i / 2) % 2));
     tryset_put_back(&t->set);
-    try_judge(t->rounds, t->n, t->change, &res);
+    try_judge(t->rounds, t->n, t->change, t->change == TRY_SETTING ? t->rc->try_set : NULL, &res);
     report(t, &res);
     tryset_guard(NULL);
     if (t->out != NULL && fclose(t->out) != 0)

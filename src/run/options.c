@@ -44,7 +44,7 @@ const struct option_def option_table[] = {
      "try: B changes this server setting (repeatable); put back after each B round and at the "
      "end"},
     {"rounds", 0, OPT_INT, OFF(try_rounds), 1, 16, "3", "N", CMD_TRY,
-     "try: run N rounds of A then B (3: ABABAB)"},
+     "try: run N pairs of rounds, A and B (3: AB BA AB)"},
     {"for", 0, OPT_DOUBLE, OFF(try_for_s), 0.01, 1e6, "10", "SECONDS", CMD_TRY,
      "try: measure each round this long"},
     {"try-clients", 0, OPT_INT, OFF(try_clients), 1, 100000, "", "N", CMD_TRY,

@@ -62,6 +62,7 @@ tryrun_start(struct tryrun *tr, const struct runconf *rc, struct engine *e,
     tr->round_s = TRYRUN_ROUND_S;
     if (p->change == TRY_SETTING && open_settings(tr, rc, p->set, err) < 0)
         return -1;
+    snprintf(tr->set_lines, sizeof tr->set_lines, "%s", p->change == TRY_SETTING ? p->set : "");
     tryrun_change_text(&tr->set,
                        &(struct try_client){.clients = p->change == TRY_CLIENTS ? p->clients : 0,
                                             .threads = p->change == TRY_THREADS ? p->threads : 0},
@@ -123,7 +124,7 @@ tryrun_tick(struct tryrun *tr, struct engine *e, const struct snapshot *snap,
     if (act.done) {
         if (end(tr, e, err) < 0)
             return -1;
-        try_judge(tr->r, tr->n, tr->change, &tr->res);
+        try_judge(tr->r, tr->n, tr->change, tr->set_lines, &tr->res);
         tr->done = 1;
         return TRYRUN_DONE;
     }

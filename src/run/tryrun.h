@@ -36,6 +36,7 @@ struct tryrun {
     enum try_change change;
     char text[160]; /* what B changes: "synchronous_commit=off", "-c 8" */
     struct tryset set;
+    char set_lines[112]; /* the proposal's "NAME=VALUE", for the prediction */
     int a_clients, b_clients;
     int a_threads, b_threads; /* the engine's active workers on each side */
     int rounds;               /* A/B pairs */

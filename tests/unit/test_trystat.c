@@ -40,7 +40,7 @@ test_large_effect_beyond_noise(void **state)
     struct try_round r[6];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
     assert_int_equal(res.pairs, 3);
     assert_true(fabs(res.a.tps - 302.0 / 3) < 1e-9);
     assert_int_equal(res.b.errors, 3);
@@ -60,7 +60,7 @@ test_same_values_no_difference(void **state)
     struct try_round r[6];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
     assert_false(res.beyond);
     assert_non_null(strstr(res.sentence, "no difference beyond noise ("));
     assert_int_equal(res.held, TRY_NOT_HELD); /* commit-bound expected B faster */
@@ -76,7 +76,7 @@ test_slower_and_band(void **state)
     struct try_round r[4];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, &res);
+    try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, NULL, &res);
     assert_true(fabs(res.diff - (exp(d) - 1)) < 1e-9);
     assert_true(fabs(res.band - (exp(d + h) - exp(d))) < 1e-4); /* the end nearer no change */
     assert_true(fabs(res.diff) > res.band);
@@ -94,7 +94,7 @@ test_x10_with_unsteady_b(void **state)
     struct try_round r[4];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 2, VK_COMMIT, 4), TRY_SETTING, &res);
+    try_judge(r, rounds(r, a, b, 2, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
     assert_true(res.beyond);
     assert_true(res.diff > 9);
     assert_true(res.diff > res.band);
@@ -112,11 +112,11 @@ test_drift_paired(void **state)
     struct try_round r[6];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
     assert_true(res.beyond);
     assert_true(res.diff > 0.09 && res.diff < 0.12);
     assert_non_null(strstr(res.sentence, "B is faster by 1"));
-    try_judge(r, rounds(r, a, same, 3, VK_COMMIT, 4), TRY_SETTING, &res);
+    try_judge(r, rounds(r, a, same, 3, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
     assert_false(res.beyond);
 }
 
@@ -142,7 +142,7 @@ test_aa_false_alarms(void **state)
             a[i] = drift * exp(0.05 * g * cos(2 * M_PI * u2));
             b[i] = drift * exp(0.05 * g * sin(2 * M_PI * u2));
         }
-        try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, &res);
+        try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
         alarms += res.beyond;
     }
     print_message("A/A alarms: %d of 2000\n", alarms);
@@ -156,12 +156,94 @@ test_more_clients_prediction(void **state)
     struct try_round r[6];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 3, VK_SERVER_CPU, 8), TRY_CLIENTS, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_SERVER_CPU, 8), TRY_CLIENTS, NULL, &res);
     assert_int_equal(res.held, TRY_NO_GAIN); /* server-bound: more clients gain nothing */
-    try_judge(r, rounds(r, a, b, 3, VK_UNDERLOADED, 8), TRY_CLIENTS, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_UNDERLOADED, 8), TRY_CLIENTS, NULL, &res);
     assert_int_equal(res.held, TRY_NOT_HELD);
-    try_judge(r, rounds(r, a, b, 3, VK_LOCK, 4), TRY_THREADS, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_LOCK, 4), TRY_THREADS, NULL, &res);
     assert_int_equal(res.held, TRY_UNTESTED);
+}
+
+/*
+ * An A/A try on a server whose second round of each pair is 12% slower
+ * (a table that grows until vacuum): in the order ABABAB it was "B is
+ * slower by 14% ± 11%, beyond noise"; AB BA AB puts the drift on both.
+ */
+static void
+test_pairs_in_both_orders(void **state)
+{
+    struct try_round r[6];
+    struct try_result res;
+    const int b[6] = {0, 1, 1, 0, 0, 1};
+    const double tps[6] = {1730, 1520, 1700, 1500, 1760, 1550};
+
+    memset(r, 0, sizeof r);
+    for (int i = 0; i < 6; i++)
+        r[i] = (struct try_round){.b = b[i], .clients = 8, .tps = tps[i], .verdict = VK_COMMIT};
+    try_judge(r, 6, TRY_SETTING, NULL, &res);
+    assert_int_equal(res.pairs, 3);
+    assert_false(res.beyond);
+    assert_non_null(strstr(res.sentence, "no difference beyond noise"));
+    /* the BA pair's ratio is B over its own A (the round after it) */
+    r[2].tps = 1500 * 1.5;
+    r[4].tps = 1500; /* AB: -12%, BA: +50%, AB: +3%: the geometric mean +10.8% */
+    try_judge(r, 6, TRY_SETTING, NULL, &res);
+    assert_true(res.diff > 0.10 && res.diff < 0.115);
+}
+
+/* The A rounds' advice, on each of them. */
+static void
+advise(struct try_round *r, int n, const char *advice)
+{
+    for (int i = 0; i < n; i++)
+        snprintf(r[i].advice, sizeof r[i].advice, "%s", advice);
+}
+
+/*
+ * A setting's prediction is the advice's: an A/A try of
+ * synchronous_commit=on under "try synchronous_commit = off" predicted
+ * nothing (it printed "did not hold"); the advised value, a named setting
+ * without one, and "try NAME VALUE" are predictions.
+ */
+static void
+test_setting_prediction_from_advice(void **state)
+{
+    const double a[] = {100, 101, 99}, same[] = {99, 100, 101}, b[] = {300, 310, 305};
+    const char *commit = "0.6 of 16 active benchtop sessions wait for the commit; turn "
+                         "track_wal_io_timing on for the sync time; try synchronous_commit = off; "
+                         "16 clients' time: commit 52%";
+    struct try_round r[6];
+    struct try_result res;
+    int n;
+
+    n = rounds(r, a, same, 3, VK_COMMIT, 4);
+    advise(r, n, commit);
+    try_judge(r, n, TRY_SETTING, "synchronous_commit=on", &res);
+    assert_int_equal(res.held, TRY_UNTESTED);
+    assert_string_equal(res.prediction, "A was commit/I/O-bound; its advice was "
+                                        "synchronous_commit = off, B sets on: untested");
+    try_judge(r, n, TRY_SETTING, "track_wal_io_timing=on", &res); /* measuring, not relief */
+    assert_int_equal(res.held, TRY_UNTESTED);
+    assert_non_null(strstr(res.prediction, "names no such change"));
+    try_judge(r, n, TRY_SETTING, "work_mem=64MB\nSynchronous_Commit=OFF", &res);
+    assert_int_equal(res.held, TRY_NOT_HELD); /* advised, and B was no faster */
+    n = rounds(r, a, b, 3, VK_COMMIT, 4);
+    advise(r, n, commit);
+    try_judge(r, n, TRY_SETTING, "synchronous_commit=off", &res);
+    assert_int_equal(res.held, TRY_HELD);
+    n = rounds(r, a, b, 3, VK_MEMORY, 4);
+    advise(r, n, "the working set does not fit: 10,656 disk reads/s: raise shared_buffers");
+    try_judge(r, n, TRY_SETTING, "shared_buffers=1GB", &res);
+    assert_int_equal(res.held, TRY_HELD);
+    try_judge(r, n, TRY_SETTING, "buffers=1GB", &res); /* a part of a name is not the name */
+    assert_int_equal(res.held, TRY_UNTESTED);
+    n = rounds(r, a, b, 3, VK_SERVER_CPU, 4);
+    advise(r, n, "server CPU; io-threads 4 spin for work on a full host: try io-threads 1");
+    try_judge(r, n, TRY_SETTING, "io-threads=1", &res);
+    assert_int_equal(res.held, TRY_HELD); /* a kind no setting relieves, but the advice names it */
+    try_judge(r, n, TRY_SETTING, "io-threads=8", &res);
+    assert_int_equal(res.held, TRY_UNTESTED);
+    assert_non_null(strstr(res.prediction, "io-threads = 1, B sets 8"));
 }
 
 static void
@@ -171,10 +253,10 @@ test_one_pair_and_empty_a(void **state)
     struct try_round r[4];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, &res);
+    try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, NULL, &res);
     assert_int_equal(res.pairs, 0);
     assert_non_null(strstr(res.sentence, "nothing to compare"));
-    try_judge(r, rounds(r, a1, b1, 1, VK_NONE, 4), TRY_SETTING, &res);
+    try_judge(r, rounds(r, a1, b1, 1, VK_NONE, 4), TRY_SETTING, NULL, &res);
     assert_non_null(strstr(res.sentence, "no noise band"));
 }
 
@@ -314,6 +396,8 @@ main(void)
         cmocka_unit_test(test_aa_false_alarms),
         cmocka_unit_test(test_x10_with_unsteady_b),
         cmocka_unit_test(test_more_clients_prediction),
+        cmocka_unit_test(test_setting_prediction_from_advice),
+        cmocka_unit_test(test_pairs_in_both_orders),
         cmocka_unit_test(test_one_pair_and_empty_a),
         cmocka_unit_test(test_set_parse),
         cmocka_unit_test(test_propose_commit_and_clients),
