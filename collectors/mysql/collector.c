@@ -816,6 +816,16 @@ pool_signals(const struct my_sample *prev, const struct my_sample *cur, double s
     if (req > 0 && !isnan(g->disk_reads_s))
         g->hit_ratio = fmax(0, 1 - g->disk_reads_s / req);
     snprintf(g->mem_limit_setting, sizeof g->mem_limit_setting, "innodb_buffer_pool_size");
+    /*
+     * Free pages in a pool not yet filled (a cold start); the page cleaner
+     * keeps up to innodb_lru_scan_depth (1024) pages free in a full one.
+     */
+    if (present(cur, MY_BP_PAGES_FREE) && present(cur, MY_BP_PAGES_TOTAL) &&
+        cur->status[MY_BP_PAGES_TOTAL] > 0)
+        g->pool_fill = cur->status[MY_BP_PAGES_FREE] <= 2048
+                           ? 1
+                           : 1 - (double)cur->status[MY_BP_PAGES_FREE] /
+                                     (double)cur->status[MY_BP_PAGES_TOTAL];
 }
 
 /*

@@ -228,6 +228,8 @@ extern const char my_pad_template[MY_PAD_LEN + 1];
     X(BP_READ_REQUESTS, "Innodb_buffer_pool_read_requests")                                        \
     X(BP_READS, "Innodb_buffer_pool_reads")                                                        \
     X(BP_WAIT_FREE, "Innodb_buffer_pool_wait_free")                                                \
+    X(BP_PAGES_FREE, "Innodb_buffer_pool_pages_free")                                              \
+    X(BP_PAGES_TOTAL, "Innodb_buffer_pool_pages_total")                                            \
     X(ROW_LOCK_WAITS, "Innodb_row_lock_waits")                                                     \
     X(ROW_LOCK_TIME, "Innodb_row_lock_time")                                                       \
     X(ROW_LOCK_CURRENT, "Innodb_row_lock_current_waits")                                           \

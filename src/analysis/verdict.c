@@ -419,6 +419,19 @@ add_work(const struct verdict_state *st, const struct coll_signals *g, struct ve
                 g->seq_scan_table[0] ? " on table " : "", g->seq_scan_table);
 }
 
+/*
+ * A buffer pool not yet full: its misses fill it (a cold start), they say
+ * nothing of whether the working set fits (field trial 4: runs began with
+ * 2-5 intervals of "raise shared_buffers", right after). InnoDB says how
+ * many pages are free; PostgreSQL 15 does not (buffers_alloc outlives a
+ * restart), so its pool_fill stays unknown.
+ */
+static int
+warming(const struct coll_signals *g)
+{
+    return g->pool_fill < 0.9;
+}
+
 /* A cache (or buffer pool) evicting with misses: its working set does not fit. */
 static int
 evicting(const struct coll_signals *g)
@@ -818,7 +831,8 @@ misses_cost_cpu(const struct verdict_state *st, const struct window *w)
     const struct coll_signals *g = &w->in->sig;
 
     return g->hit_ratio < MISSES_COST && g->disk_reads_s >= 1000 && g->mem_limit_setting[0] &&
-           (server_used(st, w) >= 0.5 || w->split.server >= 50) && !(st->rows_now >= SCAN_ROWS);
+           !warming(g) && (server_used(st, w) >= 0.5 || w->split.server >= 50) &&
+           !(st->rows_now >= SCAN_ROWS);
 }
 
 /*
@@ -878,7 +892,7 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
 
     if (evicting(g) && k != VK_CLIENT && k != VK_LOCK && k != VK_COMMIT)
         return VK_MEMORY;
-    if (k == VK_IO && g->hit_ratio < 0.95)
+    if (k == VK_IO && g->hit_ratio < 0.95 && !warming(g))
         return VK_MEMORY;
     if (k == VK_SERVER_CPU && !host_shared(w) && misses_cost_cpu(st, w))
         return VK_MEMORY;
@@ -1315,7 +1329,13 @@ advise(const struct verdict_state *st, const struct window *w, enum verdict_kind
         break;
     case VK_IO:
         advise_waits(g, "read from disk", ev);
-        appendf(ev, EV, ": more memory for the cache, or faster storage");
+        if (warming(g))
+            appendf(ev, EV,
+                    ": the buffer pool is still filling (%.0f%% of %s holds pages); its "
+                    "misses fall as it warms",
+                    g->pool_fill * 100, g->mem_limit_setting[0] ? g->mem_limit_setting : "it");
+        else
+            appendf(ev, EV, ": more memory for the cache, or faster storage");
         break;
     case VK_UNDERLOADED:
         advise_light(w, ev);

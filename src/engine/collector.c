@@ -94,7 +94,8 @@ coll_view_reset(struct coll_view *v)
     g->app_queue = g->app_busy = g->app_workers = NAN;
     g->own_on_cpu = g->own_io_wait = g->own_idle = g->own_sleep = g->sleep_wait = NAN;
     g->lock_root_commit = g->lock_root_client = g->lock_root_other = NAN;
-    g->other_stall_share = g->evictions_s = g->hit_ratio = g->mem_used = g->mem_limit = NAN;
+    g->other_stall_share = g->evictions_s = g->hit_ratio = g->mem_used = g->mem_limit =
+        g->pool_fill = NAN;
     g->disk_reads_s = g->server_threads = g->thread_max_pct = g->thread_wait_pct = NAN;
     g->checkpoints_req_s = g->server_cpu_self_pct = NAN;
     g->samples = 1;

@@ -142,7 +142,9 @@ struct coll_signals {
     double mem_used;                  /* bytes the cache holds */
     double mem_limit;                 /* bytes it may hold (maxmemory, memcached -m) */
     char mem_limit_setting[24];       /* the setting that raises it ("maxmemory", "-m") */
-    enum lock_kind lock_kind;         /* what most lock waiters wait for; LK_UNKNOWN */
+    double
+        pool_fill; /* the share of the buffer pool holding pages, 0..1 (under 0.9: warming); NAN */
+    enum lock_kind lock_kind; /* what most lock waiters wait for; LK_UNKNOWN */
     double disk_reads_s;      /* data pages read from disk per second (buffer pool misses) */
     double temp_bytes_s;      /* bytes/s that sorts and hashes spill to temporary files */
     char temp_setting[16];    /* the setting that keeps them in memory ("work_mem") */

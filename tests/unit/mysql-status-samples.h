@@ -604,6 +604,7 @@ static const char mysql_8_0_status[] =
     "Handler_write\t5252127\n"
     "Innodb_buffer_pool_pages_data\t6894\n"
     "Innodb_buffer_pool_pages_free\t1290\n"
+    "Innodb_buffer_pool_pages_total\t8192\n"
     "Innodb_buffer_pool_read_requests\t18437702\n"
     "Innodb_buffer_pool_reads\t1021\n"
     "Innodb_buffer_pool_wait_free\t0\n"

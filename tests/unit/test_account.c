@@ -797,6 +797,15 @@ test_disk_reads_of_a_small_pool(void **state)
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_MEMORY);
     assert_non_null(strstr(v.evidence, "22,670 disk reads/s, hit ratio 67.5%"));
+    /* a cold start: the pool is filling, its misses evict nothing */
+    in.sig.pool_fill = 0.41;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_IO);
+    assert_non_null(strstr(v.evidence, "the buffer pool is still filling (41% of "
+                                       "innodb_buffer_pool_size holds pages)"));
+    assert_null(strstr(v.evidence, "raise"));
+    in.sig.pool_fill = 0.95;
+    assert_int_equal(judge(&in, 3).kind, VK_MEMORY);
 }
 
 /*
