@@ -417,7 +417,12 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
     }
     hist_summarize(s->lat, &l);
     human_failures(f, s);
-    if (snap->outage_s > 0) /* a server that stopped answering comes next, before the figures */
+    if (snap->outage_s > 0 && s->txns == 0) /* not "for 2.0 s" of a run that never got one */
+        fprintf(f,
+                "OUTAGE: no transaction finished in the %.1f s run (they failed, waited, or "
+                "could not connect)\n",
+                snap->t);
+    else if (snap->outage_s > 0) /* a server that stopped answering comes next, before figures */
         fprintf(f,
                 "OUTAGE: the server answered nothing for %.1f s of the %.1f s run, from %.1f s "
                 "(transactions failed or could not connect)\n",

@@ -219,7 +219,7 @@ static void
 test_lock_wait_ends_with_the_run(void **state)
 {
     char *t = target("waiter", "journal_mode=delete&busy_timeout=30000");
-    char *args[] = {"run", t, "--headless", "-w", "update", "-T", "2", "-c", "2", "-q", NULL};
+    char *args[] = {"run", t, "--headless", "-w", "update", "-T", "2", "-c", "2", NULL};
     struct run r;
     const char *sum;
     pid_t pid;
@@ -227,12 +227,19 @@ test_lock_wait_ends_with_the_run(void **state)
     init(t, "1000");
     pid = hold_read_transaction("waiter");
     sum = run(args, &r);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
     fprintf(stderr, "  duration %.1f s, %.0f transactions\n", itest_num(sum, "duration_s"),
             itest_num(sum, "transactions"));
     assert_true(itest_num(sum, "duration_s") < 15); /* 30 s and more before: the wait's own end */
     itest_free(&r);
+    /* waits of 0.3 s that fail: not "answered nothing for 1.0 s" of a run that never finished one
+     */
+    args[1] = target("waiter", "journal_mode=delete&busy_timeout=300");
+    sum = run(args, &r);
+    assert_true(itest_num(sum, "errors") > 0 && itest_num(sum, "transactions") == 0);
+    assert_non_null(strstr(r.err, "OUTAGE: no transaction finished in the "));
+    itest_free(&r);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
 }
 
 /*
