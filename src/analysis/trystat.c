@@ -425,16 +425,36 @@ propose_memory(const struct try_situation *in, struct try_proposal *out)
     snprintf(out->text, sizeof out->text, "%s (memory-bound: the cache x2)", out->set);
 }
 
-/* pool-bound: a pooler's pool is set in its configuration, which benchtop does not change. */
+/* Server connections a pool may grow to: the server's limit less PostgreSQL's default reserve. */
+#define POOL_RESERVED 3
+
+/* pool-bound: the pooler's default_pool_size x2, capped by the server's connection limit. */
 static void
 propose_pool(const struct try_situation *in, struct try_proposal *out)
 {
-    double size = in->sig ? in->sig->pool_size : NAN;
+    double size = in->sig ? in->sig->pool_size : NAN, cap = NAN, want;
 
-    snprintf(out->text, sizeof out->text,
-             "pool-bound: %s's pool size (%.0f) cannot be changed from benchtop: raise it in "
-             "its configuration and reload it",
-             in->pooler ? in->pooler : "the pooler", isnan(size) ? 0 : size);
+    if (isnan(size) || size < 1) {
+        snprintf(out->text, sizeof out->text,
+                 "pool-bound: %s's pool size is not known: no experiment "
+                 "(benchtop try --set default_pool_size=N)",
+                 in->pooler ? in->pooler : "the pooler");
+        return;
+    }
+    if (in->sig->max_sessions > POOL_RESERVED)
+        cap = in->sig->max_sessions - POOL_RESERVED;
+    want = isnan(cap) ? size * 2 : fmin(size * 2, cap);
+    if (want <= size) {
+        snprintf(out->text, sizeof out->text,
+                 "pool-bound: the pool (%.0f) is at the server's connection limit (%.0f less "
+                 "%d reserved): no experiment",
+                 size, in->sig->max_sessions, POOL_RESERVED);
+        return;
+    }
+    out->ok = 1;
+    snprintf(out->set, sizeof out->set, "default_pool_size=%.0f", want);
+    snprintf(out->text, sizeof out->text, "%s (pool-bound: the pool x2%s)", out->set,
+             want < size * 2 ? ", capped by max_connections" : "");
 }
 
 /* One more of benchtop's threads: a spare worker takes a share of the clients. */

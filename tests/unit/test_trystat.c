@@ -364,8 +364,23 @@ test_propose_memory_and_pool(void **state)
     v.sig.pool_size = 20;
     in.pooler = "PgBouncer";
     try_propose(&in, &p);
+    assert_true(p.ok); /* no server limit known: x2 */
+    assert_int_equal(p.change, TRY_SETTING);
+    assert_string_equal(p.set, "default_pool_size=40");
+    assert_string_equal(p.text, "default_pool_size=40 (pool-bound: the pool x2)");
+    v.sig.max_sessions = 33; /* 30 once the 3 reserved are kept */
+    try_propose(&in, &p);
+    assert_true(p.ok);
+    assert_string_equal(p.set, "default_pool_size=30");
+    assert_non_null(strstr(p.text, "capped by max_connections"));
+    v.sig.max_sessions = 23; /* the pool is already at the limit */
+    try_propose(&in, &p);
     assert_false(p.ok);
-    assert_non_null(strstr(p.text, "PgBouncer's pool size (20) cannot be changed"));
+    assert_non_null(strstr(p.text, "at the server's connection limit"));
+    v.sig.pool_size = NAN;
+    try_propose(&in, &p);
+    assert_false(p.ok);
+    assert_non_null(strstr(p.text, "PgBouncer's pool size is not known"));
 }
 
 static void
