@@ -177,15 +177,18 @@ sentence(struct try_result *out)
 /*
  * What the A rounds' verdict expects of change c: 1 faster, 0 no gain,
  * -1 nothing. A setting can relieve a server-side wait (the commit's sync,
- * reads, memory, a thread, the app's workers); more clients are what
+ * reads, memory, a thread, the app's workers, the pooler's pool: try
+ * sends default_pool_size to the pooler); more clients are what
  * verdict_check judges; more threads relieve benchtop's own.
  */
 static int
 expects(enum verdict_kind k, enum try_change c, const struct try_side *a, const struct try_side *b)
 {
     if (c == TRY_SETTING)
-        return k == VK_COMMIT || k == VK_IO || k == VK_MEMORY || k == VK_THREAD || k == VK_APP ? 1
-                                                                                               : -1;
+        return k == VK_COMMIT || k == VK_IO || k == VK_MEMORY || k == VK_THREAD || k == VK_APP ||
+                       k == VK_POOL
+                   ? 1
+                   : -1;
     if (c == TRY_THREADS)
         return k == VK_CLIENT ? 1 : -1;
     if (c == TRY_PIPELINE) /* fewer round trips per request: what a network-bound run lacks */

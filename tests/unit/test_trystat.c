@@ -51,6 +51,10 @@ test_large_effect_beyond_noise(void **state)
     assert_int_equal(res.verdict, VK_COMMIT); /* A's verdict, not B's */
     assert_int_equal(res.held, TRY_HELD);
     assert_string_equal(try_held_key(res.held), "held");
+    /* a pool-bound A: the pool's size is a setting (the pooler's), its advice */
+    try_judge(r, rounds(r, a, b, 3, VK_POOL, 4), TRY_SETTING, &res);
+    assert_int_equal(res.held, TRY_HELD);
+    assert_non_null(strstr(res.prediction, "its advice expected B faster: held"));
 }
 
 static void
