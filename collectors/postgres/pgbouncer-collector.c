@@ -154,6 +154,12 @@ pgb_coll_open(const char *target, char *err)
     return c;
 }
 
+struct pg_conn *
+pgb_conn_of(void *conn)
+{
+    return ((struct pgb_coll *)conn)->conn;
+}
+
 static void
 pgb_coll_close(void *conn)
 {
@@ -353,4 +359,7 @@ const struct collector_class pgbouncer_collector_class = {
     .derive = pgb_coll_derive,
     .detect = pgb_coll_detect,
     .vet = pgb_coll_vet,
+    .has_setting = pgb_has_setting,
+    .apply_setting = pgb_apply_setting,
+    .undo_value = pgb_undo_value,
 };
