@@ -258,6 +258,7 @@ pgb_coll_derive(const void *prev, const void *cur, double secs, struct coll_view
     v->sig.pool_size = c->pool_size;
     v->sig.pool_maxwait_ms = c->maxwait_s * 1000.0;
     snprintf(v->sig.pool_mode, sizeof v->sig.pool_mode, "%.11s", c->pool_mode);
+    snprintf(v->sig.pool_setting, sizeof v->sig.pool_setting, "default_pool_size");
     v->sig.rtt_ms = c->rtt_ms;
 }
 

@@ -113,6 +113,7 @@ struct coll_signals {
     double pool_maxwait_ms; /* the longest a waiting client has waited */
     char pool_mode[12];     /* "session": a client holds its server connection until it leaves, */
                             /* so clients past the pool wait for others to disconnect; "" */
+    char pool_setting[24];  /* the setting that sizes the pool ("default_pool_size"); "" */
     /* An application tier's worker pool (php-fpm), from its status page (NAN elsewhere): */
     double app_queue;   /* requests waiting for a free worker */
     double app_busy;    /* workers busy with a request */

@@ -52,9 +52,16 @@ test_large_effect_beyond_noise(void **state)
     assert_int_equal(res.held, TRY_HELD);
     assert_string_equal(try_held_key(res.held), "held");
     /* a pool-bound A: the pool's size is a setting (the pooler's), its advice */
-    try_judge(r, rounds(r, a, b, 3, VK_POOL, 4), TRY_SETTING, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_POOL, 4), TRY_SETTING, NULL, &res);
     assert_int_equal(res.held, TRY_HELD);
     assert_non_null(strstr(res.prediction, "its advice expected B faster: held"));
+    /* ... and with the pool verdict's own advice, which names the setting */
+    for (int i = 0; i < 6; i++)
+        snprintf(r[i].advice, sizeof r[i].advice, "%s",
+                 "12 clients wait for 4 server connections (pool size 4): raise the pool size "
+                 "(default_pool_size)");
+    try_judge(r, 6, TRY_SETTING, "default_pool_size=8", &res);
+    assert_int_equal(res.held, TRY_HELD);
 }
 
 static void
