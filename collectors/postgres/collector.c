@@ -1382,6 +1382,17 @@ pg_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *
     return pg_settings_undo_value(c->conn, name, value, len, c->restart, err);
 }
 
+static int
+pg_coll_has_setting(void *conn, const char *name, const char *value, char *err)
+{
+    struct pg_coll *c = conn;
+
+    if (PQtransactionStatus(c->conn) == PQTRANS_INTRANS &&
+        exec_ok(c->conn, "COMMIT", "read the setting", err) < 0)
+        return -1;
+    return pg_settings_has(c->conn, name, err); /* ALTER SYSTEM quotes any value */
+}
+
 static void
 pg_coll_allow_restart(void *conn)
 {
@@ -1436,6 +1447,7 @@ const struct collector_class postgres_collector_class = {
     .read_settings = pg_coll_settings,
     .apply_setting = pg_coll_apply,
     .undo_value = pg_coll_undo_value,
+    .has_setting = pg_coll_has_setting,
     .allow_restart = pg_coll_allow_restart,
     .sessions = pg_coll_sessions,
     .kill = pg_coll_kill,

@@ -178,6 +178,8 @@ int pg_settings_read(struct pg_conn *conn, struct pg_settings_cache *cache,
  */
 int pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, int restart,
                       char *err);
+/* The collector class's has_setting: 1 when pg_settings has name, 0 when not, -1 with err. */
+int pg_settings_has(struct pg_conn *conn, const char *name, char *err);
 /* The collector class's undo_value: "default" unless ALTER SYSTEM set it; likewise. */
 int pg_settings_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len,
                            int restart, char *err);

@@ -154,6 +154,12 @@ pgb_coll_open(const char *target, char *err)
     return c;
 }
 
+struct pg_conn *
+pgb_conn_of(void *conn)
+{
+    return ((struct pgb_coll *)conn)->conn;
+}
+
 static void
 pgb_coll_close(void *conn)
 {
@@ -252,6 +258,7 @@ pgb_coll_derive(const void *prev, const void *cur, double secs, struct coll_view
     v->sig.pool_size = c->pool_size;
     v->sig.pool_maxwait_ms = c->maxwait_s * 1000.0;
     snprintf(v->sig.pool_mode, sizeof v->sig.pool_mode, "%.11s", c->pool_mode);
+    snprintf(v->sig.pool_setting, sizeof v->sig.pool_setting, "default_pool_size");
     v->sig.rtt_ms = c->rtt_ms;
 }
 
@@ -353,4 +360,7 @@ const struct collector_class pgbouncer_collector_class = {
     .derive = pgb_coll_derive,
     .detect = pgb_coll_detect,
     .vet = pgb_coll_vet,
+    .has_setting = pgb_has_setting,
+    .apply_setting = pgb_apply_setting,
+    .undo_value = pgb_undo_value,
 };

@@ -177,6 +177,19 @@ pg_settings_apply(struct pg_conn *conn, const char *name, const char *value, int
 }
 
 int
+pg_settings_has(struct pg_conn *conn, const char *name, char *err)
+{
+    PGresult *res = run(conn, context_sql, name, PGRES_TUPLES_OK, "look the setting up", err);
+    int n;
+
+    if (res == NULL)
+        return -1;
+    n = PQntuples(res);
+    PQclear(res);
+    return n == 1;
+}
+
+int
 pg_settings_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len, int restart,
                        char *err)
 {

@@ -177,15 +177,18 @@ sentence(struct try_result *out)
 /*
  * What the A rounds' verdict expects of change c: 1 faster, 0 no gain,
  * -1 nothing. A setting can relieve a server-side wait (the commit's sync,
- * reads, memory, a thread, the app's workers); more clients are what
+ * reads, memory, a thread, the app's workers, the pooler's pool: try
+ * sends default_pool_size to the pooler); more clients are what
  * verdict_check judges; more threads relieve benchtop's own.
  */
 static int
 expects(enum verdict_kind k, enum try_change c, const struct try_side *a, const struct try_side *b)
 {
     if (c == TRY_SETTING)
-        return k == VK_COMMIT || k == VK_IO || k == VK_MEMORY || k == VK_THREAD || k == VK_APP ? 1
-                                                                                               : -1;
+        return k == VK_COMMIT || k == VK_IO || k == VK_MEMORY || k == VK_THREAD || k == VK_APP ||
+                       k == VK_POOL
+                   ? 1
+                   : -1;
     if (c == TRY_THREADS)
         return k == VK_CLIENT ? 1 : -1;
     if (c == TRY_PIPELINE) /* fewer round trips per request: what a network-bound run lacks */
@@ -425,16 +428,36 @@ propose_memory(const struct try_situation *in, struct try_proposal *out)
     snprintf(out->text, sizeof out->text, "%s (memory-bound: the cache x2)", out->set);
 }
 
-/* pool-bound: a pooler's pool is set in its configuration, which benchtop does not change. */
+/* Server connections a pool may grow to: the server's limit less PostgreSQL's default reserve. */
+#define POOL_RESERVED 3
+
+/* pool-bound: the pooler's default_pool_size x2, capped by the server's connection limit. */
 static void
 propose_pool(const struct try_situation *in, struct try_proposal *out)
 {
-    double size = in->sig ? in->sig->pool_size : NAN;
+    double size = in->sig ? in->sig->pool_size : NAN, cap = NAN, want;
 
-    snprintf(out->text, sizeof out->text,
-             "pool-bound: %s's pool size (%.0f) cannot be changed from benchtop: raise it in "
-             "its configuration and reload it",
-             in->pooler ? in->pooler : "the pooler", isnan(size) ? 0 : size);
+    if (isnan(size) || size < 1) {
+        snprintf(out->text, sizeof out->text,
+                 "pool-bound: %s's pool size is not known: no experiment "
+                 "(benchtop try --set default_pool_size=N)",
+                 in->pooler ? in->pooler : "the pooler");
+        return;
+    }
+    if (in->sig->max_sessions > POOL_RESERVED)
+        cap = in->sig->max_sessions - POOL_RESERVED;
+    want = isnan(cap) ? size * 2 : fmin(size * 2, cap);
+    if (want <= size) {
+        snprintf(out->text, sizeof out->text,
+                 "pool-bound: the pool (%.0f) is at the server's connection limit (%.0f less "
+                 "%d reserved): no experiment",
+                 size, in->sig->max_sessions, POOL_RESERVED);
+        return;
+    }
+    out->ok = 1;
+    snprintf(out->set, sizeof out->set, "default_pool_size=%.0f", want);
+    snprintf(out->text, sizeof out->text, "%s (pool-bound: the pool x2%s)", out->set,
+             want < size * 2 ? ", capped by max_connections" : "");
 }
 
 /* One more of benchtop's threads: a spare worker takes a share of the clients. */

@@ -1274,8 +1274,9 @@ advise_other(const struct window *w, enum verdict_kind k, char *ev)
     else if (k == VK_POOL)
         snprintf(ev, EV,
                  "%.0f clients wait for %.0f server connections (pool size %.0f): raise the pool "
-                 "size%s",
-                 g->pool_waiting, g->pool_servers, g->pool_size,
+                 "size%s%s%s%s",
+                 g->pool_waiting, g->pool_servers, g->pool_size, g->pool_setting[0] ? " (" : "",
+                 g->pool_setting, g->pool_setting[0] ? ")" : "",
                  strcmp(g->pool_mode, "session") == 0
                      ? "; in session mode a client holds its connection until it leaves: "
                        "transaction mode shares them"

@@ -5,11 +5,14 @@
  * a measured part (--for), so that drift on a shared host falls on both
  * sides; src/analysis/trystat.c judges them.
  *
- * The server is always put back: the values that undo each setting are in
- * the undo file (src/engine/tryset.h) before the first change, B is
- * reverted after each B round, and a SIGINT, SIGTERM or SIGHUP ends the
- * round and reverts before exit. Signals are blocked from the start, so
- * one that comes between rounds waits on sigfd and is taken there.
+ * A setting only a pooler in front of the server knows (--pooler, or found
+ * at the target's port) is changed on the pooler (run/tryrun.h's
+ * tryrun_pooler). The server is always put back: the values that undo
+ * each setting are in the undo file (src/engine/tryset.h) before the
+ * first change, B is reverted after each B round, and a SIGINT, SIGTERM
+ * or SIGHUP ends the round and reverts before exit. Signals are blocked
+ * from the start, so one that comes between rounds waits on sigfd and is
+ * taken there.
  */
 #include <errno.h>
 #include <signal.h>
@@ -134,7 +137,7 @@ static void
 prepare_settings(struct try_run *t)
 {
     struct runconf *rc = t->rc;
-    char err[BT_ERRLEN];
+    char err[BT_ERRLEN], more[BT_ERRLEN];
 
     if (rc->try_set == NULL)
         return;
@@ -142,9 +145,10 @@ prepare_settings(struct try_run *t)
         usage_fatal("%s", err);
     if (tryset_open(&t->set, collector_for(rc->tgt.driver->name), rc->tgt.raw, err) < 0)
         usage_fatal("%s", err);
-    if ((rc->try_restart && tryset_restart_on(&t->set, rc->tgt.masked, err) < 0) ||
+    if (tryrun_pooler(&t->set, rc, 1, err) < 0 ||
+        (rc->try_restart && tryset_restart_on(&t->set, rc->tgt.masked, err) < 0) ||
         tryset_save(&t->set, rc->tgt.masked, err) < 0) {
-        t->set.cls->close(t->set.conn);
+        tryset_finish(&t->set, more); /* nothing is applied yet: only closes */
         usage_fatal("%s", err);
     }
     tryset_guard(&t->set); /* any exit() on the way (a failed write) puts them back first */
@@ -303,6 +307,7 @@ undo(struct runconf *rc)
     }
     if (tryset_load(&set, path, target, sizeof target, err) < 0 ||
         tryset_open(&set, collector_for(rc->tgt.driver->name), rc->tgt.raw, err) < 0 ||
+        tryrun_pooler(&set, rc, 0, err) < 0 ||
         (set.restart && tryset_restart_on(&set, rc->tgt.masked, err) < 0))
         usage_fatal("%s", err);
     if (tryset_finish(&set, err) < 0) {

@@ -113,6 +113,7 @@ struct coll_signals {
     double pool_maxwait_ms; /* the longest a waiting client has waited */
     char pool_mode[12];     /* "session": a client holds its server connection until it leaves, */
                             /* so clients past the pool wait for others to disconnect; "" */
+    char pool_setting[24];  /* the setting that sizes the pool ("default_pool_size"); "" */
     /* An application tier's worker pool (php-fpm), from its status page (NAN elsewhere): */
     double app_queue;   /* requests waiting for a free worker */
     double app_busy;    /* workers busy with a request */
@@ -362,6 +363,15 @@ struct collector_class {
      * before anything is written: -1 with a one-line err naming it.
      */
     int (*undo_value)(void *conn, const char *name, char *value, size_t len, char *err);
+    /*
+     * Optional (NULL: not asked). 1 when the server has a setting of that
+     * name (changeable or not), 0 when it has none; -1 with a one-line err
+     * when it could not be read, or when value (NULL: not asked) could
+     * never be given to apply_setting (a quote the server's syntax cannot
+     * carry). Reads only. A try with a pooler asks the pooler's class and
+     * the server's which of the two a --set names, before anything changes.
+     */
+    int (*has_setting)(void *conn, const char *name, const char *value, char *err);
     /*
      * Optional (NULL: none). From now on apply_setting and undo_value on
      * conn take restart-only settings too, written for the next start:

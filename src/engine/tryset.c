@@ -20,6 +20,19 @@
 #include "base/json.h"
 #include "base/util.h"
 
+/* The class and connection that own setting i: the pooler's or the server's. */
+static const struct collector_class *
+cls_of(const struct tryset *t, int i)
+{
+    return t->pooled[i] ? t->pool_cls : t->cls;
+}
+
+static void *
+conn_of(const struct tryset *t, int i)
+{
+    return t->pooled[i] ? t->pool_conn : t->conn;
+}
+
 int
 tryset_parse(struct tryset *t, const char *list, char *err)
 {
@@ -108,6 +121,71 @@ tryset_open(struct tryset *t, const struct collector_class *cls, const char *tar
     return t->conn != NULL ? 0 : -1;
 }
 
+int
+tryset_open_pooler(struct tryset *t, const struct collector_class *cls, const char *target,
+                   const char *masked, char *err)
+{
+    if (cls->undo_value == NULL || cls->apply_setting == NULL || cls->has_setting == NULL)
+        return seterr(err, "%s's settings cannot be changed by benchtop",
+                      cls->title ? cls->title : cls->name);
+    t->pool_cls = cls;
+    snprintf(t->pool_masked, sizeof t->pool_masked, "%s", masked);
+    t->pool_conn = cls->open(target, err);
+    return t->pool_conn != NULL ? 0 : -1;
+}
+
+int
+tryset_pooled(const struct tryset *t)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->pooled[i])
+            return 1;
+    return 0;
+}
+
+/* Whose setting want[i] is: 1 the pooler's, 0 the server's; -1 with err for both or neither. */
+static int
+route_one(struct tryset *t, int i, char *err)
+{
+    const char *name = t->want[i].name;
+    const char *pt = t->pool_cls->title ? t->pool_cls->title : t->pool_cls->name;
+    const char *st = t->cls->title ? t->cls->title : t->cls->name;
+    int p = t->pool_cls->has_setting(t->pool_conn, name, t->want[i].value, err), s;
+
+    if (p < 0)
+        return -1;
+    /* a server that cannot say: the pooler's names are the pooler's, the rest the server's */
+    s = t->cls->has_setting ? t->cls->has_setting(t->conn, name, NULL, err) : !p;
+    if (s < 0)
+        return -1;
+    if (p && s)
+        return seterr(err,
+                      "%s is both a %s and a %s setting: benchtop cannot tell which one to try "
+                      "(drop --pooler to try the %s one)",
+                      name, pt, st, st);
+    if (!p && !s)
+        return seterr(err, "%s is neither a %s nor a %s setting", name, pt, st);
+    return p;
+}
+
+int
+tryset_route(struct tryset *t, char *err)
+{
+    int i, p;
+
+    for (i = 0; i < t->n; i++) {
+        if ((p = route_one(t, i, err)) < 0)
+            return -1;
+        t->pooled[i] = (unsigned char)p;
+    }
+    if (!tryset_pooled(t)) {
+        t->pool_cls->close(t->pool_conn);
+        t->pool_conn = NULL;
+        t->pool_cls = NULL;
+    }
+    return 0;
+}
+
 /* The undo file: to a temporary name, synced, then renamed over. */
 static int
 write_undo(const struct tryset *t, const char *target_masked, char *err)
@@ -121,12 +199,16 @@ write_undo(const struct tryset *t, const char *target_masked, char *err)
         return seterr(err, "cannot write the undo file %s: %s", tmp, strerror(errno));
     fputs("{\"target\":", f);
     json_put_string(f, target_masked);
+    if (tryset_pooled(t))
+        json_member_str(f, "pooler", t->pool_masked);
     fputs(",\"settings\":[", f);
     for (i = 0; i < t->n; i++) {
         fputs(i ? ",{\"name\":" : "{\"name\":", f);
         json_put_string(f, t->orig[i].name);
         json_member_str(f, "value", t->orig[i].value);
         json_member_str(f, "tried", t->want[i].value);
+        if (t->pooled[i])
+            fputs(",\"pooler\":true", f);
         fputc('}', f);
     }
     fprintf(f, "],\"restart\":%s}\n", t->restart ? "true" : "false");
@@ -145,8 +227,8 @@ tryset_save(struct tryset *t, const char *target_masked, char *err)
 
     for (i = 0; i < t->n; i++) {
         snprintf(t->orig[i].name, sizeof t->orig[i].name, "%s", t->want[i].name);
-        if (t->cls->undo_value(t->conn, t->want[i].name, t->orig[i].value, sizeof t->orig[i].value,
-                               err) < 0)
+        if (cls_of(t, i)->undo_value(conn_of(t, i), t->want[i].name, t->orig[i].value,
+                                     sizeof t->orig[i].value, err) < 0)
             return -1;
     }
     if (tryset_undo_path(target_masked, t->path, sizeof t->path, err) < 0)
@@ -163,7 +245,7 @@ tryset_apply(struct tryset *t, char *err)
 
     t->applied = 1; /* from the first write on, a failure still reverts */
     for (i = 0; i < t->n; i++)
-        if (t->cls->apply_setting(t->conn, t->want[i].name, t->want[i].value, err) < 0)
+        if (cls_of(t, i)->apply_setting(conn_of(t, i), t->want[i].name, t->want[i].value, err) < 0)
             return -1;
     return t->restart ? restart_server(t, err) : 0;
 }
@@ -175,7 +257,11 @@ tryset_revert(struct tryset *t, char *err)
     int i, rv = 0;
 
     for (i = 0; i < t->n; i++) {
-        if (t->cls->apply_setting(t->conn, t->orig[i].name, t->orig[i].value, one) == 0)
+        if (conn_of(t, i) == NULL)
+            snprintf(one, sizeof one, "no connection to %s",
+                     t->pooled[i] ? "the pooler" : "the server");
+        else if (cls_of(t, i)->apply_setting(conn_of(t, i), t->orig[i].name, t->orig[i].value,
+                                             one) == 0)
             continue;
         if (rv == 0)
             snprintf(err, BT_ERRLEN, "could not put %s back to %s: %.300s", t->orig[i].name,
@@ -201,7 +287,9 @@ tryset_finish(struct tryset *t, char *err)
         unlink(t->path);
     if (t->conn != NULL)
         t->cls->close(t->conn);
-    t->conn = NULL;
+    if (t->pool_conn != NULL)
+        t->pool_cls->close(t->pool_conn);
+    t->conn = t->pool_conn = NULL;
     return rv;
 }
 
@@ -218,6 +306,7 @@ load_one(struct tryset *t, json_t *item, char *err)
     snprintf(t->orig[t->n].name, sizeof t->orig[0].name, "%s", name);
     snprintf(t->orig[t->n].value, sizeof t->orig[0].value, "%s", value);
     snprintf(t->want[t->n].name, sizeof t->want[0].name, "%s", name);
+    t->pooled[t->n] = json_is_true(json_object_get(item, "pooler"));
     t->n++;
     return 0;
 }
@@ -244,6 +333,9 @@ tryset_load(struct tryset *t, const char *path, char *target, size_t len, char *
     for (i = 0; rv == 0 && i < json_array_size(list); i++)
         rv = load_one(t, json_array_get(list, i), err);
     t->restart = json_is_true(json_object_get(root, "restart"));
+    if (json_string_value(json_object_get(root, "pooler")) != NULL)
+        snprintf(t->pool_masked, sizeof t->pool_masked, "%s",
+                 json_string_value(json_object_get(root, "pooler")));
     json_decref(root);
     t->applied = rv == 0;
     return rv;
@@ -352,6 +444,9 @@ tryset_restart_on(struct tryset *t, const char *target_masked, char *err)
     if (t->cls->allow_restart == NULL)
         return seterr(err, "--restart: %s's settings are not changed by a restart from benchtop",
                       t->cls->title ? t->cls->title : t->cls->name);
+    if (tryset_pooled(t))
+        return seterr(err, "--restart restarts the server, not the pooler: drop --restart for "
+                           "the pooler's settings");
     if (tryset_serve_find(target_masked, &pid, &n, err) < 0)
         return -1;
     snprintf(t->masked, sizeof t->masked, "%s", target_masked);

@@ -1,18 +1,22 @@
 /*
  * tryset: the server settings a `benchtop try` changes, and putting them
  * back. It speaks to the server only through the target's collector class
- * (collector.h: undo_value, apply_setting) on a connection of its own, so
+ * (collector.h: undo_value, apply_setting) on a connection of its own, and
+ * to a pooler in front of it through the pooler's class likewise, so
  * nothing here names a database.
  *
- * Order: tryset_parse -> tryset_open -> tryset_save (the values that put
- * each setting back, written to the undo file before anything changes) ->
+ * Order: tryset_parse -> tryset_open [-> tryset_open_pooler ->
+ * tryset_route] -> tryset_save (the values that put each setting back,
+ * written to the undo file before anything changes) ->
  * { tryset_apply, tryset_revert }* -> tryset_finish (reverts if still
  * applied, removes the undo file, closes). A run that dies leaves the
  * undo file; tryset_load reads it back for `try --undo`.
  *
  * The undo file is $XDG_STATE_HOME/benchtop/undo-HASH.json (default
  * ~/.local/state), HASH of the masked target: it holds that masked target
- * (no password) and each setting's name and value to put back.
+ * (no password) and each setting's name and value to put back; a pooler's
+ * setting has "pooler":true, and the file then names the pooler's masked
+ * target ("pooler"), so that try --undo can ask for it.
  */
 #ifndef BENCHTOP_TRYSET_H
 #define BENCHTOP_TRYSET_H
@@ -34,6 +38,15 @@ struct tryset {
     /* --restart: restart-only settings, each change followed by a restart of the throwaway */
     int restart;
     char target[512], masked[512]; /* to reconnect after a restart, and find its serve */
+    /*
+     * A pooler in front of the server (tryset_open_pooler): the settings it
+     * knows and the server does not are its own (pooled[i]), changed and
+     * put back on its connection; the undo file names it.
+     */
+    const struct collector_class *pool_cls;
+    void *pool_conn;
+    char pool_masked[512];
+    unsigned char pooled[TRYSET_MAX];
 };
 
 /* --set's values ('\n'-separated NAME=VALUE) into t->want. 0, or -1 with err. */
@@ -42,6 +55,21 @@ int tryset_parse(struct tryset *t, const char *list, char *err);
 int tryset_undo_path(const char *target_masked, char *buf, size_t len, char *err);
 /* Connects cls to target for the changes; -1 with err when the class cannot change settings. */
 int tryset_open(struct tryset *t, const struct collector_class *cls, const char *target, char *err);
+/*
+ * Connects the pooler's class to its target beside the server's (after
+ * tryset_open); -1 with err when the class cannot change settings.
+ */
+int tryset_open_pooler(struct tryset *t, const struct collector_class *cls, const char *target,
+                       const char *masked, char *err);
+/*
+ * Which of the two each setting is (has_setting on both): the pooler's
+ * when it knows the name and the server does not, the server's when only
+ * the server knows it; a name both or neither know is refused with -1 and
+ * a one-line err. The pooler's connection is closed when no setting is its.
+ */
+int tryset_route(struct tryset *t, char *err);
+/* Some setting is the pooler's (from tryset_route or the undo file). */
+int tryset_pooled(const struct tryset *t);
 /* Reads the values that put each setting back (refusing restart-only ones), then writes them. */
 int tryset_save(struct tryset *t, const char *target_masked, char *err);
 int tryset_apply(struct tryset *t, char *err);

@@ -261,26 +261,40 @@ poolers_known(char *buf, size_t len)
     return used ? buf : "this build has no pooler";
 }
 
+const struct collector_class *
+launch_pooler(const struct runconf *rc, const char **at, const char **masked)
+{
+    const struct collector_class *pool = pooler_for(rc->tgt.driver->name);
+    char err[BT_ERRLEN];
+
+    *at = rc->pooler_target;
+    *masked = rc->tgt.masked;
+    if (*at != NULL && strcmp(*at, "none") == 0)
+        return NULL;
+    if (*at != NULL) {
+        if (rc->pooler_tgt.driver != rc->tgt.driver || pool == NULL)
+            usage_fatal("--pooler %s: no pooler of %s targets is known (%s)", rc->pooler_tgt.masked,
+                        rc->tgt.driver->name, poolers_known(err, sizeof err));
+        *masked = rc->pooler_tgt.masked;
+        return pool;
+    }
+    if (pool != NULL && pool->detect != NULL && pool->detect(rc->tgt.raw)) {
+        *at = rc->tgt.raw;
+        return pool;
+    }
+    return NULL;
+}
+
 void
 launch_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
                   const char **targets)
 {
-    const struct collector_class *pool = pooler_for(rc->tgt.driver->name);
-    const char *at = rc->pooler_target, *masked = rc->tgt.masked;
+    const char *at, *masked;
+    const struct collector_class *pool = launch_pooler(rc, &at, &masked);
     char err[BT_ERRLEN];
 
-    if (at != NULL && strcmp(at, "none") == 0)
+    if (pool == NULL)
         return;
-    if (at != NULL) {
-        if (rc->pooler_tgt.driver != rc->tgt.driver || pool == NULL)
-            usage_fatal("--pooler %s: no pooler of %s targets is known (%s)", rc->pooler_tgt.masked,
-                        rc->tgt.driver->name, poolers_known(err, sizeof err));
-        masked = rc->pooler_tgt.masked;
-    } else if (pool != NULL && pool->detect != NULL && pool->detect(rc->tgt.raw)) {
-        at = rc->tgt.raw;
-    } else {
-        return;
-    }
     if (vet && pool->vet != NULL && pool->vet(at, rc, err) < 0)
         usage_fatal("%s", err);
     if (s != NULL) {

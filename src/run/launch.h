@@ -51,6 +51,14 @@ void launch_add_collector(struct session *s, const struct driver_class *drv, con
  */
 void launch_add_server(struct session *s, struct runconf *rc, const char **names,
                        const char **targets);
+/*
+ * The pooler in front of the target: its class, with its target in *at and
+ * its masked form in *masked (--pooler, or found at the target's port);
+ * NULL when there is none or --pooler none. A --pooler no class pools is
+ * a usage error (exit 2).
+ */
+const struct collector_class *launch_pooler(const struct runconf *rc, const char **at,
+                                            const char **masked);
 void launch_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
                        const char **targets);
 /*

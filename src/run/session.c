@@ -131,6 +131,7 @@ merge_signals(struct session *s)
             s->sig.pool_size = g->pool_size;
             s->sig.pool_maxwait_ms = g->pool_maxwait_ms;
             memcpy(s->sig.pool_mode, g->pool_mode, sizeof(g->pool_mode));
+            memcpy(s->sig.pool_setting, g->pool_setting, sizeof(g->pool_setting));
         } else if (s->role[i] == COLL_APP && !isnan(g->app_workers)) {
             s->sig.app_queue = g->app_queue;
             s->sig.app_busy = g->app_busy;

@@ -6,11 +6,32 @@
 
 #include "base/util.h"
 #include "engine/registry.h"
+#include "launch.h"
+
+int
+tryrun_pooler(struct tryset *set, const struct runconf *rc, int route, char *err)
+{
+    const char *at, *masked;
+    const struct collector_class *pool;
+
+    if (!route && !tryset_pooled(set))
+        return 0;
+    pool = launch_pooler(rc, &at, &masked);
+    if (route && (pool == NULL || pool->has_setting == NULL))
+        return 0; /* a pooler that cannot say what it has takes none: the server's, as before */
+    if (pool == NULL)
+        return seterr(err, "the try left settings of the pooler %s changed: give it with --pooler",
+                      set->pool_masked[0] ? set->pool_masked : "in front of the target");
+    if (tryset_open_pooler(set, pool, at, masked, err) < 0)
+        return -1;
+    return route ? tryset_route(set, err) : 0;
+}
 
 /* The setting B changes: the values that put it back read, the undo file written. */
 static int
 open_settings(struct tryrun *tr, const struct runconf *rc, const char *set, char *err)
 {
+    char more[BT_ERRLEN];
     int left = tryset_leftover(rc->tgt.masked, err);
 
     if (left < 0)
@@ -21,9 +42,8 @@ open_settings(struct tryrun *tr, const struct runconf *rc, const char *set, char
     if (tryset_parse(&tr->set, set, err) < 0 ||
         tryset_open(&tr->set, collector_for(rc->tgt.driver->name), rc->tgt.raw, err) < 0)
         return -1;
-    if (tryset_save(&tr->set, rc->tgt.masked, err) < 0) {
-        tr->set.cls->close(tr->set.conn);
-        tr->set.conn = NULL;
+    if (tryrun_pooler(&tr->set, rc, 1, err) < 0 || tryset_save(&tr->set, rc->tgt.masked, err) < 0) {
+        tryset_finish(&tr->set, more); /* nothing applied yet: closes both */
         return -1;
     }
     tryset_guard(&tr->set);

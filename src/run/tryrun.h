@@ -67,6 +67,14 @@ int tryrun_tick(struct tryrun *tr, struct engine *e, const struct snapshot *snap
                 const struct verdict *v, const struct sweep_server *srv, char *err);
 /* Ends the try early: A's clients and threads back, the settings put back. 0, or -1 with err. */
 int tryrun_abort(struct tryrun *tr, struct engine *e, char *err);
+/*
+ * A pooler in front of rc's target (launch_pooler) and set's server
+ * connection open: with route, each setting is sent to the pooler or the
+ * server (tryset_route; no pooler: the server's, as without one); without
+ * (try --undo), the pooler is connected to when the undo file holds its
+ * settings, and its absence is an error naming it. 0, or -1 with err.
+ */
+int tryrun_pooler(struct tryset *set, const struct runconf *rc, int route, char *err);
 /* What B changes on the client side; 0 or NULL: as A. */
 struct try_client {
     int clients, threads, pipeline, connect;

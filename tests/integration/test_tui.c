@@ -1143,6 +1143,96 @@ test_try_key(void **state)
     waitpid(pid, NULL, 0);
 }
 
+/* SHOW CONFIG's value of key on PgBouncer's console (console: its target). */
+static void
+pool_config(const char *console, const char *key, char *value, size_t len)
+{
+    PGconn *c = PQconnectdb(console);
+    PGresult *r;
+
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    r = PQexec(c, "SHOW CONFIG");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    value[0] = '\0';
+    for (int i = 0; i < PQntuples(r); i++)
+        if (strcmp(PQgetvalue(r, i, 0), key) == 0)
+            snprintf(value, len, "%s", PQgetvalue(r, i, 1));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* A console command (SET, KILL, RESUME) on PgBouncer. */
+static void
+pool_say(const char *console, const char *cmd)
+{
+    PGconn *c = PQconnectdb(console);
+    PGresult *r;
+
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    r = PQexec(c, cmd);
+    assert_true(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK);
+    PQclear(r);
+    PQfinish(c);
+}
+
+/*
+ * t on a pool-bound run (the throwaway PgBouncer's pool cut to 2, 16
+ * clients each in pg_sleep(0.01)): the question names default_pool_size=4
+ * (the pool x2), y runs the rounds with PgBouncer's pool at 4 in B, the
+ * events pane ends with the try's sentence, the pool is 2 again and no
+ * undo file is left.
+ */
+static void
+test_try_key_pool(void **state)
+{
+    const char *pb = getenv("BENCHTOP_PB_TARGET"), *behind = getenv("BENCHTOP_PB_BEHIND");
+    char console[512], pooled[512], direct[512], script[200], env[200], args[1800], value[64];
+    char path[200], *s;
+
+    if (pb == NULL || behind == NULL) {
+        fprintf(stderr, "no PgBouncer server in this run: skipped\n");
+        return;
+    }
+    snprintf(console, sizeof console, "%.*s/pgbouncer", (int)(strrchr(pb, '/') - pb), pb);
+    snprintf(pooled, sizeof pooled, "%.*s/postgres", (int)(strrchr(pb, '/') - pb), pb);
+    snprintf(direct, sizeof direct, "%s", behind);
+    snprintf(script, sizeof script, "%s/sleep.sql", dir);
+    itest_write_file(script, "SELECT pg_sleep(0.01);\n");
+    pool_say(console, "SET default_pool_size = 2");
+    pool_say(console, "KILL postgres"); /* server connections of a larger pool would serve on */
+    pool_say(console, "RESUME postgres");
+    snprintf(env, sizeof env, "XDG_STATE_HOME=%s", dir);
+    snprintf(args, sizeof args, "%s --server %s -f %s -c 16", pooled, direct, script);
+    start_env(env, args);
+    free(wait_for("POOL-BOUND", 60000));
+    tmux("send-keys -t bt t");
+    free(wait_for("try default_pool_size=4 (pool-bound", 5000));
+    tmux("send-keys -t bt y");
+    free(wait_for("round side", 5000));
+    value[0] = '\0';
+    for (int i = 0; i < 300 && strcmp(value, "4") != 0; i++) {
+        pool_config(console, "default_pool_size", value, sizeof value);
+        itest_sleep_ms(100);
+    }
+    assert_string_equal(value, "4"); /* B on PgBouncer itself */
+    /*
+     * No figure is asserted: in a load that goes on, the server connections
+     * B opened stay busy when the pool is put back, so the A rounds after
+     * the first B run with B's pool (pgbouncer-settings.c).
+     */
+    s = wait_for("the server was put back", 120000);
+    fprintf(stderr, "%s", s); /* the figures, for the log */
+    assert_non_null(strstr(s, "try default_pool_size=4: "));
+    free(s);
+    pool_config(console, "default_pool_size", value, sizeof value);
+    assert_string_equal(value, "2");
+    snprintf(path, sizeof path, "ls %s/benchtop/undo-*.json 2>/dev/null | grep -q .", dir);
+    assert_int_not_equal(system(path), 0); /* the undo file went with the revert */
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    pool_say(console, "SET default_pool_size = 8"); /* the harness's pool */
+}
+
 int
 main(void)
 {
@@ -1165,6 +1255,7 @@ main(void)
         cmocka_unit_test(test_server_pane_scrolls),
         cmocka_unit_test(test_watch_redis_clients),
         cmocka_unit_test(test_try_key),
+        cmocka_unit_test(test_try_key_pool),
     };
     if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_watch_*' */
         cmocka_set_test_filter(getenv("ITEST_FILTER"));

@@ -127,6 +127,26 @@ test_console_target(void **state)
     free(t);
 }
 
+/* What the console's SET can carry: no quote, backslash or control character to break out. */
+static void
+test_setting_check(void **state)
+{
+    char err[512];
+
+    assert_int_equal(pgb_setting_check("default_pool_size", "16", err), 0);
+    assert_int_equal(pgb_setting_check("server_reset_query", "DISCARD ALL", err), 0);
+    assert_int_equal(pgb_setting_check("ignore_startup_parameters", "extra_float_digits,x", err),
+                     0);
+    assert_int_equal(pgb_setting_check("server_check_query", "select 1'; SHUTDOWN; '", err), -1);
+    assert_non_null(strstr(err, "server_check_query: PgBouncer's console cannot take a value"));
+    assert_int_equal(pgb_setting_check("x", "a\\", err), -1);
+    assert_int_equal(pgb_setting_check("x", "a\nSHUTDOWN", err), -1);
+    assert_int_equal(pgb_setting_check("x", "\x7f", err), -1);
+    assert_int_equal(pgb_setting_check("pool_mode = 'session'; --", "1", err), -1);
+    assert_non_null(strstr(err, "is not a PgBouncer setting"));
+    assert_int_equal(pgb_setting_check("", "1", err), -1);
+}
+
 int
 main(void)
 {
@@ -136,6 +156,7 @@ main(void)
         cmocka_unit_test(test_first_sample_has_no_rates),
         cmocka_unit_test(test_counter_reset_is_not_a_rate),
         cmocka_unit_test(test_console_target),
+        cmocka_unit_test(test_setting_check),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

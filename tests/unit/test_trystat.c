@@ -51,6 +51,17 @@ test_large_effect_beyond_noise(void **state)
     assert_int_equal(res.verdict, VK_COMMIT); /* A's verdict, not B's */
     assert_int_equal(res.held, TRY_HELD);
     assert_string_equal(try_held_key(res.held), "held");
+    /* a pool-bound A: the pool's size is a setting (the pooler's), its advice */
+    try_judge(r, rounds(r, a, b, 3, VK_POOL, 4), TRY_SETTING, NULL, &res);
+    assert_int_equal(res.held, TRY_HELD);
+    assert_non_null(strstr(res.prediction, "its advice expected B faster: held"));
+    /* ... and with the pool verdict's own advice, which names the setting */
+    for (int i = 0; i < 6; i++)
+        snprintf(r[i].advice, sizeof r[i].advice, "%s",
+                 "12 clients wait for 4 server connections (pool size 4): raise the pool size "
+                 "(default_pool_size)");
+    try_judge(r, 6, TRY_SETTING, "default_pool_size=8", &res);
+    assert_int_equal(res.held, TRY_HELD);
 }
 
 static void
@@ -364,8 +375,23 @@ test_propose_memory_and_pool(void **state)
     v.sig.pool_size = 20;
     in.pooler = "PgBouncer";
     try_propose(&in, &p);
+    assert_true(p.ok); /* no server limit known: x2 */
+    assert_int_equal(p.change, TRY_SETTING);
+    assert_string_equal(p.set, "default_pool_size=40");
+    assert_string_equal(p.text, "default_pool_size=40 (pool-bound: the pool x2)");
+    v.sig.max_sessions = 33; /* 30 once the 3 reserved are kept */
+    try_propose(&in, &p);
+    assert_true(p.ok);
+    assert_string_equal(p.set, "default_pool_size=30");
+    assert_non_null(strstr(p.text, "capped by max_connections"));
+    v.sig.max_sessions = 23; /* the pool is already at the limit */
+    try_propose(&in, &p);
     assert_false(p.ok);
-    assert_non_null(strstr(p.text, "PgBouncer's pool size (20) cannot be changed"));
+    assert_non_null(strstr(p.text, "at the server's connection limit"));
+    v.sig.pool_size = NAN;
+    try_propose(&in, &p);
+    assert_false(p.ok);
+    assert_non_null(strstr(p.text, "PgBouncer's pool size is not known"));
 }
 
 static void
