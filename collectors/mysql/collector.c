@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "base/ownids.h"
+#include "base/text.h"
 #include "base/units.h"
 #include "collectors/shared/locks.h"
 
@@ -1209,13 +1210,72 @@ chain_add(struct my_coll *c, const struct my_trx *t, enum my_state st, int ours)
     snprintf(n->query, sizeof n->query, "%s", t->query);
 }
 
+/*
+ * A metadata lock's holder, which MariaDB names only with a plugin: the
+ * longest-running other session that is not waiting itself and is busy or
+ * in a transaction (LOCK TABLES, an ALTER, an open transaction on the
+ * table). Its waiters of benchtop's are linked to it, so that the chains
+ * call them stalled by it, with its id and statement (a LOCK TABLES ...
+ * WRITE said only "DDL, or a long transaction on the table, holds it").
+ */
+struct mdl_guess {
+    uint64_t waiters[MY_CHAIN_MAX];
+    int nwaiters;
+    struct lock_node holder; /* id 0: none seen */
+    int holder_linked;       /* the holder is in the chains already (its InnoDB transaction) */
+};
+
+static void
+mdl_note(struct mdl_guess *g, MYSQL_ROW row, const struct proc_cols *pc, uint64_t id,
+         enum my_state st, int ours, int in_chain)
+{
+    const char *state = col(row, pc->state), *time = col(row, pc->time);
+    double age = time ? atof(time) : 0;
+
+    if (st == MY_ST_LOCK && ours && my_lock_kind_of(state, NULL) == LK_METADATA) {
+        if (g->nwaiters < MY_CHAIN_MAX)
+            g->waiters[g->nwaiters++] = id;
+        return;
+    }
+    if (ours || st == MY_ST_LOCK || st == MY_ST_SKIP || st == MY_ST_IDLE ||
+        (g->holder.id != 0 && age <= g->holder.running_s))
+        return;
+    g->holder = (struct lock_node){.id = id, .idle = st == MY_ST_IDLE_TX, .running_s = age};
+    g->holder_linked = in_chain;
+    text_clean(g->holder.query, sizeof g->holder.query,
+               col(row, pc->info) ? col(row, pc->info) : "");
+}
+
+static void
+mdl_link(struct my_coll *c, const struct mdl_guess *g)
+{
+    if (g->nwaiters == 0 || g->holder.id == 0 || c->nchain + 1 >= MY_CHAIN_MAX)
+        return;
+    if (!g->holder_linked)
+        c->chain[c->nchain++] = g->holder;
+    for (int i = 0; i < g->nwaiters; i++) {
+        struct lock_node *n = NULL;
+
+        for (int k = 0; k < c->nchain && n == NULL; k++)
+            n = c->chain[k].id == g->waiters[i] ? &c->chain[k] : NULL;
+        if (n == NULL && c->nchain < MY_CHAIN_MAX)
+            n = &c->chain[c->nchain++];
+        if (n == NULL)
+            break;
+        if (n->id != g->waiters[i])
+            *n = (struct lock_node){.id = g->waiters[i], .ours = 1};
+        n->blocker = n->blocker ? n->blocker : g->holder.id;
+    }
+    c->waits += g->nwaiters;
+}
+
 /* The glance's lock waiters by their chains' roots, when INNODB_LOCK_WAITS said who blocks. */
 static void
-chains_count(struct my_coll *c)
+chains_count(struct my_coll *c, int mdl_waits)
 {
     struct lock_roots r;
 
-    if (c->no_lock_waits || !c->has_process)
+    if ((c->no_lock_waits && mdl_waits == 0) || !c->has_process)
         return;
     c->probed.roots++;
     if (c->waits == 0)
@@ -1231,6 +1291,7 @@ my_coll_probe(void *conn, char *err)
     struct my_coll *c = conn;
     int nids = ownids_copy(c->ids, OWNIDS_MAX);
     struct proc_cols pc;
+    struct mdl_guess mdl = {.nwaiters = 0};
     MYSQL_RES *res;
     MYSQL_ROW row;
 
@@ -1256,9 +1317,11 @@ my_coll_probe(void *conn, char *err)
             c->probed.lock_kinds[my_lock_kind_of(col(row, pc.state), t ? t->state : NULL)]++;
         if (t != NULL)
             chain_add(c, t, st, ours);
+        mdl_note(&mdl, row, &pc, id, st, ours, t != NULL);
     }
     mysql_free_result(res);
-    chains_count(c);
+    mdl_link(c, &mdl);
+    chains_count(c, mdl.holder.id != 0 ? mdl.nwaiters : 0);
     /* benchtop's sessions are the registered ones (none in watch, or before connecting) */
     c->probed.own_known = (c->probed.n == 0 || c->probed.own_known) && nids >= 0;
     c->probed.n++;

@@ -1572,6 +1572,10 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     host_add(st, in, blind);
     transit_split(in, a.t[AS_TRANSIT], st->transit_by);
     st->last_in = *in;
+    if (in->sig.other_stall_what[0]) {
+        memcpy(st->stall_what, in->sig.other_stall_what, sizeof st->stall_what);
+        st->stall_sql_at = in->sig.other_stall_sql_at;
+    }
     if (!blind) {
         smooth_account(&st->smooth, &a, !st->seen || !(st->smooth.total > 0));
         st->seen = 1;
@@ -1602,6 +1606,11 @@ verdict_finish(const struct verdict_state *st, struct verdict *out)
         *out = st->last;
         out->final = 1;
         return;
+    }
+    /* a stall that ended before the run did is still named (a LOCK TABLES held 4 s of 10) */
+    if (!in.sig.other_stall_what[0] && st->stall_what[0]) {
+        memcpy(in.sig.other_stall_what, st->stall_what, sizeof st->stall_what);
+        in.sig.other_stall_sql_at = st->stall_sql_at;
     }
     /* the run's host split, not its last interval's (which a late burst of others can fill) */
     for (int i = 0; i < 6; i++)

@@ -165,6 +165,9 @@ struct verdict_state {
     int host_n[2][6];
     struct verdict_input last_in;
     struct verdict last;
+    /* the last session seen stalling the others, and where its statement starts in it */
+    char stall_what[sizeof(((struct coll_signals *)0)->other_stall_what)];
+    unsigned char stall_sql_at;
 };
 
 void verdict_init(struct verdict_state *st);

@@ -302,6 +302,48 @@ test_lock_chains(void **state)
     cls->close(conn);
 }
 
+/*
+ * Another session's LOCK TABLES ... WRITE keeps benchtop's reader on the
+ * table's metadata lock, which MariaDB's INNODB_LOCK_WAITS never shows:
+ * the longest-running other session busy or in a transaction is taken as
+ * its holder, so the waiter is stalled by it, named with its statement
+ * (before: "a table's metadata lock: DDL, or a long transaction ... holds it").
+ */
+static void
+test_metadata_lock_holder(void **state)
+{
+    MYSQL *holder = itest_my(DB), *waiter = itest_my(DB), *admin = itest_my(NULL);
+    void *conn = open_ok(itest_my_target(DB));
+    const char sel[] = "SELECT c FROM sbtest1 WHERE id = 7";
+    struct coll_view v;
+    int waiting = 0;
+
+    ownids_add(mysql_thread_id(waiter));
+    itest_my_exec(holder, "LOCK TABLES sbtest1 WRITE");
+    assert_int_equal(mysql_send_query(holder, "SELECT SLEEP(4)", 15), 0);
+    assert_int_equal(mysql_send_query(waiter, sel, sizeof sel - 1), 0);
+    for (int i = 0; i < 100 && !waiting; i++, itest_sleep_ms(30))
+        waiting = itest_my_scalar(admin, "SELECT COUNT(*) FROM information_schema.PROCESSLIST"
+                                         " WHERE STATE LIKE '%metadata lock%'") >= 1;
+    assert_true(waiting);
+    v = glance_view(conn);
+    fprintf(stderr, "  metadata lock: roots other %.1f; stalled %.2f by %s\n",
+            v.sig.lock_root_other, v.sig.other_stall_share, v.sig.other_stall_what);
+    assert_true(v.sig.lock_root_other == 1);
+    assert_true(v.sig.other_stall_share == 1);
+    assert_non_null(strstr(v.sig.other_stall_what, "SELECT SLEEP(4)"));
+    assert_int_equal(mysql_read_query_result(holder), 0);
+    mysql_free_result(mysql_store_result(holder));
+    itest_my_exec(holder, "UNLOCK TABLES");
+    mysql_read_query_result(waiter);
+    mysql_free_result(mysql_store_result(waiter));
+    ownids_remove(mysql_thread_id(waiter));
+    mysql_close(waiter);
+    mysql_close(holder);
+    mysql_close(admin);
+    cls->close(conn);
+}
+
 /* Without PROCESS: the session rows are dimmed and the note says why; the rest is as usual. */
 static void
 test_without_process(void **state)
@@ -381,6 +423,7 @@ main(void)
         cmocka_unit_test(test_open_fails_cleanly),
         cmocka_unit_test(test_restart),
         cmocka_unit_test(test_lock_chains),
+        cmocka_unit_test(test_metadata_lock_holder),
         cmocka_unit_test(test_record_digests_statements),
     };
     return cmocka_run_group_tests_name("mysql_collector", tests, setup, NULL);

@@ -158,6 +158,37 @@ test_idle_in_transaction_is_the_clients(void **state)
     assert_null(strstr(v.evidence, "synchronous_commit"));
 }
 
+/*
+ * MariaDB, point-select at 8 clients; another session held LOCK TABLES
+ * ... WRITE for 4 s of the 10: the final verdict is the stall, and names
+ * the holder the glances saw, though the last intervals saw none.
+ */
+static void
+test_final_names_an_ended_stall(void **state)
+{
+    struct verdict_input in = loaded(8);
+    struct verdict_state st;
+    struct verdict v;
+
+    verdict_init(&st);
+    own_states(&in, 8, 0, 8, 0);
+    in.sig.lock_root_other = 8;
+    in.sig.other_stall_share = 1;
+    snprintf(in.sig.other_stall_what, sizeof in.sig.other_stall_what, "80 (4 s): SELECT #57625");
+    for (int i = 0; i < 5; i++)
+        verdict_step(&st, &in, &v);
+    assert_int_equal(v.kind, VK_STALL);
+    own_states(&in, 1, 1, 0, 0);
+    in.sig.lock_root_other = NAN;
+    in.sig.other_stall_share = 0;
+    in.sig.other_stall_what[0] = '\0';
+    for (int i = 0; i < 3; i++)
+        verdict_step(&st, &in, &v);
+    verdict_finish(&st, &v);
+    assert_int_equal(v.kind, VK_STALL);
+    assert_non_null(strstr(v.evidence, "80 (4 s): SELECT #57625"));
+}
+
 /* pgbench scale 1 with slow commits: the lock holders wait on the WAL sync: commit. */
 static void
 test_lock_chain_rooted_in_commit(void **state)
@@ -938,6 +969,7 @@ main(void)
         cmocka_unit_test(test_unknown_is_not_guessed),
         cmocka_unit_test(test_disk_reads_of_a_small_pool),
         cmocka_unit_test(test_session_pooler_queue),
+        cmocka_unit_test(test_final_names_an_ended_stall),
         cmocka_unit_test(test_pool_queue_behind_a_lock_rooted_in_commit),
         cmocka_unit_test(test_hot_rows_are_locks),
         cmocka_unit_test(test_stalled_waiters_counted_once),
