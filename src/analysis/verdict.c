@@ -809,6 +809,15 @@ thread_full(const struct window *w, const struct coll_signals *g)
      */
     if (g->threads_io_only && w->host_full && !(g->thread_max_pct >= IO_THREAD_RUNS))
         return 0;
+    /*
+     * On a full host, a thread that waits for a core longer than it runs,
+     * or as many threads as the host has cores: more threads only share
+     * the same cores (memcached -t 2 at 50% and 43% waiting on 2 cores:
+     * -t 4 gave 90.7k and 75.0k tps against 86.6k and 90.0k).
+     */
+    if (w->host_full &&
+        (wait > g->thread_max_pct || (w->in->cores > 0 && g->server_threads >= w->in->cores)))
+        return 0;
     /* others' slow commands fill the thread too: a stall, not a short thread */
     double busy = 100 * account_loop_busy(g, (g->thread_max_pct + wait) / 100);
 
