@@ -10,7 +10,7 @@
  * and SIGKILL then try --undo put the pool back. Every value is read with
  * the test's own SHOW CONFIG.
  */
-#include "itest.h"
+#include "itest-try.h"
 
 #define DB "bt_pgbtry"
 
@@ -51,38 +51,6 @@ config(const char *key)
     PQclear(r);
     assert_true(value[0] != '\0');
     return value;
-}
-
-/* The undo files left in the state folder. */
-static int
-undo_files(void)
-{
-    char cmd[700];
-    FILE *p;
-    int n = 0, c;
-
-    snprintf(cmd, sizeof cmd, "ls %s/benchtop 2>/dev/null | grep -c '^undo-.*json$'", state_dir);
-    p = popen(cmd, "r");
-    assert_non_null(p);
-    if (fscanf(p, "%d", &n) != 1)
-        n = 0;
-    while ((c = fgetc(p)) != EOF)
-        ;
-    pclose(p);
-    return n;
-}
-
-/* tps of the table's row for side ("\nA " or "\nB "). */
-static double
-row_tps(const char *out, const char *side)
-{
-    const char *line = strstr(out, side);
-    double tps = -1;
-    char name[8];
-
-    assert_non_null(line);
-    assert_int_equal(sscanf(line + 1, "%7s %lf", name, &tps), 2);
-    return tps;
 }
 
 static int
@@ -134,7 +102,7 @@ refused(const char *set, const char *want)
     assert_non_null(strstr(r.err, want));
     assert_int_equal(itest_lines(r.err), 1);
     assert_string_equal(config("default_pool_size"), "2");
-    assert_int_equal(undo_files(), 0);
+    assert_int_equal(itest_undo_files(state_dir), 0);
     itest_free(&r);
 }
 
@@ -155,8 +123,8 @@ test_pool_size_wins_and_is_put_back(void **state)
 
     fprintf(stderr, "%s%s", r.err, r.out);
     assert_int_equal(r.status, 0);
-    a = row_tps(r.out, "\nA ");
-    b = row_tps(r.out, "\nB ");
+    a = itest_row_tps(r.out, "\nA ");
+    b = itest_row_tps(r.out, "\nB ");
     assert_true(a < 250);   /* 2 connections x 10 ms: 200 tps at most */
     assert_true(b > 3 * a); /* 16 connections: up to 8x */
     assert_non_null(strstr(r.out, "default_pool_size=16"));
@@ -164,7 +132,7 @@ test_pool_size_wins_and_is_put_back(void **state)
     assert_non_null(strstr(r.out, ", beyond noise\n"));
     assert_non_null(strstr(r.out, "A was pool-bound; its advice expected B faster: held"));
     assert_string_equal(config("default_pool_size"), "2");
-    assert_int_equal(undo_files(), 0);
+    assert_int_equal(itest_undo_files(state_dir), 0);
     itest_free(&r);
 }
 
@@ -228,7 +196,7 @@ test_sigterm_in_b_reverts(void **state)
     assert_int_equal(r.status, 128 + SIGTERM);
     assert_non_null(strstr(r.err, "put back"));
     assert_string_equal(config("default_pool_size"), "2");
-    assert_int_equal(undo_files(), 0);
+    assert_int_equal(itest_undo_files(state_dir), 0);
     itest_free(&r);
 }
 
@@ -245,7 +213,7 @@ test_sigkill_then_undo(void **state)
     r = itest_finish(pid, o, e);
     itest_free(&r);
     assert_string_equal(config("default_pool_size"), "16"); /* nothing could revert it */
-    assert_int_equal(undo_files(), 1);
+    assert_int_equal(itest_undo_files(state_dir), 1);
     r = itest_runv(blind); /* the undo file names the pooler it needs */
     fprintf(stderr, "%s", r.err);
     assert_int_equal(r.status, 2);
@@ -253,14 +221,14 @@ test_sigkill_then_undo(void **state)
     assert_non_null(strstr(r.err, "--pooler"));
     assert_int_equal(itest_lines(r.err), 1);
     assert_string_equal(config("default_pool_size"), "16");
-    assert_int_equal(undo_files(), 1);
+    assert_int_equal(itest_undo_files(state_dir), 1);
     itest_free(&r);
     r = itest_runv(undo);
     fprintf(stderr, "%s", r.err);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.err, "put default_pool_size back to 2"));
     assert_string_equal(config("default_pool_size"), "2");
-    assert_int_equal(undo_files(), 0);
+    assert_int_equal(itest_undo_files(state_dir), 0);
     itest_free(&r);
 }
 
