@@ -184,20 +184,25 @@ read_scale(PGconn *pg, int files_only, int64_t *scale, char *err)
     return rv;
 }
 
-/* Prepares every statement once so a broken script fails now, with its line (names from first). */
+/*
+ * Prepares every statement once so a broken script fails now, with its
+ * line. As the unnamed statement, each replacing the last: a named one
+ * stays on the server connection, and behind PgBouncer's transaction
+ * pooling the next run's check met it there ("prepared statement
+ * \"benchtop_check_0\" already exists", a try's second round).
+ */
 static int
-check_statements(PGconn *pg, const struct script *s, int first, char *err)
+check_statements(PGconn *pg, const struct script *s, char *err)
 {
-    char line[BT_ERRLEN], name[32];
+    char line[BT_ERRLEN];
     int i, rv = 0;
 
     for (i = 0; i < s->ncmds && rv == 0; i++) {
         const struct script_cmd *c = &s->cmds[i];
         if (c->kind != SCRIPT_SQL)
             continue;
-        snprintf(name, sizeof(name), "benchtop_check_%d", first + i);
         PGresult *res;
-        if (!PQsendPrepare(pg, name, c->sql_params, c->nparams, NULL))
+        if (!PQsendPrepare(pg, "", c->sql_params, c->nparams, NULL))
             return pg_result_error(pg, NULL, "send a statement", err);
         if ((res = pg_result_bounded(pg, PG_ANSWER_TIMEOUT_S, err)) == NULL)
             return -1;
@@ -261,7 +266,7 @@ pg_prepare(const struct runconf *rc, const void *opts, char *err)
         read_scale(pg, mix_files_only(&sh->mix), &sh->scale, err) < 0)
         goto fail;
     for (int i = 0; i < sh->mix.n; i++)
-        if (check_statements(pg, sh->mix.e[i].script, sh->first[i], err) < 0)
+        if (check_statements(pg, sh->mix.e[i].script, err) < 0)
             goto fail;
     sh->render_len = longest_render(&sh->mix);
     sh->stmt_id = xcalloc((size_t)sh->ncmds + 1, sizeof *sh->stmt_id);

@@ -232,6 +232,38 @@ test_sigkill_then_undo(void **state)
     itest_free(&r);
 }
 
+/*
+ * A script's check before each run prepared its statements under names
+ * (benchtop_check_0, ...), which stay on PgBouncer's server connection
+ * after the client leaves: a try's second round met them there ("prepared
+ * statement \"benchtop_check_0\" already exists"). With one server
+ * connection holding that name, the check still passes.
+ */
+static void
+test_script_check_beside_a_prepared_name(void **state)
+{
+    char *args[] = {"run", pooled, "-f", script, "-c", "1", "-T", "1", "--headless", "-q", NULL};
+    PGconn *c;
+    struct run r;
+
+    say("SET default_pool_size = 1");
+    say("KILL " DB);
+    say("RESUME " DB);
+    c = PQconnectdb(pooled);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    itest_exec(c, "PREPARE benchtop_check_0 AS SELECT 1");
+    PQfinish(c);
+    r = itest_runv(args);
+    if (r.status != 0)
+        fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    assert_null(strstr(r.err, "already exists"));
+    itest_free(&r);
+    say("SET default_pool_size = 2");
+    say("KILL " DB);
+    say("RESUME " DB);
+}
+
 int
 main(void)
 {
@@ -242,6 +274,7 @@ main(void)
         cmocka_unit_test(test_quote_refused),
         cmocka_unit_test(test_sigterm_in_b_reverts),
         cmocka_unit_test(test_sigkill_then_undo),
+        cmocka_unit_test(test_script_check_beside_a_prepared_name),
     };
 
     if (getenv("BENCHTOP_PB_TARGET") == NULL) {
