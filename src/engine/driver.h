@@ -230,6 +230,12 @@ struct driver_class {
      * cannot tell, and the record says nothing.
      */
     void (*tls)(const void *shared, struct drv_tls *out);
+    /*
+     * Optional, after prepare: one line on what the target is that the
+     * summary and the record carry ("cluster: 3 masters, each client
+     * pinned to one"); the string lives as long as shared. NULL or "": none.
+     */
+    const char *(*target_note)(const void *shared);
 
     /* Allocates a connection object (not connected). rng is the worker's, for the script. */
     void *(*conn_new)(void *shared, int client_id, struct rng *rng);

@@ -415,6 +415,9 @@ launch_load(struct runconf *rc, struct sweep *sweep, struct launch_round *round,
         drv->tls(shared, &tls);
         ctx.tls = &tls;
     }
+    if (drv->target_note != NULL && drv->target_note(shared) != NULL &&
+        drv->target_note(shared)[0] != '\0')
+        ctx.target_note = drv->target_note(shared);
     launch_raise_fd_limit(rc->clients);
     ctx.workload = workload_label(rc, label, sizeof label);
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];
