@@ -1693,6 +1693,18 @@ rd_target_note(const void *shared)
     return sh->note;
 }
 
+/* A cluster's masters: their processes are the server's side of the host's CPU. */
+static int
+rd_server_ports(const void *shared, int *ports, int max)
+{
+    const struct rd_shared *sh = shared;
+    int n = 0;
+
+    for (int i = 0; sh->map != NULL && i < sh->map->nnodes && n < max; i++)
+        ports[n++] = sh->map->node[i].port;
+    return n;
+}
+
 static const char *const rd_err_kinds[] = {"reply_too_large", "moved", "ask", NULL};
 
 static int
@@ -1741,6 +1753,7 @@ const struct driver_class redis_driver_class = {
     .release = rd_release,
     .tls = rd_tls,
     .target_note = rd_target_note,
+    .server_ports = rd_server_ports,
     .conn_new = rd_conn_new,
     .conn_free = rd_conn_free,
     .conn_fd = rd_conn_fd,
