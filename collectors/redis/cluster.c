@@ -7,6 +7,8 @@
  */
 #include "redis.h"
 
+#include "collectors/shared/kv.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,4 +159,49 @@ redis_redirect_parse(const char *text, size_t len, struct redis_redirect *out)
     out->slot = (int)slot;
     out->port = (int)port;
     return 0;
+}
+
+void
+redis_slot_set_of(const struct redis_slot_map *m, int node, struct redis_slot_set *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int s = 0; s < REDIS_SLOTS; s++)
+        if (m->slot[s] == node)
+            out->bit[s >> 6] |= (uint64_t)1 << (s & 63);
+}
+
+/* Whether key k, written into key's digits, hashes to a slot of own. */
+static int
+key_owned(uint64_t k, const struct redis_slot_set *own, char *key, size_t prefix_len, int digits)
+{
+    kv_put_digits(key + prefix_len, digits, k);
+    return redis_slot_set_has(own, redis_key_slot(key, prefix_len + (size_t)digits));
+}
+
+int64_t
+redis_draw_key(const struct kv_workload *w, uint64_t *seq, struct rng *rng,
+               const struct redis_slot_set *own, char *key, size_t prefix_len, int digits)
+{
+    uint64_t k = 0;
+    int i;
+
+    for (i = 0; i < REDIS_DRAW_TRIES; i++)
+        if (key_owned(k = kv_next_key(w, seq, rng), own, key, prefix_len, digits))
+            return (int64_t)k;
+    for (i = 0; i < REDIS_DRAW_SCAN && (uint64_t)i < w->keys; i++) {
+        k = k + 1 >= w->keys ? 0 : k + 1;
+        if (key_owned(k, own, key, prefix_len, digits))
+            return (int64_t)k;
+    }
+    return -1;
+}
+
+int64_t
+redis_first_key(uint64_t keys, const struct redis_slot_set *own, char *key, size_t prefix_len,
+                int digits)
+{
+    for (uint64_t k = 0; k < keys && k < (uint64_t)REDIS_DRAW_SCAN * 16; k++)
+        if (key_owned(k, own, key, prefix_len, digits))
+            return (int64_t)k;
+    return -1;
 }

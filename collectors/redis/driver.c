@@ -68,6 +68,7 @@ struct rd_cmd {
     char *buf;
     size_t len;
     size_t key_at;
+    size_t key_len; /* the whole key, its prefix and digits (a cluster's key slot) */
 };
 
 struct rd_shared {
@@ -92,11 +93,25 @@ struct rd_shared {
     size_t script_request;   /* the most RESP bytes one run of a script writes */
     struct rtls_ctx *tls;    /* rediss://: what every connection's session shares; NULL: plain */
     struct drv_tls tls_info; /* prepare's connection: the record's "tls" */
+    /*
+     * A Redis Cluster (NULL: a standalone server): the slot map prepare read,
+     * its masters in the map's order; client c is pinned to master c mod
+     * nnodes and draws only keys whose slot that master serves (own[node]).
+     */
+    struct redis_slot_map *map;
+    struct redis_slot_set *own;
+    char note[96];                            /* the summary's "cluster: ..." line */
+    const redisReplyObjectFunctions *hiredis; /* hiredis's own: a CLUSTER SLOTS reply's tree */
+    redisReplyObjectFunctions tree_fns;       /* ... through ours, which count its objects */
 };
+
+/* A cluster's CLUSTER SLOTS reply as a tree: objects past this break the connection. */
+enum { RD_TREE_OBJECTS = 1 << 20 };
 
 /* A transaction in flight: the replies it still waits for and, for -r, whose they are. */
 struct rd_due {
     int left;
+    int map;                /* cluster: its next reply is CLUSTER SLOTS's (the map refreshed) */
     int id;                 /* -r: the label of its next reply */
     const struct script *s; /* a script's: ... */
     int first, at;          /* ... its commands' place in stmt_id and the next reply's command */
@@ -124,6 +139,16 @@ struct rd_conn {
     char errmsg[256];              /* its text when it was an error */
     struct iovec siov;             /* a send queued in the worker's sendq (driver.h) */
     struct msghdr smsg;
+    /* A cluster's: the master this client is pinned to, and the slots it serves (NULL: none). */
+    int client_id;
+    struct redis_slot_set *own;
+    char host[256];
+    int port;
+    char where[300];  /* the pinned master, or the target: for messages */
+    int stale;        /* a MOVED came: the next request refreshes the map first */
+    int refreshing;   /* a CLUSTER SLOTS is in flight */
+    redisReply *tree; /* its reply, read as a tree */
+    size_t tree_objs; /* the objects of that tree so far */
 };
 
 static const char *const rd_schemes[] = {"redis://", "rediss://", "redis+unix://", NULL};
@@ -514,8 +539,10 @@ format_cmd(struct rd_cmd *cmd, int argc, const char *const *argv, const size_t *
     cmd->key_at = 0;
     for (i = 0; i < argc; i++) {
         size_t at = put_bulk(&cmd->buf, &cmd->len, argv[i], lens[i]);
-        if (i == key_arg)
+        if (i == key_arg) {
             cmd->key_at = at + lens[i] - RD_KEY_DIGITS;
+            cmd->key_len = lens[i];
+        }
     }
 }
 
@@ -625,33 +652,96 @@ reply_free(void *obj)
 {
 }
 
+/*
+ * A CLUSTER SLOTS reply is read as hiredis's tree (redis_slot_map_parse
+ * takes one), through these: each counts the objects, and one past
+ * RD_TREE_OBJECTS is refused before hiredis allocates it (the reader then
+ * fails, and the connection goes).
+ */
+static int
+tree_count(const redisReadTask *task, size_t n)
+{
+    struct rd_conn *c = task->privdata;
+
+    note_reply(task);
+    if (n > RD_TREE_OBJECTS - c->tree_objs)
+        return -1;
+    c->tree_objs += n;
+    return 0;
+}
+
+static void *
+tree_string(const redisReadTask *task, char *str, size_t len)
+{
+    struct rd_conn *c = task->privdata;
+
+    if (task->parent == NULL && task->type == REDIS_REPLY_ERROR)
+        snprintf(c->errmsg, sizeof c->errmsg, "%.*s", (int)(len < 255 ? len : 255), str);
+    return tree_count(task, 1) < 0 ? NULL : c->sh->hiredis->createString(task, str, len);
+}
+
+static void *
+tree_array(const redisReadTask *task, int elements)
+{
+    struct rd_conn *c = task->privdata;
+
+    return tree_count(task, 1 + (size_t)(elements > 0 ? elements : 0)) < 0
+               ? NULL
+               : c->sh->hiredis->createArray(task, elements);
+}
+
+static void *
+tree_integer(const redisReadTask *task, long long value)
+{
+    struct rd_conn *c = task->privdata;
+
+    return tree_count(task, 1) < 0 ? NULL : c->sh->hiredis->createInteger(task, value);
+}
+
+static void *
+tree_nil(const redisReadTask *task)
+{
+    struct rd_conn *c = task->privdata;
+
+    return tree_count(task, 1) < 0 ? NULL : c->sh->hiredis->createNil(task);
+}
+
+static void
+tree_free(void *obj)
+{
+    freeReplyObject(obj);
+}
+
 /* ---- --fill (main thread, blocking) ---- */
 
 struct rd_fill {
     const struct rd_shared *sh;
-    redisContext *ctx;
-    char *buf; /* room for a batch of SETs */
+    redisContext *ctx[REDIS_CLUSTER_MAX_NODES]; /* the server, or each master of a cluster */
+    int nctx;
+    uint64_t sent[REDIS_CLUSTER_MAX_NODES]; /* SETs this batch sent each */
+    char *buf;                              /* room for a batch of SETs */
 };
 
-/* Sends n SETs from key `first` in one write, then takes their n replies. */
+/* Where key i of the batch in f->buf goes: the server, or the master that serves its slot. */
 static int
-fill_batch(void *arg, uint64_t first, uint64_t n, char *err)
+fill_dest(const struct rd_fill *f, const char *req)
 {
-    struct rd_fill *f = arg;
     const struct rd_cmd *cmd = &f->sh->cmd[OP_FILL];
+    const char *key = req + cmd->key_at + RD_KEY_DIGITS - cmd->key_len;
+
+    return f->sh->map == NULL ? 0 : f->sh->map->slot[redis_key_slot(key, cmd->key_len)];
+}
+
+/* Takes the n replies of one connection's share of the batch. */
+static int
+fill_replies(struct rd_fill *f, redisContext *ctx, uint64_t n, char *err)
+{
     redisReply *r;
-    uint64_t i;
     int rv = 0;
 
-    for (i = 0; i < n; i++) {
-        memcpy(f->buf + i * cmd->len, cmd->buf, cmd->len);
-        kv_put_digits(f->buf + i * cmd->len + cmd->key_at, RD_KEY_DIGITS, first + i);
-    }
-    if (redisAppendFormattedCommand(f->ctx, f->buf, n * cmd->len) != REDIS_OK)
-        return seterr(err, "fill: %s", f->ctx->errstr);
-    for (i = 0; i < n; i++) {
-        if (redis_reply(f->ctx, &r) != REDIS_OK)
-            return seterr(err, "fill: lost the connection to %s: %s", f->sh->where, f->ctx->errstr);
+    for (uint64_t i = 0; i < n; i++) {
+        if (redis_reply(ctx, &r) != REDIS_OK)
+            return seterr(err, "fill: lost the connection to %s: %s", f->sh->where, ctx->errstr);
         if (r->type == REDIS_REPLY_ERROR && rv == 0)
             rv = seterr(err,
                         "fill: redis at %s refused SET: %s (check maxmemory and the "
@@ -662,16 +752,63 @@ fill_batch(void *arg, uint64_t first, uint64_t n, char *err)
     return rv;
 }
 
+/* Sends n SETs from key `first` (a cluster's, each to its slot's master), then takes the replies.
+ */
+static int
+fill_batch(void *arg, uint64_t first, uint64_t n, char *err)
+{
+    struct rd_fill *f = arg;
+    const struct rd_cmd *cmd = &f->sh->cmd[OP_FILL];
+    uint64_t i;
+    int d;
+
+    memset(f->sent, 0, sizeof f->sent);
+    for (i = 0; i < n; i++) {
+        char *req = f->buf + i * cmd->len;
+
+        memcpy(req, cmd->buf, cmd->len);
+        kv_put_digits(req + cmd->key_at, RD_KEY_DIGITS, first + i);
+        d = fill_dest(f, req);
+        if (redisAppendFormattedCommand(f->ctx[d], req, cmd->len) != REDIS_OK)
+            return seterr(err, "fill: %s", f->ctx[d]->errstr);
+        f->sent[d]++;
+    }
+    for (d = 0; d < f->nctx; d++)
+        if (f->sent[d] > 0 && fill_replies(f, f->ctx[d], f->sent[d], err) < 0)
+            return -1;
+    return 0;
+}
+
+/* A cluster's fill: a connection to each master, as the target's (password, TLS). */
+static int
+fill_connect(struct rd_fill *f, char *err)
+{
+    const struct redis_slot_map *m = f->sh->map;
+    struct redis_target t = f->sh->t;
+
+    for (f->nctx = 0; f->nctx < m->nnodes; f->nctx++) {
+        snprintf(t.host, sizeof t.host, "%s", m->node[f->nctx].host);
+        t.port = m->node[f->nctx].port;
+        t.path[0] = '\0';
+        if (redis_connect_blocking(&t, RD_CONNECT_TIMEOUT_MS, &f->ctx[f->nctx], NULL, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int
 fill_keys(const struct rd_shared *sh, int quiet, redisContext *ctx, char *err)
 {
     uint64_t per = RD_FILL_BATCH_BYTES / sh->cmd[OP_FILL].len;
-    struct rd_fill f = {.sh = sh, .ctx = ctx};
-    int rv;
+    struct rd_fill f = {.sh = sh, .ctx = {ctx}, .nctx = 1};
+    int rv = -1;
 
     per = per < 1 ? 1 : per > RD_FILL_BATCH ? RD_FILL_BATCH : per;
     f.buf = xmalloc(per * sh->cmd[OP_FILL].len);
-    rv = kv_fill(&sh->kv, per, quiet, fill_batch, &f, err);
+    if (sh->map == NULL || fill_connect(&f, err) == 0)
+        rv = kv_fill(&sh->kv, per, quiet, fill_batch, &f, err);
+    for (int i = 0; sh->map != NULL && i < f.nctx; i++)
+        redisFree(f.ctx[i]);
     free(f.buf);
     return rv;
 }
@@ -755,35 +892,127 @@ check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_co
 }
 
 /*
- * A Redis Cluster node answers most keys with MOVED: the load is refused
- * before it starts (exit 2) rather than counting redirections as errors
- * all run. INFO cluster is one command. A server that refuses it (a
- * managed service) is taken as standalone, as before; one whose reply
- * breaks the connection (too large) too, on a new connection, so that the
- * run meets and counts what the server does as it did before the check.
+ * Whether the server is a Redis Cluster node: INFO cluster, one command. A
+ * server that refuses it (a managed service) is taken as standalone; one
+ * whose reply breaks the connection (too large) too, on a new connection,
+ * so that the run meets and counts what the server does.
  */
 static int
-refuse_cluster(struct rd_shared *sh, redisContext **ctx, char *err)
+detect_cluster(struct rd_shared *sh, redisContext **ctx, int *cluster, char *err)
 {
     redisReply *r = redis_command(*ctx, "INFO cluster");
-    int cluster = 0;
 
+    *cluster = 0;
     if (r == NULL) {
         redisFree(*ctx);
         *ctx = NULL;
         return redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, ctx, NULL, err);
     }
     if (r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS)
-        cluster = redis_info_cluster_enabled(r->str, r->len);
+        *cluster = redis_info_cluster_enabled(r->str, r->len);
     freeReplyObject(r);
-    if (!cluster)
-        return 0;
-    snprintf(err, BT_ERRLEN,
-             "%s is a Redis Cluster node (cluster_enabled:1): the load does not route keys across "
-             "a cluster's nodes yet (give a standalone Redis, or a node started without "
-             "--cluster-enabled)",
-             sh->where);
-    return -1;
+    return 0;
+}
+
+/* A master that does not know its own address ("" or "?" in CLUSTER SLOTS) is the target's host. */
+static void
+fix_hosts(struct redis_slot_map *m, const struct redis_target *t)
+{
+    for (int i = 0; i < m->nnodes; i++)
+        if (m->node[i].host[0] == '\0' || strcmp(m->node[i].host, "?") == 0)
+            snprintf(m->node[i].host, sizeof m->node[i].host, "%s",
+                     t->path[0] ? "127.0.0.1" : t->host);
+}
+
+/*
+ * What a cluster cannot run: scripts, whose keys may hash to any master's
+ * slots while a client has one connection, to its own master. (Another
+ * database than 0 the connect's SELECT has refused already.)
+ */
+static int
+cluster_refusals(const struct rd_shared *sh, char *err)
+{
+    for (int i = 0; i < sh->mix.n; i++)
+        if (sh->mix.e[i].script != NULL)
+            return seterr(err,
+                          "%s is a Redis Cluster node: -f %s is refused, as a script's keys may "
+                          "hash to any master's slots (run it on a standalone Redis; a cluster "
+                          "takes the built-in workloads, -w get|set|incr|mixed)",
+                          sh->where, sh->mix.e[i].name);
+    return 0;
+}
+
+/* The key prefix of cmd into key; returns its length. */
+static size_t
+key_prefix(const struct rd_cmd *cmd, char *key)
+{
+    size_t n = cmd->key_len - RD_KEY_DIGITS;
+
+    memcpy(key, cmd->buf + cmd->key_at - n, n);
+    return n;
+}
+
+/* Every master needs keys of its own among --keys, of each prefix the mix uses. */
+static int
+cluster_keys(const struct rd_shared *sh, char *err)
+{
+    int used[OP__COUNT] = {0};
+    char key[64];
+
+    for (int e = 0; e < sh->mix.n; e++)
+        used[sh->mix.e[e].builtin == RD_WL_INCR ? OP_INCR : OP_GET] = 1;
+    for (int n = 0; n < sh->map->nnodes; n++)
+        for (int op = 0; op < OP__COUNT; op++) {
+            size_t plen;
+
+            if (!used[op])
+                continue;
+            plen = key_prefix(&sh->cmd[op], key);
+            if (redis_first_key(sh->kv.keys, &sh->own[n], key, plen, RD_KEY_DIGITS) < 0)
+                return seterr(err,
+                              "--keys %llu gives the cluster's master %s:%d none of its keys "
+                              "(each client draws only its master's keys): raise --keys",
+                              (unsigned long long)sh->kv.keys, sh->map->node[n].host,
+                              sh->map->node[n].port);
+        }
+    return 0;
+}
+
+/*
+ * A cluster node: CLUSTER SLOTS read into the map the load routes by; each
+ * master's slots as a set; the summary's note.
+ */
+static int
+load_cluster(struct rd_shared *sh, const struct runconf *rc, redisContext *ctx, char *err)
+{
+    redisReply *r;
+    char why[256];
+    int rv, clients = runconf_total_clients(rc);
+
+    if (cluster_refusals(sh, err) < 0)
+        return -1;
+    if ((r = redis_command(ctx, "CLUSTER SLOTS")) == NULL)
+        return seterr(err, "%s: CLUSTER SLOTS: %s", sh->where, ctx->errstr);
+    if (r->type == REDIS_REPLY_ERROR) {
+        seterr(err,
+               "%s is a Redis Cluster node but refused CLUSTER SLOTS: %s (the load routes keys "
+               "by it: allow it for the target's user)",
+               sh->where, r->str);
+        freeReplyObject(r);
+        return -1;
+    }
+    sh->map = xmalloc(sizeof *sh->map);
+    rv = redis_slot_map_parse(r, sh->map, why);
+    freeReplyObject(r);
+    if (rv < 0)
+        return seterr(err, "%s: %s", sh->where, why);
+    fix_hosts(sh->map, &sh->t);
+    sh->own = xcalloc((size_t)sh->map->nnodes, sizeof *sh->own);
+    for (int n = 0; n < sh->map->nnodes; n++)
+        redis_slot_set_of(sh->map, n, &sh->own[n]);
+    snprintf(sh->note, sizeof sh->note, "cluster: %d masters, each client pinned to one%s",
+             sh->map->nnodes, clients < sh->map->nnodes ? " (fewer clients than masters)" : "");
+    return cluster_keys(sh, err);
 }
 
 static void rd_release(void *shared);
@@ -794,6 +1023,8 @@ rd_prepare(const struct runconf *rc, const void *opts, char *err)
     const struct kv_conf *kv = opts;
     struct rd_shared *sh = xcalloc(1, sizeof(*sh));
     redisContext *ctx = NULL;
+    redisReader *reader;
+    int cluster;
 
     if (redis_target_parse(rc->tgt.raw, &sh->t, err) < 0 || check_options(sh, rc, kv, err) < 0 ||
         (sh->t.tls && (sh->tls = rtls_ctx_new(&sh->t, err)) == NULL))
@@ -804,8 +1035,17 @@ rd_prepare(const struct runconf *rc, const void *opts, char *err)
     format_handshake(sh);
     sh->fns = (redisReplyObjectFunctions){reply_string, reply_array, reply_integer, reply_nil,
                                           reply_free};
+    sh->tree_fns =
+        (redisReplyObjectFunctions){tree_string, tree_array, tree_integer, tree_nil, tree_free};
+    if ((reader = redisReaderCreate()) == NULL) {
+        seterr(err, "out of memory");
+        goto fail;
+    }
+    sh->hiredis = reader->fn; /* hiredis's own functions, static: they outlive the reader */
+    redisReaderFree(reader);
     if (redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, &ctx, &sh->tls_info, err) < 0 ||
-        refuse_cluster(sh, &ctx, err) < 0)
+        detect_cluster(sh, &ctx, &cluster, err) < 0 ||
+        (cluster && load_cluster(sh, rc, ctx, err) < 0))
         goto fail;
     for (int i = 0; i < sh->mix.n; i++)
         if (sh->mix.e[i].script != NULL && redis_script_check(ctx, sh->mix.e[i].script, err) < 0)
@@ -839,11 +1079,24 @@ rd_release(void *shared)
         explicit_bzero(sh->hs, sh->hs_len); /* it holds the password */
     free(sh->hs);
     rtls_ctx_free(sh->tls);
+    free(sh->map);
+    free(sh->own);
     explicit_bzero(&sh->t, sizeof sh->t);
     free(sh);
 }
 
 /* ---- per-connection callbacks (worker threads, never blocking) ---- */
+
+/* Pins c to master node of m: where it connects and the slots it draws keys for. */
+static void
+pin_master(struct rd_conn *c, const struct redis_slot_map *m, int node)
+{
+    snprintf(c->host, sizeof c->host, "%s", m->node[node].host);
+    c->port = m->node[node].port;
+    snprintf(c->where, sizeof c->where, strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host,
+             c->port);
+    redis_slot_set_of(m, node, c->own);
+}
 
 static void *
 rd_conn_new(void *shared, int client_id, struct rng *rng)
@@ -865,6 +1118,12 @@ rd_conn_new(void *shared, int client_id, struct rng *rng)
     c->line = xmalloc(sh->script_line + 1);
     c->vars[0] = client_id;
     c->vars[1] = (int64_t)sh->kv.keys;
+    c->client_id = client_id;
+    snprintf(c->where, sizeof c->where, "%s", sh->where);
+    if (sh->map != NULL) {
+        c->own = xmalloc(sizeof *c->own);
+        pin_master(c, sh->map, client_id % sh->map->nnodes);
+    }
     return c;
 }
 
@@ -881,6 +1140,7 @@ rd_conn_disconnect(void *conn)
     c->olen = c->opos = 0;
     c->due_head = c->due_n = 0;
     c->step = STEP_CONNECTING;
+    c->refreshing = 0; /* a CLUSTER SLOTS in flight went with the connection */
 }
 
 static void
@@ -894,6 +1154,7 @@ rd_conn_free(void *conn)
     free(c->obuf);
     free(c->due);
     free(c->line);
+    free(c->own);
     free(c);
 }
 
@@ -941,7 +1202,7 @@ send_some(struct rd_conn *c, char *msg, size_t msglen)
 
     if (c->tls != NULL) {
         if ((tw = rtls_write(c->tls, p, n, why, sizeof why)) == RTLS_ERROR)
-            snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, why);
+            snprintf(msg, msglen, "%.120s: %.120s", c->where, why);
         return tw;
     }
     do
@@ -951,7 +1212,7 @@ send_some(struct rd_conn *c, char *msg, size_t msglen)
         return (long)w;
     if (errno == EAGAIN || errno == EWOULDBLOCK)
         return RTLS_WANT_WRITE;
-    snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, strerror(errno));
+    snprintf(msg, msglen, "%.120s: %.120s", c->where, strerror(errno));
     return RTLS_ERROR;
 }
 
@@ -1024,24 +1285,24 @@ read_in(struct rd_conn *c, char *msg, size_t msglen)
     c->unread = c->tls != NULL ? n > 0 && !rtls_drained(c->tls) : n == (long)sizeof buf;
     if (n > 0) {
         if (redisReaderFeed(c->ctx->reader, buf, (size_t)n) != REDIS_OK) {
-            snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, c->ctx->reader->errstr);
+            snprintf(msg, msglen, "%.120s: %.120s", c->where, c->ctx->reader->errstr);
             return -1;
         }
         /* the reader keeps a bulk string until its last byte: a $2147483647 took 2 GB */
         if (c->ctx->reader->len - c->ctx->reader->pos <= RD_REPLY_BYTES)
             return 1;
-        snprintf(msg, msglen, "%.120s sent a reply of more than %d MiB", c->sh->where,
+        snprintf(msg, msglen, "%.120s sent a reply of more than %d MiB", c->where,
                  RD_REPLY_BYTES >> 20);
         c->too_large = 1;
         return -1;
     }
     if (n == 0) {
-        snprintf(msg, msglen, "%.200s closed the connection", c->sh->where);
+        snprintf(msg, msglen, "%.200s closed the connection", c->where);
         return -1;
     }
     if (n == RTLS_WANT_READ || n == RTLS_WANT_WRITE)
         return n == RTLS_WANT_READ ? 0 : 2;
-    snprintf(msg, msglen, "%.120s: %.120s", c->sh->where, why);
+    snprintf(msg, msglen, "%.120s: %.120s", c->where, why);
     return -1;
 }
 
@@ -1064,11 +1325,14 @@ next_reply(struct rd_conn *c, struct txn_result *res, char *msg, size_t msglen)
     for (;;) {
         if (redisReaderGetReply(c->ctx->reader, &reply) != REDIS_OK) {
             snprintf(msg, msglen, "%.100s sent something that is not a Redis reply: %.100s",
-                     c->sh->where, c->ctx->reader->errstr);
+                     c->where, c->ctx->reader->errstr);
             return DRV_ERROR;
         }
-        if (reply != NULL)
+        if (reply != NULL) {
+            if (c->ctx->reader->fn == &c->sh->tree_fns)
+                c->tree = reply; /* CLUSTER SLOTS's, as a tree */
             return DRV_DONE;
+        }
         if (c->opos < c->olen && res != NULL && res->sendq != NULL && !c->unread && !c->tls)
             return queue_out(c, res);
         if (c->opos < c->olen && ((st = flush_out(c, msg, msglen)) != DRV_WANT_READ || !c->unread))
@@ -1091,17 +1355,20 @@ rd_conn_connect_start(void *conn, char *err)
     const struct redis_target *t = &c->sh->t;
     int one = 1;
 
-    c->ctx =
-        t->path[0] ? redisConnectUnixNonBlock(t->path) : redisConnectNonBlock(t->host, t->port);
+    if (c->own != NULL) /* a cluster's: the master this client is pinned to */
+        c->ctx = redisConnectNonBlock(c->host, c->port);
+    else
+        c->ctx =
+            t->path[0] ? redisConnectUnixNonBlock(t->path) : redisConnectNonBlock(t->host, t->port);
     if (c->ctx == NULL) {
-        seterr(err, "%s: out of memory", c->sh->where);
+        seterr(err, "%s: out of memory", c->where);
         return DRV_ERROR;
     }
     if (c->ctx->err) {
-        seterr(err, "cannot connect to %s: %s", c->sh->where, c->ctx->errstr);
+        seterr(err, "cannot connect to %s: %s", c->where, c->ctx->errstr);
         return DRV_ERROR;
     }
-    if (!t->path[0])
+    if (!t->path[0] || c->own != NULL)
         setsockopt(c->ctx->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     /* hiredis 0.14 takes a non-const pointer; it never writes through it */
     c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
@@ -1136,7 +1403,7 @@ rd_conn_connect_poll(void *conn, char *err)
 
     if (c->step == STEP_CONNECTING) {
         if ((e = socket_error(c->ctx->fd)) != 0) {
-            seterr(err, "cannot connect to %s: %s", c->sh->where, strerror(e));
+            seterr(err, "cannot connect to %s: %s", c->where, strerror(e));
             return DRV_ERROR;
         }
         if (c->sh->tls != NULL)
@@ -1146,7 +1413,7 @@ rd_conn_connect_poll(void *conn, char *err)
             return DRV_DONE;
     }
     if (c->step == STEP_TLS) {
-        if ((e = rtls_handshake(c->tls, c->sh->where, err)) != 0)
+        if ((e = rtls_handshake(c->tls, c->where, err)) != 0)
             return e == RTLS_WANT_READ    ? DRV_WANT_READ
                    : e == RTLS_WANT_WRITE ? DRV_WANT_WRITE
                                           : DRV_ERROR;
@@ -1156,7 +1423,7 @@ rd_conn_connect_poll(void *conn, char *err)
     }
     while ((st = next_reply(c, NULL, msg, sizeof msg)) == DRV_DONE) {
         if (c->rtype == REDIS_REPLY_ERROR) {
-            seterr(err, "%s refused the connection's set-up: %s", c->sh->where, c->errmsg);
+            seterr(err, "%s refused the connection's set-up: %s", c->where, c->errmsg);
             return DRV_ERROR;
         }
         if (--c->hs_left == 0) {
@@ -1195,6 +1462,7 @@ push_due(struct rd_conn *c, int n, int id, const struct txn_result *res)
     struct rd_due *d = &c->due[slot < c->sh->depth ? slot : slot - c->sh->depth];
 
     d->left = n;
+    d->map = 0;
     d->id = id;
     d->s = NULL;
     if (res->stmts != NULL)
@@ -1248,25 +1516,118 @@ queue_script(struct rd_conn *c, int e, struct txn_result *res)
     return DRV_WANT_WRITE;
 }
 
+/*
+ * A cluster's client after a MOVED: CLUSTER SLOTS goes ahead of its next
+ * request, in the same transaction (its reply is the transaction's first;
+ * take_map reads it). One at a time: the MOVED replies to requests sent
+ * before it came ask for nothing more. Returns 1.
+ */
+static int
+queue_refresh(struct rd_conn *c)
+{
+    static const char slots[] = "*2\r\n$7\r\nCLUSTER\r\n$5\r\nSLOTS\r\n";
+
+    queue_bytes(c, slots, sizeof slots - 1);
+    c->stale = 0;
+    c->refreshing = 1;
+    c->tree_objs = 0;
+    return 1;
+}
+
 /* Queues one request (or a script's); conn_txn_poll sends it with the others queued meanwhile. */
 static enum drv_status
 rd_conn_txn_start(void *conn, struct txn_result *res)
 {
     struct rd_conn *c = conn;
-    int e = mix_pick(&c->sh->mix, c->rng);
+    int e = mix_pick(&c->sh->mix, c->rng), map;
     enum rd_op op;
     const struct rd_cmd *cmd;
+    struct rd_due *d;
+    char *digits;
 
     if (c->sh->mix.e[e].script != NULL)
         return queue_script(c, e, res);
     op = next_op(c, (enum rd_workload)c->sh->mix.e[e].builtin);
     cmd = &c->sh->cmd[op];
+    map = c->own != NULL && c->stale && !c->refreshing && queue_refresh(c);
     queue_bytes(c, cmd->buf, cmd->len);
-    kv_put_digits(c->obuf + c->olen - cmd->len + cmd->key_at, RD_KEY_DIGITS,
-                  kv_next_key(&c->sh->kv, &c->seq, c->rng));
-    push_due(c, 1, c->sh->op_label[e] + (op == OP_SET && c->sh->mix.e[e].builtin == RD_WL_MIXED),
-             res);
+    digits = c->obuf + c->olen - cmd->len + cmd->key_at;
+    if (c->own != NULL) /* -1: none of its keys found; it goes anyway, and MOVED says so */
+        redis_draw_key(&c->sh->kv, &c->seq, c->rng, c->own, digits + RD_KEY_DIGITS - cmd->key_len,
+                       cmd->key_len - RD_KEY_DIGITS, RD_KEY_DIGITS);
+    else
+        kv_put_digits(digits, RD_KEY_DIGITS, kv_next_key(&c->sh->kv, &c->seq, c->rng));
+    d = push_due(c, 1 + map,
+                 c->sh->op_label[e] + (op == OP_SET && c->sh->mix.e[e].builtin == RD_WL_MIXED),
+                 res);
+    d->map = map;
     return DRV_WANT_WRITE;
+}
+
+/*
+ * An error reply's kind. MOVED (rd_err_kinds' "moved"): the slot has a new
+ * master, so a cluster's client refreshes its map before its next request.
+ * ASK (a slot being migrated; the key is on the importing node): counted,
+ * not followed, as ASKING would need a connection to that node, and a
+ * client has one connection, to its own master.
+ */
+static enum err_kind
+error_kind(struct rd_conn *c)
+{
+    if (strncmp(c->errmsg, "MOVED ", 6) == 0) {
+        if (c->own != NULL && !c->refreshing)
+            c->stale = 1;
+        return ERR_DRIVER_2;
+    }
+    if (strncmp(c->errmsg, "ASK ", 4) == 0)
+        return ERR_DRIVER_3;
+    return ERR_OTHER;
+}
+
+/* A cluster's master by its address in m, or -1. */
+static int
+find_master(const struct redis_slot_map *m, const char *host, int port)
+{
+    for (int i = 0; i < m->nnodes; i++)
+        if (m->node[i].port == port && strcmp(m->node[i].host, host) == 0)
+            return i;
+    return -1;
+}
+
+/*
+ * CLUSTER SLOTS's reply (c->tree) came: the slots of c's master, anew. A
+ * master no longer in the map (it serves no slot, or failed over) gives
+ * way to the one the client's id picks in the new map: -1, with why in
+ * res->msg, and the engine reconnects the client there. A reply that is
+ * not a map (refused, malformed) leaves the old one: the next MOVED asks
+ * again.
+ */
+static int
+take_map(struct rd_conn *c, struct txn_result *res)
+{
+    struct redis_slot_map *m = xmalloc(sizeof *m);
+    redisReply *r = c->tree;
+    char why[256];
+    int node, rv = 0;
+
+    c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
+    c->tree = NULL;
+    c->refreshing = 0;
+    if (redis_slot_map_parse(r, m, why) == 0) {
+        fix_hosts(m, &c->sh->t);
+        if ((node = find_master(m, c->host, c->port)) < 0) {
+            snprintf(res->msg, sizeof res->msg,
+                     "%.120s serves no slot in the cluster's new map: the client moves to "
+                     "another master",
+                     c->where);
+            node = c->client_id % m->nnodes;
+            rv = -1;
+        }
+        pin_master(c, m, node);
+    }
+    free(m);
+    freeReplyObject(r);
+    return rv;
 }
 
 /* DRV_DONE when the oldest transaction's last reply came; its first error is its outcome. */
@@ -1278,15 +1639,30 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
     enum drv_status st;
 
     for (;;) {
+        if (d->map) /* CLUSTER SLOTS's reply comes next: read as a tree, until it is whole */
+            c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->tree_fns;
         st = next_reply(c, res, res->msg, sizeof res->msg);
         if (st == DRV_ERROR) /* ERR_DRIVER_1: reply_too_large (rd_err_kinds) */
             res->err = c->too_large ? ERR_DRIVER_1 : ERR_CONN;
         if (st != DRV_DONE)
             return st;
+        if (d->map) {
+            d->map = 0;
+            d->left--; /* the request after it is still due */
+            if (take_map(c, res) < 0) {
+                res->err = ERR_CONN;
+                return DRV_ERROR;
+            }
+            continue;
+        }
         res->ops++;
-        if (c->rtype == REDIS_REPLY_ERROR && res->err == ERR_NONE) {
-            res->err = ERR_OTHER;
-            snprintf(res->msg, sizeof res->msg, "%s", c->errmsg);
+        if (c->rtype == REDIS_REPLY_ERROR) {
+            enum err_kind k = error_kind(c);
+
+            if (res->err == ERR_NONE) {
+                res->err = k;
+                snprintf(res->msg, sizeof res->msg, "%s", c->errmsg);
+            }
         }
         if (res->stmts != NULL)
             count_reply(c, d, res);
@@ -1307,7 +1683,29 @@ rd_tls(const void *shared, struct drv_tls *out)
     *out = sh->tls_info;
 }
 
-static const char *const rd_err_kinds[] = {"reply_too_large", NULL};
+/* ERR_DRIVER_1.., in order: a reply too large, a cluster's MOVED and ASK (error_kind). */
+/* A cluster's line for the summary; "" for a standalone server. */
+static const char *
+rd_target_note(const void *shared)
+{
+    const struct rd_shared *sh = shared;
+
+    return sh->note;
+}
+
+/* A cluster's masters: their processes are the server's side of the host's CPU. */
+static int
+rd_server_ports(const void *shared, int *ports, int max)
+{
+    const struct rd_shared *sh = shared;
+    int n = 0;
+
+    for (int i = 0; sh->map != NULL && i < sh->map->nnodes && n < max; i++)
+        ports[n++] = sh->map->node[i].port;
+    return n;
+}
+
+static const char *const rd_err_kinds[] = {"reply_too_large", "moved", "ask", NULL};
 
 static int
 rd_stmt_labels(const void *shared, const struct stmt_label **out)
@@ -1354,6 +1752,8 @@ const struct driver_class redis_driver_class = {
     .prepare = rd_prepare,
     .release = rd_release,
     .tls = rd_tls,
+    .target_note = rd_target_note,
+    .server_ports = rd_server_ports,
     .conn_new = rd_conn_new,
     .conn_free = rd_conn_free,
     .conn_fd = rd_conn_fd,

@@ -312,4 +312,43 @@ struct redis_redirect {
 /* Reads an error reply's text; 0, or -1 when it is not a MOVED or ASK. */
 int redis_redirect_parse(const char *text, size_t len, struct redis_redirect *out);
 
+/* The slots one master serves, as a bitmap: what a client pinned to it may draw. */
+struct redis_slot_set {
+    uint64_t bit[REDIS_SLOTS / 64];
+};
+
+/* The slots m gives to node into out. */
+void redis_slot_set_of(const struct redis_slot_map *m, int node, struct redis_slot_set *out);
+
+static inline int
+redis_slot_set_has(const struct redis_slot_set *s, int slot)
+{
+    return (int)(s->bit[slot >> 6] >> (slot & 63)) & 1;
+}
+
+/*
+ * Drawing a key for a client pinned to one master: keys are drawn as the
+ * key space's pattern draws them, and redrawn until the key's slot is the
+ * master's, REDIS_DRAW_TRIES times at most (with 3 masters all of them
+ * miss once in 10^11); then the keys after the last one drawn are tried in
+ * turn, REDIS_DRAW_SCAN of them at most.
+ */
+enum { REDIS_DRAW_TRIES = 64, REDIS_DRAW_SCAN = 1 << 16 };
+
+struct kv_workload;
+/*
+ * key holds a key's text: prefix_len bytes of prefix, then digits digits,
+ * which this writes. The key drawn (kv_next_key: w's pattern, *seq, rng)
+ * whose slot is in own; its digits are in key. Returns -1 when no key was
+ * found within the bounds (key then holds the last tried).
+ */
+int64_t redis_draw_key(const struct kv_workload *w, uint64_t *seq, struct rng *rng,
+                       const struct redis_slot_set *own, char *key, size_t prefix_len, int digits);
+/*
+ * The first of keys 0 .. keys-1 (at most REDIS_DRAW_SCAN * 16 of them) whose
+ * slot is in own, its digits left in key as above; -1 when none is.
+ */
+int64_t redis_first_key(uint64_t keys, const struct redis_slot_set *own, char *key,
+                        size_t prefix_len, int digits);
+
 #endif

@@ -230,6 +230,19 @@ struct driver_class {
      * cannot tell, and the record says nothing.
      */
     void (*tls)(const void *shared, struct drv_tls *out);
+    /*
+     * Optional, after prepare: one line on what the target is that the
+     * summary and the record carry ("cluster: 3 masters, each client
+     * pinned to one"); the string lives as long as shared. NULL or "": none.
+     */
+    const char *(*target_note)(const void *shared);
+    /*
+     * Optional, after prepare: the ports of the target's other server
+     * processes on this host (a cluster's other masters), into ports (max
+     * of them); their CPU is the server's in the host split, not others'.
+     * The count, 0 for none.
+     */
+    int (*server_ports)(const void *shared, int *ports, int max);
 
     /* Allocates a connection object (not connected). rng is the worker's, for the script. */
     void *(*conn_new)(void *shared, int client_id, struct rng *rng);

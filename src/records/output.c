@@ -157,6 +157,8 @@ json_header(FILE *f, const struct snapshot *snap, const struct report_ctx *ctx)
     json_member_str(f, "workload", ctx->workload ? ctx->workload : "");
     json_member_str(f, "protocol", ctx->mode ? ctx->mode : "");
     json_tls(f, ctx->tls);
+    if (ctx->target_note != NULL)
+        json_member_str(f, "target_note", ctx->target_note);
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"interval_s\":%.3f,", snap->clients,
             rc->threads, rc->rate, rc->interval_s);
     if (rc->pipeline > 1) /* the depth the load ran with (try's B may differ from --pipeline) */
@@ -277,6 +279,8 @@ json_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
     json_member_str(f, "protocol", ctx->mode);
     json_member_str(f, "target", rc->tgt.masked);
     json_tls(f, ctx->tls);
+    if (ctx->target_note != NULL)
+        json_member_str(f, "target_note", ctx->target_note);
     fprintf(f, ",\"clients\":%d,\"threads\":%d,\"rate\":%.3f,\"connect_per_txn\":%s,",
             snap->clients, rc->threads, rc->rate, rc->connect_per_txn ? "true" : "false");
     fprintf(f, "\"connects\":%llu,\"connect_us_mean\":%.1f,", (unsigned long long)s->connects,
@@ -431,6 +435,12 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
     text_clean(target, sizeof(target), rc->tgt.masked);
     fprintf(f, "workload: %s\nprotocol: %s\ntarget: %s\n", workload, ctx->mode, target);
     human_tls(f, ctx->tls);
+    if (ctx->target_note != NULL) {
+        char note[256];
+
+        text_clean(note, sizeof note, ctx->target_note);
+        fprintf(f, "%s\n", note);
+    }
     human_clients(f, snap);
     fprintf(f, ", threads: %d%s\n", rc->threads,
             rc->connect_per_txn ? ", new connection per transaction" : "");

@@ -29,6 +29,7 @@ struct report_ctx {
     int json_errno;       /* why json's first write failed (the dashboard's --record); 0: none */
     const struct stmt_label *stmt_labels; /* -r: the statements snap->total.stmts counts */
     const struct drv_tls *tls;            /* prepare's connection; NULL: the driver cannot tell */
+    const char *target_note;              /* the driver's line on the target; NULL: none */
     /* The header's "options" members: the run layer's options_print_json. */
     void (*print_options)(FILE *f, const struct runconf *rc);
 };

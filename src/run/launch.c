@@ -415,6 +415,11 @@ launch_load(struct runconf *rc, struct sweep *sweep, struct launch_round *round,
         drv->tls(shared, &tls);
         ctx.tls = &tls;
     }
+    if (drv->server_ports != NULL)
+        s.nserver_ports = drv->server_ports(shared, s.server_ports, 16);
+    if (drv->target_note != NULL && drv->target_note(shared) != NULL &&
+        drv->target_note(shared)[0] != '\0')
+        ctx.target_note = drv->target_note(shared);
     launch_raise_fd_limit(rc->clients);
     ctx.workload = workload_label(rc, label, sizeof label);
     ctx.mode = rc->mode ? rc->mode : drv->modes[0];

@@ -54,6 +54,9 @@ procs_find(struct session *s)
     if (!s->rc->tgt.local)
         return;
     cpu_group_add(&s->procs, cpu_port_owner(s->rc->tgt.port));
+    for (i = 0; i < s->nserver_ports; i++)
+        if (s->server_ports[i] != s->rc->tgt.port)
+            cpu_group_add(&s->procs, cpu_port_owner(s->server_ports[i]));
     for (i = 0; i < s->ncollect; i++)
         app &= s->role[i] != COLL_SERVER;
     for (i = 0; app && i < s->rc->watch.n; i++)

@@ -83,6 +83,8 @@ struct session {
     int procs_ready;          /* procs was looked up */
     int embedded;             /* the target is a database file run in our threads (SQLite) */
     struct cpu_group procs;   /* the run's local processes: the server side of the host split */
+    int server_ports[16];     /* the target's other server processes' ports (a cluster's) */
+    int nserver_ports;
     /*
      * A tick whose client interval is taken but not yet judged: it waits
      * (until pending_until at most) for each collector's sample aligned on

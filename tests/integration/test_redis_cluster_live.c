@@ -2,9 +2,10 @@
  * Redis Cluster against tests/run-integration's throwaway cluster of three
  * masters (`benchtop serve redis-cluster`, BENCHTOP_RC_TARGET): the slot
  * map read from CLUSTER SLOTS, keys routed by redis_key_slot landing on
- * the node that owns them (no MOVED), and `benchtop run` refusing a
- * cluster node in one line (exit 2) with no key written, until the load
- * routes keys across nodes.
+ * the node that owns them (no MOVED), and `benchtop run` against one node
+ * loading the whole cluster: each client pinned to a master and drawing
+ * only its keys (no MOVED), a slot migrated mid-run counted as MOVED while
+ * the load goes on, and -f scripts refused in one line.
  */
 #include "config.h"
 
@@ -104,26 +105,229 @@ test_routed_sets(void **state)
     assert_int_equal(keys_on_all() - before, KEYS);
 }
 
-/* The load refuses a cluster node in one line, exit 2, and writes nothing. */
-static void
-test_run_refused(void **state)
+/* redis://HOST:PORT of master i (of the map's order). */
+static char *
+master_target(int i, char *buf, size_t len)
 {
-    char *args[] = {"run", itest_env("BENCHTOP_RC_TARGET"), "--headless", "-T", "1", "-w", "set",
+    snprintf(buf, len, "redis://%s:%d", map.node[i].host, map.node[i].port);
+    return buf;
+}
+
+/* An INFO field's number on master i. */
+static long long
+info_field(int i, const char *section, const char *field)
+{
+    redisReply *r = rtest_cmd(node[i], "INFO %s", section);
+    const char *p = strstr(r->str, field);
+    long long v = p != NULL ? strtoll(p + strlen(field) + 1, NULL, 10) : -1;
+
+    freeReplyObject(r);
+    return v;
+}
+
+/* cmdstat_get's calls on master i. */
+static long long
+get_calls(int i)
+{
+    redisReply *r = rtest_cmd(node[i], "INFO commandstats");
+    struct redis_cmdstats cs;
+    const struct redis_cmdstat *get;
+    char err[BT_ERRLEN];
+    long long n;
+
+    assert_int_equal(redis_cmdstats_parse(r->str, r->len, &cs, err), 0);
+    get = redis_cmdstat_find(&cs, "get");
+    n = get != NULL ? (long long)get->calls : 0;
+    freeReplyObject(r);
+    return n;
+}
+
+/* How many of key:0 .. key:keys-1 master i serves. */
+static long long
+keys_served(int i, int keys)
+{
+    long long n = 0;
+
+    for (int k = 0; k < keys; k++) {
+        char key[32];
+        int len = snprintf(key, sizeof key, "key:%012d", k);
+
+        n += map.slot[redis_key_slot(key, (size_t)len)] == i;
+    }
+    return n;
+}
+
+/*
+ * A SET load on the second master's address fills every master with the
+ * keys it serves, and nothing else: each DBSIZE is the number of the 3000
+ * keys whose slot it serves, the sum 3000, no error, no MOVED; the summary
+ * says it ran on a cluster.
+ */
+static void
+test_run_set(void **state)
+{
+    char target[300];
+    char *args[] = {"run",        master_target(1, target, sizeof target),
+                    "--headless", "-q",
+                    "-w",         "set",
+                    "--keys",     "3000",
+                    "-T",         "2",
+                    "-c",         "6",
                     NULL};
+    const char *sum;
+    struct run r;
+    long long total = 0;
+
+    (void)state;
+    for (int i = 0; i < map.nnodes; i++)
+        rtest_do(node[i], "FLUSHALL");
+    r = itest_run_ok(args, &sum);
+    fprintf(stderr, "  transactions %.0f, errors %.0f\n", itest_num(sum, "transactions"),
+            itest_num(sum, "errors"));
+    assert_true(itest_num(sum, "transactions") > 3000 * 5); /* every key drawn, surely */
+    assert_int_equal(itest_num(sum, "errors"), 0);
+    assert_int_equal(itest_num(strstr(sum, "errors_by_kind"), "moved"), 0);
+    assert_non_null(
+        strstr(sum, "\"target_note\":\"cluster: 3 masters, each client pinned to one\""));
+    for (int i = 0; i < map.nnodes; i++) {
+        long long n = rtest_integer(node[i], "DBSIZE");
+
+        fprintf(stderr, "  master %d: %lld keys (serves %lld of them)\n", i, n,
+                keys_served(i, 3000));
+        assert_true(n > 0);
+        assert_int_equal(n, keys_served(i, 3000));
+        total += n;
+    }
+    assert_int_equal(total, 3000);
+    itest_free(&r);
+}
+
+/*
+ * A GET load: no MOVED, every master busy (its commands processed grow by
+ * thousands), and the GETs the masters counted are the run's transactions
+ * (those in flight at the end may be counted by the server only).
+ */
+static void
+test_run_get(void **state)
+{
+    char target[300];
+    char *args[] = {"run",        master_target(2, target, sizeof target),
+                    "--headless", "-q",
+                    "-w",         "get",
+                    "--keys",     "3000",
+                    "-T",         "2",
+                    "-c",         "6",
+                    NULL};
+    long long cmds[REDIS_CLUSTER_MAX_NODES], gets = 0;
+    const char *sum;
+    struct run r;
+    double txns;
+
+    (void)state;
+    for (int i = 0; i < map.nnodes; i++) {
+        cmds[i] = info_field(i, "stats", "total_commands_processed");
+        gets -= get_calls(i);
+    }
+    r = itest_run_ok(args, &sum);
+    txns = itest_num(sum, "transactions");
+    assert_int_equal(itest_num(sum, "errors"), 0);
+    assert_int_equal(itest_num(strstr(sum, "errors_by_kind"), "moved"), 0);
+    for (int i = 0; i < map.nnodes; i++) {
+        long long grew = info_field(i, "stats", "total_commands_processed") - cmds[i];
+
+        fprintf(stderr, "  master %d: %lld commands\n", i, grew);
+        assert_true(grew > 1000);
+        gets += get_calls(i);
+    }
+    fprintf(stderr, "  transactions %.0f, GETs counted by the masters %lld\n", txns, gets);
+    assert_true(txns > 1000);
+    assert_true(gets >= (long long)txns && gets <= (long long)txns + 6);
+    itest_free(&r);
+}
+
+/* A script whose keys hash to two slots: refused before the run in one line, exit 2. */
+static void
+test_script_refused(void **state)
+{
+    char path[] = "/tmp/itest-cross-slot-XXXXXX", target[300];
+    int fd = mkstemp(path);
+    char *args[] = {
+        "run", master_target(0, target, sizeof target), "--headless", "-T", "1", "-f", path, NULL};
     long long before = keys_on_all();
     struct run r;
 
     (void)state;
+    assert_true(fd >= 0);
+    close(fd);
+    itest_write_file(path, "SET {user1}.a 1\nSET {user2}.b 2\n");
     r = itest_runv(args);
+    unlink(path);
     fprintf(stderr, "  stderr: %s", r.err);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "Redis Cluster node"));
-    assert_non_null(strstr(r.err, "cluster_enabled:1"));
-    assert_non_null(strchr(r.err, '\n'));
+    assert_non_null(strstr(r.err, "-f "));
     assert_null(strchr(strchr(r.err, '\n') + 1, '\n')); /* one line */
     assert_int_equal(keys_on_all(), before);
-    free(r.out);
-    free(r.err);
+    itest_free(&r);
+}
+
+/*
+ * 100 slots migrated from master 0 to master 1 during a GET load: the run
+ * goes to its end, counts some MOVED (the clients pinned to master 0 meet
+ * them, then refresh their map and stop drawing those slots' keys), no
+ * other errors but ASK (a key already moved while its slot migrates), and
+ * still loads in its last second.
+ */
+static void
+test_run_moved(void **state)
+{
+    char target[300], cmd[1024], *id0, *id1;
+    char *args[] = {"run",        master_target(0, target, sizeof target),
+                    "--headless", "-q",
+                    "-w",         "get",
+                    "--keys",     "30000",
+                    "--fill",     "-T",
+                    "8",          "-c",
+                    "6",          NULL};
+    redisReply *a = rtest_cmd(node[0], "CLUSTER MYID"), *b = rtest_cmd(node[1], "CLUSTER MYID");
+    const char *sum, *last;
+    double moved, ask, txns, last_tps;
+    struct run r;
+    int o, e, rc;
+    pid_t pid;
+
+    (void)state;
+    id0 = a->str;
+    id1 = b->str;
+    pid = itest_spawn(args, &o, &e);
+    itest_sleep_ms(2500); /* --fill done, the load running */
+    snprintf(cmd, sizeof cmd,
+             "timeout 60 redis-cli --cluster reshard %s:%d --cluster-from %s --cluster-to %s "
+             "--cluster-slots 100 --cluster-yes >/dev/null 2>&1",
+             map.node[0].host, map.node[0].port, id0, id1);
+    rc = system(cmd);
+    freeReplyObject(a);
+    freeReplyObject(b);
+    r = itest_finish(pid, o, e);
+    last = itest_line(r.out, "\"type\":\"interval\"");
+    assert_non_null(last);
+    last_tps = itest_num(last, "tps");
+    sum = itest_line(r.out, "\"type\":\"summary\""); /* the same static buffer */
+    assert_int_equal(rc, 0);
+    assert_non_null(sum);
+    moved = itest_num(strstr(sum, "errors_by_kind"), "moved");
+    ask = itest_num(strstr(sum, "errors_by_kind"), "ask");
+    txns = itest_num(sum, "transactions");
+    fprintf(stderr,
+            "  %.1f s, transactions %.0f, moved %.0f, ask %.0f, errors %.0f, last tps %.0f\n",
+            itest_num(sum, "duration_s"), txns, moved, ask, itest_num(sum, "errors"), last_tps);
+    assert_int_equal(r.status, 2); /* failed transactions: the MOVED */
+    assert_true(moved > 0);
+    assert_true(moved <= 6 * 100); /* at most once per client and slot */
+    assert_int_equal(itest_num(sum, "errors"), moved + ask);
+    assert_true(txns > 100 * (moved + ask));
+    assert_true(last_tps > 1000); /* still loading after the migration */
+    itest_free(&r);
 }
 
 int
@@ -132,7 +336,10 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slot_map),
         cmocka_unit_test(test_routed_sets),
-        cmocka_unit_test(test_run_refused),
+        cmocka_unit_test(test_run_set),
+        cmocka_unit_test(test_run_get),
+        cmocka_unit_test(test_script_refused),
+        cmocka_unit_test(test_run_moved), /* last: it leaves master 1 with 100 more slots */
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

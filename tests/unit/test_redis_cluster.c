@@ -18,6 +18,7 @@
 #ifdef HAVE_REDIS
 
 #include "collectors/redis/redis.h"
+#include "collectors/shared/kv.h"
 
 static void
 test_crc16(void **state)
@@ -170,13 +171,128 @@ test_redirect(void **state)
     assert_int_equal(redis_redirect_parse("MOVED 1 :1", 10, &d), -1);
 }
 
+/* A map of three masters as `redis-cli --cluster create` splits the slots. */
+static void
+three_masters(struct redis_slot_map *m)
+{
+    memset(m, 0, sizeof *m);
+    m->nnodes = 3;
+    for (int i = 0; i < 3; i++) {
+        snprintf(m->node[i].host, sizeof m->node[i].host, "127.0.0.1");
+        m->node[i].port = 7000 + i;
+    }
+    for (int s = 0; s < REDIS_SLOTS; s++)
+        m->slot[s] = (int16_t)(s <= 5460 ? 0 : s <= 10922 ? 1 : 2);
+}
+
+static void
+test_slot_set(void **state)
+{
+    struct redis_slot_map m;
+    struct redis_slot_set set;
+    int n = 0;
+
+    (void)state;
+    three_masters(&m);
+    redis_slot_set_of(&m, 1, &set);
+    for (int s = 0; s < REDIS_SLOTS; s++)
+        n += redis_slot_set_has(&set, s);
+    assert_int_equal(n, 10922 - 5461 + 1);
+    assert_false(redis_slot_set_has(&set, 5460));
+    assert_true(redis_slot_set_has(&set, 5461));
+    assert_true(redis_slot_set_has(&set, 10922));
+    assert_false(redis_slot_set_has(&set, 10923));
+}
+
+/* The slot of "key:" + key's 12 digits, as the driver writes it. */
+static int
+key_slot_of(uint64_t k)
+{
+    char key[32];
+    int n = snprintf(key, sizeof key, "key:%012llu", (unsigned long long)k);
+
+    return redis_key_slot(key, (size_t)n);
+}
+
+/*
+ * Every key drawn for a client pinned to a master hashes to that master's
+ * slots (uniform and seq), and the draws reach most of its keys: the
+ * rejection keeps the key space, only the others' keys are left out.
+ */
+static void
+test_draw_key(void **state)
+{
+    struct redis_slot_map m;
+    struct redis_slot_set set;
+    struct rng rng;
+    enum { KEYS = 3000, DRAWS = 20000 };
+    static unsigned char seen[KEYS];
+
+    (void)state;
+    three_masters(&m);
+    rng_seed(&rng, 42);
+    for (int pat = 0; pat < 2; pat++)
+        for (int node = 0; node < 3; node++) {
+            struct kv_workload w = {.pattern = pat ? KV_KP_SEQ : KV_KP_UNIFORM, .keys = KEYS};
+            char key[32] = "key:";
+            uint64_t seq = 0;
+            int owned = 0, hit = 0;
+
+            redis_slot_set_of(&m, node, &set);
+            memset(seen, 0, sizeof seen);
+            for (int i = 0; i < DRAWS; i++) {
+                int64_t k = redis_draw_key(&w, &seq, &rng, &set, key, 4, 12);
+
+                assert_true(k >= 0 && k < KEYS);
+                assert_int_equal(m.slot[key_slot_of((uint64_t)k)], node);
+                assert_int_equal(redis_key_slot(key, 16), key_slot_of((uint64_t)k));
+                seen[k] = 1;
+            }
+            for (int k = 0; k < KEYS; k++) {
+                owned += m.slot[key_slot_of((uint64_t)k)] == node;
+                hit += seen[k];
+            }
+            assert_true(owned > KEYS / 4 && owned < KEYS / 2);
+            assert_int_equal(hit, owned); /* 20000 draws over ~1000 keys reach each */
+        }
+}
+
+/* A master with one key in the key space: every draw finds it (the scan after the tries). */
+static void
+test_draw_scan(void **state)
+{
+    struct redis_slot_set set;
+    struct kv_workload w = {.pattern = KV_KP_UNIFORM, .keys = 1000};
+    struct rng rng;
+    char key[32] = "key:";
+    uint64_t seq = 0;
+
+    (void)state;
+    memset(&set, 0, sizeof set);
+    set.bit[key_slot_of(777) >> 6] |= (uint64_t)1 << (key_slot_of(777) & 63);
+    rng_seed(&rng, 7);
+    for (int i = 0; i < 200; i++) {
+        int64_t k = redis_draw_key(&w, &seq, &rng, &set, key, 4, 12);
+
+        /* another of the 1000 keys could share slot 777's: the scan stops at an owned one */
+        assert_true(k >= 0);
+        assert_int_equal(key_slot_of((uint64_t)k), key_slot_of(777));
+    }
+    assert_true(redis_first_key(1000, &set, key, 4, 12) >= 0);
+    assert_int_equal(redis_key_slot(key, 16), key_slot_of(777));
+    memset(&set, 0, sizeof set); /* a master with no slot: nothing, within the bounds */
+    assert_int_equal(redis_draw_key(&w, &seq, &rng, &set, key, 4, 12), -1);
+    assert_int_equal(redis_first_key(1000, &set, key, 4, 12), -1);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc16),        cmocka_unit_test(test_slot),
         cmocka_unit_test(test_info_cluster), cmocka_unit_test(test_slots),
-        cmocka_unit_test(test_redirect),
+        cmocka_unit_test(test_redirect),     cmocka_unit_test(test_slot_set),
+        cmocka_unit_test(test_draw_key),     cmocka_unit_test(test_draw_scan),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
