@@ -26,6 +26,7 @@ enum {
     TICK_BYTES = 4 << 20, /* read per file per tick: the rest next tick, the screen stays live */
     MAX_LINE = 1 << 20,   /* a longer line is no record's: dropped up to its newline */
     SRV_QUEUE = 256,      /* server lines kept per file, not yet shown: the oldest go first */
+    SRV_WAIT_BINS = 3,    /* a lower agent's first server line is waited for so many intervals */
 };
 
 struct queued {
@@ -45,6 +46,7 @@ struct ffile {
     int instance, instances; /* --instance I/N; 0 and 0 when not said */
     double start_at;         /* --start-at, seconds since the epoch; 0 */
     long last_bin;
+    int intervals;    /* interval lines read */
     struct queued *q; /* intervals read, not yet shown */
     int nq;
     json_t **srv; /* server lines read, not yet shown or passed */
@@ -190,6 +192,7 @@ take_line(struct follow *fl, struct ffile *ff, const char *line)
         ff->q[ff->nq].o = o;
         ff->q[ff->nq++].bin = bin;
         ff->last_bin = bin > ff->last_bin ? bin : ff->last_bin;
+        ff->intervals++;
         return;
     }
     json_decref(o);
@@ -336,7 +339,24 @@ server_time(const struct follow *fl, const struct ffile *ff, const json_t *o)
     return ff->start + record_jnum(o, "t") - fl->base;
 }
 
-/* The lowest instance with a header and server lines, once chosen kept: one agent's samples. */
+/*
+ * Whether agent j, below the candidate, may still write server lines: it
+ * has a header, none yet, and neither ended nor wrote SRV_WAIT_BINS
+ * intervals without one (an agent that collects has a sample by then).
+ */
+static int
+may_sample(const struct follow *fl, int j)
+{
+    const struct ffile *ff = &fl->f[j];
+
+    return ff->start > 0 && ff->nsrv == 0 && !ff->done && ff->intervals < SRV_WAIT_BINS;
+}
+
+/*
+ * The lowest instance with a header and server lines, once chosen kept: one
+ * agent's samples, the same as merge keeps. A lower agent whose first sample
+ * may still come is waited for, or a race would pick the next one.
+ */
 static void
 pick_source(struct follow *fl)
 {
@@ -344,8 +364,8 @@ pick_source(struct follow *fl)
         const struct ffile *ff = &fl->f[i];
         int lowest = ff->start > 0 && ff->nsrv > 0;
         for (int j = 0; lowest && j < fl->nf; j++)
-            lowest = j == i || fl->f[j].start == 0 || fl->f[j].nsrv == 0 ||
-                     fl->f[j].instance > ff->instance;
+            lowest = j == i || fl->f[j].instance > ff->instance ||
+                     (fl->f[j].nsrv == 0 && !may_sample(fl, j));
         if (lowest)
             fl->src = i;
     }
@@ -355,6 +375,8 @@ pick_source(struct follow *fl)
 static void
 drop_passed(struct follow *fl)
 {
+    if (fl->src < 0) /* not chosen yet: any of them may become the source */
+        return;
     for (int i = 0; i < fl->nf; i++) {
         struct ffile *ff = &fl->f[i];
         int n = 0;

@@ -198,12 +198,60 @@ test_countdown_then_done(void **state)
     follow_close(fl);
 }
 
+/*
+ * Agent 0 wrote its header and first interval but no server sample yet
+ * while agents 1 and 2 wrote theirs: no sample is shown until agent 0's
+ * comes, and then they are agent 0's, as merge keeps them (a race once
+ * showed agent 1's).
+ */
+static void
+test_source_waits_for_the_lowest_agent(void **state)
+{
+    double start = wall_now() - 100;
+    const struct follow_server *fs;
+    char err[BT_ERRLEN];
+    struct follow *fl;
+    FILE *f;
+    int samples = 0;
+
+    for (int a = 0; a < AGENTS; a++)
+        fclose(agent_file(a, "w"));
+    whole_record(1, start, 0, 1);
+    whole_record(2, start, 0, 1);
+    f = agent_file(0, "a");
+    fprintf(f,
+            "{\"type\":\"run\",\"start\":%.3f,\"target\":\"redis://h\",\"workload\":\"get\","
+            "\"clients\":2,\"interval_s\":1,\"instance\":0,\"instances\":3}\n",
+            start);
+    interval_line(f, 1, 10);
+    fclose(f);
+    fl = follow_open(pattern, err);
+    assert_non_null(fl);
+    assert_non_null(follow_next(fl));    /* bin 1: every agent wrote it */
+    assert_null(follow_server_next(fl)); /* agent 0's sample may still come */
+    f = agent_file(0, "a");
+    fputs("{\"type\":\"server\",\"t\":1.010,\"collector\":\"redis\",\"target\":\"redis://h\","
+          "\"ok\":true,\"server_tps\":7,\"rows\":[],\"events\":[]}\n",
+          f);
+    interval_line(f, 2, 10);
+    fputs("{\"type\":\"summary\",\"transactions\":20}\n", f);
+    fclose(f);
+    while (follow_next(fl) != NULL)
+        while ((fs = follow_server_next(fl)) != NULL) {
+            samples++;
+            assert_true(fs->res.view.server_tps == 7); /* agent 0's, never 1001 or 2001 */
+        }
+    assert_int_equal(samples, 1);
+    follow_close(fl);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_text),
         cmocka_unit_test(test_countdown_then_done),
+        cmocka_unit_test(test_source_waits_for_the_lowest_agent),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
