@@ -33,10 +33,11 @@
 struct rd_coll {
     redisContext *ctx;
     char where[300];
-    int config_all;    /* CONFIG GET takes one name only (before Redis 7) */
-    int port;          /* the target's TCP port; 0 for a Unix socket */
-    int local;         /* the server is a process of this host: 1, 0 not, -1 not known yet */
-    long long seen_id; /* the newest SLOWLOG entry already looked at */
+    int config_all;         /* CONFIG GET takes one name only (before Redis 7) */
+    int port;               /* the target's TCP port; 0 for a Unix socket */
+    int local;              /* the server is a process of this host: 1, 0 not, -1 not known yet */
+    long long seen_id;      /* the newest SLOWLOG entry already looked at */
+    struct rd_nodes *nodes; /* a cluster's masters (redis/nodes.c); NULL: a standalone server */
 };
 
 static const char *const rd_coll_commands[REDIS_SAMPLE_COMMANDS] = {
@@ -67,6 +68,7 @@ rd_coll_open(const char *target, char *err)
     c->local = -1;
     c->seen_id = -1;
     redis_target_where(&t, c->where, sizeof c->where);
+    c->nodes = rd_nodes_open(ctx, &t);
     explicit_bzero(&t, sizeof t); /* the password */
     return c;
 }
@@ -79,6 +81,7 @@ rd_coll_close(void *conn)
     if (c == NULL)
         return;
     redisFree(c->ctx);
+    rd_nodes_close(c->nodes);
     free(c);
 }
 
@@ -211,6 +214,9 @@ rd_coll_sample(void *conn, void *out, char *err)
         sample_appendfsync(c, out);
         mark_own_entries(c, &((struct redis_sample *)out)->slowlog);
         sample_threads(c, out);
+        ((struct redis_sample *)out)->nnodes = 0;
+        if (c->nodes != NULL)
+            rd_nodes_sample(c->nodes, out);
     }
     return rv;
 }
@@ -270,6 +276,8 @@ derive_throughput(const struct redis_sample *p, const struct redis_sample *c, do
         cmds -= (REDIS_SAMPLE_COMMANDS + REDIS_SETTINGS_COMMANDS) / secs;
         cmds = cmds < 0 ? 0 : cmds;
     }
+    if (c->nnodes > 0) /* a cluster: every master's */
+        cmds = rd_nodes_commands(p, c, secs);
     v->server_tps = cmds;
     add_rate(v, "throughput", "commands", cmds, ROW_NORMAL);
 }
@@ -630,6 +638,7 @@ rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_vie
     derive_memory(c, v);
     derive_keyspace(p, c, secs, v);
     derive_cpu(p, c, secs, v);
+    rd_nodes_rows(p, c, secs, v); /* a cluster's masters; their busiest is the server's CPU */
     derive_threads(p, c, secs, v);
     derive_persistence(p, c, v);
     derive_aof(p, c, secs, v);

@@ -11,6 +11,7 @@
  *   redis/collector.c  the collector class (sample over hiredis, derive pure)
  *   redis/server.c     throwaway redis-server for demo and tests
  *   redis/cluster.c    pure: key slots, INFO cluster, CLUSTER SLOTS, MOVED/ASK
+ *   redis/nodes.c      the collector's view of a cluster: every master's INFO
  */
 #ifndef BENCHTOP_REDIS_H
 #define BENCHTOP_REDIS_H
@@ -23,6 +24,9 @@
 #include "base/cpu.h"
 #include "base/rand.h"
 #include "engine/script.h"
+
+/* A cluster's slots, and the most masters benchtop follows (redis/cluster.c). */
+enum { REDIS_SLOTS = 16384, REDIS_CLUSTER_MAX_NODES = 64 };
 
 /* --- targets and connecting (redis/driver.c) --- */
 
@@ -194,6 +198,33 @@ int redis_slowlog_parse(const redisReply *r, struct redis_slowlog *out, char *er
 /* Commands each settings read sends after a sample (one CONFIG GET; redis/settings.c). */
 #define REDIS_SETTINGS_COMMANDS 1
 
+/*
+ * A cluster's masters as the collector follows them (redis/nodes.c): NULL
+ * from rd_nodes_open when ctx's server is not a cluster node (or its map
+ * cannot be read: the target alone is sampled). A connection each, as t's
+ * (password, TLS); a master that stops answering is marked and tried
+ * again at the next sample.
+ */
+struct rd_nodes;
+struct redis_sample;
+struct rd_nodes *rd_nodes_open(redisContext *ctx, const struct redis_target *t);
+/* Reads every master's INFO (one pipelined round) into s->nodes. */
+void rd_nodes_sample(struct rd_nodes *n, struct redis_sample *s);
+void rd_nodes_close(struct rd_nodes *n);
+struct coll_view;
+/*
+ * Pure: the whole cluster's commands a second, the masters' own less what
+ * the collector sent; NAN when any master's is not known.
+ */
+double rd_nodes_commands(const struct redis_sample *p, const struct redis_sample *c, double secs);
+/*
+ * Pure: a row per master (commands/s, CPU) and the busiest named, whose
+ * CPU becomes the server's (a master runs its commands on one thread: the
+ * cluster is as fast as its busiest).
+ */
+void rd_nodes_rows(const struct redis_sample *p, const struct redis_sample *c, double secs,
+                   struct coll_view *v);
+
 struct coll_settings;
 /* The collector class's read_settings; *all starts 0 and becomes 1 on servers before 7. */
 int redis_settings_read(redisContext *ctx, int *all, struct coll_settings *out, char *err);
@@ -227,8 +258,17 @@ int redis_sessions_read(redisContext *ctx, struct coll_sessions *out, char *err)
 /* CLIENT KILL ID id (terminate 1; a cancel is refused: Redis has none). 0, or -1 with err. */
 int redis_sessions_kill(redisContext *ctx, const char *id, int terminate, char *err);
 
+/* A cluster master's INFO, read by the collector beside the target's own (redis/nodes.c). */
+struct redis_node_sample {
+    char addr[64]; /* host:port as CLUSTER SLOTS names it */
+    int ok;        /* its INFO was read this sample */
+    struct redis_info info;
+};
+
 struct redis_sample {
     struct redis_info info;
+    int nnodes; /* a cluster's masters, each sampled; 0 for a standalone server */
+    struct redis_node_sample nodes[REDIS_CLUSTER_MAX_NODES];
     struct redis_cmdstats cmds;
     long long slowlog_len; /* -1: SLOWLOG not allowed */
     struct redis_slowlog slowlog;
@@ -270,8 +310,6 @@ long redis_script_render(const struct script *s, int64_t *vars, struct rng *rng,
                          size_t line_cap, char *out, int *ncmds, char *err);
 
 /* --- Redis Cluster, pure (redis/cluster.c) --- */
-
-enum { REDIS_SLOTS = 16384, REDIS_CLUSTER_MAX_NODES = 64 };
 
 /* CRC16 XMODEM (poly 0x1021, init 0): "123456789" gives 0x31C3. */
 uint16_t redis_crc16(const char *buf, size_t len);

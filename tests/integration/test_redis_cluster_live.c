@@ -5,7 +5,8 @@
  * the node that owns them (no MOVED), and `benchtop run` against one node
  * loading the whole cluster: each client pinned to a master and drawing
  * only its keys (no MOVED), a slot migrated mid-run counted as MOVED while
- * the load goes on, and -f scripts refused in one line.
+ * the load goes on, -f scripts refused in one line, and the collector
+ * showing every master.
  */
 #include "config.h"
 
@@ -330,15 +331,49 @@ test_run_moved(void **state)
     itest_free(&r);
 }
 
+/*
+ * The collector on a cluster: a row per master with the commands it ran
+ * (each busy), the busiest named, and the server's commands the whole
+ * cluster's (close to the run's rate; the target node alone would be a
+ * third of it).
+ */
+static void
+test_collector_every_master(void **state)
+{
+    char target[300], label[80];
+    char *args[] = {"run",        master_target(0, target, sizeof target),
+                    "--headless", "-w",
+                    "get",        "--keys",
+                    "3000",       "-T",
+                    "3",          "-c",
+                    "6",          NULL};
+    const char *sum, *srv = "\"type\":\"server\"";
+    struct run r;
+    double tps, cmds;
+
+    (void)state;
+    r = itest_run_ok(args, &sum);
+    tps = itest_num(sum, "tps");
+    for (int i = 0; i < map.nnodes; i++) {
+        snprintf(label, sizeof label, "%s:%d", map.node[i].host, map.node[i].port);
+        fprintf(stderr, "  master %s: %.0f commands/s at most\n", label,
+                itest_max_row(r.out, srv, label));
+        assert_true(itest_max_row(r.out, srv, label) > 1000);
+    }
+    assert_true(itest_max_row(r.out, srv, "busiest") > 0); /* a CPU % */
+    cmds = itest_max_row(r.out, srv, "commands");
+    fprintf(stderr, "  cluster commands/s %.0f, run tps %.0f\n", cmds, tps);
+    assert_true(cmds > 0.7 * tps && cmds < 1.6 * tps);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_slot_map),
-        cmocka_unit_test(test_routed_sets),
-        cmocka_unit_test(test_run_set),
-        cmocka_unit_test(test_run_get),
-        cmocka_unit_test(test_script_refused),
+        cmocka_unit_test(test_slot_map),       cmocka_unit_test(test_routed_sets),
+        cmocka_unit_test(test_run_set),        cmocka_unit_test(test_run_get),
+        cmocka_unit_test(test_script_refused), cmocka_unit_test(test_collector_every_master),
         cmocka_unit_test(test_run_moved), /* last: it leaves master 1 with 100 more slots */
     };
 
