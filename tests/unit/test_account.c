@@ -644,7 +644,11 @@ test_misses_from_the_os_cache(void **state)
     assert_int_equal(v.kind, VK_HOST);
 }
 
-/* memcached evicting with the hit ratio at 87%: memory-bound, -m named. */
+/*
+ * memcached evicting with the hit ratio at 87%: not memory-bound (a miss
+ * costs no more than a hit: memcached -m 8 -> 2048 gave 97.3k -> 80.2k
+ * tps), but the cache's misses and -m are named beside the limit.
+ */
 static void
 test_cache_evicting(void **state)
 {
@@ -660,9 +664,9 @@ test_cache_evicting(void **state)
     in.sig.mem_limit = 64 * 1048576.0;
     snprintf(in.sig.mem_limit_setting, sizeof(in.sig.mem_limit_setting), "-m");
     v = judge(&in, 3);
-    assert_int_equal(v.kind, VK_MEMORY);
-    assert_non_null(strstr(v.evidence, "3,375 evictions/s, hit ratio 87.0%, 63 MB of 64 MB"));
-    assert_non_null(strstr(v.evidence, "raise -m"));
+    assert_int_not_equal(v.kind, VK_MEMORY);
+    assert_non_null(strstr(
+        v.evidence, "; the cache evicts 3,375/s, hit ratio 87%: raise -m for the hit ratio"));
 }
 
 /*
