@@ -366,67 +366,6 @@ main(void)
 
 #else
 
-/* Master i's INFO figures in s. */
-static void
-node_info(struct redis_sample *s, int i, uint64_t cmds, double cpu)
-{
-    snprintf(s->nodes[i].addr, sizeof s->nodes[i].addr, "127.0.0.1:%d", 7000 + i);
-    s->nodes[i].ok = 1;
-    s->nodes[i].info.total_commands_processed = cmds;
-    s->nodes[i].info.used_cpu_user = cpu;
-    s->nodes[i].info.have = REDIS_HAVE_CPU;
-}
-
-static const struct coll_row *
-row(const struct coll_view *v, const char *label)
-{
-    for (int i = 0; i < v->nrows; i++)
-        if (strcmp(v->rows[i].label, label) == 0)
-            return &v->rows[i];
-    fail_msg("no row %s", label);
-    return NULL;
-}
-
-/*
- * A cluster's figures from its masters' INFO over 2 s: the commands the
- * three ran less the collector's own (an INFO each, and its sample on the
- * target), a row per master, the busiest's CPU as the server's; a master
- * that did not answer leaves the sum unknown, never a third too small.
- */
-static void
-test_nodes_derive(void **state)
-{
-    struct redis_sample *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
-    struct coll_view *v = calloc(1, sizeof *v);
-
-    (void)state;
-    a->nnodes = b->nnodes = 3;
-    node_info(a, 0, 1000, 1.0);
-    node_info(b, 0, 21000, 1.5); /* 10,000/s, 25% */
-    node_info(a, 1, 5000, 2.0);
-    node_info(b, 1, 45000, 3.8); /* 20,000/s, 90% */
-    node_info(a, 2, 0, 0.0);
-    node_info(b, 2, 2000, 0.2); /* 1,000/s, 10% */
-    assert_true(fabs(rd_nodes_commands(a, b, 2.0) -
-                     (31000 - 1.5 - (REDIS_SAMPLE_COMMANDS + REDIS_SETTINGS_COMMANDS) / 2.0)) <
-                1e-6);
-    coll_view_reset(v);
-    rd_nodes_rows(a, b, 2.0, v);
-    assert_string_equal(row(v, "127.0.0.1:7000")->value, "10.0k/s, CPU 25%");
-    assert_string_equal(row(v, "127.0.0.1:7001")->value, "20.0k/s, CPU 90%");
-    assert_string_equal(row(v, "busiest")->value, "127.0.0.1:7001, CPU 90% of a core");
-    assert_true(fabs(v->sig.server_cpu_pct - 90) < 1e-9);
-    assert_true(isnan(rd_nodes_commands(NULL, b, 2.0))); /* the first sample: no rates */
-    b->nodes[2].ok = 0;
-    assert_true(isnan(rd_nodes_commands(a, b, 2.0)));
-    coll_view_reset(v);
-    rd_nodes_rows(a, b, 2.0, v);
-    assert_string_equal(row(v, "127.0.0.1:7002")->value, "not answering");
-    free(a);
-    free(b);
-    free(v);
-}
-
 int
 main(void)
 {
