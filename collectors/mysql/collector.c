@@ -1206,6 +1206,7 @@ chain_add(struct my_coll *c, const struct my_trx *t, enum my_state st, int ours)
     n->idle = st == MY_ST_IDLE_TX;
     n->commit = st == MY_ST_COMMIT;
     n->blocker = st == MY_ST_LOCK ? t->blocker : 0;
+    n->handoff = 0; /* InnoDB names every waiter's blocker, or the holder is linked later */
     n->running_s = t->age_s;
     snprintf(n->query, sizeof n->query, "%s", t->query);
 }

@@ -19,6 +19,7 @@ struct lock_node {
     int idle;         /* idle, in a transaction: waits for its client */
     int commit;       /* waits on the log's write or sync: the commit */
     uint64_t blocker; /* when it waits on a lock, a session that holds it; 0 */
+    int handoff;      /* waits on a lock that no session holds any more: being woken */
     double running_s; /* its statement's age */
     char query[40];   /* the statement's start, as the server sent it (not escaped) */
 };

@@ -213,6 +213,37 @@ test_lock_chain_rooted_in_commit(void **state)
 }
 
 /*
+ * pgbench scale 1, -c 16: most row locks' holders sit idle in their
+ * transactions, waiting for benchtop's next statement. The lock is held
+ * across round trips: lock-bound with fewer round trips first (one
+ * function call a transaction gave x2.0), not transit's "add clients"
+ * (more clients only queue on the row). With benchtop's thread busy the
+ * whole time, the holders waited for benchtop instead.
+ */
+static void
+test_lock_held_across_round_trips(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    own_states(&in, 15, 0.4, 13, 1.0);
+    in.sig.lock_kind = LK_ROW;
+    in.sig.lock_root_client = 5;
+    in.sig.lock_root_commit = 3;
+    in.sig.lock_root_other = 1;
+    snprintf(in.sig.commit_advice, sizeof(in.sig.commit_advice), "synchronous_commit = off");
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_true(account_share(&v.acct, AS_TRANSIT) < 0.1);
+    assert_non_null(strstr(v.evidence, "held across round trips"));
+    assert_non_null(strstr(v.evidence, "fewer round trips inside each transaction"));
+    in.worker_cpu_max = 100; /* benchtop's thread never idle: the holders waited for it */
+    v = judge(&in, 3);
+    assert_true(account_share(&v.acct, AS_BENCHTOP) + account_share(&v.acct, AS_RUNQ) >
+                account_share(&v.acct, AS_LOCK));
+}
+
+/*
  * One hot row behind PgBouncer (transaction pooling, pool 8, 16 clients):
  * 8 clients queue in the pooler behind sessions that wait on the row's
  * lock, whose holders wait for their commit. The queue follows the chains
@@ -991,6 +1022,7 @@ main(void)
         cmocka_unit_test(test_sums_always_whole),
         cmocka_unit_test(test_idle_in_transaction_is_the_clients),
         cmocka_unit_test(test_lock_chain_rooted_in_commit),
+        cmocka_unit_test(test_lock_held_across_round_trips),
         cmocka_unit_test(test_reads_through_a_slow_network_are_transit),
         cmocka_unit_test(test_quota_is_the_clients),
         cmocka_unit_test(test_quota_throttle_is_not_a_runq_wait),
