@@ -1256,7 +1256,6 @@ probe_chains(struct pg_coll *c, char *err)
     return 0;
 }
 
-
 /* A glance at the sessions, in the transaction the next sample commits (see probe_sql). */
 static int
 pg_coll_probe(void *conn, char *err)
