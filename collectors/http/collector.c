@@ -19,9 +19,39 @@ enum {
 
 struct ws_conn {
     CURL *curl;
+    pid_t owner; /* the page's listener on this host (an nginx's master or a worker); 0 not found */
     size_t len;
     char page[WS_PAGE_MAX];
 };
+
+/*
+ * An nginx on this host: its workers' threads, for their CPU. The page's
+ * port is the workers' and the master's listener; loopback only.
+ */
+static void
+ws_workers(struct ws_conn *c, struct ws_sample *s)
+{
+    char *ip = NULL;
+    long port = 0;
+    pid_t w[WS_TASKS];
+    int n;
+
+    s->workers = s->ntasks = 0;
+    if (curl_easy_getinfo(c->curl, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK || ip == NULL ||
+        (strncmp(ip, "127.", 4) != 0 && strcmp(ip, "::1") != 0) ||
+        curl_easy_getinfo(c->curl, CURLINFO_PRIMARY_PORT, &port) != CURLE_OK)
+        return;
+    if (c->owner <= 0 || (n = cpu_workers(c->owner, "nginx: worker", w, WS_TASKS)) == 0) {
+        c->owner = cpu_port_owner((int)port); /* found again only when the old one has none */
+        n = cpu_workers(c->owner, "nginx: worker", w, WS_TASKS);
+    }
+    for (int i = 0; i < n; i++) {
+        int k = cpu_tasks_read(w[i], s->tasks + s->ntasks, WS_TASKS - s->ntasks);
+
+        s->ntasks += k > 0 ? k : 0;
+    }
+    s->workers = s->ntasks > 0 ? n : 0;
+}
 
 static size_t
 ws_write(char *data, size_t size, size_t n, void *arg)
@@ -98,7 +128,11 @@ ws_sample(void *conn, void *out, char *err)
                       "status location)",
                       code);
     s->fetch_ms = (double)(now_us() - t0) / 1000.0;
-    return ws_parse(c->page, c->len, s, err);
+    if (ws_parse(c->page, c->len, s, err) < 0)
+        return -1;
+    if (s->kind == WS_NGINX)
+        ws_workers(c, s);
+    return 0;
 }
 
 const struct collector_class webstatus_collector_class = {

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "base/cpu.h"
 #include "engine/collector.h"
 
 enum ws_kind { WS_NONE, WS_NGINX, WS_FPM };
@@ -32,12 +33,19 @@ struct ws_fpm {
     uint64_t slow;         /* slow requests (request_slowlog_timeout) */
 };
 
-/* One raw sample: what the page said and how long it took. */
+enum { WS_TASKS = 64 };
+
+/*
+ * One raw sample: what the page said and how long it took; for an nginx
+ * on this host, its worker processes' threads (workers 0: not seen).
+ */
 struct ws_sample {
     enum ws_kind kind;
     double fetch_ms;
     struct ws_nginx ng;
     struct ws_fpm fpm;
+    int workers, ntasks;
+    struct cpu_task tasks[WS_TASKS];
 };
 
 /*

@@ -11,12 +11,13 @@ enum {
     EV = sizeof(((struct verdict *)0)->evidence),
 };
 
-static const double THRESHOLD = 0.3;   /* below this, a limit is not a limit */
-static const double SMOOTH = 0.5;      /* weight of the newest sample in the smoothed fractions */
-static const double HOST_FULL = 90;    /* % of all cores: the host is saturated */
-static const double FLAT_GAIN = 0.10;  /* a doubling of clients that gains less gains nothing */
-static const double MIN_GAIN = 0.05;   /* ... and for small steps, noise: never below this */
-static const double LARGE_ROWS = 1000; /* rows read per transaction worth naming */
+static const double THRESHOLD = 0.3;     /* below this, a limit is not a limit */
+static const double SMOOTH = 0.5;        /* weight of the newest sample in the smoothed fractions */
+static const double HOST_FULL = 90;      /* % of all cores: the host is saturated */
+static const double HOST_SATURATED = 95; /* ... with nothing left for a wait's relief */
+static const double FLAT_GAIN = 0.10;    /* a doubling of clients that gains less gains nothing */
+static const double MIN_GAIN = 0.05;     /* ... and for small steps, noise: never below this */
+static const double LARGE_ROWS = 1000;   /* rows read per transaction worth naming */
 /*
  * Rows per transaction of a query that scans: its misses are the scan's
  * (PostgreSQL reads a large table through a small ring), and the query is
@@ -503,6 +504,15 @@ add_spin(const struct verdict_input *in, struct verdict *v)
             g->threads_setting[0] ? g->threads_setting : "one");
 }
 
+/* Clients without a connection at the tick (with -C they are between connections: none). */
+static int
+refused(const struct verdict_input *in)
+{
+    int down = isnan(in->connect_share) && in->connected >= 0 ? in->clients - in->connected : 0;
+
+    return down > 0 ? down : 0;
+}
+
 /*
  * "; 6 of 16 clients not connected: Too many connections": refused clients
  * spend no time the account can place, and the verdict is of the rest
@@ -511,9 +521,9 @@ add_spin(const struct verdict_input *in, struct verdict *v)
 static void
 add_down(const struct verdict_input *in, struct verdict *v)
 {
-    int down = isnan(in->connect_share) ? in->clients - in->connected : 0;
+    int down = refused(in);
 
-    if (down <= 0 || v->kind == VK_NONE)
+    if (down <= 0 || v->kind == VK_NONE || v->kind == VK_CONNECTION)
         return;
     appendf(v->evidence, EV, "; %d of %d clients not connected%s%s", down, in->clients,
             in->last_error && in->last_error[0] ? ": " : "", in->last_error ? in->last_error : "");
@@ -787,12 +797,18 @@ wire_floor(const struct verdict_input *in)
  * benchtop 78%, each session on CPU a quarter of the time).
  */
 static int
-run_fills_host(const struct window *w)
+run_holds_host(const struct window *w)
 {
     const struct host_split *h = &w->split;
 
-    return w->host_full && !w->in->embedded && w->in->rate <= 0 && !isnan(h->server) &&
-           w->host_used > 0 && (h->server + h->benchtop + z0(h->kernel)) >= 0.6 * w->host_used;
+    return w->host_full && !w->in->embedded && !isnan(h->server) && w->host_used > 0 &&
+           (h->server + h->benchtop + z0(h->kernel)) >= 0.6 * w->host_used;
+}
+
+static int
+run_fills_host(const struct window *w)
+{
+    return w->in->rate <= 0 && run_holds_host(w);
 }
 
 /* The server's busiest thread on a CPU or waiting for one 85% of the time, with a setting to add.
@@ -924,9 +940,14 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
      * spent waiting for the schedule (4 clients: one between transactions
      * at the tick is 75%, though none ever waited).
      */
+    /*
+     * ... unless the server and benchtop fill the host: more clients only
+     * share the same cores (-R 80000 at -c 2, host 99.9%, server 125% and
+     * benchtop 75%: -c 16 gave -12% and -c 4 -13%, field trial 5, C4).
+     */
     if ((k == VK_UNDERLOADED || k == VK_NETWORK) && in->rate > 0 && in->late_share >= 0.5 &&
         (in->busy >= 0.9 * in->clients || account_share(w->acct, AS_SCHEDULE) < 0.05))
-        return VK_OPEN_LOOP;
+        return run_holds_host(w) ? VK_HOST : VK_OPEN_LOOP;
     /* an open loop that keeps its rate is limited by the rate, whatever its threads wait for */
     if ((k == VK_CLIENT || k == VK_UNDERLOADED) && in->rate > 0 && in->tps >= 0.9 * in->rate &&
         !(quota_pct(w) >= 10))
@@ -1177,6 +1198,34 @@ advise_host(const struct window *w, char *ev)
                 g->server_cpu_pct, fmin(g->server_cpu_limit, 100.0 * h->cores));
 }
 
+/*
+ * The busy thread runs one command a quarter of its time or more, and the
+ * threads to add only read and write (Redis io-threads): more of them
+ * cannot take that work, and each spins for the rest (LRANGE of 10k
+ * elements, 90% of the thread: io-threads 2 gave -25% and -26%; of 100
+ * elements, 5 us a call, 38%: -40%). GETs run 10% of it.
+ */
+static int
+commands_fill_thread(const struct coll_signals *g)
+{
+    return g->threads_io_only && g->cmd_top[0] && g->thread_max_pct > 0 &&
+           g->cmd_top_busy >= 0.25 * g->thread_max_pct / 100;
+}
+
+/* What the server's threads are: nginx's are worker processes. */
+static const char *
+thread_word(const struct coll_signals *g)
+{
+    return strstr(g->threads_setting, "processes") != NULL ? "worker" : "thread";
+}
+
+/* The host's cores nobody uses; NAN when its busy share is unknown. */
+static double
+cores_free(const struct window *w)
+{
+    return w->in->cores * (100 - w->in->host_busy_pct) / 100;
+}
+
 static void
 advise_server(const struct verdict_state *st, const struct window *w, enum verdict_kind k, char *ev)
 {
@@ -1185,25 +1234,37 @@ advise_server(const struct verdict_state *st, const struct window *w, enum verdi
 
     if (!isnan(w->host_used) && limit > 100.0 * w->in->cores)
         limit = 100.0 * w->in->cores; /* a limit is never above the host's cores */
-    if (k == VK_THREAD && g->thread_wait_pct >= 1)
+    if (k == VK_THREAD && commands_fill_thread(g))
         snprintf(ev, EV,
-                 "one of the server's %.0f threads at %.0f%% of a core and %.0f%% waiting for "
+                 "one of the server's %.0f threads at %.0f%% of a core, %.0f%% of one running "
+                 "%s (%.0f us a call): %s does not run commands; cheaper commands (a smaller "
+                 "range, fewer elements), or more shards",
+                 g->server_threads, g->thread_max_pct, 100 * g->cmd_top_busy, g->cmd_top,
+                 g->cmd_top_usec, g->threads_setting);
+    else if (k == VK_THREAD && g->thread_wait_pct >= 1)
+        snprintf(ev, EV,
+                 "one of the server's %.0f %ss at %.0f%% of a core and %.0f%% waiting for "
                  "one: raise %s",
-                 g->server_threads, g->thread_max_pct, g->thread_wait_pct, g->threads_setting);
+                 g->server_threads, thread_word(g), g->thread_max_pct, g->thread_wait_pct,
+                 g->threads_setting);
     else if (k == VK_THREAD)
-        snprintf(ev, EV, "one of the server's %.0f threads at %.0f%% of a core: raise %s",
-                 g->server_threads, g->thread_max_pct, g->threads_setting);
+        snprintf(ev, EV, "one of the server's %.0f %ss at %.0f%% of a core: raise %s",
+                 g->server_threads, thread_word(g), g->thread_max_pct, g->threads_setting);
     /*
      * A full host that benchtop shares with the server, nobody else: a
      * thread more takes its core from benchtop (memcached -t 1 beside
      * benchtop at 90%: -t 2 and -t 4 gave -8% to -57%, field trial 4, C10;
-     * on a quieter host -t 4 gave +9% and +17%). Said, not hidden.
+     * on a quieter host -t 4 gave +9% and +17%). Said, not hidden. Less
+     * than half a core free is as full: nginx's one worker at 96% beside
+     * benchtop at 71%, host 88%: worker_processes 2 gave 61.8k and 60.2k
+     * tps against 54.2k and 62.1k (field trial 5, C12).
      */
-    if (k == VK_THREAD && w->host_full && z0(w->split.benchtop) >= 40 && z0(w->split.others) < 25)
+    if (k == VK_THREAD && (w->host_full || cores_free(w) < 0.5) && z0(w->split.benchtop) >= 40 &&
+        z0(w->split.others) < 25)
         appendf(ev, EV,
-                "; benchtop takes %.0f%% of a core on the full host: a thread more competes "
-                "with it (run benchtop on another machine)",
-                w->split.benchtop);
+                "; benchtop takes %.0f%% of a core on a host with %.1f cores free: a %s more "
+                "competes with it (run benchtop on another machine)",
+                w->split.benchtop, fmax(cores_free(w), 0), thread_word(g));
     if (k == VK_THREAD)
         return;
     if (!isnan(limit) && !isnan(g->server_cpu_pct))
@@ -1321,8 +1382,15 @@ advise_other(const struct window *w, enum verdict_kind k, char *ev)
                      : "");
     else if (k == VK_APP)
         advise_app(in, ev);
-    else if (k == VK_CONNECTION)
-        snprintf(ev, EV, "connection set-up: keep connections open (without -C), or a pooler");
+    else if (k == VK_CONNECTION && refused(in) > 0)
+        snprintf(ev, EV,
+                 "the server refuses %d of %d clients%s%s: raise its connection limit (-c %d "
+                 "only ends the errors)",
+                 refused(in), in->clients, in->last_error && in->last_error[0] ? ": " : "",
+                 in->last_error ? in->last_error : "", in->clients - refused(in));
+    else if (k == VK_CONNECTION) /* through a pooler, keeping them open is what is left */
+        snprintf(ev, EV, "connection set-up: keep connections open (without -C)%s",
+                 isnan(g->pool_size) ? ", or a pooler" : "");
     else if (k == VK_NETWORK)
         snprintf(ev, EV,
                  "round trips of %.1f ms: the network or a proxy; more clients, or fewer round "
@@ -1445,6 +1513,42 @@ set_up_first(const struct verdict_input *in, enum verdict_kind k, const double g
            (k == VK_CLIENT || k == VK_HOST);
 }
 
+/*
+ * benchtop waiting for a CPU on a host with some left (under HOST_SATURATED)
+ * is the burst of wake-ups a wait releases: when commits, locks or reads
+ * hold a fifth of the clients' time or more, relieving them pays and fewer
+ * threads do not (tpcb-like in a checkpoint storm, host 88-93%: benchtop
+ * waiting 37%, commit 22%; synchronous_commit=off gave +35%, -j 1 -20%,
+ * field trial 5, C5). A host at 97-100% has nothing left to give the
+ * waits' relief (scale 64 at 32 clients: commit named, off gave 0%).
+ */
+static int
+wait_before_host(const struct verdict_input *in, enum verdict_kind k, int first, int second,
+                 const double g[VK__COUNT])
+{
+    if (k != VK_HOST || first != VK_CLIENT || second == VK_NONE || g[second] < 0.2 ||
+        !(in->host_busy_pct < HOST_SATURATED))
+        return 0;
+    return second == VK_COMMIT || second == VK_LOCK || second == VK_IO;
+}
+
+/*
+ * A server that refuses a quarter of the clients or more, while the ones
+ * it took leave it short of load: the refusal is the limit (Redis at
+ * maxclients 10, -c 50: "not enough load: add clients"; maxclients 10000
+ * gave +15% over -c 10 and +25% over the refused run). Where the rest
+ * fill a CPU, that is the limit and the refused are said beside it
+ * (MariaDB max_connections 5 at -c 16 on a full host: 50 gave nothing).
+ */
+static int
+refused_first(const struct verdict_input *in, enum verdict_kind k)
+{
+    int down = refused(in);
+
+    return down >= 2 && down >= in->clients / 4 && in->connected > 0 &&
+           (k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_OPEN_LOOP || k == VK_NONE);
+}
+
 /* The verdict from an account: the largest group, refined, with its advice and the account. */
 static void
 decide(const struct verdict_state *st, const struct verdict_input *in, const struct account *a,
@@ -1480,7 +1584,16 @@ decide(const struct verdict_state *st, const struct verdict_input *in, const str
         second = no_limit;
         v->kind = refine(st, &w, (enum verdict_kind)first);
     }
-    if (set_up_first(in, v->kind, g)) {
+    if (wait_before_host(in, v->kind, first, second, g)) {
+        int host = first;
+
+        first = second;
+        second = host;
+        v->kind = refine(st, &w, (enum verdict_kind)first);
+    }
+    if (refused_first(in, v->kind)) {
+        v->kind = VK_CONNECTION; /* the light load's time is the refusal's */
+    } else if (set_up_first(in, v->kind, g)) {
         second = first;
         first = VK_CONNECTION;
         v->kind = VK_CONNECTION;

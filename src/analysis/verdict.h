@@ -58,7 +58,7 @@ struct verdict_input {
     double rate;              /* -R target; 0 = closed loop */
     double errors;            /* failed transactions and reconnect attempts per second */
     int connected;            /* clients with an open connection at the tick */
-    const char *last_error;   /* the interval's latest error message, or NULL */
+    const char *last_error;   /* the interval's most frequent error message, or NULL */
     double server_host_pct;   /* a local server's processes, % of one core; NAN if unknown */
     const char *server_names; /* ... their names ("nginx, php-fpm8.2"), or NULL */
     double gain_per_doubling; /* tps gain of the last rise in clients, per doubling; NAN if none */

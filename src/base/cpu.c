@@ -675,6 +675,63 @@ cpu_tasks_read(pid_t pid, struct cpu_task *out, int max)
     return n;
 }
 
+/* Whether /proc/PID/cmdline starts with prefix (nginx writes its role there). */
+static int
+cmdline_starts(pid_t pid, const char *prefix)
+{
+    char path[48], buf[128];
+    size_t n;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    if ((f = fopen(path, "r")) == NULL)
+        return 0;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strncmp(buf, prefix, strlen(prefix)) == 0;
+}
+
+/* The children of parent whose command line starts with prefix, at most max, into out. */
+static int
+children_named(pid_t parent, const char *prefix, pid_t *out, int max)
+{
+    char path[64];
+    unsigned long long ticks;
+    struct dirent *e;
+    int n = 0, ppid;
+    DIR *d = opendir("/proc");
+
+    if (d == NULL)
+        return 0;
+    while (n < max && (e = readdir(d)) != NULL) {
+        pid_t pid = (pid_t)atoi(e->d_name);
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        if (pid > 0 && stat_read(path, &ppid, &ticks) == 0 && ppid == (int)parent &&
+            cmdline_starts(pid, prefix))
+            out[n++] = pid;
+    }
+    closedir(d);
+    return n;
+}
+
+int
+cpu_workers(pid_t pid, const char *prefix, pid_t *out, int max)
+{
+    char path[48];
+    unsigned long long ticks;
+    int n, ppid;
+
+    if (pid <= 0)
+        return 0;
+    n = children_named(pid, prefix, out, max);
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    if (n > 0 || stat_read(path, &ppid, &ticks) < 0 || ppid <= 1)
+        return n;
+    return children_named((pid_t)ppid, prefix, out, max);
+}
+
 double
 cpu_tasks_max_pct(const struct cpu_task *a, int na, const struct cpu_task *b, int nb, double secs,
                   double *wait_pct)

@@ -98,6 +98,12 @@ struct cpu_task {
  */
 int cpu_tasks_read(pid_t pid, struct cpu_task *out, int max);
 /*
+ * The processes whose command line starts with prefix ("nginx: worker"):
+ * pid's children, or when it has none its parent's (pid one of them, as a
+ * port's owner may be), at most max, into out: how many.
+ */
+int cpu_workers(pid_t pid, const char *prefix, pid_t *out, int max);
+/*
  * Pure: the busiest thread between two readings secs apart, % of one core;
  * NAN if none in both. wait_pct (NULL: not wanted): that thread's wait for
  * a CPU in the same span, %; NAN when unknown.

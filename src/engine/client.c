@@ -113,8 +113,7 @@ connected(struct worker *w, struct client *c)
     if (c->lost)
         s->reconnects++;
     c->lost = 0;
-    c->backoff_ms = BACKOFF_MIN_MS;
-    c->state = CS_IDLE;
+    c->state = CS_IDLE; /* the backoff stays until a transaction gets through (finish_txn) */
 }
 
 /*
@@ -151,6 +150,14 @@ record(struct worker *w, struct client *c, uint64_t origin, const struct txn_res
         return;
     c->done++;
     if (res->err == ERR_NONE) {
+        /*
+         * Only a transaction that got through ends the backoff, not a
+         * connect: a server at its client limit accepts, answers with an
+         * error and closes (Redis at maxclients 10, -c 50: 42k reconnects
+         * in 12 s with the backoff reset at each connect, -25% of tps).
+         */
+        c->backoff_ms = BACKOFF_MIN_MS;
+        c->ok++;
         s->txns++;
         s->ops += (uint64_t)res->ops;
         hist_record(s->lat, now_us() - origin);

@@ -53,6 +53,7 @@ struct client {
     uint64_t wake_us;    /* CS_BACKOFF, or CS_IDLE after a failed start: when to go on (0 = not) */
     uint64_t connect_us; /* when the current connect began */
     long long done;      /* transactions finished, ok or not */
+    long long ok;        /* ... without an error */
     int depth;           /* transactions allowed in flight: --pipeline, or 1 */
     int inflight;        /* transactions started and not finished */
     int head;            /* origins[head] is the oldest in flight's latency origin */

@@ -262,7 +262,7 @@ count_gauges(struct worker *w)
         n += st == CS_IDLE || st == CS_RUNNING;
         busy += c->inflight > 0;
         connecting += st == CS_CONNECTING;
-        never += c->done == 0;
+        never += c->ok == 0; /* a refused client's error replies are not a transaction done */
         if (st == CS_CONNECTING && now > c->active_us && now - c->active_us > oldest)
             oldest = now - c->active_us; /* a login a pooler holds back waits as long */
         if (c->inflight > 0) {

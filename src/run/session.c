@@ -115,6 +115,10 @@ merge_signals(struct session *s)
             (base < 0 ||
              (s->role[base] == COLL_BEHIND && pressure(&s->sigs[i]) > pressure(&s->sigs[base]))))
             base = i;
+    /* with nothing behind it, a web server whose workers are seen is the server (nginx) */
+    for (i = 0; i < s->ncollect && s->eng != NULL && !server && base < 0; i++)
+        if (s->have[i] && s->role[i] == COLL_APP && s->sigs[i].server_threads > 0)
+            base = i;
     coll_view_reset(&blank);
     s->sig = base >= 0 ? s->sigs[base] : blank.sig;
     s->have_sig = base >= 0;
@@ -220,6 +224,20 @@ stall_pay(struct session *s, double interval_s, struct coll_signals *g)
 }
 
 /* The verdict's inputs from the interval just merged, the collector and the host. */
+/*
+ * The interval's most frequent error, else the latest: a server at its
+ * client limit says why in its error ("ERR max number of clients
+ * reached", 42k of them), while the latest is often what followed
+ * ("Broken pipe" on the closed connection).
+ */
+static const char *
+top_error(const struct wstats *c)
+{
+    const struct err_msg *top[STATS_MSGS];
+
+    return wstats_top_msgs(c, top) > 0 ? top[0]->text : c->last_error;
+}
+
 static void
 judge(struct session *s, struct snapshot *snap)
 {
@@ -251,7 +269,7 @@ judge(struct session *s, struct snapshot *snap)
     in.errors =
         snap->interval_s > 0 ? (double)(wstats_errors(c) + c->connect_fails) / snap->interval_s : 0;
     in.connected = (int)c->connected;
-    in.last_error = c->last_error;
+    in.last_error = top_error(c);
     in.server_host_pct = server_cpu_pct(s, snap->interval_s);
     in.server_names = s->procs.names;
     in.gain_per_doubling = s->gain_per_doubling;

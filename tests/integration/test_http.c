@@ -156,6 +156,14 @@ test_watched_needs_no_hint(void **state)
     assert_non_null(strstr(r.out, "\"collector\":\"")); /* the status page was sampled */
     if (strstr(sum, "not seen") != NULL)
         fail_msg("a --watch hint beside a watched tier: %s", sum);
+    /*
+     * its workers' CPU is read (the throwaway nginx runs 2), and with them
+     * a verdict: before, 12 of 12 intervals said none (unknown 59%, trial 5, C12)
+     */
+    assert_non_null(
+        strstr(r.out, "\"label\":\"threads\",\"value\":\"2 (worker_processes), busiest"));
+    if (strstr(sum, "\"kind\":\"none\"") != NULL || strstr(sum, "unknown") != NULL)
+        fail_msg("nginx's workers seen, yet no verdict: %s", sum);
     itest_free(&r);
 }
 

@@ -102,6 +102,37 @@ test_nginx(void **state)
     assert_true(isnan(row_num(&v, "nginx", "requests/s")));
 }
 
+/*
+ * An nginx on this host: its workers' threads read at each sample make a
+ * threaded server's figures (one worker at 96% of a core, trial 5, C12).
+ */
+static void
+test_nginx_workers(void **state)
+{
+    struct ws_sample a = parse_ok(nginx1), b = parse_ok(nginx2);
+    struct coll_view v;
+
+    a.workers = b.workers = 2;
+    a.ntasks = b.ntasks = 2;
+    a.tasks[0] = (struct cpu_task){.tid = 101, .secs = 10.0, .wait_s = 1.0};
+    a.tasks[1] = (struct cpu_task){.tid = 102, .secs = 20.0, .wait_s = 2.0};
+    b.tasks[0] = (struct cpu_task){.tid = 101, .secs = 11.92, .wait_s = 1.04};
+    b.tasks[1] = (struct cpu_task){.tid = 102, .secs = 20.5, .wait_s = 2.0};
+    ws_derive(&a, &b, 2.0, &v);
+    assert_float_equal(v.sig.server_threads, 2, 1e-9);
+    assert_float_equal(v.sig.thread_max_pct, 96, 1e-6);
+    assert_float_equal(v.sig.thread_wait_pct, 2, 1e-6);
+    assert_float_equal(v.sig.server_cpu_pct, 121, 1e-6);
+    assert_float_equal(v.sig.server_cpu_limit, 200, 1e-9);
+    assert_string_equal(v.sig.threads_setting, "worker_processes");
+    assert_false(v.sig.threads_io_only);
+    /* a reload between the samples (other workers): no figures rather than wrong ones */
+    b.workers = 3;
+    ws_derive(&a, &b, 2.0, &v);
+    assert_true(isnan(v.sig.thread_max_pct));
+    assert_true(isnan(v.sig.server_cpu_pct));
+}
+
 static void
 test_fpm(void **state)
 {
@@ -163,6 +194,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nginx),
+        cmocka_unit_test(test_nginx_workers),
         cmocka_unit_test(test_fpm),
         cmocka_unit_test(test_hostile),
     };
