@@ -3,7 +3,8 @@
  * of the key, or of its {hashtag}, mod 16384, as the cluster specification
  * gives it); whether INFO cluster says the server is a cluster node; the
  * slot map read from a CLUSTER SLOTS reply tree; and a MOVED or ASK
- * redirection read from an error reply. Nothing here talks to a server.
+ * redirection read from an error reply; the key a script's command is
+ * routed by. Nothing here talks to a server.
  */
 #include "redis.h"
 
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /*
  * CRC16 XMODEM: polynomial 0x1021, initial value 0, no reflection; a bit at
@@ -159,6 +161,77 @@ redis_redirect_parse(const char *text, size_t len, struct redis_redirect *out)
     out->slot = (int)slot;
     out->port = (int)port;
     return 0;
+}
+
+/* A RESP "*N\r\n" or "$N\r\n" header at *p of type t: N, and *p past it; -1 if malformed. */
+static long
+resp_header(const char **p, const char *end, char t)
+{
+    const char *q = *p;
+    long n = 0;
+
+    if (q >= end || *q++ != t)
+        return -1;
+    while (q < end && *q >= '0' && *q <= '9' && n < 1L << 40)
+        n = n * 10 + (*q++ - '0');
+    if (end - q < 2 || q[0] != '\r' || q[1] != '\n' || q == *p + 1)
+        return -1;
+    *p = q + 2;
+    return n;
+}
+
+/* Whether the command word (n bytes) takes numkeys before its keys: scripts and functions. */
+static int
+takes_numkeys(const char *w, size_t n)
+{
+    static const char *const names[] = {"eval",  "evalsha",  "eval_ro", "evalsha_ro",
+                                        "fcall", "fcall_ro", NULL};
+
+    for (int i = 0; names[i] != NULL; i++)
+        if (strlen(names[i]) == n && strncasecmp(names[i], w, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* The argument numkeys (n bytes): > 0 when the command has a key. */
+static int
+has_keys(const char *w, size_t n)
+{
+    long v = 0;
+
+    for (size_t i = 0; i < n && i < 9; i++)
+        v = w[i] >= '0' && w[i] <= '9' ? v * 10 + (w[i] - '0') : -1;
+    return n > 0 && v > 0;
+}
+
+size_t
+redis_resp_route(const char *p, size_t len, const char **key, size_t *klen)
+{
+    const char *q = p, *end = p + len, *word[4] = {NULL};
+    size_t wlen[4] = {0};
+    long argc = resp_header(&q, end, '*');
+
+    *key = NULL;
+    *klen = 0;
+    if (argc < 1)
+        return 0;
+    for (long i = 0; i < argc; i++) {
+        long n = resp_header(&q, end, '$');
+        if (n < 0 || end - q < n + 2)
+            return 0;
+        if (i < 4) {
+            word[i] = q;
+            wlen[i] = (size_t)n;
+        }
+        q += n + 2;
+    }
+    if (takes_numkeys(word[0], wlen[0])) {
+        if (argc >= 4 && has_keys(word[2], wlen[2]))
+            *key = word[3], *klen = wlen[3];
+    } else if (argc >= 2) {
+        *key = word[1], *klen = wlen[1];
+    }
+    return (size_t)(q - p);
 }
 
 void

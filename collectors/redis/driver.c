@@ -22,6 +22,13 @@
  * may end before the socket's input does, and the worker's epoll is
  * edge-triggered), and the worker's sendq is not used (its bytes must be
  * encrypted first).
+ *
+ * A cluster's client keeps its one connection, to its master, for its own
+ * keys; a request that must go elsewhere (an ASK's, after ASKING; a
+ * script's command for another master) takes a detour: it is sent on the
+ * client's side connection to that node when it is the oldest reply due,
+ * and conn_fd is that connection's until its reply came. The worker then
+ * registers that fd (and the master's again after), so no edge is lost.
  */
 #include "redis.h"
 #include "tls.h"
@@ -100,6 +107,7 @@ struct rd_shared {
      */
     struct redis_slot_map *map;
     struct redis_slot_set *own;
+    int max_cmds;                             /* the most commands one transaction sends */
     char note[96];                            /* the summary's "cluster: ..." line */
     const redisReplyObjectFunctions *hiredis; /* hiredis's own: a CLUSTER SLOTS reply's tree */
     redisReplyObjectFunctions tree_fns;       /* ... through ours, which count its objects */
@@ -107,6 +115,15 @@ struct rd_shared {
 
 /* A cluster's CLUSTER SLOTS reply as a tree: objects past this break the connection. */
 enum { RD_TREE_OBJECTS = 1 << 20 };
+
+/*
+ * A cluster's: one command of a transaction in flight, its bytes in the
+ * transaction's req, and where it went: side[node], or the pinned master (-1).
+ */
+struct rd_part {
+    uint32_t off, len;
+    int node;
+};
 
 /* A transaction in flight: the replies it still waits for and, for -r, whose they are. */
 struct rd_due {
@@ -116,6 +133,10 @@ struct rd_due {
     const struct script *s; /* a script's: ... */
     int first, at;          /* ... its commands' place in stmt_id and the next reply's command */
     uint64_t sent_us;       /* -r: when it was queued */
+    /* A cluster's: its commands (sent again after an ASK), the replies taken, an ASK followed. */
+    char *req;
+    struct rd_part *part;
+    int nparts, got, redirected;
 };
 
 struct rd_conn {
@@ -149,6 +170,20 @@ struct rd_conn {
     int refreshing;   /* a CLUSTER SLOTS is in flight */
     redisReply *tree; /* its reply, read as a tree */
     size_t tree_objs; /* the objects of that tree so far */
+    /*
+     * A cluster's connections to the other masters (side[0..nnodes) in
+     * prepare's map, side[nnodes] for a node an ASK names that the map has
+     * not), each opened when a request first goes there. The oldest
+     * transaction's next reply is awaited on side[away] (-1: on ctx), and
+     * conn_fd is then that connection's: a detour, one request at a time.
+     */
+    struct rd_conn **side;
+    int nside;
+    int away;
+    int away_ask;  /* the detour sends ASKING first */
+    int away_left; /* its replies still due; 0: not sent yet */
+    int is_side;   /* this is a side connection: it connects to host:port */
+    int side_lost; /* the detour's connection was lost: its reply is errmsg, ERR_CONN */
 };
 
 static const char *const rd_schemes[] = {"redis://", "rediss://", "redis+unix://", NULL};
@@ -862,6 +897,8 @@ load_mix(struct rd_shared *sh, const struct runconf *rc, int *mixed, char *err)
             if (redis_script_longest(m->e[i].script, &sh->script_line, &sh->script_request, err) <
                 0)
                 return -1;
+            if (m->e[i].script->ncmds > sh->max_cmds)
+                sh->max_cmds = m->e[i].script->ncmds;
             continue;
         }
         if (first < 0)
@@ -869,6 +906,7 @@ load_mix(struct rd_shared *sh, const struct runconf *rc, int *mixed, char *err)
         *mixed |= m->e[i].builtin == RD_WL_MIXED;
     }
     sh->workload = first < 0 ? RD_WL_GET : (enum rd_workload)first;
+    sh->max_cmds = sh->max_cmds < 1 ? 1 : sh->max_cmds;
     make_labels(sh);
     return 0;
 }
@@ -924,24 +962,6 @@ fix_hosts(struct redis_slot_map *m, const struct redis_target *t)
                      t->path[0] ? "127.0.0.1" : t->host);
 }
 
-/*
- * What a cluster cannot run: scripts, whose keys may hash to any master's
- * slots while a client has one connection, to its own master. (Another
- * database than 0 the connect's SELECT has refused already.)
- */
-static int
-cluster_refusals(const struct rd_shared *sh, char *err)
-{
-    for (int i = 0; i < sh->mix.n; i++)
-        if (sh->mix.e[i].script != NULL)
-            return seterr(err,
-                          "%s is a Redis Cluster node: -f %s is refused, as a script's keys may "
-                          "hash to any master's slots (run it on a standalone Redis; a cluster "
-                          "takes the built-in workloads, -w get|set|incr|mixed)",
-                          sh->where, sh->mix.e[i].name);
-    return 0;
-}
-
 /* The key prefix of cmd into key; returns its length. */
 static size_t
 key_prefix(const struct rd_cmd *cmd, char *key)
@@ -989,8 +1009,6 @@ load_cluster(struct rd_shared *sh, const struct runconf *rc, redisContext *ctx, 
     char why[256];
     int rv, clients = runconf_total_clients(rc);
 
-    if (cluster_refusals(sh, err) < 0)
-        return -1;
     if ((r = redis_command(ctx, "CLUSTER SLOTS")) == NULL)
         return seterr(err, "%s: CLUSTER SLOTS: %s", sh->where, ctx->errstr);
     if (r->type == REDIS_REPLY_ERROR) {
@@ -1087,15 +1105,60 @@ rd_release(void *shared)
 
 /* ---- per-connection callbacks (worker threads, never blocking) ---- */
 
+/* Where c connects: host:port, and its name in messages. */
+static void
+set_node(struct rd_conn *c, const char *host, int port)
+{
+    snprintf(c->host, sizeof c->host, "%s", host);
+    c->port = port;
+    snprintf(c->where, sizeof c->where, strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host,
+             c->port);
+}
+
 /* Pins c to master node of m: where it connects and the slots it draws keys for. */
 static void
 pin_master(struct rd_conn *c, const struct redis_slot_map *m, int node)
 {
-    snprintf(c->host, sizeof c->host, "%s", m->node[node].host);
-    c->port = m->node[node].port;
-    snprintf(c->where, sizeof c->where, strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host,
-             c->port);
+    set_node(c, m->node[node].host, m->node[node].port);
     redis_slot_set_of(m, node, c->own);
+}
+
+/* The bytes one transaction's commands take at most. */
+static size_t
+request_room(const struct rd_shared *sh)
+{
+    return sh->longest > sh->script_request ? sh->longest : sh->script_request;
+}
+
+/* A cluster's client: its side connections' places, and room to keep each request. */
+static void
+cluster_conn(struct rd_conn *c)
+{
+    const struct rd_shared *sh = c->sh;
+
+    c->own = xmalloc(sizeof *c->own);
+    c->nside = sh->map->nnodes + 1;
+    c->side = xcalloc((size_t)c->nside, sizeof *c->side);
+    for (int i = 0; i < sh->depth; i++) {
+        c->due[i].req = xmalloc(request_room(sh));
+        c->due[i].part = xcalloc((size_t)sh->max_cmds, sizeof *c->due[i].part);
+    }
+}
+
+/* A side connection to host:port, not connected: it carries one request at a time. */
+static struct rd_conn *
+side_new(const struct rd_conn *c, const char *host, int port)
+{
+    struct rd_conn *s = xcalloc(1, sizeof *s);
+
+    s->sh = c->sh;
+    s->rng = c->rng;
+    s->is_side = 1;
+    s->away = -1;
+    s->ocap = c->sh->hs_len + 64 + request_room(c->sh);
+    s->obuf = xmalloc(s->ocap);
+    set_node(s, host, port);
+    return s;
 }
 
 static void *
@@ -1119,9 +1182,10 @@ rd_conn_new(void *shared, int client_id, struct rng *rng)
     c->vars[0] = client_id;
     c->vars[1] = (int64_t)sh->kv.keys;
     c->client_id = client_id;
+    c->away = -1;
     snprintf(c->where, sizeof c->where, "%s", sh->where);
     if (sh->map != NULL) {
-        c->own = xmalloc(sizeof *c->own);
+        cluster_conn(c);
         pin_master(c, sh->map, client_id % sh->map->nnodes);
     }
     return c;
@@ -1141,6 +1205,10 @@ rd_conn_disconnect(void *conn)
     c->due_head = c->due_n = 0;
     c->step = STEP_CONNECTING;
     c->refreshing = 0; /* a CLUSTER SLOTS in flight went with the connection */
+    for (int i = 0; i < c->nside; i++)
+        if (c->side[i] != NULL) /* a detour in flight went too */
+            rd_conn_disconnect(c->side[i]);
+    c->away = -1;
 }
 
 static void
@@ -1152,9 +1220,17 @@ rd_conn_free(void *conn)
     if (c->session != NULL)
         rtls_session_free(&c->session);
     free(c->obuf);
+    for (int i = 0; c->own != NULL && i < c->sh->depth; i++) {
+        free(c->due[i].req);
+        free(c->due[i].part);
+    }
     free(c->due);
     free(c->line);
     free(c->own);
+    for (int i = 0; i < c->nside; i++)
+        if (c->side[i] != NULL)
+            rd_conn_free(c->side[i]);
+    free(c->side);
     free(c);
 }
 
@@ -1163,6 +1239,8 @@ rd_conn_fd(void *conn)
 {
     struct rd_conn *c = conn;
 
+    if (c->away >= 0) /* a detour: its reply comes on a side connection */
+        c = c->side[c->away];
     return c->ctx ? c->ctx->fd : -1;
 }
 
@@ -1355,7 +1433,7 @@ rd_conn_connect_start(void *conn, char *err)
     const struct redis_target *t = &c->sh->t;
     int one = 1;
 
-    if (c->own != NULL) /* a cluster's: the master this client is pinned to */
+    if (c->own != NULL || c->is_side) /* a cluster's: its master, or a side connection's node */
         c->ctx = redisConnectNonBlock(c->host, c->port);
     else
         c->ctx =
@@ -1368,7 +1446,7 @@ rd_conn_connect_start(void *conn, char *err)
         seterr(err, "cannot connect to %s: %s", c->where, c->ctx->errstr);
         return DRV_ERROR;
     }
-    if (!t->path[0] || c->own != NULL)
+    if (!t->path[0] || c->own != NULL || c->is_side)
         setsockopt(c->ctx->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     /* hiredis 0.14 takes a non-const pointer; it never writes through it */
     c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
@@ -1465,6 +1543,7 @@ push_due(struct rd_conn *c, int n, int id, const struct txn_result *res)
     d->map = 0;
     d->id = id;
     d->s = NULL;
+    d->nparts = d->got = d->redirected = 0;
     if (res->stmts != NULL)
         d->sent_us = now_us();
     return d;
@@ -1490,6 +1569,45 @@ count_reply(struct rd_conn *c, struct rd_due *d, struct txn_result *res)
         d->at = next_command(d->s, d->at + 1);
 }
 
+/* A cluster's: the master that serves key's slot, -1 when it is c's own (or there is no key). */
+static int
+route_node(struct rd_conn *c, const char *key, size_t klen)
+{
+    const struct redis_slot_map *m = c->sh->map;
+    int slot, node;
+
+    if (key == NULL || redis_slot_set_has(c->own, slot = redis_key_slot(key, klen)))
+        return -1;
+    node = m->slot[slot];
+    if (c->side[node] == NULL)
+        c->side[node] = side_new(c, m->node[node].host, m->node[node].port);
+    return node;
+}
+
+/*
+ * A cluster's: the script's len bytes of commands, just queued, kept in d
+ * and each routed by its key: those for c's master stay queued, the others
+ * wait in d for their turn (rd_conn_txn_poll sends them on a side connection).
+ */
+static void
+route_script(struct rd_conn *c, struct rd_due *d, size_t len)
+{
+    const char *key;
+    size_t klen, at = 0, n;
+
+    c->olen -= len;
+    memcpy(d->req, c->obuf + c->olen, len);
+    while (at < len && d->nparts < c->sh->max_cmds &&
+           (n = redis_resp_route(d->req + at, len - at, &key, &klen)) > 0) {
+        int node = route_node(c, key, klen);
+
+        d->part[d->nparts++] = (struct rd_part){(uint32_t)at, (uint32_t)n, node};
+        if (node < 0)
+            queue_bytes(c, d->req + at, n);
+        at += n;
+    }
+}
+
 /* Queues a script's commands, all at once: its transaction ends with their last reply. */
 static enum drv_status
 queue_script(struct rd_conn *c, int e, struct txn_result *res)
@@ -1513,6 +1631,8 @@ queue_script(struct rd_conn *c, int e, struct txn_result *res)
     d->s = s;
     d->first = c->sh->first[e];
     d->at = next_command(s, 0);
+    if (c->own != NULL)
+        route_script(c, d, (size_t)len);
     return DRV_WANT_WRITE;
 }
 
@@ -1561,19 +1681,28 @@ rd_conn_txn_start(void *conn, struct txn_result *res)
                  c->sh->op_label[e] + (op == OP_SET && c->sh->mix.e[e].builtin == RD_WL_MIXED),
                  res);
     d->map = map;
+    if (c->own != NULL) { /* kept, for an ASK */
+        memcpy(d->req, c->obuf + c->olen - cmd->len, cmd->len);
+        d->part[d->nparts++] = (struct rd_part){0, (uint32_t)cmd->len, -1};
+    }
     return DRV_WANT_WRITE;
 }
 
 /*
  * An error reply's kind. MOVED (rd_err_kinds' "moved"): the slot has a new
  * master, so a cluster's client refreshes its map before its next request.
- * ASK (a slot being migrated; the key is on the importing node): counted,
- * not followed, as ASKING would need a connection to that node, and a
- * client has one connection, to its own master.
+ * ASK (a slot being migrated; the key is on the importing node) is
+ * followed once (follow_ask): one that comes back, or a MOVED, from the
+ * node it named is counted. A side connection lost is ERR_CONN, though
+ * the client's own connection goes on.
  */
 static enum err_kind
 error_kind(struct rd_conn *c)
 {
+    if (c->side_lost) {
+        c->side_lost = 0;
+        return ERR_CONN;
+    }
     if (strncmp(c->errmsg, "MOVED ", 6) == 0) {
         if (c->own != NULL && !c->refreshing)
             c->stale = 1;
@@ -1630,6 +1759,121 @@ take_map(struct rd_conn *c, struct txn_result *res)
     return rv;
 }
 
+/* The side connection to host:port: a master of prepare's map, or the spare one. */
+static int
+side_index(struct rd_conn *c, const char *host, int port)
+{
+    int i = find_master(c->sh->map, host, port);
+    struct rd_conn **s;
+
+    if (i < 0) {
+        i = c->nside - 1;
+        s = &c->side[i];
+        if (*s != NULL && ((*s)->port != port || strcmp((*s)->host, host) != 0)) {
+            rd_conn_free(*s);
+            *s = NULL;
+        }
+    }
+    if (c->side[i] == NULL)
+        c->side[i] = side_new(c, host, port);
+    return i;
+}
+
+/*
+ * An ASK for the command in hand, the first for it: the command goes to
+ * the node it names, after ASKING, on a side connection; the map stays
+ * as it is (the slot is only being migrated). 1 when so.
+ */
+static int
+follow_ask(struct rd_conn *c, struct rd_due *d)
+{
+    struct redis_redirect r;
+
+    if (d->got >= d->nparts || d->redirected || c->rtype != REDIS_REPLY_ERROR ||
+        redis_redirect_parse(c->errmsg, strlen(c->errmsg), &r) < 0 || !r.ask)
+        return 0;
+    d->redirected = 1;
+    c->away = side_index(c, r.host, r.port);
+    c->away_ask = 1;
+    c->away_left = 0;
+    return 1;
+}
+
+/* The detour's connection was lost: the command's reply is an error saying so (ERR_CONN). */
+static enum drv_status
+detour_lost(struct rd_conn *c, struct rd_conn *s, const char *why)
+{
+    snprintf(c->errmsg, sizeof c->errmsg, "%s", why);
+    c->rtype = REDIS_REPLY_ERROR;
+    c->side_lost = 1;
+    c->away = -1;
+    rd_conn_disconnect(s);
+    return DRV_DONE;
+}
+
+/* Queues the command in hand on s, after ASKING when an ASK sent it there. */
+static void
+detour_send(struct rd_conn *c, struct rd_conn *s, const struct rd_due *d)
+{
+    static const char asking[] = "*1\r\n$6\r\nASKING\r\n";
+    const struct rd_part *p = &d->part[d->got];
+
+    if (c->away_ask)
+        queue_bytes(s, asking, sizeof asking - 1);
+    queue_bytes(s, d->req + p->off, p->len);
+    c->away_left = 1 + c->away_ask;
+}
+
+/*
+ * The command in hand on side connection side[away]: connected (and its
+ * AUTH/SELECT done) when new, sent, its reply read. DRV_DONE when the
+ * reply is c's (rtype, errmsg) and the detour is over.
+ */
+static enum drv_status
+detour_poll(struct rd_conn *c, const struct rd_due *d)
+{
+    struct rd_conn *s = c->side[c->away];
+    enum drv_status st;
+    char why[256];
+
+    if (s->ctx == NULL) {
+        st = rd_conn_connect_start(s, why);
+        return st == DRV_ERROR ? detour_lost(c, s, why) : st;
+    }
+    if (s->step != STEP_READY && (st = rd_conn_connect_poll(s, why)) != DRV_DONE)
+        return st == DRV_ERROR ? detour_lost(c, s, why) : st;
+    if (c->away_left == 0)
+        detour_send(c, s, d);
+    while ((st = next_reply(s, NULL, why, sizeof why)) == DRV_DONE)
+        if (--c->away_left == 0) { /* ASKING's +OK before it: an error there shows here */
+            c->rtype = s->rtype;
+            memcpy(c->errmsg, s->errmsg, sizeof c->errmsg);
+            c->away = -1;
+            return DRV_DONE;
+        }
+    return st == DRV_ERROR ? detour_lost(c, s, why) : st;
+}
+
+/* The oldest transaction's next reply: on c's own connection, or a detour's. */
+static enum drv_status
+take_reply(struct rd_conn *c, struct rd_due *d, struct txn_result *res)
+{
+    enum drv_status st;
+
+    if (c->away < 0 && !d->map && d->got < d->nparts && d->part[d->got].node >= 0) {
+        c->away = d->part[d->got].node; /* a script's command for another master */
+        c->away_ask = c->away_left = 0;
+    }
+    if (c->away >= 0)
+        return detour_poll(c, d);
+    if (d->map) /* CLUSTER SLOTS's reply comes next: read as a tree, until it is whole */
+        c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->tree_fns;
+    st = next_reply(c, res, res->msg, sizeof res->msg);
+    if (st == DRV_ERROR) /* ERR_DRIVER_1: reply_too_large (rd_err_kinds) */
+        res->err = c->too_large ? ERR_DRIVER_1 : ERR_CONN;
+    return st;
+}
+
 /* DRV_DONE when the oldest transaction's last reply came; its first error is its outcome. */
 static enum drv_status
 rd_conn_txn_poll(void *conn, struct txn_result *res)
@@ -1639,12 +1883,7 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
     enum drv_status st;
 
     for (;;) {
-        if (d->map) /* CLUSTER SLOTS's reply comes next: read as a tree, until it is whole */
-            c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->tree_fns;
-        st = next_reply(c, res, res->msg, sizeof res->msg);
-        if (st == DRV_ERROR) /* ERR_DRIVER_1: reply_too_large (rd_err_kinds) */
-            res->err = c->too_large ? ERR_DRIVER_1 : ERR_CONN;
-        if (st != DRV_DONE)
+        if ((st = take_reply(c, d, res)) != DRV_DONE)
             return st;
         if (d->map) {
             d->map = 0;
@@ -1655,6 +1894,10 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
             }
             continue;
         }
+        if (follow_ask(c, d))
+            continue;
+        d->got++;
+        d->redirected = 0;
         res->ops++;
         if (c->rtype == REDIS_REPLY_ERROR) {
             enum err_kind k = error_kind(c);

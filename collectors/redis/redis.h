@@ -350,6 +350,15 @@ struct redis_redirect {
 /* Reads an error reply's text; 0, or -1 when it is not a MOVED or ASK. */
 int redis_redirect_parse(const char *text, size_t len, struct redis_redirect *out);
 
+/*
+ * One command's RESP at p (len bytes, as redis_script_resp writes it): its
+ * length, and in *key the key it is routed by (NULL when it has none):
+ * for EVAL, EVALSHA, FCALL and their _RO forms the first of their numkeys
+ * keys (none when numkeys is 0), for any other command its first argument.
+ * 0 when p does not start with a whole command.
+ */
+size_t redis_resp_route(const char *p, size_t len, const char **key, size_t *klen);
+
 /* The slots one master serves, as a bitmap: what a client pinned to it may draw. */
 struct redis_slot_set {
     uint64_t bit[REDIS_SLOTS / 64];

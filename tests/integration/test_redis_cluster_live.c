@@ -5,8 +5,9 @@
  * the node that owns them (no MOVED), and `benchtop run` against one node
  * loading the whole cluster: each client pinned to a master and drawing
  * only its keys (no MOVED), a slot migrated mid-run counted as MOVED while
- * the load goes on, -f scripts refused in one line, and the collector
- * showing every master.
+ * the load goes on, -f scripts' commands routed by their key (EVAL's
+ * first), an ASK followed with ASKING, and the collector showing every
+ * master.
  */
 #include "config.h"
 
@@ -246,30 +247,157 @@ test_run_get(void **state)
     itest_free(&r);
 }
 
-/* A script whose keys hash to two slots: refused before the run in one line, exit 2. */
-static void
-test_script_refused(void **state)
+/* A command's calls on master i (INFO commandstats). */
+static long long
+cmd_calls(int i, const char *name)
 {
-    char path[] = "/tmp/itest-cross-slot-XXXXXX", target[300];
+    redisReply *r = rtest_cmd(node[i], "INFO commandstats");
+    struct redis_cmdstats cs;
+    const struct redis_cmdstat *st;
+    char err[BT_ERRLEN];
+    long long n;
+
+    assert_int_equal(redis_cmdstats_parse(r->str, r->len, &cs, err), 0);
+    st = redis_cmdstat_find(&cs, name);
+    n = st != NULL ? (long long)st->calls : 0;
+    freeReplyObject(r);
+    return n;
+}
+
+/* Sum of the integer values of keys "ek0".."ek{n-1}" over the cluster (nil counts 0). */
+static long long
+counters_sum(int n)
+{
+    long long sum = 0;
+
+    for (int k = 0; k < n; k++) {
+        char key[32];
+        int len = snprintf(key, sizeof key, "ek%d", k);
+        redisReply *r = rtest_cmd(node[map.slot[redis_key_slot(key, (size_t)len)]], "GET %s", key);
+
+        sum += r->type == REDIS_REPLY_STRING ? strtoll(r->str, NULL, 10) : 0;
+        freeReplyObject(r);
+    }
+    return sum;
+}
+
+/*
+ * -f with EVAL of one key, over 200 keys in every master's slots, on master
+ * 0's address: each EVAL goes to the master of its key's slot (no MOVED, no
+ * error), every master runs some, and the counters the script INCRs sum to
+ * the run's transactions (give or take the 6 in flight at the end). A
+ * script whose two SETs hash to two masters sets both keys.
+ */
+static void
+test_run_eval(void **state)
+{
+    char path[] = "/tmp/itest-eval-XXXXXX", target[300];
     int fd = mkstemp(path);
-    char *args[] = {
-        "run", master_target(0, target, sizeof target), "--headless", "-T", "1", "-f", path, NULL};
-    long long before = keys_on_all();
+    char *args[] = {"run",        master_target(0, target, sizeof target),
+                    "--headless", "-q",
+                    "-T",         "2",
+                    "-c",         "6",
+                    "-f",         path,
+                    NULL};
+    long long evals[REDIS_CLUSTER_MAX_NODES], sum;
+    const char *sum_line;
+    double txns;
     struct run r;
 
     (void)state;
     assert_true(fd >= 0);
     close(fd);
-    itest_write_file(path, "SET {user1}.a 1\nSET {user2}.b 2\n");
-    r = itest_runv(args);
-    unlink(path);
-    fprintf(stderr, "  stderr: %s", r.err);
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "Redis Cluster node"));
-    assert_non_null(strstr(r.err, "-f "));
-    assert_null(strchr(strchr(r.err, '\n') + 1, '\n')); /* one line */
-    assert_int_equal(keys_on_all(), before);
+    for (int i = 0; i < map.nnodes; i++) {
+        rtest_do(node[i], "FLUSHALL");
+        evals[i] = cmd_calls(i, "eval");
+    }
+    itest_write_file(path, "\\set k random(0, 199)\n"
+                           "EVAL return(redis.call('INCR',KEYS[1])) 1 ek:k\n");
+    r = itest_run_ok(args, &sum_line);
+    txns = itest_num(sum_line, "transactions");
+    sum = counters_sum(200);
+    fprintf(stderr, "  transactions %.0f, errors %.0f, moved %.0f, INCRs summed %lld\n", txns,
+            itest_num(sum_line, "errors"), itest_num(strstr(sum_line, "errors_by_kind"), "moved"),
+            sum);
+    assert_int_equal(itest_num(sum_line, "errors"), 0);
+    assert_int_equal(itest_num(strstr(sum_line, "errors_by_kind"), "moved"), 0);
+    assert_true(txns > 1000);
+    assert_true(sum >= (long long)txns && sum <= (long long)txns + 6);
+    for (int i = 0; i < map.nnodes; i++) {
+        long long n = cmd_calls(i, "eval") - evals[i];
+
+        fprintf(stderr, "  master %d: %lld EVALs\n", i, n);
+        assert_true(n > txns / 10);
+    }
     itest_free(&r);
+    itest_write_file(path, "SET {user1}.a 1\nSET {user2}.b 2\n");
+    args[5] = "0.3";
+    sum = keys_on_all();
+    r = itest_run_ok(args, &sum_line);
+    unlink(path);
+    assert_int_equal(itest_num(sum_line, "errors"), 0);
+    assert_int_equal(keys_on_all(), sum + 2);
+    itest_free(&r);
+}
+
+/*
+ * The slot of key:000000000000 migrating from its master A to B half-way
+ * (IMPORTING on B, MIGRATING on A, the key MIGRATEd): A answers ASK for
+ * it, and a GET load on keys among 100 (a few per cent of them that key)
+ * follows each ASK to B with ASKING: no error (each ASK counted would be
+ * one), and B counted ASKINGs; with one request in flight and with 8. The slot is made stable again
+ * afterwards.
+ */
+static void
+test_run_ask(void **state)
+{
+    static const char key[] = "key:000000000000";
+    int slot = redis_key_slot(key, sizeof key - 1), a = map.slot[slot], b = (a + 1) % map.nnodes;
+    char target[300];
+    char *args[] = {"run",        master_target(a, target, sizeof target),
+                    "--headless", "-q",
+                    "-w",         "get",
+                    "--keys",     "100",
+                    "-T",         "2",
+                    "-c",         "6",
+                    NULL,         NULL,
+                    NULL};
+    redisReply *ida = rtest_cmd(node[a], "CLUSTER MYID"), *idb = rtest_cmd(node[b], "CLUSTER MYID");
+    long long asking;
+    const char *sum;
+    struct run r;
+
+    (void)state;
+    freeReplyObject(rtest_cmd(node[a], "SET %s v", key));
+    freeReplyObject(rtest_cmd(node[b], "CLUSTER SETSLOT %d IMPORTING %s", slot, ida->str));
+    freeReplyObject(rtest_cmd(node[a], "CLUSTER SETSLOT %d MIGRATING %s", slot, idb->str));
+    freeReplyObject(
+        rtest_cmd(node[a], "MIGRATE %s %d %s 0 5000", map.node[b].host, map.node[b].port, key));
+    for (int depth = 1; depth <= 8; depth *= 8) { /* one request in flight, then 8 */
+        char d[8];
+
+        snprintf(d, sizeof d, "%d", depth);
+        args[12] = "--pipeline";
+        args[13] = d;
+        asking = cmd_calls(b, "asking");
+        r = itest_run_ok(args, &sum);
+        asking = cmd_calls(b, "asking") - asking;
+        fprintf(stderr,
+                "  pipeline %d: transactions %.0f, errors %.0f, ask %.0f, ASKINGs on B %lld\n",
+                depth, itest_num(sum, "transactions"), itest_num(sum, "errors"),
+                itest_num(strstr(sum, "errors_by_kind"), "ask"), asking);
+        assert_int_equal(itest_num(sum, "errors"), 0);
+        assert_int_equal(itest_num(strstr(sum, "errors_by_kind"), "ask"), 0);
+        assert_true(asking > 10);
+        assert_true(asking < itest_num(sum, "transactions") / 3);
+        itest_free(&r);
+    }
+    rtest_do(node[b], "ASKING");
+    freeReplyObject(rtest_cmd(node[b], "DEL %s", key));
+    freeReplyObject(rtest_cmd(node[a], "CLUSTER SETSLOT %d STABLE", slot));
+    freeReplyObject(rtest_cmd(node[b], "CLUSTER SETSLOT %d STABLE", slot));
+    freeReplyObject(ida);
+    freeReplyObject(idb);
 }
 
 /*
@@ -371,9 +499,13 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_slot_map),       cmocka_unit_test(test_routed_sets),
-        cmocka_unit_test(test_run_set),        cmocka_unit_test(test_run_get),
-        cmocka_unit_test(test_script_refused), cmocka_unit_test(test_collector_every_master),
+        cmocka_unit_test(test_slot_map),
+        cmocka_unit_test(test_routed_sets),
+        cmocka_unit_test(test_run_set),
+        cmocka_unit_test(test_run_get),
+        cmocka_unit_test(test_run_eval),
+        cmocka_unit_test(test_run_ask),
+        cmocka_unit_test(test_collector_every_master),
         cmocka_unit_test(test_run_moved), /* last: it leaves master 1 with 100 more slots */
     };
 

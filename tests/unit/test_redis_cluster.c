@@ -175,6 +175,36 @@ test_redirect(void **state)
     assert_int_equal(redis_redirect_parse("MOVED 1 :1", 10, &d), -1);
 }
 
+/* The key a command is routed by: EVAL's first key after numkeys, another command's first word. */
+static void
+test_resp_route(void **state)
+{
+    static const char eval[] = "*5\r\n$4\r\nEVAL\r\n$3\r\nret\r\n$1\r\n1\r\n$5\r\nkey:7\r\n"
+                               "$1\r\nx\r\n";
+    static const char none[] = "*3\r\n$7\r\nevalsha\r\n$2\r\nab\r\n$1\r\n0\r\n";
+    static const char fcall[] = "*4\r\n$5\r\nFCALL\r\n$1\r\nf\r\n$2\r\n12\r\n$1\r\nk\r\n";
+    static const char get[] = "*2\r\n$3\r\nGET\r\n$3\r\nfoo\r\n*1\r\n$4\r\nPING\r\n";
+    const char *key;
+    size_t klen;
+
+    (void)state;
+    assert_int_equal(redis_resp_route(eval, sizeof eval - 1, &key, &klen), sizeof eval - 1);
+    assert_int_equal(klen, 5);
+    assert_memory_equal(key, "key:7", 5);
+    assert_int_equal(redis_resp_route(none, sizeof none - 1, &key, &klen), sizeof none - 1);
+    assert_null(key);
+    assert_int_equal(redis_resp_route(fcall, sizeof fcall - 1, &key, &klen), sizeof fcall - 1);
+    assert_int_equal(klen, 1);
+    assert_int_equal(key[0], 'k');
+    /* two commands back to back: the first's length, then the second (no key) */
+    assert_int_equal(redis_resp_route(get, sizeof get - 1, &key, &klen), 22);
+    assert_memory_equal(key, "foo", 3);
+    assert_int_equal(redis_resp_route(get + 22, sizeof get - 23, &key, &klen), sizeof get - 23);
+    assert_null(key);
+    assert_int_equal(redis_resp_route(eval, 20, &key, &klen), 0); /* cut short */
+    assert_int_equal(redis_resp_route("$3\r\nGET\r\n", 9, &key, &klen), 0);
+}
+
 /* A map of three masters as `redis-cli --cluster create` splits the slots. */
 static void
 three_masters(struct redis_slot_map *m)
@@ -358,7 +388,7 @@ main(void)
         cmocka_unit_test(test_info_cluster), cmocka_unit_test(test_slots),
         cmocka_unit_test(test_redirect),     cmocka_unit_test(test_slot_set),
         cmocka_unit_test(test_draw_key),     cmocka_unit_test(test_draw_scan),
-        cmocka_unit_test(test_nodes_derive),
+        cmocka_unit_test(test_resp_route),   cmocka_unit_test(test_nodes_derive),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
