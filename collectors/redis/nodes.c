@@ -2,8 +2,8 @@
  * redis/nodes: the collector's view of a Redis Cluster. The target is one
  * node; the load spreads over every master (redis/driver.c pins each
  * client to one), so the collector reads every master's INFO too: the
- * cluster's commands a second are their sum, and each master is a row
- * (commands/s, CPU). Each master runs its commands on one thread, so the
+ * cluster's commands a second, keys and memory are their sums, and each
+ * master is a row (commands/s, CPU, keys). Each master runs its commands on one thread, so the
  * busiest master's CPU is the server's CPU the verdict reads: a cluster
  * is as fast as its hottest node.
  *
@@ -168,22 +168,49 @@ node_rates(const struct redis_sample *p, const struct redis_sample *c, int i, do
     }
 }
 
-/* "41.2k/s, CPU 70%" */
+/* "41.2k/s, CPU 70%, 1,002 keys" */
 static void
 node_row(struct coll_view *v, const struct redis_node_sample *s, double cmds, double cpu)
 {
-    char rate[32];
+    char rate[32], cpus[24] = "";
 
     if (!s->ok) {
         coll_row_add(v, "cluster", s->addr, NAN, ROW_BAD, "not answering");
         return;
     }
     units_si(rate, sizeof rate, cmds, "/s");
-    if (isnan(cpu))
-        coll_row_add(v, "cluster", s->addr, cmds, ROW_NORMAL, "%s", rate);
-    else
-        coll_row_add(v, "cluster", s->addr, cmds, cpu >= RN_CPU_WARN_PCT ? ROW_WARN : ROW_NORMAL,
-                     "%s, CPU %.0f%%", rate, cpu);
+    if (!isnan(cpu))
+        snprintf(cpus, sizeof cpus, ", CPU %.0f%%", cpu);
+    coll_row_add(v, "cluster", s->addr, cmds,
+                 !isnan(cpu) && cpu >= RN_CPU_WARN_PCT ? ROW_WARN : ROW_NORMAL, "%s%s, %llu keys",
+                 rate, cpus, (unsigned long long)s->info.keys);
+}
+
+/*
+ * The cluster's keys and memory: every master's summed (the target's own
+ * rows are one node's), with how many masters answered.
+ */
+static void
+cluster_totals(const struct redis_sample *c, struct coll_view *v)
+{
+    uint64_t keys = 0, mem = 0;
+    int ok = 0;
+    char used[32];
+
+    for (int i = 0; i < c->nnodes; i++) {
+        if (!c->nodes[i].ok)
+            continue;
+        keys += c->nodes[i].info.keys;
+        mem += c->nodes[i].info.used_memory;
+        ok++;
+    }
+    if (ok == 0)
+        return;
+    units_iec(used, sizeof used, (double)mem, "");
+    coll_row_add(v, "cluster", "total keys", (double)keys, ROW_NORMAL, "%llu on %d of %d masters",
+                 (unsigned long long)keys, ok, c->nnodes);
+    coll_row_add(v, "cluster", "total memory", (double)mem, ROW_NORMAL, "%s on %d of %d masters",
+                 used, ok, c->nnodes);
 }
 
 double
@@ -207,6 +234,8 @@ rd_nodes_rows(const struct redis_sample *p, const struct redis_sample *c, double
     double rate, cpu, top = -1;
     int i, busiest = -1;
 
+    if (c->nnodes > 0)
+        cluster_totals(c, v);
     for (i = 0; i < c->nnodes; i++) {
         node_rates(p, c, i, secs, &rate, &cpu);
         node_row(v, &c->nodes[i], rate, cpu);

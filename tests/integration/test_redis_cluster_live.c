@@ -489,6 +489,11 @@ test_collector_every_master(void **state)
         assert_true(itest_max_row(r.out, srv, label) > 1000);
     }
     assert_true(itest_max_row(r.out, srv, "busiest") > 0); /* a CPU % */
+    /* the cluster's keys are every master's, not the target node's third of them */
+    fprintf(stderr, "  cluster keys %.0f (DBSIZE sum %lld)\n",
+            itest_max_row(r.out, srv, "total keys"), keys_on_all());
+    assert_true(itest_max_row(r.out, srv, "total keys") >= keys_on_all() - 10);
+    assert_non_null(strstr(r.out, "on 3 of 3 masters"));
     cmds = itest_max_row(r.out, srv, "commands");
     fprintf(stderr, "  cluster commands/s %.0f, run tps %.0f\n", cmds, tps);
     assert_true(cmds > 0.7 * tps && cmds < 1.6 * tps);
