@@ -668,6 +668,18 @@ test_one_nginx_worker(void **state)
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_THREAD);
     assert_null(strstr(v.evidence, "competes"));
+    assert_null(strstr(v.evidence, "other programs"));
+    /*
+     * two yes beside it: the worker at 66% and 22% waiting (worker_processes
+     * 2 gave +14%, stopping the yes x1.7): the others are said
+     */
+    in.sig.thread_max_pct = in.sig.server_cpu_pct = 66;
+    in.sig.thread_wait_pct = 22;
+    in.server_host_pct = 66;
+    in.own_cpu_pct = 27;
+    in.host_busy_pct = 100;
+    v = judge(&in, 3);
+    assert_non_null(strstr(v.evidence, "other programs take"));
 }
 
 /* Redis stalled 30% of the time by another client's DEBUG SLEEP: its own share. */
