@@ -127,23 +127,6 @@ info_field(int i, const char *section, const char *field)
     return v;
 }
 
-/* cmdstat_get's calls on master i. */
-static long long
-get_calls(int i)
-{
-    redisReply *r = rtest_cmd(node[i], "INFO commandstats");
-    struct redis_cmdstats cs;
-    const struct redis_cmdstat *get;
-    char err[BT_ERRLEN];
-    long long n;
-
-    assert_int_equal(redis_cmdstats_parse(r->str, r->len, &cs, err), 0);
-    get = redis_cmdstat_find(&cs, "get");
-    n = get != NULL ? (long long)get->calls : 0;
-    freeReplyObject(r);
-    return n;
-}
-
 /* How many of key:0 .. key:keys-1 master i serves. */
 static long long
 keys_served(int i, int keys)
@@ -228,7 +211,7 @@ test_run_get(void **state)
     (void)state;
     for (int i = 0; i < map.nnodes; i++) {
         cmds[i] = info_field(i, "stats", "total_commands_processed");
-        gets -= get_calls(i);
+        gets -= rtest_calls(node[i], "get");
     }
     r = itest_run_ok(args, &sum);
     txns = itest_num(sum, "transactions");
@@ -239,29 +222,12 @@ test_run_get(void **state)
 
         fprintf(stderr, "  master %d: %lld commands\n", i, grew);
         assert_true(grew > 1000);
-        gets += get_calls(i);
+        gets += rtest_calls(node[i], "get");
     }
     fprintf(stderr, "  transactions %.0f, GETs counted by the masters %lld\n", txns, gets);
     assert_true(txns > 1000);
     assert_true(gets >= (long long)txns && gets <= (long long)txns + 6);
     itest_free(&r);
-}
-
-/* A command's calls on master i (INFO commandstats). */
-static long long
-cmd_calls(int i, const char *name)
-{
-    redisReply *r = rtest_cmd(node[i], "INFO commandstats");
-    struct redis_cmdstats cs;
-    const struct redis_cmdstat *st;
-    char err[BT_ERRLEN];
-    long long n;
-
-    assert_int_equal(redis_cmdstats_parse(r->str, r->len, &cs, err), 0);
-    st = redis_cmdstat_find(&cs, name);
-    n = st != NULL ? (long long)st->calls : 0;
-    freeReplyObject(r);
-    return n;
 }
 
 /* Sum of the integer values of keys "ek0".."ek{n-1}" over the cluster (nil counts 0). */
@@ -309,7 +275,7 @@ test_run_eval(void **state)
     close(fd);
     for (int i = 0; i < map.nnodes; i++) {
         rtest_do(node[i], "FLUSHALL");
-        evals[i] = cmd_calls(i, "eval");
+        evals[i] = rtest_calls(node[i], "eval");
     }
     itest_write_file(path, "\\set k random(0, 199)\n"
                            "EVAL return(redis.call('INCR',KEYS[1])) 1 ek:k\n");
@@ -324,7 +290,7 @@ test_run_eval(void **state)
     assert_true(txns > 1000);
     assert_true(sum >= (long long)txns && sum <= (long long)txns + 6);
     for (int i = 0; i < map.nnodes; i++) {
-        long long n = cmd_calls(i, "eval") - evals[i];
+        long long n = rtest_calls(node[i], "eval") - evals[i];
 
         fprintf(stderr, "  master %d: %lld EVALs\n", i, n);
         assert_true(n > txns / 10);
@@ -379,9 +345,9 @@ test_run_ask(void **state)
         snprintf(d, sizeof d, "%d", depth);
         args[12] = "--pipeline";
         args[13] = d;
-        asking = cmd_calls(b, "asking");
+        asking = rtest_calls(node[b], "asking");
         r = itest_run_ok(args, &sum);
-        asking = cmd_calls(b, "asking") - asking;
+        asking = rtest_calls(node[b], "asking") - asking;
         fprintf(stderr,
                 "  pipeline %d: transactions %.0f, errors %.0f, ask %.0f, ASKINGs on B %lld\n",
                 depth, itest_num(sum, "transactions"), itest_num(sum, "errors"),

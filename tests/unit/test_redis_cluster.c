@@ -359,14 +359,20 @@ test_nodes_derive(void **state)
     node_info(a, 1, 5000, 2.0);
     node_info(b, 1, 45000, 3.8); /* 20,000/s, 90% */
     node_info(a, 2, 0, 0.0);
-    node_info(b, 2, 2000, 0.2); /* 1,000/s, 10% */
+    node_info(b, 2, 2000, 0.2);   /* 1,000/s, 10% */
+    for (int i = 0; i < 3; i++) { /* 1,000, 1,001 and 1,002 keys; 1, 2 and 3 MiB */
+        b->nodes[i].info.keys = 1000 + (uint64_t)i;
+        b->nodes[i].info.used_memory = (uint64_t)(i + 1) << 20;
+    }
     assert_true(fabs(rd_nodes_commands(a, b, 2.0) -
                      (31000 - 1.5 - (REDIS_SAMPLE_COMMANDS + REDIS_SETTINGS_COMMANDS) / 2.0)) <
                 1e-6);
     coll_view_reset(v);
     rd_nodes_rows(a, b, 2.0, v);
-    assert_string_equal(row(v, "127.0.0.1:7000")->value, "10.0k/s, CPU 25%");
-    assert_string_equal(row(v, "127.0.0.1:7001")->value, "20.0k/s, CPU 90%");
+    assert_string_equal(row(v, "127.0.0.1:7000")->value, "10.0k/s, CPU 25%, 1000 keys");
+    assert_string_equal(row(v, "127.0.0.1:7001")->value, "20.0k/s, CPU 90%, 1001 keys");
+    assert_string_equal(row(v, "total keys")->value, "3003 on 3 of 3 masters");
+    assert_true(row(v, "total memory")->num == 6 << 20);
     assert_string_equal(row(v, "busiest")->value, "127.0.0.1:7001, CPU 90% of a core");
     assert_true(fabs(v->sig.server_cpu_pct - 90) < 1e-9);
     assert_true(isnan(rd_nodes_commands(NULL, b, 2.0))); /* the first sample: no rates */
@@ -375,6 +381,7 @@ test_nodes_derive(void **state)
     coll_view_reset(v);
     rd_nodes_rows(a, b, 2.0, v);
     assert_string_equal(row(v, "127.0.0.1:7002")->value, "not answering");
+    assert_string_equal(row(v, "total keys")->value, "2001 on 2 of 3 masters");
     free(a);
     free(b);
     free(v);
