@@ -9,56 +9,40 @@ static const double CLEAR_OBS = 30;   /* sampled sessions behind a share that ma
 static const double LIKELY_OBS = 8;   /* ... likely */
 static const double MIN_SHOWN = 0.01; /* shares below this are left out of the text */
 
-static const char *const labels[AS__COUNT] = {
-    [AS_BENCHTOP] = "benchtop",
-    [AS_RUNQ] = "benchtop waiting for a CPU",
-    [AS_QUOTA] = "benchtop held by its CPU quota",
-    [AS_SCHEDULE] = "waiting for the schedule",
-    [AS_CONNECT] = "connecting",
-    [AS_SERVER_CPU] = "server CPU",
-    [AS_LOCK] = "locks",
-    [AS_DISK] = "disk reads",
-    [AS_COMMIT] = "commit",
-    [AS_SERVER_OTHER] = "server waits",
-    [AS_SLEEP] = "statements sleeping",
-    [AS_STALL] = "stalled by other sessions",
-    [AS_POOL] = "pooler queue",
-    [AS_APP] = "app tier",
-    [AS_TRANSIT] = "transit",
-    [AS_IDLE] = "idle",
-    [AS_UNKNOWN] = "unknown",
-};
-
-static const char *const keys[AS__COUNT] = {
-    [AS_BENCHTOP] = "benchtop",
-    [AS_RUNQ] = "benchtop_runq",
-    [AS_QUOTA] = "benchtop_quota",
-    [AS_SCHEDULE] = "schedule",
-    [AS_CONNECT] = "connect",
-    [AS_SERVER_CPU] = "server_cpu",
-    [AS_LOCK] = "lock",
-    [AS_DISK] = "disk_read",
-    [AS_COMMIT] = "commit",
-    [AS_SERVER_OTHER] = "server_other",
-    [AS_SLEEP] = "sleep",
-    [AS_STALL] = "other_sessions",
-    [AS_POOL] = "pool",
-    [AS_APP] = "app",
-    [AS_TRANSIT] = "transit",
-    [AS_IDLE] = "idle",
-    [AS_UNKNOWN] = "unknown",
+/* Each kind's key (JSON, records) and label (screen, text), side by side. */
+static const struct {
+    const char *key;
+    const char *label;
+} names[AS__COUNT] = {
+    [AS_BENCHTOP] = {"benchtop", "benchtop"},
+    [AS_RUNQ] = {"benchtop_runq", "benchtop waiting for a CPU"},
+    [AS_QUOTA] = {"benchtop_quota", "benchtop held by its CPU quota"},
+    [AS_SCHEDULE] = {"schedule", "waiting for the schedule"},
+    [AS_CONNECT] = {"connect", "connecting"},
+    [AS_SERVER_CPU] = {"server_cpu", "server CPU"},
+    [AS_LOCK] = {"lock", "locks"},
+    [AS_DISK] = {"disk_read", "disk reads"},
+    [AS_COMMIT] = {"commit", "commit"},
+    [AS_SERVER_OTHER] = {"server_other", "server waits"},
+    [AS_SLEEP] = {"sleep", "statements sleeping"},
+    [AS_STALL] = {"other_sessions", "stalled by other sessions"},
+    [AS_POOL] = {"pool", "pooler queue"},
+    [AS_APP] = {"app", "app tier"},
+    [AS_TRANSIT] = {"transit", "transit"},
+    [AS_IDLE] = {"idle", "idle"},
+    [AS_UNKNOWN] = {"unknown", "unknown"},
 };
 
 const char *
 account_label(enum account_share s)
 {
-    return s >= 0 && s < AS__COUNT ? labels[s] : "?";
+    return s >= 0 && s < AS__COUNT ? names[s].label : "?";
 }
 
 const char *
 account_key(enum account_share s)
 {
-    return s >= 0 && s < AS__COUNT ? keys[s] : "?";
+    return s >= 0 && s < AS__COUNT ? names[s].key : "?";
 }
 
 static double
@@ -497,7 +481,7 @@ account_text(const struct account *a, char *buf, size_t len)
         shown[best] = 1;
         used = strlen(buf);
         if (used + 1 < len)
-            snprintf(buf + used, len - used, "%s %s %.0f%%", n++ ? "," : "", labels[best],
+            snprintf(buf + used, len - used, "%s %s %.0f%%", n++ ? "," : "", names[best].label,
                      account_share(a, best) * 100);
     }
 }

@@ -52,56 +52,40 @@ struct window {
     const struct account *acct; /* the interval's account */
 };
 
-static const char *const labels[VK__COUNT] = {
-    [VK_NONE] = "no verdict yet",
-    [VK_CLIENT] = "client-bound",
-    [VK_SERVER_CPU] = "server CPU-bound",
-    [VK_LOCK] = "lock-bound",
-    [VK_COMMIT] = "commit/I/O-bound",
-    [VK_CONNECTION] = "connection-bound",
-    [VK_NETWORK] = "network-bound",
-    [VK_UNDERLOADED] = "not enough load",
-    [VK_HOST] = "host CPU-bound",
-    [VK_POOL] = "pool-bound",
-    [VK_APP] = "app-bound",
-    [VK_IO] = "disk-read-bound",
-    [VK_MEMORY] = "memory-bound",
-    [VK_STALL] = "stalled by other sessions",
-    [VK_THREAD] = "one server thread-bound",
-    [VK_OPEN_LOOP] = "rate beyond the clients",
-    [VK_MIXED] = "mixed",
-};
-
-static const char *const keys[VK__COUNT] = {
-    [VK_NONE] = "none",
-    [VK_CLIENT] = "client",
-    [VK_SERVER_CPU] = "server_cpu",
-    [VK_LOCK] = "lock",
-    [VK_COMMIT] = "commit",
-    [VK_CONNECTION] = "connection",
-    [VK_NETWORK] = "network",
-    [VK_UNDERLOADED] = "underloaded",
-    [VK_HOST] = "host",
-    [VK_POOL] = "pool",
-    [VK_APP] = "app",
-    [VK_IO] = "io",
-    [VK_MEMORY] = "memory",
-    [VK_STALL] = "stall",
-    [VK_THREAD] = "thread",
-    [VK_OPEN_LOOP] = "open_loop",
-    [VK_MIXED] = "mixed",
+/* Each kind's key (JSON, records) and label (screen, text), side by side. */
+static const struct {
+    const char *key;
+    const char *label;
+} names[VK__COUNT] = {
+    [VK_NONE] = {"none", "no verdict yet"},
+    [VK_CLIENT] = {"client", "client-bound"},
+    [VK_SERVER_CPU] = {"server_cpu", "server CPU-bound"},
+    [VK_LOCK] = {"lock", "lock-bound"},
+    [VK_COMMIT] = {"commit", "commit/I/O-bound"},
+    [VK_CONNECTION] = {"connection", "connection-bound"},
+    [VK_NETWORK] = {"network", "network-bound"},
+    [VK_UNDERLOADED] = {"underloaded", "not enough load"},
+    [VK_HOST] = {"host", "host CPU-bound"},
+    [VK_POOL] = {"pool", "pool-bound"},
+    [VK_APP] = {"app", "app-bound"},
+    [VK_IO] = {"io", "disk-read-bound"},
+    [VK_MEMORY] = {"memory", "memory-bound"},
+    [VK_STALL] = {"stall", "stalled by other sessions"},
+    [VK_THREAD] = {"thread", "one server thread-bound"},
+    [VK_OPEN_LOOP] = {"open_loop", "rate beyond the clients"},
+    [VK_MIXED] = {"mixed", "mixed"},
 };
 
 const char *
 verdict_label(enum verdict_kind k)
 {
-    return k >= 0 && k < VK__COUNT ? labels[k] : "?";
+    return k >= 0 && k < VK__COUNT ? names[k].label : "?";
 }
 
 const char *
 verdict_key(enum verdict_kind k)
 {
-    return k >= 0 && k < VK__COUNT ? keys[k] : "?";
+    return k >= 0 && k < VK__COUNT ? names[k].key : "?";
 }
 
 static void appendf(char *buf, size_t len, const char *fmt, ...)
