@@ -824,12 +824,21 @@ vacuum_tables(struct init_run *r, char *err)
     return 0;
 }
 
+/* One step of init, its time kept in *us for the summary. */
+static int
+timed_step(struct init_run *r, int (*step)(struct init_run *, char *), uint64_t *us, char *err)
+{
+    uint64_t t0 = now_us();
+    int rc = step(r, err);
+
+    *us = now_us() - t0;
+    return rc;
+}
+
 /* Everything that must appear at once or not at all. */
 static int
 build_tables(struct init_run *r, char *err)
 {
-    uint64_t t0;
-
     if (run_sql(r->conn, "begin", "start", "a transaction", err) < 0)
         return -1;
     /* DROP ... IF EXISTS would print a NOTICE per missing table. */
@@ -838,22 +847,12 @@ build_tables(struct init_run *r, char *err)
         return -1;
     if (check_existing(r, err) < 0)
         return -1;
-    t0 = now_us();
-    if (r->ic->force && drop_tables(r, err) < 0)
+    if (r->ic->force && timed_step(r, drop_tables, &r->drop_us, err) < 0)
         return -1;
-    r->drop_us = now_us() - t0;
-    t0 = now_us();
-    if (create_tables(r, err) < 0)
+    if (timed_step(r, create_tables, &r->create_us, err) < 0 ||
+        timed_step(r, copy_tables, &r->copy_us, err) < 0 ||
+        timed_step(r, create_keys, &r->keys_us, err) < 0)
         return -1;
-    r->create_us = now_us() - t0;
-    t0 = now_us();
-    if (copy_tables(r, err) < 0)
-        return -1;
-    r->copy_us = now_us() - t0;
-    t0 = now_us();
-    if (create_keys(r, err) < 0)
-        return -1;
-    r->keys_us = now_us() - t0;
     return run_sql(r->conn, "commit", "commit", "the new tables", err);
 }
 
@@ -1103,11 +1102,9 @@ pg_init(const struct init_conf *ic, char *err)
     /* On failure closing the connection rolls the whole transaction back. */
     rc = build_tables(&r, err);
     if (rc == 0) {
-        uint64_t v0 = now_us();
         char why[BT_ERRLEN];
 
-        rc = vacuum_tables(&r, why);
-        r.vacuum_us = now_us() - v0;
+        rc = timed_step(&r, vacuum_tables, &r.vacuum_us, why);
         /* Say the data is there, or a rerun would only meet "already exist". */
         if (rc < 0)
             seterr(err, "tables created and filled, but %s", why);

@@ -479,30 +479,30 @@ binary_opcode(char c)
     }
 }
 
+/* A left-associative chain of operands joined by any of ops: one precedence level. */
 static int
-parse_term(struct expr_parser *ep)
+parse_chain(struct expr_parser *ep, const char *ops, int (*operand)(struct expr_parser *))
 {
-    if (parse_unary(ep) < 0)
+    if (operand(ep) < 0)
         return -1;
-    while (tok_is_op(ep, "*/%")) {
+    while (tok_is_op(ep, ops)) {
         enum expr_opcode op = binary_opcode(*ep->tok_start);
-        if (next_token(ep) < 0 || parse_unary(ep) < 0 || emit(ep, op, 0) < 0)
+        if (next_token(ep) < 0 || operand(ep) < 0 || emit(ep, op, 0) < 0)
             return -1;
     }
     return 0;
 }
 
 static int
+parse_term(struct expr_parser *ep)
+{
+    return parse_chain(ep, "*/%", parse_unary);
+}
+
+static int
 parse_sum(struct expr_parser *ep)
 {
-    if (parse_term(ep) < 0)
-        return -1;
-    while (tok_is_op(ep, "+-")) {
-        enum expr_opcode op = binary_opcode(*ep->tok_start);
-        if (next_token(ep) < 0 || parse_term(ep) < 0 || emit(ep, op, 0) < 0)
-            return -1;
-    }
-    return 0;
+    return parse_chain(ep, "+-", parse_term);
 }
 
 /* Compiles [ep->pos, ep->end) completely; the ops stay in ep (caller frees on error). */

@@ -80,6 +80,15 @@ html_text(FILE *f, const char *s)
     text_put(f, s, TEXT_HTML);
 }
 
+/* One table cell: <th> or <td> around the escaped text. */
+static void
+html_cell(FILE *f, const char *tag, const char *s)
+{
+    fprintf(f, "<%s>", tag);
+    html_text(f, s);
+    fprintf(f, "</%s>", tag);
+}
+
 static void
 line_add(struct line *l, double x, double y)
 {
@@ -552,20 +561,14 @@ summary_table(FILE *f, const struct report_row *rows, int nrows)
     int i, c;
 
     fputs("<table id=\"summary\">\n<tr>", f);
-    for (c = 0; c < REPORT_NCOLS; c++) {
-        fputs("<th>", f);
-        html_text(f, report_columns[c]);
-        fputs("</th>", f);
-    }
+    for (c = 0; c < REPORT_NCOLS; c++)
+        html_cell(f, "th", report_columns[c]);
     fputs("</tr>\n", f);
     for (i = 0; i < nrows; i++) {
         report_row_cells(rows, i, cells);
         fputs("<tr>", f);
-        for (c = 0; c < REPORT_NCOLS; c++) {
-            fputs("<td>", f);
-            html_text(f, cells[c]);
-            fputs("</td>", f);
-        }
+        for (c = 0; c < REPORT_NCOLS; c++)
+            html_cell(f, "td", cells[c]);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
@@ -584,14 +587,11 @@ head_rows(FILE *f, const struct record *recs, int nrec, int want_same)
             if (!record_head_first(recs, r, key) ||
                 (nrec > 1 && record_head_same(recs, nrec, key) != want_same))
                 continue;
-            fputs("<tr><th>", f);
-            html_text(f, key);
-            fputs("</th>", f);
-            for (k = 0; k < (want_same ? 1 : nrec); k++) {
-                fputs("<td>", f);
-                html_text(f, record_head(&recs[k], key) ? record_head(&recs[k], key) : "(none)");
-                fputs("</td>", f);
-            }
+            fputs("<tr>", f);
+            html_cell(f, "th", key);
+            for (k = 0; k < (want_same ? 1 : nrec); k++)
+                html_cell(f, "td",
+                          record_head(&recs[k], key) ? record_head(&recs[k], key) : "(none)");
             fputs("</tr>\n", f);
             n++;
         }

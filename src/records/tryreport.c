@@ -74,15 +74,23 @@ try_table_print(FILE *f, const struct try_table *t)
     fprintf(f, "%s\n", change);
 }
 
+/* The figures a round and a side both have, as members of their object. */
+static void
+figures_json(FILE *f, double tps, double p50_ms, double p95_ms, double p99_ms, uint64_t errors)
+{
+    json_member_num(f, "tps", tps);
+    json_member_num(f, "p50_ms", p50_ms);
+    json_member_num(f, "p95_ms", p95_ms);
+    json_member_num(f, "p99_ms", p99_ms);
+    fprintf(f, ",\"errors\":%llu", (unsigned long long)errors);
+}
+
 static void
 side_json(FILE *f, const char *key, const struct try_side *s)
 {
     fprintf(f, ",\"%s\":{\"rounds\":%d,\"clients\":%d", key, s->n, s->clients);
-    json_member_num(f, "tps", s->tps);
-    json_member_num(f, "p50_ms", s->p50_ms);
-    json_member_num(f, "p95_ms", s->p95_ms);
-    json_member_num(f, "p99_ms", s->p99_ms);
-    fprintf(f, ",\"errors\":%llu}", (unsigned long long)s->errors);
+    figures_json(f, s->tps, s->p50_ms, s->p95_ms, s->p99_ms, s->errors);
+    fputc('}', f);
 }
 
 static void
@@ -92,14 +100,11 @@ rounds_json(FILE *f, const struct try_table *t)
 
     fputs(",\"rounds\":[", f);
     for (i = 0; i < t->n; i++) {
-        fprintf(f, "%s{\"side\":\"%s\",\"clients\":%d", i ? "," : "", t->r[i].b ? "B" : "A",
-                t->r[i].clients);
-        json_member_num(f, "tps", t->r[i].tps);
-        json_member_num(f, "p50_ms", t->r[i].p50_ms);
-        json_member_num(f, "p95_ms", t->r[i].p95_ms);
-        json_member_num(f, "p99_ms", t->r[i].p99_ms);
-        fprintf(f, ",\"errors\":%llu", (unsigned long long)t->r[i].errors);
-        json_member_str(f, "verdict", verdict_key(t->r[i].verdict));
+        const struct try_round *r = &t->r[i];
+
+        fprintf(f, "%s{\"side\":\"%s\",\"clients\":%d", i ? "," : "", r->b ? "B" : "A", r->clients);
+        figures_json(f, r->tps, r->p50_ms, r->p95_ms, r->p99_ms, r->errors);
+        json_member_str(f, "verdict", verdict_key(r->verdict));
         fputc('}', f);
     }
     fputc(']', f);
