@@ -537,22 +537,18 @@ command_rates(const struct redis_sample *p, const struct redis_sample *c, double
 }
 
 /*
- * The main thread's time running commands, and the costliest command's:
- * io-threads take the reads and writes off it, not the commands (LRANGE
- * of 10k elements at 98% of the thread: io-threads 2 gave -25%).
+ * The command that takes most of the main thread's time: io-threads take
+ * the reads and writes off it, not the commands (LRANGE of 10k elements
+ * at 98% of the thread: io-threads 2 gave -25%).
  */
 static void
 command_busy(const struct cmd_rate *r, int n, struct coll_signals *g)
 {
     const struct cmd_rate *top = NULL;
-    double busy = 0;
 
-    for (int i = 0; i < n; i++) {
-        busy += r[i].busy;
+    for (int i = 0; i < n; i++)
         if (top == NULL || r[i].busy > top->busy)
             top = &r[i];
-    }
-    g->cmd_busy = fmin(busy, 1);
     if (top == NULL)
         return;
     g->cmd_top_busy = fmin(top->busy, 1);

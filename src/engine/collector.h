@@ -138,8 +138,7 @@ struct coll_signals {
                               /* sessions' commands (Redis DEBUG SLEEP, a long KEYS, ...) */
     char other_stall_what[64]; /* ... what stalled it ("DEBUG SLEEP 0.3 from 127.0.0.1:5123") */
     unsigned char other_stall_sql_at; /* other_stall_what from here on is the command's text */
-    double cmd_busy;                  /* an event loop's share of a core running commands */
-    double cmd_top_busy;              /* ... the costliest command's share ... */
+    double cmd_top_busy;              /* an event loop's costliest command: its share of a core */
     double cmd_top_usec;              /* ... its time per call, µs */
     char cmd_top[24];                 /* ... its name ("lrange"); "" */
     double evictions_s;               /* a cache's evictions per second */

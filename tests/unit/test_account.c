@@ -620,14 +620,14 @@ test_commands_fill_the_thread(void **state)
     snprintf(in.sig.threads_setting, sizeof(in.sig.threads_setting), "io-threads");
     in.server_host_pct = 99;
     in.host_busy_pct = 55;
-    in.sig.cmd_busy = in.sig.cmd_top_busy = 0.9;
+    in.sig.cmd_top_busy = 0.9;
     in.sig.cmd_top_usec = 532;
     snprintf(in.sig.cmd_top, sizeof(in.sig.cmd_top), "lrange");
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_THREAD);
     assert_non_null(strstr(v.evidence, "90% of one running lrange (532 us a call)"));
     assert_null(strstr(v.evidence, "raise io-threads"));
-    in.sig.cmd_busy = in.sig.cmd_top_busy = 0.1;
+    in.sig.cmd_top_busy = 0.1;
     in.sig.cmd_top_usec = 0.9;
     snprintf(in.sig.cmd_top, sizeof(in.sig.cmd_top), "get");
     v = judge(&in, 3);
