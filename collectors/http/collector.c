@@ -15,42 +15,71 @@ enum {
     WS_PAGE_MAX = 16384, /* a status page is a few hundred bytes; the rest is ignored */
     WS_CONNECT_MS = 2000,
     WS_TIMEOUT_MS = 3000,
+    WS_RESCAN_US = 10000000, /* workers found again at least this often (a reload's new ones) */
 };
 
 struct ws_conn {
     CURL *curl;
     pid_t owner; /* the page's listener on this host (an nginx's master or a worker); 0 not found */
+    pid_t workers[WS_TASKS]; /* its workers as last found: a /proc scan costs 2-3 ms, so kept */
+    int nworkers;
+    uint64_t found_us; /* when they were found */
     size_t len;
     char page[WS_PAGE_MAX];
 };
 
 /*
+ * The kept workers' threads into s, and s->workers the workers read; -1
+ * when one is gone (its master starts another, to be found).
+ */
+static int
+ws_read_workers(const struct ws_conn *c, struct ws_sample *s)
+{
+    s->workers = s->ntasks = 0;
+    for (int i = 0; i < c->nworkers; i++) {
+        int k = cpu_tasks_read(c->workers[i], s->tasks + s->ntasks, WS_TASKS - s->ntasks);
+
+        if (k < 0)
+            return -1;
+        s->ntasks += k;
+        s->workers += k > 0;
+    }
+    return 0;
+}
+
+/* The page's nginx workers found again: the owner's, or a new owner's when it has none. */
+static void
+ws_find_workers(struct ws_conn *c, long port)
+{
+    if (c->owner <= 0 ||
+        (c->nworkers = cpu_workers(c->owner, "nginx: worker", c->workers, WS_TASKS)) == 0) {
+        c->owner = cpu_port_owner((int)port);
+        c->nworkers = cpu_workers(c->owner, "nginx: worker", c->workers, WS_TASKS);
+    }
+    c->found_us = now_us();
+}
+
+/*
  * An nginx on this host: its workers' threads, for their CPU. The page's
- * port is the workers' and the master's listener; loopback only.
+ * port is the workers' and the master's listener; loopback only. The
+ * workers are found again when one is gone, and every WS_RESCAN_US.
  */
 static void
 ws_workers(struct ws_conn *c, struct ws_sample *s)
 {
     char *ip = NULL;
     long port = 0;
-    pid_t w[WS_TASKS];
-    int n;
 
     s->workers = s->ntasks = 0;
     if (curl_easy_getinfo(c->curl, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK || ip == NULL ||
         (strncmp(ip, "127.", 4) != 0 && strcmp(ip, "::1") != 0) ||
         curl_easy_getinfo(c->curl, CURLINFO_PRIMARY_PORT, &port) != CURLE_OK)
         return;
-    if (c->owner <= 0 || (n = cpu_workers(c->owner, "nginx: worker", w, WS_TASKS)) == 0) {
-        c->owner = cpu_port_owner((int)port); /* found again only when the old one has none */
-        n = cpu_workers(c->owner, "nginx: worker", w, WS_TASKS);
+    if (c->nworkers == 0 || now_us() - c->found_us > WS_RESCAN_US || ws_read_workers(c, s) < 0) {
+        ws_find_workers(c, port);
+        if (ws_read_workers(c, s) < 0)
+            s->workers = s->ntasks = 0; /* gone between the scan and the read: none this time */
     }
-    for (int i = 0; i < n; i++) {
-        int k = cpu_tasks_read(w[i], s->tasks + s->ntasks, WS_TASKS - s->ntasks);
-
-        s->ntasks += k > 0 ? k : 0;
-    }
-    s->workers = s->ntasks > 0 ? n : 0;
 }
 
 static size_t

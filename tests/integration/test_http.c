@@ -10,6 +10,7 @@
 #include "itest.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -164,6 +165,95 @@ test_watched_needs_no_hint(void **state)
         strstr(r.out, "\"label\":\"threads\",\"value\":\"2 (worker_processes), busiest"));
     if (strstr(sum, "\"kind\":\"none\"") != NULL || strstr(sum, "unknown") != NULL)
         fail_msg("nginx's workers seen, yet no verdict: %s", sum);
+    itest_free(&r);
+}
+
+/* A /proc file of pid (free it); NULL when the process is gone. */
+static char *
+proc_file(pid_t pid, const char *name)
+{
+    char path[64], *text;
+    int fd;
+
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    if ((fd = open(path, O_RDONLY)) < 0)
+        return NULL;
+    text = itest_slurp(fd);
+    close(fd);
+    return text;
+}
+
+/* Whether pid is a worker of master: its parent, and "nginx: worker process" as its title. */
+static int
+ng_is_worker(pid_t pid, pid_t master)
+{
+    char *stat = proc_file(pid, "stat"), *cmd = proc_file(pid, "cmdline");
+    const char *paren = stat ? strrchr(stat, ')') : NULL;
+    int yes = paren != NULL && atoi(paren + 4) == (int)master && cmd != NULL &&
+              strncmp(cmd, "nginx: worker", 13) == 0;
+
+    free(stat);
+    free(cmd);
+    return yes;
+}
+
+/* One of the throwaway nginx's workers (a child of its master, BENCHTOP_NG_DIR/nginx.pid); 0 none.
+ */
+static pid_t
+ng_worker(void)
+{
+    char path[512], *pidtext;
+    struct dirent *e;
+    pid_t master, found = 0;
+    DIR *d;
+
+    snprintf(path, sizeof path, "%s/nginx.pid", itest_env("BENCHTOP_NG_DIR"));
+    pidtext = itest_read_file(path);
+    master = (pid_t)atoi(pidtext);
+    free(pidtext);
+    if (master <= 0 || (d = opendir("/proc")) == NULL)
+        return 0;
+    while (found == 0 && (e = readdir(d)) != NULL) {
+        pid_t pid = (pid_t)atoi(e->d_name);
+
+        if (pid > 0 && ng_is_worker(pid, master))
+            found = pid;
+    }
+    closedir(d);
+    return found;
+}
+
+/*
+ * A worker killed mid-run: its master starts another, and the collector,
+ * which keeps the workers it found (a /proc scan costs 2-3 ms a sample),
+ * finds the new one: every interval after it still reads both workers.
+ */
+static void
+test_worker_replaced(void **state)
+{
+    char target[256], status[256];
+    char *args[] = {"run",     target, "-c",         "2",  "-T", "4",
+                    "--watch", status, "--headless", "-q", NULL};
+    const char *last;
+    pid_t pid, worker;
+    struct run r;
+    int o, e;
+
+    url(target, sizeof target, "static.html");
+    url(status, sizeof status, "nginx_status");
+    pid = itest_spawn(args, &o, &e);
+    itest_sleep_ms(1500);
+    worker = ng_worker();
+    assert_true(worker > 0);
+    assert_int_equal(kill(worker, SIGKILL), 0);
+    r = itest_finish(pid, o, e);
+    assert_int_not_equal(ng_worker(), 0); /* the master started another */
+    last = strstr(r.out, "\"label\":\"threads\"");
+    for (const char *p = last; p != NULL; p = strstr(p + 1, "\"label\":\"threads\""))
+        last = p;
+    assert_non_null(last);
+    if (strncmp(last, "\"label\":\"threads\",\"value\":\"2 (worker_processes)", 47) != 0)
+        fail_msg("the replaced worker was not found: %.120s", last);
     itest_free(&r);
 }
 
@@ -424,6 +514,7 @@ main(void)
         cmocka_unit_test(test_requests_match_nginx),
         cmocka_unit_test(test_unwatched_says_watch),
         cmocka_unit_test(test_watched_needs_no_hint),
+        cmocka_unit_test(test_worker_replaced),
         cmocka_unit_test(test_connect_per_request),
         cmocka_unit_test(test_status_classes),
         cmocka_unit_test(test_method_body_headers),
