@@ -356,6 +356,71 @@ test_set_up_before_the_host(void **state)
 }
 
 /*
+ * The run's start without -C: 40 of 64 clients still connecting on a full
+ * host (a connect took 1.17 s, field trial 7, case 1). Connecting is the
+ * largest share, and "keep connections open (without -C)" would tell a
+ * user to drop an option not given: the connects and why are said.
+ */
+static void
+test_connecting_at_the_start(void **state)
+{
+    struct verdict_input in = loaded(64);
+    struct verdict v;
+
+    in.flight_s = 24 * 0.9;
+    in.busy = 24;
+    in.connected = 24;
+    in.connecting = 40;
+    in.connect_s = 40 * 0.9;
+    in.host_busy_pct = 99;
+    in.server_host_pct = 150;
+    in.own_cpu_pct = 30;
+    v = judge(&in, 1);
+    assert_int_equal(v.kind, VK_CONNECTION);
+    assert_null(strstr(v.evidence, "without -C"));
+    assert_non_null(strstr(v.evidence, "40 of 64 clients connecting at the tick: the run's start"));
+}
+
+/*
+ * PostgreSQL select-only at -c 64 on 2 cores: host 99%, server 170%,
+ * benchtop 18%, its thread waiting for a CPU 88%. -j 1 gave +13%, -c 8
+ * +127% on the same CPU (field trial 7, case 1): the sessions, a process
+ * each, are named before benchtop's threads. Not for an event loop, nor
+ * at 4 sessions a core.
+ */
+static void
+test_many_sessions_on_few_cores(void **state)
+{
+    struct verdict_input in = loaded(64);
+    struct verdict v;
+
+    own_states(&in, 3, 2, 0, 0);
+    in.sig.own_idle = 0;
+    in.worker_cpu_max = 10;
+    in.worker_wait_max = 88;
+    in.host_busy_pct = 99;
+    in.server_host_pct = 170;
+    in.own_cpu_pct = 18;
+    in.threads = 2;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_non_null(strstr(v.evidence, "64 sessions (a process or thread each) share 2 cores: "
+                                       "fewer clients often do more (benchtop try "
+                                       "--try-clients 8)"));
+    in.sig.sessions = in.sig.own_sessions = 8; /* 4 a core */
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_null(strstr(v.evidence, "--try-clients"));
+    assert_non_null(strstr(v.evidence, "or fewer -j"));
+    in.sig.sessions = in.sig.own_sessions = 64;
+    in.sig.server_cpu_limit = 100; /* one event loop: its sessions are not processes */
+    in.sig.server_cpu_pct = 80;
+    in.sig.server_threads = 1;
+    v = judge(&in, 3);
+    assert_null(strstr(v.evidence, "--try-clients"));
+}
+
+/*
  * SELECT pg_sleep(0.02) at 4 clients on a host others keep full (field
  * case c3: server 5%, benchtop 4%, others 191%): the sessions wait on
  * Timeout:PgSleep, a sleep the statement asked for, not the server's CPU.
@@ -1109,6 +1174,41 @@ test_disk_reads_of_a_small_pool(void **state)
 }
 
 /*
+ * Field trial 7, case 6b: MariaDB point-select, -c 16, a 16 MB buffer
+ * pool, two busy loops beside it: host 100% (server 73%, benchtop 22%,
+ * others 88%), disk reads 27% of the clients' time. The host is named;
+ * a larger pool gave +111% there, stopping the loops +95%: both are said.
+ * On a host benchtop and the server fill, the host alone.
+ */
+static void
+test_own_limit_on_a_shared_host(void **state)
+{
+    struct verdict_input in = loaded(16);
+    struct verdict v;
+
+    own_states(&in, 6, 1, 0, 0);
+    in.sig.own_io_wait = in.sig.io_wait = 4.5;
+    in.sig.hit_ratio = 0.652;
+    in.sig.disk_reads_s = 9752;
+    snprintf(in.sig.mem_limit_setting, sizeof(in.sig.mem_limit_setting), "innodb_buffer_pool_size");
+    in.flight_s = 16 * 0.5;
+    in.worker_cpu_max = 12;
+    in.worker_wait_max = 70;
+    in.host_busy_pct = 100;
+    in.server_host_pct = 73;
+    in.own_cpu_pct = 22;
+    v = judge(&in, 3);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_non_null(strstr(v.evidence, "other programs take the CPU"));
+    assert_non_null(strstr(v.evidence, "where they cannot stop, the run's own limit: the working "
+                                       "set does not fit: 9,752 disk reads/s"));
+    in.server_host_pct = 150; /* benchtop and the server fill it: no others to stop */
+    in.own_cpu_pct = 48;
+    v = judge(&in, 3);
+    assert_null(strstr(v.evidence, "where they cannot stop"));
+}
+
+/*
  * Issue 33.5: PgBouncer in session mode, pool 4, 16 clients: 12 clients
  * never get past their login (connecting all along, queued in the pooler):
  * their time is the pool's, not benchtop's.
@@ -1250,6 +1350,9 @@ main(void)
         cmocka_unit_test(test_hot_rows_are_locks),
         cmocka_unit_test(test_stalled_waiters_counted_once),
         cmocka_unit_test(test_final_has_figures),
+        cmocka_unit_test(test_connecting_at_the_start),
+        cmocka_unit_test(test_many_sessions_on_few_cores),
+        cmocka_unit_test(test_own_limit_on_a_shared_host),
         cmocka_unit_test(test_statement_sleeps_are_not_the_host),
         cmocka_unit_test(test_no_fewer_threads_at_one),
         cmocka_unit_test(test_group_commit_still_advised),

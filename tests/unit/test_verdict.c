@@ -369,6 +369,7 @@ test_refused_clients_are_not_benchtops(void **state)
 
     in.clients = 16;
     in.connected = 11;
+    in.errors = 5; /* the refused try again */
     in.flight_s = 10.5;
     in.cores = 2;
     in.host_busy_pct = 32;
