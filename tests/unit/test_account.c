@@ -851,6 +851,15 @@ test_io_threads_only_for_a_running_thread(void **state)
     v = judge(&in, 3);
     assert_int_not_equal(v.kind, VK_THREAD);
     assert_null(strstr(v.evidence, "raise io-threads"));
+    /* ... nor short of full with 0.2 cores free (benchtop 78%: io-threads 2 gave -33%, trial 7) */
+    in.own_cpu_pct = 78;
+    in.host_busy_pct = 89.5;
+    in.server_host_pct = 99;
+    v = judge(&in, 3);
+    assert_int_not_equal(v.kind, VK_THREAD);
+    assert_null(strstr(v.evidence, "raise io-threads"));
+    assert_non_null(strstr(v.evidence, "; benchtop takes 78% of a core on a host with 0.2 cores "
+                                       "free: a thread more competes with it"));
     in.own_cpu_pct = 17;
     in.server_host_pct = 90;
     in.host_busy_pct = 95;
