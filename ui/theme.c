@@ -246,6 +246,68 @@ theme_parse(struct theme *t, const char *path, const char *text, char *err)
     return 0;
 }
 
+/*
+ * The three named themes, built in: a benchtop copied away from its
+ * themes/ folder, or installed under another prefix, still has them (field
+ * trial 7: "theme 'default' not found"). themes/NAME.theme are the same
+ * colours, to copy and edit; test_theme checks that they agree.
+ */
+static const struct {
+    const char *name, *text;
+} builtin[] = {
+    {"default", "[colors]\n"
+                "normal       = default default\n"
+                "header       = black   cyan    bold\n"
+                "title        = cyan    default bold\n"
+                "border       = blue    default\n"
+                "label        = default default\n"
+                "value        = white   default bold\n"
+                "good         = green   default\n"
+                "warn         = yellow  default bold\n"
+                "bad          = white   red     bold\n"
+                "dim          = default default dim\n"
+                "graph_client = green   default\n"
+                "graph_server = magenta default\n"
+                "help         = black   white\n"},
+    {"light", "[colors]\n"
+              "normal       = black   default\n"
+              "header       = white   blue    bold\n"
+              "title        = blue    default bold\n"
+              "border       = blue    default\n"
+              "label        = black   default\n"
+              "value        = black   default bold\n"
+              "good         = green   default bold\n"
+              "warn         = red     default\n"
+              "bad          = white   red     bold\n"
+              "dim          = 244     default\n"
+              "graph_client = blue    default\n"
+              "graph_server = magenta default\n"
+              "help         = white   blue\n"},
+    {"mono", "[colors]\n"
+             "normal       = default default\n"
+             "header       = default default reverse\n"
+             "title        = default default bold\n"
+             "border       = default default\n"
+             "label        = default default\n"
+             "value        = default default bold\n"
+             "good         = default default\n"
+             "warn         = default default bold underline\n"
+             "bad          = default default reverse bold\n"
+             "dim          = default default dim\n"
+             "graph_client = default default\n"
+             "graph_server = default default dim\n"
+             "help         = default default reverse\n"},
+};
+
+const char *
+theme_builtin(const char *name)
+{
+    for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+        if (strcmp(builtin[i].name, name) == 0)
+            return builtin[i].text;
+    return NULL;
+}
+
 int
 theme_load(struct theme *t, const char *name, char *err)
 {
@@ -253,6 +315,10 @@ theme_load(struct theme *t, const char *name, char *err)
     char *text;
     int rv;
 
+    if (find_theme(name, path, sizeof(path)) < 0 && theme_builtin(name) != NULL) {
+        snprintf(path, sizeof(path), "built-in %s", name);
+        return theme_parse(t, path, theme_builtin(name), err);
+    }
     if (find_theme(name, path, sizeof(path)) < 0)
         return seterr(err,
                       "theme '%s' not found (use default, light or mono, or a path to a "

@@ -26,10 +26,13 @@ struct theme {
 
 /*
  * Loads a theme by name (looked up as themes/NAME.theme next to the
- * executable, then in the installed data folder) or by path (a name with a
- * '/'). 0, or -1 with a one-line err naming the file and line.
+ * executable, then in the installed data folder, then built in) or by
+ * path (a name with a '/'). 0, or -1 with a one-line err naming the file
+ * and line.
  */
 int theme_load(struct theme *t, const char *name, char *err);
+/* The built-in text of a named theme (default, light, mono), or NULL. */
+const char *theme_builtin(const char *name);
 /* Parses a theme's text (path only names it in messages): 0, or -1 with err. */
 int theme_parse(struct theme *t, const char *path, const char *text, char *err);
 /* Drops the colours, keeps the attributes (NO_COLOR, or a terminal without colours). */

@@ -58,6 +58,37 @@ test_good(void **state)
     assert_int_equal(theme_load(&t, "themes/default.theme", err), 0);
 }
 
+/*
+ * The named themes are built in, the same colours as themes/NAME.theme: a
+ * benchtop away from its themes/ folder still has them (this test's binary
+ * is, in build/tests/, and nothing is installed: field trial 7 had "theme
+ * 'default' not found").
+ */
+static void
+test_builtin(void **state)
+{
+    static const char *const names[] = {"default", "light", "mono"};
+    char err[BT_ERRLEN], path[64];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        struct theme file, built, named;
+
+        snprintf(path, sizeof path, "themes/%s.theme", names[i]);
+        assert_non_null(theme_builtin(names[i]));
+        if (theme_load(&file, path, err) != 0 ||
+            theme_parse(&built, names[i], theme_builtin(names[i]), err) != 0 ||
+            theme_load(&named, names[i], err) != 0)
+            fail_msg("%s: %s", names[i], err);
+        if (memcmp(&file, &built, sizeof file) != 0)
+            fail_msg("%s differs from its built-in copy in ui/theme.c", path);
+        assert_memory_equal(&named, &built, sizeof named);
+    }
+    assert_null(theme_builtin("solarized"));
+    assert_int_equal(theme_load(&(struct theme){0}, "solarized", err), -1);
+    assert_non_null(strstr(err, "theme 'solarized' not found"));
+}
+
 static void
 test_bad(void **state)
 {
@@ -86,6 +117,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good),
+        cmocka_unit_test(test_builtin),
         cmocka_unit_test(test_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
