@@ -454,6 +454,24 @@ test_app_pool_full(void **state)
     verdict_init(&st);
     v = run(&st, &in, 4);
     assert_null(strstr(v.evidence, "not seen"));
+    assert_non_null(strstr(v.evidence, "raise pm.max_children if the host has room"));
+    /*
+     * a page that burns its CPU: the workers fill the host themselves (a
+     * 6 ms page, 16 children, nginx and php-fpm at 190% of 2 cores: 2
+     * children gave +11%, field trial 7, case 12b)
+     */
+    in.cores = 2;
+    in.host_busy_pct = 99;
+    in.server_host_pct = 190;
+    in.server_names = "nginx, php-fpm8.2";
+    in.own_cpu_pct = 8;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_APP);
+    assert_non_null(strstr(v.evidence, "37 requests queued, and the server side (nginx, "
+                                       "php-fpm8.2) takes 190% of the host's 2 cores: more "
+                                       "workers only share them"));
+    assert_null(strstr(v.evidence, "raise"));
     /* a pool that can still grow (its limit unknown) or has idle workers is no limit */
     in = behind_mysql();
     in.sig.app_queue = 0;
