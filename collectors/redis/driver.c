@@ -1874,6 +1874,8 @@ take_reply(struct rd_conn *c, struct rd_due *d, struct txn_result *res)
     return st;
 }
 
+#define MAXCLIENTS_ERR "ERR max number of clients reached"
+
 /* DRV_DONE when the oldest transaction's last reply came; its first error is its outcome. */
 static enum drv_status
 rd_conn_txn_poll(void *conn, struct txn_result *res)
@@ -1899,6 +1901,16 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
         d->got++;
         d->redirected = 0;
         res->ops++;
+        /*
+         * At maxclients Redis takes the connection, says so, and closes it:
+         * the refusal is the connection's (once, not again as the broken
+         * pipe of the next request: 861 + 861 for 861 refusals, trial 7)
+         */
+        if (c->rtype == REDIS_REPLY_ERROR && strncmp(c->errmsg, MAXCLIENTS_ERR, 33) == 0) {
+            res->err = ERR_CONN;
+            snprintf(res->msg, sizeof res->msg, "%s", c->errmsg);
+            return DRV_ERROR;
+        }
         if (c->rtype == REDIS_REPLY_ERROR) {
             enum err_kind k = error_kind(c);
 

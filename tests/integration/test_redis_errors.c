@@ -309,7 +309,7 @@ test_client_limit(void **state)
     redisReply *was = rtest_cmd(admin, "CONFIG GET maxclients");
     long long now = info_number("clients", "connected_clients:");
     struct run r;
-    const char *sum, *verdict;
+    const char *sum, *verdict, *kinds;
 
     assert_true(was->type == REDIS_REPLY_ARRAY && was->elements == 2);
     maxclients_was = strtoll(was->element[1]->str, NULL, 10);
@@ -328,6 +328,11 @@ test_client_limit(void **state)
     assert_true(itest_num(sum, "connects") < 200);
     assert_int_equal((int)itest_num(sum, "clients_never_done"), 9);
     assert_non_null(strstr(sum, "\"message\":\"ERR max number of clients reached\""));
+    /* each refusal once, as the connection's: not again as the next request's broken pipe */
+    kinds = strstr(sum, "\"errors_by_kind\":");
+    assert_non_null(kinds);
+    if (itest_num(kinds, "connection") < 1 || itest_num(kinds, "other") != 0)
+        fail_msg("refusals counted as: %.160s", kinds);
     verdict = itest_line(r.err, "verdict: final");
     assert_non_null(verdict);
     assert_non_null(strstr(verdict, "9 of 12 clients"));
