@@ -381,6 +381,18 @@ describe(const struct scores *sc, struct verdict *v)
     v->confidence = confidence(v->score);
 }
 
+/*
+ * A server short of CPU because each transaction scans: the scans lead
+ * the advice (a lookup by an unindexed column of 200k rows, 100,157 rows
+ * a transaction: the index gave x392, field trial 7, case 14, where "a
+ * faster or larger server" came first).
+ */
+static int
+scans_lead(const struct verdict_state *st, const struct coll_signals *g)
+{
+    return !isnan(st->rows_now) && st->rows_now >= LARGE_ROWS && g->seq_scans_s >= 1;
+}
+
 /* "; each transaction reads 31,000 rows, rising; 12 sequential scans/s on table cache" */
 static void
 add_work(const struct verdict_state *st, const struct coll_signals *g, struct verdict *v)
@@ -389,6 +401,8 @@ add_work(const struct verdict_state *st, const struct coll_signals *g, struct ve
                  st->rows_now - st->rows_base >= 100 && st->rows_rising >= 3;
     char n[32];
 
+    if (v->kind == VK_SERVER_CPU && scans_lead(st, g))
+        return; /* said first */
     if (!isnan(st->rows_now) && (st->rows_now >= LARGE_ROWS || rising)) {
         fmt_count(n, sizeof(n), st->rows_now);
         appendf(v->evidence, EV, "; each transaction reads %s rows%s", n, rising ? ", rising" : "");
@@ -1285,6 +1299,7 @@ advise_server(const struct verdict_state *st, const struct window *w, enum verdi
 {
     const struct coll_signals *g = &w->in->sig;
     double limit = g->server_cpu_limit;
+    char rows[32];
 
     if (!isnan(w->host_used) && limit > 100.0 * w->in->cores)
         limit = 100.0 * w->in->cores; /* a limit is never above the host's cores */
@@ -1324,7 +1339,14 @@ advise_server(const struct verdict_state *st, const struct window *w, enum verdi
         add_others_hold(w, ev);
         return;
     }
-    if (!isnan(limit) && !isnan(g->server_cpu_pct))
+    if (scans_lead(st, g)) {
+        fmt_count(rows, sizeof(rows), st->rows_now);
+        snprintf(ev, EV,
+                 "%s: each transaction reads %s rows, with %.0f sequential scans/s%s%s: an "
+                 "index on what the statements filter by, else a faster or larger server",
+                 w->server, rows, g->seq_scans_s, g->seq_scan_table[0] ? " on table " : "",
+                 g->seq_scan_table);
+    } else if (!isnan(limit) && !isnan(g->server_cpu_pct))
         snprintf(ev, EV,
                  "server CPU %.0f%% of %.0f%%: a faster or larger server, or cheaper "
                  "queries",

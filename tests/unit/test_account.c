@@ -935,9 +935,8 @@ test_misses_from_the_os_cache(void **state)
     in.sig.seq_scans_s = 28;
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_SERVER_CPU);
-    assert_non_null(strstr(v.evidence, "cheaper queries"));
-    assert_non_null(
-        strstr(v.evidence, "each transaction reads 420,000 rows; 28 sequential scans/s"));
+    assert_non_null(strstr(v.evidence, "each transaction reads 420,000 rows, with 28 sequential "
+                                       "scans/s: an index on what the statements filter by"));
     in.sig.rows_per_txn = 3;
     in.sig.seq_scans_s = 0;
     in.sig.hit_ratio = 0.75; /* a host others hold: theirs */
