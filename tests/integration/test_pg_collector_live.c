@@ -372,7 +372,7 @@ test_one_commit_per_sample(void **state)
     long long none = collector_commits(0), some = collector_commits(SAMPLES);
 
     fprintf(stderr, "  open+close: %lld commits; with %d samples: %lld\n", none, SAMPLES, some);
-    assert_in_range(some - none, SAMPLES, SAMPLES + 2);
+    assert_in_range(some - none, SAMPLES, SAMPLES * 3 / 2); /* two a sample would be 20 */
 }
 
 /*
@@ -398,7 +398,8 @@ test_glances_add_no_commit(void **state)
     postgres_collector_class.close(c);
     fprintf(stderr, "  %d samples with 5 glances each: %lld commits\n", SAMPLES,
             settled_commits() - before);
-    assert_in_range(settled_commits() - before, SAMPLES, SAMPLES + 3);
+    /* autovacuum's visits add a few (14 once, in CI); a commit a glance would add 50 */
+    assert_in_range(settled_commits() - before, SAMPLES, SAMPLES * 3 / 2);
 }
 
 /*
