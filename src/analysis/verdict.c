@@ -822,6 +822,13 @@ run_fills_host(const struct window *w)
     return w->in->rate <= 0 && run_holds_host(w);
 }
 
+/* The host's cores nobody uses; NAN when its busy share is unknown. */
+static double
+cores_free(const struct window *w)
+{
+    return w->in->cores * (100 - w->in->host_busy_pct) / 100;
+}
+
 /* The server's busiest thread on a CPU or waiting for one 85% of the time, with a setting to add.
  */
 static int
@@ -853,7 +860,7 @@ thread_full(const struct window *w, const struct coll_signals *g)
      * 78%, 0.2 cores free: io-threads 2 gave -33%, field trial 7, case 9b)
      */
     if (g->threads_io_only && !isnan(w->split.others) && w->split.others < 25 &&
-        z0(w->split.benchtop) >= 40 && w->in->cores * (100 - w->in->host_busy_pct) / 100 < 0.5)
+        z0(w->split.benchtop) >= 40 && cores_free(w) < 0.5)
         return 0;
     /*
      * On a full host, a thread that waits for a core longer than it runs,
@@ -1202,6 +1209,7 @@ advise_host(const struct window *w, char *ev)
 {
     const struct host_split *h = &w->split;
     const struct coll_signals *g = &w->in->sig;
+    double sessions = many_sessions(w);
 
     if (w->in->embedded || isnan(h->server)) {
         snprintf(ev, EV,
@@ -1225,12 +1233,12 @@ advise_host(const struct window *w, char *ev)
         appendf(ev, EV,
                 "; other programs take the CPU: results are not the database's "
                 "capacity; stop them or run on a quiet host");
-    else if (many_sessions(w) > 0)
+    else if (sessions > 0)
         appendf(ev, EV,
                 ": %.0f sessions (a process or thread each) share %d cores: fewer clients often "
                 "do as much or more at a fraction of the latency (benchtop try --try-clients "
                 "%d), or run benchtop on another machine",
-                many_sessions(w), h->cores, 4 * h->cores);
+                sessions, h->cores, 4 * h->cores);
     else
         appendf(ev, EV, ": run benchtop on another machine%s",
                 w->in->threads > 1 ? ", or fewer -j" : ""); /* at -j 1 there is none fewer */
@@ -1270,13 +1278,6 @@ static const char *
 thread_word(const struct coll_signals *g)
 {
     return strstr(g->threads_setting, "processes") != NULL ? "worker" : "thread";
-}
-
-/* The host's cores nobody uses; NAN when its busy share is unknown. */
-static double
-cores_free(const struct window *w)
-{
-    return w->in->cores * (100 - w->in->host_busy_pct) / 100;
 }
 
 /* "; other programs take 94% of the host's 2 cores: ...": on a full host they hold. */
