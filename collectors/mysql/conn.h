@@ -112,7 +112,6 @@ struct my_conn {
     enum my_phase phase;
     int wait;            /* MYSQL_WAIT_* the library waits for */
     int connected_early; /* the connect finished inside conn_connect_start */
-    int done_early;      /* the transaction finished inside conn_txn_start */
     int ret;             /* int results of the library calls */
     MYSQL *ret_conn;     /* mysql_real_connect's result */
     uint64_t own_id;     /* the server's id for this connection, in ownids while open; 0 */

@@ -190,15 +190,15 @@ settle(struct worker *w, struct client *c, int unsent)
     }
 }
 
-/* conn_txn_poll said DRV_DONE: the oldest transaction in flight is over. */
+/* The oldest transaction in flight is over, at end_us. */
 static void
-finish_txn(struct worker *w, struct client *c)
+finish_txn_at(struct worker *w, struct client *c, uint64_t end_us)
 {
     uint64_t origin = c->origins[c->head];
     /* in flight since it was sent (or the previous reply, pipelined; or the last tick) */
     uint64_t from = c->active_us > c->counted_us ? c->active_us : c->counted_us;
 
-    worker_stats(w)->flight_us += w->loop_us > from ? w->loop_us - from : 0;
+    worker_stats(w)->flight_us += end_us > from ? end_us - from : 0;
     c->head = c->head + 1 == c->depth ? 0 : c->head + 1;
     c->inflight--;
     c->active_us = w->loop_us; /* the next oldest's wait counts from here */
@@ -208,6 +208,31 @@ finish_txn(struct worker *w, struct client *c)
     c->res.rx_bytes = 0;
     if (c->inflight == 0)
         settle(w, c, 0);
+}
+
+/* conn_txn_poll said DRV_DONE: the oldest transaction in flight is over. */
+static void
+finish_txn(struct worker *w, struct client *c)
+{
+    finish_txn_at(w, c, w->loop_us);
+}
+
+/*
+ * DRV_DONE_SENT: the transaction started is over already (its reply came
+ * within the start). The client goes on at the next loop turn, by the
+ * timer, so that a server fast enough to answer every start at once does
+ * not keep the other clients waiting; its socket stays registered as it
+ * is, so the next wait costs no epoll_ctl. With -C the next connect waits
+ * on its own socket anyway: advance goes on to it at once.
+ */
+static void
+done_in_start(struct worker *w, struct client *c)
+{
+    finish_txn_at(w, c, now_us());
+    if (c->state == CS_IDLE) {
+        c->wake_us = now_us();
+        worker_timer(w, c);
+    }
 }
 
 /* Whether one more transaction may start now. */
@@ -230,7 +255,7 @@ start_txn(struct worker *w, struct client *c)
     /* c->res is the oldest in flight's: a pipelined start gets its own */
     struct txn_result *res = c->inflight == 0 ? &c->res : &spare;
     enum drv_status st;
-    uint64_t sends;
+    uint64_t sends, t0;
     int tail;
 
     if (!c->retrying) {
@@ -244,12 +269,15 @@ start_txn(struct worker *w, struct client *c)
     res->rx_bytes = 0;
     res->stmts = worker_stats(w)->stmts;
     sends = worker_sendq(w, c, res);
+    t0 = now_us();
     st = w->eng->drv->conn_txn_start(c->conn, res);
     worker_sendq_after(w, c, sends);
     if (st == DRV_ERROR) {
         lose_in_transaction(w, c, res);
         return st;
     }
+    if (st == DRV_DONE_SENT && w->eng->drv->pipelining)
+        fatal("driver %s: DRV_DONE_SENT from a pipelining driver (driver.h)", w->eng->drv->name);
     if (st == DRV_DONE) {
         /* a success here has no reply to wake its client, nor would a timer mean anything */
         if (res->err == ERR_NONE)
@@ -263,10 +291,13 @@ start_txn(struct worker *w, struct client *c)
     tail = c->head + c->inflight;
     c->origins[tail >= c->depth ? tail - c->depth : tail] = origin;
     if (c->inflight == 0)
-        c->active_us = w->loop_us;
+        c->active_us = st == DRV_DONE_SENT ? t0 : w->loop_us;
     c->inflight++;
     c->state = CS_RUNNING;
-    c->want = poll_events(st);
+    if (st == DRV_DONE_SENT)
+        done_in_start(w, c);
+    else
+        c->want = poll_events(st);
     return st;
 }
 
@@ -420,6 +451,8 @@ advance(struct worker *w, struct client *c)
             if (!may_start(w, c))
                 return;
             start_txn(w, c);
+            if (c->state == CS_DISCONNECTED)
+                break; /* -C, over within its start: the next connect */
             if (c->state != CS_RUNNING || !pipelining)
                 return; /* waits on the socket, or on the timer (failed at once, or lost) */
             break;      /* fill the pipe, then send it all at once (CS_RUNNING) */

@@ -60,6 +60,7 @@ enum drv_status {
     DRV_DONE = 0,       /* the step finished */
     DRV_WANT_READ = 1,  /* call again when conn_fd() is readable */
     DRV_WANT_WRITE = 2, /* call again when conn_fd() is writable */
+    DRV_DONE_SENT = 3,  /* conn_txn_start only: sent and answered in the call (below) */
 };
 
 /*
@@ -255,9 +256,11 @@ struct driver_class {
      * queues it). DRV_DONE only when it failed before sending anything (res->err
      * set, connection still usable; it is then not in flight): the client then
      * waits one loop turn before its next start, so a start that always fails
-     * does not spin. A transaction that succeeds is reported by conn_txn_poll,
-     * even when it was over inside conn_txn_start (MySQL's fast replies): the
-     * engine stops on a DRV_DONE here without an error.
+     * does not spin; the engine stops on a DRV_DONE here without an error.
+     * DRV_DONE_SENT: the transaction went out and its reply was already in
+     * before the call returned (MySQL's fast replies), outcome in res: it is
+     * over, and the client starts its next one at the next loop turn (the
+     * other clients' turn), with no wait on the socket. Not for .pipelining.
      */
     enum drv_status (*conn_txn_start)(void *conn, struct txn_result *res);
     /*

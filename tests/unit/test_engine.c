@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -153,6 +154,73 @@ static const struct driver_class instant_driver_class = {
     .conn_connect_poll = connect_done,
     .conn_txn_start = instant_txn,
     .conn_txn_poll = instant_txn,
+    .conn_disconnect = never_disconnect,
+};
+
+/*
+ * A driver whose transactions are sent and answered inside conn_txn_start
+ * (DRV_DONE_SENT), as MySQL's are when the server is fast; each connection
+ * counts its transactions in sent_done[client_id].
+ */
+static atomic_int sent_done[4], sent_lead; /* the most client 0 was ahead of client 1 */
+
+struct sent_conn {
+    int id;
+    int fd; /* an eventfd: writable at once, its own registration in the worker's epoll */
+};
+
+static void *
+sent_new(void *shared, int client_id, struct rng *rng)
+{
+    struct sent_conn *c = malloc(sizeof *c);
+
+    c->id = client_id;
+    c->fd = eventfd(0, EFD_NONBLOCK);
+    assert_true(c->fd >= 0);
+    return c;
+}
+
+static void
+sent_free(void *conn)
+{
+    close(((struct sent_conn *)conn)->fd);
+    free(conn);
+}
+
+static int
+sent_fd(void *conn)
+{
+    return ((struct sent_conn *)conn)->fd;
+}
+
+static enum drv_status
+sent_txn(void *conn, struct txn_result *res)
+{
+    int id = ((struct sent_conn *)conn)->id;
+    int lead = atomic_fetch_add(&sent_done[id], 1) + 1 - atomic_load(&sent_done[1]);
+
+    if (id == 0 && lead > atomic_load(&sent_lead))
+        atomic_store(&sent_lead, lead);
+    res->ops = 1;
+    return DRV_DONE_SENT;
+}
+
+static enum drv_status
+sent_poll(void *conn, struct txn_result *res)
+{
+    fail_msg("conn_txn_poll called after DRV_DONE_SENT");
+    return DRV_ERROR;
+}
+
+static const struct driver_class sent_driver_class = {
+    .name = "sent",
+    .conn_new = sent_new,
+    .conn_free = sent_free,
+    .conn_fd = sent_fd,
+    .conn_connect_start = connect_start,
+    .conn_connect_poll = connect_done,
+    .conn_txn_start = sent_txn,
+    .conn_txn_poll = sent_poll,
     .conn_disconnect = never_disconnect,
 };
 
@@ -525,6 +593,51 @@ test_success_at_start_is_refused(void **state)
     assert_int_equal(WTERMSIG(status), SIGABRT);
 }
 
+/* Runs the sent driver's clients on one worker until each did -t n; the snapshot's total txns. */
+static uint64_t
+run_sent(int clients, int per_txn, long long n)
+{
+    struct runconf rc = conf(1);
+    char err[BT_ERRLEN] = "";
+    struct engine *e;
+    uint64_t txns;
+
+    for (int i = 0; i < 4; i++)
+        atomic_store(&sent_done[i], 0);
+    atomic_store(&sent_lead, 0);
+    rc.tgt.driver = &sent_driver_class;
+    rc.clients = clients;
+    rc.connect_per_txn = per_txn;
+    rc.transactions = n;
+    e = engine_start(&rc, NULL, err);
+    assert_non_null(e);
+    for (int i = 0; i < 500 && !engine_finished(e); i++)
+        usleep(10000); /* bounded: 5 s at most */
+    txns = engine_stop(e)->total.txns;
+    engine_free(e);
+    return txns;
+}
+
+/*
+ * Transactions over within their start (DRV_DONE_SENT) count once each and
+ * the client goes on, also with -C; conn_txn_poll is never called. Two
+ * clients on one worker take turns, a transaction each per loop turn:
+ * client 0 is never more than a few ahead (one that kept the loop would
+ * run all its 2000 before client 1 had one).
+ */
+static void
+test_done_in_start_goes_on(void **state)
+{
+    (void)state;
+    assert_int_equal(run_sent(1, 0, 50), 50);
+    assert_int_equal(atomic_load(&sent_done[0]), 50);
+    assert_int_equal(run_sent(1, 1, 20), 20);
+    assert_int_equal(run_sent(2, 0, 2000), 4000); /* -t is each client's */
+    assert_int_equal(atomic_load(&sent_done[0]), 2000);
+    assert_int_equal(atomic_load(&sent_done[1]), 2000);
+    assert_true(atomic_load(&sent_lead) <= 3);
+}
+
 /* Edge-triggered: input reported while a client waits to write brings it on when it waits to read.
  */
 static void
@@ -564,6 +677,7 @@ main(void)
         cmocka_unit_test(test_connect_per_txn_failed_start_goes_on),
         cmocka_unit_test(test_spare_worker_takes_clients),
         cmocka_unit_test(test_success_at_start_is_refused),
+        cmocka_unit_test(test_done_in_start_goes_on),
         cmocka_unit_test(test_edge_input_kept_while_writing),
     };
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);

@@ -143,22 +143,11 @@ my_conn_txn_start(void *conn, struct txn_result *res)
 {
     struct my_conn *c = conn;
     int status = 0;
-    enum drv_status st;
-    enum step s;
+    enum step s = my_begin_txn(c, res, &status); /* before status is read */
+    enum drv_status st = my_advance(c, res, s, status);
 
-    c->done_early = 0;
-    s = my_begin_txn(c, res, &status);
-    st = my_advance(c, res, s, status);
-    if (st != DRV_DONE)
-        return st;
-    /*
-     * A fast server can answer every statement before the library has to
-     * wait. driver.h reserves DRV_DONE here for "nothing was sent", so the
-     * end is reported from conn_txn_poll, one turn later: the socket is
-     * writable at once.
-     */
-    c->done_early = 1;
-    return DRV_WANT_WRITE;
+    /* a fast server answers every statement before the library has to wait */
+    return st == DRV_DONE ? DRV_DONE_SENT : st;
 }
 
 enum drv_status
@@ -166,7 +155,5 @@ my_conn_txn_poll(void *conn, struct txn_result *res)
 {
     struct my_conn *c = conn;
 
-    if (c->done_early)
-        return DRV_DONE;
     return my_advance(c, res, STEP_CALL, resume(c));
 }
