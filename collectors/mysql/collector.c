@@ -142,7 +142,7 @@ struct my_coll {
     struct lock_node chain[MY_CHAIN_MAX]; /* the glance's sessions in a transaction */
     int nchain;
     double stall_own; /* benchtop's waiters rooted at other sessions, summed over glances */
-    char stall_what[48];
+    char stall_what[COLL_STALL_WHAT];
 };
 
 enum { LONGEST_WARN_S = 10, LONGEST_BAD_S = 60 };

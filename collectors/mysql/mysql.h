@@ -295,9 +295,9 @@ void my_probe_add(struct coll_glances *p, enum my_state st, int ours);
 
 /* What one sample holds: flat, no pointers (the collector copies it). */
 struct my_sample {
-    struct coll_glances probed; /* the glances at the sessions since the last sample */
-    double stall_own;           /* benchtop's lock waiters rooted at other sessions, summed */
-    char stall_what[48];        /* ... the root that stalled them, escaped */
+    struct coll_glances probed;       /* the glances at the sessions since the last sample */
+    double stall_own;                 /* benchtop's lock waiters rooted at other sessions, summed */
+    char stall_what[COLL_STALL_WHAT]; /* ... the root that stalled them, escaped */
     double status[MY_NSTATUS];
     uint64_t status_present; /* bit i: status[i] was in the output */
     double setting[MY_NSETTINGS];

@@ -72,7 +72,7 @@ struct pg_coll {
     PGconn *conn;
     struct coll_glances probed; /* glances since the last sample */
     double stall_own;           /* benchtop's waiters on other sessions, summed over glances */
-    char stall_what[48];
+    char stall_what[COLL_STALL_WHAT];
     struct lock_node chain[PG_CHAIN_MAX];
     int version;
     int privileged;

@@ -137,7 +137,7 @@ struct pg_sample {
     double rtt_ms;              /* a SELECT 1 round trip before the sample */
     struct coll_glances probed; /* glances since the last sample */
     double stall_own;           /* benchtop's lock waiters stalled by other sessions, summed */
-    char stall_what[48];        /* ... by what, escaped (pg_lock_roots) */
+    char stall_what[COLL_STALL_WHAT]; /* ... by what, escaped (pg_lock_roots) */
     struct pg_scans scans;
     char settings[PG_NSETTINGS][PG_SETTING_LEN]; /* as SHOW prints them */
     char conf_load_time[48];                     /* pg_conf_load_time(): moves on a reload */

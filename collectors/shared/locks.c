@@ -32,7 +32,7 @@ root_of(const struct lock_node *s, int n, const struct lock_node *w)
 static void
 note_stall(struct lock_roots *out, const struct lock_node *root, double *longest)
 {
-    char q[20], line[128]; /* q: what fits beside the id and the age */
+    char q[4 * sizeof root->query], line[COLL_STALL_WHAT + 4 * sizeof root->query]; /* escaped */
     size_t n;
 
     out->own_by_other++;

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/collector.h"
+
 /* One session of a lock chain: a lock waiter or a blocker. */
 struct lock_node {
     uint64_t id;      /* the session's (pid, connection id) */
@@ -27,9 +29,11 @@ struct lock_node {
 /* Lock waiters by their chain's root, and the roots that stall benchtop's waiters. */
 struct lock_roots {
     int commit, client, other;
-    int own_by_other; /* benchtop's waiters whose root is another application's session,
-                         running or idle in its transaction (not the commit) */
-    char what[48];    /* ... the longest running such root, escaped: "12 (3 s): UPDATE ..." */
+    /* benchtop's waiters whose root is another application's session, running or idle in its
+     * transaction (not the commit); the longest running such root, escaped: "12 (3 s): UPDATE ..."
+     */
+    int own_by_other;
+    char what[COLL_STALL_WHAT];
 };
 
 /* Each waiter's chain followed to its root, at most 16 steps (a cycle counts as other). */

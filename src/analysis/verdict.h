@@ -130,9 +130,9 @@ struct verdict {
     double share[VK__COUNT];          /* the clients' time behind each verdict (final: the run's) */
     const char *confidence;           /* "clear", "likely", "tentative" */
     char evidence[640];               /* what relieves it, and the clients' time account */
-    char
-        evidence_sql[64]; /* another session's command the evidence may quote (records digest it) */
-    struct account acct;  /* the account it was named from (final: the run's) */
+    /* another session's command the evidence may quote (records digest it) */
+    char evidence_sql[COLL_STALL_WHAT];
+    struct account acct;    /* the account it was named from (final: the run's) */
     struct host_split host; /* the interval's host CPU split (NAN: not local) */
 };
 

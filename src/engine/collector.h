@@ -27,6 +27,11 @@
 #define COLL_MAX_CHANGES 8
 #define COLL_MAX_SESSIONS 64
 #define COLL_MAX_STATEMENTS 32
+/*
+ * A stall's description, wherever it is kept: "4242 (idle in transaction
+ * 35 s): " and the statement's first 39 bytes, escaped, fit whole.
+ */
+#define COLL_STALL_WHAT 112
 
 enum row_level {
     ROW_NORMAL,
@@ -136,7 +141,8 @@ struct coll_signals {
     double lock_root_other;   /* ... whose blocker is another application's session */
     double other_stall_share; /* of the interval, the share the server was stalled by other */
                               /* sessions' commands (Redis DEBUG SLEEP, a long KEYS, ...) */
-    char other_stall_what[64]; /* ... what stalled it ("DEBUG SLEEP 0.3 from 127.0.0.1:5123") */
+    /* ... what stalled it ("DEBUG SLEEP 0.3 from 127.0.0.1:5123") */
+    char other_stall_what[COLL_STALL_WHAT];
     unsigned char other_stall_sql_at; /* other_stall_what from here on is the command's text */
     double cmd_top_busy;              /* an event loop's costliest command: its share of a core */
     double cmd_top_usec;              /* ... its time per call, µs */

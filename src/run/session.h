@@ -101,7 +101,7 @@ struct session {
      * last sample's time and what stalled it.
      */
     double stall_debt_s, stall_last_t;
-    char stall_what[64]; /* as coll_signals.other_stall_what */
+    char stall_what[COLL_STALL_WHAT]; /* as coll_signals.other_stall_what */
     unsigned char stall_sql_at;
     void *arg;
 };

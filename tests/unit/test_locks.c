@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -80,6 +81,12 @@ test_root_is_another_idle_transaction(void **state)
     lock_roots(s, 4, &r);
     assert_string_equal(r.what, "70 (idle in transaction 9 s)");
     assert_string_equal(r.what + lock_what_sql_at(r.what), "");
+    /* the statement's 39 bytes the collectors read stand whole beside the age (48 cut them) */
+    s[0].running_s = 1234;
+    snprintf(s[0].query, sizeof s[0].query, "UPDATE pgbench_accounts SET abalance = ");
+    lock_roots(s, 4, &r);
+    assert_string_equal(r.what, "70 (idle in transaction 1234 s): "
+                                "UPDATE pgbench_accounts SET abalance = ");
 }
 
 /*
