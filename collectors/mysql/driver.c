@@ -146,18 +146,11 @@ static char *
 put_int(char *dst, int64_t v)
 {
     char tmp[24];
-    int n = 0;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    const char *d = i64_dec(v, tmp);
+    size_t n = strlen(d);
 
-    if (v < 0)
-        *dst++ = '-';
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u != 0);
-    while (n > 0)
-        *dst++ = tmp[--n];
-    return dst;
+    memcpy(dst, d, n);
+    return dst + n;
 }
 
 static char *

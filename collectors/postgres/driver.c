@@ -418,13 +418,23 @@ fill_params(struct pg_conn *c, const struct script_cmd *cmd)
     int i;
 
     for (i = 0; i < cmd->nparams; i++)
-        snprintf(c->params[i], sizeof(c->params[i]), "%lld", (long long)c->vars[cmd->param_var[i]]);
+        c->param_ptrs[i] = i64_dec(c->vars[cmd->param_var[i]], c->params[i]);
+}
+
+/* The prepared statement of command i: "P<i>" (24 bytes; no printf, once per statement sent). */
+static void
+stmt_name(char *name, int i)
+{
+    char tmp[24];
+
+    name[0] = 'P';
+    strcpy(name + 1, i64_dec(i, tmp));
 }
 
 static int
 send_one(struct pg_conn *c, const struct script_cmd *cmd)
 {
-    char name[16];
+    char name[24];
 
     switch (c->sh->mode) {
     case PG_MODE_SIMPLE:
@@ -436,7 +446,7 @@ send_one(struct pg_conn *c, const struct script_cmd *cmd)
         return PQsendQueryParams(c->pg, cmd->sql_params, cmd->nparams, NULL, c->param_ptrs, NULL,
                                  NULL, 0);
     case PG_MODE_PREPARED:
-        snprintf(name, sizeof(name), "P%d", c->first + c->cmd);
+        stmt_name(name, c->first + c->cmd);
         if (!c->prepared[c->first + c->cmd]) {
             c->step = STEP_PREPARE;
             return PQsendPrepare(c->pg, name, cmd->sql_params, cmd->nparams, NULL);

@@ -202,6 +202,22 @@ safe_strtoull(const char *s, uint64_t *out)
     return safe_strntoull(s, strlen(s), out);
 }
 
+const char *
+i64_dec(int64_t v, char *tmp)
+{
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    char *p = tmp + 23;
+
+    *p = '\0';
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        *--p = '-';
+    return p;
+}
+
 int
 safe_strtoll(const char *s, long long *out)
 {

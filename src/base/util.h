@@ -82,6 +82,11 @@ void first_line(char *dst, size_t dstlen, const char *src);
 int safe_strntoull(const char *s, size_t n, uint64_t *out);
 int safe_strtoull(const char *s, uint64_t *out);
 int safe_strtoll(const char *s, long long *out);
+/*
+ * v in decimal at the end of tmp (24 bytes), NUL-terminated; returns where it
+ * starts. No printf: a per-transaction path (a statement's parameters) stays cheap.
+ */
+const char *i64_dec(int64_t v, char *tmp);
 /* A finite decimal or exponent number ("0.25", "1e-3"); no hex, inf or nan. */
 int safe_strtod(const char *s, double *out);
 /* safe_strtod's number, or NAN when s is NULL or not one (a server's optional figure). */

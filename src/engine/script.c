@@ -970,29 +970,11 @@ put(char *buf, size_t len, size_t *pos, const char *src, size_t n)
     return 0;
 }
 
-/* Decimal digits of v into the end of tmp (24 bytes); returns the start. Avoids printf so the
- * render path provably never allocates. */
-static const char *
-format_i64(int64_t v, char *tmp)
-{
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    char *p = tmp + 23;
-
-    *p = '\0';
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u != 0);
-    if (v < 0)
-        *--p = '-';
-    return p;
-}
-
 static int
 put_value(char *buf, size_t len, size_t *pos, int64_t v, int is_line)
 {
     char tmp[24];
-    const char *digits = format_i64(v, tmp);
+    const char *digits = i64_dec(v, tmp); /* no printf: the render path never allocates */
 
     /* "a-:x" with x = -5 must not become "a--5", which SQL reads as a comment. */
     if (v < 0 && !is_line && *pos > 0 && buf[*pos - 1] == '-' && put(buf, len, pos, " ", 1) < 0)

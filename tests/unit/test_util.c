@@ -136,6 +136,20 @@ test_u64_of(void **state)
     assert_true(u64_of(9007199254740992.0) == 9007199254740992ull);
 }
 
+/* i64_dec: the decimal text of the extremes and of small values, as printf would write it. */
+static void
+test_i64_dec(void **state)
+{
+    char tmp[24];
+
+    (void)state;
+    assert_string_equal(i64_dec(0, tmp), "0");
+    assert_string_equal(i64_dec(-5, tmp), "-5");
+    assert_string_equal(i64_dec(1234567890123, tmp), "1234567890123");
+    assert_string_equal(i64_dec(INT64_MAX, tmp), "9223372036854775807");
+    assert_string_equal(i64_dec(INT64_MIN, tmp), "-9223372036854775808");
+}
+
 int
 main(void)
 {
@@ -143,7 +157,7 @@ main(void)
         cmocka_unit_test(test_u64_of),      cmocka_unit_test(test_strtoull),
         cmocka_unit_test(test_xgrow),       cmocka_unit_test(test_strntoull_reads_n_bytes),
         cmocka_unit_test(test_strtoll),     cmocka_unit_test(test_strtod),
-        cmocka_unit_test(test_iov_advance),
+        cmocka_unit_test(test_iov_advance), cmocka_unit_test(test_i64_dec),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
