@@ -348,13 +348,28 @@ pg_conn_fd(void *conn)
     return PQsocket(((struct pg_conn *)conn)->pg);
 }
 
+/*
+ * A client's connect failed mid-run: what the server or the socket said,
+ * without libpq's 'connection to server at "HOST", port N failed: ' (the
+ * target is in the summary already), so that the verdict's quote of it
+ * ("13 of 32 clients not connected: FATAL: sorry, too many clients
+ * already") fits.
+ */
 static enum drv_status
 conn_failed(struct pg_conn *c, char *err)
 {
     char line[BT_ERRLEN];
+    const char *s = line, *p;
 
     first_line(line, sizeof(line), c->pg ? PQerrorMessage(c->pg) : "out of memory");
-    seterr(err, "%s", line);
+    if (strncmp(line, "connection to server ", 21) == 0 && (p = strstr(line, " failed: ")) &&
+        p[9] != '\0')
+        s = p + 9;
+    if (strncmp(s, "FATAL:  ", 8) == 0) {
+        seterr(err, "FATAL: %s", s + 8);
+        return DRV_ERROR;
+    }
+    seterr(err, "%s", s);
     return DRV_ERROR;
 }
 

@@ -1797,7 +1797,9 @@ no_load(struct verdict_state *st, struct verdict *out)
     struct account run = st->run, blind = st->run_blind;
     struct verdict_input last = st->last_in;
     double transit_by[VK__COUNT];
+    char last_error[sizeof st->last_error];
 
+    memcpy(last_error, st->last_error, sizeof last_error);
     memcpy(held, st->held, sizeof(held));
     memcpy(transit_by, st->transit_by, sizeof(transit_by));
     verdict_init(st);
@@ -1806,6 +1808,7 @@ no_load(struct verdict_state *st, struct verdict *out)
     st->run = run;
     st->run_blind = blind;
     st->last_in = last;
+    memcpy(st->last_error, last_error, sizeof last_error);
     snprintf(st->last.evidence, sizeof(st->last.evidence), "no load running");
     *out = st->last;
 }
@@ -1878,6 +1881,9 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
     host_add(st, in, blind);
     transit_split(in, a.t[AS_TRANSIT], st->transit_by);
     st->last_in = *in;
+    if (in->last_error != NULL && in->last_error[0])
+        snprintf(st->last_error, sizeof st->last_error, "%s", in->last_error);
+    st->last_in.last_error = st->last_error;
     if (in->sig.other_stall_what[0]) {
         memcpy(st->stall_what, in->sig.other_stall_what, sizeof st->stall_what);
         st->stall_sql_at = in->sig.other_stall_sql_at;

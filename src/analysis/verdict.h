@@ -168,6 +168,8 @@ struct verdict_state {
     /* the last session seen stalling the others, and where its statement starts in it */
     char stall_what[sizeof(((struct coll_signals *)0)->other_stall_what)];
     unsigned char stall_sql_at;
+    /* the last error an interval named: last_in's points into a buffer the next interval reuses */
+    char last_error[160];
 };
 
 void verdict_init(struct verdict_state *st);

@@ -310,6 +310,38 @@ test_server_restart(void **state)
     itest_free(&r);
 }
 
+/*
+ * A role at its CONNECTION LIMIT refuses the clients past it, as a server
+ * at max_connections does: the run goes on with the others, and the error
+ * it counts (and the verdict quotes) is the server's "FATAL: too many
+ * connections for role", not libpq's 'connection to server at "...",
+ * port N failed:' before it, which left the verdict's quote cut.
+ */
+static void
+test_role_connection_limit(void **state)
+{
+    char target[512];
+    const char *t = itest_target(DB), *at = strchr(t, '@');
+    char *args[] = {"run", target, "--headless", "-T", "3", "-c", "6", "-w", "select-only", NULL};
+    const char *sum;
+    struct run r;
+
+    (void)state;
+    itest_exec(admin, "DO $$BEGIN IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'bt_limited') "
+                      "THEN DROP OWNED BY bt_limited; DROP ROLE bt_limited; END IF; END$$");
+    itest_exec(admin, "CREATE ROLE bt_limited LOGIN CONNECTION LIMIT 3");
+    itest_exec(admin, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO bt_limited");
+    snprintf(target, sizeof target, "postgres://bt_limited@%s", at + 1);
+    r = itest_run_ok(args, &sum);
+    fprintf(stderr, "  %s", itest_after_progress(r.err));
+    assert_true(itest_num(sum, "transactions") > 100); /* the clients it took ran */
+    assert_true(itest_num(strstr(sum, "errors_by_kind"), "connection") >= 2);
+    assert_non_null(strstr(sum, "\"message\":\"FATAL: too many connections for role"));
+    assert_null(strstr(sum, "connection to server at"));
+    assert_non_null(strstr(r.err, "last error: FATAL: too many connections for role"));
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -328,7 +360,8 @@ main(void)
         cmocka_unit_test(test_password_hidden),
         cmocka_unit_test(test_option_passwords_hidden),
         cmocka_unit_test(test_init_refuses),
-        cmocka_unit_test(test_server_restart),
+        cmocka_unit_test(test_role_connection_limit),
+        cmocka_unit_test(test_server_restart), /* last: the admin connection does not survive it */
     };
     return cmocka_run_group_tests_name("pg_errors", tests, setup, teardown);
 }
