@@ -80,6 +80,8 @@ struct verdict_input {
     double throttled_pct;    /* benchtop's cgroup quota held it back, % of the interval */
     double quota;            /* that quota in cores, 0 none */
     const char *quota_where; /* the setting that holds it */
+    int allowed_cpus;        /* the CPUs benchtop may run on (its affinity); 0: unknown */
+    double outside_busy_pct; /* busy % of the other CPUs (NAN: it may run on all) */
     int embedded;            /* the database runs in benchtop's threads (SQLite) */
     const char *unseen_hint; /* without have_server: how to show benchtop the server; NULL */
 };

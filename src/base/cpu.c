@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,25 +221,47 @@ cpu_self_read(struct cpu_self *s)
                  v1 ? "cpu.cfs_quota_us" : "cpu.max", dir);
 }
 
+/* One /proc/stat line's figures after its name: busy and total jiffies, irq + softirq. 0 or -1. */
+static int
+stat_line(const char *s, uint64_t *busy, uint64_t *total, uint64_t *irq)
+{
+    unsigned long long v[8] = {0};
+
+    /* user nice system idle iowait irq softirq steal */
+    if (sscanf(s, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+               &v[5], &v[6], &v[7]) < 4)
+        return -1;
+    *total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+    *busy = *total - v[3] - v[4];
+    *irq = v[5] + v[6];
+    return 0;
+}
+
+/* The host's line, and the sum of the cpuN lines outside the calling thread's affinity. */
 int
 cpu_host_read(struct cpu_host *h)
 {
-    unsigned long long v[8] = {0};
+    char line[512];
     FILE *f = fopen("/proc/stat", "r");
-    int n;
+    cpu_set_t mine;
+    int have = 0, all = sched_getaffinity(0, sizeof mine, &mine) != 0, cpu, at;
+    uint64_t b, t, i;
 
     if (f == NULL)
         return -1;
-    /* user nice system idle iowait irq softirq steal */
-    n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
-               &v[5], &v[6], &v[7]);
+    memset(h, 0, sizeof *h);
+    while (fgets(line, sizeof line, f) != NULL && strncmp(line, "cpu", 3) == 0) {
+        if (line[3] == ' ') {
+            have = stat_line(line + 4, &h->busy, &h->total, &h->irq) == 0;
+        } else if (!all && sscanf(line + 3, "%d%n", &cpu, &at) == 1 && cpu >= 0 &&
+                   cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &mine) &&
+                   stat_line(line + 3 + at, &b, &t, &i) == 0) {
+            h->out_busy += b;
+            h->out_total += t;
+        }
+    }
     fclose(f);
-    if (n < 4)
-        return -1;
-    h->total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
-    h->busy = h->total - v[3] - v[4];
-    h->irq = v[5] + v[6];
-    return 0;
+    return have ? 0 : -1;
 }
 
 double
@@ -247,6 +270,15 @@ cpu_host_busy_pct(const struct cpu_host *prev, const struct cpu_host *cur)
     if (cur->total <= prev->total)
         return NAN;
     return 100.0 * (double)(cur->busy - prev->busy) / (double)(cur->total - prev->total);
+}
+
+double
+cpu_host_outside_busy_pct(const struct cpu_host *prev, const struct cpu_host *cur)
+{
+    if (cur->out_total <= prev->out_total || cur->out_busy < prev->out_busy)
+        return NAN;
+    return 100.0 * (double)(cur->out_busy - prev->out_busy) /
+           (double)(cur->out_total - prev->out_total);
 }
 
 double
@@ -263,6 +295,14 @@ cpu_cores(void)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
 
     return n > 0 ? (int)n : 1;
+}
+
+int
+cpu_allowed(void)
+{
+    cpu_set_t set;
+
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
 }
 
 void

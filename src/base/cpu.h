@@ -40,11 +40,14 @@ struct cpu_host {
     uint64_t busy;
     uint64_t total;
     uint64_t irq; /* irq + softirq: the kernel's interrupt work, a network's mostly */
+    uint64_t out_busy, out_total; /* ... of the CPUs outside this thread's affinity (none: 0) */
 };
 
 int cpu_host_read(struct cpu_host *h);
 /* Busy % of all cores between two readings (100 = every core busy); NAN if unknown. */
 double cpu_host_busy_pct(const struct cpu_host *prev, const struct cpu_host *cur);
+/* Busy % of the CPUs outside the reader's affinity (taskset); NAN if it has them all. */
+double cpu_host_outside_busy_pct(const struct cpu_host *prev, const struct cpu_host *cur);
 /* ... of which interrupts and softirqs (packets on loopback too), % of all cores; NAN. */
 double cpu_host_irq_pct(const struct cpu_host *prev, const struct cpu_host *cur);
 /*
@@ -85,6 +88,8 @@ double cpu_group_pct(struct cpu_group *g, double interval_s);
 
 /* Online cores. */
 int cpu_cores(void);
+/* The CPUs this process may run on (its affinity: taskset, a cpuset); 0 if unknown. */
+int cpu_allowed(void);
 
 /* One thread of a process: its id and user + system seconds. */
 struct cpu_task {

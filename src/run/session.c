@@ -263,6 +263,7 @@ judge(struct session *s, struct snapshot *snap)
     in.worker_wait_max = snap->worker_wait_max;
     in.own_cpu_pct = snap->own_cpu_pct;
     in.cores = cpu_cores();
+    in.allowed_cpus = s->allowed_cpus;
     in.clients = snap->clients;
     in.threads = s->eng->active;
     in.rate = s->eng->rate;
@@ -273,8 +274,10 @@ judge(struct session *s, struct snapshot *snap)
     in.server_host_pct = server_cpu_pct(s, snap->interval_s);
     in.server_names = s->procs.names;
     in.gain_per_doubling = s->gain_per_doubling;
-    in.host_busy_pct = in.host_irq_pct = NAN;
+    in.host_busy_pct = in.host_irq_pct = in.outside_busy_pct = NAN;
     if (cpu_host_read(&now) == 0) {
+        if (s->host.total)
+            in.outside_busy_pct = cpu_host_outside_busy_pct(&s->host, &now);
         if ((s->rc->tgt.local || s->embedded) && s->host.total) {
             in.host_busy_pct = cpu_host_busy_pct(&s->host, &now);
             in.host_irq_pct = cpu_host_irq_pct(&s->host, &now);
@@ -516,6 +519,7 @@ session_run(struct session *s, int sigfd)
     if (s->eng != NULL)
         procs_find(s); /* before the first tick: its CPU counts from the start */
     s->embedded = s->rc != NULL && s->rc->tgt.raw != NULL && target_embedded(&s->rc->tgt);
+    s->allowed_cpus = cpu_allowed();
     cpu_host_read(&s->host);
     next = s->start_us + (uint64_t)(s->interval_s * 1e6);
     for (;;) {

@@ -82,6 +82,7 @@ struct session {
     double gain_per_doubling; /* from the last rise in clients (dashboard +); NAN */
     int procs_ready;          /* procs was looked up */
     int embedded;             /* the target is a database file run in our threads (SQLite) */
+    int allowed_cpus;         /* the CPUs benchtop may run on, read at the start (its affinity) */
     struct cpu_group procs;   /* the run's local processes: the server side of the host split */
     int server_ports[16];     /* the target's other server processes' ports (a cluster's) */
     int nserver_ports;

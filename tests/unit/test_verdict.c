@@ -844,6 +844,26 @@ test_host_bound(void **state)
                                        "others 4%"));
     assert_non_null(strstr(v.evidence, "run benchtop on another machine"));
     assert_null(strstr(v.evidence, "other programs take"));
+    assert_null(strstr(v.evidence, "affinity"));
+    assert_non_null(strstr(v.evidence, "; benchtop's thread waits for a CPU 67% of the time"));
+    /* benchtop on one CPU of two (taskset): the pin is named (field trial 7, case 20: +53%) */
+    in.allowed_cpus = 1;
+    in.outside_busy_pct = 50;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_HOST);
+    assert_non_null(strstr(v.evidence, "; benchtop may run on 1 of the 2 CPUs only (its affinity: "
+                                       "taskset, a cpuset) and its thread waits for one 67% of "
+                                       "the time, the others 50% busy: a wider affinity often "
+                                       "lets it run"));
+    in.worker_wait_max = 21; /* one loop beside it: unpinning gained nothing (-1..-7%) */
+    verdict_init(&st);
+    assert_null(strstr(run(&st, &in, 4).evidence, "affinity"));
+    in.worker_wait_max = 67;
+    in.allowed_cpus = 2; /* all of them: nothing to widen */
+    verdict_init(&st);
+    assert_null(strstr(run(&st, &in, 4).evidence, "affinity"));
+    in.allowed_cpus = 0;
     /* two yes at 35% beside benchtop's 40%: theirs said too (field trial 4, C13: +34% stopped) */
     in.server_host_pct = 115;
     in.own_cpu_pct = 40;
