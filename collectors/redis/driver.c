@@ -1485,7 +1485,8 @@ rd_conn_connect_poll(void *conn, char *err)
             return DRV_ERROR;
         }
         if (c->sh->tls != NULL)
-            c->tls = rtls_new(c->sh->tls, c->ctx->fd, &c->session);
+            c->tls = rtls_new(c->sh->tls, c->ctx->fd, c->own != NULL || c->is_side ? c->host : NULL,
+                              &c->session); /* a cluster's node: checked by its own address */
         c->step = c->sh->tls != NULL ? STEP_TLS : STEP_HANDSHAKE;
         if (c->step == STEP_HANDSHAKE && start_setup(c))
             return DRV_DONE;
