@@ -21,6 +21,8 @@ extern const struct collector_class pgbouncer_collector_class;
 extern const struct driver_class redis_driver_class;
 extern const struct server_class redis_server_class;
 extern const struct server_class redis_cluster_server_class;
+extern const struct server_class redis_cluster_replicas_server_class;
+extern const struct server_class redis_cluster_tls_server_class;
 extern const struct collector_class redis_collector_class;
 #endif
 #ifdef HAVE_MEMCACHED
@@ -78,6 +80,8 @@ const struct server_class *const server_classes[] = {
 #ifdef HAVE_REDIS
     &redis_server_class,
     &redis_cluster_server_class,
+    &redis_cluster_replicas_server_class,
+    &redis_cluster_tls_server_class,
 #endif
 #ifdef HAVE_MEMCACHED
     &memcached_server_class,

@@ -29,6 +29,16 @@
  * client's side connection to that node when it is the oldest reply due,
  * and conn_fd is that connection's until its reply came. The worker then
  * registers that fd (and the master's again after), so no edge is lost.
+ *
+ * A cluster's client follows a failover. Its master gone (killed: the
+ * connect refused, or never answered), each reconnect first asks another
+ * master of prepare's map for CLUSTER SLOTS, on the client's own
+ * connection (STEP_MAP), and pins the client to the master that serves
+ * its slots now: until a replica is promoted that is the same master, and
+ * the connect fails again after the engine's backoff. A master that left
+ * the map (CLUSTER FAILOVER made it a replica) answers MOVED: the client
+ * reads the map and reconnects to the new master, the loss counted as the
+ * MOVED it is.
  */
 #include "redis.h"
 #include "tls.h"
@@ -67,6 +77,7 @@ enum rd_step {
     STEP_CONNECTING, /* waiting for the TCP (or Unix) connect to finish */
     STEP_TLS,        /* rediss://: the TLS handshake */
     STEP_HANDSHAKE,  /* AUTH / SELECT sent, waiting for their replies */
+    STEP_MAP,        /* a cluster's client asking another master: CLUSTER SLOTS sent */
     STEP_READY,      /* requests flow */
 };
 
@@ -184,6 +195,19 @@ struct rd_conn {
     int away_left; /* its replies still due; 0: not sent yet */
     int is_side;   /* this is a side connection: it connects to host:port */
     int side_lost; /* the detour's connection was lost: its reply is errmsg, ERR_CONN */
+    /*
+     * A cluster's client whose master did not take its connect (refused,
+     * or no answer within --stall-timeout): each connect first asks one
+     * other master of prepare's map (ask_next's, in turn) for CLUSTER
+     * SLOTS, on this connection, and pins the client to the master that
+     * serves its slots now (a replica promoted); then connects there.
+     */
+    int unreached;
+    int asking;       /* this connection is to the master asked, not to c's own */
+    int asked;        /* this connect asked already: one question per connect */
+    int ask_next;     /* prepare's master asked next */
+    const char *peer; /* the host this connection's TLS verifies; NULL: the target's */
+    char down[256];   /* why c's master was not reached */
 };
 
 static const char *const rd_schemes[] = {"redis://", "rediss://", "redis+unix://", NULL};
@@ -1105,14 +1129,22 @@ rd_release(void *shared)
 
 /* ---- per-connection callbacks (worker threads, never blocking) ---- */
 
+/* host:port as messages name it ("[::1]:6379" for an IPv6 address). */
+static void
+name_node(char *out, size_t len, const char *host, int port)
+{
+    snprintf(out, len, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+}
+
 /* Where c connects: host:port, and its name in messages. */
 static void
 set_node(struct rd_conn *c, const char *host, int port)
 {
+    if (c->session != NULL && (c->port != port || strcmp(c->host, host) != 0))
+        rtls_session_free(&c->session); /* another server's ticket */
     snprintf(c->host, sizeof c->host, "%s", host);
     c->port = port;
-    snprintf(c->where, sizeof c->where, strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host,
-             c->port);
+    name_node(c->where, sizeof c->where, c->host, c->port);
 }
 
 /* Pins c to master node of m: where it connects and the slots it draws keys for. */
@@ -1121,6 +1153,20 @@ pin_master(struct rd_conn *c, const struct redis_slot_map *m, int node)
 {
     set_node(c, m->node[node].host, m->node[node].port);
     redis_slot_set_of(m, node, c->own);
+}
+
+/*
+ * The master of m that c is pinned to when its own is not one: the one
+ * that serves c's slots now (the first of them: a replica promoted serves
+ * them all), else the one c's id picks.
+ */
+static int
+choose_master(const struct rd_conn *c, const struct redis_slot_map *m)
+{
+    for (int w = 0; w < REDIS_SLOTS / 64; w++)
+        if (c->own->bit[w] != 0)
+            return m->slot[w * 64 + __builtin_ctzll(c->own->bit[w])];
+    return c->client_id % m->nnodes;
 }
 
 /* The bytes one transaction's commands take at most. */
@@ -1182,6 +1228,7 @@ rd_conn_new(void *shared, int client_id, struct rng *rng)
     c->vars[0] = client_id;
     c->vars[1] = (int64_t)sh->kv.keys;
     c->client_id = client_id;
+    c->ask_next = client_id; /* the clients of a master gone ask the others in turn */
     c->away = -1;
     snprintf(c->where, sizeof c->where, "%s", sh->where);
     if (sh->map != NULL) {
@@ -1196,6 +1243,11 @@ rd_conn_disconnect(void *conn)
 {
     struct rd_conn *c = conn;
 
+    if (c->own != NULL && c->ctx != NULL && c->step == STEP_CONNECTING && !c->asking &&
+        !c->unreached) {
+        c->unreached = 1; /* the master did not answer the connect (--stall-timeout) */
+        snprintf(c->down, sizeof c->down, "cannot connect to %.200s: no answer", c->where);
+    }
     rtls_free(c->tls); /* before the socket closes: its goodbye goes out first */
     c->tls = NULL;
     if (c->ctx != NULL)
@@ -1203,6 +1255,9 @@ rd_conn_disconnect(void *conn)
     c->ctx = NULL;
     c->olen = c->opos = 0;
     c->due_head = c->due_n = 0;
+    if (c->asking) /* c->where named the master asked */
+        name_node(c->where, sizeof c->where, c->host, c->port);
+    c->asking = 0;
     c->step = STEP_CONNECTING;
     c->refreshing = 0; /* a CLUSTER SLOTS in flight went with the connection */
     for (int i = 0; i < c->nside; i++)
@@ -1426,92 +1481,281 @@ next_reply(struct rd_conn *c, struct txn_result *res, char *msg, size_t msglen)
     }
 }
 
-static enum drv_status
-rd_conn_connect_start(void *conn, char *err)
+/*
+ * A non-blocking connect to host:port (NULL: the target's host, or its
+ * socket), its replies read by c's reader; NULL with err.
+ */
+static redisContext *
+open_socket(struct rd_conn *c, const char *host, int port, char *err)
 {
-    struct rd_conn *c = conn;
     const struct redis_target *t = &c->sh->t;
+    redisContext *ctx;
+    char where[300];
     int one = 1;
 
-    if (c->own != NULL || c->is_side) /* a cluster's: its master, or a side connection's node */
-        c->ctx = redisConnectNonBlock(c->host, c->port);
+    ctx = host != NULL ? redisConnectNonBlock(host, port)
+          : t->path[0] ? redisConnectUnixNonBlock(t->path)
+                       : redisConnectNonBlock(t->host, t->port);
+    if (host != NULL)
+        name_node(where, sizeof where, host, port);
     else
-        c->ctx =
-            t->path[0] ? redisConnectUnixNonBlock(t->path) : redisConnectNonBlock(t->host, t->port);
-    if (c->ctx == NULL) {
-        seterr(err, "%s: out of memory", c->where);
-        return DRV_ERROR;
+        redis_target_where(t, where, sizeof where);
+    if (ctx == NULL || ctx->err) {
+        seterr(err, "cannot connect to %s: %s", where, ctx ? ctx->errstr : "out of memory");
+        if (ctx != NULL)
+            redisFree(ctx);
+        return NULL;
     }
-    if (c->ctx->err) {
-        seterr(err, "cannot connect to %s: %s", c->where, c->ctx->errstr);
-        return DRV_ERROR;
-    }
-    if (!t->path[0] || c->own != NULL || c->is_side)
-        setsockopt(c->ctx->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (host != NULL || !t->path[0])
+        setsockopt(ctx->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     /* hiredis 0.14 takes a non-const pointer; it never writes through it */
-    c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
-    c->ctx->reader->privdata = c;
-    c->ctx->reader->maxbuf = 0; /* keep its buffer: no free and malloc between replies */
+    ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
+    ctx->reader->privdata = c;
+    ctx->reader->maxbuf = 0; /* keep its buffer: no free and malloc between replies */
+    return ctx;
+}
+
+/*
+ * c's connection becomes ctx, connecting. ctx was opened before the old
+ * one closes, so its fd's number is not the old one's: the worker's epoll
+ * registers it anew (worker_watch).
+ */
+static enum drv_status
+switch_ctx(struct rd_conn *c, redisContext *ctx)
+{
+    rtls_free(c->tls);
+    c->tls = NULL;
+    if (c->ctx != NULL)
+        redisFree(c->ctx);
+    c->ctx = ctx;
     c->olen = c->opos = 0;
     c->unread = c->too_large = 0;
     c->step = STEP_CONNECTING;
     return DRV_WANT_WRITE;
 }
 
-/* Queues AUTH and SELECT, if the target asks for them; 1 when there are none (ready). */
-static int
-start_setup(struct rd_conn *c)
+/* Asking for the map failed (why): the master's own error, and that. */
+static enum drv_status
+ask_failed(const struct rd_conn *c, const char *why, char *err)
 {
-    if (c->sh->hs_count == 0) {
-        c->step = STEP_READY;
-        return 1;
-    }
-    queue_bytes(c, c->sh->hs, c->sh->hs_len);
-    c->hs_left = c->sh->hs_count;
-    return 0;
+    seterr(err, "%s (asking another master for the cluster's map: %s)", c->down, why);
+    return DRV_ERROR;
+}
+
+static enum drv_status connect_own(struct rd_conn *c, char *err);
+
+/*
+ * The master asked cannot be reached either (or there is none): c's own
+ * is tried again instead, in case it came back; once, since c asked.
+ */
+static enum drv_status
+ask_none(struct rd_conn *c, char *err)
+{
+    c->asking = 0;
+    name_node(c->where, sizeof c->where, c->host, c->port);
+    return connect_own(c, err);
+}
+
+/*
+ * A cluster's client asks the next master of prepare's map (not its own)
+ * for the map: a connection to it, CLUSTER SLOTS sent once it is set up
+ * (STEP_MAP).
+ */
+static enum drv_status
+ask_map(struct rd_conn *c, char *err)
+{
+    const struct redis_slot_map *m = c->sh->map;
+    int i = c->ask_next++ % m->nnodes;
+    redisContext *ctx;
+
+    c->asked = 1;
+    if (m->node[i].port == c->port && strcmp(m->node[i].host, c->host) == 0)
+        i = c->ask_next++ % m->nnodes;
+    if ((m->node[i].port == c->port && strcmp(m->node[i].host, c->host) == 0) ||
+        (ctx = open_socket(c, m->node[i].host, m->node[i].port, err)) == NULL)
+        return ask_none(c, err);
+    c->asking = 1;
+    c->peer = m->node[i].host;
+    name_node(c->where, sizeof c->where, m->node[i].host, m->node[i].port);
+    return switch_ctx(c, ctx);
+}
+
+/*
+ * c's master did not take the connect (err says why): a cluster's client
+ * asks another master for the map, once per connect; anyone else fails.
+ */
+static enum drv_status
+unreached(struct rd_conn *c, char *err)
+{
+    if (c->own == NULL)
+        return DRV_ERROR;
+    c->unreached = 1;
+    first_line(c->down, sizeof c->down, err);
+    return c->asked ? DRV_ERROR : ask_map(c, err);
+}
+
+/* Connects to c's master (a cluster's), its side node, or the target. */
+static enum drv_status
+connect_own(struct rd_conn *c, char *err)
+{
+    const char *host = c->own != NULL || c->is_side ? c->host : NULL;
+    redisContext *ctx = open_socket(c, host, c->port, err);
+
+    if (ctx == NULL)
+        return unreached(c, err);
+    c->peer = host;
+    return switch_ctx(c, ctx);
 }
 
 static enum drv_status
-rd_conn_connect_poll(void *conn, char *err)
+rd_conn_connect_start(void *conn, char *err)
 {
     struct rd_conn *c = conn;
+
+    c->asked = 0;
+    return c->unreached ? ask_map(c, err) : connect_own(c, err);
+}
+
+/* Set up (AUTH, SELECT done): ready, or when asking, CLUSTER SLOTS sent, read as a tree. */
+static void
+set_up(struct rd_conn *c)
+{
+    static const char slots[] = "*2\r\n$7\r\nCLUSTER\r\n$5\r\nSLOTS\r\n";
+
+    if (!c->asking) {
+        c->step = STEP_READY;
+        c->unreached = 0;
+        return;
+    }
+    queue_bytes(c, slots, sizeof slots - 1);
+    c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->tree_fns;
+    c->tree_objs = 0;
+    c->step = STEP_MAP;
+}
+
+/* Queues AUTH and SELECT, if the target asks for them; else set up at once. */
+static void
+start_setup(struct rd_conn *c)
+{
+    c->step = STEP_HANDSHAKE;
+    if (c->sh->hs_count == 0) {
+        set_up(c);
+        return;
+    }
+    queue_bytes(c, c->sh->hs, c->sh->hs_len);
+    c->hs_left = c->sh->hs_count;
+}
+
+/* The TCP connect's outcome: TLS next, or the set-up; a refusal is unreached's (or ask_none's). */
+static enum drv_status
+poll_connect(struct rd_conn *c, char *err)
+{
+    int e = socket_error(c->ctx->fd);
+
+    if (e != 0) {
+        seterr(err, "cannot connect to %s: %s", c->where, strerror(e));
+        return c->asking ? ask_none(c, err) : unreached(c, err);
+    }
+    if (c->sh->tls == NULL) {
+        start_setup(c);
+        return DRV_DONE;
+    }
+    c->tls = rtls_new(c->sh->tls, c->ctx->fd, c->peer, c->asking ? NULL : &c->session);
+    c->step = STEP_TLS;
+    return DRV_DONE;
+}
+
+static enum drv_status
+poll_tls(struct rd_conn *c, char *err)
+{
+    int e = rtls_handshake(c->tls, c->where, err);
+
+    if (e == 0) {
+        start_setup(c);
+        return DRV_DONE;
+    }
+    return e == RTLS_WANT_READ ? DRV_WANT_READ : e == RTLS_WANT_WRITE ? DRV_WANT_WRITE : DRV_ERROR;
+}
+
+/* AUTH's and SELECT's replies. */
+static enum drv_status
+poll_handshake(struct rd_conn *c, char *err)
+{
     char msg[256];
     enum drv_status st;
-    int e;
 
-    if (c->step == STEP_CONNECTING) {
-        if ((e = socket_error(c->ctx->fd)) != 0) {
-            seterr(err, "cannot connect to %s: %s", c->where, strerror(e));
-            return DRV_ERROR;
-        }
-        if (c->sh->tls != NULL)
-            c->tls = rtls_new(c->sh->tls, c->ctx->fd, &c->session);
-        c->step = c->sh->tls != NULL ? STEP_TLS : STEP_HANDSHAKE;
-        if (c->step == STEP_HANDSHAKE && start_setup(c))
-            return DRV_DONE;
-    }
-    if (c->step == STEP_TLS) {
-        if ((e = rtls_handshake(c->tls, c->where, err)) != 0)
-            return e == RTLS_WANT_READ    ? DRV_WANT_READ
-                   : e == RTLS_WANT_WRITE ? DRV_WANT_WRITE
-                                          : DRV_ERROR;
-        c->step = STEP_HANDSHAKE;
-        if (start_setup(c))
-            return DRV_DONE;
-    }
     while ((st = next_reply(c, NULL, msg, sizeof msg)) == DRV_DONE) {
         if (c->rtype == REDIS_REPLY_ERROR) {
             seterr(err, "%s refused the connection's set-up: %s", c->where, c->errmsg);
             return DRV_ERROR;
         }
         if (--c->hs_left == 0) {
-            c->step = STEP_READY;
+            set_up(c);
             return DRV_DONE;
         }
     }
     if (st == DRV_ERROR)
         seterr(err, "%s", msg);
     return st;
+}
+
+/*
+ * The asked master's map came: c pinned to the master that serves its
+ * slots; ready when that is the master asked, else a connect there.
+ */
+static enum drv_status
+take_asked_map(struct rd_conn *c, char *err)
+{
+    struct redis_slot_map *m = xmalloc(sizeof *m);
+    redisReply *r = c->tree;
+    char why[256], asked[300];
+    int ok;
+
+    c->tree = NULL;
+    c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
+    snprintf(asked, sizeof asked, "%s", c->where);
+    if ((ok = redis_slot_map_parse(r, m, why) == 0)) {
+        fix_hosts(m, &c->sh->t);
+        pin_master(c, m, choose_master(c, m));
+    }
+    free(m);
+    freeReplyObject(r);
+    if (!ok)
+        return ask_failed(c, why, err);
+    c->asking = 0;
+    if (strcmp(asked, c->where) != 0)
+        return connect_own(c, err);
+    c->peer = c->host; /* the master asked serves c's slots: this connection is c's */
+    c->step = STEP_READY;
+    c->unreached = 0;
+    return DRV_DONE;
+}
+
+/* CLUSTER SLOTS's reply, on the asked master's connection. */
+static enum drv_status
+poll_map(struct rd_conn *c, char *err)
+{
+    char msg[256];
+    enum drv_status st = next_reply(c, NULL, msg, sizeof msg);
+
+    if (st == DRV_DONE)
+        return take_asked_map(c, err);
+    return st == DRV_ERROR ? ask_failed(c, msg, err) : st;
+}
+
+static enum drv_status
+rd_conn_connect_poll(void *conn, char *err)
+{
+    struct rd_conn *c = conn;
+    enum drv_status st = DRV_DONE;
+
+    if (c->step == STEP_CONNECTING && (st = poll_connect(c, err)) != DRV_DONE)
+        return st;
+    if (c->step == STEP_TLS && (st = poll_tls(c, err)) != DRV_DONE)
+        return st;
+    if (c->step == STEP_HANDSHAKE && (st = poll_handshake(c, err)) != DRV_DONE)
+        return st;
+    return c->step == STEP_MAP ? poll_map(c, err) : st;
 }
 
 static enum rd_op
@@ -1725,11 +1969,13 @@ find_master(const struct redis_slot_map *m, const char *host, int port)
 
 /*
  * CLUSTER SLOTS's reply (c->tree) came: the slots of c's master, anew. A
- * master no longer in the map (it serves no slot, or failed over) gives
- * way to the one the client's id picks in the new map: -1, with why in
- * res->msg, and the engine reconnects the client there. A reply that is
- * not a map (refused, malformed) leaves the old one: the next MOVED asks
- * again.
+ * master no longer in the map (it serves no slot, or a replica took over:
+ * CLUSTER FAILOVER) gives way to the one that serves c's slots now
+ * (choose_master): -1, with why in res->msg, and the engine reconnects
+ * the client there; the loss is the MOVED's (the request sent after
+ * CLUSTER SLOTS went to the old master), not a connection error. A reply
+ * that is not a map (refused, malformed) leaves the old one: the next
+ * MOVED asks again.
  */
 static int
 take_map(struct rd_conn *c, struct txn_result *res)
@@ -1745,11 +1991,11 @@ take_map(struct rd_conn *c, struct txn_result *res)
     if (redis_slot_map_parse(r, m, why) == 0) {
         fix_hosts(m, &c->sh->t);
         if ((node = find_master(m, c->host, c->port)) < 0) {
+            node = choose_master(c, m);
             snprintf(res->msg, sizeof res->msg,
-                     "%.120s serves no slot in the cluster's new map: the client moves to "
-                     "another master",
-                     c->where);
-            node = c->client_id % m->nnodes;
+                     "%.80s serves no slot in the cluster's new map: the client moves to "
+                     "%.80s:%d",
+                     c->where, m->node[node].host, m->node[node].port);
             rv = -1;
         }
         pin_master(c, m, node);
@@ -1891,7 +2137,7 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
             d->map = 0;
             d->left--; /* the request after it is still due */
             if (take_map(c, res) < 0) {
-                res->err = ERR_CONN;
+                res->err = ERR_DRIVER_2; /* moved: lose_in_transaction counts it so */
                 return DRV_ERROR;
             }
             continue;

@@ -28,6 +28,7 @@ struct info_field {
 
 static const struct info_field info_fields[] = {
     {"redis_version", F_STRING, OFF(version), 0},
+    {"role", F_STRING, OFF(role), 0},
     {"uptime_in_seconds", F_U64, OFF(uptime_s), 0},
     {"connected_clients", F_U64, OFF(connected_clients), 0},
     {"blocked_clients", F_U64, OFF(blocked_clients), 0},
@@ -55,6 +56,9 @@ static const struct info_field info_fields[] = {
 };
 
 #undef OFF
+
+_Static_assert(sizeof((struct redis_info *)0)->role == sizeof((struct redis_info *)0)->version,
+               "F_STRING fields are as long as version");
 
 /* One line of a reply, without its "\r\n". */
 struct line {
@@ -154,7 +158,7 @@ store_field(const struct info_field *f, const char *val, size_t vlen, struct red
     case F_DOUBLE:
         return safe_strntod(val, vlen, p);
     case F_STRING:
-        return copy_token(p, sizeof out->version, val, vlen);
+        return copy_token(p, sizeof out->version, val, vlen); /* each string is as long */
     }
     return -1;
 }

@@ -7,6 +7,12 @@
  * busiest master's CPU is the server's CPU the verdict reads: a cluster
  * is as fast as its hottest node.
  *
+ * The masters change: one killed whose replica took over, a CLUSTER
+ * FAILOVER. A master that does not answer, or answers as a replica, is
+ * shown so in that sample, and the map is read again (CLUSTER SLOTS, from
+ * a master that answered): its masters are the ones sampled from the next
+ * sample on, each connection kept whose master stays.
+ *
  * rd_nodes_open/sample/close talk to the servers (the collector's
  * thread); rd_nodes_derive is pure.
  */
@@ -54,24 +60,59 @@ read_map(redisContext *ctx, struct redis_slot_map *m)
     return on ? 0 : -1;
 }
 
+/* Master j of n is m's: its address, and the connection it had in was, if any (taken from old). */
+static redisContext *
+take_node(struct rd_nodes *n, const struct redis_slot_map *m, int j, redisContext **old,
+          const struct rd_nodes *was)
+{
+    char clean[256];
+
+    snprintf(n->node[j].host, sizeof n->node[j].host, "%s", m->node[j].host);
+    n->node[j].port = m->node[j].port;
+    text_clean(clean, sizeof clean, m->node[j].host); /* a server's text, shown */
+    snprintf(n->node[j].addr, sizeof n->node[j].addr,
+             strchr(clean, ':') ? "[%.40s]:%d" : "%.40s:%d", clean, m->node[j].port);
+    for (int k = 0; was != NULL && k < was->n; k++)
+        if (old[k] != NULL && was->node[k].port == m->node[j].port &&
+            strcmp(was->node[k].host, m->node[j].host) == 0) {
+            redisContext *c = old[k];
+
+            old[k] = NULL;
+            return c;
+        }
+    return NULL;
+}
+
+/* n's masters become m's; the connections of those that stay are kept, the others closed. */
+static void
+take_map(struct rd_nodes *n, const struct redis_slot_map *m)
+{
+    struct rd_nodes *was = xmalloc(sizeof *was);
+    redisContext *old[REDIS_CLUSTER_MAX_NODES];
+
+    memcpy(was, n, sizeof *was);
+    for (int k = 0; k < was->n; k++)
+        old[k] = was->node[k].ctx;
+    n->n = m->nnodes;
+    for (int j = 0; j < m->nnodes; j++)
+        n->node[j].ctx = take_node(n, m, j, old, was);
+    for (int k = 0; k < was->n; k++)
+        if (old[k] != NULL)
+            redisFree(old[k]);
+    explicit_bzero(was, sizeof *was); /* the password */
+    free(was);
+}
+
 struct rd_nodes *
 rd_nodes_open(redisContext *ctx, const struct redis_target *t)
 {
     struct redis_slot_map *m = xmalloc(sizeof *m);
     struct rd_nodes *n = NULL;
-    char clean[256];
 
     if (read_map(ctx, m) == 0) {
         n = xcalloc(1, sizeof *n);
         n->t = *t;
-        n->n = m->nnodes;
-        for (int i = 0; i < m->nnodes; i++) {
-            snprintf(n->node[i].host, sizeof n->node[i].host, "%s", m->node[i].host);
-            n->node[i].port = m->node[i].port;
-            text_clean(clean, sizeof clean, m->node[i].host); /* a server's text, shown */
-            snprintf(n->node[i].addr, sizeof n->node[i].addr,
-                     strchr(clean, ':') ? "[%.40s]:%d" : "%.40s:%d", clean, m->node[i].port);
-        }
+        take_map(n, m);
     }
     free(m);
     return n;
@@ -124,6 +165,46 @@ take_info(struct rd_nodes *n, int i, struct redis_node_sample *out)
     freeReplyObject(r);
 }
 
+/* 1 when m's masters are n's, in n's order. */
+static int
+same_masters(const struct rd_nodes *n, const struct redis_slot_map *m)
+{
+    int same = m->nnodes == n->n;
+
+    for (int i = 0; same && i < n->n; i++)
+        same = m->node[i].port == n->node[i].port && strcmp(m->node[i].host, n->node[i].host) == 0;
+    return same;
+}
+
+/*
+ * After a sample in which a master did not answer or answered as a
+ * replica: the map read again from the first master that answered as
+ * one, and its masters taken when they changed.
+ */
+static void
+follow_map(struct rd_nodes *n, const struct redis_sample *s)
+{
+    struct redis_slot_map *m;
+    char err[BT_ERRLEN];
+    redisReply *r;
+    int asked = -1, changed = 0;
+
+    for (int i = 0; i < n->n; i++) {
+        int master = s->nodes[i].ok && strcmp(s->nodes[i].info.role, "slave") != 0;
+
+        changed |= !master;
+        if (master && asked < 0 && n->node[i].ctx != NULL)
+            asked = i;
+    }
+    if (!changed || asked < 0 || (r = redis_command(n->node[asked].ctx, "CLUSTER SLOTS")) == NULL)
+        return; /* a connection lost is opened again at the next sample */
+    m = xmalloc(sizeof *m);
+    if (redis_slot_map_parse(r, m, err) == 0 && m->nnodes > 0 && !same_masters(n, m))
+        take_map(n, m);
+    freeReplyObject(r);
+    free(m);
+}
+
 void
 rd_nodes_sample(struct rd_nodes *n, struct redis_sample *s)
 {
@@ -141,6 +222,7 @@ rd_nodes_sample(struct rd_nodes *n, struct redis_sample *s)
     for (i = 0; i < n->n; i++)
         if (n->node[i].ctx != NULL)
             take_info(n, i, &s->nodes[i]);
+    follow_map(n, s);
 }
 
 /* ---- derive (pure) ---- */
@@ -153,8 +235,9 @@ node_rates(const struct redis_sample *p, const struct redis_sample *c, int i, do
     const struct redis_node_sample *b = &c->nodes[i], *a = NULL;
 
     *cmds = *cpu = NAN;
-    if (p != NULL && i < p->nnodes && strcmp(p->nodes[i].addr, b->addr) == 0 && p->nodes[i].ok)
-        a = &p->nodes[i];
+    for (int k = 0; p != NULL && k < p->nnodes && a == NULL; k++) /* the masters may change */
+        if (strcmp(p->nodes[k].addr, b->addr) == 0 && p->nodes[k].ok)
+            a = &p->nodes[k];
     if (a == NULL || !b->ok || secs <= 0 ||
         b->info.total_commands_processed < a->info.total_commands_processed)
         return; /* no earlier reading, or the master restarted */

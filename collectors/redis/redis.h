@@ -97,6 +97,7 @@ redisReply *redis_command_argv(redisContext *c, int argc, const char **argv, con
 /* The INFO fields benchtop shows (named as in INFO). */
 struct redis_info {
     char version[32];  /* redis_version */
+    char role[32];     /* "master", "slave" (a replica); "" when INFO had no Replication */
     uint64_t uptime_s; /* uptime_in_seconds */
     uint64_t connected_clients;
     uint64_t blocked_clients;

@@ -41,11 +41,13 @@ int rtls_available(char *err);
 struct rtls_ctx *rtls_ctx_new(const struct redis_target *t, char *err);
 void rtls_ctx_free(struct rtls_ctx *x);
 /*
- * A session on the connected socket fd. *session (NULL at first) keeps the
- * server's session ticket, so a reconnect resumes instead of a full
+ * A session on the connected socket fd to host (the name or address its
+ * certificate must hold; NULL: the target's, as x has it: a cluster's
+ * other nodes are checked by their own). *session (NULL at first) keeps
+ * the server's session ticket, so a reconnect resumes instead of a full
  * handshake; rtls_session_free lets it go.
  */
-struct rtls *rtls_new(struct rtls_ctx *x, int fd, void **session);
+struct rtls *rtls_new(struct rtls_ctx *x, int fd, const char *host, void **session);
 /* Says goodbye (close_notify, once, without waiting) and frees s; fd stays open. */
 void rtls_free(struct rtls *s);
 void rtls_session_free(void **session);

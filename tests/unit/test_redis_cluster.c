@@ -382,6 +382,15 @@ test_nodes_derive(void **state)
     rd_nodes_rows(a, b, 2.0, v);
     assert_string_equal(row(v, "127.0.0.1:7002")->value, "not answering");
     assert_string_equal(row(v, "total keys")->value, "2001 on 2 of 3 masters");
+    /* the map changed (7002 failed over to 7003): a master that stays keeps its rate */
+    b->nodes[0] = b->nodes[1];
+    node_info(b, 1, 10, 0.1);
+    snprintf(b->nodes[1].addr, sizeof b->nodes[1].addr, "127.0.0.1:7003");
+    b->nnodes = 2;
+    coll_view_reset(v);
+    rd_nodes_rows(a, b, 2.0, v);
+    assert_string_equal(row(v, "127.0.0.1:7001")->value, "20.0k/s, CPU 90%, 1001 keys");
+    assert_true(isnan(rd_nodes_commands(a, b, 2.0))); /* 7003's first reading: no rate */
     free(a);
     free(b);
     free(v);

@@ -416,6 +416,7 @@ test_info_7_0(void **state)
 
     assert_int_equal(redis_info_parse(info_7_0, strlen(info_7_0), &i, err), 0);
     assert_string_equal(i.version, "7.0.15");
+    assert_string_equal(i.role, "master");
     assert_int_equal(i.uptime_s, 13);
     assert_int_equal(i.connected_clients, 1);
     assert_int_equal(i.used_memory, 1366592);
@@ -479,7 +480,23 @@ test_info_bare_newlines(void **state)
 
     assert_int_equal(redis_info_parse(text, strlen(text), &i, err), 0);
     assert_string_equal(i.version, "7.2.4");
+    assert_string_equal(i.role, ""); /* no Replication section */
     assert_int_equal(i.total_commands_processed, 42);
+}
+
+/* A replica says so (a cluster's collector then reads the map again: redis/nodes.c). */
+static void
+test_info_replica(void **state)
+{
+    (void)state;
+    const char text[] = "# Server\r\nredis_version:7.0.15\r\n\r\n# Replication\r\n"
+                        "role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:7001\r\n"
+                        "master_link_status:up\r\n";
+    struct redis_info i;
+    char err[BT_ERRLEN];
+
+    assert_int_equal(redis_info_parse(text, strlen(text), &i, err), 0);
+    assert_string_equal(i.role, "slave");
 }
 
 /* Every bad reply gets -1 and a message that names what is wrong. */
@@ -1100,6 +1117,7 @@ main(void)
         cmocka_unit_test(test_info_7_0),
         cmocka_unit_test(test_info_6_2_and_5_0),
         cmocka_unit_test(test_info_bare_newlines),
+        cmocka_unit_test(test_info_replica),
         cmocka_unit_test(test_info_nonfinite_ratio),
         cmocka_unit_test(test_info_malformed),
         cmocka_unit_test(test_info_every_truncation),

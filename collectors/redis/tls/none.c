@@ -31,7 +31,7 @@ rtls_ctx_free(struct rtls_ctx *x)
 }
 
 struct rtls *
-rtls_new(struct rtls_ctx *x, int fd, void **session)
+rtls_new(struct rtls_ctx *x, int fd, const char *host, void **session)
 {
     fatal("rtls_new without TLS: rtls_ctx_new never succeeds");
 }

@@ -206,19 +206,19 @@ rtls_ctx_free(struct rtls_ctx *x)
 
 /* The name the certificate must hold (an address is checked as one), and SNI for a name. */
 static void
-set_peer(SSL *ssl, const struct rtls_ctx *x)
+set_peer(SSL *ssl, const struct rtls_ctx *x, const char *host)
 {
     unsigned char addr[16];
-    int is_ip = inet_pton(AF_INET, x->host, addr) == 1 || inet_pton(AF_INET6, x->host, addr) == 1;
+    int is_ip = inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1;
 
     if (!is_ip)
-        SSL_set_tlsext_host_name(ssl, x->host);
+        SSL_set_tlsext_host_name(ssl, host);
     if (x->insecure)
         return;
     if (is_ip)
-        X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), x->host);
+        X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host);
     else
-        SSL_set1_host(ssl, x->host);
+        SSL_set1_host(ssl, host);
 }
 
 /* The socket's reads, watched: one that got less than it asked for emptied the socket. */
@@ -237,7 +237,7 @@ note_read(BIO *b, int oper, const char *argp, size_t len, int argi, long argl, i
 }
 
 struct rtls *
-rtls_new(struct rtls_ctx *x, int fd, void **session)
+rtls_new(struct rtls_ctx *x, int fd, const char *host, void **session)
 {
     struct rtls *s = xcalloc(1, sizeof *s);
 
@@ -248,7 +248,7 @@ rtls_new(struct rtls_ctx *x, int fd, void **session)
     BIO_set_callback_ex(SSL_get_rbio(s->ssl), note_read);
     BIO_set_callback_arg(SSL_get_rbio(s->ssl), (char *)s);
     SSL_set_app_data(s->ssl, s);
-    set_peer(s->ssl, x);
+    set_peer(s->ssl, x, host != NULL ? host : x->host);
     if (session != NULL && *session != NULL)
         SSL_set_session(s->ssl, *session);
     return s;
@@ -559,7 +559,7 @@ rtls_wrap_blocking(const struct redis_target *t, int fd, const char *where, int 
         return -1;
     }
     set_nonblock(fd);
-    s = rtls_new(x, fd, NULL);
+    s = rtls_new(x, fd, NULL, NULL);
     rtls_ctx_free(x); /* the session holds its own reference */
     app = handshake_wait(s, fd, where, timeout_ms, err);
     if (app == 0 && info != NULL)
