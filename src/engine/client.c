@@ -228,9 +228,11 @@ finish_txn(struct worker *w, struct client *c)
 static void
 done_in_start(struct worker *w, struct client *c)
 {
-    finish_txn_at(w, c, now_us());
+    uint64_t now = now_us();
+
+    finish_txn_at(w, c, now); /* in flight since the loop turn began: no clock read per start */
     if (c->state == CS_IDLE) {
-        c->wake_us = now_us();
+        c->wake_us = now;
         worker_timer(w, c);
     }
 }
@@ -255,7 +257,7 @@ start_txn(struct worker *w, struct client *c)
     /* c->res is the oldest in flight's: a pipelined start gets its own */
     struct txn_result *res = c->inflight == 0 ? &c->res : &spare;
     enum drv_status st;
-    uint64_t sends, t0;
+    uint64_t sends;
     int tail;
 
     if (!c->retrying) {
@@ -269,7 +271,6 @@ start_txn(struct worker *w, struct client *c)
     res->rx_bytes = 0;
     res->stmts = worker_stats(w)->stmts;
     sends = worker_sendq(w, c, res);
-    t0 = now_us();
     st = w->eng->drv->conn_txn_start(c->conn, res);
     worker_sendq_after(w, c, sends);
     if (st == DRV_ERROR) {
@@ -291,7 +292,7 @@ start_txn(struct worker *w, struct client *c)
     tail = c->head + c->inflight;
     c->origins[tail >= c->depth ? tail - c->depth : tail] = origin;
     if (c->inflight == 0)
-        c->active_us = st == DRV_DONE_SENT ? t0 : w->loop_us;
+        c->active_us = w->loop_us;
     c->inflight++;
     c->state = CS_RUNNING;
     if (st == DRV_DONE_SENT)
