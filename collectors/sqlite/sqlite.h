@@ -45,6 +45,8 @@ struct sqlite_counts {
     uint64_t cache_write;
     uint64_t checkpoints; /* WAL checkpoints run by the load connections */
     uint64_t checkpoint_us;
+    uint64_t checkpoints_short; /* ... that ran and stopped short of the WAL's end (a reader) */
+    uint64_t checkpoints_whole; /* ... that ran and copied the whole WAL */
 };
 
 struct sqlite_stats;
@@ -72,6 +74,10 @@ struct sqlite_holder {
 
 /* The lock bytes of a rollback journal: PENDING, RESERVED, then 510 SHARED. */
 enum { SQ_PENDING_BYTE = 0x40000000, SQ_LOCK_BYTES = 512, SQ_WAL_WRITE_LOCK = 120 };
+/* The WAL's size in frames (pages) at which a commit checkpoints, as SQLite's own default. */
+enum { SQ_CHECKPOINT_FRAMES = 1000 };
+/* The -shm file's read marks: a reader holds one of 5 bytes from 123 (WAL_READ_LOCK(0)). */
+enum { SQ_WAL_READ_LOCK = 123, SQ_WAL_READ_MARKS = 5 };
 
 /*
  * One line of /proc/locks: whether it is a lock (not a waiter's "->" line)
@@ -80,6 +86,12 @@ enum { SQ_PENDING_BYTE = 0x40000000, SQ_LOCK_BYTES = 512, SQ_WAL_WRITE_LOCK = 12
  */
 int sqlite_lock_blocks(const char *line, unsigned dev_major, unsigned dev_minor, uint64_t db_ino,
                        uint64_t shm_ino, int wal, int self, struct sqlite_holder *h);
+/*
+ * The same line: whether it is another process's read mark in the -shm
+ * file (shm_ino), a WAL read transaction that no checkpoint can pass.
+ */
+int sqlite_lock_reads_wal(const char *line, unsigned dev_major, unsigned dev_minor,
+                          uint64_t shm_ino, int self, struct sqlite_holder *h);
 
 struct sqlite_sample {
     char journal_mode[16];
@@ -92,7 +104,8 @@ struct sqlite_sample {
     int64_t wal_bytes; /* -1: no WAL file */
     int have_counts;   /* benchtop loads this file: counts holds its counters */
     struct sqlite_counts counts;
-    struct sqlite_holder foreign; /* another process holding the write path, or pid 0 */
+    struct sqlite_holder foreign;    /* another process holding the write path, or pid 0 */
+    struct sqlite_holder wal_reader; /* another process in a WAL read transaction, or pid 0 */
 };
 
 extern const struct collector_class sqlite_collector_class;

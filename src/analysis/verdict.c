@@ -1152,6 +1152,8 @@ advise_commit(const struct coll_signals *g, double ops_per_txn, char *ev)
         appendf(ev, EV, "; turn %s on for the sync time", g->sync_untimed);
     if (g->checkpoints_req_s > 0)
         appendf(ev, EV, "; %.1f requested checkpoints/s: raise the log size", g->checkpoints_req_s);
+    if (g->commit_held[0])
+        appendf(ev, EV, "; %s: end it", g->commit_held);
     /*
      * Syncs counted (or unknown) are what the setting relieves, a few too:
      * group commit shares one among commits that all wait for it (InnoDB

@@ -106,11 +106,14 @@ struct coll_signals {
     char commit_advice[80];    /* what lowers the syncs per commit on this server */
     char commit_try[48];       /* the one setting the dashboard's t tries for a commit-bound */
                                /* run, "NAME=VALUE" ("synchronous_commit=off"); "" none */
-    double rows_per_txn;       /* rows read per transaction */
-    double blocks_per_txn;     /* blocks (pages) accessed per transaction */
-    double seq_scans_s;        /* sequential scans per second */
-    char seq_scan_table[40];   /* ... most of them on this table; "" */
-    double max_sessions;       /* the server's connection limit */
+    /* another process that keeps commits slow ("a read transaction in pid 80 (sqlite3) keeps */
+    /* the WAL's checkpoints from finishing (WAL 50 MiB)"); "" none */
+    char commit_held[COLL_STALL_WHAT];
+    double rows_per_txn;     /* rows read per transaction */
+    double blocks_per_txn;   /* blocks (pages) accessed per transaction */
+    double seq_scans_s;      /* sequential scans per second */
+    char seq_scan_table[40]; /* ... most of them on this table; "" */
+    double max_sessions;     /* the server's connection limit */
     /* A connection pooler in front of the server (NAN for a server): */
     double pool_waiting;    /* clients waiting for a server connection */
     double pool_servers;    /* server connections busy with a client */

@@ -105,6 +105,30 @@ test_foreign_lock_lines(void **state)
 #undef BLOCKS
 }
 
+/* /proc/locks lines: another process's WAL read mark in the -shm file (inode 78), bytes 123-127. */
+static void
+test_wal_reader_lines(void **state)
+{
+    struct sqlite_holder h;
+
+#define READS(line, self) sqlite_lock_reads_wal(line, 0xfe, 0x00, 78, self, &h)
+    assert_int_equal(READS("8: POSIX  ADVISORY  READ 657 fe:00:78 123 123\n", 1), 1);
+    assert_int_equal(h.pid, 657);
+    assert_int_equal(h.write, 0);
+    assert_int_equal(READS("8: POSIX  ADVISORY  READ 658 fe:00:78 127 127\n", 1), 1);
+    assert_int_equal(h.pid, 658);
+    /* not: the DMS byte every connection holds, the write or checkpoint lock, our own mark, */
+    /* the database file, a waiter */
+    assert_int_equal(READS("9: POSIX  ADVISORY  READ 657 fe:00:78 128 128\n", 1), 0);
+    assert_int_equal(READS("9: POSIX  ADVISORY  READ 657 fe:00:78 122 122\n", 1), 0);
+    assert_int_equal(READS("9: POSIX  ADVISORY  WRITE 664 fe:00:78 121 121\n", 1), 0);
+    assert_int_equal(READS("9: POSIX  ADVISORY  WRITE 664 fe:00:78 124 124\n", 1), 0);
+    assert_int_equal(READS("8: POSIX  ADVISORY  READ 657 fe:00:78 123 123\n", 657), 0);
+    assert_int_equal(READS("8: POSIX  ADVISORY  READ 657 fe:00:77 123 123\n", 1), 0);
+    assert_int_equal(READS("8: -> POSIX  ADVISORY  READ 657 fe:00:78 123 123\n", 1), 0);
+#undef READS
+}
+
 int
 main(void)
 {
@@ -113,6 +137,7 @@ main(void)
         cmocka_unit_test(test_parameters),
         cmocka_unit_test(test_bad_targets),
         cmocka_unit_test(test_foreign_lock_lines),
+        cmocka_unit_test(test_wal_reader_lines),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
