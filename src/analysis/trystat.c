@@ -43,19 +43,59 @@ side_mean(struct try_side *s)
     s->p99_ms /= s->n;
 }
 
+/* How many A rounds had each verdict; the count of those that had one. */
+static int
+a_counts(const struct try_round *r, int n, int count[VK__COUNT])
+{
+    int i, with = 0;
+
+    memset(count, 0, sizeof(int) * VK__COUNT);
+    for (i = 0; i < n; i++)
+        if (!r[i].b && r[i].verdict != VK_NONE && r[i].verdict < VK__COUNT) {
+            count[r[i].verdict]++;
+            with++;
+        }
+    return with;
+}
+
 /* The verdict that held most A rounds (VK_NONE when none had one). */
 static enum verdict_kind
 a_verdict(const struct try_round *r, int n)
 {
-    int count[VK__COUNT] = {0}, i, best = VK_NONE;
+    int count[VK__COUNT], i, best = VK_NONE;
 
-    for (i = 0; i < n; i++)
-        if (!r[i].b && r[i].verdict != VK_NONE && r[i].verdict < VK__COUNT)
-            count[r[i].verdict]++;
+    a_counts(r, n, count);
     for (i = 1; i < VK__COUNT; i++)
         if (count[i] > count[best])
             best = i;
     return (enum verdict_kind)best;
+}
+
+/*
+ * " in 2 of 3 rounds (1 host)" when the A rounds disagreed, else "": a
+ * neighbour coming and going made one A round host-bound and the others
+ * server-bound, and the prediction named the majority alone (trial 7,
+ * case 19).
+ */
+static void
+a_split(const struct try_round *r, int n, enum verdict_kind k, char *buf, size_t len)
+{
+    int count[VK__COUNT], with = a_counts(r, n, count), sep = 0;
+    size_t used;
+
+    buf[0] = '\0';
+    if (k == VK_NONE || count[k] == with)
+        return;
+    snprintf(buf, len, " in %d of %d rounds (", count[k], with);
+    for (int i = 1; i < VK__COUNT; i++) {
+        used = strlen(buf);
+        if (i != (int)k && count[i] > 0 && used < len)
+            snprintf(buf + used, len - used, "%s%d %s", sep++ ? ", " : "", count[i],
+                     verdict_label((enum verdict_kind)i));
+    }
+    used = strlen(buf);
+    if (used < len)
+        snprintf(buf + used, len - used, ")");
 }
 
 /* Sum and sum of squares of ln tps over one side's rounds; 0 when a round finished nothing. */
@@ -297,7 +337,8 @@ a_advice(const struct try_round *r, int n, enum verdict_kind k)
 }
 
 static void
-prediction(struct try_result *out, enum try_change c, const char *advice, const char *set)
+prediction(struct try_result *out, enum try_change c, const char *advice, const char *set,
+           const char *split)
 {
     int e = out->verdict == VK_NONE ? -1 : expects(out->verdict, c, &out->a, &out->b);
     int faster = out->beyond && out->diff > 0;
@@ -317,15 +358,15 @@ prediction(struct try_result *out, enum try_change c, const char *advice, const 
                  "the A rounds had no verdict: nothing was predicted");
     else if (why[0]) {
         out->held = TRY_UNTESTED;
-        snprintf(out->prediction, sizeof out->prediction, "A was %s; its advice was %s: untested",
-                 verdict_label(out->verdict), why);
+        snprintf(out->prediction, sizeof out->prediction, "A was %s%s; its advice was %s: untested",
+                 verdict_label(out->verdict), split, why);
     } else if (e < 0)
         snprintf(out->prediction, sizeof out->prediction,
-                 "A was %s; its advice names no such change: untested",
-                 verdict_label(out->verdict));
+                 "A was %s%s; its advice names no such change: untested",
+                 verdict_label(out->verdict), split);
     else
-        snprintf(out->prediction, sizeof out->prediction, "A was %s; its advice expected %s: %s",
-                 verdict_label(out->verdict), e ? "B faster" : "no gain from more clients",
+        snprintf(out->prediction, sizeof out->prediction, "A was %s%s; its advice expected %s: %s",
+                 verdict_label(out->verdict), split, e ? "B faster" : "no gain from more clients",
                  words[out->held]);
 }
 
@@ -334,6 +375,7 @@ try_judge(const struct try_round *r, int n, enum try_change c, const char *set,
           struct try_result *out)
 {
     int i;
+    char split[96];
 
     memset(out, 0, sizeof *out);
     if (n > TRY_MAX_ROUNDS)
@@ -345,7 +387,8 @@ try_judge(const struct try_round *r, int n, enum try_change c, const char *set,
     differences(r, n, out);
     out->verdict = a_verdict(r, n);
     sentence(out);
-    prediction(out, c, a_advice(r, n, out->verdict), set);
+    a_split(r, n, out->verdict, split, sizeof split);
+    prediction(out, c, a_advice(r, n, out->verdict), set, split);
 }
 
 const char *

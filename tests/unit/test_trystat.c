@@ -173,6 +173,13 @@ test_more_clients_prediction(void **state)
     assert_int_equal(res.held, TRY_NOT_HELD);
     try_judge(r, rounds(r, a, b, 3, VK_LOCK, 4), TRY_THREADS, NULL, &res);
     assert_int_equal(res.held, TRY_UNTESTED);
+    assert_null(strstr(res.prediction, " rounds ("));
+    /* a neighbour in one A round of three: the prediction says the rounds disagreed */
+    rounds(r, a, b, 3, VK_SERVER_CPU, 8);
+    r[2].verdict = VK_HOST;
+    try_judge(r, 6, TRY_CLIENTS, NULL, &res);
+    assert_int_equal(res.verdict, VK_SERVER_CPU);
+    assert_non_null(strstr(res.prediction, "A was server CPU-bound in 2 of 3 rounds (1 host"));
 }
 
 /*
