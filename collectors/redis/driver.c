@@ -1937,8 +1937,9 @@ rd_conn_txn_start(void *conn, struct txn_result *res)
  * master, so a cluster's client refreshes its map before its next request.
  * ASK (a slot being migrated; the key is on the importing node) is
  * followed once (follow_ask): one that comes back, or a MOVED, from the
- * node it named is counted. A side connection lost is ERR_CONN, though
- * the client's own connection goes on.
+ * node it named is counted. CLUSTERDOWN ("clusterdown"): the cluster
+ * serves no key until a failed master's replica is promoted. A side
+ * connection lost is ERR_CONN, though the client's own connection goes on.
  */
 static enum err_kind
 error_kind(struct rd_conn *c)
@@ -1954,6 +1955,8 @@ error_kind(struct rd_conn *c)
     }
     if (strncmp(c->errmsg, "ASK ", 4) == 0)
         return ERR_DRIVER_3;
+    if (strncmp(c->errmsg, "CLUSTERDOWN ", 12) == 0)
+        return ERR_DRIVER_4;
     return ERR_OTHER;
 }
 
@@ -2206,7 +2209,7 @@ rd_server_ports(const void *shared, int *ports, int max)
     return n;
 }
 
-static const char *const rd_err_kinds[] = {"reply_too_large", "moved", "ask", NULL};
+static const char *const rd_err_kinds[] = {"reply_too_large", "moved", "ask", "clusterdown", NULL};
 
 static int
 rd_stmt_labels(const void *shared, const struct stmt_label **out)

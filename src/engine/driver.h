@@ -77,6 +77,7 @@ enum err_kind {
     ERR_DRIVER_1,      /* the driver's own kinds, named by driver_class.err_kinds */
     ERR_DRIVER_2,
     ERR_DRIVER_3,
+    ERR_DRIVER_4,
     ERR__COUNT
 };
 
