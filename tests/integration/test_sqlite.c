@@ -172,6 +172,23 @@ hold_read_transaction(const char *name)
 }
 
 /*
+ * Runs args (a run of NAME's file, args[1]) while another process holds a
+ * read transaction on the file; *pid was that process, gone on return.
+ */
+static const char *
+run_beside_reader(const char *name, char **args, struct run *r, pid_t *pid)
+{
+    const char *sum;
+
+    init(args[1], "1000");
+    *pid = hold_read_transaction(name);
+    sum = run(args, r);
+    kill(*pid, SIGKILL);
+    waitpid(*pid, NULL, 0);
+    return sum;
+}
+
+/*
  * Another process's read transaction on a rollback journal keeps every
  * COMMIT out: a stall by that process, named with its pid and the advice
  * to end it (not "spread the writes"); ending it raises tps (x9 here).
@@ -188,12 +205,8 @@ test_reader_in_another_process_is_a_stall(void **state)
     double held, freed;
     pid_t pid;
 
-    init(t, "1000");
-    pid = hold_read_transaction("reader");
-    sum = run(args, &r);
+    sum = run_beside_reader("reader", args, &r, &pid);
     held = itest_num(sum, "tps");
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
     snprintf(want, sizeof want, "holds the file's lock: pid %d (", (int)pid);
     fprintf(stderr, "  a reader in pid %d: %.0f tps\n", (int)pid, held);
     if (strstr(sum, want) == NULL)
@@ -227,11 +240,7 @@ test_wal_reader_holds_the_checkpoints(void **state)
     const char *sum;
     pid_t pid;
 
-    init(t, "1000");
-    pid = hold_read_transaction("walread");
-    sum = run(args, &r);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    sum = run_beside_reader("walread", args, &r, &pid);
     snprintf(want, sizeof want, "a read transaction in pid %d (", (int)pid);
     if (strstr(r.out, "\"WAL held by\"") == NULL)
         fprintf(stderr, "%s\n", r.out);
