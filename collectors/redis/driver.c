@@ -1109,8 +1109,6 @@ rd_release(void *shared)
     struct rd_shared *sh = shared;
     int i;
 
-    if (sh == NULL)
-        return;
     for (i = 0; i < OP__COUNT; i++)
         free(sh->cmd[i].buf);
     kv_release(&sh->kv);
