@@ -327,8 +327,6 @@ ng_restart(struct server *s, char *err)
 {
     struct ng_server *ng = s->priv;
 
-    if (ng == NULL)
-        return seterr(err, "nginx was never started");
     server_stop_pid(s, NG_STOP_TIMEOUT_MS);
     return spawn_nginx(s, ng, err) == 0 ? 0 : server_explain(s, err);
 }

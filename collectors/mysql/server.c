@@ -206,8 +206,6 @@ my_restart(struct server *s, char *err)
 {
     struct my_server *my = s->priv;
 
-    if (my == NULL)
-        return seterr(err, "the mysql server was never started");
     /* SIGTERM is mariadbd's clean shutdown; SIGKILL only when that hangs. */
     server_stop_pid(s, STOP_TIMEOUT_MS);
     if (spawn_mariadbd(s, my, err) == 0 &&

@@ -88,8 +88,6 @@ pgb_restart(struct server *s, char *err)
 {
     struct pgb_server *pb = s->priv;
 
-    if (pb == NULL)
-        return seterr(err, "pgbouncer was never started");
     server_stop_pid(s, PGB_STOP_TIMEOUT_MS); /* SIGTERM: immediate shutdown, clients dropped */
     return spawn(s, pb, err) == 0 ? 0 : server_explain(s, err);
 }

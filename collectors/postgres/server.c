@@ -132,8 +132,6 @@ pg_restart(struct server *s, char *err)
 {
     struct pg_server *pg = s->priv;
 
-    if (pg == NULL)
-        return seterr(err, "the postgres server was never started");
     if (run_pg_ctl_restart(s, pg, err) < 0)
         return server_explain(s, err);
     return wait_accepting(s, 30000, err);

@@ -71,7 +71,7 @@ struct server_class {
     int (*start)(struct server *s, char *err);
     const struct single_server *single; /* or: one process, started and stopped by throwaway.c */
     /* Stops the server (fast shutdown) and restarts it on the same port and data; waits until it
-     * accepts. */
+     * accepts. Only after a start that succeeded: s->priv is set (server_restart checks). */
     int (*restart)(struct server *s, char *err);
     /* Stops the server and frees s->priv; must be safe to call after a failed (even an early)
      * start. */
