@@ -58,6 +58,7 @@
 #include "collectors/shared/kv.h"
 #include "engine/mix.h"
 #include "engine/optdef.h"
+#include "engine/target.h"
 #include "base/uri.h"
 #include "base/util.h"
 
@@ -369,7 +370,6 @@ int
 redis_target_parse(const char *target, struct redis_target *t, char *err)
 {
     const char *scheme = uri_scheme_in(target, rd_schemes), *why = NULL;
-    char *masked;
 
     memset(t, 0, sizeof *t);
     if (scheme == NULL)
@@ -377,12 +377,10 @@ redis_target_parse(const char *target, struct redis_target *t, char *err)
     t->tls = strcmp(scheme, "rediss://") == 0;
     if (parse_rest(scheme, target, t, &why) == 0)
         return 0;
-    masked = redis_mask_target(target);
-    seterr(err, "invalid target '%s': %s (e.g. %s)", masked, why,
-           t->tls ? "rediss://:PASSWORD@127.0.0.1:6380/0?cacert=/path/ca.crt"
-                  : "redis://:PASSWORD@127.0.0.1:6379/0");
-    free(masked);
-    return -1;
+    return target_invalid(target, redis_mask_target, why,
+                          t->tls ? "(e.g. rediss://:PASSWORD@127.0.0.1:6380/0?cacert=/path/ca.crt)"
+                                 : "(e.g. redis://:PASSWORD@127.0.0.1:6379/0)",
+                          err);
 }
 
 char *
