@@ -342,8 +342,6 @@ ng_stop(struct server *s)
         server_destroy(&ng->db);
         explicit_bzero(&ng->dbc, sizeof ng->dbc);
     }
-    free(ng);
-    s->priv = NULL;
 }
 
 /* `benchtop demo web`: the two seed pages, with the tiers' status pages watched. */

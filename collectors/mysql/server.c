@@ -218,8 +218,6 @@ static void
 my_stop(struct server *s)
 {
     server_stop_pid(s, STOP_TIMEOUT_MS);
-    free(s->priv);
-    s->priv = NULL;
 }
 
 const struct server_class mysql_server_class = {

@@ -100,8 +100,6 @@ pgb_stop(struct server *s)
     server_stop_pid(s, PGB_STOP_TIMEOUT_MS);
     if (pb != NULL)
         server_destroy(&pb->pg);
-    free(pb);
-    s->priv = NULL;
 }
 
 const struct server_class pgbouncer_server_class = {

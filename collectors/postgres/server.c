@@ -151,8 +151,6 @@ pg_stop(struct server *s)
         run_pg_ctl_stop(s, pg, "fast", "30") < 0)
         /* The folder is removed next: a server left running would hold deleted files forever. */
         run_pg_ctl_stop(s, pg, "immediate", "10");
-    free(pg);
-    s->priv = NULL;
 }
 
 const struct server_class postgres_server_class = {

@@ -418,8 +418,6 @@ rc_stop(struct server *s)
             server_wait_exit(p->pid[i], RC_STOP_MS);
         }
     s->pid = 0;
-    free(p);
-    s->priv = NULL;
 }
 
 /* serve_only: for the tests; demo offers none of them. */

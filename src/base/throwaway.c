@@ -197,12 +197,11 @@ single_restart(struct server *s, char *err)
 static void
 class_stop(struct server *s)
 {
-    if (s->cls->single == NULL) {
+    if (s->cls->single == NULL)
         s->cls->stop(s);
-        return;
-    }
-    server_stop_pid(s, s->cls->single->stop_ms);
-    free(s->priv);
+    else
+        server_stop_pid(s, s->cls->single->stop_ms);
+    free(s->priv); /* one block, whatever the class: freed here rather than by each stop */
     s->priv = NULL;
 }
 
