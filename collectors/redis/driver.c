@@ -1234,6 +1234,18 @@ rd_conn_new(void *shared, int client_id, struct rng *rng)
     return c;
 }
 
+/* The TLS session, then the socket (the session's goodbye goes out first); nothing left to send. */
+static void
+close_ctx(struct rd_conn *c)
+{
+    rtls_free(c->tls);
+    c->tls = NULL;
+    if (c->ctx != NULL)
+        redisFree(c->ctx);
+    c->ctx = NULL;
+    c->olen = c->opos = 0;
+}
+
 static void
 rd_conn_disconnect(void *conn)
 {
@@ -1244,12 +1256,7 @@ rd_conn_disconnect(void *conn)
         c->unreached = 1; /* the master did not answer the connect (--stall-timeout) */
         snprintf(c->down, sizeof c->down, "cannot connect to %.200s: no answer", c->where);
     }
-    rtls_free(c->tls); /* before the socket closes: its goodbye goes out first */
-    c->tls = NULL;
-    if (c->ctx != NULL)
-        redisFree(c->ctx);
-    c->ctx = NULL;
-    c->olen = c->opos = 0;
+    close_ctx(c);
     c->due_head = c->due_n = 0;
     if (c->asking) /* c->where named the master asked */
         name_node(c->where, sizeof c->where, c->host, c->port);
@@ -1519,12 +1526,8 @@ open_socket(struct rd_conn *c, const char *host, int port, char *err)
 static enum drv_status
 switch_ctx(struct rd_conn *c, redisContext *ctx)
 {
-    rtls_free(c->tls);
-    c->tls = NULL;
-    if (c->ctx != NULL)
-        redisFree(c->ctx);
+    close_ctx(c);
     c->ctx = ctx;
-    c->olen = c->opos = 0;
     c->unread = c->too_large = 0;
     c->step = STEP_CONNECTING;
     return DRV_WANT_WRITE;
