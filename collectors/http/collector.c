@@ -130,8 +130,6 @@ ws_close(void *conn)
 {
     struct ws_conn *c = conn;
 
-    if (c == NULL)
-        return;
     curl_easy_cleanup(c->curl);
     free(c);
     curl_global_cleanup();

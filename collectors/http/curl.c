@@ -187,8 +187,6 @@ hc_release(void *shared)
 {
     struct ht_shared *sh = shared;
 
-    if (sh == NULL)
-        return;
     ht_unload(&sh->hc);
     curl_slist_free_all(sh->headers);
     free(sh);

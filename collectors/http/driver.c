@@ -579,8 +579,6 @@ hw_release(void *shared)
 {
     struct hw_shared *sh = shared;
 
-    if (sh == NULL)
-        return;
     for (int i = 0; sh->urls != NULL && i < sh->hc.nurls; i++)
         free(sh->urls[i].req);
     free(sh->urls);

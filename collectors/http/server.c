@@ -327,8 +327,6 @@ ng_restart(struct server *s, char *err)
 {
     struct ng_server *ng = s->priv;
 
-    if (ng == NULL)
-        return seterr(err, "nginx was never started");
     server_stop_pid(s, NG_STOP_TIMEOUT_MS);
     return spawn_nginx(s, ng, err) == 0 ? 0 : server_explain(s, err);
 }
@@ -344,8 +342,6 @@ ng_stop(struct server *s)
         server_destroy(&ng->db);
         explicit_bzero(&ng->dbc, sizeof ng->dbc);
     }
-    free(ng);
-    s->priv = NULL;
 }
 
 /* `benchtop demo web`: the two seed pages, with the tiers' status pages watched. */

@@ -49,8 +49,6 @@ mc_coll_close(void *conn)
 {
     struct mc_coll *c = conn;
 
-    if (c == NULL)
-        return;
     close(c->fd);
     free(c);
 }

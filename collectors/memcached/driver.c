@@ -608,8 +608,6 @@ mc_release(void *shared)
 {
     struct mc_shared *sh = shared;
 
-    if (sh == NULL)
-        return;
     kv_release(&sh->kv);
     for (int i = 0; i < sh->mix.n; i++)
         mc_script_free(&sh->ms[i]);

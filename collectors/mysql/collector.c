@@ -983,8 +983,6 @@ my_coll_close(void *conn)
 {
     struct my_coll *c = conn;
 
-    if (c == NULL)
-        return;
     mysql_close(c->m);
     free(c->ids);
     free(c->trx);

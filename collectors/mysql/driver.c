@@ -833,8 +833,6 @@ my_release(void *shared)
 {
     struct my_shared *sh = shared;
 
-    if (sh == NULL)
-        return;
     for (int i = 0; sh->sstmt != NULL && i < sh->nscript_cmds; i++)
         free(sh->sstmt[i].marks);
     free(sh->sstmt);

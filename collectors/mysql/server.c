@@ -206,8 +206,6 @@ my_restart(struct server *s, char *err)
 {
     struct my_server *my = s->priv;
 
-    if (my == NULL)
-        return seterr(err, "the mysql server was never started");
     /* SIGTERM is mariadbd's clean shutdown; SIGKILL only when that hangs. */
     server_stop_pid(s, STOP_TIMEOUT_MS);
     if (spawn_mariadbd(s, my, err) == 0 &&
@@ -220,8 +218,6 @@ static void
 my_stop(struct server *s)
 {
     server_stop_pid(s, STOP_TIMEOUT_MS);
-    free(s->priv);
-    s->priv = NULL;
 }
 
 const struct server_class mysql_server_class = {

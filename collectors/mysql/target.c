@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "base/uri.h"
+#include "engine/target.h"
 
 static const char target_usage[] =
     "(use mysql://user:password@host:port/dbname, or ?socket=/path for a unix socket)";
@@ -74,16 +75,6 @@ decode(const char *t, struct uri_span s, int *bad)
     *bad = 1;
     free(out);
     return NULL;
-}
-
-static int
-invalid(const char *target, const char *why, char *err)
-{
-    char *masked = my_mask_target(target);
-
-    seterr(err, "invalid target '%s': %s %s", masked, why, target_usage);
-    free(masked);
-    return -1;
 }
 
 /* host, [v6host], host:port, [v6host]:port */
@@ -312,11 +303,12 @@ my_target_parse(const char *target, struct my_target *t, char *err)
 
     memset(t, 0, sizeof *t);
     if (uri_scheme_in(target, my_schemes) == NULL || uri_split(target, &u) < 0)
-        return invalid(target, "it does not start with mysql:// or mariadb://", err);
+        return target_invalid(target, my_mask_target,
+                              "it does not start with mysql:// or mariadb://", target_usage, err);
     if (parse_host_port(target, &u, why, sizeof why) < 0 ||
         parse_parts(target, &u, t, why, sizeof why) < 0) {
         my_target_free(t);
-        return invalid(target, why, err);
+        return target_invalid(target, my_mask_target, why, target_usage, err);
     }
     return 0;
 }

@@ -1088,8 +1088,6 @@ pg_coll_close(void *conn)
 {
     struct pg_coll *c = conn;
 
-    if (c == NULL)
-        return;
     PQfinish(c->conn);
     free(c->sql);
     free(c);

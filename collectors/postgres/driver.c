@@ -293,8 +293,6 @@ pg_release(void *shared)
 {
     struct pg_shared *sh = shared;
 
-    if (sh == NULL)
-        return;
     free(sh->stmt_id);
     free(sh->labels);
     mix_free(&sh->mix);

@@ -14,6 +14,7 @@
 #include "base/util.h"
 #include "collectors/shared/answer.h"
 #include "base/uri.h"
+#include "engine/target.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -302,16 +303,6 @@ clean_line(char *dst, size_t size, const char *message, const char *target)
     scrub_passwords(dst, size, target);
 }
 
-static int
-target_error(const char *target, const char *line, char *err)
-{
-    char *masked = pg_mask_target(target);
-
-    seterr(err, "invalid target '%s': %s %s", masked, line, target_hint);
-    free(masked);
-    return -1;
-}
-
 /* A malformed target is the user's typo, not a connection problem: say so early. */
 static int
 check_target(const char *target, char *err)
@@ -324,7 +315,8 @@ check_target(const char *target, char *err)
     /* libpq ends the password at its first '@' and takes the rest for the host. */
     if (uri_scheme_in(target, uri_schemes) != NULL && uri_split(target, &u) == 0 &&
         memchr(target + u.password.off, '@', u.password.len) != NULL)
-        return target_error(target, "the password has an '@' (write it as %40)", err);
+        return target_invalid(target, pg_mask_target, "the password has an '@' (write it as %40)",
+                              target_hint, err);
     opts = PQconninfoParse(target, &msg);
     if (opts != NULL) {
         PQconninfoFree(opts);
@@ -332,7 +324,7 @@ check_target(const char *target, char *err)
     }
     clean_line(line, sizeof line, msg != NULL ? msg : "out of memory", target);
     PQfreemem(msg);
-    return target_error(target, line, err);
+    return target_invalid(target, pg_mask_target, line, target_hint, err);
 }
 
 static int
@@ -344,7 +336,7 @@ connect_error(const char *target, const char *message, char *err)
     clean_line(line, sizeof line, message, target);
     /* Option values (a port "x") are only checked when connecting. */
     if (hint == target_hint)
-        return target_error(target, line, err);
+        return target_invalid(target, pg_mask_target, line, target_hint, err);
     return seterr(err, "could not connect: %s%s%s", line, *hint ? " " : "", hint);
 }
 

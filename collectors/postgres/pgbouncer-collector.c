@@ -165,8 +165,6 @@ pgb_coll_close(void *conn)
 {
     struct pgb_coll *c = conn;
 
-    if (c == NULL)
-        return;
     PQfinish(c->conn);
     free(c);
 }

@@ -88,8 +88,6 @@ pgb_restart(struct server *s, char *err)
 {
     struct pgb_server *pb = s->priv;
 
-    if (pb == NULL)
-        return seterr(err, "pgbouncer was never started");
     server_stop_pid(s, PGB_STOP_TIMEOUT_MS); /* SIGTERM: immediate shutdown, clients dropped */
     return spawn(s, pb, err) == 0 ? 0 : server_explain(s, err);
 }
@@ -102,8 +100,6 @@ pgb_stop(struct server *s)
     server_stop_pid(s, PGB_STOP_TIMEOUT_MS);
     if (pb != NULL)
         server_destroy(&pb->pg);
-    free(pb);
-    s->priv = NULL;
 }
 
 const struct server_class pgbouncer_server_class = {

@@ -132,8 +132,6 @@ pg_restart(struct server *s, char *err)
 {
     struct pg_server *pg = s->priv;
 
-    if (pg == NULL)
-        return seterr(err, "the postgres server was never started");
     if (run_pg_ctl_restart(s, pg, err) < 0)
         return server_explain(s, err);
     return wait_accepting(s, 30000, err);
@@ -153,8 +151,6 @@ pg_stop(struct server *s)
         run_pg_ctl_stop(s, pg, "fast", "30") < 0)
         /* The folder is removed next: a server left running would hold deleted files forever. */
         run_pg_ctl_stop(s, pg, "immediate", "10");
-    free(pg);
-    s->priv = NULL;
 }
 
 const struct server_class postgres_server_class = {

@@ -198,29 +198,14 @@ static int
 start_node(struct server *s, struct rc_priv *p, int i, char *err)
 {
     char port[16], conf[320], log[320];
-    const char *common[] = {"--bind",
-                            "127.0.0.1",
-                            "--dir",
-                            s->dir,
-                            "--save",
-                            "",
-                            "--appendonly",
-                            "no",
-                            "--daemonize",
-                            "no",
-                            "--logfile",
-                            "",
-                            "--cluster-enabled",
-                            "yes",
-                            "--cluster-config-file",
-                            conf,
-                            NULL};
+    const char *node[] = {"--cluster-enabled", "yes", "--cluster-config-file", conf, NULL};
     struct rc_args a = {.v = {p->server}, .n = 1};
 
     snprintf(port, sizeof port, "%d", p->port[i]);
     snprintf(conf, sizeof conf, "nodes-%d.conf", p->port[i]);
     snprintf(log, sizeof log, "%s/node-%d.log", s->dir, p->port[i]);
-    add_args(&a, common);
+    a.n = redis_throwaway_args(s->dir, a.v, a.n);
+    add_args(&a, node);
     shape_args(p, port, &a);
     if ((p->pid[i] = server_spawn(s, a.v, log, err)) < 0) {
         p->pid[i] = 0;
@@ -433,8 +418,6 @@ rc_stop(struct server *s)
             server_wait_exit(p->pid[i], RC_STOP_MS);
         }
     s->pid = 0;
-    free(p);
-    s->priv = NULL;
 }
 
 /* serve_only: for the tests; demo offers none of them. */

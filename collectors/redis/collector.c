@@ -78,8 +78,6 @@ rd_coll_close(void *conn)
 {
     struct rd_coll *c = conn;
 
-    if (c == NULL)
-        return;
     redisFree(c->ctx);
     rd_nodes_close(c->nodes);
     free(c);

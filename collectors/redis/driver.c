@@ -58,6 +58,7 @@
 #include "collectors/shared/kv.h"
 #include "engine/mix.h"
 #include "engine/optdef.h"
+#include "engine/target.h"
 #include "base/uri.h"
 #include "base/util.h"
 
@@ -369,7 +370,6 @@ int
 redis_target_parse(const char *target, struct redis_target *t, char *err)
 {
     const char *scheme = uri_scheme_in(target, rd_schemes), *why = NULL;
-    char *masked;
 
     memset(t, 0, sizeof *t);
     if (scheme == NULL)
@@ -377,12 +377,10 @@ redis_target_parse(const char *target, struct redis_target *t, char *err)
     t->tls = strcmp(scheme, "rediss://") == 0;
     if (parse_rest(scheme, target, t, &why) == 0)
         return 0;
-    masked = redis_mask_target(target);
-    seterr(err, "invalid target '%s': %s (e.g. %s)", masked, why,
-           t->tls ? "rediss://:PASSWORD@127.0.0.1:6380/0?cacert=/path/ca.crt"
-                  : "redis://:PASSWORD@127.0.0.1:6379/0");
-    free(masked);
-    return -1;
+    return target_invalid(target, redis_mask_target, why,
+                          t->tls ? "(e.g. rediss://:PASSWORD@127.0.0.1:6380/0?cacert=/path/ca.crt)"
+                                 : "(e.g. redis://:PASSWORD@127.0.0.1:6379/0)",
+                          err);
 }
 
 char *
@@ -1109,8 +1107,6 @@ rd_release(void *shared)
     struct rd_shared *sh = shared;
     int i;
 
-    if (sh == NULL)
-        return;
     for (i = 0; i < OP__COUNT; i++)
         free(sh->cmd[i].buf);
     kv_release(&sh->kv);
@@ -1238,6 +1234,18 @@ rd_conn_new(void *shared, int client_id, struct rng *rng)
     return c;
 }
 
+/* The TLS session, then the socket (the session's goodbye goes out first); nothing left to send. */
+static void
+close_ctx(struct rd_conn *c)
+{
+    rtls_free(c->tls);
+    c->tls = NULL;
+    if (c->ctx != NULL)
+        redisFree(c->ctx);
+    c->ctx = NULL;
+    c->olen = c->opos = 0;
+}
+
 static void
 rd_conn_disconnect(void *conn)
 {
@@ -1248,12 +1256,7 @@ rd_conn_disconnect(void *conn)
         c->unreached = 1; /* the master did not answer the connect (--stall-timeout) */
         snprintf(c->down, sizeof c->down, "cannot connect to %.200s: no answer", c->where);
     }
-    rtls_free(c->tls); /* before the socket closes: its goodbye goes out first */
-    c->tls = NULL;
-    if (c->ctx != NULL)
-        redisFree(c->ctx);
-    c->ctx = NULL;
-    c->olen = c->opos = 0;
+    close_ctx(c);
     c->due_head = c->due_n = 0;
     if (c->asking) /* c->where named the master asked */
         name_node(c->where, sizeof c->where, c->host, c->port);
@@ -1523,12 +1526,8 @@ open_socket(struct rd_conn *c, const char *host, int port, char *err)
 static enum drv_status
 switch_ctx(struct rd_conn *c, redisContext *ctx)
 {
-    rtls_free(c->tls);
-    c->tls = NULL;
-    if (c->ctx != NULL)
-        redisFree(c->ctx);
+    close_ctx(c);
     c->ctx = ctx;
-    c->olen = c->opos = 0;
     c->unread = c->too_large = 0;
     c->step = STEP_CONNECTING;
     return DRV_WANT_WRITE;

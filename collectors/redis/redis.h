@@ -399,4 +399,14 @@ int64_t redis_draw_key(const struct kv_workload *w, uint64_t *seq, struct rng *r
 int64_t redis_first_key(uint64_t keys, const struct redis_slot_set *own, char *key,
                         size_t prefix_len, int digits);
 
+/* --- throwaway servers (redis/server.c, redis/cluster-server.c) --- */
+
+/*
+ * What makes a redis-server throwaway, alone or a cluster's node: on
+ * loopback, its files in dir, nothing saved (no RDB, no AOF), in the
+ * foreground, logging to stdout (the spawn's log file). Put in argv from
+ * argv[n] on (the caller ends it); returns the new count.
+ */
+int redis_throwaway_args(const char *dir, char **argv, int n);
+
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "redis.h"
 
 static const char *const redis_server_globs[] = {
     "/usr/bin/redis-server",
@@ -44,45 +45,40 @@ server_major(const struct server *s, char *prog)
     return v != NULL ? atoi(v + 2) : 0;
 }
 
+int
+redis_throwaway_args(const char *dir, char **argv, int n)
+{
+    const char *const args[] = {
+        "--bind", "127.0.0.1",   "--dir", dir,         "--save", "",  "--appendonly",
+        "no",     "--daemonize", "no",    "--logfile", "",       NULL};
+
+    for (int i = 0; args[i] != NULL; i++)
+        argv[n++] = (char *)args[i];
+    return n;
+}
+
 /* buf holds the port, then the socket's path. */
 static void
 rd_argv(const struct server *s, char *prog, char **argv, char *buf, size_t len)
 {
     size_t at = (size_t)snprintf(buf, len, "%d", s->port) + 1;
     char *sock = buf + at;
-    char *const args[] = {prog,
-                          "--port",
-                          buf,
-                          "--bind",
-                          "127.0.0.1",
-                          "--dir",
-                          (char *)s->dir,
-                          "--save",
-                          "",
-                          "--appendonly",
-                          "no",
-                          "--daemonize",
-                          "no",
-                          "--logfile",
-                          "",
-                          "--unixsocket",
-                          sock,
-                          "--unixsocketperm",
-                          "700",
-                          "--maxclients",
-                          "11000",
-                          NULL};
-
-    size_t n = sizeof args / sizeof args[0];
+    char *const own[] = {"--unixsocket", sock, "--unixsocketperm", "700", "--maxclients",
+                         "11000",        NULL};
+    int n = 0;
 
     snprintf(sock, len - at, "%s/redis.sock", s->dir);
-    for (size_t i = 0; i < n; i++)
-        argv[i] = args[i];
+    argv[n++] = prog;
+    argv[n++] = "--port";
+    argv[n++] = buf;
+    n = redis_throwaway_args(s->dir, argv, n);
+    for (int i = 0; own[i] != NULL; i++)
+        argv[n++] = own[i];
     if (server_major(s, prog) >= 7) { /* DEBUG SLEEP for the tests' slow clients; 7 refuses it */
-        argv[n - 1] = "--enable-debug-command";
-        argv[n] = "local";
-        argv[n + 1] = NULL;
+        argv[n++] = "--enable-debug-command";
+        argv[n++] = "local";
     }
+    argv[n] = NULL;
 }
 
 static const struct single_server rd_single = {

@@ -113,8 +113,6 @@ sq_coll_close(void *conn)
 {
     struct sq_coll *c = conn;
 
-    if (c == NULL)
-        return;
     sqlite3_close(c->db);
     free(c);
 }

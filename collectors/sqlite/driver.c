@@ -478,8 +478,6 @@ sq_release(void *shared)
 {
     struct sq_shared *sh = shared;
 
-    if (sh == NULL)
-        return;
     script_free(sh->script);
     free(sh);
 }

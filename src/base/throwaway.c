@@ -190,8 +190,6 @@ single_start(struct server *s, char *err)
 static int
 single_restart(struct server *s, char *err)
 {
-    if (s->priv == NULL)
-        return seterr(err, "the %s server was never started", s->cls->name);
     server_stop_pid(s, s->cls->single->stop_ms);
     return single_spawn(s, err) == 0 ? 0 : server_explain(s, err);
 }
@@ -199,12 +197,11 @@ single_restart(struct server *s, char *err)
 static void
 class_stop(struct server *s)
 {
-    if (s->cls->single == NULL) {
+    if (s->cls->single == NULL)
         s->cls->stop(s);
-        return;
-    }
-    server_stop_pid(s, s->cls->single->stop_ms);
-    free(s->priv);
+    else
+        server_stop_pid(s, s->cls->single->stop_ms);
+    free(s->priv); /* one block, whatever the class: freed here rather than by each stop */
     s->priv = NULL;
 }
 
@@ -728,5 +725,7 @@ server_log_tail(const char *logpath, char *out, size_t outlen)
 int
 server_restart(struct server *s, char *err)
 {
+    if (s->priv == NULL) /* checked here once, so no class's restart has to */
+        return seterr(err, "the %s server was never started", s->cls->name);
     return s->cls->single ? single_restart(s, err) : s->cls->restart(s, err);
 }

@@ -30,7 +30,7 @@ struct server {
     gid_t gid;
     pid_t pid;     /* server process, when the class tracks one */
     char log[320]; /* the class's main log file inside dir, set by cls->start ("" = none) */
-    void *priv;    /* class-private; cls->stop frees it */
+    void *priv;    /* class-private, one heap block; freed after cls->stop */
 };
 
 /*
@@ -71,10 +71,10 @@ struct server_class {
     int (*start)(struct server *s, char *err);
     const struct single_server *single; /* or: one process, started and stopped by throwaway.c */
     /* Stops the server (fast shutdown) and restarts it on the same port and data; waits until it
-     * accepts. */
+     * accepts. Only after a start that succeeded: s->priv is set (server_restart checks). */
     int (*restart)(struct server *s, char *err);
-    /* Stops the server and frees s->priv; must be safe to call after a failed (even an early)
-     * start. */
+    /* Stops the server and releases what s->priv holds (the block itself is freed after it, as
+     * is every class's); must be safe to call after a failed (even an early) start. */
     void (*stop)(struct server *s);
     /*
      * Optional, for `benchtop demo`: the name a demo of this server is also

@@ -323,6 +323,7 @@ struct collector_class {
 
     /* Connects (blocking, with a short timeout). NULL and a one-line err on failure. */
     void *(*open)(const char *target, char *err);
+    /* Only with what open returned: never NULL (the callers check, not each class). */
     void (*close)(void *conn);
     /*
      * Reads the raw counters into out (sample_size bytes, zeroed by the

@@ -224,6 +224,7 @@ struct driver_class {
      * NULL and a one-line "problem; fix" in err.
      */
     void *(*prepare)(const struct runconf *rc, const void *opts, char *err);
+    /* Only with what prepare returned: never NULL (the callers check, not each class). */
     void (*release)(void *shared);
     /*
      * Optional, after prepare: whether prepare's connection went over TLS

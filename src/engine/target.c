@@ -67,6 +67,17 @@ target_parse(struct target *t, const char *raw)
     return drv != NULL ? 0 : -1;
 }
 
+int
+target_invalid(const char *raw, char *(*mask)(const char *), const char *why, const char *hint,
+               char *err)
+{
+    char *masked = mask(raw);
+
+    seterr(err, "invalid target '%s': %s %s", masked, why, hint);
+    free(masked);
+    return -1;
+}
+
 void
 target_free(struct target *t)
 {

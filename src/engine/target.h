@@ -31,5 +31,12 @@ struct target {
 int target_parse(struct target *t, const char *raw);
 /* Frees what target_parse allocated, the raw copy wiped first. */
 void target_free(struct target *t);
+/*
+ * A driver's refusal of a malformed target, worded alike by every driver:
+ * "invalid target 'MASKED': why hint" in err, masked by the driver's own
+ * mask (the typo may sit next to a password). Returns -1.
+ */
+int target_invalid(const char *raw, char *(*mask)(const char *), const char *why, const char *hint,
+                   char *err);
 
 #endif

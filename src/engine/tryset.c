@@ -473,7 +473,8 @@ restart_server(struct tryset *t, char *err)
     }
     if (!(now > before))
         return seterr(err, "the throwaway server did not restart within 60 s");
-    t->cls->close(t->conn);
+    if (t->conn != NULL) /* a reconnect that failed before left none */
+        t->cls->close(t->conn);
     if ((t->conn = t->cls->open(t->target, err)) == NULL)
         return -1;
     t->cls->allow_restart(t->conn);
