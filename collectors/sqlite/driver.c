@@ -173,8 +173,10 @@ on_wal_commit(void *arg, sqlite3 *db, const char *name, int frames)
     if (frames < SQ_CHECKPOINT_FRAMES)
         return SQLITE_OK;
     t0 = now_us();
-    /* a reader's snapshot stops the copy short of the WAL's end: counted */
-    /* (SQLITE_BUSY: another connection's checkpoint runs; it says nothing of readers) */
+    /*
+     * A reader's snapshot stops the copy short of the WAL's end: counted.
+     * SQLITE_BUSY (another connection's checkpoint runs) says nothing of readers.
+     */
     if (sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK) {
         c->delta.checkpoints_short += done < log;
         c->delta.checkpoints_whole += done >= log;
