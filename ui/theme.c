@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/util.h"
 
 #ifndef BENCHTOP_DATADIR
@@ -189,38 +190,11 @@ check_lines(const char *path, const char *text, char *err)
     return 0;
 }
 
-/* The file's text, NUL-terminated, if it is small and plain enough to be a theme. */
-static char *
-read_theme(const char *path, char *err)
-{
-    FILE *f = fopen(path, "r");
-    char *buf;
-    size_t len;
-    int rv = -1;
-
-    if (f == NULL) {
-        seterr(err, "cannot read theme %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    buf = xmalloc(THEME_MAX_BYTES + 2);
-    len = fread(buf, 1, THEME_MAX_BYTES + 1, f);
-    buf[len] = '\0';
-    if (ferror(f))
-        seterr(err, "cannot read theme %s: %s", path, strerror(errno));
-    else if (len > THEME_MAX_BYTES)
-        seterr(err, "theme %s is larger than %d bytes (give --theme a .theme file)", path,
-               THEME_MAX_BYTES);
-    else if (memchr(buf, '\0', len) != NULL)
-        seterr(err, "theme %s contains a NUL byte (give --theme a text file)", path);
-    else
-        rv = 0;
-    fclose(f);
-    if (rv < 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
+static const struct file_ask theme_file = {.what = "theme",
+                                           .option = "--theme",
+                                           .kind = "a .theme file",
+                                           .max = THEME_MAX_BYTES,
+                                           .text = 1};
 
 int
 theme_parse(struct theme *t, const char *path, const char *text, char *err)
@@ -324,7 +298,7 @@ theme_load(struct theme *t, const char *name, char *err)
                       "theme '%s' not found (use default, light or mono, or a path to a "
                       ".theme file)",
                       name);
-    if ((text = read_theme(path, err)) == NULL)
+    if ((text = file_read(path, &theme_file, NULL, err)) == NULL)
         return -1;
     rv = theme_parse(t, path, text, err);
     free(text);

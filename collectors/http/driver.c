@@ -41,6 +41,7 @@
 #include "response.h"
 #include "collectors/shared/batch.h"
 #include "engine/optdef.h"
+#include "base/file.h"
 #include "base/uri.h"
 #include "base/util.h"
 
@@ -172,35 +173,13 @@ check_url(const char *url, char *err)
 
 /* ---- prepare ---- */
 
-static int
-read_file(const char *path, const char *what, char **out, size_t *len, char *err)
-{
-    FILE *f = fopen(path, "rb");
-    size_t cap = 4096, n = 0, got;
-    char *buf;
-
-    if (f == NULL)
-        return seterr(err, "cannot read %s %s: %s (check the path)", what, path, strerror(errno));
-    buf = xmalloc(cap + 1);
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n < cap)
-            continue;
-        if (cap >= HT_MAX_BODY) {
-            fclose(f);
-            free(buf);
-            return seterr(err, "%s %s is larger than %u MiB (use a smaller file)", what, path,
-                          HT_MAX_BODY >> 20);
-        }
-        cap *= 2;
-        buf = xrealloc(buf, cap + 1);
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return 0;
-}
+static const struct file_ask url_file = {.what = "URL file",
+                                         .option = "--url-file",
+                                         .kind = "fewer URLs",
+                                         .max = HT_MAX_BODY,
+                                         .text = 1};
+static const struct file_ask body_file = {
+    .what = "body", .option = "-d", .kind = "a smaller file", .max = HT_MAX_BODY};
 
 static void
 add_url(struct ht_common *sh, const char *line, size_t n)
@@ -214,10 +193,10 @@ static int
 load_urls(struct ht_common *sh, const char *path, char *err)
 {
     char *text, *p, *eol;
-    size_t len, n;
+    size_t n;
     int rc = 0;
 
-    if (read_file(path, "--url-file", &text, &len, err) < 0)
+    if ((text = file_read(path, &url_file, NULL, err)) == NULL)
         return -1;
     for (p = text; rc == 0 && *p != '\0'; p = *eol ? eol + 1 : eol) {
         eol = p + strcspn(p, "\n");
@@ -266,7 +245,7 @@ load_body(struct ht_common *sh, const char *data, char *err)
         return 0;
     sh->has_body = 1;
     if (data[0] == '@')
-        return read_file(data + 1, "-d", &sh->body, &sh->body_len, err);
+        return (sh->body = file_read(data + 1, &body_file, &sh->body_len, err)) != NULL ? 0 : -1;
     sh->body = xstrdup(data);
     sh->body_len = strlen(data);
     return 0;

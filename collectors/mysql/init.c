@@ -216,24 +216,35 @@ my_sql_error(MYSQL *m, const char *verb, const char *object, char *err)
     return seterr(err, "could not %s %s: %s%s%s", verb, object, line, *hint ? " " : "", hint);
 }
 
+int
+my_query_cell(MYSQL *m, const char *sql, const char *name, char *out, size_t len, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+    int rc = MY_CELL_NONE;
+
+    out[0] = '\0';
+    if (mysql_query(m, sql) != 0 || (res = mysql_store_result(m)) == NULL)
+        return my_sql_error(m, "read", name, err);
+    if ((row = mysql_fetch_row(res)) != NULL && mysql_num_fields(res) > 0)
+        rc = row[0] != NULL ? MY_CELL_VALUE : MY_CELL_NULL;
+    if (rc == MY_CELL_VALUE)
+        snprintf(out, len, "%s", row[0]);
+    mysql_free_result(res);
+    return rc;
+}
+
 /* ---- what a run needs ---- */
 
 /* The connection's database into db; -1 with a hint when the target names none. */
 static int
 current_db(MYSQL *m, char *db, size_t dblen, char *err)
 {
-    MYSQL_RES *res;
-    MYSQL_ROW row;
-    int ok;
+    int rc = my_query_cell(m, "SELECT DATABASE()", "the current database", db, dblen, err);
 
-    if (mysql_query(m, "SELECT DATABASE()") != 0 || (res = mysql_store_result(m)) == NULL)
-        return my_sql_error(m, "read", "the current database", err);
-    row = mysql_fetch_row(res);
-    ok = row != NULL && row[0] != NULL;
-    if (ok)
-        snprintf(db, dblen, "%s", row[0]);
-    mysql_free_result(res);
-    if (!ok)
+    if (rc < 0)
+        return -1;
+    if (rc != MY_CELL_VALUE)
         return seterr(err, "the target names no database (add one: "
                            "mysql://user@host:port/dbname; create it with CREATE DATABASE)");
     return 0;
@@ -267,15 +278,11 @@ query_job_run(void *arg)
 static void
 side_answer(MYSQL *m, const char *sql, char *out, size_t len)
 {
-    MYSQL_RES *res;
-    MYSQL_ROW row;
+    char raw[512], err[BT_ERRLEN];
 
     out[0] = '\0';
-    if (mysql_query(m, sql) != 0 || (res = mysql_store_result(m)) == NULL)
-        return;
-    if ((row = mysql_fetch_row(res)) != NULL && row[0] != NULL)
-        text_clean(out, len, row[0]);
-    mysql_free_result(res);
+    if (my_query_cell(m, sql, "the lock's holder", raw, sizeof raw, err) == MY_CELL_VALUE)
+        text_clean(out, len, raw);
 }
 
 /*

@@ -128,6 +128,13 @@ int my_connect_timed(const char *target, unsigned io_timeout_s, MYSQL **out, cha
 
 /* "could not VERB OBJECT: server message (fix)" for the last error on m; returns -1. */
 int my_sql_error(MYSQL *m, const char *verb, const char *object, char *err);
+/*
+ * The first column of sql's first row into out: MY_CELL_VALUE, MY_CELL_NULL
+ * (out ""), MY_CELL_NONE (no row; out ""), or -1 with "could not read NAME"
+ * in err.
+ */
+enum { MY_CELL_NONE = 0, MY_CELL_VALUE = 1, MY_CELL_NULL = 2 };
+int my_query_cell(MYSQL *m, const char *sql, const char *name, char *out, size_t len, char *err);
 
 /* --- the sessions list (mysql/sessions.c), on the collector's connection --- */
 

@@ -115,18 +115,11 @@ check_name(const char *name, char *err)
 static int
 one_cell(MYSQL *m, const char *sql, const char *name, char *out, size_t len, char *err)
 {
-    MYSQL_RES *res;
-    MYSQL_ROW row;
-    int got = 0;
+    int rc = my_query_cell(m, sql, name, out, len, err);
 
-    if (mysql_query(m, sql) != 0 || (res = mysql_store_result(m)) == NULL)
-        return my_sql_error(m, "read", name, err);
-    if ((row = mysql_fetch_row(res)) != NULL) {
-        snprintf(out, len, "%s", row[0] ? row[0] : "DEFAULT");
-        got = 1;
-    }
-    mysql_free_result(res);
-    return got;
+    if (rc == MY_CELL_NULL)
+        snprintf(out, len, "DEFAULT");
+    return rc < 0 ? -1 : rc != MY_CELL_NONE;
 }
 
 int

@@ -29,15 +29,13 @@ static const char top_sql[] =
 static int
 enabled(MYSQL *m, struct coll_statements *out, char *err)
 {
-    MYSQL_RES *res;
-    MYSQL_ROW row;
-    int on;
+    char v[8];
+    int rc =
+        my_query_cell(m, "SELECT @@performance_schema", "@@performance_schema", v, sizeof v, err);
+    int on = rc == MY_CELL_VALUE && strcmp(v, "1") == 0;
 
-    if (mysql_query(m, "SELECT @@performance_schema") != 0 || (res = mysql_store_result(m)) == NULL)
-        return my_sql_error(m, "read", "@@performance_schema", err);
-    row = mysql_fetch_row(res);
-    on = row != NULL && row[0] != NULL && strcmp(row[0], "1") == 0;
-    mysql_free_result(res);
+    if (rc < 0)
+        return -1;
     if (!on)
         snprintf(out->note, sizeof out->note,
                  "no top statements: performance_schema is off (performance_schema=ON under"

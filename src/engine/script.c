@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/util.h"
 
 enum {
@@ -1015,51 +1016,13 @@ script_parse_lines(const char *name, const char *text, const char *const *predef
     return parse_as(name, text, predef, 1, err);
 }
 
-/* Reads at most SCRIPT_MAX_BYTES of path into a NUL-terminated buffer; NULL and err on failure. */
-static char *
-read_capped(const char *path, char *err)
-{
-    FILE *f = fopen(path, "r");
-    size_t len = 0, cap = 4096, n;
-    char *buf;
-    int bad = 1;
-
-    if (f == NULL) {
-        seterr(err, "cannot read script %s: %s (check the path given to -f)", path,
-               strerror(errno));
-        return NULL;
-    }
-    buf = xmalloc(cap);
-    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len > SCRIPT_MAX_BYTES)
-            break;
-        if (cap - len - 1 == 0)
-            buf = xrealloc(buf, cap *= 2);
-    }
-    if (ferror(f))
-        seterr(err, "cannot read script %s: %s (check the path given to -f)", path,
-               strerror(errno));
-    else if (len > SCRIPT_MAX_BYTES)
-        seterr(err, "script %s is larger than %d bytes (give -f a script file)", path,
-               SCRIPT_MAX_BYTES);
-    else if (memchr(buf, '\0', len) != NULL)
-        seterr(err, "script %s contains a NUL byte (give -f a text file)", path);
-    else
-        bad = 0;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
-}
+static const struct file_ask script_file = {
+    .what = "script", .option = "-f", .kind = "a script file", .max = SCRIPT_MAX_BYTES, .text = 1};
 
 struct script *
 script_load(const char *path, const char *const *predef, int lines, char *err)
 {
-    char *buf = read_capped(path, err);
+    char *buf = file_read(path, &script_file, NULL, err);
     struct script *s;
 
     if (buf == NULL)

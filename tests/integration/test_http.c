@@ -492,8 +492,8 @@ test_bad_options(void **state)
     char *method[] = {"run", target, "-X", "GE T", "-T", "1", NULL};
     char *other_db[] = {"run", "redis://127.0.0.1:1", "-H", "A: b", "-T", "1", NULL};
     const char *w_header[] = {"-H takes 'Name: value'", NULL};
-    const char *w_body[] = {"cannot read -d", "check the path", NULL};
-    const char *w_urls[] = {"cannot read --url-file", NULL};
+    const char *w_body[] = {"cannot read body", "check the path given to -d", NULL};
+    const char *w_urls[] = {"cannot read URL file", "given to --url-file", NULL};
     const char *w_order[] = {"--url-order applies to --url-file", NULL};
     const char *w_method[] = {"-X takes a method name", NULL};
     const char *w_other[] = {"--header is not a redis option", NULL};
