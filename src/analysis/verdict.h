@@ -54,10 +54,19 @@ struct verdict_input {
     double host_irq_pct;    /* ... of which the kernel's interrupts and softirqs; NAN */
     int cores;              /* the host's cores */
     int clients;
-    int threads;              /* benchtop's worker threads (-j); 0 unknown */
-    double rate;              /* -R target; 0 = closed loop */
-    double errors;            /* failed transactions and reconnect attempts per second */
-    int connected;            /* clients with an open connection at the tick */
+    int threads;         /* benchtop's worker threads (-j); 0 unknown */
+    double rate;         /* -R target; 0 = closed loop */
+    double errors;       /* failed transactions and reconnect attempts per second */
+    double retry_errors; /* of those, reconnects that failed again (a refused client's) */
+    int connected;       /* clients with an open connection at the tick */
+    int never_done;      /* clients that have finished no transaction since the run began */
+    /*
+     * 1: the input stands for the whole run (verdict_finish): the refused
+     * are the clients that never finished a transaction and hold no
+     * connection, not the last tick's (a refused client retrying at the
+     * tick is still refused).
+     */
+    int whole_run;
     const char *last_error;   /* the interval's most frequent error message, or NULL */
     double server_host_pct;   /* a local server's processes, % of one core; NAN if unknown */
     const char *server_names; /* ... their names ("nginx, php-fpm8.2"), or NULL */
@@ -75,6 +84,7 @@ struct verdict_input {
     double flight_s;         /* client-seconds in flight; 0: tps x latency stands in */
     double connect_s;        /* client-seconds connecting (finished connects) */
     double connecting;       /* clients connecting at the tick (a connect that has not ended) */
+    double retrying;         /* of those, clients whose last connect failed: still refused */
     double busy;             /* clients in flight at the tick */
     double late_share;       /* open loop: transactions started late / started */
     double throttled_pct;    /* benchtop's cgroup quota held it back, % of the interval */

@@ -63,6 +63,7 @@ wstats_merge(struct wstats *dst, const struct wstats *src)
     dst->connected += src->connected;
     dst->busy += src->busy;
     dst->connecting += src->connecting;
+    dst->retrying += src->retrying;
     dst->never_done += src->never_done;
     if (src->oldest_us > dst->oldest_us)
         dst->oldest_us = src->oldest_us;

@@ -49,6 +49,7 @@ struct wstats {
     uint64_t connected;   /* gauge: clients connected at the tick (summed over workers) */
     uint64_t busy;        /* gauge: clients with a transaction in flight at the tick */
     uint64_t connecting;  /* gauge: clients setting up a connection at the tick */
+    uint64_t retrying;    /* gauge: of those, the ones whose last connect or connection failed */
     uint64_t never_done;  /* gauge: clients that have finished no transaction yet */
     uint64_t oldest_us;   /* gauge: the oldest transaction in flight at the tick, its age */
     struct hist *lat;     /* latency of successful transactions, us */

@@ -252,7 +252,7 @@ timer_pop(struct worker *w)
 static void
 count_gauges(struct worker *w)
 {
-    int i, n = 0, busy = 0, connecting = 0, never = 0;
+    int i, n = 0, busy = 0, connecting = 0, retrying = 0, never = 0;
     uint64_t now = now_us(), oldest = 0;
 
     for (i = 0; i < w->nclients; i++) {
@@ -262,6 +262,7 @@ count_gauges(struct worker *w)
         n += st == CS_IDLE || st == CS_RUNNING;
         busy += c->inflight > 0;
         connecting += st == CS_CONNECTING;
+        retrying += st == CS_CONNECTING && c->lost; /* a refused client trying again */
         never += c->ok == 0; /* a refused client's error replies are not a transaction done */
         if (st == CS_CONNECTING && now > c->active_us && now - c->active_us > oldest)
             oldest = now - c->active_us; /* a login a pooler holds back waits as long */
@@ -279,6 +280,7 @@ count_gauges(struct worker *w)
     w->stats[w->cur].connected = (uint64_t)n;
     w->stats[w->cur].busy = (uint64_t)busy;
     w->stats[w->cur].connecting = (uint64_t)connecting;
+    w->stats[w->cur].retrying = (uint64_t)retrying;
 }
 
 /* The main thread asked for a tick: hand it the buffer we wrote. */

@@ -174,6 +174,7 @@ judge_account(struct session *s, const struct snapshot *snap, struct verdict_inp
     in->connect_s = (double)c->connect_us / 1e6;
     in->busy = (double)c->busy;
     in->connecting = (double)c->connecting;
+    in->retrying = (double)c->retrying;
     in->late_share = started ? fmin((double)c->late / (double)started, 1) : 0;
     in->throttled_pct = snap->throttled_pct;
     in->quota = snap->quota;
@@ -269,7 +270,9 @@ judge(struct session *s, struct snapshot *snap)
     in.rate = s->eng->rate;
     in.errors =
         snap->interval_s > 0 ? (double)(wstats_errors(c) + c->connect_fails) / snap->interval_s : 0;
+    in.retry_errors = snap->interval_s > 0 ? (double)c->connect_fails / snap->interval_s : 0;
     in.connected = (int)c->connected;
+    in.never_done = (int)c->never_done;
     in.last_error = top_error(c);
     in.server_host_pct = server_cpu_pct(s, snap->interval_s);
     in.server_names = s->procs.names;

@@ -339,6 +339,7 @@ test_refused_clients_said(void **state)
     (void)state;
     in.clients = 16;
     in.connected = 10;
+    in.never_done = 6;
     in.last_error = msg;
     in.sig.sessions = in.sig.active = 10;
     in.sig.lock_wait = 8;
@@ -353,6 +354,83 @@ test_refused_clients_said(void **state)
     in.connected = 16;
     verdict_init(&st);
     assert_null(strstr(run(&st, &in, 4).evidence, "not connected"));
+}
+
+/*
+ * The final verdict counts the clients refused all run, not those of the
+ * last tick: max_connections 20 at -c 32, 13 never got in, 2 of them in a
+ * retry's connect at the tick. The interval said "11 of 32" and so did
+ * the final; through a delayed link one interval in nine said "the server
+ * refuses 4 of 32 clients ... (-c 28 only ends the errors)" with 21 refused.
+ */
+static void
+test_final_refused_are_the_runs(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    (void)state;
+    in.clients = 32;
+    in.connected = 19;
+    in.connecting = 2;
+    in.never_done = 13;
+    in.errors = 40;
+    in.last_error = "FATAL: sorry, too many clients already";
+    in.sig.sessions = in.sig.active = 19;
+    in.sig.lock_wait = 15;
+    in.sig.on_cpu = 2;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_non_null(strstr(v.evidence, "; 11 of 32 clients not connected: FATAL"));
+    verdict_finish(&st, &v);
+    assert_int_equal(v.kind, VK_LOCK);
+    assert_non_null(strstr(v.evidence, "; 13 of 32 clients not connected: FATAL"));
+    in.retrying = 2; /* the worker knows the two connects are retries of refused clients */
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_non_null(strstr(v.evidence, "; 13 of 32 clients not connected: FATAL"));
+    in.retrying = 0;
+    in.never_done = 0; /* all had finished transactions: those away at the end were not refused */
+    verdict_init(&st);
+    run(&st, &in, 4);
+    verdict_finish(&st, &v);
+    assert_null(strstr(v.evidence, "not connected"));
+}
+
+/*
+ * A role's connection limit 12 at -c 32 through a 60 ms link: the 21
+ * refused clients' retries (18/s) outnumbered the transactions (6/s) and
+ * every interval said "no verdict: 72% of transactions fail". Retries are
+ * the refusal's, not failed transactions: the refusal is named.
+ */
+static void
+test_refused_retries_are_not_failures(void **state)
+{
+    struct verdict_input in = calm();
+    struct verdict_state st;
+    struct verdict v;
+
+    (void)state;
+    in.clients = 32;
+    in.connected = 11;
+    in.never_done = 21;
+    in.tps = 6;
+    in.lat_mean_ms = 1200;
+    in.errors = 20;
+    in.retry_errors = 18;
+    in.last_error = "FATAL: too many connections for role \"lim\"";
+    in.sig.sessions = 11;
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_CONNECTION);
+    assert_non_null(strstr(v.evidence, "the server refuses 21 of 32 clients"));
+    in.retry_errors = 0; /* the same errors as failed transactions: the run is failing */
+    verdict_init(&st);
+    v = run(&st, &in, 4);
+    assert_int_equal(v.kind, VK_NONE);
+    assert_non_null(strstr(v.evidence, "no verdict: 77% of transactions fail"));
 }
 
 /*
@@ -1698,6 +1776,8 @@ main(void)
         cmocka_unit_test(test_server_holds_a_shared_host),
         cmocka_unit_test(test_lock_advice_by_kind),
         cmocka_unit_test(test_refused_clients_said),
+        cmocka_unit_test(test_final_refused_are_the_runs),
+        cmocka_unit_test(test_refused_retries_are_not_failures),
         cmocka_unit_test(test_refused_clients_are_not_benchtops),
         cmocka_unit_test(test_evicting_cache_said),
         cmocka_unit_test(test_host_bound_event_loop),
