@@ -281,7 +281,8 @@ side_answer(MYSQL *m, const char *sql, char *out, size_t len)
     char raw[512], err[BT_ERRLEN];
 
     out[0] = '\0';
-    if (my_query_cell(m, sql, "the lock's holder", raw, sizeof raw, err) == MY_CELL_VALUE)
+    if (my_query_cell(m, sql, "what the statement waits for", raw, sizeof raw, err) ==
+        MY_CELL_VALUE)
         text_clean(out, len, raw);
 }
 
