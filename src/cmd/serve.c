@@ -12,7 +12,7 @@
 #include "base/throwaway.h"
 #include "engine/registry.h"
 #include "base/util.h"
-#include "engine/tryset.h"
+#include "run/tryset.h"
 
 #include <errno.h>
 #include <poll.h>

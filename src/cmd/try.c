@@ -27,7 +27,7 @@
 #include "analysis/trystat.h"
 #include "base/util.h"
 #include "engine/registry.h"
-#include "engine/tryset.h"
+#include "run/tryset.h"
 #include "records/sweep-output.h"
 #include "records/tryreport.h"
 #include "run/options.h"

@@ -23,7 +23,7 @@
 #include "analysis/sweep.h"
 #include "analysis/trystat.h"
 #include "engine/engine.h"
-#include "engine/tryset.h"
+#include "tryset.h"
 
 /* The dashboard's rounds: short, so that a try fits in a minute (3 x (2 + 5) s each side). */
 #define TRYRUN_ROUNDS 3
