@@ -126,7 +126,7 @@ announce(const struct server *s)
 
 /*
  * The throwaway registered under its masked target, with the restarts done,
- * for try --restart (engine/tryset.h); a failure is said, and serve goes on.
+ * for try --restart (run/tryset.h); a failure is said, and serve goes on.
  */
 static void
 registered(const char *masked, int restarts)

@@ -5,7 +5,7 @@
  * and B (the change) alternate, so drift falls on both sides, and
  * src/analysis/trystat.c judges them as it does `benchtop try`'s.
  *
- * A server setting goes through src/engine/tryset.h as `try` does: the
+ * A server setting goes through src/run/tryset.h as `try` does: the
  * undo file is written before the first change, B is reverted after each
  * B round and at the end, and tryset_guard puts it back on an exit on the
  * way. A client count is changed with the engine's live control. The
