@@ -1,6 +1,7 @@
 /*
  * registry: the database backends compiled in. configure decides which
- * files are built; this is the one place that lists their classes.
+ * files are built; this is the one place that lists their classes, and
+ * the arrays stay here: others walk them by position (engine/registry.h).
  */
 #include "config.h"
 
@@ -8,6 +9,7 @@
 
 #include "engine/collector.h"
 #include "engine/driver.h"
+#include "engine/registry.h"
 #include "base/throwaway.h"
 
 #ifdef HAVE_POSTGRES
@@ -46,7 +48,7 @@ extern const struct collector_class mysql_collector_class;
 extern const struct server_class mysql_server_class;
 #endif
 
-const struct driver_class *const driver_classes[] = {
+static const struct driver_class *const driver_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_driver_class,
 #endif
@@ -69,7 +71,7 @@ const struct driver_class *const driver_classes[] = {
     NULL,
 };
 
-const struct server_class *const server_classes[] = {
+static const struct server_class *const server_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_server_class,
     &pgbouncer_server_class,
@@ -93,7 +95,7 @@ const struct server_class *const server_classes[] = {
 };
 
 /* Found by the driver's name (collector.h). */
-const struct collector_class *const collector_classes[] = {
+static const struct collector_class *const collector_classes[] = {
 #ifdef HAVE_POSTGRES
     &postgres_collector_class,
     &pgbouncer_collector_class,
@@ -115,3 +117,22 @@ const struct collector_class *const collector_classes[] = {
 #endif
     NULL,
 };
+
+/* The arrays' last element is their NULL. */
+const struct driver_class *
+driver_class_at(size_t i)
+{
+    return i < sizeof driver_classes / sizeof driver_classes[0] ? driver_classes[i] : NULL;
+}
+
+const struct collector_class *
+collector_class_at(size_t i)
+{
+    return i < sizeof collector_classes / sizeof collector_classes[0] ? collector_classes[i] : NULL;
+}
+
+const struct server_class *
+server_class_at(size_t i)
+{
+    return i < sizeof server_classes / sizeof server_classes[0] ? server_classes[i] : NULL;
+}

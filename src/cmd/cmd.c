@@ -54,16 +54,16 @@ format_list(const char *const *names, char *buf, size_t len)
 static void
 print_backends(FILE *f)
 {
-    const struct driver_class *const *d;
+    const struct driver_class *d;
     char lead[32], list[1024];
 
     fprintf(f, "\nworkloads (-w) and protocols (-M):\n");
-    for (d = driver_classes; *d != NULL; d++) {
-        snprintf(lead, sizeof lead, "  %-10s -w ", (*d)->name);
-        format_list((*d)->workloads, list, sizeof list);
+    for (size_t i = 0; (d = driver_class_at(i)) != NULL; i++) {
+        snprintf(lead, sizeof lead, "  %-10s -w ", d->name);
+        format_list(d->workloads, list, sizeof list);
         options_print_wrapped(f, lead, (int)strlen(lead), list);
         snprintf(lead, sizeof lead, "  %-10s -M ", "");
-        format_list((*d)->modes, list, sizeof list);
+        format_list(d->modes, list, sizeof list);
         options_print_wrapped(f, lead, (int)strlen(lead), list);
     }
 }
@@ -72,6 +72,7 @@ void
 cmd_print_help(FILE *f, const struct cmd_entry *cmd)
 {
     const struct cmd_entry *const *c;
+    const struct driver_class *d;
     char schemes[256], lead[128], text[320];
 
     fprintf(f, "benchtop %s: live load and server view for databases\n\n", PACKAGE_VERSION);
@@ -90,10 +91,9 @@ cmd_print_help(FILE *f, const struct cmd_entry *cmd)
         }
     target_known_schemes(schemes, sizeof(schemes));
     snprintf(text, sizeof text, "%s", schemes);
-    for (const struct driver_class *const *d = driver_classes; *d != NULL; d++)
-        if ((*d)->target_forms != NULL)
-            snprintf(text + strlen(text), sizeof text - strlen(text), " (or %s)",
-                     (*d)->target_forms);
+    for (size_t i = 0; (d = driver_class_at(i)) != NULL; i++)
+        if (d->target_forms != NULL)
+            snprintf(text + strlen(text), sizeof text - strlen(text), " (or %s)", d->target_forms);
     fputc('\n', f);
     options_print_wrapped(f, "TARGET: ", 8, text);
     fputs("\noptions:\n", f);
@@ -106,15 +106,15 @@ cmd_print_help(FILE *f, const struct cmd_entry *cmd)
 static void
 print_sends(void)
 {
-    const struct driver_class *const *d;
+    const struct driver_class *d;
     char err[BT_ERRLEN];
     struct sendq *q = sendq_new(err);
     const char *sep = "";
 
     printf("sends (");
-    for (d = driver_classes; *d != NULL; d++)
-        if ((*d)->reads_drain) {
-            printf("%s%s", sep, (*d)->name);
+    for (size_t i = 0; (d = driver_class_at(i)) != NULL; i++)
+        if (d->reads_drain) {
+            printf("%s%s", sep, d->name);
             sep = ", ";
         }
     if (q != NULL)
@@ -127,15 +127,16 @@ print_sends(void)
 void
 cmd_print_version(void)
 {
-    const struct driver_class *const *d;
+    const struct driver_class *d;
+    size_t i;
 
     printf("benchtop %s\nbackends:", PACKAGE_VERSION);
-    for (d = driver_classes; *d != NULL; d++)
-        printf(" %s", (*d)->name);
+    for (i = 0; (d = driver_class_at(i)) != NULL; i++)
+        printf(" %s", d->name);
     printf("\n");
-    for (d = driver_classes; *d != NULL; d++)
-        if ((*d)->version_note != NULL)
-            printf("  %s: %s\n", (*d)->name, (*d)->version_note);
+    for (i = 0; (d = driver_class_at(i)) != NULL; i++)
+        if (d->version_note != NULL)
+            printf("  %s: %s\n", d->name, d->version_note);
     print_sends();
 }
 

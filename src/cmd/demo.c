@@ -111,21 +111,21 @@ demo_load(struct runconf *rc, struct server *srv)
 static const char *
 demo_names(char *buf, size_t len)
 {
-    const struct server_class *const *c;
+    const struct server_class *c;
     size_t used = 0;
 
     buf[0] = '\0';
-    for (c = server_classes; *c != NULL && used < len; c++)
-        if (!(*c)->serve_only)
+    for (size_t i = 0; (c = server_class_at(i)) != NULL && used < len; i++)
+        if (!c->serve_only)
             used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-                                     (*c)->demo_name ? (*c)->demo_name : (*c)->name);
+                                     c->demo_name ? c->demo_name : c->name);
     return buf;
 }
 
 static int
 cmd_demo_exec(struct runconf *rc, char **pos, int npos)
 {
-    const struct server_class *cls = npos > 0 ? server_class_find(pos[0]) : server_classes[0];
+    const struct server_class *cls = npos > 0 ? server_class_find(pos[0]) : server_class_at(0);
     struct server srv;
     char err[BT_ERRLEN];
     sigset_t set;

@@ -17,14 +17,15 @@
 static const char *
 inspectable(char *buf, size_t len)
 {
+    const struct driver_class *d;
     size_t used = 0;
 
     buf[0] = '\0';
-    for (const struct driver_class *const *d = driver_classes; *d != NULL && used < len; d++) {
-        const struct collector_class *c = collector_for((*d)->name);
+    for (size_t i = 0; (d = driver_class_at(i)) != NULL && used < len; i++) {
+        const struct collector_class *c = collector_for(d->name);
         if (c != NULL && c->inspect != NULL)
             used += (size_t)snprintf(buf + used, len - used, "%s%s...", used ? ", " : "",
-                                     (*d)->schemes[0]);
+                                     d->schemes[0]);
     }
     return used ? buf : "none in this build";
 }

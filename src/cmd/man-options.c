@@ -1,4 +1,4 @@
-/* man-options: the man page's OPTIONS section, from the option tables (make man). */
+/* man-options: the man page's OPTIONS section, from the option tables (build/benchtop.1). */
 #include "cmd.h"
 
 #include <stdio.h>

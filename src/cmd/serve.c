@@ -12,7 +12,7 @@
 #include "base/throwaway.h"
 #include "engine/registry.h"
 #include "base/util.h"
-#include "engine/tryset.h"
+#include "run/tryset.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -126,7 +126,7 @@ announce(const struct server *s)
 
 /*
  * The throwaway registered under its masked target, with the restarts done,
- * for try --restart (engine/tryset.h); a failure is said, and serve goes on.
+ * for try --restart (run/tryset.h); a failure is said, and serve goes on.
  */
 static void
 registered(const char *masked, int restarts)
@@ -174,11 +174,12 @@ serve_loop(struct server *s, int sigfd, const char *masked)
 static void
 class_names(char *out, size_t outlen)
 {
+    const struct server_class *c;
     size_t len = 0;
 
     out[0] = '\0';
-    for (const struct server_class *const *c = server_classes; *c != NULL && len < outlen; c++) {
-        int n = snprintf(out + len, outlen - len, "%s%s", len ? ", " : "", (*c)->name);
+    for (size_t i = 0; (c = server_class_at(i)) != NULL && len < outlen; i++) {
+        int n = snprintf(out + len, outlen - len, "%s%s", len ? ", " : "", c->name);
         if (n < 0)
             break;
         len += (size_t)n;

@@ -8,7 +8,7 @@
  * A setting only a pooler in front of the server knows (--pooler, or found
  * at the target's port) is changed on the pooler (run/tryrun.h's
  * tryrun_pooler). The server is always put back: the values that undo
- * each setting are in the undo file (src/engine/tryset.h) before the
+ * each setting are in the undo file (src/run/tryset.h) before the
  * first change, B is reverted after each B round, and a SIGINT, SIGTERM
  * or SIGHUP ends the round and reverts before exit. Signals are blocked
  * from the start, so one that comes between rounds waits on sigfd and is
@@ -27,7 +27,7 @@
 #include "analysis/trystat.h"
 #include "base/util.h"
 #include "engine/registry.h"
-#include "engine/tryset.h"
+#include "run/tryset.h"
 #include "records/sweep-output.h"
 #include "records/tryreport.h"
 #include "run/options.h"

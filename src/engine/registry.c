@@ -1,7 +1,7 @@
 /*
  * registry: the lookups over the backends configure compiled in (the
- * arrays are collectors/registry.c's). The only place above collectors/
- * that walks them.
+ * arrays are collectors/registry.c's, reached by position through
+ * driver_class_at and its kin).
  */
 #include "registry.h"
 
@@ -11,50 +11,66 @@
 const struct driver_class *
 driver_for_target(const char *target)
 {
-    const struct driver_class *const *d;
+    const struct driver_class *d;
     const char *const *s;
+    size_t i;
 
-    for (d = driver_classes; *d != NULL; d++)
-        for (s = (*d)->schemes; *s != NULL; s++)
+    for (i = 0; (d = driver_class_at(i)) != NULL; i++)
+        for (s = d->schemes; *s != NULL; s++)
             if (strncmp(target, *s, strlen(*s)) == 0)
-                return *d;
-    for (d = driver_classes; *d != NULL; d++)
-        if ((*d)->claims != NULL && (*d)->claims(target))
-            return *d;
+                return d;
+    for (i = 0; (d = driver_class_at(i)) != NULL; i++)
+        if (d->claims != NULL && d->claims(target))
+            return d;
     return NULL;
+}
+
+int
+driver_class_index(const struct driver_class *drv)
+{
+    const struct driver_class *d;
+    size_t i;
+
+    for (i = 0; (d = driver_class_at(i)) != NULL; i++)
+        if (d == drv)
+            return (int)i;
+    return -1;
 }
 
 const struct collector_class *
 collector_for(const char *name)
 {
-    const struct collector_class *const *c;
+    const struct collector_class *c;
+    size_t i;
 
-    for (c = collector_classes; *c != NULL; c++)
-        if (strcmp((*c)->name, name) == 0)
-            return *c;
+    for (i = 0; (c = collector_class_at(i)) != NULL; i++)
+        if (strcmp(c->name, name) == 0)
+            return c;
     return NULL;
 }
 
 const struct collector_class *
 pooler_for(const char *driver_name)
 {
-    const struct collector_class *const *c;
+    const struct collector_class *c;
+    size_t i;
 
-    for (c = collector_classes; *c != NULL; c++)
-        if ((*c)->pools != NULL && strcmp((*c)->pools, driver_name) == 0)
-            return *c;
+    for (i = 0; (c = collector_class_at(i)) != NULL; i++)
+        if (c->pools != NULL && strcmp(c->pools, driver_name) == 0)
+            return c;
     return NULL;
 }
 
 const struct collector_class *
 watch_collector_for(const char *target)
 {
-    const struct collector_class *const *c;
+    const struct collector_class *c;
     const struct driver_class *drv;
+    size_t i;
 
-    for (c = collector_classes; *c != NULL; c++)
-        if ((*c)->claims != NULL && (*c)->claims(target))
-            return *c;
+    for (i = 0; (c = collector_class_at(i)) != NULL; i++)
+        if (c->claims != NULL && c->claims(target))
+            return c;
     drv = driver_for_target(target);
     return drv ? collector_for(drv->name) : NULL;
 }
@@ -62,21 +78,23 @@ watch_collector_for(const char *target)
 void
 target_known_schemes(char *buf, size_t len)
 {
-    const struct driver_class *const *d;
-    size_t used = 0;
+    const struct driver_class *d;
+    size_t i, used = 0;
 
     buf[0] = '\0';
-    for (d = driver_classes; *d != NULL && used < len; d++)
+    for (i = 0; (d = driver_class_at(i)) != NULL && used < len; i++)
         used +=
-            (size_t)snprintf(buf + used, len - used, "%s%s...", used ? ", " : "", (*d)->schemes[0]);
+            (size_t)snprintf(buf + used, len - used, "%s%s...", used ? ", " : "", d->schemes[0]);
 }
 
 const struct server_class *
 server_class_find(const char *name)
 {
-    for (const struct server_class *const *c = server_classes; *c != NULL; c++)
-        if (strcmp((*c)->name, name) == 0 ||
-            ((*c)->demo_name != NULL && strcmp((*c)->demo_name, name) == 0))
-            return *c;
+    const struct server_class *c;
+    size_t i;
+
+    for (i = 0; (c = server_class_at(i)) != NULL; i++)
+        if (strcmp(c->name, name) == 0 || (c->demo_name != NULL && strcmp(c->demo_name, name) == 0))
+            return c;
     return NULL;
 }

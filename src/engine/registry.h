@@ -2,15 +2,25 @@
 #ifndef BENCHTOP_REGISTRY_H
 #define BENCHTOP_REGISTRY_H
 
+#include <stddef.h>
+
 #include "collector.h"
 #include "driver.h"
 #include "base/throwaway.h"
 
 struct collector_class;
 
-extern const struct driver_class *const driver_classes[];
-extern const struct collector_class *const collector_classes[];
-extern const struct server_class *const server_classes[];
+/*
+ * The classes compiled in, by position in the registry's order (its
+ * arrays are collectors/registry.c's own): NULL past the last, so
+ * `for (i = 0; (d = driver_class_at(i)) != NULL; i++)` walks them all.
+ */
+const struct driver_class *driver_class_at(size_t i);
+const struct collector_class *collector_class_at(size_t i);
+const struct server_class *server_class_at(size_t i);
+
+/* drv's position (driver_class_at(i) == drv), for tables kept per driver; -1 if none. */
+int driver_class_index(const struct driver_class *drv);
 
 /* The collector with this name (the driver's name), or NULL. */
 const struct collector_class *collector_for(const char *name);

@@ -97,7 +97,7 @@ struct runconf {
     int show_help;            /* -h */
     int show_version;         /* -V */
     void *driver_conf;        /* the driver's option struct (driver.h), once the target is known */
-    void **driver_confs;      /* options.c: one option struct per driver_classes[i] */
+    void **driver_confs;      /* options.c: one option struct per driver_class_at(i) */
     unsigned char given[OPTIONS_MAX];    /* options.c: option i was on the command line */
     const char *given_name[OPTIONS_MAX]; /* ... and its name (optdef.h: options_given) */
 };

@@ -282,13 +282,14 @@ check_watched(struct collect *c, const char *target)
 static const char *
 poolers_known(char *buf, size_t len)
 {
+    const struct collector_class *c;
     size_t used = 0;
 
     buf[0] = '\0';
-    for (const struct collector_class *const *c = collector_classes; *c != NULL; c++)
-        if ((*c)->pools != NULL && used < len)
+    for (size_t i = 0; (c = collector_class_at(i)) != NULL; i++)
+        if (c->pools != NULL && used < len)
             used += (size_t)snprintf(buf + used, len - used, "%s%s in front of %s",
-                                     used ? ", " : "", (*c)->name, (*c)->pools);
+                                     used ? ", " : "", c->name, c->pools);
     return used ? buf : "this build has no pooler";
 }
 

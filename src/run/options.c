@@ -213,7 +213,7 @@ group_listed(const struct option_group *g)
 static void
 build_refs(void)
 {
-    const struct driver_class *const *d;
+    const struct driver_class *d;
     const struct driver_options *o;
     const struct option_def *def;
 
@@ -221,8 +221,8 @@ build_refs(void)
         return;
     for (def = option_table; def->name != NULL; def++)
         add_ref(def, NULL);
-    for (d = driver_classes; *d != NULL; d++)
-        for (o = (*d)->options; o != NULL && o->group != NULL; o++)
+    for (size_t i = 0; (d = driver_class_at(i)) != NULL; i++)
+        for (o = d->options; o != NULL && o->group != NULL; o++)
             if (!group_listed(o->group))
                 for (def = o->group->defs; def->name != NULL; def++)
                     add_ref(def, o->group);
@@ -359,29 +359,32 @@ set_value(void *p, const struct option_def *o, const char *arg)
 static void
 apply(struct runconf *rc, const struct opt_ref *r, const char *arg)
 {
+    const struct driver_class *drv;
     long off;
-    int d;
+    size_t d;
 
     if (r->group == NULL) {
         set_value((char *)rc + r->def->offset, r->def, arg);
         return;
     }
-    for (d = 0; driver_classes[d] != NULL; d++)
-        if ((off = group_offset(driver_classes[d], r->group)) >= 0)
+    for (d = 0; (drv = driver_class_at(d)) != NULL; d++)
+        if ((off = group_offset(drv, r->group)) >= 0)
             set_value((char *)rc->driver_confs[d] + off + r->def->offset, r->def, arg);
 }
 
 void
 options_defaults(struct runconf *rc)
 {
-    int d, i;
+    const struct driver_class *drv;
+    size_t d, n;
+    int i;
 
     build_refs();
-    for (d = 0; driver_classes[d] != NULL; d++)
+    for (n = 0; driver_class_at(n) != NULL; n++)
         continue;
-    rc->driver_confs = xcalloc((size_t)d + 1, sizeof(void *));
-    for (d = 0; driver_classes[d] != NULL; d++)
-        rc->driver_confs[d] = xcalloc(1, driver_classes[d]->options_size);
+    rc->driver_confs = xcalloc(n + 1, sizeof(void *));
+    for (d = 0; (drv = driver_class_at(d)) != NULL; d++)
+        rc->driver_confs[d] = xcalloc(1, drv->options_size);
     /* flags start at 0: the structs are zeroed, and runconf by the caller */
     for (i = 0; i < nrefs; i++)
         if (refs[i].def->type != OPT_FLAG && refs[i].def->defval[0] != '\0')
@@ -598,13 +601,13 @@ options_set(struct runconf *rc, const char *name, const char *value)
 static const char *
 group_drivers(const struct option_group *g, char *buf, size_t len)
 {
-    const struct driver_class *const *d;
+    const struct driver_class *d;
     size_t used = 0;
 
     buf[0] = '\0';
-    for (d = driver_classes; *d != NULL && used < len; d++)
-        if (group_offset(*d, g) >= 0)
-            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", (*d)->name);
+    for (size_t i = 0; (d = driver_class_at(i)) != NULL && used < len; i++)
+        if (group_offset(d, g) >= 0)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", d->name);
     return buf;
 }
 
@@ -619,9 +622,8 @@ options_driver_conf(struct runconf *rc, const struct driver_class *drv)
         if (rc->given[i] && refs[i].group != NULL && group_offset(drv, refs[i].group) < 0)
             usage_fatal("--%s is not a %s option (it is for %s; drop it)", refs[i].def->name,
                         drv->name, group_drivers(refs[i].group, names, sizeof names));
-    for (d = 0; driver_classes[d] != NULL; d++)
-        if (driver_classes[d] == drv)
-            return rc->driver_confs[d];
+    if ((d = driver_class_index(drv)) >= 0)
+        return rc->driver_confs[d];
     fatal("options_driver_conf: %s is not a registered driver", drv->name);
 }
 
@@ -763,7 +765,9 @@ options_print_man(FILE *f)
 void
 options_free(struct runconf *rc)
 {
-    int d, i;
+    const struct driver_class *drv;
+    size_t d;
+    int i;
 
     for (i = 0; i < nrefs; i++) {
         const struct opt_ref *r = &refs[i];
@@ -774,13 +778,13 @@ options_free(struct runconf *rc)
             *(char **)((char *)rc + r->def->offset) = NULL;
             continue;
         }
-        for (d = 0; driver_classes[d] != NULL; d++) {
-            long off = group_offset(driver_classes[d], r->group);
+        for (d = 0; (drv = driver_class_at(d)) != NULL; d++) {
+            long off = group_offset(drv, r->group);
             if (off >= 0)
                 free(*(char **)((char *)rc->driver_confs[d] + off + r->def->offset));
         }
     }
-    for (d = 0; rc->driver_confs != NULL && driver_classes[d] != NULL; d++)
+    for (d = 0; rc->driver_confs != NULL && driver_class_at(d) != NULL; d++)
         free(rc->driver_confs[d]);
     free(rc->driver_confs);
     rc->driver_confs = NULL;

@@ -5,7 +5,7 @@
  * and B (the change) alternate, so drift falls on both sides, and
  * src/analysis/trystat.c judges them as it does `benchtop try`'s.
  *
- * A server setting goes through src/engine/tryset.h as `try` does: the
+ * A server setting goes through src/run/tryset.h as `try` does: the
  * undo file is written before the first change, B is reverted after each
  * B round and at the end, and tryset_guard puts it back on an exit on the
  * way. A client count is changed with the engine's live control. The
@@ -23,7 +23,7 @@
 #include "analysis/sweep.h"
 #include "analysis/trystat.h"
 #include "engine/engine.h"
-#include "engine/tryset.h"
+#include "tryset.h"
 
 /* The dashboard's rounds: short, so that a try fits in a minute (3 x (2 + 5) s each side). */
 #define TRYRUN_ROUNDS 3

@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include "collector.h"
+#include "engine/collector.h"
 
 #define TRYSET_MAX 8
 

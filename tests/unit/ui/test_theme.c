@@ -81,7 +81,7 @@ test_builtin(void **state)
             theme_load(&named, names[i], err) != 0)
             fail_msg("%s: %s", names[i], err);
         if (memcmp(&file, &built, sizeof file) != 0)
-            fail_msg("%s differs from its built-in copy in ui/theme.c", path);
+            fail_msg("%s differs from its built-in copy in src/ui/theme.c", path);
         assert_memory_equal(&named, &built, sizeof named);
     }
     assert_null(theme_builtin("solarized"));

@@ -1,5 +1,5 @@
 /*
- * SHOW GLOBAL STATUS output for tests/unit/test_mysql_status.c, as
+ * SHOW GLOBAL STATUS output for test_mysql_status.c beside it, as
  * `mariadb -B -e 'SHOW GLOBAL STATUS'` prints it (name TAB value).
  */
 #ifndef BENCHTOP_MYSQL_STATUS_SAMPLES_H

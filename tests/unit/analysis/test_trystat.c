@@ -10,7 +10,7 @@
 
 #include "analysis/trystat.h"
 #include "base/util.h"
-#include "engine/tryset.h"
+#include "run/tryset.h"
 
 /* ABAB... rounds from tps pairs, A's verdict k, clients 4 (B: b_clients). */
 static int
