@@ -11,6 +11,7 @@
 
 #include "engine/collect.h"
 #include "records/output.h"
+#include "records/run-output.h"
 #include "base/text.h"
 #include "base/util.h"
 
