@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engine-state.h"
 #include "base/util.h"
 #include "worker.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "base/cpu.h"
-#include "engine.h"
+#include "engine-state.h"
 #include "base/sendq.h"
 #include "base/util.h"
 

@@ -36,7 +36,7 @@
 #include "client.h"
 #include "base/rand.h"
 #include "base/sched.h"
-#include "engine.h"
+#include "engine-state.h"
 #include "stats.h"
 
 struct worker {
