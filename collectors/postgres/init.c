@@ -327,6 +327,26 @@ check_target(const char *target, char *err)
     return target_invalid(target, pg_mask_target, line, target_hint, err);
 }
 
+/*
+ * A parenthesised fix for a libpq or server message, such as
+ * "(check the host name)"; "" when no fix is known. Never NULL.
+ */
+static const char *
+pg_error_hint(const char *libpq_message)
+{
+    size_t i;
+
+    if (libpq_message == NULL)
+        return "";
+    for (i = 0; i < sizeof pg_hints / sizeof pg_hints[0]; i++) {
+        const struct pg_hint *h = &pg_hints[i];
+        if (strstr(libpq_message, h->needle) != NULL &&
+            (h->also == NULL || strstr(libpq_message, h->also) != NULL))
+            return h->hint;
+    }
+    return "";
+}
+
 static int
 connect_error(const char *target, const char *message, char *err)
 {
@@ -879,22 +899,6 @@ pg_mask_target(const char *target)
     strcpy(o, target + from);
     free(s.v);
     return out;
-}
-
-const char *
-pg_error_hint(const char *libpq_message)
-{
-    size_t i;
-
-    if (libpq_message == NULL)
-        return "";
-    for (i = 0; i < sizeof pg_hints / sizeof pg_hints[0]; i++) {
-        const struct pg_hint *h = &pg_hints[i];
-        if (strstr(libpq_message, h->needle) != NULL &&
-            (h->also == NULL || strstr(libpq_message, h->also) != NULL))
-            return h->hint;
-    }
-    return "";
 }
 
 int

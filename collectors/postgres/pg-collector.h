@@ -1,6 +1,7 @@
 /*
  * postgres/pg-collector: the PostgreSQL collector's raw sample and its pure
- * parts, private to collectors/postgres/collector.c and its unit tests.
+ * parts (query.c, derive.c), private to collectors/postgres/ and its unit
+ * tests.
  *
  * A sample holds only numbers and fixed arrays (no pointers), so the
  * engine copies samples with memcpy and tests build them by hand.
@@ -150,6 +151,24 @@ struct pg_sample {
  */
 char *pg_collector_sql(int server_version_num);
 
+/* The statements of one sample's query, so its results (pg_sample_parse's part). */
+enum { PG_SAMPLE_PARTS = 8 };
+
+struct pg_result; /* libpq's PGresult */
+/*
+ * Reads the result of the sample's statement number part (from 0) into s:
+ * 0, or -1 when part is out of range or res holds no rows (an error).
+ */
+int pg_sample_parse(int part, const struct pg_result *res, struct pg_sample *s);
+
+/* The pane from two samples (prev NULL at the first), secs apart: the class's derive. */
+void pg_derive(const void *prev, const void *cur, double secs, struct coll_view *v);
+
+/* postgres/query.c: pg_settings_* names (SHOW's), pg_state names, the class's statements. */
+extern const char *const pg_setting_names[PG_NSETTINGS];
+extern const char *const pg_state_names[PG_NSTATES];
+extern const char pg_privilege_sql[], pg_probe_sql[], pg_chains_sql[];
+
 /*
  * postgres/settings.c: the last settings read and what pg_conf_load_time()
  * said then; `seen` is what the latest sample says (pg_coll_sample sets it).
@@ -160,15 +179,7 @@ struct pg_settings_cache {
     struct coll_settings last;
 };
 
-struct pg_conn;   /* libpq's PGconn */
-struct pg_result; /* libpq's PGresult */
-/*
- * One statement (no parameter, or one) on the collector's non-blocking
- * connection, waiting at most a few seconds for the answer (a frozen server
- * fails it): the first result, or NULL with err.
- */
-struct pg_result *pg_exec_timed(struct pg_conn *conn, const char *sql, const char *param,
-                                char *err);
+struct pg_conn; /* libpq's PGconn */
 /* The collector class's read_settings: a query only when `seen` moved (a reload) or at first. */
 int pg_settings_read(struct pg_conn *conn, struct pg_settings_cache *cache,
                      struct coll_settings *out, char *err);

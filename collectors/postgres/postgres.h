@@ -67,12 +67,6 @@ PGresult *pg_result_bounded(PGconn *conn, int secs, char *err);
 char *pg_mask_target(const char *target);
 
 /*
- * A parenthesised fix for a libpq or server message, such as
- * "(check the host name)"; "" when no fix is known. Never NULL.
- */
-const char *pg_error_hint(const char *libpq_message);
-
-/*
  * "could not WHAT: server message (fix)" into err from a failed result (or,
  * with res NULL, the connection's last error); returns -1.
  */

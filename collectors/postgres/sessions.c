@@ -8,7 +8,8 @@
  * count; pg_stat_clear_snapshot() makes it see the sessions as they are now.
  */
 #include "postgres.h"
-#include "pg-collector.h"
+#include "conn.h"
+#include "engine/collector.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -20,6 +20,7 @@
  */
 #include "postgres.h"
 #include "pg-collector.h"
+#include "conn.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -7,7 +7,8 @@
  * costs the list, not the transaction.
  */
 #include "postgres.h"
-#include "pg-collector.h"
+#include "conn.h"
+#include "engine/collector.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -244,8 +244,6 @@ int redis_inspect(const char *target, const struct inspect_conf *ic, char *err);
 /* --- the top statements (redis/statements.c): INFO commandstats --- */
 
 struct coll_statements;
-/* Pure: the commands that took the most time into out (cs is sorted by time on the way). */
-void redis_statements_from(struct redis_cmdstats *cs, struct coll_statements *out);
 /* INFO commandstats read and turned into out. 0, or -1 with err. */
 int redis_statements_read(redisContext *ctx, struct coll_statements *out, char *err);
 

@@ -21,7 +21,8 @@ by_usec(const void *a, const void *b)
     return x->usec > y->usec ? -1 : x->usec < y->usec;
 }
 
-void
+/* Pure: the commands that took the most time into out (cs is sorted by time on the way). */
+static void
 redis_statements_from(struct redis_cmdstats *cs, struct coll_statements *out)
 {
     snprintf(out->source, sizeof out->source, "commandstats");

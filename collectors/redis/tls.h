@@ -63,8 +63,6 @@ long rtls_read(struct rtls *s, void *buf, size_t n, char *why, size_t whylen);
 int rtls_drained(const struct rtls *s);
 /* Bytes written (> 0), RTLS_WANT_*, or RTLS_ERROR with why. */
 long rtls_write(struct rtls *s, const void *buf, size_t n, char *why, size_t whylen);
-/* The protocol and cipher of a finished handshake. */
-void rtls_describe(const struct rtls *s, struct drv_tls *out);
 
 /*
  * Blocking, for hiredis's blocking calls: the handshake on the connected

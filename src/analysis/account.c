@@ -34,12 +34,6 @@ static const struct {
 };
 
 const char *
-account_label(enum account_share s)
-{
-    return s >= 0 && s < AS__COUNT ? names[s].label : "?";
-}
-
-const char *
 account_key(enum account_share s)
 {
     return s >= 0 && s < AS__COUNT ? names[s].key : "?";
@@ -58,7 +52,7 @@ z(double x)
     return isnan(x) ? 0 : x;
 }
 
-void
+static void
 account_init(struct account *a)
 {
     memset(a, 0, sizeof(*a));

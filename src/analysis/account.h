@@ -70,7 +70,6 @@ struct account {
     double intervals;      /* intervals summed */
 };
 
-void account_init(struct account *a);
 void account_make(const struct account_input *in, struct account *a);
 /* sum += a (a run's total); observations add up. */
 void account_add(struct account *sum, const struct account *a);
@@ -91,8 +90,7 @@ void account_text(const struct account *a, char *buf, size_t len);
  * stalled. busy unchanged where no stall is measured.
  */
 double account_loop_busy(const struct coll_signals *g, double busy);
-/* "transit", "server CPU", ... for people; "transit", "server_cpu", ... for JSON. */
-const char *account_label(enum account_share s);
+/* "transit", "server_cpu", ...: a share's name in JSON. */
 const char *account_key(enum account_share s);
 
 #endif

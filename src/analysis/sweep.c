@@ -183,21 +183,21 @@ sweep_step_x(const struct sweep_step *st, enum sweep_axis axis)
     return axis == SWEEP_CLIENTS ? st->clients : st->rate;
 }
 
-void
+static void
 sweep_acc_init(struct sweep_acc *a)
 {
     memset(a, 0, sizeof(*a));
     a->lat = hist_new();
 }
 
-void
+static void
 sweep_acc_free(struct sweep_acc *a)
 {
     hist_free(a->lat);
     a->lat = NULL;
 }
 
-void
+static void
 sweep_acc_reset(struct sweep_acc *a)
 {
     struct hist *lat = a->lat;
@@ -224,7 +224,8 @@ host_add(struct sweep_acc *a, const struct host_split *h)
     a->host_n++;
 }
 
-void
+/* One interval of the step: its stats, length, verdict (with the host split), and the server's. */
+static void
 sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const struct verdict *v,
               const struct sweep_server *srv)
 {
@@ -269,7 +270,8 @@ main_verdict(const struct sweep_acc *a, struct sweep_step *out)
     memcpy(out->advice, a->advice[best], sizeof(out->advice));
 }
 
-void
+/* Fills out's measured figures (not its index, load or times). */
+static void
 sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out)
 {
     double *fig[4] = {&out->server.tps, &out->server.active, &out->server.waiting,

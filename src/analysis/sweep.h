@@ -117,15 +117,6 @@ struct sweep_acc {
     int host_n;
 };
 
-void sweep_acc_init(struct sweep_acc *a);
-void sweep_acc_free(struct sweep_acc *a);
-void sweep_acc_reset(struct sweep_acc *a);
-/* One interval of the step: its stats, length, verdict (with the host split), and the server's. */
-void sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs,
-                   const struct verdict *v, const struct sweep_server *srv);
-/* Fills out's measured figures (not its index, load or times). */
-void sweep_acc_finish(const struct sweep_acc *a, struct sweep_step *out);
-
 /*
  * The knee: the first step i after which more load stopped buying
  * throughput. Between step i and the next, with the load (clients or

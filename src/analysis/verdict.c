@@ -998,16 +998,6 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if (k == VK_CLIENT && in->embedded)
         return z0(in->worker_wait_max) > in->worker_cpu_max ? VK_HOST : VK_CLIENT;
     /*
-     * The host only where the account holds its waits: benchtop's time on a
-     * full host it shares, or the server's CPU while others hold a real part
-     * of it. Transit and a light load on a full host are not in CPU waits.
-     */
-    /*
-     * A server thread that wants a whole core (running or waiting for one)
-     * is the serial limit, on a shared host too: more threads take more of
-     * it (memcached -t 1 at 52% + 40% waiting on a full host: -t 4 gave +64%).
-     */
-    /*
      * An event loop that others' slow commands hold a fifth of the time
      * or more is theirs first: the loop's busy rest includes writing their
      * replies, which no slowlog times (KEYS * over a million keys, 40% in
@@ -1016,6 +1006,11 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && isnan(g->active) &&
         account_share(w->acct, AS_STALL) >= STALL_LOOP)
         return VK_STALL;
+    /*
+     * A server thread that wants a whole core (running or waiting for one)
+     * is the serial limit, on a shared host too: more threads take more of
+     * it (memcached -t 1 at 52% + 40% waiting on a full host: -t 4 gave +64%).
+     */
     if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && thread_full(w, g))
         return VK_THREAD;
     /*
@@ -1027,6 +1022,11 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if (k == VK_CLIENT && (w->host_full || z0(in->worker_wait_max) > in->worker_cpu_max ||
                            (in->worker_cpu_max < 75 && wants >= 75)))
         return VK_HOST;
+    /*
+     * The host only where the account holds its waits: benchtop's time on a
+     * full host it shares, or the server's CPU while others hold a real part
+     * of it. Transit and a light load on a full host are not in CPU waits.
+     */
     if (k == VK_SERVER_CPU && host_shared(w) && !server_holds_host(w))
         return VK_HOST;
     if (k == VK_UNDERLOADED && run_fills_host(w))

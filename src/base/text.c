@@ -209,3 +209,18 @@ text_json_sql(FILE *f, const char *src, const char *sql)
     snprintf(buf, sizeof buf, "%.*s%s%s", (int)(p - src), src, digest, p + len);
     text_json(f, buf);
 }
+
+void
+text_one_line(char *dst, size_t len, const char *q)
+{
+    size_t n = 0;
+
+    for (; *q && n + 1 < len; q++) {
+        char ch = *q == '\n' || *q == '\r' || *q == '\t' ? ' ' : *q;
+
+        if (ch == ' ' && (n == 0 || dst[n - 1] == ' '))
+            continue;
+        dst[n++] = ch;
+    }
+    dst[n] = '\0';
+}

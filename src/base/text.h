@@ -25,6 +25,8 @@ int text_is_control(long cp);
  * sequence from a server reaches the terminal. Cuts at a whole escape.
  */
 void text_clean(char *dst, size_t len, const char *src);
+/* A statement on one line: newlines and tabs as spaces, runs of spaces as one (not escaped). */
+void text_one_line(char *dst, size_t len, const char *q);
 /*
  * Copies the n bytes at src into dst (size len, always terminated) for a
  * one-line message: printable ASCII as it is, every other byte as '.'.

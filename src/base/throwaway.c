@@ -194,6 +194,13 @@ single_restart(struct server *s, char *err)
     return single_spawn(s, err) == 0 ? 0 : server_explain(s, err);
 }
 
+/*
+ * The line of a log that best explains a failure: the last one that looks
+ * like an error (from its FATAL, PANIC or ERROR on, or a whole line with
+ * "error"), else the last non-empty line. "" if the file cannot be read.
+ */
+static void server_log_tail(const char *logpath, char *out, size_t outlen);
+
 static void
 class_stop(struct server *s)
 {
@@ -698,7 +705,7 @@ server_explain(const struct server *s, char *err)
     return seterr(err, "%s%s%s (log: %s)", why, tail[0] ? ": " : "", tail, s->log);
 }
 
-void
+static void
 server_log_tail(const char *logpath, char *out, size_t outlen)
 {
     char buf[8192];

@@ -124,12 +124,6 @@ int server_wait_port(int port, int timeout_ms);
  */
 int server_find_program(const char *name, const char *const *globs, char *out, size_t outlen);
 /*
- * The line of a log that best explains a failure: the last one that looks
- * like an error (from its FATAL, PANIC or ERROR on, or a whole line with
- * "error"), else the last non-empty line. "" if the file cannot be read.
- */
-void server_log_tail(const char *logpath, char *out, size_t outlen);
-/*
  * Waits until s->port accepts, up to timeout_ms, giving up early when the
  * process s->pid exits (a port taken meanwhile, a bad option): then it is
  * reaped, s->pid is 0 and err says how it ended ("NAME exited with status 1").

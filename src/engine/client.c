@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engine-state.h"
 #include "base/util.h"
-#include "worker.h"
+#include "loop.h"
 
 #define BACKOFF_MIN_MS 10
 #define BACKOFF_MAX_MS 1000

@@ -112,7 +112,8 @@ bar_fill(char *bar, int width, int *at, double share, char ch)
         bar[(*at)++] = ch;
 }
 
-enum lock_kind
+/* The kind with the most waiters in n[LK__COUNT] (LK_UNKNOWN counts none). */
+static enum lock_kind
 lock_kind_most(const double *n)
 {
     enum lock_kind k = LK_UNKNOWN;

@@ -461,8 +461,6 @@ struct coll_glances {
     int roots; /* glances that looked at the lock chains */
 };
 
-/* The kind with the most waiters in n[LK__COUNT] (LK_UNKNOWN counts none). */
-enum lock_kind lock_kind_most(const double *n);
 /* The glances' averages into g's session fields (samples = n); n must be > 0. */
 void coll_glances_signals(const struct coll_glances *p, struct coll_signals *g);
 

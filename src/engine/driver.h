@@ -51,9 +51,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "runconf.h"
 #include "base/rand.h"
 #include "base/sendq.h"
+
+/*
+ * Declared only: runconf.h holds a target, which is parsed through
+ * registry.h, which holds these classes. A driver that reads the run's
+ * configuration includes runconf.h.
+ */
+struct runconf;
 
 enum drv_status {
     DRV_ERROR = -1,     /* the connection is lost or unusable; message in err */

@@ -12,43 +12,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "driver.h"
-#include "runconf.h"
-#include "stats.h"
-#include "base/cpu.h"
-
-struct worker;
-
-/* What the main thread asks of a worker, applied at the worker's next loop turn. */
-struct worker_ctl {
-    int clients; /* clients this worker should run */
-    int paused;  /* start no new transaction */
-    double rate; /* this worker's share of -R; 0 = closed loop */
-};
-
-struct engine {
-    const struct runconf *rc;
-    const struct driver_class *drv;
-    void *shared; /* the driver's prepare() result */
-    uint64_t start_us;
-    uint64_t end_us; /* 0 with -t or when the front end decides */
-    uint64_t late_us;
-    atomic_int stop; /* set by main: workers leave their loops */
-    int ack_fd;      /* eventfd: worker -> main, one per swap */
-    int notify_fd;   /* eventfd: worker -> main, a worker finished its -t */
-    struct worker *workers;
-    int nworkers;
-    int active;  /* workers that get clients (-j; engine_set_threads); the rest idle */
-    int clients; /* as last set */
-    int paused;
-    double rate;
-    uint64_t last_tick_us;
-    double last_cpu_s;         /* the process's CPU seconds at the last tick */
-    struct cpu_self last_self; /* ... and its waits for a CPU (run queue, quota) */
-    struct snapshot snap;      /* cur = the last interval, total = the run */
-    int nstmts;                /* -r: statements counted per worker (driver.h stmt_labels) */
-    int stopped;
-};
+#include "engine-state.h"
 
 /*
  * Spreads the clients over n workers (1 to nworkers): the others close

@@ -3,6 +3,7 @@
  * eventfds with epoll, the timeout computed from the next deadline.
  */
 #include "worker.h"
+#include "client.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 #include "base/cpu.h"
-#include "engine.h"
+#include "engine-state.h"
 #include "base/sendq.h"
 #include "base/util.h"
 
@@ -25,139 +26,6 @@
 #define EV_CTL (UINT32_MAX - 1)   /* ... of ctl_fd */
 #define EV_SENDQ (UINT32_MAX - 2) /* ... of the sendq's ring */
 #define SWEEPS_PER_STALL 4        /* stalls are found within 1.25 x --stall-timeout */
-
-struct wstats *
-worker_stats(struct worker *w)
-{
-    return &w->stats[w->cur];
-}
-
-/* epoll data: the client's index and the fd it was registered with (fds are reused). */
-static uint64_t
-ev_data(int fd, uint32_t idx)
-{
-    return (uint64_t)(uint32_t)fd << 32 | idx;
-}
-
-static int
-ev_ctl(struct worker *w, int op, int fd, uint32_t events, uint32_t idx)
-{
-    struct epoll_event ev = {.events = events, .data.u64 = ev_data(fd, idx)};
-
-    return epoll_ctl(w->epfd, op, fd, &ev);
-}
-
-/* Registers fd for events (op: ADD for a new fd, MOD for a change), whatever the set holds. */
-static void
-ev_register(struct worker *w, int op, int fd, uint32_t events, uint32_t idx)
-{
-    if (ev_ctl(w, op, fd, events, idx) < 0) {
-        op = errno == ENOENT ? EPOLL_CTL_ADD : errno == EEXIST ? EPOLL_CTL_MOD : -1;
-        if (op < 0 || ev_ctl(w, op, fd, events, idx) < 0)
-            fatal("epoll_ctl on fd %d: %s", fd, strerror(errno));
-    }
-}
-
-static int
-waits_on_socket(const struct client *c)
-{
-    return c->want != 0 && (c->state == CS_CONNECTING || c->state == CS_RUNNING);
-}
-
-/*
- * Edge-triggered: whether c->ready holds what the client waits for. If so
- * it is taken (cleared) and want is 0: the client goes on at once.
- */
-static int
-take_ready(struct client *c)
-{
-    uint32_t mask = (c->want & POLLOUT ? EPOLLOUT : EPOLLIN) | EPOLLERR | EPOLLHUP;
-
-    if (!(c->ready & mask))
-        return 0;
-    c->ready &= ~mask;
-    c->want = 0;
-    return 1;
-}
-
-int
-worker_watch(struct worker *w, struct client *c)
-{
-    int fd, op;
-    uint32_t events, idx = (uint32_t)(c - w->clients);
-
-    if (!waits_on_socket(c))
-        return 0; /* left registered: disarmed lazily if it fires (see handle_event) */
-    fd = w->eng->drv->conn_fd(c->conn);
-    if (w->edge && fd == c->reg_fd)
-        return c->sending == 0 && take_ready(c);
-    events = w->edge ? EPOLLIN | EPOLLOUT | EPOLLET : c->want & POLLOUT ? EPOLLOUT : EPOLLIN;
-    if (fd == c->reg_fd && events == c->reg_events)
-        return 0;
-    /* a new fd: the driver closed the old one, which left the set with it */
-    op = fd == c->reg_fd ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-    ev_register(w, op, fd, events, idx);
-    c->reg_fd = fd;
-    c->reg_events = events;
-    c->ready = 0; /* edge-triggered: the ADD reports what is ready now */
-    return 0;
-}
-
-void
-worker_unwatch(struct worker *w, struct client *c)
-{
-    if (c->reg_fd >= 0)
-        epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->reg_fd, NULL); /* ENOENT: already gone */
-    c->reg_fd = -1;
-    c->reg_events = 0;
-    c->ready = 0;
-}
-
-uint64_t
-worker_sendq(struct worker *w, struct client *c, struct txn_result *res)
-{
-    res->sendq = w->sq;
-    res->send_tag = (uint32_t)(c - w->clients);
-    return w->sq != NULL ? sendq_total(w->sq) : 0;
-}
-
-void
-worker_sendq_after(struct worker *w, struct client *c, uint64_t before)
-{
-    if (w->sq != NULL)
-        c->sending += (int)(sendq_total(w->sq) - before);
-}
-
-/* Takes the finished sends: counts them off their clients, notes the failures. */
-static void
-reap_sends(struct worker *w)
-{
-    uint32_t tag;
-    int failed;
-    char msg[BT_ERRLEN];
-
-    while (sendq_next(w->sq, &tag, &failed, msg, sizeof msg)) {
-        struct client *c = &w->clients[tag];
-        if (failed && c->send_failed == NULL)
-            c->send_failed = xstrdup(msg);
-        if (--c->sending > 0)
-            continue;
-        w->sent = xgrow(w->sent, w->nsent, &w->sent_cap, sizeof(*w->sent));
-        w->sent[w->nsent++] = tag;
-    }
-}
-
-void
-worker_drop_sends(struct worker *w, struct client *c)
-{
-    if (c->sending > 0) {
-        sendq_cancel(w->sq, w->eng->drv->conn_fd(c->conn));
-        while (reap_sends(w), c->sending > 0)
-            sendq_wait(w->sq);
-    }
-    free(c->send_failed);
-    c->send_failed = NULL;
-}
 
 /* Clients whose sends are done go on if their socket is ready; a failed send loses them. */
 static void
@@ -176,7 +44,7 @@ finish_sends(struct worker *w)
             c->send_failed = NULL;
             client_send_failed(w, c, msg);
             free(msg);
-        } else if (waits_on_socket(c) && take_ready(c)) {
+        } else if (worker_waits_on_socket(c) && worker_take_ready(c)) {
             client_advance(w, c);
         }
     }
@@ -194,53 +62,9 @@ flush_sends(struct worker *w)
     do {
         if (sendq_submit(w->sq, err) < 0)
             fatal("%s", err);
-        reap_sends(w);
+        worker_reap_sends(w);
         finish_sends(w);
     } while (sendq_queued(w->sq) > 0);
-}
-
-static void
-heap_swap(struct wtimer *h, int a, int b)
-{
-    struct wtimer t = h[a];
-
-    h[a] = h[b];
-    h[b] = t;
-}
-
-void
-worker_timer(struct worker *w, struct client *c)
-{
-    struct wtimer *h;
-    int i;
-
-    w->timers = xgrow(w->timers, w->ntimers, &w->timers_cap, sizeof(*w->timers));
-    h = w->timers;
-    i = w->ntimers++;
-    h[i].at = c->wake_us;
-    h[i].client = (int)(c - w->clients);
-    for (; i > 0 && h[(i - 1) / 2].at > h[i].at; i = (i - 1) / 2)
-        heap_swap(h, i, (i - 1) / 2);
-}
-
-static struct wtimer
-timer_pop(struct worker *w)
-{
-    struct wtimer *h = w->timers, top = h[0];
-    int i = 0, n = --w->ntimers;
-
-    h[0] = h[n];
-    for (;;) {
-        int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && h[l].at < h[m].at)
-            m = l;
-        if (r < n && h[r].at < h[m].at)
-            m = r;
-        if (m == i)
-            return top;
-        heap_swap(h, i, m);
-        i = m;
-    }
 }
 
 /*
@@ -428,7 +252,7 @@ handle_event(struct worker *w, const struct epoll_event *ev)
         return;
     }
     if (idx == EV_SENDQ) {
-        reap_sends(w);
+        worker_reap_sends(w);
         finish_sends(w);
         return;
     }
@@ -439,11 +263,11 @@ handle_event(struct worker *w, const struct epoll_event *ev)
         return; /* an old registration of a reused index */
     if (w->edge) {
         c->ready |= ev->events; /* reported once: kept until the client waits for it */
-        if (c->sending == 0 && waits_on_socket(c) && take_ready(c))
+        if (c->sending == 0 && worker_waits_on_socket(c) && worker_take_ready(c))
             client_advance(w, c);
         return;
     }
-    if (!waits_on_socket(c)) {
+    if (!worker_waits_on_socket(c)) {
         worker_unwatch(w, c); /* not waiting on it (idle, open loop): stop hearing it */
         return;
     }
@@ -493,7 +317,7 @@ wake_timers(struct worker *w)
     uint64_t now = now_us();
 
     while (w->ntimers > 0 && w->timers[0].at <= now) {
-        struct wtimer t = timer_pop(w);
+        struct wtimer t = worker_timer_pop(w);
         struct client *c;
         if (t.client >= w->nclients)
             continue;
@@ -578,7 +402,7 @@ start_sendq(struct worker *w)
 
     if (!w->edge || (w->sq = sendq_new(err)) == NULL)
         return;
-    if (ev_ctl(w, EPOLL_CTL_ADD, sendq_fd(w->sq), EPOLLIN, EV_SENDQ) < 0)
+    if (worker_ev_ctl(w, EPOLL_CTL_ADD, sendq_fd(w->sq), EPOLLIN, EV_SENDQ) < 0)
         fatal("epoll_ctl on the io_uring: %s", strerror(errno));
 }
 
@@ -651,8 +475,8 @@ worker_start(struct worker *w, const struct engine *eng, int id, const struct wo
     w->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (w->wake_fd < 0 || w->ctl_fd < 0 || w->epfd < 0)
         return seterr(err, "eventfd/epoll: %s", strerror(errno));
-    if (ev_ctl(w, EPOLL_CTL_ADD, w->wake_fd, EPOLLIN, EV_WAKE) < 0 ||
-        ev_ctl(w, EPOLL_CTL_ADD, w->ctl_fd, EPOLLIN, EV_CTL) < 0)
+    if (worker_ev_ctl(w, EPOLL_CTL_ADD, w->wake_fd, EPOLLIN, EV_WAKE) < 0 ||
+        worker_ev_ctl(w, EPOLL_CTL_ADD, w->ctl_fd, EPOLLIN, EV_CTL) < 0)
         return seterr(err, "epoll_ctl: %s", strerror(errno));
     rv = pthread_create(&w->thread, NULL, worker_main, w);
     if (rv != 0)

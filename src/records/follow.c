@@ -503,18 +503,6 @@ follow_next(struct follow *fl)
 }
 
 void
-follow_counts(const struct follow *fl, int *files, int *agents, int *bad_lines)
-{
-    int i;
-
-    *files = fl->nf;
-    *agents = 0;
-    for (i = 0; i < fl->nf; i++)
-        *agents += fl->f[i].start > 0;
-    *bad_lines = fl->bad;
-}
-
-void
 follow_close(struct follow *fl)
 {
     int i, j;

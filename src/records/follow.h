@@ -70,7 +70,5 @@ void follow_state(const struct follow *fl, struct follow_state *st);
  * agents ended"; "" while the load runs or before any agent is seen.
  */
 void follow_status_text(const struct follow_state *st, double now, char *buf, size_t len);
-/* Files followed, agents that wrote a run header, lines skipped as unreadable. */
-void follow_counts(const struct follow *fl, int *files, int *agents, int *bad_lines);
 
 #endif

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "html.h"
+#include "rows.h"
 #include "record.h"
 #include "tryreport.h"
 #include "analysis/sweep.h"

@@ -13,7 +13,6 @@
 #include "base/hdrlog.h"
 #include "base/hist.h"
 #include "base/json.h"
-#include "sweep-output.h"
 #include "base/text.h"
 #include "base/util.h"
 
@@ -407,18 +406,14 @@ human_never_done(FILE *f, const struct snapshot *snap)
 }
 
 void
-report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
-                     const struct report_ctx *ctx)
+report_run_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
+                   const struct report_ctx *ctx)
 {
     const struct runconf *rc = ctx->rc;
     const struct wstats *s = &snap->total;
     struct hist_summary l;
     char workload[256], target[512];
 
-    if (ctx->sweep != NULL) {
-        report_sweep_table(f, ctx->sweep, ctx);
-        return;
-    }
     hist_summarize(s->lat, &l);
     human_failures(f, s);
     if (snap->outage_s > 0 && s->txns == 0) /* not "for 2.0 s" of a run that never got one */
@@ -484,10 +479,8 @@ report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict 
 }
 
 void
-report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg)
+report_interval_lines(const struct snapshot *snap, const struct verdict *v, struct report_ctx *ctx)
 {
-    struct report_ctx *ctx = arg;
-
     if (ctx->json && !ctx->header_done) {
         json_header(ctx->json, snap, ctx);
         ctx->header_done = 1;
@@ -497,20 +490,14 @@ report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg)
     /* as pgbench -P (a sweep tells its steps); not the final sliver of an interval */
     if (ctx->human && !ctx->sweep && (!snap->final || snap->interval_s >= ctx->rc->interval_s / 2))
         human_progress(ctx->human, snap);
-    for (; ctx->sweep && ctx->steps_reported < ctx->sweep->nsteps; ctx->steps_reported++) {
-        if (ctx->json)
-            report_step_json(ctx->json, ctx->sweep, &ctx->sweep->steps[ctx->steps_reported]);
-        if (ctx->human)
-            sweep_progress_line(ctx->human, ctx->sweep, &ctx->sweep->steps[ctx->steps_reported]);
-    }
-    if (!snap->final)
-        return;
+}
+
+void
+report_summary_json(const struct snapshot *snap, const struct verdict *v,
+                    const struct report_ctx *ctx)
+{
     if (ctx->json)
         json_summary(ctx->json, snap, v, ctx);
-    if (ctx->json && ctx->sweep)
-        report_sweep_json(ctx->json, ctx->sweep);
-    if (ctx->human)
-        report_human_summary(ctx->human, snap, v, ctx);
 }
 
 /* queries: --record-queries, other sessions' statements kept whole, else digested. */

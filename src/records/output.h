@@ -35,11 +35,15 @@ struct report_ctx {
 };
 
 /*
- * The engine's report_fn: arg is a struct report_ctx. The first call puts
- * the record's {"type":"run"} header line (options, version, target, host)
- * before the first interval.
+ * A snapshot's lines but a sweep's (run-output.c adds those): the record's
+ * {"type":"run"} header line (options, version, target, host) before the
+ * first interval, the interval, the human progress line.
  */
-void report_snapshot(const struct snapshot *snap, const struct verdict *v, void *arg);
+void report_interval_lines(const struct snapshot *snap, const struct verdict *v,
+                           struct report_ctx *ctx);
+/* The final snapshot's {"type":"summary"} line. */
+void report_summary_json(const struct snapshot *snap, const struct verdict *v,
+                         const struct report_ctx *ctx);
 
 /*
  * An agent of a fleet that waits for --start-at, prepared: a
@@ -71,9 +75,9 @@ void report_settings_events(FILE *f, const char *name, const struct collect_resu
 void report_marker(FILE *f, double t, const char *label);
 /* The dashboard's try ended: what B changed, each side's tps, the difference and the sentence. */
 void report_try_event(FILE *f, double t, const char *change, const struct try_result *res);
-/* The end summary for people (stderr), whatever the front end was. */
-void report_human_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
-                          const struct report_ctx *ctx);
+/* A run's end summary for people (a sweep's is its table: run-output.c). */
+void report_run_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
+                        const struct report_ctx *ctx);
 
 /* "errors_by_kind":{...} from counts indexed by enum err_kind. */
 void json_errors_by_kind(FILE *f, const uint64_t *errors);

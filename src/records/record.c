@@ -72,6 +72,13 @@ kv_add_json(struct rec_kv **list, int *n, const char *key, const json_t *v)
     free(text);
 }
 
+/* Whether t (seconds into a run) is a time a record may hold. */
+static int
+record_time_ok(double t)
+{
+    return isfinite(t) && t >= 0 && t <= RECORD_MAX_T;
+}
+
 static void
 event_add(struct record *r, double t, const char *text)
 {
@@ -81,12 +88,6 @@ event_add(struct record *r, double t, const char *text)
     r->ev[r->nevent].t = t;
     r->ev[r->nevent].seq = r->nevent;
     r->ev[r->nevent++].text = xstrdup(text);
-}
-
-int
-record_time_ok(double t)
-{
-    return isfinite(t) && t >= 0 && t <= RECORD_MAX_T;
 }
 
 static void

@@ -110,8 +110,6 @@ uint64_t record_ju64(const json_t *o, const char *key);
 #define RECORD_MAX_COUNT 9007199254740992.0
 #define RECORD_MAX_SERIES 1000
 
-/* Whether t (seconds into a run) is a time a record may hold. */
-int record_time_ok(double t);
 /*
  * Whether an interval line's time, length and counts are in range (above);
  * 0, or -1 with err. record_load, merge and follow read intervals with it.

@@ -24,10 +24,6 @@ const char *sweep_load_text(const struct sweep *sw, const struct sweep_step *st,
                             size_t len);
 /* "knee at 16 clients: 42,100 tps, p99 3.1 ms; server CPU-bound from 16 clients on". */
 void sweep_knee_text(const struct sweep *sw, char *buf, size_t len);
-/* "latency rise: p99 1.2 ms at 2 clients, 4.0 ms at 4 clients (...)"; "" when p99 never rose so. */
-void sweep_latency_text(const struct sweep *sw, char *buf, size_t len);
-/* "most tps: 16 clients: 43,000 tps, p99 3.4 ms". */
-void sweep_best_text(const struct sweep *sw, char *buf, size_t len);
 /* "highest rate meeting p99 < 5 ms: 12,400 tps (p99 4.6 ms); at 13,100 tps p99 was 9.8 ms". */
 void sweep_find_text(const struct sweep *sw, char *buf, size_t len);
 /* find-rate's progress: one line per finished step (the capacity, then each probe). */

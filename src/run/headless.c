@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "records/run-output.h"
 
 /* Output nobody can read is no reason to keep loading a server: the session ends. */
 static void

@@ -228,7 +228,11 @@ launch_add_collector(struct session *s, const struct driver_class *drv, const ch
         add_class(s, cls, target, COLL_SERVER, names);
 }
 
-void
+/*
+ * --watch: each target's collector (a database's, a pooler's, or an
+ * application tier's status page), with its role in the verdict.
+ */
+static void
 launch_add_watched(struct session *s, const struct runconf *rc, const char **names,
                    const char **targets)
 {
@@ -335,7 +339,14 @@ launch_add_pooler(struct session *s, struct runconf *rc, int vet, const char **n
     }
 }
 
-void
+/*
+ * The collectors of a run: the server's (on --server when the target is a
+ * pooler, else on the target) first, then a pooler's (--pooler, or found
+ * at the target's port). With vet, a load the pooler cannot carry ends
+ * here with exit 2, so call it before the load starts; with s NULL it
+ * only vets (--no-collect).
+ */
+static void
 launch_add_server(struct session *s, struct runconf *rc, const char **names, const char **targets)
 {
     const struct target *t = &rc->server_tgt;

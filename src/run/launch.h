@@ -43,15 +43,6 @@ void launch_hold_std_fds(void);
 void launch_add_collector(struct session *s, const struct driver_class *drv, const char *target,
                           const char **names);
 /*
- * The collectors of a run: the server's (on --server when the target is a
- * pooler, else on the target) first, then a pooler's (--pooler, or found
- * at the target's port). With vet, a load the pooler cannot carry ends
- * here with exit 2, so call it before the load starts; with s NULL it
- * only vets (--no-collect).
- */
-void launch_add_server(struct session *s, struct runconf *rc, const char **names,
-                       const char **targets);
-/*
  * The pooler in front of the target: its class, with its target in *at and
  * its masked form in *masked (--pooler, or found at the target's port);
  * NULL when there is none or --pooler none. A --pooler no class pools is
@@ -61,12 +52,6 @@ const struct collector_class *launch_pooler(const struct runconf *rc, const char
                                             const char **masked);
 void launch_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
                        const char **targets);
-/*
- * --watch: each target's collector (a database's, a pooler's, or an
- * application tier's status page), with its role in the verdict.
- */
-void launch_add_watched(struct session *s, const struct runconf *rc, const char **names,
-                        const char **targets);
 
 /* Runs the session until it ends: the dashboard, or headless (cmd_front_end). */
 typedef void (*launch_front_fn)(struct session *s, int sigfd, struct report_ctx *ctx,

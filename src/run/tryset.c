@@ -413,7 +413,8 @@ tryset_serve_unregister(const char *target_masked)
         unlink(path);
 }
 
-int
+/* 0 with *pid and *restarts; -1 with err when no live serve keeps this target. */
+static int
 tryset_serve_find(const char *target_masked, long *pid, int *restarts, char *err)
 {
     char path[512];

@@ -93,8 +93,6 @@ int tryset_leftover(const char *target_masked, char *err);
  */
 int tryset_serve_register(const char *target_masked, long pid, int restarts, char *err);
 void tryset_serve_unregister(const char *target_masked);
-/* 0 with *pid and *restarts; -1 with err when no live serve keeps this target. */
-int tryset_serve_find(const char *target_masked, long *pid, int *restarts, char *err);
 /*
  * try --restart, after tryset_open: restart-only settings taken, each
  * apply and revert then restarts the throwaway (bounded waits). -1 with err

@@ -203,8 +203,6 @@ void pane_sweep(const struct dash *d, struct grid *g, struct rect r);    /* 6 */
 void pane_sessions(const struct dash *d, struct grid *g, struct rect r); /* 7 */
 /* 7 after T: the top statements, in the sessions' place. */
 void pane_statements(const struct dash *d, struct grid *g, struct rect r);
-/* A statement on one line: newlines and tabs as spaces, runs of spaces as one. */
-void dash_one_line(char *dst, size_t len, const char *q);
 /* Pure: orders l's sessions by sort (enum dash_sort); ties keep the server's order. */
 void dash_sessions_sort(struct coll_sessions *l, int sort);
 /* "12.3s", "4m05s", "2h03m", "-" for NAN, into buf (at least 8 bytes). */

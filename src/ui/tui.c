@@ -17,6 +17,7 @@
 #include "prompt.h"
 #include "screen.h"
 #include "segment.h"
+#include "records/run-output.h"
 #include "records/sweep-output.h"
 #include "theme.h"
 #include "try.h"

@@ -70,11 +70,6 @@ rtls_write(struct rtls *s, const void *buf, size_t n, char *why, size_t whylen)
     return RTLS_ERROR;
 }
 
-void
-rtls_describe(const struct rtls *s, struct drv_tls *out)
-{
-}
-
 int
 rtls_wrap_blocking(const struct redis_target *t, int fd, const char *where, int timeout_ms,
                    struct drv_tls *info, char *err)

@@ -322,7 +322,8 @@ rtls_drained(const struct rtls *s)
     return s->drained && !SSL_has_pending(s->ssl);
 }
 
-void
+/* The protocol and cipher of a finished handshake. */
+static void
 rtls_describe(const struct rtls *s, struct drv_tls *out)
 {
     memset(out, 0, sizeof *out);

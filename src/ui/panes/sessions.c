@@ -53,21 +53,6 @@ put_col(struct grid *g, int *x, int y, int w, enum style st, const char *raw)
     *x += w + 1;
 }
 
-void
-dash_one_line(char *dst, size_t len, const char *q)
-{
-    size_t n = 0;
-
-    for (; *q && n + 1 < len; q++) {
-        char ch = *q == '\n' || *q == '\r' || *q == '\t' ? ' ' : *q;
-
-        if (ch == ' ' && (n == 0 || dst[n - 1] == ' '))
-            continue;
-        dst[n++] = ch;
-    }
-    dst[n] = '\0';
-}
-
 static enum style
 row_style(const struct coll_session *s, int selected)
 {
@@ -128,7 +113,7 @@ draw_row(const struct coll_session *s, struct cols c, int selected, struct grid 
         put_col(g, &x, y, DB_W, st, s->db);
     if (c.info)
         put_col(g, &x, y, INFO_W, st, s->info);
-    dash_one_line(q, sizeof q, s->query);
+    text_one_line(q, sizeof q, s->query);
     if (x < end)
         put_col(g, &x, y, end - x, st, q);
 }

@@ -78,7 +78,7 @@ draw_row(const struct coll_statement *s, struct grid *g, int x, int y, int end)
         snprintf(b[4], sizeof b[4], "%.1f%%", 100 * s->share);
     put_num(g, &x, y, st, b[4]);
     put_num(g, &x, y, st, fmt_si(b[5], sizeof b[5], s->rows_per_call, ""));
-    dash_one_line(text, sizeof text, s->text);
+    text_one_line(text, sizeof text, s->text);
     text_clean(clean, sizeof clean, text);
     if (x < end)
         grid_put(g, x, y, end - x, st, clean);

@@ -11,8 +11,22 @@
 
 #include "engine/collect.h"
 #include "records/output.h"
+#include "records/run-output.h"
 #include "base/text.h"
 #include "base/util.h"
+
+/* A statement shown on one line: line breaks and tabs as spaces, runs of spaces as one. */
+static void
+test_one_line(void **state)
+{
+    char out[16];
+
+    (void)state;
+    text_one_line(out, sizeof(out), "  SELECT\n\t 1,\r\n  2  ");
+    assert_string_equal(out, "SELECT 1, 2 ");
+    text_one_line(out, 8, "UPDATE   accounts");
+    assert_string_equal(out, "UPDATE "); /* cut at len - 1 */
+}
 
 static void
 test_clean(void **state)
@@ -208,9 +222,13 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clean),        cmocka_unit_test(test_json_string),
-        cmocka_unit_test(test_json_numbers), cmocka_unit_test(test_error_messages_counted),
-        cmocka_unit_test(test_ascii),        cmocka_unit_test(test_sql_digest),
+        cmocka_unit_test(test_clean),
+        cmocka_unit_test(test_one_line),
+        cmocka_unit_test(test_json_string),
+        cmocka_unit_test(test_json_numbers),
+        cmocka_unit_test(test_error_messages_counted),
+        cmocka_unit_test(test_ascii),
+        cmocka_unit_test(test_sql_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
