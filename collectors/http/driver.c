@@ -366,7 +366,7 @@ int
 ht_init(const struct init_conf *ic, char *err)
 {
     return seterr(err, "a web server has no tables to create (run benchtop run %s directly)",
-                  ic->target);
+                  ic->target->masked);
 }
 
 /* ---- http:// on the engine's own sockets ---- */

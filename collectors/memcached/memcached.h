@@ -47,6 +47,9 @@ struct mc_addr {
  * a one-line "problem (fix)" in err.
  */
 int mc_target_parse(const char *target, struct mc_addr *out, char *err);
+/* The driver class's parse and free_parsed: a struct mc_addr of its own, or NULL and err. */
+void *mc_target_new(const char *target, char *err);
+void mc_target_delete(void *a);
 
 /* A blocking socket connected to a, send and receive timeouts set to timeout_ms; -1 with err. */
 int mc_connect_blocking(const struct mc_addr *a, int timeout_ms, char *err);
@@ -298,7 +301,8 @@ struct mc_meta {
 int mc_meta_parse(const char *line, size_t n, struct mc_meta *m);
 
 /* The collector class's inspect: slab classes, totals and a key census. 0, or -1 with err. */
-int mc_inspect(const char *target, const struct inspect_conf *ic, char *err);
+struct target;
+int mc_inspect(const struct target *target, const struct inspect_conf *ic, char *err);
 
 /* ---- -f scripts (memcached/script.c): pure, text protocol ---- */
 

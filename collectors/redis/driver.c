@@ -383,6 +383,24 @@ redis_target_parse(const char *target, struct redis_target *t, char *err)
                           err);
 }
 
+void *
+redis_target_new(const char *target, char *err)
+{
+    struct redis_target *t = xmalloc(sizeof *t);
+
+    if (redis_target_parse(target, t, err) == 0)
+        return t;
+    free(t);
+    return NULL;
+}
+
+void
+redis_target_delete(void *t)
+{
+    explicit_bzero(t, sizeof(struct redis_target)); /* the password */
+    free(t);
+}
+
 char *
 redis_mask_target(const char *target)
 {
@@ -1066,7 +1084,8 @@ rd_prepare(const struct runconf *rc, const void *opts, char *err)
     redisReader *reader;
     int cluster;
 
-    if (redis_target_parse(rc->tgt.raw, &sh->t, err) < 0 || check_options(sh, rc, kv, err) < 0 ||
+    sh->t = *(const struct redis_target *)rc->tgt.parsed;
+    if (check_options(sh, rc, kv, err) < 0 ||
         (sh->t.tls && (sh->tls = rtls_ctx_new(&sh->t, err)) == NULL))
         goto fail;
     redis_target_where(&sh->t, sh->where, sizeof sh->where);
@@ -2252,6 +2271,8 @@ const struct driver_class redis_driver_class = {
     .pipeline_depth = rd_pipeline_depth,
     .claims = NULL,
     .mask = redis_mask_target,
+    .parse = redis_target_new,
+    .free_parsed = redis_target_delete,
     .prepare = rd_prepare,
     .release = rd_release,
     .tls = rd_tls,

@@ -54,6 +54,9 @@ struct redis_target {
 
 /* 0, or -1 with a one-line "problem (fix)" in err; err never holds the password. */
 int redis_target_parse(const char *target, struct redis_target *t, char *err);
+/* The driver class's parse and free_parsed: a struct redis_target of its own, or NULL and err. */
+void *redis_target_new(const char *target, char *err);
+void redis_target_delete(void *t);
 /* A newly xmalloc'ed copy of target with the password replaced by "***". */
 char *redis_mask_target(const char *target);
 /* "127.0.0.1:6379" or the socket path, for messages. */
@@ -239,7 +242,8 @@ int redis_settings_undo_value(redisContext *ctx, const char *name, char *value, 
 
 struct inspect_conf;
 /* The collector class's inspect: keys by type, size, prefix, TTL, heat. 0, or -1 with err. */
-int redis_inspect(const char *target, const struct inspect_conf *ic, char *err);
+struct target;
+int redis_inspect(const struct target *target, const struct inspect_conf *ic, char *err);
 
 /* --- the top statements (redis/statements.c): INFO commandstats --- */
 

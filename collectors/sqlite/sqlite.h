@@ -27,6 +27,9 @@ struct sqlite_target {
 
 /* Parses target; 0, or -1 with a one-line "problem (fix)" in err. */
 int sqlite_target_parse(const char *target, struct sqlite_target *t, char *err);
+/* The driver class's parse and free_parsed: a struct sqlite_target of its own, or NULL and err. */
+void *sqlite_target_new(const char *target, char *err);
+void sqlite_target_delete(void *t);
 
 /* --- in-process counters (sqlite/stats.c) --- */
 

@@ -39,9 +39,12 @@ void launch_watch_target(struct runconf *rc, const char *target);
 FILE *launch_open_record(const struct runconf *rc);
 /* At start: a closed stdout is held by /dev/null so no socket takes its place. */
 void launch_hold_std_fds(void);
-/* Adds a collector for target (driver drv) to the session; a failure is fatal. */
-void launch_add_collector(struct session *s, const struct driver_class *drv, const char *target,
-                          const char **names);
+/*
+ * Adds a collector for target (driver drv; it must outlive the session) to
+ * the session; a failure is fatal.
+ */
+void launch_add_collector(struct session *s, const struct driver_class *drv,
+                          const struct target *target, const char **names);
 /*
  * The collectors of a run: the server's (on --server when the target is a
  * pooler, else on the target) first, then a pooler's (--pooler, or found
@@ -57,7 +60,7 @@ void launch_add_server(struct session *s, struct runconf *rc, const char **names
  * NULL when there is none or --pooler none. A --pooler no class pools is
  * a usage error (exit 2).
  */
-const struct collector_class *launch_pooler(const struct runconf *rc, const char **at,
+const struct collector_class *launch_pooler(const struct runconf *rc, const struct target **at,
                                             const char **masked);
 void launch_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
                        const char **targets);
