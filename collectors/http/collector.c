@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "engine/target.h"
 #include "webstatus.h"
 
 enum {
@@ -100,7 +101,7 @@ ws_claims(const char *target)
 }
 
 static void *
-ws_open(const char *target, char *err)
+ws_open(const struct target *target, char *err)
 {
     struct ws_conn *c;
 
@@ -115,7 +116,7 @@ ws_open(const char *target, char *err)
         seterr(err, "libcurl failed to start");
         return NULL;
     }
-    curl_easy_setopt(c->curl, CURLOPT_URL, target);
+    curl_easy_setopt(c->curl, CURLOPT_URL, target->raw);
     curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L); /* a thread of its own: no SIGALRM */
     curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)WS_CONNECT_MS);
     curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)WS_TIMEOUT_MS);

@@ -338,5 +338,5 @@ int
 ht_init(const struct init_conf *ic, char *err)
 {
     return seterr(err, "a web server has no tables to create (run benchtop run %s directly)",
-                  ic->target);
+                  ic->target->masked);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/units.h"
+#include "engine/target.h"
 
 #define COLL_TIMEOUT_MS 2000
 /* Slab classes shown one by one, the largest first; the rest are summed on one row. */
@@ -31,13 +32,13 @@ struct mc_coll {
 /* ---- open, sample, close ---- */
 
 static void *
-mc_coll_open(const char *target, char *err)
+mc_coll_open(const struct target *target, char *err)
 {
     struct mc_coll *c = xcalloc(1, sizeof *c);
 
     c->local = -1;
-    if (mc_target_parse(target, &c->addr, err) < 0 ||
-        (c->fd = mc_connect_blocking(&c->addr, COLL_TIMEOUT_MS, err)) < 0) {
+    c->addr = *(const struct mc_addr *)target->parsed;
+    if ((c->fd = mc_connect_blocking(&c->addr, COLL_TIMEOUT_MS, err)) < 0) {
         free(c);
         return NULL;
     }

@@ -32,6 +32,7 @@
 #include "collectors/shared/kv.h"
 #include "engine/mix.h"
 #include "engine/optdef.h"
+#include "engine/target.h"
 #include "base/uri.h"
 #include "base/text.h"
 
@@ -580,7 +581,8 @@ mc_prepare(const struct runconf *rc, const void *opts, char *err)
     char version[64];
     int fd = -1;
 
-    if (parse_choices(rc, o, sh, err) < 0 || mc_target_parse(rc->tgt.raw, &sh->addr, err) < 0)
+    sh->addr = *(const struct mc_addr *)rc->tgt.parsed;
+    if (parse_choices(rc, o, sh, err) < 0)
         goto fail;
     setup_keys(o, sh);
     fd = mc_connect_blocking(&sh->addr, MC_CONNECT_TIMEOUT_MS, err);
@@ -621,7 +623,7 @@ mc_init(const struct init_conf *ic, char *err)
     return seterr(err,
                   "memcached has no tables to create (use benchtop run %s --fill to write "
                   "every key before the load)",
-                  ic->target);
+                  ic->target->masked);
 }
 
 /* ---- per-connection callbacks (worker threads, never blocking) ---- */
@@ -1021,6 +1023,24 @@ mc_target_parse(const char *target, struct mc_addr *out, char *err)
     return resolve(host, port, out, err);
 }
 
+/* The driver class's parse and free_parsed: a struct mc_addr of its own, or NULL and err. */
+static void *
+mc_target_new(const char *target, char *err)
+{
+    struct mc_addr *a = xmalloc(sizeof *a);
+
+    if (mc_target_parse(target, a, err) == 0)
+        return a;
+    free(a);
+    return NULL;
+}
+
+static void
+mc_target_delete(void *a)
+{
+    free(a);
+}
+
 int
 mc_connect_blocking(const struct mc_addr *a, int timeout_ms, char *err)
 {
@@ -1096,6 +1116,8 @@ const struct driver_class memcached_driver_class = {
     .demo_options = mc_demo_options,
     .claims = NULL,
     .mask = mc_mask,
+    .parse = mc_target_new,
+    .free_parsed = mc_target_delete,
     .prepare = mc_prepare,
     .release = mc_release,
     .conn_new = mc_conn_new,

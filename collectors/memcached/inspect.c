@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "collectors/shared/census.h"
+#include "engine/target.h"
 #include "base/json.h"
 #include "base/text.h"
 #include "base/units.h"
@@ -399,13 +400,13 @@ json_report(FILE *f, const struct mc_census *c, const struct inspect_conf *ic)
 }
 
 int
-mc_inspect(const char *target, const struct inspect_conf *ic, char *err)
+mc_inspect(const struct target *target, const struct inspect_conf *ic, char *err)
 {
-    struct mc_addr a;
+    const struct mc_addr a = *(const struct mc_addr *)target->parsed;
     struct mc_census *c;
     int fd, rc;
 
-    if (mc_target_parse(target, &a, err) < 0 || (fd = mc_connect_blocking(&a, TIMEOUT_MS, err)) < 0)
+    if ((fd = mc_connect_blocking(&a, TIMEOUT_MS, err)) < 0)
         return -1;
     c = xcalloc(1, sizeof *c);
     rc = read_stats(fd, &a, c, err);

@@ -298,7 +298,8 @@ struct mc_meta {
 int mc_meta_parse(const char *line, size_t n, struct mc_meta *m);
 
 /* The collector class's inspect: slab classes, totals and a key census. 0, or -1 with err. */
-int mc_inspect(const char *target, const struct inspect_conf *ic, char *err);
+struct target;
+int mc_inspect(const struct target *target, const struct inspect_conf *ic, char *err);
 
 /* ---- -f scripts (memcached/script.c): pure, text protocol ---- */
 

@@ -25,6 +25,7 @@
 #include "base/text.h"
 #include "base/units.h"
 #include "collectors/shared/locks.h"
+#include "engine/target.h"
 
 #define MY_STATUS_NAME(id, name) name,
 static const char *const status_names[MY_NSTATUS] = {MY_STATUS_VARS(MY_STATUS_NAME)};
@@ -953,14 +954,14 @@ my_derive(const struct my_sample *prev, const struct my_sample *cur, double secs
 /* ---- the collector's connection (its own thread; blocking) ---- */
 
 static void *
-my_coll_open(const char *target, char *err)
+my_coll_open(const struct target *target, char *err)
 {
     struct my_coll *c = xcalloc(1, sizeof *c);
     MYSQL_RES *res;
     MYSQL_ROW row;
 
     /* a frozen server fails the sample after IO_TIMEOUT_S instead of holding it forever */
-    if (my_connect_timed(target, IO_TIMEOUT_S, &c->m, err) < 0) {
+    if (my_connect_timed(target->parsed, IO_TIMEOUT_S, &c->m, err) < 0) {
         free(c);
         return NULL;
     }

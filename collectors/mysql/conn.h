@@ -65,7 +65,7 @@ struct my_script_stmt {
 };
 
 struct my_shared {
-    struct my_target target;
+    const struct my_target *target; /* the run's target's (target.parsed) */
     enum my_mode mode;
     struct mix mix;     /* -b/-w built-ins and -f scripts, with their weights */
     int first[MIX_MAX]; /* a script's first command in sstmt[] and a connection's sstmts */

@@ -804,9 +804,10 @@ my_prepare(const struct runconf *rc, const void *opts, char *err)
     struct my_shared *sh = xcalloc(1, sizeof *sh);
     MYSQL *m = NULL;
 
-    if (parse_choices(rc, o, sh, err) < 0 || my_target_parse(rc->tgt.raw, &sh->target, err) < 0)
+    sh->target = rc->tgt.parsed;
+    if (parse_choices(rc, o, sh, err) < 0)
         goto fail;
-    if (my_connect_timed(rc->tgt.raw, MY_ANSWER_TIMEOUT_S, &m, err) < 0 ||
+    if (my_connect_timed(sh->target, MY_ANSWER_TIMEOUT_S, &m, err) < 0 ||
         find_tables(m, rc, o, sh, err) < 0 || check_mix(m, sh, err) < 0)
         goto fail;
     my_tls_read(m, &sh->tls);
@@ -839,7 +840,6 @@ my_release(void *shared)
     free(sh->stmt_id);
     free(sh->labels);
     mix_free(&sh->mix);
-    my_target_free(&sh->target);
     free(sh);
 }
 
@@ -947,7 +947,7 @@ my_new_handle(struct my_conn *c, int nonblocking, char *err)
      * timeout ends it instead (it covers the greeting and the login, not the
      * queries after).
      */
-    if (my_target_apply(m, &c->sh->target, nonblocking ? 0 : c->sh->job_connect_timeout_s, err) <
+    if (my_target_apply(m, c->sh->target, nonblocking ? 0 : c->sh->job_connect_timeout_s, err) <
         0) {
         mysql_close(m);
         return NULL;
@@ -992,6 +992,8 @@ const struct driver_class mysql_driver_class = {
     .options_size = sizeof(struct my_opts),
     .claims = NULL,
     .mask = my_mask_target,
+    .parse = my_target_new,
+    .free_parsed = my_target_delete,
     .prepare = my_prepare,
     .release = my_release,
     .tls = my_tls,

@@ -173,31 +173,26 @@ connect_error(MYSQL *m, const struct my_target *t, char *err)
 }
 
 int
-my_connect_timed(const char *target, unsigned io_timeout_s, MYSQL **out, char *err)
+my_connect_timed(const struct my_target *t, unsigned io_timeout_s, MYSQL **out, char *err)
 {
-    struct my_target t;
     MYSQL *m;
     int rc = 0;
 
     *out = NULL;
-    if (my_target_parse(target, &t, err) < 0)
-        return -1;
     mysql_library_init(0, NULL, NULL);
     m = mysql_init(NULL);
-    if (m == NULL) {
-        my_target_free(&t);
+    if (m == NULL)
         return seterr(err, "could not connect: out of memory");
-    }
-    if (my_target_apply(m, &t, CONNECT_TIMEOUT_S, err) < 0)
+    if (my_target_apply(m, t, CONNECT_TIMEOUT_S, err) < 0)
         rc = -1;
     else if (io_timeout_s > 0 && (mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &io_timeout_s) != 0 ||
                                   mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &io_timeout_s) != 0))
         rc = seterr(err, "the client library rejected a read or write timeout");
-    else if (mysql_real_connect(m, t.host, t.user, t.password, t.db, t.port, t.socket, 0) == NULL)
-        rc = connect_error(m, &t, err);
+    else if (mysql_real_connect(m, t->host, t->user, t->password, t->db, t->port, t->socket, 0) ==
+             NULL)
+        rc = connect_error(m, t, err);
     else
-        rc = my_target_check_tls(m, &t, err);
-    my_target_free(&t);
+        rc = my_target_check_tls(m, t, err);
     if (rc < 0) {
         mysql_close(m);
         return -1;
@@ -294,7 +289,7 @@ side_answer(MYSQL *m, const char *sql, char *out, size_t len)
  * not loaded by default).
  */
 static void
-what_blocks(const char *target, unsigned long id, char *out, size_t len)
+what_blocks(const struct my_target *target, unsigned long id, char *out, size_t len)
 {
     static const char others[] =
         "SELECT GROUP_CONCAT(s SEPARATOR '; ') FROM (SELECT CONCAT('connection ', ID, ' (', "
@@ -340,7 +335,7 @@ what_blocks(const char *target, unsigned long id, char *out, size_t len)
  * when it took less than a second). mysql_query's return.
  */
 static int
-query_told(MYSQL *m, const char *target, const char *sql, char *why, size_t len)
+query_told(MYSQL *m, const struct my_target *target, const char *sql, char *why, size_t len)
 {
     struct query_job j = {.m = m, .sql = sql, .th = jobthread_new(&my_jobthread_hooks)};
     unsigned long id = mysql_thread_id(m); /* read before the job thread has m */
@@ -377,7 +372,7 @@ told_error(MYSQL *m, const char *why, const char *verb, const char *object, char
 }
 
 static int
-query_int64(MYSQL *m, const char *target, const char *sql, int64_t *out, char *err)
+query_int64(MYSQL *m, const struct my_target *target, const char *sql, int64_t *out, char *err)
 {
     MYSQL_RES *res;
     MYSQL_ROW row;
@@ -456,7 +451,7 @@ find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int emp
         return 0;
     for (i = 1; i <= out->tables; i++) {
         snprintf(sql, sizeof sql, "SELECT MAX(id) FROM sbtest%d", i);
-        if (query_int64(m, rc->tgt.raw, sql, &max, err) < 0)
+        if (query_int64(m, rc->tgt.parsed, sql, &max, err) < 0)
             return -1;
         if (least < 0 || max < least)
             least = max;
@@ -472,7 +467,7 @@ find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int emp
 }
 
 static int
-find_counter(MYSQL *m, const char *target, const char *db, char *err)
+find_counter(MYSQL *m, const struct my_target *target, const char *db, char *err)
 {
     int64_t n;
 
@@ -504,7 +499,7 @@ my_find_tables(MYSQL *m, const struct runconf *rc, const struct my_opts *o, int 
         return -1;
     if (uses_sbtest)
         return find_tables(m, rc, o, empty_ok, out, err);
-    return find_counter(m, rc->tgt.raw, out->db, err);
+    return find_counter(m, rc->tgt.parsed, out->db, err);
 }
 
 /* ---- random values ---- */
@@ -541,7 +536,7 @@ run_sql(struct init_run *r, const char *sql, const char *verb, const char *objec
 {
     char why[512];
 
-    if (query_told(r->m, r->ic->target, sql, why, sizeof why) != 0)
+    if (query_told(r->m, r->ic->target->parsed, sql, why, sizeof why) != 0)
         return told_error(r->m, why, verb, object, err);
     return 0;
 }
@@ -632,13 +627,13 @@ check_kept(struct init_run *r, char *err)
         if (!r->kept[n - 1])
             continue;
         snprintf(sql, sizeof sql, "SELECT COALESCE(MAX(id), 0) FROM sbtest%d", n);
-        if (query_int64(r->m, r->ic->target, sql, &rows, err) < 0)
+        if (query_int64(r->m, r->ic->target->parsed, sql, &rows, err) < 0)
             return -1;
         snprintf(sql, sizeof sql,
                  "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "
                  "DATABASE() AND TABLE_NAME = 'sbtest%d' AND INDEX_NAME = 'k_%d'",
                  n, n);
-        if (query_int64(r->m, r->ic->target, sql, &index, err) < 0)
+        if (query_int64(r->m, r->ic->target->parsed, sql, &index, err) < 0)
             return -1;
         if (rows < r->o->table_size || index < 1)
             return seterr(err,
@@ -849,8 +844,8 @@ hold_init_lock(struct init_run *r, char *err)
 {
     int64_t got;
 
-    if (query_int64(r->m, r->ic->target, "SELECT GET_LOCK(CONCAT('benchtop init ', DATABASE()), 0)",
-                    &got, err) < 0)
+    if (query_int64(r->m, r->ic->target->parsed,
+                    "SELECT GET_LOCK(CONCAT('benchtop init ', DATABASE()), 0)", &got, err) < 0)
         return -1;
     if (got != 1)
         return seterr(err,
@@ -920,7 +915,7 @@ print_summary(const struct init_run *r, uint64_t total_us)
  * SIGINT and SIGTERM held for the clean-up.
  */
 static int
-first_answer(const char *target, char *err)
+first_answer(const struct my_target *target, char *err)
 {
     char db[80]; /* as init_run's */
     MYSQL *m;
@@ -944,8 +939,8 @@ my_init(const struct init_conf *ic, char *err)
 
     if (o->tables < 1 || o->table_size < 1)
         return seterr(err, "--tables and --table-size must be at least 1");
-    if (first_answer(ic->target, err) < 0 ||
-        my_connect_timed(ic->target, MY_INIT_TIMEOUT_S, &r.m, err) < 0)
+    if (first_answer(ic->target->parsed, err) < 0 ||
+        my_connect_timed(ic->target->parsed, MY_INIT_TIMEOUT_S, &r.m, err) < 0)
         return -1;
     rng_seed(&r.rng, now_us());
     r.created = xcalloc((size_t)o->tables + 1, 1);

@@ -74,6 +74,9 @@ struct my_target {
  */
 int my_target_parse(const char *target, struct my_target *t, char *err);
 void my_target_free(struct my_target *t);
+/* The driver class's parse and free_parsed: a struct my_target of its own, or NULL and err. */
+void *my_target_new(const char *target, char *err);
+void my_target_delete(void *t);
 /*
  * Sets up m (from mysql_init) for t: the option files' [client] and
  * [benchtop] groups, the target's TLS options, and a connect timeout when
@@ -124,7 +127,7 @@ int my_error_is_conn_lost(unsigned errnum);
  * index builds take as long as the data.
  */
 enum { MY_ANSWER_TIMEOUT_S = 15, MY_INIT_TIMEOUT_S = 600 };
-int my_connect_timed(const char *target, unsigned io_timeout_s, MYSQL **out, char *err);
+int my_connect_timed(const struct my_target *t, unsigned io_timeout_s, MYSQL **out, char *err);
 
 /* "could not VERB OBJECT: server message (fix)" for the last error on m; returns -1. */
 int my_sql_error(MYSQL *m, const char *verb, const char *object, char *err);

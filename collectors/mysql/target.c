@@ -328,6 +328,24 @@ my_target_free(struct my_target *t)
     memset(t, 0, sizeof *t);
 }
 
+void *
+my_target_new(const char *target, char *err)
+{
+    struct my_target *t = xmalloc(sizeof *t);
+
+    if (my_target_parse(target, t, err) == 0)
+        return t;
+    free(t);
+    return NULL;
+}
+
+void
+my_target_delete(void *t)
+{
+    my_target_free(t);
+    free(t);
+}
+
 int
 my_target_apply(MYSQL *m, const struct my_target *t, unsigned timeout_s, char *err)
 {

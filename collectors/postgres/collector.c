@@ -19,6 +19,7 @@
 #include "pg-collector.h"
 #include "conn.h"
 #include "collectors/shared/locks.h"
+#include "engine/target.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,11 +88,11 @@ pg_coll_close(void *conn)
 }
 
 static void *
-pg_coll_open(const char *target, char *err)
+pg_coll_open(const struct target *target, char *err)
 {
     struct pg_coll *c = xcalloc(1, sizeof *c);
 
-    if (pg_connect_as(target, app_name, CONNECT_TIMEOUT_S, &c->conn, err) < 0 ||
+    if (pg_connect_as(target->raw, app_name, CONNECT_TIMEOUT_S, &c->conn, err) < 0 ||
         read_privileges(c, err) < 0) {
         pg_coll_close(c);
         return NULL;

@@ -1086,7 +1086,7 @@ pg_init(const struct init_conf *ic, char *err)
 
     if (o->scale < 1)
         return seterr(err, "scale must be at least 1, not %d (use --scale 1 or more)", o->scale);
-    if (pg_connect_blocking(ic->target, &r.conn, err) < 0)
+    if (pg_connect_blocking(ic->target->raw, &r.conn, err) < 0)
         return -1;
     if (hold_init_lock(r.conn, err) < 0) {
         PQfinish(r.conn);

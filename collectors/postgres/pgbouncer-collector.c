@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/runconf.h"
+#include "engine/target.h"
 
 enum { CONNECT_TIMEOUT_S = 3 };
 
@@ -139,8 +140,9 @@ sample_version(PGconn *conn, struct pgb_sample *s, char *err)
 
 /* --- the collector class --- */
 
-static void *
-pgb_coll_open(const char *target, char *err)
+/* The console of the PgBouncer at target (its raw string: libpq's conninfo or URI). */
+static struct pgb_coll *
+console_open(const char *target, char *err)
 {
     struct pgb_coll *c = xcalloc(1, sizeof *c);
     char *console = pgb_console_target(target);
@@ -152,6 +154,12 @@ pgb_coll_open(const char *target, char *err)
         return NULL;
     }
     return c;
+}
+
+static void *
+pgb_coll_open(const struct target *target, char *err)
+{
+    return console_open(target->raw, err);
 }
 
 struct pg_conn *
@@ -278,7 +286,7 @@ static int
 probe(const char *target, struct pgb_sample *s)
 {
     char err[BT_ERRLEN];
-    struct pgb_coll *c = pgb_coll_open(target, err);
+    struct pgb_coll *c = console_open(target, err);
     int rc;
 
     if (c == NULL)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "engine/collector.h"
+#include "engine/target.h"
 #include "base/text.h"
 #include "base/util.h"
 
@@ -51,25 +52,21 @@ static const char *const rd_coll_commands[REDIS_SAMPLE_COMMANDS] = {
 /* ---- sampling (the collector's thread) ---- */
 
 static void *
-rd_coll_open(const char *target, char *err)
+rd_coll_open(const struct target *target, char *err)
 {
-    struct redis_target t;
+    const struct redis_target *t = target->parsed;
     redisContext *ctx;
     struct rd_coll *c;
 
-    if (redis_target_parse(target, &t, err) < 0 ||
-        redis_connect_blocking(&t, RC_TIMEOUT_MS, &ctx, NULL, err) < 0) {
-        explicit_bzero(&t, sizeof t);
+    if (redis_connect_blocking(t, RC_TIMEOUT_MS, &ctx, NULL, err) < 0)
         return NULL;
-    }
     c = xcalloc(1, sizeof *c);
     c->ctx = ctx;
-    c->port = t.path[0] ? 0 : t.port;
+    c->port = t->path[0] ? 0 : t->port;
     c->local = -1;
     c->seen_id = -1;
-    redis_target_where(&t, c->where, sizeof c->where);
-    c->nodes = rd_nodes_open(ctx, &t);
-    explicit_bzero(&t, sizeof t); /* the password */
+    redis_target_where(t, c->where, sizeof c->where);
+    c->nodes = rd_nodes_open(ctx, t);
     return c;
 }
 

@@ -1,5 +1,5 @@
 /*
- * redis/driver: the Redis load driver, its targets and its blocking connect.
+ * redis/driver: the Redis load driver and its blocking connect.
  *
  * hiredis provides the connect (redisConnectNonBlock, TCP or Unix socket)
  * and the RESP reply reader; benchtop does the socket I/O itself on the
@@ -23,22 +23,8 @@
  * edge-triggered), and the worker's sendq is not used (its bytes must be
  * encrypted first).
  *
- * A cluster's client keeps its one connection, to its master, for its own
- * keys; a request that must go elsewhere (an ASK's, after ASKING; a
- * script's command for another master) takes a detour: it is sent on the
- * client's side connection to that node when it is the oldest reply due,
- * and conn_fd is that connection's until its reply came. The worker then
- * registers that fd (and the master's again after), so no edge is lost.
- *
- * A cluster's client follows a failover. Its master gone (killed: the
- * connect refused, or never answered), each reconnect first asks another
- * master of prepare's map for CLUSTER SLOTS, on the client's own
- * connection (STEP_MAP), and pins the client to the master that serves
- * its slots now: until a replica is promoted that is the same master, and
- * the connect fails again after the engine's backoff. A master that left
- * the map (CLUSTER FAILOVER made it a replica) answers MOVED: the client
- * reads the map and reconnects to the new master, the loss counted as the
- * MOVED it is.
+ * On a cluster the routing is route.c's and following a failover
+ * failover.c's; a target's parse is target.c's.
  */
 #include "redis.h"
 #include "tls.h"
@@ -62,347 +48,8 @@
 #include "base/uri.h"
 #include "base/util.h"
 
-#define RD_DEFAULT_PORT 6379
-#define RD_KEY_DIGITS 12 /* key:000000000042, as redis-benchmark -r writes them */
-#define RD_CONNECT_TIMEOUT_MS 5000
-#define RD_READ_CHUNK 16384
-#define RD_OBUF_START (1u << 20)
-#define RD_FILL_BATCH 1000
-#define RD_FILL_BATCH_BYTES (4u << 20)
-
-enum rd_workload { RD_WL_GET, RD_WL_SET, RD_WL_INCR, RD_WL_MIXED };
-enum rd_op { OP_GET, OP_SET, OP_INCR, OP_FILL, OP__COUNT };
-
-/* Where a connection is. */
-enum rd_step {
-    STEP_CONNECTING, /* waiting for the TCP (or Unix) connect to finish */
-    STEP_TLS,        /* rediss://: the TLS handshake */
-    STEP_HANDSHAKE,  /* AUTH / SELECT sent, waiting for their replies */
-    STEP_MAP,        /* a cluster's client asking another master: CLUSTER SLOTS sent */
-    STEP_READY,      /* requests flow */
-};
-
-/* A request formatted once; only its RD_KEY_DIGITS key digits (at key_at) change. */
-struct rd_cmd {
-    char *buf;
-    size_t len;
-    size_t key_at;
-    size_t key_len; /* the whole key, its prefix and digits (a cluster's key slot) */
-};
-
-struct rd_shared {
-    struct redis_target t;
-    char where[300];
-    enum rd_workload workload;
-    struct kv_workload kv; /* keys, their pattern, the mix, the value */
-    struct rd_cmd cmd[OP__COUNT];
-    size_t longest; /* longest request, for the output buffers */
-    int depth;      /* --pipeline */
-    char *hs;       /* AUTH and SELECT, formatted once */
-    size_t hs_len;
-    int hs_count;
-    redisReplyObjectFunctions fns; /* the reader's allocation-free object functions */
-    struct mix mix;                /* -b/-w built-ins and -f scripts (redis/script.c) */
-    int first[MIX_MAX];            /* -r: a script's first command in stmt_id */
-    int *stmt_id;                  /* -r: [first[e] + command] its label, -1 for \set */
-    int op_label[MIX_MAX];         /* -r: a built-in's first request's label (mixed: GET, SET) */
-    struct stmt_label *labels;
-    int nlabels;
-    size_t script_line;      /* a script command's longest text */
-    size_t script_request;   /* the most RESP bytes one run of a script writes */
-    struct rtls_ctx *tls;    /* rediss://: what every connection's session shares; NULL: plain */
-    struct drv_tls tls_info; /* prepare's connection: the record's "tls" */
-    /*
-     * A Redis Cluster (NULL: a standalone server): the slot map prepare read,
-     * its masters in the map's order; client c is pinned to master c mod
-     * nnodes and draws only keys whose slot that master serves (own[node]).
-     */
-    struct redis_slot_map *map;
-    struct redis_slot_set *own;
-    int max_cmds;                             /* the most commands one transaction sends */
-    char note[96];                            /* the summary's "cluster: ..." line */
-    const redisReplyObjectFunctions *hiredis; /* hiredis's own: a CLUSTER SLOTS reply's tree */
-    redisReplyObjectFunctions tree_fns;       /* ... through ours, which count its objects */
-};
-
-/* A cluster's CLUSTER SLOTS reply as a tree: objects past this break the connection. */
-enum { RD_TREE_OBJECTS = 1 << 20 };
-
-/*
- * A cluster's: one command of a transaction in flight, its bytes in the
- * transaction's req, and where it went: side[node], or the pinned master (-1).
- */
-struct rd_part {
-    uint32_t off, len;
-    int node;
-};
-
-/* A transaction in flight: the replies it still waits for and, for -r, whose they are. */
-struct rd_due {
-    int left;
-    int map;                /* cluster: its next reply is CLUSTER SLOTS's (the map refreshed) */
-    int id;                 /* -r: the label of its next reply */
-    const struct script *s; /* a script's: ... */
-    int first, at;          /* ... its commands' place in stmt_id and the next reply's command */
-    uint64_t sent_us;       /* -r: when it was queued */
-    /* A cluster's: its commands (sent again after an ASK), the replies taken, an ASK followed. */
-    char *req;
-    struct rd_part *part;
-    int nparts, got, redirected;
-};
-
-struct rd_conn {
-    const struct rd_shared *sh;
-    struct rng *rng;
-    redisContext *ctx;
-    struct rtls *tls; /* rediss://: the session on ctx's socket */
-    void *session;    /* rediss://: the server's ticket, for a reconnect to resume */
-    enum rd_step step;
-    int hs_left; /* handshake replies still due */
-    char *obuf;  /* requests queued; obuf[opos..olen) not sent yet */
-    size_t olen, opos, ocap;
-    uint64_t seq;       /* --key-pattern seq: the next key */
-    struct rd_due *due; /* the transactions in flight, oldest at due_head, a ring of depth */
-    int due_head, due_n;
-    int64_t vars[SCRIPT_MAX_VARS]; /* a script's variables */
-    char *line;                    /* a script command with its values */
-    int unread;                    /* the last read filled its buffer: the socket may hold more */
-    int rtype;                     /* REDIS_REPLY_* of the last complete reply */
-    int too_large;                 /* a reply passed RD_REPLY_BYTES: the connection goes */
-    char errmsg[256];              /* its text when it was an error */
-    struct iovec siov;             /* a send queued in the worker's sendq (driver.h) */
-    struct msghdr smsg;
-    /* A cluster's: the master this client is pinned to, and the slots it serves (NULL: none). */
-    int client_id;
-    struct redis_slot_set *own;
-    char host[256];
-    int port;
-    char where[300];  /* the pinned master, or the target: for messages */
-    int stale;        /* a MOVED came: the next request refreshes the map first */
-    int refreshing;   /* a CLUSTER SLOTS is in flight */
-    redisReply *tree; /* its reply, read as a tree */
-    size_t tree_objs; /* the objects of that tree so far */
-    /*
-     * A cluster's connections to the other masters (side[0..nnodes) in
-     * prepare's map, side[nnodes] for a node an ASK names that the map has
-     * not), each opened when a request first goes there. The oldest
-     * transaction's next reply is awaited on side[away] (-1: on ctx), and
-     * conn_fd is then that connection's: a detour, one request at a time.
-     */
-    struct rd_conn **side;
-    int nside;
-    int away;
-    int away_ask;  /* the detour sends ASKING first */
-    int away_left; /* its replies still due; 0: not sent yet */
-    int is_side;   /* this is a side connection: it connects to host:port */
-    int side_lost; /* the detour's connection was lost: its reply is errmsg, ERR_CONN */
-    /*
-     * A cluster's client whose master did not take its connect (refused,
-     * or no answer within --stall-timeout): each connect first asks one
-     * other master of prepare's map (ask_next's, in turn) for CLUSTER
-     * SLOTS, on this connection, and pins the client to the master that
-     * serves its slots now (a replica promoted); then connects there.
-     */
-    int unreached;
-    int asking;       /* this connection is to the master asked, not to c's own */
-    int asked;        /* this connect asked already: one question per connect */
-    int ask_next;     /* prepare's master asked next */
-    const char *peer; /* the host this connection's TLS verifies; NULL: the target's */
-    char down[256];   /* why c's master was not reached */
-};
-
-static const char *const rd_schemes[] = {"redis://", "rediss://", "redis+unix://", NULL};
 static const char *const rd_workloads[] = {"get", "set", "incr", "mixed", NULL};
 static const char *const rd_modes[] = {"resp2", NULL};
-
-/* ---- targets ---- */
-
-/* The password's place: after the ':', or the whole userinfo (redis-cli reads a lone word so). */
-static struct uri_span
-password_span(const struct uri *u)
-{
-    return u->has_password ? u->password : u->user;
-}
-
-static int
-parse_userinfo(const char *target, const struct uri *u, struct redis_target *t)
-{
-    if (!u->has_password)
-        return uri_decode(target, u->user, t->pass, sizeof t->pass);
-    return uri_decode(target, u->user, t->user, sizeof t->user) < 0
-               ? -1
-               : uri_decode(target, u->password, t->pass, sizeof t->pass);
-}
-
-/* For the target parsers: records why and fails. */
-static int
-bad(const char **why, const char *what)
-{
-    *why = what;
-    return -1;
-}
-
-/* A database number (0 to 1000000) filling exactly n bytes. */
-static int
-parse_db_number(const char *s, size_t n, int *out)
-{
-    uint64_t v;
-
-    if (safe_strntoull(s, n, &v) < 0 || v > 1000000)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
-/* "host", "host:port", "[v6]:port". */
-static int
-parse_hostport(const char *target, struct uri *u, struct redis_target *t, const char **why)
-{
-    switch (uri_split_host(target, u)) {
-    case URI_HOST_NO_CLOSE_BRACKET:
-        return bad(why, "an IPv6 address needs its closing ']'");
-    case URI_HOST_AFTER_BRACKET:
-        return bad(why, "expected ':PORT' after ']'");
-    case URI_HOST_OK:
-        break;
-    }
-    if (u->host.len >= sizeof t->host)
-        return bad(why, "the host name is too long");
-    memcpy(t->host, target + u->host.off, u->host.len);
-    t->host[u->host.len] = '\0';
-    if (u->host.len == 0)
-        snprintf(t->host, sizeof t->host, "127.0.0.1");
-    t->port = RD_DEFAULT_PORT;
-    if (u->has_port && uri_port(target, u->port, &t->port) < 0)
-        return bad(why, "the port must be a number from 1 to 65535");
-    return 0;
-}
-
-/* The path: "" or "/" or "/DB". */
-static int
-parse_db(const char *s, size_t n, struct redis_target *t, const char **why)
-{
-    if (n <= 1)
-        return 0;
-    if (parse_db_number(s + 1, n - 1, &t->db) < 0)
-        return bad(why, "the database after '/' must be a number (e.g. /0)");
-    return 0;
-}
-
-/* redis+unix: "/path" or "/path?db=N". */
-static int
-parse_socket(const char *target, const struct uri *u, struct redis_target *t, const char **why)
-{
-    const char *q = target + u->query.off;
-
-    if (u->path.len == 0 || target[u->path.off] != '/')
-        return bad(why,
-                   "redis+unix:// takes an absolute socket path (redis+unix:///run/redis.sock)");
-    if (u->path.len >= sizeof t->path)
-        return bad(why, "the socket path is too long");
-    memcpy(t->path, target + u->path.off, u->path.len);
-    t->path[u->path.len] = '\0';
-    if (u->has_query &&
-        (strncmp(q, "db=", 3) != 0 || parse_db_number(q + 3, u->query.len - 3, &t->db) < 0))
-        return bad(why, "the only parameter is ?db=N");
-    return 0;
-}
-
-/* One rediss:// parameter, n bytes at target + off: cacert=PATH, insecure[=1|0]. */
-static int
-parse_tls_param(const char *target, size_t off, size_t n, struct redis_target *t, const char **why)
-{
-    const char *p = target + off;
-
-    if (n == 8 && strncmp(p, "insecure", 8) == 0)
-        t->insecure = 1;
-    else if (n == 10 && strncmp(p, "insecure=", 9) == 0 && (p[9] == '0' || p[9] == '1'))
-        t->insecure = p[9] == '1';
-    else if (n > 7 && strncmp(p, "cacert=", 7) == 0)
-        return uri_decode(target, (struct uri_span){off + 7, n - 7}, t->cacert, sizeof t->cacert) <
-                       0
-                   ? bad(why, "cacert= is too long or has a bad %-escape")
-                   : 0;
-    else
-        return bad(why, "rediss:// takes ?cacert=PATH and insecure, joined by '&'");
-    return 0;
-}
-
-/* rediss://'s query: its '&'-separated parameters. */
-static int
-parse_tls_query(const char *target, struct uri_span q, struct redis_target *t, const char **why)
-{
-    size_t at = q.off, end = q.off + q.len;
-
-    while (at <= end) {
-        const char *amp = memchr(target + at, '&', end - at);
-        size_t n = amp != NULL ? (size_t)(amp - target) - at : end - at;
-        if (parse_tls_param(target, at, n, t, why) < 0)
-            return -1;
-        at += n + 1;
-    }
-    return 0;
-}
-
-static int
-parse_rest(const char *scheme, const char *target, struct redis_target *t, const char **why)
-{
-    struct uri u;
-
-    uri_split(target, &u);
-    if (u.has_userinfo && parse_userinfo(target, &u, t) < 0)
-        return bad(why, "the user or password is too long or has a bad %-escape");
-    if (strcmp(scheme, "redis+unix://") == 0) {
-        if (u.authority.len != 0)
-            return bad(why, "redis+unix:// takes no host: redis+unix:///path/to/redis.sock");
-        return parse_socket(target, &u, t, why);
-    }
-    if (u.has_query && !t->tls)
-        return bad(why, "redis:// takes no ?parameters (the database is /DB; cacert= and "
-                        "insecure are for rediss://)");
-    if (parse_hostport(target, &u, t, why) < 0 ||
-        (u.has_query && parse_tls_query(target, u.query, t, why) < 0))
-        return -1;
-    return parse_db(target + u.path.off, u.path.len, t, why);
-}
-
-int
-redis_target_parse(const char *target, struct redis_target *t, char *err)
-{
-    const char *scheme = uri_scheme_in(target, rd_schemes), *why = NULL;
-
-    memset(t, 0, sizeof *t);
-    if (scheme == NULL)
-        return seterr(err, "not a redis target (use redis://HOST:PORT/DB)");
-    t->tls = strcmp(scheme, "rediss://") == 0;
-    if (parse_rest(scheme, target, t, &why) == 0)
-        return 0;
-    return target_invalid(target, redis_mask_target, why,
-                          t->tls ? "(e.g. rediss://:PASSWORD@127.0.0.1:6380/0?cacert=/path/ca.crt)"
-                                 : "(e.g. redis://:PASSWORD@127.0.0.1:6379/0)",
-                          err);
-}
-
-char *
-redis_mask_target(const char *target)
-{
-    struct uri u;
-
-    if (uri_scheme_in(target, rd_schemes) == NULL || uri_split(target, &u) < 0 || !u.has_userinfo)
-        return xstrdup(target);
-    return uri_replace(target, password_span(&u), "***");
-}
-
-void
-redis_target_where(const struct redis_target *t, char *out, size_t len)
-{
-    if (t->path[0] != '\0')
-        snprintf(out, len, "%s", t->path);
-    else if (strchr(t->host, ':') != NULL)
-        snprintf(out, len, "[%s]:%d", t->host, t->port);
-    else
-        snprintf(out, len, "%s:%d", t->host, t->port);
-}
 
 /* ---- blocking connect (main thread, collector) ---- */
 
@@ -951,110 +598,6 @@ check_options(struct rd_shared *sh, const struct runconf *rc, const struct kv_co
     return kv_setup(&sh->kv, kv, runconf_total_clients(rc), mixed, "1:10", err);
 }
 
-/*
- * Whether the server is a Redis Cluster node: INFO cluster, one command. A
- * server that refuses it (a managed service) is taken as standalone; one
- * whose reply breaks the connection (too large) too, on a new connection,
- * so that the run meets and counts what the server does.
- */
-static int
-detect_cluster(struct rd_shared *sh, redisContext **ctx, int *cluster, char *err)
-{
-    redisReply *r = redis_command(*ctx, "INFO cluster");
-
-    *cluster = 0;
-    if (r == NULL) {
-        redisFree(*ctx);
-        *ctx = NULL;
-        return redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, ctx, NULL, err);
-    }
-    if (r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS)
-        *cluster = redis_info_cluster_enabled(r->str, r->len);
-    freeReplyObject(r);
-    return 0;
-}
-
-/* A master that does not know its own address ("" or "?" in CLUSTER SLOTS) is the target's host. */
-static void
-fix_hosts(struct redis_slot_map *m, const struct redis_target *t)
-{
-    for (int i = 0; i < m->nnodes; i++)
-        if (m->node[i].host[0] == '\0' || strcmp(m->node[i].host, "?") == 0)
-            snprintf(m->node[i].host, sizeof m->node[i].host, "%s",
-                     t->path[0] ? "127.0.0.1" : t->host);
-}
-
-/* The key prefix of cmd into key; returns its length. */
-static size_t
-key_prefix(const struct rd_cmd *cmd, char *key)
-{
-    size_t n = cmd->key_len - RD_KEY_DIGITS;
-
-    memcpy(key, cmd->buf + cmd->key_at - n, n);
-    return n;
-}
-
-/* Every master needs keys of its own among --keys, of each prefix the mix uses. */
-static int
-cluster_keys(const struct rd_shared *sh, char *err)
-{
-    int used[OP__COUNT] = {0};
-    char key[64];
-
-    for (int e = 0; e < sh->mix.n; e++)
-        used[sh->mix.e[e].builtin == RD_WL_INCR ? OP_INCR : OP_GET] = 1;
-    for (int n = 0; n < sh->map->nnodes; n++)
-        for (int op = 0; op < OP__COUNT; op++) {
-            size_t plen;
-
-            if (!used[op])
-                continue;
-            plen = key_prefix(&sh->cmd[op], key);
-            if (redis_first_key(sh->kv.keys, &sh->own[n], key, plen, RD_KEY_DIGITS) < 0)
-                return seterr(err,
-                              "--keys %llu gives the cluster's master %s:%d none of its keys "
-                              "(each client draws only its master's keys): raise --keys",
-                              (unsigned long long)sh->kv.keys, sh->map->node[n].host,
-                              sh->map->node[n].port);
-        }
-    return 0;
-}
-
-/*
- * A cluster node: CLUSTER SLOTS read into the map the load routes by; each
- * master's slots as a set; the summary's note.
- */
-static int
-load_cluster(struct rd_shared *sh, const struct runconf *rc, redisContext *ctx, char *err)
-{
-    redisReply *r;
-    char why[256];
-    int rv, clients = runconf_total_clients(rc);
-
-    if ((r = redis_command(ctx, "CLUSTER SLOTS")) == NULL)
-        return seterr(err, "%s: CLUSTER SLOTS: %s", sh->where, ctx->errstr);
-    if (r->type == REDIS_REPLY_ERROR) {
-        seterr(err,
-               "%s is a Redis Cluster node but refused CLUSTER SLOTS: %s (the load routes keys "
-               "by it: allow it for the target's user)",
-               sh->where, r->str);
-        freeReplyObject(r);
-        return -1;
-    }
-    sh->map = xmalloc(sizeof *sh->map);
-    rv = redis_slot_map_parse(r, sh->map, why);
-    freeReplyObject(r);
-    if (rv < 0)
-        return seterr(err, "%s: %s", sh->where, why);
-    fix_hosts(sh->map, &sh->t);
-    sh->own = xcalloc((size_t)sh->map->nnodes, sizeof *sh->own);
-    for (int n = 0; n < sh->map->nnodes; n++)
-        redis_slot_set_of(sh->map, n, &sh->own[n]);
-    snprintf(sh->note, sizeof sh->note, "cluster: %d masters, each client pinned to one%s",
-             sh->map->nnodes, clients < sh->map->nnodes ? " (fewer clients than masters)" : "");
-    return cluster_keys(sh, err);
-}
-
 static void rd_release(void *shared);
 
 static void *
@@ -1066,7 +609,8 @@ rd_prepare(const struct runconf *rc, const void *opts, char *err)
     redisReader *reader;
     int cluster;
 
-    if (redis_target_parse(rc->tgt.raw, &sh->t, err) < 0 || check_options(sh, rc, kv, err) < 0 ||
+    sh->t = *(const struct redis_target *)rc->tgt.parsed;
+    if (check_options(sh, rc, kv, err) < 0 ||
         (sh->t.tls && (sh->tls = rtls_ctx_new(&sh->t, err)) == NULL))
         goto fail;
     redis_target_where(&sh->t, sh->where, sizeof sh->where);
@@ -1084,8 +628,8 @@ rd_prepare(const struct runconf *rc, const void *opts, char *err)
     sh->hiredis = reader->fn; /* hiredis's own functions, static: they outlive the reader */
     redisReaderFree(reader);
     if (redis_connect_blocking(&sh->t, RD_CONNECT_TIMEOUT_MS, &ctx, &sh->tls_info, err) < 0 ||
-        detect_cluster(sh, &ctx, &cluster, err) < 0 ||
-        (cluster && load_cluster(sh, rc, ctx, err) < 0))
+        rd_detect_cluster(sh, &ctx, &cluster, err) < 0 ||
+        (cluster && rd_load_cluster(sh, rc, ctx, err) < 0))
         goto fail;
     for (int i = 0; i < sh->mix.n; i++)
         if (sh->mix.e[i].script != NULL && redis_script_check(ctx, sh->mix.e[i].script, err) < 0)
@@ -1125,82 +669,11 @@ rd_release(void *shared)
 
 /* ---- per-connection callbacks (worker threads, never blocking) ---- */
 
-/* host:port as messages name it ("[::1]:6379" for an IPv6 address). */
-static void
-name_node(char *out, size_t len, const char *host, int port)
-{
-    snprintf(out, len, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
-}
-
-/* Where c connects: host:port, and its name in messages. */
-static void
-set_node(struct rd_conn *c, const char *host, int port)
-{
-    if (c->session != NULL && (c->port != port || strcmp(c->host, host) != 0))
-        rtls_session_free(&c->session); /* another server's ticket */
-    snprintf(c->host, sizeof c->host, "%s", host);
-    c->port = port;
-    name_node(c->where, sizeof c->where, c->host, c->port);
-}
-
-/* Pins c to master node of m: where it connects and the slots it draws keys for. */
-static void
-pin_master(struct rd_conn *c, const struct redis_slot_map *m, int node)
-{
-    set_node(c, m->node[node].host, m->node[node].port);
-    redis_slot_set_of(m, node, c->own);
-}
-
-/*
- * The master of m that c is pinned to when its own is not one: the one
- * that serves c's slots now (the first of them: a replica promoted serves
- * them all), else the one c's id picks.
- */
-static int
-choose_master(const struct rd_conn *c, const struct redis_slot_map *m)
-{
-    for (int w = 0; w < REDIS_SLOTS / 64; w++)
-        if (c->own->bit[w] != 0)
-            return m->slot[w * 64 + __builtin_ctzll(c->own->bit[w])];
-    return c->client_id % m->nnodes;
-}
-
 /* The bytes one transaction's commands take at most. */
-static size_t
-request_room(const struct rd_shared *sh)
+size_t
+rd_request_room(const struct rd_shared *sh)
 {
     return sh->longest > sh->script_request ? sh->longest : sh->script_request;
-}
-
-/* A cluster's client: its side connections' places, and room to keep each request. */
-static void
-cluster_conn(struct rd_conn *c)
-{
-    const struct rd_shared *sh = c->sh;
-
-    c->own = xmalloc(sizeof *c->own);
-    c->nside = sh->map->nnodes + 1;
-    c->side = xcalloc((size_t)c->nside, sizeof *c->side);
-    for (int i = 0; i < sh->depth; i++) {
-        c->due[i].req = xmalloc(request_room(sh));
-        c->due[i].part = xcalloc((size_t)sh->max_cmds, sizeof *c->due[i].part);
-    }
-}
-
-/* A side connection to host:port, not connected: it carries one request at a time. */
-static struct rd_conn *
-side_new(const struct rd_conn *c, const char *host, int port)
-{
-    struct rd_conn *s = xcalloc(1, sizeof *s);
-
-    s->sh = c->sh;
-    s->rng = c->rng;
-    s->is_side = 1;
-    s->away = -1;
-    s->ocap = c->sh->hs_len + 64 + request_room(c->sh);
-    s->obuf = xmalloc(s->ocap);
-    set_node(s, host, port);
-    return s;
 }
 
 static void *
@@ -1228,8 +701,8 @@ rd_conn_new(void *shared, int client_id, struct rng *rng)
     c->away = -1;
     snprintf(c->where, sizeof c->where, "%s", sh->where);
     if (sh->map != NULL) {
-        cluster_conn(c);
-        pin_master(c, sh->map, client_id % sh->map->nnodes);
+        rd_cluster_conn(c);
+        rd_pin_master(c, sh->map, client_id % sh->map->nnodes);
     }
     return c;
 }
@@ -1246,7 +719,7 @@ close_ctx(struct rd_conn *c)
     c->olen = c->opos = 0;
 }
 
-static void
+void
 rd_conn_disconnect(void *conn)
 {
     struct rd_conn *c = conn;
@@ -1259,7 +732,7 @@ rd_conn_disconnect(void *conn)
     close_ctx(c);
     c->due_head = c->due_n = 0;
     if (c->asking) /* c->where named the master asked */
-        name_node(c->where, sizeof c->where, c->host, c->port);
+        rd_name_node(c->where, sizeof c->where, c->host, c->port);
     c->asking = 0;
     c->step = STEP_CONNECTING;
     c->refreshing = 0; /* a CLUSTER SLOTS in flight went with the connection */
@@ -1269,7 +742,7 @@ rd_conn_disconnect(void *conn)
     c->away = -1;
 }
 
-static void
+void
 rd_conn_free(void *conn)
 {
     struct rd_conn *c = conn;
@@ -1318,8 +791,8 @@ reserve_out(struct rd_conn *c, size_t n)
     }
 }
 
-static void
-queue_bytes(struct rd_conn *c, const char *bytes, size_t n)
+void
+rd_queue_bytes(struct rd_conn *c, const char *bytes, size_t n)
 {
     reserve_out(c, n);
     memcpy(c->obuf + c->olen, bytes, n);
@@ -1452,8 +925,8 @@ read_in(struct rd_conn *c, char *msg, size_t msglen)
  * its buffer it reads on. With res->sendq (not for the handshake: res
  * NULL) the queue goes to the worker's batch instead, unless a read is due.
  */
-static enum drv_status
-next_reply(struct rd_conn *c, struct txn_result *res, char *msg, size_t msglen)
+enum drv_status
+rd_next_reply(struct rd_conn *c, struct txn_result *res, char *msg, size_t msglen)
 {
     void *reply;
     enum drv_status st;
@@ -1488,8 +961,8 @@ next_reply(struct rd_conn *c, struct txn_result *res, char *msg, size_t msglen)
  * A non-blocking connect to host:port (NULL: the target's host, or its
  * socket), its replies read by c's reader; NULL with err.
  */
-static redisContext *
-open_socket(struct rd_conn *c, const char *host, int port, char *err)
+redisContext *
+rd_open_socket(struct rd_conn *c, const char *host, int port, char *err)
 {
     const struct redis_target *t = &c->sh->t;
     redisContext *ctx;
@@ -1500,7 +973,7 @@ open_socket(struct rd_conn *c, const char *host, int port, char *err)
           : t->path[0] ? redisConnectUnixNonBlock(t->path)
                        : redisConnectNonBlock(t->host, t->port);
     if (host != NULL)
-        name_node(where, sizeof where, host, port);
+        rd_name_node(where, sizeof where, host, port);
     else
         redis_target_where(t, where, sizeof where);
     if (ctx == NULL || ctx->err) {
@@ -1523,8 +996,8 @@ open_socket(struct rd_conn *c, const char *host, int port, char *err)
  * one closes, so its fd's number is not the old one's: the worker's epoll
  * registers it anew (worker_watch).
  */
-static enum drv_status
-switch_ctx(struct rd_conn *c, redisContext *ctx)
+enum drv_status
+rd_switch_ctx(struct rd_conn *c, redisContext *ctx)
 {
     close_ctx(c);
     c->ctx = ctx;
@@ -1533,86 +1006,26 @@ switch_ctx(struct rd_conn *c, redisContext *ctx)
     return DRV_WANT_WRITE;
 }
 
-/* Asking for the map failed (why): the master's own error, and that. */
-static enum drv_status
-ask_failed(const struct rd_conn *c, const char *why, char *err)
-{
-    seterr(err, "%s (asking another master for the cluster's map: %s)", c->down, why);
-    return DRV_ERROR;
-}
-
-static enum drv_status connect_own(struct rd_conn *c, char *err);
-
-/*
- * The master asked cannot be reached either (or there is none): c's own
- * is tried again instead, in case it came back; once, since c asked.
- */
-static enum drv_status
-ask_none(struct rd_conn *c, char *err)
-{
-    c->asking = 0;
-    name_node(c->where, sizeof c->where, c->host, c->port);
-    return connect_own(c, err);
-}
-
-/*
- * A cluster's client asks the next master of prepare's map (not its own)
- * for the map: a connection to it, CLUSTER SLOTS sent once it is set up
- * (STEP_MAP).
- */
-static enum drv_status
-ask_map(struct rd_conn *c, char *err)
-{
-    const struct redis_slot_map *m = c->sh->map;
-    int i = c->ask_next++ % m->nnodes;
-    redisContext *ctx;
-
-    c->asked = 1;
-    if (m->node[i].port == c->port && strcmp(m->node[i].host, c->host) == 0)
-        i = c->ask_next++ % m->nnodes;
-    if ((m->node[i].port == c->port && strcmp(m->node[i].host, c->host) == 0) ||
-        (ctx = open_socket(c, m->node[i].host, m->node[i].port, err)) == NULL)
-        return ask_none(c, err);
-    c->asking = 1;
-    c->peer = m->node[i].host;
-    name_node(c->where, sizeof c->where, m->node[i].host, m->node[i].port);
-    return switch_ctx(c, ctx);
-}
-
-/*
- * c's master did not take the connect (err says why): a cluster's client
- * asks another master for the map, once per connect; anyone else fails.
- */
-static enum drv_status
-unreached(struct rd_conn *c, char *err)
-{
-    if (c->own == NULL)
-        return DRV_ERROR;
-    c->unreached = 1;
-    first_line(c->down, sizeof c->down, err);
-    return c->asked ? DRV_ERROR : ask_map(c, err);
-}
-
 /* Connects to c's master (a cluster's), its side node, or the target. */
-static enum drv_status
-connect_own(struct rd_conn *c, char *err)
+enum drv_status
+rd_connect_own(struct rd_conn *c, char *err)
 {
     const char *host = c->own != NULL || c->is_side ? c->host : NULL;
-    redisContext *ctx = open_socket(c, host, c->port, err);
+    redisContext *ctx = rd_open_socket(c, host, c->port, err);
 
     if (ctx == NULL)
-        return unreached(c, err);
+        return rd_unreached(c, err);
     c->peer = host;
-    return switch_ctx(c, ctx);
+    return rd_switch_ctx(c, ctx);
 }
 
-static enum drv_status
+enum drv_status
 rd_conn_connect_start(void *conn, char *err)
 {
     struct rd_conn *c = conn;
 
     c->asked = 0;
-    return c->unreached ? ask_map(c, err) : connect_own(c, err);
+    return c->unreached ? rd_ask_map(c, err) : rd_connect_own(c, err);
 }
 
 /* Set up (AUTH, SELECT done): ready, or when asking, CLUSTER SLOTS sent, read as a tree. */
@@ -1626,7 +1039,7 @@ set_up(struct rd_conn *c)
         c->unreached = 0;
         return;
     }
-    queue_bytes(c, slots, sizeof slots - 1);
+    rd_queue_bytes(c, slots, sizeof slots - 1);
     c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->tree_fns;
     c->tree_objs = 0;
     c->step = STEP_MAP;
@@ -1641,11 +1054,12 @@ start_setup(struct rd_conn *c)
         set_up(c);
         return;
     }
-    queue_bytes(c, c->sh->hs, c->sh->hs_len);
+    rd_queue_bytes(c, c->sh->hs, c->sh->hs_len);
     c->hs_left = c->sh->hs_count;
 }
 
-/* The TCP connect's outcome: TLS next, or the set-up; a refusal is unreached's (or ask_none's). */
+/* The TCP connect's outcome: TLS next, or the set-up; a refusal is rd_unreached's (or
+ * rd_ask_none's). */
 static enum drv_status
 poll_connect(struct rd_conn *c, char *err)
 {
@@ -1653,7 +1067,7 @@ poll_connect(struct rd_conn *c, char *err)
 
     if (e != 0) {
         seterr(err, "cannot connect to %s: %s", c->where, strerror(e));
-        return c->asking ? ask_none(c, err) : unreached(c, err);
+        return c->asking ? rd_ask_none(c, err) : rd_unreached(c, err);
     }
     if (c->sh->tls == NULL) {
         start_setup(c);
@@ -1683,7 +1097,7 @@ poll_handshake(struct rd_conn *c, char *err)
     char msg[256];
     enum drv_status st;
 
-    while ((st = next_reply(c, NULL, msg, sizeof msg)) == DRV_DONE) {
+    while ((st = rd_next_reply(c, NULL, msg, sizeof msg)) == DRV_DONE) {
         if (c->rtype == REDIS_REPLY_ERROR) {
             seterr(err, "%s refused the connection's set-up: %s", c->where, c->errmsg);
             return DRV_ERROR;
@@ -1698,51 +1112,7 @@ poll_handshake(struct rd_conn *c, char *err)
     return st;
 }
 
-/*
- * The asked master's map came: c pinned to the master that serves its
- * slots; ready when that is the master asked, else a connect there.
- */
-static enum drv_status
-take_asked_map(struct rd_conn *c, char *err)
-{
-    struct redis_slot_map *m = xmalloc(sizeof *m);
-    redisReply *r = c->tree;
-    char why[256], asked[300];
-    int ok;
-
-    c->tree = NULL;
-    c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
-    snprintf(asked, sizeof asked, "%s", c->where);
-    if ((ok = redis_slot_map_parse(r, m, why) == 0)) {
-        fix_hosts(m, &c->sh->t);
-        pin_master(c, m, choose_master(c, m));
-    }
-    free(m);
-    freeReplyObject(r);
-    if (!ok)
-        return ask_failed(c, why, err);
-    c->asking = 0;
-    if (strcmp(asked, c->where) != 0)
-        return connect_own(c, err);
-    c->peer = c->host; /* the master asked serves c's slots: this connection is c's */
-    c->step = STEP_READY;
-    c->unreached = 0;
-    return DRV_DONE;
-}
-
-/* CLUSTER SLOTS's reply, on the asked master's connection. */
-static enum drv_status
-poll_map(struct rd_conn *c, char *err)
-{
-    char msg[256];
-    enum drv_status st = next_reply(c, NULL, msg, sizeof msg);
-
-    if (st == DRV_DONE)
-        return take_asked_map(c, err);
-    return st == DRV_ERROR ? ask_failed(c, msg, err) : st;
-}
-
-static enum drv_status
+enum drv_status
 rd_conn_connect_poll(void *conn, char *err)
 {
     struct rd_conn *c = conn;
@@ -1754,7 +1124,7 @@ rd_conn_connect_poll(void *conn, char *err)
         return st;
     if (c->step == STEP_HANDSHAKE && (st = poll_handshake(c, err)) != DRV_DONE)
         return st;
-    return c->step == STEP_MAP ? poll_map(c, err) : st;
+    return c->step == STEP_MAP ? rd_poll_map(c, err) : st;
 }
 
 static enum rd_op
@@ -1812,45 +1182,6 @@ count_reply(struct rd_conn *c, struct rd_due *d, struct txn_result *res)
         d->at = next_command(d->s, d->at + 1);
 }
 
-/* A cluster's: the master that serves key's slot, -1 when it is c's own (or there is no key). */
-static int
-route_node(struct rd_conn *c, const char *key, size_t klen)
-{
-    const struct redis_slot_map *m = c->sh->map;
-    int slot, node;
-
-    if (key == NULL || redis_slot_set_has(c->own, slot = redis_key_slot(key, klen)))
-        return -1;
-    node = m->slot[slot];
-    if (c->side[node] == NULL)
-        c->side[node] = side_new(c, m->node[node].host, m->node[node].port);
-    return node;
-}
-
-/*
- * A cluster's: the script's len bytes of commands, just queued, kept in d
- * and each routed by its key: those for c's master stay queued, the others
- * wait in d for their turn (rd_conn_txn_poll sends them on a side connection).
- */
-static void
-route_script(struct rd_conn *c, struct rd_due *d, size_t len)
-{
-    const char *key;
-    size_t klen, at = 0, n;
-
-    c->olen -= len;
-    memcpy(d->req, c->obuf + c->olen, len);
-    while (at < len && d->nparts < c->sh->max_cmds &&
-           (n = redis_resp_route(d->req + at, len - at, &key, &klen)) > 0) {
-        int node = route_node(c, key, klen);
-
-        d->part[d->nparts++] = (struct rd_part){(uint32_t)at, (uint32_t)n, node};
-        if (node < 0)
-            queue_bytes(c, d->req + at, n);
-        at += n;
-    }
-}
-
 /* Queues a script's commands, all at once: its transaction ends with their last reply. */
 static enum drv_status
 queue_script(struct rd_conn *c, int e, struct txn_result *res)
@@ -1875,26 +1206,8 @@ queue_script(struct rd_conn *c, int e, struct txn_result *res)
     d->first = c->sh->first[e];
     d->at = next_command(s, 0);
     if (c->own != NULL)
-        route_script(c, d, (size_t)len);
+        rd_route_script(c, d, (size_t)len);
     return DRV_WANT_WRITE;
-}
-
-/*
- * A cluster's client after a MOVED: CLUSTER SLOTS goes ahead of its next
- * request, in the same transaction (its reply is the transaction's first;
- * take_map reads it). One at a time: the MOVED replies to requests sent
- * before it came ask for nothing more. Returns 1.
- */
-static int
-queue_refresh(struct rd_conn *c)
-{
-    static const char slots[] = "*2\r\n$7\r\nCLUSTER\r\n$5\r\nSLOTS\r\n";
-
-    queue_bytes(c, slots, sizeof slots - 1);
-    c->stale = 0;
-    c->refreshing = 1;
-    c->tree_objs = 0;
-    return 1;
 }
 
 /* Queues one request (or a script's); conn_txn_poll sends it with the others queued meanwhile. */
@@ -1912,8 +1225,8 @@ rd_conn_txn_start(void *conn, struct txn_result *res)
         return queue_script(c, e, res);
     op = next_op(c, (enum rd_workload)c->sh->mix.e[e].builtin);
     cmd = &c->sh->cmd[op];
-    map = c->own != NULL && c->stale && !c->refreshing && queue_refresh(c);
-    queue_bytes(c, cmd->buf, cmd->len);
+    map = c->own != NULL && c->stale && !c->refreshing && rd_queue_refresh(c);
+    rd_queue_bytes(c, cmd->buf, cmd->len);
     digits = c->obuf + c->olen - cmd->len + cmd->key_at;
     if (c->own != NULL) /* -1: none of its keys found; it goes anyway, and MOVED says so */
         redis_draw_key(&c->sh->kv, &c->seq, c->rng, c->own, digits + RD_KEY_DIGITS - cmd->key_len,
@@ -1931,177 +1244,6 @@ rd_conn_txn_start(void *conn, struct txn_result *res)
     return DRV_WANT_WRITE;
 }
 
-/*
- * An error reply's kind. MOVED (rd_err_kinds' "moved"): the slot has a new
- * master, so a cluster's client refreshes its map before its next request.
- * ASK (a slot being migrated; the key is on the importing node) is
- * followed once (follow_ask): one that comes back, or a MOVED, from the
- * node it named is counted. CLUSTERDOWN ("clusterdown"): the cluster
- * serves no key until a failed master's replica is promoted. A side
- * connection lost is ERR_CONN, though the client's own connection goes on.
- */
-static enum err_kind
-error_kind(struct rd_conn *c)
-{
-    if (c->side_lost) {
-        c->side_lost = 0;
-        return ERR_CONN;
-    }
-    if (strncmp(c->errmsg, "MOVED ", 6) == 0) {
-        if (c->own != NULL && !c->refreshing)
-            c->stale = 1;
-        return ERR_DRIVER_2;
-    }
-    if (strncmp(c->errmsg, "ASK ", 4) == 0)
-        return ERR_DRIVER_3;
-    if (strncmp(c->errmsg, "CLUSTERDOWN ", 12) == 0)
-        return ERR_DRIVER_4;
-    return ERR_OTHER;
-}
-
-/* A cluster's master by its address in m, or -1. */
-static int
-find_master(const struct redis_slot_map *m, const char *host, int port)
-{
-    for (int i = 0; i < m->nnodes; i++)
-        if (m->node[i].port == port && strcmp(m->node[i].host, host) == 0)
-            return i;
-    return -1;
-}
-
-/*
- * CLUSTER SLOTS's reply (c->tree) came: the slots of c's master, anew. A
- * master no longer in the map (it serves no slot, or a replica took over:
- * CLUSTER FAILOVER) gives way to the one that serves c's slots now
- * (choose_master): -1, with why in res->msg, and the engine reconnects
- * the client there; the loss is the MOVED's (the request sent after
- * CLUSTER SLOTS went to the old master), not a connection error. A reply
- * that is not a map (refused, malformed) leaves the old one: the next
- * MOVED asks again.
- */
-static int
-take_map(struct rd_conn *c, struct txn_result *res)
-{
-    struct redis_slot_map *m = xmalloc(sizeof *m);
-    redisReply *r = c->tree;
-    char why[256];
-    int node, rv = 0;
-
-    c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->fns;
-    c->tree = NULL;
-    c->refreshing = 0;
-    if (redis_slot_map_parse(r, m, why) == 0) {
-        fix_hosts(m, &c->sh->t);
-        if ((node = find_master(m, c->host, c->port)) < 0) {
-            node = choose_master(c, m);
-            snprintf(res->msg, sizeof res->msg,
-                     "%.80s serves no slot in the cluster's new map: the client moves to "
-                     "%.80s:%d",
-                     c->where, m->node[node].host, m->node[node].port);
-            rv = -1;
-        }
-        pin_master(c, m, node);
-    }
-    free(m);
-    freeReplyObject(r);
-    return rv;
-}
-
-/* The side connection to host:port: a master of prepare's map, or the spare one. */
-static int
-side_index(struct rd_conn *c, const char *host, int port)
-{
-    int i = find_master(c->sh->map, host, port);
-    struct rd_conn **s;
-
-    if (i < 0) {
-        i = c->nside - 1;
-        s = &c->side[i];
-        if (*s != NULL && ((*s)->port != port || strcmp((*s)->host, host) != 0)) {
-            rd_conn_free(*s);
-            *s = NULL;
-        }
-    }
-    if (c->side[i] == NULL)
-        c->side[i] = side_new(c, host, port);
-    return i;
-}
-
-/*
- * An ASK for the command in hand, the first for it: the command goes to
- * the node it names, after ASKING, on a side connection; the map stays
- * as it is (the slot is only being migrated). 1 when so.
- */
-static int
-follow_ask(struct rd_conn *c, struct rd_due *d)
-{
-    struct redis_redirect r;
-
-    if (d->got >= d->nparts || d->redirected || c->rtype != REDIS_REPLY_ERROR ||
-        redis_redirect_parse(c->errmsg, strlen(c->errmsg), &r) < 0 || !r.ask)
-        return 0;
-    d->redirected = 1;
-    c->away = side_index(c, r.host, r.port);
-    c->away_ask = 1;
-    c->away_left = 0;
-    return 1;
-}
-
-/* The detour's connection was lost: the command's reply is an error saying so (ERR_CONN). */
-static enum drv_status
-detour_lost(struct rd_conn *c, struct rd_conn *s, const char *why)
-{
-    snprintf(c->errmsg, sizeof c->errmsg, "%s", why);
-    c->rtype = REDIS_REPLY_ERROR;
-    c->side_lost = 1;
-    c->away = -1;
-    rd_conn_disconnect(s);
-    return DRV_DONE;
-}
-
-/* Queues the command in hand on s, after ASKING when an ASK sent it there. */
-static void
-detour_send(struct rd_conn *c, struct rd_conn *s, const struct rd_due *d)
-{
-    static const char asking[] = "*1\r\n$6\r\nASKING\r\n";
-    const struct rd_part *p = &d->part[d->got];
-
-    if (c->away_ask)
-        queue_bytes(s, asking, sizeof asking - 1);
-    queue_bytes(s, d->req + p->off, p->len);
-    c->away_left = 1 + c->away_ask;
-}
-
-/*
- * The command in hand on side connection side[away]: connected (and its
- * AUTH/SELECT done) when new, sent, its reply read. DRV_DONE when the
- * reply is c's (rtype, errmsg) and the detour is over.
- */
-static enum drv_status
-detour_poll(struct rd_conn *c, const struct rd_due *d)
-{
-    struct rd_conn *s = c->side[c->away];
-    enum drv_status st;
-    char why[256];
-
-    if (s->ctx == NULL) {
-        st = rd_conn_connect_start(s, why);
-        return st == DRV_ERROR ? detour_lost(c, s, why) : st;
-    }
-    if (s->step != STEP_READY && (st = rd_conn_connect_poll(s, why)) != DRV_DONE)
-        return st == DRV_ERROR ? detour_lost(c, s, why) : st;
-    if (c->away_left == 0)
-        detour_send(c, s, d);
-    while ((st = next_reply(s, NULL, why, sizeof why)) == DRV_DONE)
-        if (--c->away_left == 0) { /* ASKING's +OK before it: an error there shows here */
-            c->rtype = s->rtype;
-            memcpy(c->errmsg, s->errmsg, sizeof c->errmsg);
-            c->away = -1;
-            return DRV_DONE;
-        }
-    return st == DRV_ERROR ? detour_lost(c, s, why) : st;
-}
-
 /* The oldest transaction's next reply: on c's own connection, or a detour's. */
 static enum drv_status
 take_reply(struct rd_conn *c, struct rd_due *d, struct txn_result *res)
@@ -2113,10 +1255,10 @@ take_reply(struct rd_conn *c, struct rd_due *d, struct txn_result *res)
         c->away_ask = c->away_left = 0;
     }
     if (c->away >= 0)
-        return detour_poll(c, d);
+        return rd_detour_poll(c, d);
     if (d->map) /* CLUSTER SLOTS's reply comes next: read as a tree, until it is whole */
         c->ctx->reader->fn = (redisReplyObjectFunctions *)&c->sh->tree_fns;
-    st = next_reply(c, res, res->msg, sizeof res->msg);
+    st = rd_next_reply(c, res, res->msg, sizeof res->msg);
     if (st == DRV_ERROR) /* ERR_DRIVER_1: reply_too_large (rd_err_kinds) */
         res->err = c->too_large ? ERR_DRIVER_1 : ERR_CONN;
     return st;
@@ -2138,13 +1280,13 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
         if (d->map) {
             d->map = 0;
             d->left--; /* the request after it is still due */
-            if (take_map(c, res) < 0) {
+            if (rd_take_map(c, res) < 0) {
                 res->err = ERR_DRIVER_2; /* moved: lose_in_transaction counts it so */
                 return DRV_ERROR;
             }
             continue;
         }
-        if (follow_ask(c, d))
+        if (rd_follow_ask(c, d))
             continue;
         d->got++;
         d->redirected = 0;
@@ -2160,7 +1302,7 @@ rd_conn_txn_poll(void *conn, struct txn_result *res)
             return DRV_ERROR;
         }
         if (c->rtype == REDIS_REPLY_ERROR) {
-            enum err_kind k = error_kind(c);
+            enum err_kind k = rd_error_kind(c);
 
             if (res->err == ERR_NONE) {
                 res->err = k;
@@ -2186,7 +1328,7 @@ rd_tls(const void *shared, struct drv_tls *out)
     *out = sh->tls_info;
 }
 
-/* ERR_DRIVER_1.., in order: a reply too large, a cluster's MOVED and ASK (error_kind). */
+/* ERR_DRIVER_1.., in order: a reply too large, a cluster's MOVED and ASK (rd_error_kind). */
 /* A cluster's line for the summary; "" for a standalone server. */
 static const char *
 rd_target_note(const void *shared)
@@ -2241,7 +1383,7 @@ static const char *const rd_demo_options[] = {"fill=1", NULL}; /* so that gets h
 const struct driver_class redis_driver_class = {
     .name = "redis",
     .version_note = rtls_note,
-    .schemes = rd_schemes,
+    .schemes = redis_schemes,
     .workloads = rd_workloads,
     .modes = rd_modes,
     .pipelining = 1,
@@ -2252,6 +1394,8 @@ const struct driver_class redis_driver_class = {
     .pipeline_depth = rd_pipeline_depth,
     .claims = NULL,
     .mask = redis_mask_target,
+    .parse = redis_target_new,
+    .free_parsed = redis_target_delete,
     .prepare = rd_prepare,
     .release = rd_release,
     .tls = rd_tls,

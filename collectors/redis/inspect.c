@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "engine/collector.h"
+#include "engine/target.h"
 #include "base/json.h"
 #include "base/text.h"
 #include "base/units.h"
@@ -351,22 +352,18 @@ json_report(FILE *f, const struct census *c, const struct inspect_conf *ic)
 }
 
 int
-redis_inspect(const char *target, const struct inspect_conf *ic, char *err)
+redis_inspect(const struct target *target, const struct inspect_conf *ic, char *err)
 {
-    struct redis_target t;
+    const struct redis_target *t = target->parsed;
     redisContext *ctx;
     struct census *c;
     char where[300];
     int rc;
 
-    if (redis_target_parse(target, &t, err) < 0 ||
-        redis_connect_blocking(&t, TIMEOUT_MS, &ctx, NULL, err) < 0) {
-        explicit_bzero(&t, sizeof t);
+    if (redis_connect_blocking(t, TIMEOUT_MS, &ctx, NULL, err) < 0)
         return -1;
-    }
-    redis_target_where(&t, where, sizeof where);
-    snprintf(where + strlen(where), sizeof where - strlen(where), " db %d", t.db);
-    explicit_bzero(&t, sizeof t); /* the password */
+    redis_target_where(t, where, sizeof where);
+    snprintf(where + strlen(where), sizeof where - strlen(where), " db %d", t->db);
     c = xcalloc(1, sizeof *c);
     rc = read_server(ctx, c, err);
     if (rc == 0)

@@ -1,6 +1,6 @@
 /*
  * redis/nodes: the collector's view of a Redis Cluster. The target is one
- * node; the load spreads over every master (redis/driver.c pins each
+ * node; the load spreads over every master (redis/route.c pins each
  * client to one), so the collector reads every master's INFO too: the
  * cluster's commands a second, keys and memory are their sums, and each
  * master is a row (commands/s, CPU, keys). Each master runs its commands on one thread, so the

@@ -3,7 +3,10 @@
  * collectors/ that talk to Redis. Nothing outside collectors/ (and the
  * tests) includes it; the engine sees only the class structs.
  *
- *   redis/driver.c            targets, blocking connect, the load driver (hiredis)
+ *   redis/target.c     targets: parsing, TLS parameters, masking
+ *   redis/driver.c     blocking connect, the load driver (hiredis's reader)
+ *   redis/route.c      the load driver on a cluster: pinning, MOVED/ASK, detours
+ *   redis/failover.c   a cluster's client whose master is gone asks for the map
  *   redis/tls.h        rediss://: OpenSSL on the driver's sockets, a pump for hiredis
  *   redis/reply.c      replies on blocking connections, with caps
  *   redis/info.c       pure parsers: INFO, INFO commandstats, SLOWLOG GET
@@ -21,14 +24,19 @@
 
 #include <hiredis.h>
 
+#include <sys/socket.h>
+
 #include "base/cpu.h"
 #include "base/rand.h"
+#include "collectors/shared/kv.h"
+#include "engine/driver.h"
+#include "engine/mix.h"
 #include "engine/script.h"
 
 /* A cluster's slots, and the most masters benchtop follows (redis/cluster.c). */
 enum { REDIS_SLOTS = 16384, REDIS_CLUSTER_MAX_NODES = 64 };
 
-/* --- targets and connecting (redis/driver.c) --- */
+/* --- targets (redis/target.c) and the blocking connect (redis/driver.c) --- */
 
 /*
  * What a target names:
@@ -54,6 +62,9 @@ struct redis_target {
 
 /* 0, or -1 with a one-line "problem (fix)" in err; err never holds the password. */
 int redis_target_parse(const char *target, struct redis_target *t, char *err);
+/* The driver class's parse and free_parsed: a struct redis_target of its own, or NULL and err. */
+void *redis_target_new(const char *target, char *err);
+void redis_target_delete(void *t);
 /* A newly xmalloc'ed copy of target with the password replaced by "***". */
 char *redis_mask_target(const char *target);
 /* "127.0.0.1:6379" or the socket path, for messages. */
@@ -239,7 +250,8 @@ int redis_settings_undo_value(redisContext *ctx, const char *name, char *value, 
 
 struct inspect_conf;
 /* The collector class's inspect: keys by type, size, prefix, TTL, heat. 0, or -1 with err. */
-int redis_inspect(const char *target, const struct inspect_conf *ic, char *err);
+struct target;
+int redis_inspect(const struct target *target, const struct inspect_conf *ic, char *err);
 
 /* --- the top statements (redis/statements.c): INFO commandstats --- */
 
@@ -406,5 +418,191 @@ int64_t redis_first_key(uint64_t keys, const struct redis_slot_set *own, char *k
  * argv[n] on (the caller ends it); returns the new count.
  */
 int redis_throwaway_args(const char *dir, char **argv, int n);
+
+/* --- the load driver's state, shared by its files (redis/driver.c, route.c, failover.c) --- */
+
+#define RD_DEFAULT_PORT 6379
+#define RD_KEY_DIGITS 12 /* key:000000000042, as redis-benchmark -r writes them */
+#define RD_CONNECT_TIMEOUT_MS 5000
+#define RD_READ_CHUNK 16384
+#define RD_OBUF_START (1u << 20)
+#define RD_FILL_BATCH 1000
+#define RD_FILL_BATCH_BYTES (4u << 20)
+
+enum rd_workload { RD_WL_GET, RD_WL_SET, RD_WL_INCR, RD_WL_MIXED };
+enum rd_op { OP_GET, OP_SET, OP_INCR, OP_FILL, OP__COUNT };
+
+/* Where a connection is. */
+enum rd_step {
+    STEP_CONNECTING, /* waiting for the TCP (or Unix) connect to finish */
+    STEP_TLS,        /* rediss://: the TLS handshake */
+    STEP_HANDSHAKE,  /* AUTH / SELECT sent, waiting for their replies */
+    STEP_MAP,        /* a cluster's client asking another master: CLUSTER SLOTS sent */
+    STEP_READY,      /* requests flow */
+};
+
+/* A request formatted once; only its RD_KEY_DIGITS key digits (at key_at) change. */
+struct rd_cmd {
+    char *buf;
+    size_t len;
+    size_t key_at;
+    size_t key_len; /* the whole key, its prefix and digits (a cluster's key slot) */
+};
+
+struct rd_shared {
+    struct redis_target t;
+    char where[300];
+    enum rd_workload workload;
+    struct kv_workload kv; /* keys, their pattern, the mix, the value */
+    struct rd_cmd cmd[OP__COUNT];
+    size_t longest; /* longest request, for the output buffers */
+    int depth;      /* --pipeline */
+    char *hs;       /* AUTH and SELECT, formatted once */
+    size_t hs_len;
+    int hs_count;
+    redisReplyObjectFunctions fns; /* the reader's allocation-free object functions */
+    struct mix mix;                /* -b/-w built-ins and -f scripts (redis/script.c) */
+    int first[MIX_MAX];            /* -r: a script's first command in stmt_id */
+    int *stmt_id;                  /* -r: [first[e] + command] its label, -1 for \set */
+    int op_label[MIX_MAX];         /* -r: a built-in's first request's label (mixed: GET, SET) */
+    struct stmt_label *labels;
+    int nlabels;
+    size_t script_line;      /* a script command's longest text */
+    size_t script_request;   /* the most RESP bytes one run of a script writes */
+    struct rtls_ctx *tls;    /* rediss://: what every connection's session shares; NULL: plain */
+    struct drv_tls tls_info; /* prepare's connection: the record's "tls" */
+    /*
+     * A Redis Cluster (NULL: a standalone server): the slot map prepare read,
+     * its masters in the map's order; client c is pinned to master c mod
+     * nnodes and draws only keys whose slot that master serves (own[node]).
+     */
+    struct redis_slot_map *map;
+    struct redis_slot_set *own;
+    int max_cmds;                             /* the most commands one transaction sends */
+    char note[96];                            /* the summary's "cluster: ..." line */
+    const redisReplyObjectFunctions *hiredis; /* hiredis's own: a CLUSTER SLOTS reply's tree */
+    redisReplyObjectFunctions tree_fns;       /* ... through ours, which count its objects */
+};
+
+/* A cluster's CLUSTER SLOTS reply as a tree: objects past this break the connection. */
+enum { RD_TREE_OBJECTS = 1 << 20 };
+
+/*
+ * A cluster's: one command of a transaction in flight, its bytes in the
+ * transaction's req, and where it went: side[node], or the pinned master (-1).
+ */
+struct rd_part {
+    uint32_t off, len;
+    int node;
+};
+
+/* A transaction in flight: the replies it still waits for and, for -r, whose they are. */
+struct rd_due {
+    int left;
+    int map;                /* cluster: its next reply is CLUSTER SLOTS's (the map refreshed) */
+    int id;                 /* -r: the label of its next reply */
+    const struct script *s; /* a script's: ... */
+    int first, at;          /* ... its commands' place in stmt_id and the next reply's command */
+    uint64_t sent_us;       /* -r: when it was queued */
+    /* A cluster's: its commands (sent again after an ASK), the replies taken, an ASK followed. */
+    char *req;
+    struct rd_part *part;
+    int nparts, got, redirected;
+};
+
+struct rd_conn {
+    const struct rd_shared *sh;
+    struct rng *rng;
+    redisContext *ctx;
+    struct rtls *tls; /* rediss://: the session on ctx's socket */
+    void *session;    /* rediss://: the server's ticket, for a reconnect to resume */
+    enum rd_step step;
+    int hs_left; /* handshake replies still due */
+    char *obuf;  /* requests queued; obuf[opos..olen) not sent yet */
+    size_t olen, opos, ocap;
+    uint64_t seq;       /* --key-pattern seq: the next key */
+    struct rd_due *due; /* the transactions in flight, oldest at due_head, a ring of depth */
+    int due_head, due_n;
+    int64_t vars[SCRIPT_MAX_VARS]; /* a script's variables */
+    char *line;                    /* a script command with its values */
+    int unread;                    /* the last read filled its buffer: the socket may hold more */
+    int rtype;                     /* REDIS_REPLY_* of the last complete reply */
+    int too_large;                 /* a reply passed RD_REPLY_BYTES: the connection goes */
+    char errmsg[256];              /* its text when it was an error */
+    struct iovec siov;             /* a send queued in the worker's sendq (driver.h) */
+    struct msghdr smsg;
+    /* A cluster's: the master this client is pinned to, and the slots it serves (NULL: none). */
+    int client_id;
+    struct redis_slot_set *own;
+    char host[256];
+    int port;
+    char where[300];  /* the pinned master, or the target: for messages */
+    int stale;        /* a MOVED came: the next request refreshes the map first */
+    int refreshing;   /* a CLUSTER SLOTS is in flight */
+    redisReply *tree; /* its reply, read as a tree */
+    size_t tree_objs; /* the objects of that tree so far */
+    /*
+     * A cluster's connections to the other masters (side[0..nnodes) in
+     * prepare's map, side[nnodes] for a node an ASK names that the map has
+     * not), each opened when a request first goes there. The oldest
+     * transaction's next reply is awaited on side[away] (-1: on ctx), and
+     * conn_fd is then that connection's: a detour, one request at a time.
+     */
+    struct rd_conn **side;
+    int nside;
+    int away;
+    int away_ask;  /* the detour sends ASKING first */
+    int away_left; /* its replies still due; 0: not sent yet */
+    int is_side;   /* this is a side connection: it connects to host:port */
+    int side_lost; /* the detour's connection was lost: its reply is errmsg, ERR_CONN */
+    /*
+     * A cluster's client whose master did not take its connect (refused,
+     * or no answer within --stall-timeout): each connect first asks one
+     * other master of prepare's map (ask_next's, in turn) for CLUSTER
+     * SLOTS, on this connection, and pins the client to the master that
+     * serves its slots now (a replica promoted); then connects there.
+     */
+    int unreached;
+    int asking;       /* this connection is to the master asked, not to c's own */
+    int asked;        /* this connect asked already: one question per connect */
+    int ask_next;     /* prepare's master asked next */
+    const char *peer; /* the host this connection's TLS verifies; NULL: the target's */
+    char down[256];   /* why c's master was not reached */
+};
+
+extern const char *const redis_schemes[]; /* redis/target.c: the schemes the driver claims */
+
+/* redis/driver.c: a load connection's I/O and connect steps, for route.c and failover.c. */
+size_t rd_request_room(const struct rd_shared *sh);
+void rd_conn_disconnect(void *conn);
+void rd_conn_free(void *conn);
+void rd_queue_bytes(struct rd_conn *c, const char *bytes, size_t n);
+enum drv_status rd_next_reply(struct rd_conn *c, struct txn_result *res, char *msg, size_t msglen);
+redisContext *rd_open_socket(struct rd_conn *c, const char *host, int port, char *err);
+enum drv_status rd_switch_ctx(struct rd_conn *c, redisContext *ctx);
+enum drv_status rd_connect_own(struct rd_conn *c, char *err);
+enum drv_status rd_conn_connect_start(void *conn, char *err);
+enum drv_status rd_conn_connect_poll(void *conn, char *err);
+
+/* redis/route.c: a cluster: the map at prepare, each client pinned, MOVED/ASK, detours. */
+int rd_detect_cluster(struct rd_shared *sh, redisContext **ctx, int *cluster, char *err);
+void rd_fix_hosts(struct redis_slot_map *m, const struct redis_target *t);
+int rd_load_cluster(struct rd_shared *sh, const struct runconf *rc, redisContext *ctx, char *err);
+void rd_name_node(char *out, size_t len, const char *host, int port);
+void rd_pin_master(struct rd_conn *c, const struct redis_slot_map *m, int node);
+int rd_choose_master(const struct rd_conn *c, const struct redis_slot_map *m);
+void rd_cluster_conn(struct rd_conn *c);
+void rd_route_script(struct rd_conn *c, struct rd_due *d, size_t len);
+int rd_queue_refresh(struct rd_conn *c);
+enum err_kind rd_error_kind(struct rd_conn *c);
+int rd_take_map(struct rd_conn *c, struct txn_result *res);
+int rd_follow_ask(struct rd_conn *c, struct rd_due *d);
+enum drv_status rd_detour_poll(struct rd_conn *c, const struct rd_due *d);
+
+/* redis/failover.c: a client whose master is gone asks another master for the map. */
+enum drv_status rd_ask_none(struct rd_conn *c, char *err);
+enum drv_status rd_ask_map(struct rd_conn *c, char *err);
+enum drv_status rd_unreached(struct rd_conn *c, char *err);
+enum drv_status rd_poll_map(struct rd_conn *c, char *err);
 
 #endif

@@ -26,6 +26,7 @@
 
 #include "base/text.h"
 #include "base/util.h"
+#include "engine/target.h"
 
 static const char FILE_[] = "file", TXNS[] = "transactions", SETTINGS[] = "settings";
 
@@ -86,19 +87,17 @@ sync_word(const char *v, char *out, size_t len)
 }
 
 static void *
-sq_coll_open(const char *target, char *err)
+sq_coll_open(const struct target *target, char *err)
 {
-    struct sqlite_target t;
+    const struct sqlite_target *t = target->parsed;
     struct sq_coll *c;
 
-    if (sqlite_target_parse(target, &t, err) < 0)
-        return NULL;
     c = xcalloc(1, sizeof *c);
-    snprintf(c->path, sizeof c->path, "%s", t.path);
-    sync_word(t.synchronous, c->synchronous, sizeof c->synchronous);
+    snprintf(c->path, sizeof c->path, "%s", t->path);
+    sync_word(t->synchronous, c->synchronous, sizeof c->synchronous);
     /* Read-only: the collector never creates the file or takes a write lock. */
-    if (sqlite3_open_v2(t.path, &c->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        seterr(err, "cannot open %s: %s (run benchtop init TARGET first)", t.path,
+    if (sqlite3_open_v2(t->path, &c->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        seterr(err, "cannot open %s: %s (run benchtop init TARGET first)", t->path,
                c->db ? sqlite3_errmsg(c->db) : "out of memory");
         sqlite3_close(c->db);
         free(c);

@@ -28,6 +28,7 @@
 
 #include "collectors/shared/batch.h"
 #include "engine/driver.h"
+#include "engine/target.h"
 #include "base/jobthread.h"
 #include "engine/optdef.h"
 #include "base/progress.h"
@@ -129,6 +130,24 @@ sqlite_target_parse(const char *target, struct sqlite_target *t, char *err)
             return -1;
     }
     return 0;
+}
+
+/* The driver class's parse and free_parsed: a struct sqlite_target of its own, or NULL and err. */
+static void *
+sqlite_target_new(const char *target, char *err)
+{
+    struct sqlite_target *t = xmalloc(sizeof *t);
+
+    if (sqlite_target_parse(target, t, err) == 0)
+        return t;
+    free(t);
+    return NULL;
+}
+
+static void
+sqlite_target_delete(void *t)
+{
+    free(t);
 }
 
 /* ---- one connection's SQLite calls (run on its job thread, or the main thread) ---- */
@@ -493,8 +512,8 @@ sq_prepare(const struct runconf *rc, const void *opts, char *err)
     int rv, files_only = 0;
 
     sh->batch = o->batch.batch > 0 ? o->batch.batch : 1;
-    rv = check_options(rc, err) < 0 || sqlite_target_parse(rc->tgt.raw, &sh->t, err) < 0 ||
-         (sh->script = load_script(rc, &files_only, err)) == NULL ||
+    sh->t = *(const struct sqlite_target *)rc->tgt.parsed;
+    rv = check_options(rc, err) < 0 || (sh->script = load_script(rc, &files_only, err)) == NULL ||
          open_db(&sh->t, &db, NULL, err) < 0 || read_rows(db, files_only, &sh->rows, err) < 0 ||
          check_script(db, sh->script, &sh->writes, err) < 0;
     sqlite3_close(db);
@@ -641,14 +660,12 @@ static int
 sq_init(const struct init_conf *ic, char *err)
 {
     const struct sq_opts *o = ic->opts;
-    struct sqlite_target t;
+    const struct sqlite_target *t = ic->target->parsed;
     sqlite3 *db = NULL;
     long long rows = o->rows > 0 ? o->rows : SQ_ROWS_DEFAULT;
     int rv, existing;
 
-    if (sqlite_target_parse(ic->target, &t, err) < 0)
-        return -1;
-    rv = open_db(&t, &db, NULL, err);
+    rv = open_db(t, &db, NULL, err);
     if (rv == 0 && ic->force)
         rv = exec_sql(db, "DROP TABLE IF EXISTS bench_rows; DROP TABLE IF EXISTS bench_log", err);
     existing = rv == 0 ? table_rows(db, "bench_rows") : -1;
@@ -664,7 +681,7 @@ sq_init(const struct init_conf *ic, char *err)
         fprintf(stderr,
                 existing < 0 ? "init: bench_rows (%lld rows) and bench_log created in %s\n"
                              : "init: kept bench_rows (%lld rows) in %s; bench_log is there\n",
-                existing < 0 ? rows : (long long)existing, t.path);
+                existing < 0 ? rows : (long long)existing, t->path);
     sqlite3_close(db);
     return rv;
 }
@@ -696,6 +713,8 @@ const struct driver_class sqlite_driver_class = {
     .options = sq_options,
     .options_size = sizeof(struct sq_opts),
     .mask = sq_mask,
+    .parse = sqlite_target_new,
+    .free_parsed = sqlite_target_delete,
     .prepare = sq_prepare,
     .release = sq_release,
     .conn_new = sq_conn_new,

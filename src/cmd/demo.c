@@ -74,16 +74,17 @@ demo_pages(struct runconf *rc, struct server *srv, char *err)
 static int
 demo_load(struct runconf *rc, struct server *srv)
 {
-    struct init_conf ic = {.target = srv->target, .force = 1, .quiet = rc->quiet};
+    struct init_conf ic = {.force = 1, .quiet = rc->quiet};
     char err[BT_ERRLEN];
 
     launch_target(rc, srv->target, 0);
+    ic.target = &rc->tgt;
     if (!rc->quiet)
         fprintf(stderr, "demo: %s server at %s (folder %s)\n", srv->cls->name, rc->tgt.masked,
                 srv->dir);
     if (srv->behind[0] != '\0' && driver_for_target(srv->behind) == rc->tgt.driver) {
-        ic.target = srv->behind; /* a pooler: tables and the server pane come from behind it */
         launch_server_target(rc, srv->behind);
+        ic.target = &rc->server_tgt; /* a pooler: tables and the server pane come from behind it */
     } else if (srv->behind[0] != '\0') { /* a database behind an app: watched */
         add_watch(rc, srv->behind, "");
     }

@@ -17,7 +17,7 @@ cmd_init_exec(struct runconf *rc, char **pos, int npos)
     if (npos != 1)
         usage_fatal("init needs exactly one target (start it with %s)", err);
     launch_target(rc, pos[0], 1);
-    ic.target = rc->tgt.raw;
+    ic.target = &rc->tgt;
     ic.opts = rc->driver_conf;
     ic.force = rc->force;
     ic.quiet = rc->quiet;

@@ -51,7 +51,7 @@ cmd_inspect(struct runconf *rc, char **pos, int npos)
     if (cls == NULL || cls->inspect == NULL)
         usage_fatal("%s servers cannot be inspected (%s can)", drv->name,
                     inspectable(names, sizeof names));
-    if (cls->inspect(rc->tgt.raw, &ic, err) < 0) {
+    if (cls->inspect(&rc->tgt, &ic, err) < 0) {
         fprintf(stderr, "benchtop: %s\n", err);
         return 1;
     }

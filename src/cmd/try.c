@@ -143,7 +143,7 @@ prepare_settings(struct try_run *t)
         return;
     if (tryset_parse(&t->set, rc->try_set, err) < 0)
         usage_fatal("%s", err);
-    if (tryset_open(&t->set, collector_for(rc->tgt.driver->name), rc->tgt.raw, err) < 0)
+    if (tryset_open(&t->set, collector_for(rc->tgt.driver->name), &rc->tgt, err) < 0)
         usage_fatal("%s", err);
     if (tryrun_pooler(&t->set, rc, 1, err) < 0 ||
         (rc->try_restart && tryset_restart_on(&t->set, rc->tgt.masked, err) < 0) ||
@@ -306,7 +306,7 @@ undo(struct runconf *rc)
         return 0;
     }
     if (tryset_load(&set, path, target, sizeof target, err) < 0 ||
-        tryset_open(&set, collector_for(rc->tgt.driver->name), rc->tgt.raw, err) < 0 ||
+        tryset_open(&set, collector_for(rc->tgt.driver->name), &rc->tgt, err) < 0 ||
         tryrun_pooler(&set, rc, 0, err) < 0 ||
         (set.restart && tryset_restart_on(&set, rc->tgt.masked, err) < 0))
         usage_fatal("%s", err);

@@ -34,8 +34,12 @@ cmd_watch_exec(struct runconf *rc, char **pos, int npos)
     sigfd = session_block_signals();
     for (i = 0; i < npos; i++) {
         const struct driver_class *drv = launch_target(rc, pos[i], 1);
+        struct target *kept = xmalloc(sizeof *kept);
+
+        *kept =
+            rc->tgt; /* its collector's for the run: the next target_parse starts rc->tgt anew */
         targets[s.ncollect] = rc->tgt.masked;
-        launch_add_collector(&s, drv, rc->tgt.raw, names);
+        launch_add_collector(&s, drv, kept, names);
         if (s.ncollect != i + 1)
             usage_fatal("%s targets cannot be watched yet (no collector for %s)", drv->name,
                         drv->name);

@@ -22,7 +22,7 @@ enum {
 
 struct collect {
     const struct collector_class *cls;
-    char *target;
+    const struct target *target; /* the caller's: outlives the thread */
     pthread_t thread;
     int stop_fd;   /* main -> thread */
     int apply_fd;  /* main -> thread: a request is in `req` */
@@ -386,13 +386,14 @@ collect_main(void *arg)
 }
 
 struct collect *
-collect_start(const struct collector_class *cls, const char *target, double interval_s, char *err)
+collect_start(const struct collector_class *cls, const struct target *target, double interval_s,
+              char *err)
 {
     struct collect *c = xcalloc(1, sizeof(*c));
     int rv;
 
     c->cls = cls;
-    c->target = xstrdup(target);
+    c->target = target;
     atomic_store(&c->interval_us, (uint64_t)(interval_s * 1e6));
     c->start_us = now_us();
     pthread_mutex_init(&c->lock, NULL);
@@ -539,6 +540,5 @@ collect_stop(struct collect *c)
     close(c->notify_fd);
     close(c->apply_fd);
     pthread_mutex_destroy(&c->lock);
-    free_secret(c->target); /* a URI may hold the password */
     free(c);
 }

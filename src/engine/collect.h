@@ -59,8 +59,12 @@ struct collect_result {
     char kill_error[160];
 };
 
-/* Starts the thread; the first sample is taken at once. NULL and err on failure. */
-struct collect *collect_start(const struct collector_class *cls, const char *target,
+/*
+ * Starts the thread; the first sample is taken at once. target (parsed
+ * once, see collector_class.open) must outlive the collect. NULL and err
+ * on failure.
+ */
+struct collect *collect_start(const struct collector_class *cls, const struct target *target,
                               double interval_s, char *err);
 /* Readable when a new result was published. */
 int collect_notify_fd(const struct collect *c);

@@ -293,6 +293,7 @@ const char *coll_role_key(enum coll_role r);
 void coll_view_reset(struct coll_view *v);
 
 struct runconf;
+struct target;
 
 /* `benchtop inspect`: what the user asked for (runconf's inspect options). */
 struct inspect_conf {
@@ -321,8 +322,13 @@ struct collector_class {
      */
     int (*claims)(const char *target);
 
-    /* Connects (blocking, with a short timeout). NULL and a one-line err on failure. */
-    void *(*open)(const char *target, char *err);
+    /*
+     * Connects (blocking, with a short timeout) to target, parsed once
+     * (target_parse: a class whose driver has a parse callback reads its
+     * own struct from target->parsed; the others target->raw). target
+     * outlives the connection. NULL and a one-line err on failure.
+     */
+    void *(*open)(const struct target *target, char *err);
     /* Only with what open returned: never NULL (the callers check, not each class). */
     void (*close)(void *conn);
     /*
@@ -432,9 +438,9 @@ struct collector_class {
      * the server's contents on a connection of its own (main thread,
      * blocking), that never blocks the server: incremental commands only,
      * within ic->budget_s. Writes its report to ic->out. 0, or -1 with a
-     * one-line err.
+     * one-line err. target as for open.
      */
-    int (*inspect)(const char *target, const struct inspect_conf *ic, char *err);
+    int (*inspect)(const struct target *target, const struct inspect_conf *ic, char *err);
 };
 
 /*

@@ -156,10 +156,12 @@ struct drv_tls {
     char cipher[64];   /* "TLS_AES_256_GCM_SHA384"; "" when plain */
 };
 
+struct target;
+
 /* What `benchtop init` asked for. */
 struct init_conf {
-    const char *target;
-    const void *opts; /* the driver's option struct (below) */
+    const struct target *target; /* parsed once (target_parse): parsed holds the class's own */
+    const void *opts;            /* the driver's option struct (below) */
     int force;
     int quiet;
 };
@@ -222,6 +224,20 @@ struct driver_class {
     int (*claims)(const char *target);
     /* A newly allocated copy of target with any password replaced by "***". */
     char *(*mask)(const char *target);
+    /*
+     * Optional (NULL: the class reads its target's raw string when it
+     * connects). Parses target, one this class claims, into the class's own
+     * struct: called once per target, by target_parse where the command line
+     * is read (main thread, before anything connects; --watch, --pooler and
+     * --server targets too). Returns the struct, which the struct target
+     * then owns (its .parsed) and frees with free_parsed; prepare, init, the
+     * collector's open and inspect read it there and never parse raw again.
+     * NULL with a one-line err in target_invalid's words when the target is
+     * malformed: it is refused there, exit 2.
+     */
+    void *(*parse)(const char *target, char *err);
+    /* With parse: frees what it returned (its password wiped). */
+    void (*free_parsed)(void *parsed);
 
     /*
      * Blocking, main thread, before the run: checks the target (connects once),

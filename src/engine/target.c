@@ -48,7 +48,7 @@ parse_words(struct target *t, const char *raw)
 }
 
 int
-target_parse(struct target *t, const char *raw)
+target_parse(struct target *t, const char *raw, char *err)
 {
     const struct driver_class *drv = driver_for_target(raw);
     struct uri u;
@@ -64,7 +64,12 @@ target_parse(struct target *t, const char *raw)
         parse_uri(t, raw, &u);
     else
         parse_words(t, raw);
-    return drv != NULL ? 0 : -1;
+    err[0] = '\0';
+    if (drv == NULL)
+        return -1;
+    if (drv->parse != NULL && (t->parsed = drv->parse(raw, err)) == NULL)
+        return -1;
+    return 0;
 }
 
 int
@@ -81,6 +86,8 @@ target_invalid(const char *raw, char *(*mask)(const char *), const char *why, co
 void
 target_free(struct target *t)
 {
+    if (t->parsed != NULL)
+        t->driver->free_parsed(t->parsed);
     if (t->raw != NULL)
         free_secret(t->raw);
     free(t->masked);

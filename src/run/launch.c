@@ -46,12 +46,16 @@ unknown_target(const char *option, const char *masked)
 static void
 parse_option_target(char **opt, struct target *t, const char *option, int in_argv)
 {
+    char err[BT_ERRLEN];
+
     if (*opt == NULL || t->raw != NULL)
         return; /* t->raw: watch resolves a target per argument, the options once */
     if (strcmp(option, "pooler") == 0 && strcmp(*opt, "none") == 0)
         return;
-    if (target_parse(t, *opt) < 0)
+    if (target_parse(t, *opt, err) < 0 && t->driver == NULL)
         unknown_target(option, t->masked);
+    if (err[0] != '\0')
+        usage_fatal("--%s: %s", option, err);
     if (in_argv)
         target_scrub_arg(*opt, t->masked);
     *opt = t->raw;
@@ -77,11 +81,13 @@ static void
 hide_watch_targets(struct target_list *l)
 {
     struct target *t;
+    char err[BT_ERRLEN];
     int i;
 
     for (i = 0; i < l->n && !l->hidden; i++) {
         t = &l->t[i];
-        target_parse(t, l->v[i]);
+        if (target_parse(t, l->v[i], err) < 0 && err[0] != '\0')
+            usage_fatal("--watch: %s", err);
         if (t->masked == NULL || t->collector == NULL)
             usage_fatal("--watch %s: nothing reads it (watch a database target, a pooler's "
                         "console, or an application tier's status URL)",
@@ -100,12 +106,14 @@ void
 launch_watch_target(struct runconf *rc, const char *target)
 {
     struct target *t;
+    char err[BT_ERRLEN];
 
     if (rc->watch.n == RC_MAX_WATCH)
         usage_fatal("--watch is given too often to add %s (watch fewer targets)",
                     target_mask(target));
     t = &rc->watch.t[rc->watch.n];
-    target_parse(t, target);
+    if (target_parse(t, target, err) < 0 && err[0] != '\0')
+        usage_fatal("--watch: %s", err);
     if (t->collector == NULL)
         usage_fatal("--watch %s: nothing reads it", t->masked ? t->masked : "***");
     rc->watch.v[rc->watch.n++] = t->raw;
@@ -115,10 +123,13 @@ const struct driver_class *
 launch_target(struct runconf *rc, char *target, int in_argv)
 {
     const struct driver_class *drv;
+    char err[BT_ERRLEN];
 
-    /* not freed before: watch resolves a target per argument, its collectors keep each */
-    if (target_parse(&rc->tgt, target) < 0)
+    /* not freed before: watch resolves a target per argument, and keeps each (cmd/watch.c) */
+    if (target_parse(&rc->tgt, target, err) < 0 && rc->tgt.driver == NULL)
         unknown_target(NULL, rc->tgt.masked);
+    if (err[0] != '\0')
+        usage_fatal("%s", err);
     drv = rc->tgt.driver;
     err_kinds_use(drv->err_kinds);
     rc->driver_conf = options_driver_conf(rc, drv);
@@ -203,7 +214,7 @@ wait_first_samples(const struct session *s)
 
 /* Starts cls on target with its role in the verdict; a failure is fatal. */
 static void
-add_class(struct session *s, const struct collector_class *cls, const char *target,
+add_class(struct session *s, const struct collector_class *cls, const struct target *target,
           enum coll_role role, const char **names)
 {
     char err[BT_ERRLEN];
@@ -219,7 +230,7 @@ add_class(struct session *s, const struct collector_class *cls, const char *targ
 }
 
 void
-launch_add_collector(struct session *s, const struct driver_class *drv, const char *target,
+launch_add_collector(struct session *s, const struct driver_class *drv, const struct target *target,
                      const char **names)
 {
     const struct collector_class *cls = collector_for(drv->name);
@@ -242,7 +253,7 @@ launch_add_watched(struct session *s, const struct runconf *rc, const char **nam
     for (i = 0; i < rc->watch.n; i++) {
         cls = rc->watch.t[i].collector;
         targets[s->ncollect] = rc->watch.t[i].masked;
-        add_class(s, cls, rc->watch.t[i].raw,
+        add_class(s, cls, &rc->watch.t[i],
                   cls->pools    ? COLL_POOLER
                   : cls->claims ? COLL_APP
                                 : COLL_BEHIND,
@@ -298,24 +309,25 @@ poolers_known(char *buf, size_t len)
 }
 
 const struct collector_class *
-launch_pooler(const struct runconf *rc, const char **at, const char **masked)
+launch_pooler(const struct runconf *rc, const struct target **at, const char **masked)
 {
     const struct collector_class *pool = pooler_for(rc->tgt.driver->name);
     char err[BT_ERRLEN];
 
-    *at = rc->pooler_target;
+    *at = NULL;
     *masked = rc->tgt.masked;
-    if (*at != NULL && strcmp(*at, "none") == 0)
+    if (rc->pooler_target != NULL && strcmp(rc->pooler_target, "none") == 0)
         return NULL;
-    if (*at != NULL) {
+    if (rc->pooler_target != NULL) {
         if (rc->pooler_tgt.driver != rc->tgt.driver || pool == NULL)
             usage_fatal("--pooler %s: no pooler of %s targets is known (%s)", rc->pooler_tgt.masked,
                         rc->tgt.driver->name, poolers_known(err, sizeof err));
+        *at = &rc->pooler_tgt;
         *masked = rc->pooler_tgt.masked;
         return pool;
     }
     if (pool != NULL && pool->detect != NULL && pool->detect(rc->tgt.raw)) {
-        *at = rc->tgt.raw;
+        *at = &rc->tgt;
         return pool;
     }
     return NULL;
@@ -325,13 +337,14 @@ void
 launch_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
                   const char **targets)
 {
-    const char *at, *masked;
+    const struct target *at;
+    const char *masked;
     const struct collector_class *pool = launch_pooler(rc, &at, &masked);
     char err[BT_ERRLEN];
 
     if (pool == NULL)
         return;
-    if (vet && pool->vet != NULL && pool->vet(at, rc, err) < 0)
+    if (vet && pool->vet != NULL && pool->vet(at->raw, rc, err) < 0)
         usage_fatal("%s", err);
     if (s != NULL) {
         targets[s->ncollect] = masked;
@@ -352,14 +365,14 @@ launch_add_server(struct session *s, struct runconf *rc, const char **names, con
     const struct target *t = &rc->server_tgt;
 
     if (rc->server_target == NULL) {
-        launch_add_collector(s, rc->tgt.driver, rc->tgt.raw, names);
+        launch_add_collector(s, rc->tgt.driver, &rc->tgt, names);
         targets[0] = rc->tgt.masked;
         return;
     }
     if (t->driver != rc->tgt.driver)
         usage_fatal("--server %s is not a %s target like %s (name the server behind the pooler)",
                     t->masked, rc->tgt.driver->name, rc->tgt.masked);
-    launch_add_collector(s, rc->tgt.driver, t->raw, names);
+    launch_add_collector(s, rc->tgt.driver, t, names);
     targets[0] = t->masked;
 }
 

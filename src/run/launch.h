@@ -39,16 +39,19 @@ void launch_watch_target(struct runconf *rc, const char *target);
 FILE *launch_open_record(const struct runconf *rc);
 /* At start: a closed stdout is held by /dev/null so no socket takes its place. */
 void launch_hold_std_fds(void);
-/* Adds a collector for target (driver drv) to the session; a failure is fatal. */
-void launch_add_collector(struct session *s, const struct driver_class *drv, const char *target,
-                          const char **names);
+/*
+ * Adds a collector for target (driver drv; it must outlive the session) to
+ * the session; a failure is fatal.
+ */
+void launch_add_collector(struct session *s, const struct driver_class *drv,
+                          const struct target *target, const char **names);
 /*
  * The pooler in front of the target: its class, with its target in *at and
  * its masked form in *masked (--pooler, or found at the target's port);
  * NULL when there is none or --pooler none. A --pooler no class pools is
  * a usage error (exit 2).
  */
-const struct collector_class *launch_pooler(const struct runconf *rc, const char **at,
+const struct collector_class *launch_pooler(const struct runconf *rc, const struct target **at,
                                             const char **masked);
 void launch_add_pooler(struct session *s, struct runconf *rc, int vet, const char **names,
                        const char **targets);

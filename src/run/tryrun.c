@@ -11,7 +11,8 @@
 int
 tryrun_pooler(struct tryset *set, const struct runconf *rc, int route, char *err)
 {
-    const char *at, *masked;
+    const struct target *at;
+    const char *masked;
     const struct collector_class *pool;
 
     if (!route && !tryset_pooled(set))
@@ -40,7 +41,7 @@ open_settings(struct tryrun *tr, const struct runconf *rc, const char *set, char
         return seterr(err, "a try on this target did not finish and left settings changed: put "
                            "them back with benchtop try --undo TARGET");
     if (tryset_parse(&tr->set, set, err) < 0 ||
-        tryset_open(&tr->set, collector_for(rc->tgt.driver->name), rc->tgt.raw, err) < 0)
+        tryset_open(&tr->set, collector_for(rc->tgt.driver->name), &rc->tgt, err) < 0)
         return -1;
     if (tryrun_pooler(&tr->set, rc, 1, err) < 0 || tryset_save(&tr->set, rc->tgt.masked, err) < 0) {
         tryset_finish(&tr->set, more); /* nothing applied yet: closes both */

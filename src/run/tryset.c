@@ -108,7 +108,8 @@ tryset_undo_path(const char *target_masked, char *buf, size_t len, char *err)
 }
 
 int
-tryset_open(struct tryset *t, const struct collector_class *cls, const char *target, char *err)
+tryset_open(struct tryset *t, const struct collector_class *cls, const struct target *target,
+            char *err)
 {
     if (cls == NULL || cls->undo_value == NULL || cls->apply_setting == NULL)
         return seterr(err,
@@ -116,13 +117,13 @@ tryset_open(struct tryset *t, const struct collector_class *cls, const char *tar
                       "--try-threads)",
                       cls != NULL && cls->title ? cls->title : "this server");
     t->cls = cls;
-    snprintf(t->target, sizeof t->target, "%s", target);
+    t->target = target;
     t->conn = cls->open(target, err);
     return t->conn != NULL ? 0 : -1;
 }
 
 int
-tryset_open_pooler(struct tryset *t, const struct collector_class *cls, const char *target,
+tryset_open_pooler(struct tryset *t, const struct collector_class *cls, const struct target *target,
                    const char *masked, char *err)
 {
     if (cls->undo_value == NULL || cls->apply_setting == NULL || cls->has_setting == NULL)

@@ -37,7 +37,8 @@ struct tryset {
     char path[512];                       /* the undo file; "" while none is written */
     /* --restart: restart-only settings, each change followed by a restart of the throwaway */
     int restart;
-    char target[512], masked[512]; /* to reconnect after a restart, and find its serve */
+    const struct target *target; /* to reconnect after a restart (the caller's: outlives t) */
+    char masked[512];            /* to find its serve */
     /*
      * A pooler in front of the server (tryset_open_pooler): the settings it
      * knows and the server does not are its own (pooled[i]), changed and
@@ -54,13 +55,14 @@ int tryset_parse(struct tryset *t, const char *list, char *err);
 /* The undo file's path for a masked target (its folder made). 0, or -1 with err. */
 int tryset_undo_path(const char *target_masked, char *buf, size_t len, char *err);
 /* Connects cls to target for the changes; -1 with err when the class cannot change settings. */
-int tryset_open(struct tryset *t, const struct collector_class *cls, const char *target, char *err);
+int tryset_open(struct tryset *t, const struct collector_class *cls, const struct target *target,
+                char *err);
 /*
  * Connects the pooler's class to its target beside the server's (after
  * tryset_open); -1 with err when the class cannot change settings.
  */
-int tryset_open_pooler(struct tryset *t, const struct collector_class *cls, const char *target,
-                       const char *masked, char *err);
+int tryset_open_pooler(struct tryset *t, const struct collector_class *cls,
+                       const struct target *target, const char *masked, char *err);
 /*
  * Which of the two each setting is (has_setting on both): the pooler's
  * when it knows the name and the server does not, the server's when only

@@ -27,6 +27,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "base/util.h"
+#include "engine/target.h"
+
 struct run {
     int status; /* exit code, or 128+signal */
     char *out;  /* stdout */
@@ -404,6 +407,37 @@ itest_lines(const char *text)
     for (; *text; text++)
         n += *text == '\n';
     return n;
+}
+
+/*
+ * raw parsed once, as the command line's target is (target_parse), for a
+ * collector's open: it lives as long as the test (a collector keeps it).
+ * NULL and the driver's line in err (BT_ERRLEN) when it is refused.
+ */
+static inline const struct target *
+itest_parsed_err(const char *raw, char *err)
+{
+    struct target *t = calloc(1, sizeof *t);
+
+    if (target_parse(t, raw, err) == 0)
+        return t;
+    if (err[0] == '\0')
+        snprintf(err, BT_ERRLEN, "no driver knows the target");
+    target_free(t);
+    free(t);
+    return NULL;
+}
+
+/* itest_parsed_err for a target the test knows is well formed: else the test fails. */
+static inline const struct target *
+itest_parsed(const char *raw)
+{
+    char err[BT_ERRLEN];
+    const struct target *t = itest_parsed_err(raw, err);
+
+    if (t == NULL)
+        fail_msg("target_parse: %s", err);
+    return t;
 }
 
 /* A connection to the test server (the target with its database replaced). */

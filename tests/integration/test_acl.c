@@ -161,7 +161,7 @@ static void
 test_acl_user_config_set_refused(void **state)
 {
     char err[BT_ERRLEN];
-    void *conn = redis_collector_class.open(acl_target(ACL_PASS), err);
+    void *conn = redis_collector_class.open(itest_parsed(acl_target(ACL_PASS)), err);
 
     assert_non_null(conn);
     assert_int_equal(redis_collector_class.apply_setting(conn, "hz", "20", err), -1);
@@ -328,7 +328,7 @@ test_pg_role_may_not_set(void **state)
     void *conn;
 
     snprintf(target, sizeof target, "postgres://%s%s", PG_MON, at);
-    conn = postgres_collector_class.open(target, err);
+    conn = postgres_collector_class.open(itest_parsed(target), err);
     assert_non_null(conn);
     assert_int_equal(postgres_collector_class.apply_setting(conn, "work_mem", "8MB", err), -1);
     fprintf(stderr, "  %s\n", err);

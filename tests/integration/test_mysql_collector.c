@@ -37,7 +37,7 @@ static void *
 open_ok(const char *target)
 {
     char err[512] = "";
-    void *c = cls->open(target, err);
+    void *c = cls->open(itest_parsed(target), err);
 
     if (c == NULL)
         fail_msg("open: %s", err);
@@ -373,7 +373,7 @@ test_open_fails_cleanly(void **state)
 {
     char err[512] = "";
 
-    assert_null(cls->open(itest_my_target_as("bt_mon:wrongpw", DB), err));
+    assert_null(cls->open(itest_parsed(itest_my_target_as("bt_mon:wrongpw", DB)), err));
     assert_non_null(strstr(err, "Access denied"));
     assert_null(strstr(err, "wrongpw"));
 }

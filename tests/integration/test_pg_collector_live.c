@@ -75,7 +75,7 @@ static void *
 open_collector(const char *target)
 {
     char err[BT_ERRLEN] = "";
-    void *c = postgres_collector_class.open(target, err);
+    void *c = postgres_collector_class.open(itest_parsed(target), err);
 
     if (c == NULL)
         fail_msg("open %s: %s", target, err);
@@ -149,7 +149,8 @@ static void
 test_open_failure(void **state)
 {
     char err[BT_ERRLEN] = "";
-    void *c = postgres_collector_class.open("postgres://postgres:hunter2@127.0.0.1:1/x", err);
+    void *c = postgres_collector_class.open(
+        itest_parsed("postgres://postgres:hunter2@127.0.0.1:1/x"), err);
 
     assert_null(c);
     fprintf(stderr, "  %s\n", err);

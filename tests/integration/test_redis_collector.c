@@ -46,7 +46,7 @@ static void *
 open_ok(const char *target)
 {
     char err[BT_ERRLEN];
-    void *conn = redis_collector_class.open(target, err);
+    void *conn = redis_collector_class.open(itest_parsed(target), err);
 
     if (conn == NULL)
         fail_msg("open: %s", err);

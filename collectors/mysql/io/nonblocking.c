@@ -97,7 +97,7 @@ enum drv_status
 my_conn_connect_start(void *conn, char *err)
 {
     struct my_conn *c = conn;
-    const struct my_target *t = &c->sh->target;
+    const struct my_target *t = c->sh->target;
     int status;
 
     c->connected_early = 0;
@@ -132,7 +132,7 @@ my_conn_connect_poll(void *conn, char *err)
         return my_waiting(c, status);
     if (c->ret_conn == NULL)
         return my_connect_failed(c, err);
-    if (my_target_check_tls(c->m, &c->sh->target, err) < 0)
+    if (my_target_check_tls(c->m, c->sh->target, err) < 0)
         return DRV_ERROR;
     my_note_connected(c);
     return DRV_DONE;

@@ -62,7 +62,7 @@ static void
 job_connect(void *arg)
 {
     struct my_conn *c = arg;
-    const struct my_target *t = &c->sh->target;
+    const struct my_target *t = c->sh->target;
 
     c->job_status = DRV_ERROR;
     c->m = my_new_handle(c, 0, c->job_err);

@@ -19,6 +19,9 @@
 
 #include "collectors/redis/redis.h"
 #include "base/util.h"
+#include "engine/driver.h"
+#include "engine/target.h"
+#include "base/util.h"
 
 static struct redis_target
 parse_ok(const char *target)
@@ -188,6 +191,43 @@ test_where(void **state)
     assert_string_equal(buf, "/tmp/x.sock");
 }
 
+/*
+ * The command line's target, parsed through the registry (target_parse):
+ * the Redis driver's parse ran there, and its struct rides in t.parsed
+ * with every part, for prepare, the collector and inspect to take as is.
+ */
+static void
+test_parsed_through_registry(void **state)
+{
+    (void)state;
+    struct target t;
+    const struct redis_target *r;
+    char err[BT_ERRLEN];
+
+    assert_int_equal(
+        target_parse(&t, "rediss://bench:s3cret@127.0.0.1:6390/3?cacert=/etc/ca.pem", err), 0);
+    assert_string_equal(t.driver->name, "redis");
+    assert_ptr_equal(t.driver->parse, redis_target_new);
+    r = t.parsed;
+    assert_non_null(r);
+    assert_string_equal(r->host, "127.0.0.1");
+    assert_int_equal(r->port, 6390);
+    assert_string_equal(r->user, "bench");
+    assert_string_equal(r->pass, "s3cret");
+    assert_int_equal(r->db, 3);
+    assert_true(r->tls);
+    assert_string_equal(r->cacert, "/etc/ca.pem");
+    target_free(&t);
+    /* malformed: refused at the parse, in the driver's words, nothing kept */
+    assert_int_equal(target_parse(&t, "redis://:s3cret@127.0.0.1:6379/x", err), -1);
+    assert_string_equal(t.driver->name, "redis");
+    assert_null(t.parsed);
+    assert_string_equal(err,
+                        "invalid target 'redis://:***@127.0.0.1:6379/x': the database after "
+                        "'/' must be a number (e.g. /0) (e.g. redis://:PASSWORD@127.0.0.1:6379/0)");
+    target_free(&t);
+}
+
 int
 main(void)
 {
@@ -195,7 +235,7 @@ main(void)
         cmocka_unit_test(test_tcp_forms),   cmocka_unit_test(test_tls_params),
         cmocka_unit_test(test_userinfo),    cmocka_unit_test(test_unix_socket),
         cmocka_unit_test(test_bad_targets), cmocka_unit_test(test_password_never_shown),
-        cmocka_unit_test(test_where),
+        cmocka_unit_test(test_where),       cmocka_unit_test(test_parsed_through_registry),
     };
     return cmocka_run_group_tests_name("redis_target", tests, NULL, NULL);
 }
