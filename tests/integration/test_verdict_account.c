@@ -241,8 +241,7 @@ test_quota_is_client_bound(void **state)
 
     make_cgroup(dir, sizeof(dir));
     if (dir[0] == '\0') {
-        fprintf(stderr, "    skipped: no writable cgroup v1 cpu controller here\n");
-        skip();
+        test_skip("no writable cgroup v1 cpu controller, nor cgroup v2 with cpu delegated");
     }
     r = run_in_cgroup(dir, args);
     rmdir(dir);
@@ -276,9 +275,11 @@ test_unreadable_cgroup_is_no_quota(void **state)
     r = run_argv_in(args, NULL);
     /* a chroot's / is no mount point: unshare cannot make its mounts private */
     if (r.status == 77 || (r.status != 0 && strstr(r.err, "propagation") != NULL)) {
-        fprintf(stderr, "    skipped: cannot mount over /sys/fs/cgroup here (%s)\n", r.err);
+        char why[200];
+
+        snprintf(why, sizeof why, "%.*s", (int)strcspn(r.err, "\n"), r.err);
         itest_free(&r);
-        skip();
+        test_skip("cannot mount over /sys/fs/cgroup in a mount namespace here (%s)", why);
     }
     outcome_of(&r, &o);
     assert_null(strstr(r.out, "\"throttled_pct\":100"));
