@@ -263,12 +263,15 @@ itest_host_busy_pct(int ms)
  * (saw: what it measured, for the line): measures the host for a second.
  * Quiet: returns 0, and the caller asserts (a failure is the code's). Busy,
  * on the first try (attempt 0): says so and returns 1, try again. Busy on
- * the second: skips test with one line naming the load and the figure.
+ * the second: skips test with one line naming the load and the figure; the
+ * skip's name is "PROGRAM/TEST@busy", which tests/expected-skips can allow
+ * apart from the test's other skips.
  */
 static inline int
 itest_busy_retry(const char *test, int attempt, const char *saw)
 {
     double busy = itest_host_busy_pct(1000);
+    char name[128];
 
     if (!(busy > ITEST_BUSY_PCT))
         return 0;
@@ -277,7 +280,8 @@ itest_busy_retry(const char *test, int attempt, const char *saw)
                 busy);
         return 1;
     }
-    test_skip_for(test, "the host stayed busy (other programs took %.0f%% of the CPUs), twice %s",
+    snprintf(name, sizeof name, "%s@busy", test);
+    test_skip_for(name, "the host stayed busy (other programs took %.0f%% of the CPUs), twice %s",
                   busy, saw);
     return 0;
 }
