@@ -743,6 +743,15 @@ line_of(const char *screen, const char *needle, char *line, size_t len)
  * its statement (the waiter's own connection sees the cancel); K on the
  * holder ends its session.
  */
+/* Whether the holder's row shows above the waiter's. */
+static int
+holder_leads(const char *screen)
+{
+    const char *h = strstr(screen, "holder"), *w = strstr(screen, "waiter");
+
+    return h != NULL && w != NULL && h < w;
+}
+
 static void
 test_watch_sessions(void **state)
 {
@@ -787,7 +796,15 @@ test_watch_sessions(void **state)
     snprintf(want, sizeof want, "cancelled the query of session %d", p.waiter_pid);
     free(wait_for(want, 5000));
 
-    /* by state the holder, idle in its transaction, leads now: k stops at the top */
+    /*
+     * by state the holder, idle in its transaction, leads once a sample shows
+     * the waiter idle (a busy host samples later): k then stops at the top
+     */
+    for (int waited = 0; !holder_leads(s = capture()) && waited < WAIT_FLOOR_MS; waited += 200) {
+        free(s);
+        itest_sleep_ms(200);
+    }
+    free(s);
     tmux("send-keys -t bt 7 k k k k");
     snprintf(want, sizeof want, "terminate session %d (holder", p.holder_pid);
     tmux("send-keys -t bt K");
