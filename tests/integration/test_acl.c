@@ -433,7 +433,7 @@ main(void)
 
     failed += cmocka_run_group_tests_name("acl_redis", redis, setup, teardown);
 #else
-    puts("acl: redis skipped (the redis backend is not built)");
+    test_skip_say("acl_redis", "the redis backend is not built");
 #endif
     const struct CMUnitTest pg[] = {
         cmocka_unit_test(test_pg_role_without_pg_monitor),

@@ -985,7 +985,7 @@ test_body_secret_masked(void **state)
 
     (void)state;
     if (getenv("BENCHTOP_NG_TARGET") == NULL)
-        skip();
+        test_skip("no nginx server in this run (benchtop built without libcurl)");
     snprintf(url, sizeof url, "%sstatic.html", itest_env("BENCHTOP_NG_TARGET"));
     pid = itest_spawn(args, &o, &e);
     /* not a fixed second: under ASan on a loaded host the start took longer (make check-asan) */
@@ -1049,7 +1049,8 @@ test_no_core_holds_the_password(void **state)
     }
     if (strcmp(pattern, "core\n") != 0 || getcwd(old, sizeof old) == NULL || mkdtemp(dir) == NULL ||
         getrlimit(RLIMIT_CORE, &was) != 0 || setrlimit(RLIMIT_CORE, &core) != 0)
-        skip(); /* cores go elsewhere (a pipe, a path) or cannot be had */
+        test_skip("cores go elsewhere here (core_pattern '%.*s', not 'core') or cannot be had",
+                  (int)strcspn(pattern, "\n"), pattern);
     snprintf(plain, sizeof plain, "postgres://bench@127.0.0.1:%d/bench", pg_quiet.port);
     snprintf(secret, sizeof secret, "postgres://bench:Sekr1t@127.0.0.1:%d/bench", pg_quiet.port);
     snprintf(file, sizeof file, "%s/target", dir);
@@ -1065,7 +1066,7 @@ test_no_core_holds_the_password(void **state)
     unlink(file);
     rmdir(dir);
     if (!without)
-        skip(); /* the host writes no core even then */
+        test_skip("this host writes no core file even for an abort() with RLIMIT_CORE unlimited");
     assert_false(in_argv);
     assert_false(in_file);
 }

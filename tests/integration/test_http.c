@@ -527,7 +527,7 @@ main(void)
     };
     /* tests/run-integration starts nginx only when benchtop has the http backend (libcurl). */
     if (getenv("BENCHTOP_NG_TARGET") == NULL) {
-        fprintf(stderr, "no nginx server in this run (benchtop built without libcurl): skipped\n");
+        test_skip_program("no nginx server in this run (benchtop built without libcurl)");
         return 0;
     }
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);

@@ -556,7 +556,7 @@ main(void)
 int
 main(void)
 {
-    printf("mysql_workloads: skipped (the mysql backend is not built)\n");
+    test_skip_program("the mysql backend is not built");
     return 0;
 }
 

@@ -160,22 +160,38 @@ test_custom_script(void **state)
     itest_free(&r);
 }
 
-/* Open loop: the achieved rate is the asked one, and a light load is never late. */
+/*
+ * Open loop: the achieved rate is the asked one, and a light load is never
+ * late (10 ms after its time). Both hold on a quiet host; where other
+ * programs hold the CPUs the clients wake late, so a miss there is tried
+ * again, then skipped with the load named (itest_busy_retry).
+ */
 static void
 test_rate(void **state)
 {
     char *args[] = {"run", itest_target(DB), "--headless", "-T", "4",  "-R", "200",
                     "-w",  "select-only",    "-c",         "4",  "-j", "2",  "-q",
                     NULL};
-    struct run r = itest_runv(args);
-    const char *sum = itest_line(r.out, "\"type\":\"summary\"");
-    double tps = itest_num(sum, "tps");
+    double tps, late, txns;
+    char saw[512];
 
-    assert_int_equal(r.status, 0);
-    fprintf(stderr, "  -R 200: %.1f tps, late %.0f\n", tps, itest_num(sum, "late"));
+    for (int attempt = 0;; attempt++) {
+        struct run r = itest_runv(args);
+        const char *sum = itest_line(r.out, "\"type\":\"summary\"");
+
+        assert_int_equal(r.status, 0);
+        tps = itest_num(sum, "tps");
+        late = itest_num(sum, "late");
+        txns = itest_num(sum, "transactions");
+        itest_free(&r);
+        snprintf(saw, sizeof saw, "-R 200 gave %.5g tps, %.6g of %.6g late", tps, late, txns);
+        fprintf(stderr, "  %s\n", saw);
+        if ((tps > 170 && tps < 230 && late < 0.05 * txns) ||
+            !itest_busy_retry(__func__, attempt, saw))
+            break;
+    }
     assert_true(tps > 170 && tps < 230);
-    assert_true(itest_num(sum, "late") < 0.05 * itest_num(sum, "transactions"));
-    itest_free(&r);
+    assert_true(late < 0.05 * txns);
 }
 
 /* Open loop far above what one client can do: most transactions start late, none is lost. */

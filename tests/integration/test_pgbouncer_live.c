@@ -348,7 +348,7 @@ main(void)
     };
 
     if (getenv("BENCHTOP_PB_TARGET") == NULL) {
-        fprintf(stderr, "no pgbouncer server in this run: skipped\n");
+        test_skip_program("no PgBouncer server in this run (pgbouncer is not installed)");
         return 0;
     }
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -229,7 +229,7 @@ main(void)
 int
 main(void)
 {
-    puts("redis_cluster_tls: skipped (no redis backend, or built without OpenSSL)");
+    test_skip_program("no redis backend, or built without OpenSSL");
     return 0;
 }
 

@@ -183,8 +183,7 @@ test_memcached_port(void **state)
     const char *want[] = {"does not speak the Redis protocol", "memcached", "check the port", NULL};
 
     if (mc == 0) {
-        fprintf(stderr, "  no /usr/bin/memcached: skipped\n");
-        skip();
+        test_skip("no /usr/bin/memcached (memcached)");
     }
     snprintf(target, sizeof target, "redis://127.0.0.1:%d", port);
     expect_error(args, want, NULL);

@@ -671,7 +671,7 @@ test_headless_full_disk(void **state)
     struct run r;
 
     if (itest_tmpfs_full(itest_full, 8) < 0)
-        skip();
+        test_skip("cannot mount a tmpfs to fill (needs root and CAP_SYS_ADMIN)");
     snprintf(path, sizeof path, "%s/out.jsonl", itest_full);
     fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     assert_true(fd >= 0);

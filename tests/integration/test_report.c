@@ -248,7 +248,7 @@ test_hlog_read_by_hdrhistogram(void **state)
 
     if (access("/usr/share/java/hdrhistogram.jar", R_OK) != 0 ||
         system("java -version 2>/dev/null") != 0)
-        skip();
+        test_skip("no java or no /usr/share/java/hdrhistogram.jar (libhdrhistogram-java)");
     snprintf(hlog, sizeof hlog, "%s/run.hlog", dir);
     r = itest_runv(args);
     assert_int_equal(r.status, 0);

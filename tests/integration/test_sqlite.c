@@ -425,7 +425,7 @@ main(void)
 int
 main(void)
 {
-    fprintf(stderr, "no sqlite backend in this build: skipped\n");
+    test_skip_program("the sqlite backend is not built");
     return 0;
 }
 #endif

@@ -200,21 +200,33 @@ test_find_rate_known_capacity(void **state)
                     "--warmup",    "2",
                     "--step-time", "3",
                     NULL};
-    char l[8192];
+    char l[8192], saw[512];
     struct run r;
     double found, failing;
 
     assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
-    r = run_ok(args);
-    unlink(path);
-    snprintf(l, sizeof(l), "%s", strstr(itest_line(r.out, "\"type\":\"sweep\""), "\"find_rate\""));
-    found = itest_num(l, "rate");
-    failing = itest_num(l, "failing_rate");
-    fprintf(stderr, "  find-rate: %.0f/s meets p90 < 300 ms, %.0f/s did not, after %.0f probes\n",
-            found, failing, itest_num(l, "probes"));
-    if (!(found >= 0.85 * 160 && found <= 160))
+    /* a host others keep busy starts the transactions late: tried again, then skipped */
+    for (int attempt = 0;; attempt++) {
+        r = run_ok(args);
+        snprintf(l, sizeof(l), "%s",
+                 strstr(itest_line(r.out, "\"type\":\"sweep\""), "\"find_rate\""));
+        found = itest_num(l, "rate");
+        failing = itest_num(l, "failing_rate");
+        snprintf(saw, sizeof saw, "find-rate found %.0f/s of 160/s", found);
+        fprintf(stderr,
+                "  find-rate: %.0f/s meets p90 < 300 ms, %.0f/s did not, after %.0f probes\n",
+                found, failing, itest_num(l, "probes"));
+        if (found >= 0.85 * 160 && found <= 160)
+            break;
         fprintf(stderr, "%s", r.err);
+        if (attempt > 0)
+            unlink(path); /* the retry may skip */
+        if (!itest_busy_retry(__func__, attempt, saw))
+            break;
+        itest_free(&r);
+    }
+    unlink(path);
     assert_true(found >= 0.85 * 160 && found <= 160);
     assert_true(failing > found && failing <= found * 1.05 + 1);
     /* a step per probe, after the closed-loop step that measured the capacity */

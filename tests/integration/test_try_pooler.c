@@ -278,7 +278,7 @@ main(void)
     };
 
     if (getenv("BENCHTOP_PB_TARGET") == NULL) {
-        fprintf(stderr, "test_try_pooler: no PgBouncer server (BENCHTOP_PB_TARGET), skipped\n");
+        test_skip_program("no PgBouncer server in this run (pgbouncer is not installed)");
         return 0;
     }
     return cmocka_run_group_tests(tests, setup, teardown);

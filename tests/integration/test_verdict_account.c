@@ -135,38 +135,53 @@ start_proxy(const char *ms, int *port)
     return pid;
 }
 
+/*
+ * Through a proxy that adds 2 ms each way the verdict is transit, and
+ * without it tps rises. Both runs share the host: when others fill it the
+ * rise can vanish into the waits for a CPU (1887 then 2041 tps with other
+ * programs at 139% of 2 cores), so a miss there is tried again, then
+ * skipped with the load named (itest_busy_retry).
+ */
 static void
 test_reads_through_a_proxy_are_transit(void **state)
 {
-    char direct[600], proxy[600];
+    char direct[600], proxy[600], saw[128];
     char *args[] = {"run", proxy, "--headless", "-q",          "-T", "6",
                     "-c",  "16",  "-w",         "select-only", NULL};
     struct outcome slow, fast;
     int port;
-    pid_t pid = start_proxy("2", &port);
     char *c, *slash;
 
-    snprintf(direct, sizeof(direct), "%s", itest_target(DB));
-    c = strrchr(direct, ':');
-    slash = strchr(c, '/');
-    snprintf(proxy, sizeof(proxy), "%.*s:%d%s", (int)(c - direct), direct, port, slash);
-    run_outcome(args, &slow);
-    kill(pid, SIGTERM);
-    waitpid(pid, NULL, 0);
-    /* the account's largest share is transit, whoever fills the host */
-    assert_non_null(strstr(slow.evidence, "16 clients' time: transit"));
-    /*
-     * On a full host, a jittery round trip of a few ms cannot be told
-     * from waits for a CPU: host or "more load would compete" is accepted.
-     */
-    if (strstr(slow.evidence, "other programs") != NULL ||
-        strstr(slow.evidence, "compete for a full host") != NULL)
-        fprintf(stderr, "    a full host: the jittery round trip is not taken for a wire\n");
-    else
-        assert_string_equal(slow.kind, "network");
-    assert_null(strstr(slow.evidence, "synchronous_commit"));
-    snprintf(proxy, sizeof(proxy), "%s", direct);
-    run_outcome(args, &fast);
+    for (int attempt = 0;; attempt++) {
+        pid_t pid = start_proxy("2", &port);
+
+        snprintf(direct, sizeof(direct), "%s", itest_target(DB));
+        c = strrchr(direct, ':');
+        slash = strchr(c, '/');
+        snprintf(proxy, sizeof(proxy), "%.*s:%d%s", (int)(c - direct), direct, port, slash);
+        run_outcome(args, &slow);
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+        /* the account's largest share is transit, whoever fills the host */
+        assert_non_null(strstr(slow.evidence, "16 clients' time: transit"));
+        /*
+         * On a full host, a jittery round trip of a few ms cannot be told
+         * from waits for a CPU: host or "more load would compete" is accepted.
+         */
+        if (strstr(slow.evidence, "other programs") != NULL ||
+            strstr(slow.evidence, "compete for a full host") != NULL)
+            fprintf(stderr, "    a full host: the jittery round trip is not taken for a wire\n");
+        else
+            assert_string_equal(slow.kind, "network");
+        assert_null(strstr(slow.evidence, "synchronous_commit"));
+        snprintf(proxy, sizeof(proxy), "%s", direct);
+        run_outcome(args, &fast);
+        if (fast.tps > 1.3 * slow.tps)
+            break;
+        snprintf(saw, sizeof saw, "%.5g tps through the proxy, %.5g without", slow.tps, fast.tps);
+        if (!itest_busy_retry(__func__, attempt, saw))
+            break;
+    }
     assert_true(fast.tps > 1.3 * slow.tps);
 }
 
@@ -241,8 +256,7 @@ test_quota_is_client_bound(void **state)
 
     make_cgroup(dir, sizeof(dir));
     if (dir[0] == '\0') {
-        fprintf(stderr, "    skipped: no writable cgroup v1 cpu controller here\n");
-        skip();
+        test_skip("no writable cgroup v1 cpu controller, nor cgroup v2 with cpu delegated");
     }
     r = run_in_cgroup(dir, args);
     rmdir(dir);
@@ -276,9 +290,11 @@ test_unreadable_cgroup_is_no_quota(void **state)
     r = run_argv_in(args, NULL);
     /* a chroot's / is no mount point: unshare cannot make its mounts private */
     if (r.status == 77 || (r.status != 0 && strstr(r.err, "propagation") != NULL)) {
-        fprintf(stderr, "    skipped: cannot mount over /sys/fs/cgroup here (%s)\n", r.err);
+        char why[200];
+
+        snprintf(why, sizeof why, "%.*s", (int)strcspn(r.err, "\n"), r.err);
         itest_free(&r);
-        skip();
+        test_skip("cannot mount over /sys/fs/cgroup in a mount namespace here (%s)", why);
     }
     outcome_of(&r, &o);
     assert_null(strstr(r.out, "\"throttled_pct\":100"));

@@ -83,19 +83,24 @@ mixed_of(const char *line, const char *want, const char *also)
     return strstr(line, a) != NULL && strstr(line, b) != NULL;
 }
 
+/* What a scenario's intervals from WARMUP_S on said, against the verdict wanted. */
+struct verdicts {
+    int seen, wrong, wanted, others;
+};
+
 /*
- * Runs a scenario and checks every interval from WARMUP_S on names `want`
- * (the JSON key of the verdict), or `also` when that is not NULL (or the two
- * mixed), and that
- * `want` held at least one of them. Prints the verdicts it saw.
+ * Runs a scenario and counts its intervals from WARMUP_S on: those naming
+ * `want` (the JSON key of the verdict), those naming neither it nor `also`
+ * (when not NULL) nor the two mixed, and those that say other programs take
+ * the CPU. Prints the verdicts it saw.
  */
-static void
-expect_verdicts(char **args, const char *want, const char *also)
+static struct verdicts
+count_verdicts(char **args, const char *want, const char *also)
 {
     struct run r = itest_runv(args);
     const char *p = r.out;
     char pat[64], alt[64];
-    int seen = 0, wrong = 0, wanted = 0, others = 0;
+    struct verdicts c = {0};
 
     snprintf(pat, sizeof(pat), "\"kind\":\"%s\"", want);
     snprintf(alt, sizeof(alt), "\"kind\":\"%s\"", also ? also : want);
@@ -114,27 +119,51 @@ expect_verdicts(char **args, const char *want, const char *also)
         if (t < WARMUP_S || strstr(line, "\"interval_s\":0.0") != NULL)
             continue; /* warm-up, or the sliver of an interval at the very end */
         assert_null(strstr(line, "nan%")); /* a figure not measured is never printed as one */
-        seen++;
-        wanted += strstr(line, pat) != NULL;
-        others += strstr(line, "other programs take the CPU") != NULL;
-        wrong +=
+        c.seen++;
+        c.wanted += strstr(line, pat) != NULL;
+        c.others += strstr(line, "other programs take the CPU") != NULL;
+        c.wrong +=
             strstr(line, pat) == NULL && strstr(line, alt) == NULL && !mixed_of(line, want, also);
     }
     itest_free(&r);
-    assert_true(seen >= 3);
-    /* a host other programs filled all run (shared CI) cannot show `want`: said, not failed */
-    if (wanted == 0 && also != NULL && others == seen)
-        fprintf(stderr, "    other programs held the host every interval: %s not checked\n", want);
-    else
-        assert_true(wanted >= 1);
-    assert_int_equal(wrong, 0);
+    assert_true(c.seen >= 3);
+    return c;
 }
 
+/*
+ * Checks that every interval of a scenario from WARMUP_S on names `want`, or
+ * `also` (or the two mixed), and that `want` held at least one of them. A
+ * host other programs filled all run (shared CI) cannot show `want` where
+ * `also` is the host: said, not failed. Any other miss on a busy host is
+ * tried again, then skipped with the load named (itest_busy_retry); on a
+ * quiet one it fails.
+ */
 static void
-expect_verdict(char **args, const char *want)
+expect_verdicts_in(const char *test, char **args, const char *want, const char *also)
 {
-    expect_verdicts(args, want, NULL);
+    struct verdicts c;
+    char saw[512];
+
+    for (int attempt = 0;; attempt++) {
+        c = count_verdicts(args, want, also);
+        if (c.wanted == 0 && also != NULL && c.others == c.seen) {
+            fprintf(stderr, "    other programs held the host every interval: %s not checked\n",
+                    want);
+            c.wanted = 1;
+        }
+        if (c.wrong == 0 && c.wanted >= 1)
+            break;
+        snprintf(saw, sizeof saw, "%d of %d intervals named %s, %d another verdict", c.wanted,
+                 c.seen, want, c.wrong);
+        if (!itest_busy_retry(test, attempt, saw))
+            break;
+    }
+    assert_true(c.wanted >= 1);
+    assert_int_equal(c.wrong, 0);
 }
+
+#define expect_verdicts(args, want, also) expect_verdicts_in(__func__, args, want, also)
+#define expect_verdict(args, want) expect_verdicts_in(__func__, args, want, NULL)
 
 static void
 test_server_cpu_bound(void **state)
@@ -278,7 +307,7 @@ test_host_bound_http(void **state)
      */
     /* tests/run-integration starts nginx only when benchtop has the http backend (libcurl) */
     if (getenv("BENCHTOP_NG_TARGET") == NULL)
-        skip();
+        test_skip("no nginx server in this run (benchtop built without libcurl)");
     snprintf(page, sizeof(page), "%sstatic.html", itest_env("BENCHTOP_NG_TARGET"));
     expect_verdicts(args, "host", "server_cpu");
 }

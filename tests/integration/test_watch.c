@@ -86,43 +86,19 @@ run_judged(char **args, const char *kind)
     return r;
 }
 
-/*
- * A Redis load watches MariaDB (as a user with a password) while another
- * benchtop commits exactly 1,000 transactions there: the watched commit/s,
- * times each sample's seconds, add up to those 1,000; the password shows
- * nowhere.
- */
-static void
-test_watch_counts_another_load(void **state)
+/* The watched commits: each sample's commit/s of the mysql collector times its seconds. */
+static double
+watched_commits(const char *out)
 {
-    char *watched = itest_my_target_as("bt_watch:watchpw", DB);
-    char *args[] = {"run",        itest_env("BENCHTOP_RD_TARGET"),
-                    "--headless", "-T",
-                    "6",          "-c",
-                    "2",          "--watch",
-                    watched,      NULL};
-    char *load[] = {"run", itest_my_target(DB), "--headless", "-t", "250", "-c", "4",
-                    "-w",  "counter",           "-q",         NULL};
-    int o, e;
-    pid_t pid = itest_spawn(args, &o, &e);
-    struct run r, l;
-    const char *p;
+    const char *p = out;
     double commits = 0, prev_t = -1;
-    char argv_seen[4096];
 
-    itest_sleep_ms(2000); /* a sample or two before the load: its rates start at 0 */
-    itest_cmdline(pid, argv_seen, sizeof argv_seen);
-    l = itest_runv(load);
-    assert_int_equal(l.status, 0);
-    r = itest_finish(pid, o, e);
-    assert_int_equal(r.status, 0);
-    p = r.out;
     while ((p = strstr(p, "\"collector\":\"mysql\"")) != NULL) {
         const char *line = p, *end = strchr(p, '\n');
         const char *row = strstr(line, "\"label\":\"commit/s\"");
         double t;
 
-        while (line > r.out && line[-1] != '\n')
+        while (line > out && line[-1] != '\n')
             line--;
         t = itest_num(line, "t");
         if (row != NULL && row < end && prev_t >= 0 && itest_num(row, "num") > -1e300)
@@ -130,7 +106,50 @@ test_watch_counts_another_load(void **state)
         prev_t = t;
         p = end;
     }
-    fprintf(stderr, "  watched commits %.1f (another benchtop made 1000)\n", commits);
+    return commits;
+}
+
+/*
+ * A Redis load watches MariaDB (as a user with a password) while another
+ * benchtop commits exactly 1,000 transactions there: the watched commit/s,
+ * times each sample's seconds, add up to those 1,000; the password shows
+ * nowhere. The load must end inside the watching run (8 s, the load starts
+ * at 2 s and takes about 1 s quiet); on a host others keep busy it may not,
+ * so a miss there is tried again, then skipped with the load named.
+ */
+static void
+test_watch_counts_another_load(void **state)
+{
+    char *watched = itest_my_target_as("bt_watch:watchpw", DB);
+    char *args[] = {"run",        itest_env("BENCHTOP_RD_TARGET"),
+                    "--headless", "-T",
+                    "8",          "-c",
+                    "2",          "--watch",
+                    watched,      NULL};
+    char *load[] = {"run", itest_my_target(DB), "--headless", "-t", "250", "-c", "4",
+                    "-w",  "counter",           "-q",         NULL};
+    struct run r, l;
+    double commits;
+    char argv_seen[4096], saw[512];
+
+    for (int attempt = 0;; attempt++) {
+        int o, e;
+        pid_t pid = itest_spawn(args, &o, &e);
+
+        itest_sleep_ms(2000); /* a sample or two before the load: its rates start at 0 */
+        itest_cmdline(pid, argv_seen, sizeof argv_seen);
+        l = itest_runv(load);
+        assert_int_equal(l.status, 0);
+        r = itest_finish(pid, o, e);
+        assert_int_equal(r.status, 0);
+        commits = watched_commits(r.out);
+        fprintf(stderr, "  watched commits %.1f (another benchtop made 1000)\n", commits);
+        snprintf(saw, sizeof saw, "the watch counted %.1f of 1000 commits", commits);
+        if (fabs(commits - 1000) <= 10 || !itest_busy_retry(__func__, attempt, saw))
+            break;
+        itest_free(&r);
+        itest_free(&l);
+    }
     assert_true(fabs(commits - 1000) <= 10);
     assert_non_null(strstr(r.out, "\"target\":\"mysql://bt_watch:***@"));
     assert_null(strstr(r.out, "watchpw"));
@@ -337,8 +356,8 @@ main(void)
 
     /* tests/run-integration starts nginx only when benchtop has the http backend (libcurl). */
     if (getenv("BENCHTOP_NG_TARGET") == NULL) {
-        fprintf(stderr, "no nginx server in this run (benchtop built without libcurl): "
-                        "the web tier's 4 tests skipped\n");
+        test_skip_say("watch_web", "no nginx server in this run (benchtop built without libcurl): "
+                                   "the web tier's 4 tests");
         return failed;
     }
     return failed + cmocka_run_group_tests_name("watch_web", web, setup, NULL);

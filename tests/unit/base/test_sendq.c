@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/skip.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -21,14 +23,13 @@
 #include "base/util.h"
 
 static struct sendq *
-ring_or_skip(void)
+ring_or_skip(const char *test)
 {
     char err[BT_ERRLEN];
     struct sendq *q = sendq_new(err);
 
     if (q == NULL) {
-        print_message("skipped: %s\n", err);
-        skip();
+        test_skip_for(test, "no io_uring here: %s", err);
     }
     return q;
 }
@@ -55,7 +56,7 @@ static void
 test_sends_go_out_whole_with_their_tags(void **state)
 {
     (void)state;
-    struct sendq *q = ring_or_skip();
+    struct sendq *q = ring_or_skip(__func__);
     int a[2], b[2], failed = -1, seen = 0;
     char got[32], msg[BT_ERRLEN] = "";
     struct iovec va[2] = {{.iov_base = "get ", .iov_len = 4}, {.iov_base = "k1\r\n", .iov_len = 4}};
@@ -94,7 +95,7 @@ static void
 test_send_to_a_closed_peer_fails(void **state)
 {
     (void)state;
-    struct sendq *q = ring_or_skip();
+    struct sendq *q = ring_or_skip(__func__);
     int sv[2], failed = 0;
     char msg[BT_ERRLEN] = "";
     struct iovec v = {.iov_base = "set k 0 0 1\r\nx\r\n", .iov_len = 16};
@@ -123,7 +124,7 @@ static void
 test_send_that_cannot_finish_fails(void **state)
 {
     (void)state;
-    struct sendq *q = ring_or_skip();
+    struct sendq *q = ring_or_skip(__func__);
     int sv[2], failed = 0;
     static char big[256 << 10];
     char msg[BT_ERRLEN] = "", sink[8192];
@@ -152,7 +153,7 @@ static void
 test_cancel_ends_a_waiting_send(void **state)
 {
     (void)state;
-    struct sendq *q = ring_or_skip();
+    struct sendq *q = ring_or_skip(__func__);
     int sv[2], failed = 0;
     static char big[64 << 10];
     char msg[BT_ERRLEN] = "";

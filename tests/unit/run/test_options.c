@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "tests/skip.h"
+
 #include "cmd/cmd.h"
 #include "collectors/shared/kv.h"
 #include "run/options.h"
@@ -247,7 +249,7 @@ test_driver_options(void **state)
     int npos;
 
     if (redis == NULL || driver_for_target("memcached://127.0.0.1") == NULL)
-        skip();
+        test_skip("the redis or the memcached backend is not built");
     parse(&rc, CMD_RUN, argv, &pos, &npos);
     kv = options_driver_conf(&rc, redis);
     assert_true(kv->keys == 500);
@@ -306,7 +308,7 @@ test_repeated_option(void **state)
     FILE *f;
 
     if (http == NULL)
-        skip();
+        test_skip("the http backend is not built (libcurl)");
     parse(&rc, CMD_RUN, argv, &pos, &npos);
     rc.tgt.driver = http;
     rc.driver_conf = options_driver_conf(&rc, http);

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "tests/skip.h"
+
 #ifdef HAVE_HTTP
 
 #include "base/util.h"
@@ -206,7 +208,7 @@ main(void)
 int
 main(void)
 {
-    printf("webstatus: skipped (the http backend is not built)\n");
+    test_skip_program("the http backend is not built (libcurl)");
     return 0;
 }
 

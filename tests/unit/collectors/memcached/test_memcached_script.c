@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/skip.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +149,7 @@ main(void)
 int
 main(void)
 {
-    puts("memcached_script: skipped (built without memcached)");
+    test_skip_program("the memcached backend is not built");
     return 0;
 }
 

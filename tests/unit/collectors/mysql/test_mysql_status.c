@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "tests/skip.h"
+
 #ifdef HAVE_MYSQL
 
 #include "collectors/mysql/mysql.h"
@@ -755,7 +757,7 @@ main(void)
 int
 main(void)
 {
-    printf("mysql_status: skipped (the mysql backend is not built)\n");
+    test_skip_program("the mysql backend is not built");
     return 0;
 }
 

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "tests/skip.h"
+
 #ifdef HAVE_MYSQL
 
 #include <errmsg.h>
@@ -301,7 +303,7 @@ main(void)
 int
 main(void)
 {
-    printf("mysql_target: skipped (the mysql backend is not built)\n");
+    test_skip_program("the mysql backend is not built");
     return 0;
 }
 

@@ -12,6 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/skip.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,7 +417,7 @@ main(void)
 int
 main(void)
 {
-    puts("redis_cluster: skipped (built without hiredis)");
+    test_skip_program("built without hiredis (libhiredis-dev; the redis backend)");
     return 0;
 }
 

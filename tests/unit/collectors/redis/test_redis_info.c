@@ -14,6 +14,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/skip.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1145,7 +1147,7 @@ main(void)
 int
 main(void)
 {
-    puts("redis_info: skipped (built without hiredis)");
+    test_skip_program("built without hiredis (libhiredis-dev; the redis backend)");
     return 0;
 }
 

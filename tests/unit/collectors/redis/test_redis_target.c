@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/skip.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,7 +247,7 @@ main(void)
 int
 main(void)
 {
-    puts("redis_target: skipped (built without hiredis)");
+    test_skip_program("built without hiredis (libhiredis-dev; the redis backend)");
     return 0;
 }
 
