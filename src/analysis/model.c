@@ -25,13 +25,18 @@ static const struct {
 };
 
 static const char *const advice_keys[ADV__COUNT] = {
-    [ADV_NONE] = "none",       [ADV_SETTING] = "setting",
-    [ADV_POOLER] = "pooler",   [ADV_CLIENTS] = "clients",
-    [ADV_THREADS] = "threads", [ADV_INDEX] = "index",
-    [ADV_BATCH] = "batch",     [ADV_TRIPS] = "round_trips",
+    [ADV_NONE] = "none",
+    [ADV_SETTING] = "setting",
+    [ADV_POOLER] = "pooler",
+    [ADV_CLIENTS] = "clients",
+    [ADV_THREADS] = "threads",
+    [ADV_INDEX] = "index",
+    [ADV_BATCH] = "batch",
+    [ADV_TRIPS] = "round_trips",
     [ADV_STOP_OTHERS] = "stop_other_programs",
     [ADV_STOP_SESSIONS] = "stop_other_sessions",
-    [ADV_QUOTA] = "quota",     [ADV_KEEP_CONNECTIONS] = "keep_connections",
+    [ADV_QUOTA] = "quota",
+    [ADV_KEEP_CONNECTIONS] = "keep_connections",
     [ADV_HARDWARE] = "hardware",
 };
 
@@ -125,7 +130,7 @@ server_cpu(const struct model_input *in, struct model *m)
     double busy = pct / 100, own;
 
     if (in->cores > 0 && c > in->cores)
-        c = in->cores; /* a server cannot use more cores than the host has */
+        c = in->cores;                    /* a server cannot use more cores than the host has */
     if (isnan(busy) && !isnan(g->on_cpu)) /* sessions on CPU against the cores */
         busy = g->on_cpu, c = in->cores;
     own = busy * own_cpu_share(g);
@@ -304,8 +309,8 @@ advise_res(const struct model_input *in, enum model_res r, struct advice *a)
         adv_set(a, ADV_INDEX, g->seq_scan_table, "");
     else if (r == MR_SERVER_CPU || r == MR_DISK)
         a->kind = ADV_HARDWARE;
-    else if (r == MR_OTHERS || r == MR_STALL)
-        adv_set(a, ADV_STOP_SESSIONS, r == MR_STALL ? g->other_stall_what : "", "");
+    else if (r == MR_OTHERS || r == MR_STALL) /* who: the evidence, digested in records */
+        a->kind = ADV_STOP_SESSIONS;
     else if (r == MR_LOCK)
         a->kind = ADV_TRIPS;
     else if (r == MR_POOL && g->pool_setting[0] && g->pool_size > 0) {
@@ -433,6 +438,7 @@ model_make(const struct model_input *in, struct model *out)
 {
     memset(out, 0, sizeof *out);
     out->limit = MR__COUNT;
+    out->x = in->tps;
     if (in->acct == NULL)
         return;
     resources(in, out);
@@ -477,8 +483,7 @@ advice_text(const struct advice *a, char *buf, size_t len)
         snprintf(buf, len, "stop other programs on the host");
         break;
     case ADV_STOP_SESSIONS:
-        snprintf(buf, len, "stop the other sessions' work%s%.40s", a->name[0] ? ": " : "",
-                 a->name);
+        snprintf(buf, len, "stop the other sessions' work");
         break;
     case ADV_QUOTA:
         snprintf(buf, len, "raise benchtop's CPU quota");

@@ -39,18 +39,18 @@ enum model_res {
 
 enum advice_kind {
     ADV_NONE,
-    ADV_SETTING,  /* a server setting: name = value ("" value: raise it) */
-    ADV_POOLER,   /* a pooler's setting, name = value */
-    ADV_CLIENTS,  /* -c n */
-    ADV_THREADS,  /* -j n */
-    ADV_INDEX,    /* an index on what the statements filter by (name: the table, if known) */
-    ADV_BATCH,    /* fewer, larger transactions (--batch) */
-    ADV_TRIPS,    /* fewer round trips inside each transaction */
+    ADV_SETTING,       /* a server setting: name = value ("" value: raise it) */
+    ADV_POOLER,        /* a pooler's setting, name = value */
+    ADV_CLIENTS,       /* -c n */
+    ADV_THREADS,       /* -j n */
+    ADV_INDEX,         /* an index on what the statements filter by (name: the table, if known) */
+    ADV_BATCH,         /* fewer, larger transactions (--batch) */
+    ADV_TRIPS,         /* fewer round trips inside each transaction */
     ADV_STOP_OTHERS,   /* stop other programs on the host */
-    ADV_STOP_SESSIONS, /* stop the other sessions' work (name: what, if known) */
-    ADV_QUOTA,    /* raise benchtop's CPU quota */
+    ADV_STOP_SESSIONS, /* stop the other sessions' work (who: the verdict's evidence) */
+    ADV_QUOTA,         /* raise benchtop's CPU quota */
     ADV_KEEP_CONNECTIONS, /* keep connections open (without -C) */
-    ADV_HARDWARE, /* a faster or larger server, faster storage */
+    ADV_HARDWARE,         /* a faster or larger server, faster storage */
     ADV__COUNT
 };
 
@@ -73,8 +73,8 @@ struct model_resource {
 
 struct finding {
     enum model_res res;
-    double share;  /* the clients' time the relief frees, 0..1 */
-    double bound;  /* throughput if relieved, transactions/s */
+    double share; /* the clients' time the relief frees, 0..1 */
+    double bound; /* throughput if relieved, transactions/s */
     struct advice advice;
 };
 
@@ -96,10 +96,11 @@ struct model_input {
 };
 
 struct model {
+    double x; /* the throughput it was made at, transactions/s */
     struct model_resource r[MR__COUNT];
-    int limit;         /* the resource nearest saturation, MR__COUNT: none known */
-    double limit_util; /* its utilization */
-    double x_closed;   /* N / (R_min + Z): the closed loop's bound; NAN */
+    int limit;                  /* the resource nearest saturation, MR__COUNT: none known */
+    double limit_util;          /* its utilization */
+    double x_closed;            /* N / (R_min + Z): the closed loop's bound; NAN */
     double clients_to_saturate; /* clients the bottleneck's bound needs at R_min + Z; NAN */
     double little_n, little_xr; /* clients in flight measured, and X x R */
     int consistent;             /* Little's law within P_LITTLE_TOL (or not checkable) */

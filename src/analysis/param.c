@@ -12,38 +12,48 @@ static const struct param table[P__COUNT] = {
                       "(clients in flight, no transaction finished) fails it"},
     [P_FINDING_MIN] = {"finding_min", 1.1,
                        "a relief under x1.1 is within try's noise on a shared host (FLAT_GAIN)"},
-    [P_SHARE_MIN] = {"share_min", 0.05, "the account's text names shares of 1% or more; a "
-                                        "finding needs five times that"},
+    [P_SHARE_MIN] = {"share_min", 0.05,
+                     "the account's text names shares of 1% or more; a "
+                     "finding needs five times that"},
     [P_CLEAR_OBS] = {"clear_obs", 30, "sampled sessions: 30 make a share's proportion +-18%"},
     [P_LIKELY_OBS] = {"likely_obs", 8, "sampled sessions: 8 make it +-35%"},
     [P_MIN_SHOWN] = {"min_shown", 0.01, "shares under 1% are noise in the text"},
     [P_THRESHOLD] = {"threshold", 0.3, "watch: a score below this names no limit"},
     [P_SMOOTH] = {"smooth", 0.5, "newest interval's weight: a 1 s burst halves within 2 s"},
-    [P_HOST_FULL] = {"host_full", 90, "host busy % of all cores: run-queue waits appear above it "
-                                      "(field trials 4-7, 2 cores)"},
+    [P_HOST_FULL] = {"host_full", 90,
+                     "host busy % of all cores: run-queue waits appear above it "
+                     "(field trials 4-7, 2 cores)"},
     [P_FLAT_GAIN] = {"flat_gain", 0.10, "a doubling of clients gaining under 10% gains nothing"},
     [P_MIN_GAIN] = {"min_gain", 0.05, "steps smaller than a doubling: noise below 5%"},
     [P_LARGE_ROWS] = {"large_rows", 1000, "rows per transaction worth naming"},
-    [P_SCAN_ROWS] = {"scan_rows", 10000, "2M rows, 420k read a query at 58% hits: shared_buffers "
-                                         "x6 gave +9%, an index x2.3"},
-    [P_IO_THREAD_RUNS] = {"io_thread_runs", 90, "100 KB SETs, main thread at 94%: io-threads 2 "
-                                                "gave x2 (field trial 4, C9)"},
+    [P_SCAN_ROWS] = {"scan_rows", 10000,
+                     "2M rows, 420k read a query at 58% hits: shared_buffers "
+                     "x6 gave +9%, an index x2.3"},
+    [P_IO_THREAD_RUNS] = {"io_thread_runs", 90,
+                          "100 KB SETs, main thread at 94%: io-threads 2 "
+                          "gave x2 (field trial 4, C9)"},
     [P_LARGE_BLOCKS] = {"large_blocks", 1000, "blocks per transaction worth naming"},
     [P_FAILING] = {"failing", 0.5, "half the transactions failing: the figures are the errors'"},
-    [P_OTHERS_LARGE] = {"others_large", 0.25, "two yes at 35% beside benchtop's 40%: stopping them "
-                                              "gave +34% (field trial 4, C13)"},
-    [P_TEMP_NAMED] = {"temp_named", 1e6, "temporary files of 1 MB/s: an external merge of 10 MB a "
-                                         "statement gained +114% from work_mem 64MB"},
+    [P_OTHERS_LARGE] = {"others_large", 0.25,
+                        "two yes at 35% beside benchtop's 40%: stopping them "
+                        "gave +34% (field trial 4, C13)"},
+    [P_TEMP_NAMED] = {"temp_named", 1e6,
+                      "temporary files of 1 MB/s: an external merge of 10 MB a "
+                      "statement gained +114% from work_mem 64MB"},
     [P_SLEEP_NAMED] = {"sleep_named", 0.3, "statements' own sleeps named before the light load"},
-    [P_MISSES_COST] = {"misses_cost", 0.9, "a buffer pool missing a tenth at 1,000 reads/s: the "
-                                           "OS cache's copies are the server's CPU"},
-    [P_STALL_LOOP] = {"stall_loop", 0.2, "KEYS * over 1M keys, 40% in the slowlog: stopping it "
-                                         "gave x2.2"},
-    [P_CONNECT_NAMED] = {"connect_named", 0.2, "nginx -C -c 16, connecting 22-40%: keeping "
-                                               "connections open gave x2.4-3.1"},
-    [P_PAID] = {"paid", 0.5, "select-only on 2 cores: PostgreSQL 149% -> 162% for +17% tps"},
-    [P_WARM] = {"warm", 0.9, "InnoDB's free pages: runs began with 2-5 intervals of misses while "
-                             "the pool filled (field trial 4)"},
+    [P_MISSES_COST] = {"misses_cost", 0.9,
+                       "a buffer pool missing a tenth at 1,000 reads/s: the "
+                       "OS cache's copies are the server's CPU"},
+    [P_STALL_LOOP] = {"stall_loop", 0.2,
+                      "KEYS * over 1M keys, 40% in the slowlog: stopping it "
+                      "gave x2.2"},
+    [P_CONNECT_NAMED] = {"connect_named", 0.2,
+                         "a web server at -C -c 16, connecting 22-40%: keeping "
+                         "connections open gave x2.4-3.1"},
+    [P_PAID] = {"paid", 0.5, "select-only on 2 cores: the server 149% -> 162% for +17% tps"},
+    [P_WARM] = {"warm", 0.9,
+                "a buffer pool's free pages: runs began with 2-5 intervals of misses while "
+                "the pool filled (field trial 4)"},
     [P_CACHE_HITS] = {"cache_hits", 0.98, "a cache evicting at 98% hits or more still fits"},
     [P_MEMORY_HITS] = {"memory_hits", 0.95, "disk reads at under 95% hits: the pool is short"},
 };

@@ -1748,6 +1748,40 @@ refused_first(const struct verdict_input *in, enum verdict_kind k)
            (k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_OPEN_LOOP || k == VK_NONE);
 }
 
+/*
+ * The model over the account the verdict is named from. The run's (the
+ * final verdict) has its mean tps and no one instant's clients in flight.
+ */
+static void
+model_of(const struct verdict_state *st, const struct verdict_input *in, const struct window *w,
+         struct model *m)
+{
+    struct model_input mi;
+    int blind = !(st->run.total > 0);
+
+    memset(&mi, 0, sizeof mi);
+    mi.acct = w->acct;
+    mi.sig = in->have_server ? &in->sig : NULL;
+    mi.tps = in->tps;
+    mi.lat_mean_ms = in->lat_mean_ms;
+    mi.lat_floor_ms = in->lat_floor_ms;
+    mi.interval_s = in->interval_s > 0 ? in->interval_s : 1;
+    mi.in_flight = in->busy > 0 || !(in->tps > 0) ? in->busy : NAN;
+    if (in->whole_run) {
+        mi.tps = st->run_secs[blind] > 0 ? st->run_txns[blind] / st->run_secs[blind] : NAN;
+        mi.lat_floor_ms = mi.in_flight = NAN;
+    }
+    mi.own_cpu_pct = in->own_cpu_pct;
+    mi.host_busy_pct = in->host_busy_pct;
+    mi.others_pct = w->split.others;
+    mi.cores = in->cores;
+    mi.threads = in->threads;
+    mi.allowed_cpus = in->allowed_cpus;
+    mi.quota = in->quota;
+    mi.clients = accounted_clients(in);
+    model_make(&mi, m);
+}
+
 /* The verdict from an account: the largest group, refined, with its advice and the account. */
 static void
 decide(const struct verdict_state *st, const struct verdict_input *in, const struct account *a,
@@ -1804,6 +1838,7 @@ decide(const struct verdict_state *st, const struct verdict_input *in, const str
     v->score = g[first];
     v->confidence = confidence_of(a, g, first, second);
     explain(st, in, v);
+    model_of(st, in, &w, &v->model);
 }
 
 void
@@ -1843,6 +1878,8 @@ no_load(struct verdict_state *st, struct verdict *out)
     int held[VK__COUNT];
     struct account run = st->run, blind = st->run_blind;
     struct verdict_input last = st->last_in;
+    double txns[2] = {st->run_txns[0], st->run_txns[1]},
+           secs[2] = {st->run_secs[0], st->run_secs[1]};
     double transit_by[VK__COUNT];
     char last_error[sizeof st->last_error];
 
@@ -1854,6 +1891,8 @@ no_load(struct verdict_state *st, struct verdict *out)
     memcpy(st->transit_by, transit_by, sizeof(transit_by));
     st->run = run;
     st->run_blind = blind;
+    memcpy(st->run_txns, txns, sizeof txns);
+    memcpy(st->run_secs, secs, sizeof secs);
     st->last_in = last;
     memcpy(st->last_error, last_error, sizeof last_error);
     snprintf(st->last.evidence, sizeof(st->last.evidence), "no load running");
@@ -1925,6 +1964,8 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
      */
     blind = !in->have_server || account_share(&a, AS_UNKNOWN) >= 0.5;
     account_add(blind ? &st->run_blind : &st->run, &a);
+    st->run_txns[blind] += in->tps * ai.interval_s;
+    st->run_secs[blind] += ai.interval_s;
     host_add(st, in, blind);
     transit_split(in, a.t[AS_TRANSIT], st->transit_by);
     st->last_in = *in;

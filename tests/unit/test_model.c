@@ -257,10 +257,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commit_limit),
-        cmocka_unit_test(test_others_on_the_server),
-        cmocka_unit_test(test_pool_caps_the_rest),
-        cmocka_unit_test(test_little_disagrees),
+        cmocka_unit_test(test_commit_limit),       cmocka_unit_test(test_others_on_the_server),
+        cmocka_unit_test(test_pool_caps_the_rest), cmocka_unit_test(test_little_disagrees),
         cmocka_unit_test(test_param_table),
     };
 
