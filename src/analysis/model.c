@@ -355,18 +355,23 @@ relieved(const struct model *m, enum model_res r, double x)
 /*
  * Others' CPU stopped: the server's whole capacity for the load (other
  * sessions in it), or a saturated host's cores that other programs hold
- * (x: the run's CPU per transaction unchanged). The larger, with its advice.
+ * (the run's CPU per transaction unchanged). Either frees at most the
+ * clients' time on or waiting for a CPU (X / (1 - s)). The larger, with
+ * its advice.
  */
 static double
 others_relieved(const struct model_input *in, const struct model *m, struct advice *a)
 {
     const struct model_resource *s = &m->r[MR_SERVER_CPU];
-    double cap = min_bound(m, MR_SERVER_CPU), c = in->cores;
+    double cap = min_bound(m, MR_SERVER_CPU), c = in->cores, x = in->tps;
     double b = s->demand_s > 0 && m->r[MR_OTHERS].util > 0 ? s->capacity / s->demand_s : NAN;
     double used = in->host_busy_pct / 100 * c, o = in->others_pct / 100, h = NAN;
+    double cpu = s->share + m->r[MR_BENCHTOP].share;
 
+    if (!isnan(b))
+        b = fmin(b, x / (1 - fmin(s->share, 0.999)));
     if (c > 0 && used >= param(P_SATURATED) * c && o > 0 && used - o > 0)
-        h = in->tps * used / (used - o);
+        h = fmin(x * used / (used - o), x / (1 - fmin(cpu, 0.999)));
     if (!isnan(h) && !(b >= h)) {
         memset(a, 0, sizeof *a);
         a->kind = ADV_STOP_OTHERS;
@@ -378,7 +383,11 @@ others_relieved(const struct model_input *in, const struct model *m, struct advi
     return isnan(cap) ? b : fmin(b, cap);
 }
 
-/* More clients: up to the bottleneck's bound, at most twice as many. */
+/*
+ * More clients: at most as many more transactions as clients (a response
+ * time does not fall with load), the closed loop's N / (R_min + Z), and
+ * the bottleneck's bound; twice as many, or those that saturate it.
+ */
 static double
 clients_relieved(const struct model_input *in, const struct model *m, int *n)
 {
@@ -390,9 +399,10 @@ clients_relieved(const struct model_input *in, const struct model *m, int *n)
     if (!isnan(m->clients_to_saturate) && m->clients_to_saturate < twice &&
         m->clients_to_saturate > in->clients)
         *n = (int)ceil(m->clients_to_saturate);
+    b = fmin(isnan(b) ? INFINITY : b, in->tps * *n / in->clients);
     if (!isnan(m->x_closed) && m->x_closed > 0)
-        b = fmin(isnan(b) ? INFINITY : b, m->x_closed * *n / in->clients);
-    return isinf(b) ? NAN : b;
+        b = fmin(b, m->x_closed * *n / in->clients);
+    return b;
 }
 
 static void
@@ -447,6 +457,21 @@ model_make(const struct model_input *in, struct model *out)
     little(in, out);
     if (out->consistent && in->tps > 0)
         findings(in, out);
+}
+
+void
+advice_list_add(struct advice_list *l, const struct advice *a)
+{
+    if (a->kind != ADV_NONE && l->n >= 0 && l->n < ADVICE_MAX)
+        l->a[l->n++] = *a;
+}
+
+void
+advice_setting(struct advice *a, int pooler, const char *name, const char *value)
+{
+    memset(a, 0, sizeof *a);
+    a->lo = a->hi = NAN;
+    adv_set(a, pooler ? ADV_POOLER : ADV_SETTING, name, value);
 }
 
 void

@@ -62,6 +62,13 @@ struct advice {
     double lo, hi;  /* predicted throughput, as a factor of the current (NAN unknown) */
 };
 
+/* A verdict's advice as data: its limit's, then its notes' (a setting to test beside it). */
+enum { ADVICE_MAX = 4 };
+struct advice_list {
+    int n;
+    struct advice a[ADVICE_MAX];
+};
+
 struct model_resource {
     double share;    /* the clients' time there, 0..1 */
     double resid_s;  /* ... per transaction, seconds */
@@ -116,6 +123,10 @@ const char *model_res_key(enum model_res r);
 const char *advice_key(enum advice_kind k);
 /* The advice's sentence ("synchronous_commit = off"; "-c 32"); "" for ADV_NONE. */
 void advice_text(const struct advice *a, char *buf, size_t len);
+/* Appends a to l (dropped when l is full or a is ADV_NONE). */
+void advice_list_add(struct advice_list *l, const struct advice *a);
+/* A setting advice (ADV_SETTING, or ADV_POOLER with pooler) with a name and a value ("" raise). */
+void advice_setting(struct advice *a, int pooler, const char *name, const char *value);
 /* "relieving the commit: up to about 2,900 tps from 1,100 (synchronous_commit = off)" */
 void finding_text(const struct finding *f, double tps, char *buf, size_t len);
 

@@ -451,6 +451,18 @@ evicting(const struct coll_signals *g)
  * must see that it misses (field trial 3, C15: a 7% hit ratio, never
  * said; -m 512 gave 100%).
  */
+/* A note's setting, as data beside its words; nothing without a name. */
+static void
+note_setting(struct verdict *v, const char *name, const char *value)
+{
+    struct advice a;
+
+    if (name[0] == '\0')
+        return;
+    advice_setting(&a, 0, name, value);
+    advice_list_add(&v->advice, &a);
+}
+
 static void
 add_cache(const struct coll_signals *g, struct verdict *v)
 {
@@ -464,6 +476,7 @@ add_cache(const struct coll_signals *g, struct verdict *v)
         appendf(v->evidence, EV, ", hit ratio %.0f%%", g->hit_ratio * 100);
     appendf(v->evidence, EV, ": raise %s for the hit ratio",
             g->mem_limit_setting[0] ? g->mem_limit_setting : "its memory");
+    note_setting(v, g->mem_limit_setting, "");
 }
 
 /*
@@ -478,6 +491,7 @@ add_temp(const struct coll_signals *g, struct verdict *v)
 {
     if (!(g->temp_bytes_s >= TEMP_NAMED) || v->kind == VK_NONE)
         return;
+    note_setting(v, g->temp_setting, "");
     if (g->temp_setting[0])
         appendf(v->evidence, EV,
                 "; sorts and hashes spill %.1f MB/s to temporary files: test a larger %s "
@@ -502,6 +516,7 @@ add_spin(const struct verdict_input *in, struct verdict *v)
     if (!g->threads_io_only || !(g->server_threads >= 2) || !(in->host_busy_pct >= HOST_FULL) ||
         v->kind == VK_NONE || g->thread_max_pct >= IO_THREAD_RUNS)
         return;
+    note_setting(v, g->threads_setting, "1");
     appendf(v->evidence, EV, "; %s %.0f spin for work on a full host: try %s 1",
             g->threads_setting[0] ? g->threads_setting : "io threads", g->server_threads,
             g->threads_setting[0] ? g->threads_setting : "one");
@@ -1620,6 +1635,61 @@ advise(const struct verdict_state *st, const struct window *w, enum verdict_kind
     }
 }
 
+/* "NAME=VALUE" (a collector's commit_try) as a setting. */
+static void
+advise_assignment(struct advice *a, const char *nv)
+{
+    const char *eq = strchr(nv, '=');
+    char name[48];
+
+    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - nv) : (int)strlen(nv), nv);
+    advice_setting(a, 0, name, eq ? eq + 1 : "");
+}
+
+/* The kind's advice as data, from the collectors' fields (advise() says it in words). */
+static void
+advise_data(const struct verdict_state *st, const struct window *w, enum verdict_kind k,
+            struct advice_list *l)
+{
+    const struct verdict_input *in = w->in;
+    const struct coll_signals *g = &in->sig;
+    struct advice a;
+
+    memset(&a, 0, sizeof a);
+    a.lo = a.hi = NAN;
+    if (k == VK_COMMIT && g->commit_try[0])
+        advise_assignment(&a, g->commit_try);
+    else if (k == VK_COMMIT)
+        a.kind = ADV_BATCH;
+    else if ((k == VK_MEMORY || k == VK_IO) && g->mem_limit_setting[0])
+        advice_setting(&a, 0, g->mem_limit_setting, "");
+    else if (k == VK_THREAD && g->threads_setting[0] && !commands_fill_thread(g))
+        advice_setting(&a, 0, g->threads_setting, "");
+    else if (k == VK_POOL && g->pool_setting[0])
+        advice_setting(&a, 1, g->pool_setting, "");
+    else if (k == VK_APP && g->app_limit[0])
+        advice_setting(&a, 0, g->app_limit, "");
+    else if (k == VK_CLIENT)
+        a.kind = quota_pct(w) >= 10 ? ADV_QUOTA : ADV_THREADS, a.n = in->threads + 1;
+    else if ((k == VK_UNDERLOADED && in->rate <= 0) || k == VK_NETWORK || k == VK_OPEN_LOOP)
+        a.kind = ADV_CLIENTS, a.n = 2 * in->clients;
+    else if (k == VK_HOST && host_split_others_hold(&w->split))
+        a.kind = ADV_STOP_OTHERS;
+    else if (k == VK_HOST && many_sessions(w) > 0)
+        a.kind = ADV_CLIENTS, a.n = 4 * w->split.cores;
+    else if (k == VK_SERVER_CPU && scans_lead(st, g))
+        advice_setting(&a, 0, g->seq_scan_table, ""), a.kind = ADV_INDEX;
+    else if (k == VK_SERVER_CPU)
+        a.kind = ADV_HARDWARE;
+    else if (k == VK_LOCK)
+        a.kind = ADV_TRIPS;
+    else if (k == VK_STALL)
+        a.kind = ADV_STOP_SESSIONS;
+    else if (k == VK_CONNECTION && !isnan(in->connect_share))
+        a.kind = ADV_KEEP_CONNECTIONS;
+    advice_list_add(l, &a);
+}
+
 /*
  * Other programs hold the host, and the run's own wait is next, a sixth
  * of the clients' time or more: where the neighbours cannot be stopped,
@@ -1646,6 +1716,7 @@ add_own_limit(const struct verdict_state *st, const struct window *w, struct ver
         return;
     own[0] = '\0';
     advise(st, w, refine(st, w, k), own);
+    advise_data(st, w, refine(st, w, k), &v->advice);
     appendf(v->evidence, EV, "; %s: %s",
             host ? "where they cannot stop, the run's own limit"
                  : "a larger pool gains little alone, as its connections wait",
@@ -1662,6 +1733,8 @@ explain(const struct verdict_state *st, const struct verdict_input *in, struct v
     window_make(in, &w);
     w.acct = &v->acct;
     advise(st, &w, v->kind, v->evidence);
+    memset(&v->advice, 0, sizeof v->advice);
+    advise_data(st, &w, v->kind, &v->advice);
     add_own_limit(st, &w, v);
     /*
      * whatever the kind, a server nothing samples is half the story: how to

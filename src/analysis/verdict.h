@@ -153,6 +153,8 @@ struct verdict {
      * which the rules above still name (issue 44 moves them onto it).
      */
     struct model model;
+    /* what the evidence advises, as data (the kind's, then the notes'): what try tests */
+    struct advice_list advice;
 };
 
 /* Carried from interval to interval. */

@@ -57,10 +57,11 @@ signals(struct coll_signals *g)
  * cores: U 0.1, bound 4 / (0.4/1100) = 11,000. benchtop 30% of its one
  * thread: U 0.3, bound 3,666.7. The limit: the commit (U 0.5).
  * Relieving the commit: 1100 / 0.38 = 2,894.7 (under 3,666.7 and 4,400).
- * More clients: Z = 0.18 x 16 / 1100 = 2.618 ms, R_min 5 ms; N / (R_min +
- * Z) = 2,100.3; the commit's 2,200 needs 2,200 x 7.618 ms = 16.76 clients:
- * -c 17, bound min(2,200, 2,100.3 x 17/16) = 2,200. Server CPU: 1100/0.8 =
- * 1,375; benchtop: 1100/0.82 = 1,341.5, the fourth: left out.
+ * Server CPU: 1100/0.8 = 1,375; benchtop: 1100/0.82 = 1,341.5. More
+ * clients: Z = 0.18 x 16 / 1100 = 2.618 ms, R_min 5 ms; N / (R_min + Z) =
+ * 2,100.3; the commit's 2,200 needs 2,200 x 7.618 ms = 16.76 clients: -c
+ * 17, bound min(2,200, 2,100.3 x 17/16, 1,100 x 17/16) = 1,168.75, the
+ * fourth: left out.
  */
 static void
 test_commit_limit(void **state)
@@ -109,18 +110,98 @@ test_commit_limit(void **state)
     assert_string_equal(m.findings[0].advice.value, "off");
     near(m.findings[0].advice.hi, 2.6316, 1e-4);
     near(m.findings[0].advice.lo, 1 / 0.69, 1e-4);
-    assert_int_equal(m.findings[1].res, MR__COUNT); /* more clients */
-    assert_int_equal(m.findings[1].advice.kind, ADV_CLIENTS);
-    assert_int_equal(m.findings[1].advice.n, 17);
-    near(m.findings[1].bound, 2200, 1e-6);
-    assert_int_equal(m.findings[2].res, MR_SERVER_CPU);
-    near(m.findings[2].bound, 1375, 1e-6);
+    assert_int_equal(m.findings[1].res, MR_SERVER_CPU);
+    near(m.findings[1].bound, 1375, 1e-6);
+    assert_int_equal(m.findings[1].advice.kind, ADV_HARDWARE);
+    assert_int_equal(m.findings[2].res, MR_BENCHTOP);
+    near(m.findings[2].bound, 1341.46, 0.01);
+    assert_int_equal(m.findings[2].advice.kind, ADV_THREADS);
+    assert_int_equal(m.findings[2].advice.n, 2);
 
     finding_text(&m.findings[0], 1100, buf, sizeof buf);
     assert_string_equal(buf, "relieving the commit: up to about 2,900 tps from 1,100 "
                              "(synchronous_commit = off)");
-    finding_text(&m.findings[1], 1100, buf, sizeof buf);
-    assert_string_equal(buf, "more clients: up to about 2,200 tps from 1,100 (-c 17)");
+}
+
+/*
+ * 4 clients at 400 tps through a slow link: transit 70%, server CPU 20%,
+ * benchtop 10%. benchtop 10% of a core: bound 1 / (0.1/400) = 4,000; the
+ * server 20% of 4 cores: 8,000; the limit benchtop at U 0.1. Relieving
+ * the round trips: 400 / 0.3 = 1,333.3. More clients: Z = 0.1 x 4 / 400 =
+ * 1 ms, R_min 8 ms: N / (R_min + Z) = 444.4; 4,000 needs 36 clients, so
+ * twice as many, -c 8: min(4,000, 444.4 x 2, 400 x 2) = 800. The server:
+ * 400 / 0.8 = 500; benchtop 400 / 0.9 = 444.4 (x1.11), fourth.
+ */
+static void
+test_more_clients(void **state)
+{
+    struct account a;
+    struct coll_signals g;
+    struct model_input in;
+    struct model m;
+    char buf[200];
+
+    (void)state;
+    acct(&a, 4);
+    a.t[AS_TRANSIT] = 2.8;
+    a.t[AS_SERVER_CPU] = 0.8;
+    a.t[AS_BENCHTOP] = 0.4;
+    signals(&g);
+    g.server_cpu_pct = 20;
+    input(&in, &a, &g, 400);
+    in.own_cpu_pct = 10;
+    in.lat_floor_ms = 8;
+    model_make(&in, &m);
+
+    assert_int_equal(m.limit, MR_BENCHTOP);
+    near(m.limit_util, 0.1, 1e-9);
+    near(m.x_closed, 444.44, 0.01);
+    near(m.clients_to_saturate, 36, 1e-6);
+    assert_int_equal(m.nfindings, 3);
+    assert_int_equal(m.findings[0].res, MR_NETWORK);
+    near(m.findings[0].bound, 1333.33, 0.01);
+    assert_int_equal(m.findings[0].advice.kind, ADV_TRIPS);
+    assert_int_equal(m.findings[1].res, MR__COUNT);
+    assert_int_equal(m.findings[1].advice.n, 8);
+    near(m.findings[1].bound, 800, 1e-6);
+    assert_int_equal(m.findings[2].res, MR_SERVER_CPU);
+    near(m.findings[2].bound, 500, 1e-6);
+    finding_text(&m.findings[1], 400, buf, sizeof buf);
+    assert_string_equal(buf, "more clients: up to about 800 tps from 400 (-c 8)");
+}
+
+/*
+ * A host at 95% of 2 cores (1.9), other programs 1.2 of it: stopping them
+ * gives 300 x 1.9 / 0.7 = 814.3 on the CPU alone, but the clients spend
+ * only 50% on a CPU (server 30%, benchtop 20%): 300 / 0.5 = 600.
+ */
+static void
+test_other_programs(void **state)
+{
+    struct account a;
+    struct coll_signals g;
+    struct model_input in;
+    struct model m;
+
+    (void)state;
+    acct(&a, 10);
+    a.t[AS_SERVER_CPU] = 3;
+    a.t[AS_RUNQ] = 2;
+    a.t[AS_COMMIT] = 5;
+    signals(&g);
+    input(&in, &a, &g, 300);
+    in.cores = 2;
+    in.host_busy_pct = 95;
+    in.others_pct = 120;
+    model_make(&in, &m);
+
+    for (int i = 0; i < m.nfindings; i++)
+        if (m.findings[i].res == MR_OTHERS) {
+            assert_int_equal(m.findings[i].advice.kind, ADV_STOP_OTHERS);
+            near(m.findings[i].bound, 600, 1e-6);
+            return;
+        }
+    fail_msg("no finding for the other programs");
 }
 
 /*
@@ -257,7 +338,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commit_limit),       cmocka_unit_test(test_others_on_the_server),
+        cmocka_unit_test(test_commit_limit),       cmocka_unit_test(test_more_clients),
+        cmocka_unit_test(test_other_programs),     cmocka_unit_test(test_others_on_the_server),
         cmocka_unit_test(test_pool_caps_the_rest), cmocka_unit_test(test_little_disagrees),
         cmocka_unit_test(test_param_table),
     };
