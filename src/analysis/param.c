@@ -56,6 +56,40 @@ static const struct param table[P__COUNT] = {
                 "the pool filled (field trial 4)"},
     [P_CACHE_HITS] = {"cache_hits", 0.98, "a cache evicting at 98% hits or more still fits"},
     [P_MEMORY_HITS] = {"memory_hits", 0.95, "disk reads at under 95% hits: the pool is short"},
+    [P_QUOTA_HELD] = {"quota_held", 10,
+                      "not measured: a quota holding benchtop a tenth of the "
+                      "interval is named before the host"},
+    [P_WIRE_MS] = {"wire_ms", 1, "loopback's round trip is 0.05 ms; a proxy or link 1 ms or more"},
+    [P_STEADY_RTT_MS] = {"steady_rtt_ms", 5,
+                         "pings on a full host jitter 2.4-3.2 ms from tick to "
+                         "tick; 5 ms or more is a wire"},
+    [P_NETWORK_SHARE] = {"network_share", 0.35,
+                         "not measured: round trips a third of the "
+                         "latency"},
+    [P_WANTS_CORE] = {"wants_core", 75,
+                      "a thread at 45% and 49% waiting, host 85%: short of CPU, "
+                      "not of threads"},
+    [P_THREAD_FULL] = {"thread_full", 85,
+                       "a cache's one thread at 52% + 40% waiting on a full "
+                       "host: 4 threads gave +64%"},
+    [P_PINNED_WAIT] = {"pinned_wait", 30,
+                       "benchtop pinned, waiting 30% or more: unpinning gave "
+                       "+8..53%; at 17-21% nothing (field trial 7, case 20)"},
+    [P_SESSIONS_PER_CORE] = {"sessions_per_core", 8,
+                             "select-only at -c 64 on 2 cores, server "
+                             "170%: -c 8 gave +127% (field trial 7)"},
+    [P_HOST_PART] = {"host_part", 0.15,
+                     "two busy loops at 35% beside benchtop's 40% of a busy "
+                     "host: stopping them gave +34% (field trial 4, C13)"},
+    [P_SERVER_HOLDS] = {"server_holds", 0.5,
+                        "a missing index at 8 clients, server 139% of 200%, "
+                        "others 59%: the index gave x294"},
+    [P_RUN_HOLDS] = {"run_holds", 0.6,
+                     "select-only at 2 clients: server 121% and benchtop 78% "
+                     "of 2 cores, each session on CPU a quarter of the time"},
+    [P_CPU_FULL] = {"cpu_full", 0.7,
+                    "a page's unindexed query: the app's workers waiting on the "
+                    "scan with the server's CPU at 70% or more"},
 };
 
 const struct param *

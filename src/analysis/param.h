@@ -38,6 +38,18 @@ enum param_id {
     P_WARM,           /* a buffer pool fuller than this has stopped warming */
     P_CACHE_HITS,     /* a cache evicting with a hit ratio under this does not fit */
     P_MEMORY_HITS,    /* disk reads with a hit ratio under this are memory, not I/O */
+    P_QUOTA_HELD,     /* % of the interval benchtop's quota held it back: the quota is the limit */
+    P_WIRE_MS,        /* a round trip this long (ms) or longer is a wire */
+    P_STEADY_RTT_MS,  /* ... this long, a wire even on a full host */
+    P_NETWORK_SHARE,  /* round trips' share of the latency that makes transit the network */
+    P_WANTS_CORE,     /* % of a core a thread running and waiting wants: it wants a core */
+    P_THREAD_FULL,    /* % of a core the server's busiest thread is busy: a thread setting helps */
+    P_PINNED_WAIT,    /* % benchtop pinned waits for a CPU that a wider affinity relieves */
+    P_SESSIONS_PER_CORE, /* sessions per core at which a process-per-session server thrashes */
+    P_HOST_PART,         /* a part's share of a busy host that counts (benchtop's, others') */
+    P_SERVER_HOLDS,      /* the server's share of a busy host that makes its CPU the limit there */
+    P_RUN_HOLDS,         /* the run's share (server, benchtop, kernel) of a full host it holds */
+    P_CPU_FULL,          /* the server's CPU, of its limit or the cores, behind an app's queue */
     P__COUNT
 };
 
