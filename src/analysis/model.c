@@ -451,6 +451,7 @@ model_make(const struct model_input *in, struct model *out)
     out->x = in->tps;
     if (in->acct == NULL)
         return;
+    out->made = 1;
     resources(in, out);
     limit(out);
     closed_loop(in, out);

@@ -103,6 +103,7 @@ struct model_input {
 };
 
 struct model {
+    int made; /* 0: no model (a zeroed struct: no load, a failing run) */
     double x; /* the throughput it was made at, transactions/s */
     struct model_resource r[MR__COUNT];
     int limit;                  /* the resource nearest saturation, MR__COUNT: none known */

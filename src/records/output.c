@@ -109,6 +109,8 @@ json_model(FILE *f, const struct model *m)
 {
     const struct finding *x;
 
+    if (!m->made)
+        return;
     fputs(",\"model\":{\"limit\":", f);
     json_put_string(f, m->limit < MR__COUNT ? model_res_key(m->limit) : "none");
     json_member_num(f, "utilization", m->limit_util);

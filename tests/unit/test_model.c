@@ -89,6 +89,7 @@ test_commit_limit(void **state)
     in.in_flight = 13; /* X x R = 13.2 */
     model_make(&in, &m);
 
+    assert_true(m.made);
     near(m.r[MR_COMMIT].util, 0.5, 1e-9);
     near(m.r[MR_COMMIT].bound, 2200, 1e-6);
     near(m.r[MR_SERVER_CPU].util, 0.1, 1e-9);
