@@ -1,7 +1,6 @@
 /* trystat: A/B rounds judged (trystat.h). */
 #include "trystat.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
