@@ -5,9 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const double CLEAR_OBS = 30;   /* sampled sessions behind a share that make it clear */
-static const double LIKELY_OBS = 8;   /* ... likely */
-static const double MIN_SHOWN = 0.01; /* shares below this are left out of the text */
+#include "param.h"
 
 /* Each kind's key (JSON, records) and label (screen, text), side by side. */
 static const struct {
@@ -52,7 +50,7 @@ z(double x)
     return isnan(x) ? 0 : x;
 }
 
-static void
+void
 account_init(struct account *a)
 {
     memset(a, 0, sizeof(*a));
@@ -336,11 +334,13 @@ front_tiers(const struct account_input *in, struct account *a, double *flight)
 {
     const struct coll_signals *g = &in->sig;
     double q = z(g->app_queue) * in->interval_s, behind, k;
-    int cpu_full = g->server_cpu_limit > 0 && g->server_cpu_pct >= 0.7 * g->server_cpu_limit;
+    int cpu_full =
+        g->server_cpu_limit > 0 && g->server_cpu_pct >= param(P_CPU_FULL) * g->server_cpu_limit;
     struct states s;
 
     if (q > 0 && in->have_server && g->app_busy > 0 && states_read(g, &s) == 0 && s.active > 0) {
-        cpu_full |= in->cores > 0 && s.cpu >= 0.7 * in->cores; /* sessions on CPU fill the cores */
+        cpu_full |= in->cores > 0 &&
+                    s.cpu >= param(P_CPU_FULL) * in->cores; /* sessions on CPU fill the cores */
         behind = q * clamp(s.active / g->app_busy, 0, 1);
         k = behind / s.active;
         q -= take(a, flight, AS_LOCK, s.lock * k, s.lock * s.obs);
@@ -472,9 +472,9 @@ account_share(const struct account *a, enum account_share s)
 const char *
 account_confidence(const struct account *a, enum account_share s)
 {
-    if (a->obs[s] < 0 || a->obs[s] >= CLEAR_OBS)
+    if (a->obs[s] < 0 || a->obs[s] >= param(P_CLEAR_OBS))
         return "clear";
-    return a->obs[s] >= LIKELY_OBS ? "likely" : "tentative";
+    return a->obs[s] >= param(P_LIKELY_OBS) ? "likely" : "tentative";
 }
 
 void
@@ -488,7 +488,8 @@ account_text(const struct account *a, char *buf, size_t len)
         int best = -1;
 
         for (k = 0; k < AS__COUNT; k++)
-            if (!shown[k] && account_share(a, k) >= MIN_SHOWN && (best < 0 || a->t[k] > a->t[best]))
+            if (!shown[k] && account_share(a, k) >= param(P_MIN_SHOWN) &&
+                (best < 0 || a->t[k] > a->t[best]))
                 best = k;
         if (best < 0)
             break;

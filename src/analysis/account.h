@@ -70,6 +70,8 @@ struct account {
     double intervals;      /* intervals summed */
 };
 
+/* An empty account: every share 0 (what account_make starts from; tests fill one by hand). */
+void account_init(struct account *a);
 void account_make(const struct account_input *in, struct account *a);
 /* sum += a (a run's total); observations add up. */
 void account_add(struct account *sum, const struct account *a);

@@ -245,6 +245,7 @@ sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const 
     n = strnlen(v->evidence, sizeof a->advice[verdict] - 1); /* the advice is at its start */
     memcpy(a->advice[verdict], v->evidence, n);
     a->advice[verdict][n] = '\0';
+    a->adv[verdict] = v->advice;
     for (int i = 0; i < 4; i++) {
         if (isnan(fig[i]))
             continue;
@@ -268,6 +269,7 @@ main_verdict(const struct sweep_acc *a, struct sweep_step *out)
     out->verdict_share = a->ticks ? (double)a->verdict_ticks[best] / a->ticks : 0;
     memcpy(out->verdict_ticks, a->verdict_ticks, sizeof(out->verdict_ticks));
     memcpy(out->advice, a->advice[best], sizeof(out->advice));
+    out->adv = a->adv[best];
 }
 
 /* Fills out's measured figures (not its index, load or times). */

@@ -90,6 +90,7 @@ struct sweep_step {
     double verdict_share;      /* its share of the step's intervals, 0..1 */
     int verdict_ticks[VK__COUNT];
     char advice[SWEEP_ADVICE];  /* the main verdict's evidence, as its last interval gave it */
+    struct advice_list adv;     /* ... and its advice as data */
     struct sweep_server server; /* averaged over the step's ticks that had it */
     struct host_split host;     /* the host's CPU split, likewise (verdict_check reads it) */
     double outage_s;            /* intervals that finished no transaction: the server was away */
@@ -111,6 +112,7 @@ struct sweep_acc {
     double secs, outage_s;
     int ticks, verdict_ticks[VK__COUNT];
     char advice[VK__COUNT][SWEEP_ADVICE]; /* each kind's evidence, the last interval's */
+    struct advice_list adv[VK__COUNT];    /* ... and its advice as data */
     double server_sum[4];
     int server_n[4];
     struct host_split host; /* summed over the host_n ticks that had one */

@@ -1,7 +1,6 @@
 /* trystat: A/B rounds judged (trystat.h). */
 #include "trystat.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,83 +239,43 @@ expects(enum verdict_kind k, enum try_change c, const struct try_side *a, const 
     return k == VK_SERVER_CPU || k == VK_LOCK || k == VK_CLIENT || k == VK_HOST ? 0 : -1;
 }
 
-/* A name's character: "pm.max_children", "io-threads", "innodb_flush_log_at_trx_commit". */
-static int
-name_char(char c)
-{
-    return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-';
-}
-
 /*
- * name in advice from p on, as a whole word, not in "turn
- * track_wal_io_timing on" (measuring, not relief).
- */
-static const char *
-find_name(const char *advice, const char *p, const char *name)
-{
-    size_t n = strlen(name);
-
-    for (; n > 0 && (p = strcasestr(p, name)) != NULL; p++) {
-        if ((p > advice && name_char(p[-1])) || name_char(p[n]))
-            continue;
-        if (p - advice >= 5 && strncmp(p - 5, "turn ", 5) == 0)
-            continue;
-        return p;
-    }
-    return NULL;
-}
-
-/*
- * The value advice gives after a name found at p (n bytes): "= off", "=wal",
- * or after "try NAME " ("try io-threads 1"); "" when it gives none ("raise
- * shared_buffers") or any ("work_mem=...").
- */
-static void
-advised_value(const char *advice, const char *p, size_t n, char *v, size_t len)
-{
-    const char *q = p + n;
-    size_t k = 0;
-
-    while (*q == ' ')
-        q++;
-    if (*q == '=')
-        for (q++; *q == ' '; q++)
-            ;
-    else if (!(p - advice >= 4 && strncmp(p - 4, "try ", 4) == 0))
-        q = "";
-    while (q[k] && (name_char(q[k]) || q[k] == '+') && k + 1 < len)
-        k++;
-    snprintf(v, len, "%.*s", (int)k, q);
-}
-
-/*
- * Whether advice names one of B's settings (set: "NAME=VALUE" lines): 1
- * with B's value, or only ever without one; 0 with another value (said in
- * why: an A/A try of synchronous_commit=on under "try synchronous_commit
- * = off" tests nothing the advice said); -1 for none of them.
+ * Whether the advice names one of B's settings (set: "NAME=VALUE" lines):
+ * 1 with B's value, or only ever without one ("raise shared_buffers"); 0
+ * with another value (said in why: an A/A try of synchronous_commit=on
+ * under "synchronous_commit = off" tests nothing the advice said); -1 for
+ * none of them. Names and values compare as the servers take them, in any
+ * case.
  */
 static int
-advice_names(const char *advice, const char *set, char *why, size_t len)
+advice_names(const struct advice_list *adv, const char *set, char *why, size_t len)
 {
-    const char *line = set, *eq, *end, *p;
-    char v[64], name[64];
+    const char *line = set, *eq, *end;
     int found = -1, bare = 0;
 
     for (; line != NULL && *line; line = *end ? end + 1 : end) {
+        size_t nl, vl;
+
         end = line + strcspn(line, "\n");
         eq = memchr(line, '=', (size_t)(end - line));
-        if (eq == NULL || (size_t)(eq - line) >= sizeof name)
+        if (eq == NULL)
             continue;
-        snprintf(name, sizeof name, "%.*s", (int)(eq - line), line);
-        for (p = advice; (p = find_name(advice, p, name)) != NULL; p++) {
-            advised_value(advice, p, strlen(name), v, sizeof v);
-            bare |= v[0] == '\0' || strcmp(v, "...") == 0;
-            if (v[0] == '\0' || strcmp(v, "...") == 0)
+        nl = (size_t)(eq - line);
+        vl = (size_t)(end - eq - 1);
+        for (int i = 0; i < adv->n && i < ADVICE_MAX; i++) {
+            const struct advice *a = &adv->a[i];
+
+            if ((a->kind != ADV_SETTING && a->kind != ADV_POOLER) || strlen(a->name) != nl ||
+                strncasecmp(a->name, line, nl) != 0)
                 continue;
-            if ((size_t)(end - eq - 1) == strlen(v) && strncasecmp(eq + 1, v, strlen(v)) == 0)
+            if (a->value[0] == '\0') {
+                bare = 1;
+                continue;
+            }
+            if (strlen(a->value) == vl && strncasecmp(a->value, eq + 1, vl) == 0)
                 return 1;
             found = 0;
-            snprintf(why, len, "%s = %s, B sets %.*s", name, v, (int)(end - eq - 1), eq + 1);
+            snprintf(why, len, "%s = %s, B sets %.*s", a->name, a->value, (int)vl, eq + 1);
         }
     }
     if (found < 0 && bare)
@@ -324,28 +283,28 @@ advice_names(const char *advice, const char *set, char *why, size_t len)
     return found;
 }
 
-/* The advice of the A rounds that had their main verdict k (the last's); "" if none. */
-static const char *
+/* The advice of the A rounds that had their main verdict k (the last's); NULL if none. */
+static const struct advice_list *
 a_advice(const struct try_round *r, int n, enum verdict_kind k)
 {
-    const char *a = "";
+    const struct advice_list *a = NULL;
 
     for (int i = 0; i < n; i++)
-        if (!r[i].b && r[i].verdict == k && r[i].advice[0])
-            a = r[i].advice;
+        if (!r[i].b && r[i].verdict == k && r[i].adv.n > 0)
+            a = &r[i].adv;
     return a;
 }
 
 static void
-prediction(struct try_result *out, enum try_change c, const char *advice, const char *set,
-           const char *split)
+prediction(struct try_result *out, enum try_change c, const struct advice_list *advice,
+           const char *set, const char *split)
 {
     int e = out->verdict == VK_NONE ? -1 : expects(out->verdict, c, &out->a, &out->b);
     int faster = out->beyond && out->diff > 0;
     static const char *const words[] = {"untested", "held", "did not hold", "held", "did not hold"};
     char why[160] = "";
 
-    if (c == TRY_SETTING && set != NULL && advice[0] && out->verdict != VK_NONE)
+    if (c == TRY_SETTING && set != NULL && advice != NULL && out->verdict != VK_NONE)
         e = advice_names(advice, set, why, sizeof why);
     if (e < 0)
         out->held = TRY_UNTESTED;
@@ -412,6 +371,7 @@ try_round_from_step(const struct sweep_step *st, int b, struct try_round *r)
     r->errors = sweep_step_errors(st);
     r->verdict = st->verdict;
     memcpy(r->advice, st->advice, sizeof r->advice);
+    r->adv = st->adv;
 }
 
 /* A setting's value as the server shows it ("128MB", "134217728"). NULL if not listed. */
@@ -540,6 +500,42 @@ propose_commit(const struct try_situation *in, struct try_proposal *out)
     snprintf(out->text, sizeof out->text, "%s (commit-bound)", out->set);
 }
 
+/*
+ * The experiment the advice names, where it is one: a setting with its
+ * value, more clients, more threads, the quota. 0: the kind's own
+ * proposal (a size doubled needs the setting's value, the pool its cap).
+ */
+static int
+propose_advice(const struct try_situation *in, struct try_proposal *out)
+{
+    const struct advice *a = in->advice;
+
+    if (a == NULL)
+        return 0;
+    if (a->kind == ADV_SETTING && a->value[0]) {
+        out->ok = 1;
+        snprintf(out->set, sizeof out->set, "%s=%s", a->name, a->value);
+        snprintf(out->text, sizeof out->text, "%s (%s)", out->set, verdict_label(in->kind));
+        return 1;
+    }
+    if (a->kind == ADV_CLIENTS && a->n > in->clients) {
+        out->ok = 1;
+        out->change = TRY_CLIENTS;
+        out->clients = a->n;
+        snprintf(out->text, sizeof out->text, "-c %d (%s: clients x%.3g)", out->clients,
+                 verdict_label(in->kind), (double)a->n / in->clients);
+        return 1;
+    }
+    if (a->kind == ADV_THREADS || a->kind == ADV_QUOTA) {
+        struct try_situation q = *in;
+
+        q.quota_held = a->kind == ADV_QUOTA;
+        propose_threads(&q, out);
+        return 1;
+    }
+    return 0;
+}
+
 void
 try_propose(const struct try_situation *in, struct try_proposal *out)
 {
@@ -547,6 +543,8 @@ try_propose(const struct try_situation *in, struct try_proposal *out)
     out->change = TRY_SETTING;
     out->clients = in->clients;
     out->threads = in->threads;
+    if (propose_advice(in, out))
+        return;
     switch (in->kind) {
     case VK_COMMIT:
         propose_commit(in, out);

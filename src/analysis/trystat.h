@@ -33,6 +33,7 @@ struct try_round {
     uint64_t errors;
     enum verdict_kind verdict; /* what held most of the round */
     char advice[SWEEP_ADVICE]; /* that verdict's evidence ("...; try synchronous_commit = off") */
+    struct advice_list adv;    /* ... its advice as data: what a B setting is checked against */
 };
 
 /* What B changes, for the verdict's prediction. */
@@ -100,6 +101,8 @@ struct try_situation {
     int clients, threads;
     int max_threads; /* workers the load may spread over without a new one (spare ones) */
     int quota_held;  /* benchtop's CPU quota held it back (the verdict's account) */
+    /* the verdict's advice as data (its first: the kind's); NULL: from kind and sig alone */
+    const struct advice *advice;
 };
 
 void try_propose(const struct try_situation *in, struct try_proposal *out);

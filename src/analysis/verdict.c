@@ -6,35 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "param.h"
+
 enum {
     STREAK_TO_SHOW = 2, /* intervals a new leader must lead before it is shown */
     EV = sizeof(((struct verdict *)0)->evidence),
 };
-
-static const double THRESHOLD = 0.3;   /* below this, a limit is not a limit */
-static const double SMOOTH = 0.5;      /* weight of the newest sample in the smoothed fractions */
-static const double HOST_FULL = 90;    /* % of all cores: the host is saturated */
-static const double FLAT_GAIN = 0.10;  /* a doubling of clients that gains less gains nothing */
-static const double MIN_GAIN = 0.05;   /* ... and for small steps, noise: never below this */
-static const double LARGE_ROWS = 1000; /* rows read per transaction worth naming */
-/*
- * Rows per transaction of a query that scans: its misses are the scan's
- * (PostgreSQL reads a large table through a small ring), and the query is
- * the cost, not the pool (2M rows, 420k read a query at 58% hits:
- * shared_buffers x6 gave +9%, an index x2.3).
- */
-static const double SCAN_ROWS = 10000;
-static const double IO_THREAD_RUNS = 90; /* % of a core: a main thread io-threads relieve */
-static const double LARGE_BLOCKS = 1000; /* blocks accessed per transaction worth naming */
-static const double FAILING = 0.5;       /* share of failed transactions that leaves no verdict */
-static const double OTHERS_LARGE = 0.25; /* others' share of a busy host that makes it theirs */
-static const double TEMP_NAMED = 1e6;    /* temporary file bytes/s the evidence names */
-static const double SLEEP_NAMED = 0.3;   /* statements' own sleeps that the light verdict names */
-static const double MISSES_COST = 0.9;   /* a buffer pool's hit ratio under which misses cost CPU */
-static const double STALL_LOOP = 0.2;    /* others' share of an event loop that makes it theirs */
-static const double CONNECT_NAMED = 0.2; /* -C: set-up's share named before benchtop or the host */
-/* host-bound by others: the run's CPU must grow by at least this share of the tps gain */
-static const double PAID = 0.5;
 
 struct scores {
     double s[VK__COUNT];
@@ -45,7 +22,7 @@ struct scores {
 struct window {
     const struct verdict_input *in;
     double host_used;  /* the host's busy CPU, % of one core (NAN unless the server is local) */
-    int host_full;     /* ... above HOST_FULL */
+    int host_full;     /* ... above param(P_HOST_FULL) */
     double server_pct; /* the server's processes, % of one core; NAN if unknown */
     struct host_split split;    /* the host's busy CPU by whose it is */
     char server[112];           /* the server's load in words */
@@ -125,7 +102,7 @@ smooth(double old, double x)
 {
     if (isnan(x))
         return old;
-    return isnan(old) ? x : old + SMOOTH * (x - old);
+    return isnan(old) ? x : old + param(P_SMOOTH) * (x - old);
 }
 
 static double
@@ -219,7 +196,7 @@ window_make(const struct verdict_input *in, struct window *w)
     w->in = in;
     w->host_used =
         isnan(in->host_busy_pct) ? NAN : in->host_busy_pct * (in->cores > 0 ? in->cores : 1);
-    w->host_full = !isnan(in->host_busy_pct) && in->host_busy_pct >= HOST_FULL;
+    w->host_full = !isnan(in->host_busy_pct) && in->host_busy_pct >= param(P_HOST_FULL);
     w->server_pct = in->server_host_pct;
     if (isnan(w->server_pct) && !isnan(w->host_used) && !isnan(in->sig.server_cpu_pct))
         w->server_pct = in->sig.server_cpu_pct;
@@ -256,7 +233,8 @@ host_split_others_hold(const struct host_split *h)
 {
     double used = h->server + h->benchtop + h->others + (isnan(h->kernel) ? 0 : h->kernel);
 
-    return !isnan(used) && used > 0 && h->others > h->benchtop && h->others >= OTHERS_LARGE * used;
+    return !isnan(used) && used > 0 && h->others > h->benchtop &&
+           h->others >= param(P_OTHERS_LARGE) * used;
 }
 
 /*
@@ -395,8 +373,8 @@ scans_lead(const struct verdict_state *st, const struct coll_signals *g)
      * (a lookup by an unindexed column, 93,988 rows a transaction: the
      * index gave x156)
      */
-    return !isnan(st->rows_now) &&
-           ((st->rows_now >= LARGE_ROWS && g->seq_scans_s >= 1) || st->rows_now >= 10 * LARGE_ROWS);
+    return !isnan(st->rows_now) && ((st->rows_now >= param(P_LARGE_ROWS) && g->seq_scans_s >= 1) ||
+                                    st->rows_now >= 10 * param(P_LARGE_ROWS));
 }
 
 /* "; each transaction reads 31,000 rows, rising; 12 sequential scans/s on table cache" */
@@ -409,10 +387,10 @@ add_work(const struct verdict_state *st, const struct coll_signals *g, struct ve
 
     if (v->kind == VK_SERVER_CPU && scans_lead(st, g))
         return; /* said first */
-    if (!isnan(st->rows_now) && (st->rows_now >= LARGE_ROWS || rising)) {
+    if (!isnan(st->rows_now) && (st->rows_now >= param(P_LARGE_ROWS) || rising)) {
         fmt_count(n, sizeof(n), st->rows_now);
         appendf(v->evidence, EV, "; each transaction reads %s rows%s", n, rising ? ", rising" : "");
-    } else if (g->blocks_per_txn >= LARGE_BLOCKS) {
+    } else if (g->blocks_per_txn >= param(P_LARGE_BLOCKS)) {
         fmt_count(n, sizeof(n), g->blocks_per_txn);
         appendf(v->evidence, EV, "; each transaction reads %s blocks", n);
     } else {
@@ -433,14 +411,14 @@ add_work(const struct verdict_state *st, const struct coll_signals *g, struct ve
 static int
 warming(const struct coll_signals *g)
 {
-    return g->pool_fill < 0.9;
+    return g->pool_fill < param(P_WARM);
 }
 
 /* A cache (or buffer pool) evicting with misses: its working set does not fit. */
 static int
 evicting(const struct coll_signals *g)
 {
-    return g->evictions_s >= 1 && (isnan(g->hit_ratio) || g->hit_ratio < 0.98);
+    return g->evictions_s >= 1 && (isnan(g->hit_ratio) || g->hit_ratio < param(P_CACHE_HITS));
 }
 
 /*
@@ -451,6 +429,18 @@ evicting(const struct coll_signals *g)
  * must see that it misses (field trial 3, C15: a 7% hit ratio, never
  * said; -m 512 gave 100%).
  */
+/* A note's setting, as data beside its words; nothing without a name. */
+static void
+note_setting(struct verdict *v, const char *name, const char *value)
+{
+    struct advice a;
+
+    if (name[0] == '\0')
+        return;
+    advice_setting(&a, 0, name, value);
+    advice_list_add(&v->advice, &a);
+}
+
 static void
 add_cache(const struct coll_signals *g, struct verdict *v)
 {
@@ -464,6 +454,7 @@ add_cache(const struct coll_signals *g, struct verdict *v)
         appendf(v->evidence, EV, ", hit ratio %.0f%%", g->hit_ratio * 100);
     appendf(v->evidence, EV, ": raise %s for the hit ratio",
             g->mem_limit_setting[0] ? g->mem_limit_setting : "its memory");
+    note_setting(v, g->mem_limit_setting, "");
 }
 
 /*
@@ -476,8 +467,9 @@ add_cache(const struct coll_signals *g, struct verdict *v)
 static void
 add_temp(const struct coll_signals *g, struct verdict *v)
 {
-    if (!(g->temp_bytes_s >= TEMP_NAMED) || v->kind == VK_NONE)
+    if (!(g->temp_bytes_s >= param(P_TEMP_NAMED)) || v->kind == VK_NONE)
         return;
+    note_setting(v, g->temp_setting, "");
     if (g->temp_setting[0])
         appendf(v->evidence, EV,
                 "; sorts and hashes spill %.1f MB/s to temporary files: test a larger %s "
@@ -499,9 +491,11 @@ add_spin(const struct verdict_input *in, struct verdict *v)
 {
     const struct coll_signals *g = &in->sig;
 
-    if (!g->threads_io_only || !(g->server_threads >= 2) || !(in->host_busy_pct >= HOST_FULL) ||
-        v->kind == VK_NONE || g->thread_max_pct >= IO_THREAD_RUNS)
+    if (!g->threads_io_only || !(g->server_threads >= 2) ||
+        !(in->host_busy_pct >= param(P_HOST_FULL)) || v->kind == VK_NONE ||
+        g->thread_max_pct >= param(P_IO_THREAD_RUNS))
         return;
+    note_setting(v, g->threads_setting, "1");
     appendf(v->evidence, EV, "; %s %.0f spin for work on a full host: try %s 1",
             g->threads_setting[0] ? g->threads_setting : "io threads", g->server_threads,
             g->threads_setting[0] ? g->threads_setting : "one");
@@ -573,7 +567,7 @@ failing(const struct verdict_input *in, struct verdict *v)
     double txn_err = refused(in) > 0 ? fmax(err - z0(in->retry_errors), 0) : err;
     double share = txn_err + in->tps > 0 ? txn_err / (txn_err + in->tps) : 0;
 
-    if (!(in->tps <= 0 && (err > 0 || down > 0)) && share < FAILING)
+    if (!(in->tps <= 0 && (err > 0 || down > 0)) && share < param(P_FAILING))
         return 0;
     /* clients still connecting while others hold the server (a SQLite file's lock): a stall */
     if (!(err > 0) && in->sig.other_stall_share > 0)
@@ -660,11 +654,11 @@ account_input_make(const struct verdict_input *in, struct account_input *a)
     a->sig = in->sig;
 }
 
-/* The account smoothed: each share's per-second rate, newest weighted SMOOTH. */
+/* The account smoothed: each share's per-second rate, newest weighted param(P_SMOOTH). */
 static void
 smooth_account(struct account *old, const struct account *now, int first)
 {
-    double w = first ? 1 : SMOOTH;
+    double w = first ? 1 : param(P_SMOOTH);
 
     for (int s = 0; s < AS__COUNT; s++) {
         old->t[s] += w * (now->t[s] - old->t[s]);
@@ -693,14 +687,14 @@ transit_kind(const struct verdict_input *in)
      * sleeps with a few (memcached at 11% with 8 behind a 1 ms proxy, the
      * host full of others: 4x clients gave x3.3) does not.
      */
-    if (in->sig.server_cpu_limit > 0 && in->host_busy_pct >= HOST_FULL &&
+    if (in->sig.server_cpu_limit > 0 && in->host_busy_pct >= param(P_HOST_FULL) &&
         (in->clients >= 32 ||
          !(in->sig.server_cpu_pct < 0.5 * fmin(in->sig.server_cpu_limit, 100))))
         return VK_UNDERLOADED;
     /* one ping against a mean: half again the mean latency is a wait for a CPU, not the wire */
-    if (!(rtt >= 1) || !(in->lat_mean_ms > 0) || rtt > 1.5 * in->lat_mean_ms)
+    if (!(rtt >= param(P_WIRE_MS)) || !(in->lat_mean_ms > 0) || rtt > 1.5 * in->lat_mean_ms)
         return VK_UNDERLOADED;
-    return rtt * trips >= 0.35 * in->lat_mean_ms ? VK_NETWORK : VK_UNDERLOADED;
+    return rtt * trips >= param(P_NETWORK_SHARE) * in->lat_mean_ms ? VK_NETWORK : VK_UNDERLOADED;
 }
 
 /*
@@ -792,7 +786,8 @@ steady_rtt(const struct verdict_state *st, const struct verdict_input *in)
 {
     double r = in->sig.rtt_ms, last = st->last_rtt_ms;
 
-    return r >= 5 || (r >= 1 && last >= 1 && fabs(r - last) <= 0.25 * fmin(r, last));
+    return r >= param(P_STEADY_RTT_MS) || (r >= param(P_WIRE_MS) && last >= param(P_WIRE_MS) &&
+                                           fabs(r - last) <= 0.25 * fmin(r, last));
 }
 
 /*
@@ -823,7 +818,7 @@ run_holds_host(const struct window *w)
     const struct host_split *h = &w->split;
 
     return w->host_full && !w->in->embedded && !isnan(h->server) && w->host_used > 0 &&
-           (h->server + h->benchtop + z0(h->kernel)) >= 0.6 * w->host_used;
+           (h->server + h->benchtop + z0(h->kernel)) >= param(P_RUN_HOLDS) * w->host_used;
 }
 
 static int
@@ -853,7 +848,7 @@ thread_full(const struct window *w, const struct coll_signals *g)
      * others taking 55-67%: io-threads 2 gave x2, field trial 4, C9); one
      * that runs 54% waits for a core, which helpers only take from it.
      */
-    if (g->threads_io_only && w->host_full && !(g->thread_max_pct >= IO_THREAD_RUNS))
+    if (g->threads_io_only && w->host_full && !(g->thread_max_pct >= param(P_IO_THREAD_RUNS)))
         return 0;
     /*
      * I/O threads on a full host that the server and benchtop hold between
@@ -884,7 +879,7 @@ thread_full(const struct window *w, const struct coll_signals *g)
     /* others' slow commands fill the thread too: a stall, not a short thread */
     double busy = 100 * account_loop_busy(g, (g->thread_max_pct + wait) / 100);
 
-    return g->server_threads > 0 && busy >= 85 && g->threads_setting[0];
+    return g->server_threads > 0 && busy >= param(P_THREAD_FULL) && g->threads_setting[0];
 }
 
 /*
@@ -895,16 +890,17 @@ thread_full(const struct window *w, const struct coll_signals *g)
  * busy (load 6-9), scale 30 with 128 MB shared_buffers (hit ratio 75%)
  * against 1.2 GB prewarmed gave 6,736 and 6,764 tps (two pairs each):
  * there the host was the limit, not the misses. Nor where each
- * transaction scans (SCAN_ROWS).
+ * transaction scans (param(P_SCAN_ROWS)).
  */
 static int
 misses_cost_cpu(const struct verdict_state *st, const struct window *w)
 {
     const struct coll_signals *g = &w->in->sig;
 
-    return g->hit_ratio < MISSES_COST && g->disk_reads_s >= 1000 && g->mem_limit_setting[0] &&
-           !warming(g) && (server_used(st, w) >= 0.5 || w->split.server >= 50) &&
-           !(st->rows_now >= SCAN_ROWS);
+    return g->hit_ratio < param(P_MISSES_COST) && g->disk_reads_s >= 1000 &&
+           g->mem_limit_setting[0] && !warming(g) &&
+           (server_used(st, w) >= 0.5 || w->split.server >= 50) &&
+           !(st->rows_now >= param(P_SCAN_ROWS));
 }
 
 /*
@@ -930,7 +926,8 @@ host_shared(const struct window *w)
     if (!w->host_full || w->in->embedded)
         return 0;
     /* without the server's own CPU, a full host is the host, not the server */
-    return isnan(h->server) || host_split_others_hold(h) || h->benchtop >= 0.15 * w->host_used;
+    return isnan(h->server) || host_split_others_hold(h) ||
+           h->benchtop >= param(P_HOST_PART) * w->host_used;
 }
 
 /*
@@ -944,8 +941,9 @@ server_holds_host(const struct window *w)
 {
     const struct host_split *h = &w->split;
 
-    return !isnan(h->server) && w->host_used > 0 && h->server >= 0.5 * w->host_used &&
-           z0(h->benchtop) < 0.15 * w->host_used;
+    return !isnan(h->server) && w->host_used > 0 &&
+           h->server >= param(P_SERVER_HOLDS) * w->host_used &&
+           z0(h->benchtop) < param(P_HOST_PART) * w->host_used;
 }
 
 /*
@@ -964,7 +962,7 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     const struct coll_signals *g = &in->sig;
     double wants = in->worker_cpu_max + (isnan(in->worker_wait_max) ? 0 : in->worker_wait_max);
 
-    if (k == VK_IO && g->hit_ratio < 0.95 && !warming(g))
+    if (k == VK_IO && g->hit_ratio < param(P_MEMORY_HITS) && !warming(g))
         return VK_MEMORY;
     if (k == VK_SERVER_CPU && !host_shared(w) && misses_cost_cpu(st, w))
         return VK_MEMORY;
@@ -986,9 +984,9 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
         return run_holds_host(w) ? VK_HOST : VK_OPEN_LOOP;
     /* an open loop that keeps its rate is limited by the rate, whatever its threads wait for */
     if ((k == VK_CLIENT || k == VK_UNDERLOADED) && in->rate > 0 && in->tps >= 0.9 * in->rate &&
-        !(quota_pct(w) >= 10))
+        !(quota_pct(w) >= param(P_QUOTA_HELD)))
         return VK_UNDERLOADED;
-    if (k == VK_CLIENT && quota_pct(w) >= 10)
+    if (k == VK_CLIENT && quota_pct(w) >= param(P_QUOTA_HELD))
         return VK_CLIENT;
     /*
      * SQLite's work runs in benchtop's job threads: a loop thread that
@@ -1004,7 +1002,7 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
      * the slowlog, the thread 93% busy: stopping it gave x2.2).
      */
     if ((k == VK_SERVER_CPU || k == VK_UNDERLOADED || k == VK_NETWORK) && isnan(g->active) &&
-        account_share(w->acct, AS_STALL) >= STALL_LOOP)
+        account_share(w->acct, AS_STALL) >= param(P_STALL_LOOP))
         return VK_STALL;
     /*
      * A server thread that wants a whole core (running or waiting for one)
@@ -1019,8 +1017,9 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
      * of threads (45% on one and 49% waiting, host 85%; 54% and 37%, host
      * 88%: nginx held the rest): the host, whoever holds it.
      */
-    if (k == VK_CLIENT && (w->host_full || z0(in->worker_wait_max) > in->worker_cpu_max ||
-                           (in->worker_cpu_max < 75 && wants >= 75)))
+    if (k == VK_CLIENT &&
+        (w->host_full || z0(in->worker_wait_max) > in->worker_cpu_max ||
+         (in->worker_cpu_max < param(P_WANTS_CORE) && wants >= param(P_WANTS_CORE))))
         return VK_HOST;
     /*
      * The host only where the account holds its waits: benchtop's time on a
@@ -1034,7 +1033,7 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if (k == VK_SERVER_CPU && !in->embedded && !w->host_full &&
         cpu_saturation(server_used(st, w), g->server_cpu_limit) < 0.3)
         k = VK_UNDERLOADED;
-    if (k == VK_CLIENT && wants < 75 && !w->host_full)
+    if (k == VK_CLIENT && wants < param(P_WANTS_CORE) && !w->host_full)
         k = VK_UNDERLOADED;
     return k;
 }
@@ -1186,7 +1185,8 @@ advise_commit(const struct coll_signals *g, double ops_per_txn, char *ev)
 static int
 pinned_short(const struct verdict_input *in)
 {
-    return in->allowed_cpus > 0 && in->allowed_cpus < in->cores && z0(in->worker_wait_max) >= 30;
+    return in->allowed_cpus > 0 && in->allowed_cpus < in->cores &&
+           z0(in->worker_wait_max) >= param(P_PINNED_WAIT);
 }
 
 static void
@@ -1210,7 +1210,7 @@ advise_client(const struct window *w, char *ev)
 {
     const struct verdict_input *in = w->in;
 
-    if (quota_pct(w) >= 10)
+    if (quota_pct(w) >= param(P_QUOTA_HELD))
         snprintf(ev, EV,
                  "benchtop held back by its CPU quota (%.2f cores, %s) %.0f%% of the time: raise "
                  "the quota",
@@ -1242,8 +1242,8 @@ many_sessions(const struct window *w)
     const struct coll_signals *g = &w->in->sig;
     double n = !isnan(g->own_sessions) ? g->own_sessions : g->sessions;
 
-    if (h->event_loop || isnan(n) || h->cores <= 0 || n < 8.0 * h->cores ||
-        !(h->server >= 0.5 * w->host_used))
+    if (h->event_loop || isnan(n) || h->cores <= 0 || n < param(P_SESSIONS_PER_CORE) * h->cores ||
+        !(h->server >= param(P_SERVER_HOLDS) * w->host_used))
         return 0;
     return n;
 }
@@ -1292,7 +1292,8 @@ advise_host(const struct window *w, char *ev)
      * they hold (two yes at 35% beside benchtop's 40%: stopping them gave
      * +34%, field trial 4, C13): said beside benchtop's part.
      */
-    if (!host_split_others_hold(h) && h->others >= 20 && h->others >= 0.15 * w->host_used)
+    if (!host_split_others_hold(h) && h->others >= 20 &&
+        h->others >= param(P_HOST_PART) * w->host_used)
         appendf(ev, EV, "; other programs take %.0f%%: stopping them frees as much", h->others);
     if (pinned_short(w->in))
         add_affinity(w, ev);
@@ -1455,7 +1456,7 @@ advise_app(const struct window *w, char *ev)
      */
     if (g->app_workers > 0 && g->app_queue >= 1 && !in->behind &&
         (w->host_full || cores_free(w) < 0.5) && !host_split_others_hold(h) &&
-        h->server >= 0.6 * w->host_used) {
+        h->server >= param(P_RUN_HOLDS) * w->host_used) {
         snprintf(ev, EV,
                  "%s at %s %.0f, %.0f requests queued, and the server side%s%s%s takes %.0f%% "
                  "of the host's %d cores: more workers only share them; a cheaper page, or "
@@ -1482,7 +1483,7 @@ advise_light(const struct window *w, char *ev)
     const struct verdict_input *in = w->in;
     double sleep = account_share(w->acct, AS_SLEEP);
 
-    if (sleep >= SLEEP_NAMED && in->rate <= 0) {
+    if (sleep >= param(P_SLEEP_NAMED) && in->rate <= 0) {
         snprintf(ev, EV,
                  "the statements sleep %.0f%% of the clients' time (pg_sleep, SLEEP()): the "
                  "server waits on their timers; add clients to overlap more of them",
@@ -1498,7 +1499,7 @@ advise_light(const struct window *w, char *ev)
         appendf(ev, EV, ": the rate is the limit; raise -R");
     else if (w->host_full)
         appendf(ev, EV, ": more load would compete for a full host");
-    else if (in->gain_per_doubling < FLAT_GAIN)
+    else if (in->gain_per_doubling < param(P_FLAT_GAIN))
         appendf(ev, EV,
                 "; the last rise in clients gained %.0f%% per doubling: a limit "
                 "outside this account",
@@ -1620,6 +1621,62 @@ advise(const struct verdict_state *st, const struct window *w, enum verdict_kind
     }
 }
 
+/* "NAME=VALUE" (a collector's commit_try) as a setting. */
+static void
+advise_assignment(struct advice *a, const char *nv)
+{
+    const char *eq = strchr(nv, '=');
+    char name[48];
+
+    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - nv) : (int)strlen(nv), nv);
+    advice_setting(a, 0, name, eq ? eq + 1 : "");
+}
+
+/* The kind's advice as data, from the collectors' fields (advise() says it in words). */
+static void
+advise_data(const struct verdict_state *st, const struct window *w, enum verdict_kind k,
+            struct advice_list *l)
+{
+    const struct verdict_input *in = w->in;
+    const struct coll_signals *g = &in->sig;
+    struct advice a;
+
+    memset(&a, 0, sizeof a);
+    a.lo = a.hi = NAN;
+    if (k == VK_COMMIT && g->commit_try[0])
+        advise_assignment(&a, g->commit_try);
+    else if (k == VK_COMMIT)
+        a.kind = ADV_BATCH;
+    else if ((k == VK_MEMORY || k == VK_IO) && g->mem_limit_setting[0])
+        advice_setting(&a, 0, g->mem_limit_setting, "");
+    else if (k == VK_THREAD && g->threads_setting[0] && !commands_fill_thread(g))
+        advice_setting(&a, 0, g->threads_setting, "");
+    else if (k == VK_POOL && g->pool_setting[0])
+        advice_setting(&a, 1, g->pool_setting, "");
+    else if (k == VK_APP && g->app_limit[0])
+        advice_setting(&a, 0, g->app_limit, "");
+    else if (k == VK_CLIENT)
+        a.kind = quota_pct(w) >= param(P_QUOTA_HELD) ? ADV_QUOTA : ADV_THREADS,
+        a.n = in->threads + 1;
+    else if ((k == VK_UNDERLOADED && in->rate <= 0) || k == VK_NETWORK || k == VK_OPEN_LOOP)
+        a.kind = ADV_CLIENTS, a.n = 2 * in->clients;
+    else if (k == VK_HOST && host_split_others_hold(&w->split))
+        a.kind = ADV_STOP_OTHERS;
+    else if (k == VK_HOST && many_sessions(w) > 0)
+        a.kind = ADV_CLIENTS, a.n = 4 * w->split.cores;
+    else if (k == VK_SERVER_CPU && scans_lead(st, g))
+        advice_setting(&a, 0, g->seq_scan_table, ""), a.kind = ADV_INDEX;
+    else if (k == VK_SERVER_CPU)
+        a.kind = ADV_HARDWARE;
+    else if (k == VK_LOCK)
+        a.kind = ADV_TRIPS;
+    else if (k == VK_STALL)
+        a.kind = ADV_STOP_SESSIONS;
+    else if (k == VK_CONNECTION && !isnan(in->connect_share))
+        a.kind = ADV_KEEP_CONNECTIONS;
+    advice_list_add(l, &a);
+}
+
 /*
  * Other programs hold the host, and the run's own wait is next, a sixth
  * of the clients' time or more: where the neighbours cannot be stopped,
@@ -1646,6 +1703,7 @@ add_own_limit(const struct verdict_state *st, const struct window *w, struct ver
         return;
     own[0] = '\0';
     advise(st, w, refine(st, w, k), own);
+    advise_data(st, w, refine(st, w, k), &v->advice);
     appendf(v->evidence, EV, "; %s: %s",
             host ? "where they cannot stop, the run's own limit"
                  : "a larger pool gains little alone, as its connections wait",
@@ -1662,6 +1720,8 @@ explain(const struct verdict_state *st, const struct verdict_input *in, struct v
     window_make(in, &w);
     w.acct = &v->acct;
     advise(st, &w, v->kind, v->evidence);
+    memset(&v->advice, 0, sizeof v->advice);
+    advise_data(st, &w, v->kind, &v->advice);
     add_own_limit(st, &w, v);
     /*
      * whatever the kind, a server nothing samples is half the story: how to
@@ -1706,7 +1766,7 @@ demoted_past(enum verdict_kind k, int first, int second, const double g[VK__COUN
 static int
 set_up_first(const struct verdict_input *in, enum verdict_kind k, const double g[VK__COUNT])
 {
-    return !isnan(in->connect_share) && g[VK_CONNECTION] >= CONNECT_NAMED &&
+    return !isnan(in->connect_share) && g[VK_CONNECTION] >= param(P_CONNECT_NAMED) &&
            (k == VK_CLIENT || k == VK_HOST);
 }
 
@@ -1746,6 +1806,40 @@ refused_first(const struct verdict_input *in, enum verdict_kind k)
 
     return down >= 2 && down >= in->clients / 4 && in->connected > 0 &&
            (k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_OPEN_LOOP || k == VK_NONE);
+}
+
+/*
+ * The model over the account the verdict is named from. The run's (the
+ * final verdict) has its mean tps and no one instant's clients in flight.
+ */
+static void
+model_of(const struct verdict_state *st, const struct verdict_input *in, const struct window *w,
+         struct model *m)
+{
+    struct model_input mi;
+    int blind = !(st->run.total > 0);
+
+    memset(&mi, 0, sizeof mi);
+    mi.acct = w->acct;
+    mi.sig = in->have_server ? &in->sig : NULL;
+    mi.tps = in->tps;
+    mi.lat_mean_ms = in->lat_mean_ms;
+    mi.lat_floor_ms = in->lat_floor_ms;
+    mi.interval_s = in->interval_s > 0 ? in->interval_s : 1;
+    mi.in_flight = in->busy > 0 || !(in->tps > 0) ? in->busy : NAN;
+    if (in->whole_run) {
+        mi.tps = st->run_secs[blind] > 0 ? st->run_txns[blind] / st->run_secs[blind] : NAN;
+        mi.lat_floor_ms = mi.in_flight = NAN;
+    }
+    mi.own_cpu_pct = in->own_cpu_pct;
+    mi.host_busy_pct = in->host_busy_pct;
+    mi.others_pct = w->split.others;
+    mi.cores = in->cores;
+    mi.threads = in->threads;
+    mi.allowed_cpus = in->allowed_cpus;
+    mi.quota = in->quota;
+    mi.clients = accounted_clients(in);
+    model_make(&mi, m);
 }
 
 /* The verdict from an account: the largest group, refined, with its advice and the account. */
@@ -1804,6 +1898,7 @@ decide(const struct verdict_state *st, const struct verdict_input *in, const str
     v->score = g[first];
     v->confidence = confidence_of(a, g, first, second);
     explain(st, in, v);
+    model_of(st, in, &w, &v->model);
 }
 
 void
@@ -1843,6 +1938,8 @@ no_load(struct verdict_state *st, struct verdict *out)
     int held[VK__COUNT];
     struct account run = st->run, blind = st->run_blind;
     struct verdict_input last = st->last_in;
+    double txns[2] = {st->run_txns[0], st->run_txns[1]},
+           secs[2] = {st->run_secs[0], st->run_secs[1]};
     double transit_by[VK__COUNT];
     char last_error[sizeof st->last_error];
 
@@ -1854,6 +1951,8 @@ no_load(struct verdict_state *st, struct verdict *out)
     memcpy(st->transit_by, transit_by, sizeof(transit_by));
     st->run = run;
     st->run_blind = blind;
+    memcpy(st->run_txns, txns, sizeof txns);
+    memcpy(st->run_secs, secs, sizeof secs);
     st->last_in = last;
     memcpy(st->last_error, last_error, sizeof last_error);
     snprintf(st->last.evidence, sizeof(st->last.evidence), "no load running");
@@ -1925,6 +2024,8 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
      */
     blind = !in->have_server || account_share(&a, AS_UNKNOWN) >= 0.5;
     account_add(blind ? &st->run_blind : &st->run, &a);
+    st->run_txns[blind] += in->tps * ai.interval_s;
+    st->run_secs[blind] += ai.interval_s;
     host_add(st, in, blind);
     transit_split(in, a.t[AS_TRANSIT], st->transit_by);
     st->last_in = *in;
@@ -2025,7 +2126,7 @@ verdict_server(const struct coll_signals *g, int cores, struct verdict *out)
     memset(out, 0, sizeof(*out));
     out->first = (enum verdict_kind)a;
     out->second = (enum verdict_kind)b;
-    out->kind = sc.s[a] >= THRESHOLD ? (enum verdict_kind)a : VK_NONE;
+    out->kind = sc.s[a] >= param(P_THRESHOLD) ? (enum verdict_kind)a : VK_NONE;
     describe(&sc, out);
     if (out->kind == VK_NONE && active < 0.5) {
         out->kind = VK_UNDERLOADED;
@@ -2070,7 +2171,8 @@ gain_of(const struct verdict_point *lo, const struct verdict_point *hi, double *
     if (lo->clients <= 0 || hi->clients <= lo->clients || !(lo->tps > 0) || isnan(hi->tps))
         return 0;
     *gain = hi->tps / lo->tps - 1;
-    *flat = *gain < fmax(FLAT_GAIN * log2((double)hi->clients / lo->clients), MIN_GAIN);
+    *flat = *gain <
+            fmax(param(P_FLAT_GAIN) * log2((double)hi->clients / lo->clients), param(P_MIN_GAIN));
     return 1;
 }
 
@@ -2082,7 +2184,7 @@ gain_of(const struct verdict_point *lo, const struct verdict_point *hi, double *
  * worker (select-only on 2 cores: PostgreSQL 149% -> 162%, benchtop 48%
  * -> 35%, tps +17%). Such a gain is paid for: where others hold much of
  * the host, their CPU fell and the run's (server and benchtop) grew by at
- * least PAID of the tps gain; where the run fills it, the server's CPU
+ * least param(P_PAID) of the tps gain; where the run fills it, the server's CPU
  * grew by that much. A gain the CPU did not pay for contradicts it,
  * except for an event-loop server (Redis): more clients ready per wakeup
  * make its requests cheaper, so a gain on the same CPU tests nothing (its
@@ -2102,9 +2204,9 @@ check_host_gain(const struct verdict_point *lo, const struct verdict_point *hi, 
     if (isnan(hi->host.others) || isnan(run_hi) || !(run_lo > 0) || !(lo->host.server > 0))
         return VC_UNTESTED;
     if (host_split_others_hold(&lo->host))
-        paid = hi->host.others < lo->host.others && run_hi / run_lo - 1 >= PAID * gain;
+        paid = hi->host.others < lo->host.others && run_hi / run_lo - 1 >= param(P_PAID) * gain;
     else
-        paid = hi->host.server / lo->host.server - 1 >= PAID * gain;
+        paid = hi->host.server / lo->host.server - 1 >= param(P_PAID) * gain;
     if (paid)
         return VC_CONFIRMED;
     return lo->host.event_loop ? VC_UNTESTED : VC_CONTRADICTED;

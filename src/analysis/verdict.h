@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "account.h"
+#include "model.h"
 #include "engine/collector.h"
 
 enum verdict_kind {
@@ -146,6 +147,14 @@ struct verdict {
     char evidence_sql[COLL_STALL_WHAT];
     struct account acct;    /* the account it was named from (final: the run's) */
     struct host_split host; /* the interval's host CPU split (NAN: not local) */
+    /*
+     * The operational model over the same account (model.h): resources,
+     * the limit, Little's check, findings ranked by bound. Beside the kind,
+     * which the rules above still name (issue 44 moves them onto it).
+     */
+    struct model model;
+    /* what the evidence advises, as data (the kind's, then the notes'): what try tests */
+    struct advice_list advice;
 };
 
 /* Carried from interval to interval. */
@@ -158,13 +167,14 @@ struct verdict_state {
     double busy_frac; /* smoothed share of benchtop's sessions active on the server */
     double rows_base; /* the lowest smoothed rows per transaction seen: "rising" */
     double rows_now;
-    int rows_rising;              /* intervals in a row rows_now grew by 5% or more */
-    double last_rtt_ms;           /* the last interval's round trip: the lower of two is the wire */
-    int held[VK__COUNT];          /* intervals each verdict was shown */
-    struct account smooth;        /* the account, smoothed from interval to interval */
-    int seen;                     /* an interval with the server's side told is in smooth */
-    struct account run;           /* ... summed over the intervals the server was seen in */
-    struct account run_blind;     /* ... and those it was not (a server never seen: all) */
+    int rows_rising;       /* intervals in a row rows_now grew by 5% or more */
+    double last_rtt_ms;    /* the last interval's round trip: the lower of two is the wire */
+    int held[VK__COUNT];   /* intervals each verdict was shown */
+    struct account smooth; /* the account, smoothed from interval to interval */
+    int seen;              /* an interval with the server's side told is in smooth */
+    double run_txns[2], run_secs[2]; /* transactions and seconds in run [0] and run_blind [1] */
+    struct account run;              /* ... summed over the intervals the server was seen in */
+    struct account run_blind;        /* ... and those it was not (a server never seen: all) */
     double transit_by[VK__COUNT]; /* the run's transit client-seconds by the kind each tick named */
     /*
      * The host's figures summed over the intervals that had them, for the

@@ -78,6 +78,58 @@ json_account(FILE *f, const struct account *a)
     fputc('}', f);
 }
 
+/* "advice":{"kind":"setting","name":..,"value":..,"n":..,"lo":..,"hi":..,"text":..} */
+static void
+json_advice(FILE *f, const struct advice *a)
+{
+    char text[160];
+
+    fputs(",\"advice\":{\"kind\":", f);
+    json_put_string(f, advice_key(a->kind));
+    if (a->name[0])
+        json_member_str(f, "name", a->name);
+    if (a->value[0])
+        json_member_str(f, "value", a->value);
+    if (a->n > 0)
+        fprintf(f, ",\"n\":%d", a->n);
+    json_member_num(f, "lo", a->lo);
+    json_member_num(f, "hi", a->hi);
+    advice_text(a, text, sizeof text);
+    json_member_str(f, "text", text);
+    fputc('}', f);
+}
+
+/*
+ * The model beside the verdict: its limit and Little's check, then
+ * "findings":[{"kind":"commit","share":0.62,"bound":2894.7,"advice":{...}}].
+ */
+static void
+json_model(FILE *f, const struct model *m)
+{
+    const struct finding *x;
+
+    if (!m->made)
+        return;
+    fputs(",\"model\":{\"limit\":", f);
+    json_put_string(f, m->limit < MR__COUNT ? model_res_key(m->limit) : "none");
+    json_member_num(f, "utilization", m->limit_util);
+    fprintf(f, ",\"consistent\":%s", m->consistent ? "true" : "false");
+    json_member_num(f, "in_flight", m->little_n);
+    json_member_num(f, "x_r", m->little_xr);
+    json_member_num(f, "closed_loop_bound", m->x_closed);
+    fputs("},\"findings\":[", f);
+    for (int i = 0; i < m->nfindings; i++) {
+        x = &m->findings[i];
+        fprintf(f, "%s{\"kind\":", i ? "," : "");
+        json_put_string(f, x->res < MR__COUNT ? model_res_key(x->res) : "clients");
+        json_member_num(f, "share", x->share);
+        json_member_num(f, "bound", x->bound);
+        json_advice(f, &x->advice);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 /* queries: --record-queries (the evidence quotes another session's command whole) */
 static void
 json_verdict(FILE *f, const struct verdict *v, int queries)
@@ -95,6 +147,7 @@ json_verdict(FILE *f, const struct verdict *v, int queries)
     fputs(",\"evidence\":", f);
     text_json_sql(f, v->evidence, queries ? NULL : v->evidence_sql);
     json_account(f, &v->acct);
+    json_model(f, &v->model);
     if (v->final) {
         int k, n = 0;
 
@@ -475,6 +528,14 @@ report_run_summary(FILE *f, const struct snapshot *snap, const struct verdict *v
 
         verdict_final_text(v, text, sizeof(text));
         fprintf(f, "verdict: %s\n", text);
+        for (int i = 0; i < v->model.nfindings; i++) {
+            char clean[sizeof text];
+
+            /* a setting's or a table's name comes from the server */
+            finding_text(&v->model.findings[i], v->model.x, text, sizeof text);
+            text_clean(clean, sizeof clean, text);
+            fprintf(f, "finding %d: %s\n", i + 1, clean);
+        }
     }
 }
 

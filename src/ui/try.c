@@ -38,14 +38,16 @@ int
 tui_try_ask(struct tui_try *tt, struct dash *d, struct session *s, enum verdict_kind shown)
 {
     const char *no = refusal(tt, s);
-    struct try_situation in = {.kind = shown,
-                               .sig = s->have_sig ? &s->sig : NULL,
-                               .settings = tt->have_settings ? &tt->settings : NULL,
-                               .pooler = pooler_title(s),
-                               .clients = s->eng ? s->eng->clients : 0,
-                               .threads = s->eng ? s->eng->active : s->rc->threads,
-                               .max_threads = s->eng ? s->eng->nworkers : s->rc->threads,
-                               .quota_held = account_share(&s->now.acct, AS_QUOTA) >= 0.1};
+    struct try_situation in = {
+        .kind = shown,
+        .sig = s->have_sig ? &s->sig : NULL,
+        .settings = tt->have_settings ? &tt->settings : NULL,
+        .pooler = pooler_title(s),
+        .clients = s->eng ? s->eng->clients : 0,
+        .threads = s->eng ? s->eng->active : s->rc->threads,
+        .max_threads = s->eng ? s->eng->nworkers : s->rc->threads,
+        .quota_held = account_share(&s->now.acct, AS_QUOTA) >= 0.1,
+        .advice = s->now.kind == shown && s->now.advice.n > 0 ? &s->now.advice.a[0] : NULL};
     char text[sizeof tt->p.text];
 
     if (no != NULL) {

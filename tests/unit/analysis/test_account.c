@@ -316,10 +316,25 @@ test_group_commit_still_advised(void **state)
     in.sig.log_syncs_s = 97;
     snprintf(in.sig.commit_advice, sizeof(in.sig.commit_advice),
              "innodb_flush_log_at_trx_commit = 2");
+    snprintf(in.sig.commit_try, sizeof(in.sig.commit_try), "innodb_flush_log_at_trx_commit=2");
     v = judge(&in, 3);
     assert_int_equal(v.kind, VK_COMMIT);
     assert_non_null(strstr(v.evidence, "0.26 log syncs per commit"));
     assert_non_null(strstr(v.evidence, "try innodb_flush_log_at_trx_commit = 2"));
+    /*
+     * The advice as data, and the model's first finding: the commit, X /
+     * (1 - its share), capped by the server's CPU: 0.6 sessions on CPU of
+     * 2 cores at 1,000 tps, D = 0.6 ms, bound 2 / 0.6 ms = 3,333.
+     */
+    assert_int_equal(v.advice.a[0].kind, ADV_SETTING);
+    assert_string_equal(v.advice.a[0].name, "innodb_flush_log_at_trx_commit");
+    assert_string_equal(v.advice.a[0].value, "2");
+    assert_true(v.model.made && v.model.consistent);
+    assert_int_equal(v.model.findings[0].res, MR_COMMIT);
+    assert_true(fabs(v.model.r[MR_SERVER_CPU].bound - 2 / 0.0006) < 1e-6);
+    assert_true(fabs(v.model.findings[0].bound -
+                     fmin(1000 / (1 - account_share(&v.acct, AS_COMMIT)), 2 / 0.0006)) < 1e-6);
+    assert_string_equal(v.model.findings[0].advice.value, "2");
     in.sig.log_syncs_s = 3;
     v = judge(&in, 3);
     assert_null(strstr(v.evidence, "try innodb"));

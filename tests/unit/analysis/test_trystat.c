@@ -56,10 +56,11 @@ test_large_effect_beyond_noise(void **state)
     assert_int_equal(res.held, TRY_HELD);
     assert_non_null(strstr(res.prediction, "its advice expected B faster: held"));
     /* ... and with the pool verdict's own advice, which names the setting */
-    for (int i = 0; i < 6; i++)
-        snprintf(r[i].advice, sizeof r[i].advice, "%s",
-                 "12 clients wait for 4 server connections (pool size 4): raise the pool size "
-                 "(default_pool_size)");
+    for (int i = 0; i < 6; i++) {
+        memset(&r[i].adv, 0, sizeof r[i].adv);
+        r[i].adv.n = 1;
+        advice_setting(&r[i].adv.a[0], 1, "default_pool_size", ""); /* raise it */
+    }
     try_judge(r, 6, TRY_SETTING, "default_pool_size=8", &res);
     assert_int_equal(res.held, TRY_HELD);
 }
@@ -209,12 +210,16 @@ test_pairs_in_both_orders(void **state)
     assert_true(res.diff > 0.10 && res.diff < 0.115);
 }
 
-/* The A rounds' advice, on each of them. */
+/* The A rounds' advice as data, on each of them: a setting (value "": raise it), or a kind. */
 static void
-advise(struct try_round *r, int n, const char *advice)
+advise(struct try_round *r, int n, enum advice_kind k, const char *name, const char *value)
 {
-    for (int i = 0; i < n; i++)
-        snprintf(r[i].advice, sizeof r[i].advice, "%s", advice);
+    for (int i = 0; i < n; i++) {
+        memset(&r[i].adv, 0, sizeof r[i].adv);
+        r[i].adv.n = 1;
+        advice_setting(&r[i].adv.a[0], 0, name, value);
+        r[i].adv.a[0].kind = k;
+    }
 }
 
 /*
@@ -227,15 +232,12 @@ static void
 test_setting_prediction_from_advice(void **state)
 {
     const double a[] = {100, 101, 99}, same[] = {99, 100, 101}, b[] = {300, 310, 305};
-    const char *commit = "0.6 of 16 active benchtop sessions wait for the commit; turn "
-                         "track_wal_io_timing on for the sync time; try synchronous_commit = off; "
-                         "16 clients' time: commit 52%";
     struct try_round r[6];
     struct try_result res;
     int n;
 
     n = rounds(r, a, same, 3, VK_COMMIT, 4);
-    advise(r, n, commit);
+    advise(r, n, ADV_SETTING, "synchronous_commit", "off");
     try_judge(r, n, TRY_SETTING, "synchronous_commit=on", &res);
     assert_int_equal(res.held, TRY_UNTESTED);
     assert_string_equal(res.prediction, "A was commit/I/O-bound; its advice was "
@@ -246,22 +248,26 @@ test_setting_prediction_from_advice(void **state)
     try_judge(r, n, TRY_SETTING, "work_mem=64MB\nSynchronous_Commit=OFF", &res);
     assert_int_equal(res.held, TRY_NOT_HELD); /* advised, and B was no faster */
     n = rounds(r, a, b, 3, VK_COMMIT, 4);
-    advise(r, n, commit);
+    advise(r, n, ADV_SETTING, "synchronous_commit", "off");
     try_judge(r, n, TRY_SETTING, "synchronous_commit=off", &res);
     assert_int_equal(res.held, TRY_HELD);
     n = rounds(r, a, b, 3, VK_MEMORY, 4);
-    advise(r, n, "the working set does not fit: 10,656 disk reads/s: raise shared_buffers");
+    advise(r, n, ADV_SETTING, "shared_buffers", "");
     try_judge(r, n, TRY_SETTING, "shared_buffers=1GB", &res);
     assert_int_equal(res.held, TRY_HELD);
     try_judge(r, n, TRY_SETTING, "buffers=1GB", &res); /* a part of a name is not the name */
     assert_int_equal(res.held, TRY_UNTESTED);
     n = rounds(r, a, b, 3, VK_SERVER_CPU, 4);
-    advise(r, n, "server CPU; io-threads 4 spin for work on a full host: try io-threads 1");
+    advise(r, n, ADV_SETTING, "io-threads", "1");
     try_judge(r, n, TRY_SETTING, "io-threads=1", &res);
     assert_int_equal(res.held, TRY_HELD); /* a kind no setting relieves, but the advice names it */
     try_judge(r, n, TRY_SETTING, "io-threads=8", &res);
     assert_int_equal(res.held, TRY_UNTESTED);
     assert_non_null(strstr(res.prediction, "io-threads = 1, B sets 8"));
+    advise(r, n, ADV_HARDWARE, "", ""); /* advice that names no setting */
+    try_judge(r, n, TRY_SETTING, "io-threads=1", &res);
+    assert_int_equal(res.held, TRY_UNTESTED);
+    assert_non_null(strstr(res.prediction, "names no such change"));
 }
 
 static void
@@ -354,6 +360,43 @@ test_propose_commit_and_clients(void **state)
     assert_string_equal(p.text, "no experiment for this verdict (server CPU-bound)");
 }
 
+/* The verdict's advice as data is the proposal: its setting and value, its clients. */
+static void
+test_propose_from_advice(void **state)
+{
+    struct try_situation in;
+    struct try_proposal p;
+    struct coll_view v;
+    struct advice a;
+
+    situation(&in, &v, VK_SERVER_CPU); /* a note's setting beside a kind that has none */
+    advice_setting(&a, 0, "io-threads", "1");
+    in.advice = &a;
+    try_propose(&in, &p);
+    assert_true(p.ok);
+    assert_int_equal(p.change, TRY_SETTING);
+    assert_string_equal(p.set, "io-threads=1");
+    assert_string_equal(p.text, "io-threads=1 (server CPU-bound)");
+
+    situation(&in, &v, VK_HOST); /* many sessions on few cores: fewer is not more */
+    memset(&a, 0, sizeof a);
+    a.kind = ADV_CLIENTS;
+    a.n = 16;
+    in.advice = &a;
+    try_propose(&in, &p);
+    assert_true(p.ok);
+    assert_int_equal(p.change, TRY_CLIENTS);
+    assert_int_equal(p.clients, 16);
+    assert_string_equal(p.text, "-c 16 (host CPU-bound: clients x4)");
+
+    situation(&in, &v, VK_MEMORY); /* "raise shared_buffers": the kind doubles the size */
+    advice_setting(&a, 0, "shared_buffers", "");
+    in.advice = &a;
+    try_propose(&in, &p);
+    assert_false(p.ok);
+    assert_non_null(strstr(p.text, "no cache size setting"));
+}
+
 static void
 test_propose_memory_and_pool(void **state)
 {
@@ -410,7 +453,11 @@ test_round_from_step(void **state)
     st.lat.p50 = 1500;
     st.lat.p99 = 9000;
     st.errors[ERR_CONN] = 2;
+    st.adv.n = 1;
+    advice_setting(&st.adv.a[0], 0, "synchronous_commit", "off");
     try_round_from_step(&st, 1, &r);
+    assert_int_equal(r.adv.n, 1); /* the advice rides as data, not words */
+    assert_string_equal(r.adv.a[0].value, "off");
     assert_int_equal(r.b, 1);
     assert_int_equal(r.clients, 4);
     assert_true(r.tps == 123.5 && r.p50_ms == 1.5 && r.p99_ms == 9.0);
@@ -434,6 +481,7 @@ main(void)
         cmocka_unit_test(test_one_pair_and_empty_a),
         cmocka_unit_test(test_set_parse),
         cmocka_unit_test(test_propose_commit_and_clients),
+        cmocka_unit_test(test_propose_from_advice),
         cmocka_unit_test(test_propose_memory_and_pool),
         cmocka_unit_test(test_round_from_step),
     };

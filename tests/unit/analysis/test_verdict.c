@@ -502,6 +502,12 @@ test_evicting_cache_said(void **state)
     assert_non_null(strstr(v.evidence,
                            "; sorts and hashes spill 21.0 MB/s to temporary files: test a larger "
                            "work_mem (benchtop try --set work_mem=...)"));
+    /* the same advice as data, the lock's first, then the note's setting (what try checks) */
+    assert_int_equal(v.advice.n, 2);
+    assert_int_equal(v.advice.a[0].kind, ADV_TRIPS);
+    assert_int_equal(v.advice.a[1].kind, ADV_SETTING);
+    assert_string_equal(v.advice.a[1].name, "work_mem");
+    assert_string_equal(v.advice.a[1].value, "");
     in.sig.temp_bytes_s = 0.5e6; /* a little spill is not named */
     verdict_init(&st);
     assert_null(strstr(run(&st, &in, 4).evidence, "temporary files"));
