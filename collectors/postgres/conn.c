@@ -113,7 +113,7 @@ pg_next_result(PGconn *conn, uint64_t deadline, PGresult **res, char *err)
     return -1;
 }
 
-/* Statements whose rows pg_next_result reads: one at a time (single-row mode), put together there. */
+/* Statements whose rows pg_next_result reads: one at a time (single-row mode), put together. */
 int
 pg_send_rows(PGconn *conn, int sent)
 {
