@@ -66,7 +66,7 @@ struct pg_sessions {
 /*
  * pg_stat_database for the current database: cumulative counters, each
  * named as its column. Listed once: the list makes the struct's fields and
- * the parser's table (postgres/collector.c).
+ * the parser's table (postgres/query.c).
  */
 #define PG_DATABASE_COUNTERS(X)                                                                    \
     X(xact_commit)                                                                                 \

@@ -162,10 +162,22 @@ pgb_coll_open(const struct target *target, char *err)
     return console_open(target->raw, err);
 }
 
-struct pg_conn *
-pgb_conn_of(void *conn)
+static int
+pgb_coll_has_setting(void *conn, const char *name, const char *value, char *err)
 {
-    return ((struct pgb_coll *)conn)->conn;
+    return pgb_has_setting(((struct pgb_coll *)conn)->conn, name, value, err);
+}
+
+static int
+pgb_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *err)
+{
+    return pgb_undo_value(((struct pgb_coll *)conn)->conn, name, value, len, err);
+}
+
+static int
+pgb_coll_apply(void *conn, const char *name, const char *value, char *err)
+{
+    return pgb_apply_setting(((struct pgb_coll *)conn)->conn, name, value, err);
 }
 
 static void
@@ -366,7 +378,7 @@ const struct collector_class pgbouncer_collector_class = {
     .derive = pgb_coll_derive,
     .detect = pgb_coll_detect,
     .vet = pgb_coll_vet,
-    .has_setting = pgb_has_setting,
-    .apply_setting = pgb_apply_setting,
-    .undo_value = pgb_undo_value,
+    .has_setting = pgb_coll_has_setting,
+    .apply_setting = pgb_coll_apply,
+    .undo_value = pgb_coll_undo_value,
 };

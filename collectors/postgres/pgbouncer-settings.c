@@ -72,10 +72,10 @@ config_row(PGconn *conn, const char *name, char *value, size_t len, int *changea
 }
 
 int
-pgb_has_setting(void *conn, const char *name, const char *value, char *err)
+pgb_has_setting(struct pg_conn *conn, const char *name, const char *value, char *err)
 {
     char now[128];
-    int changeable, rv = config_row(pgb_conn_of(conn), name, now, sizeof now, &changeable, err);
+    int changeable, rv = config_row(conn, name, now, sizeof now, &changeable, err);
 
     if (rv == 1 && value != NULL && pgb_setting_check(name, value, err) < 0)
         return -1;
@@ -83,9 +83,9 @@ pgb_has_setting(void *conn, const char *name, const char *value, char *err)
 }
 
 int
-pgb_undo_value(void *conn, const char *name, char *value, size_t len, char *err)
+pgb_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len, char *err)
 {
-    int changeable, rv = config_row(pgb_conn_of(conn), name, value, len, &changeable, err);
+    int changeable, rv = config_row(conn, name, value, len, &changeable, err);
 
     if (rv < 0)
         return -1;
@@ -100,9 +100,9 @@ pgb_undo_value(void *conn, const char *name, char *value, size_t len, char *err)
 }
 
 int
-pgb_apply_setting(void *conn, const char *name, const char *value, char *err)
+pgb_apply_setting(struct pg_conn *conn, const char *name, const char *value, char *err)
 {
-    PGconn *c = pgb_conn_of(conn);
+    PGconn *c = conn;
     char sql[256], msg[BT_ERRLEN];
     PGresult *res;
     int ok;

@@ -41,8 +41,7 @@ struct pgb_sample {
 /* The admin console's target for a target on PgBouncer's port: same URI, database pgbouncer. */
 char *pgb_console_target(const char *target);
 
-/* The console's connection of a collector connection (pgbouncer-collector.c). */
-struct pg_conn *pgb_conn_of(void *conn);
+struct pg_conn; /* libpq's PGconn */
 
 /*
  * Pure: 0 when SET name = 'value' can be written on the console as it is
@@ -51,10 +50,11 @@ struct pg_conn *pgb_conn_of(void *conn);
  * with a one-line err.
  */
 int pgb_setting_check(const char *name, const char *value, char *err);
-/* The collector class's settings hooks (collector.h), on SHOW CONFIG and SET. */
-int pgb_has_setting(void *conn, const char *name, const char *value, char *err);
-int pgb_undo_value(void *conn, const char *name, char *value, size_t len, char *err);
-int pgb_apply_setting(void *conn, const char *name, const char *value, char *err);
+/* The collector class's settings hooks (collector.h) on the console's connection: SHOW CONFIG
+ * and SET. */
+int pgb_has_setting(struct pg_conn *conn, const char *name, const char *value, char *err);
+int pgb_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len, char *err);
+int pgb_apply_setting(struct pg_conn *conn, const char *name, const char *value, char *err);
 
 extern const struct collector_class pgbouncer_collector_class;
 
