@@ -53,7 +53,7 @@ struct pg_conn *pgb_conn_of(void *conn);
 int pgb_setting_check(const char *name, const char *value, char *err);
 /* The collector class's settings hooks (collector.h), on SHOW CONFIG and SET. */
 int pgb_has_setting(void *conn, const char *name, const char *value, char *err);
-int pgb_undo_value(void *conn, const char *name, char *value, size_t len, char *err);
+char *pgb_undo_value(void *conn, const char *name, char *err);
 int pgb_apply_setting(void *conn, const char *name, const char *value, char *err);
 
 extern const struct collector_class pgbouncer_collector_class;
