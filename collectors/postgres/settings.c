@@ -342,15 +342,24 @@ pg_settings_undo_value(struct pg_conn *conn, const char *name, int restart, char
 int
 pg_settings_try_lock(struct pg_conn *conn, char *err)
 {
-    PGresult *res = run(conn, "SELECT pg_try_advisory_lock(" PG_TRY_LOCK_KEY ")", NULL,
-                        PGRES_TUPLES_OK, "take the try lock", err);
-    int got;
+    PGresult *res = run(conn,
+                        "SELECT CASE WHEN current_setting('port') = $1 THEN pg_try_advisory_lock("
+                        PG_TRY_LOCK_KEY ") END, current_setting('port') = $1",
+                        PQport(conn) && *PQport(conn) ? PQport(conn) : "5432", PGRES_TUPLES_OK,
+                        "take the try lock", err);
+    int got, direct;
 
     if (res == NULL)
         return -1;
     got = strcmp(PQgetvalue(res, 0, 0), "t") == 0; /* a killed holder's session ends: no stale */
+    /*
+     * Another port than the server's: a pooler between (PgBouncer), whose
+     * transaction pooling would hand the session's lock to other clients:
+     * none is taken there.
+     */
+    direct = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
     PQclear(res);
-    return got;
+    return direct ? got : 2;
 }
 
 void

@@ -336,6 +336,8 @@ take_lock(struct tryset *t, char *err)
     }
     if (rv < 0)
         return -1;
+    if (rv == 2) /* no lock can be held on this connection */
+        return 0;
     if (rv == 0)
         return seterr(err,
                       "another benchtop try%s%s is changing this server's settings now: wait "
