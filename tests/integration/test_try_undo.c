@@ -563,6 +563,24 @@ test_cluster_refused(void **state)
     itest_free(&r);
 }
 
+/* ---- the campaign's small findings ---- */
+
+/* try -o on a full device names the file it could not write (not "(null)"), in one line. */
+static void
+test_output_full_named(void **state)
+{
+    char *args[] = {"try",      itest_env("BENCHTOP_RD_TARGET"), "--try-clients", "2",
+                    "--rounds", "1", "--for", "1", "-P", "0.5", "--warmup", "0", "-o", "/dev/full",
+                    NULL};
+    struct run r = itest_runv(args);
+
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "cannot write to /dev/full"));
+    assert_null(strstr(r.err, "(null)"));
+    itest_free(&r);
+}
+
 /* ---- the property: killed at a random moment, --undo puts everything back ---- */
 
 static unsigned long long prop_state;
@@ -788,8 +806,11 @@ main(void)
         cmocka_unit_test_setup(test_pg_role_setting_refused, fresh),
         cmocka_unit_test_setup(test_one_try_at_a_time_and_drift, fresh),
         cmocka_unit_test_setup(test_leftover_found_by_server_identity, fresh),
+        cmocka_unit_test_setup(test_output_full_named, fresh),
         cmocka_unit_test_setup(test_property_killed_then_undo, fresh),
     };
 
+    if (getenv("ITEST_FILTER") != NULL) /* e.g. ITEST_FILTER='test_pg_*' */
+        cmocka_set_test_filter(getenv("ITEST_FILTER"));
     return cmocka_run_group_tests(tests, setup, teardown);
 }
