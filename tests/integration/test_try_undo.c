@@ -581,6 +581,35 @@ test_output_full_named(void **state)
     itest_free(&r);
 }
 
+/* inspect --json and report to a full device: one line naming standard output, exit 1. */
+static void
+test_stdout_full_said(void **state)
+{
+    char rec[700];
+    char *tr[] = {"try", itest_env("BENCHTOP_RD_TARGET"), "--try-clients", "2", "--rounds", "1",
+                  "--for", "1", "-P", "0.5", "--warmup", "0", "-o", rec, NULL};
+    char *inspect[] = {"inspect", itest_env("BENCHTOP_RD_TARGET"), "--json", NULL};
+    char *report[] = {"report", rec, NULL};
+    char *const *cmds[] = {inspect, report};
+    struct run r;
+
+    snprintf(rec, sizeof rec, "%s/try.jsonl", state_dir);
+    r = itest_runv(tr);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+    for (int i = 0; i < 2; i++) {
+        int full = open("/dev/full", O_WRONLY), o, e;
+        pid_t pid = itest_spawn_to(cmds[i], full, &o, &e);
+
+        r = itest_finish(pid, full, e);
+        fprintf(stderr, "%s", r.err);
+        assert_int_equal(r.status, 1);
+        assert_int_equal(itest_lines(r.err), 1);
+        assert_non_null(strstr(r.err, "cannot write to standard output"));
+        itest_free(&r);
+    }
+}
+
 /* ---- the property: killed at a random moment, --undo puts everything back ---- */
 
 static unsigned long long prop_state;
@@ -807,6 +836,7 @@ main(void)
         cmocka_unit_test_setup(test_one_try_at_a_time_and_drift, fresh),
         cmocka_unit_test_setup(test_leftover_found_by_server_identity, fresh),
         cmocka_unit_test_setup(test_output_full_named, fresh),
+        cmocka_unit_test_setup(test_stdout_full_said, fresh),
         cmocka_unit_test_setup(test_property_killed_then_undo, fresh),
     };
 
