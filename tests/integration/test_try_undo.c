@@ -610,6 +610,45 @@ test_stdout_full_said(void **state)
     }
 }
 
+/*
+ * Under a memory limit (ulimit -v) a thread that cannot start ends the run
+ * in one line, exit 2, whichever thread it is (a worker, the collector, a
+ * SQLite connection's job thread): never an abort.
+ */
+static void
+test_thread_start_under_ulimit(void **state)
+{
+    char db[700], target[800], *init[] = {"init", target, "--rows", "1000", "-q", NULL};
+    struct run r;
+
+    snprintf(db, sizeof db, "%s/ulimit.db", state_dir);
+    snprintf(target, sizeof target, "sqlite://%s", db);
+    r = itest_runv(init);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+    for (int kb = 30000; kb <= 120000; kb += 10000) {
+        char cmd[1200];
+        int st;
+
+        snprintf(cmd, sizeof cmd,
+                 "ulimit -v %d; exec %s run %s -c 8 -j 2 -T 1 --headless >/dev/null "
+                 "2>%s/ulimit.err",
+                 kb, itest_env("BENCHTOP_BIN"), target, state_dir);
+        st = system(cmd);
+        snprintf(cmd, sizeof cmd, "%s/ulimit.err", state_dir);
+        int fd = open(cmd, O_RDONLY);
+        char *err = itest_slurp(fd);
+        close(fd);
+        fprintf(stderr, "ulimit -v %d: status %d: %s", kb, WEXITSTATUS(st), err);
+        assert_true(WIFEXITED(st));
+        assert_true(WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 2);
+        assert_null(strstr(err, "internal error"));
+        if (strstr(err, "cannot start") != NULL) /* else the run started: its summary */
+            assert_int_equal(itest_lines(err), 1);
+        free(err);
+    }
+}
+
 /* ---- the property: killed at a random moment, --undo puts everything back ---- */
 
 static unsigned long long prop_state;
@@ -837,6 +876,7 @@ main(void)
         cmocka_unit_test_setup(test_leftover_found_by_server_identity, fresh),
         cmocka_unit_test_setup(test_output_full_named, fresh),
         cmocka_unit_test_setup(test_stdout_full_said, fresh),
+        cmocka_unit_test_setup(test_thread_start_under_ulimit, fresh),
         cmocka_unit_test_setup(test_property_killed_then_undo, fresh),
     };
 
