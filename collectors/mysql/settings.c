@@ -122,7 +122,8 @@ one_cell(MYSQL *m, const char *sql, const char *name, char *out, size_t len, cha
     return rc < 0 ? -1 : rc != MY_CELL_NONE;
 }
 
-/* The first cell of sql's one row, whole: a new string ("DEFAULT" for NULL); NULL, err "" for no row. */
+/* The first cell of sql's one row, whole: a new string ("DEFAULT" for NULL); NULL, err "" for no
+ * row. */
 static char *
 cell_dup(MYSQL *m, const char *sql, const char *name, char *err)
 {

@@ -342,11 +342,12 @@ pg_settings_undo_value(struct pg_conn *conn, const char *name, int restart, char
 int
 pg_settings_try_lock(struct pg_conn *conn, char *err)
 {
-    PGresult *res = run(conn,
-                        "SELECT CASE WHEN current_setting('port') = $1 THEN pg_try_advisory_lock("
-                        PG_TRY_LOCK_KEY ") END, current_setting('port') = $1",
-                        PQport(conn) && *PQport(conn) ? PQport(conn) : "5432", PGRES_TUPLES_OK,
-                        "take the try lock", err);
+    PGresult *res = run(
+        conn,
+        "SELECT CASE WHEN current_setting('port') = $1 THEN pg_try_advisory_lock(" PG_TRY_LOCK_KEY
+        ") END, current_setting('port') = $1",
+        PQport(conn) && *PQport(conn) ? PQport(conn) : "5432", PGRES_TUPLES_OK, "take the try lock",
+        err);
     int got, direct;
 
     if (res == NULL)

@@ -393,8 +393,7 @@ struct collector_class {
      * system_identifier and port, Redis's run_id), into buf: the undo
      * file's key. 0, or -1 with err.
      */
-    int (*try_lock)(void *conn, const char *token, int renew, char *holder, size_t len,
-                    char *err);
+    int (*try_lock)(void *conn, const char *token, int renew, char *holder, size_t len, char *err);
     void (*try_unlock)(void *conn, const char *token);
     int try_lock_renew_s;
     int (*identity)(void *conn, char *buf, size_t len, char *err);

@@ -276,9 +276,9 @@ set_one(struct tryset *t, int i, const char *name, const char *value, char *err)
     int rv;
 
     pthread_mutex_lock(&t->mu);
-    rv = conn_of(t, i) == NULL ? seterr(err, "no connection to %s",
-                                        t->pooled[i] ? "the pooler" : "the server")
-                               : cls_of(t, i)->apply_setting(conn_of(t, i), name, value, err);
+    rv = conn_of(t, i) == NULL
+             ? seterr(err, "no connection to %s", t->pooled[i] ? "the pooler" : "the server")
+             : cls_of(t, i)->apply_setting(conn_of(t, i), name, value, err);
     pthread_mutex_unlock(&t->mu);
     return rv;
 }

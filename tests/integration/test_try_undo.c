@@ -77,9 +77,9 @@ pg_cell(const char *sql)
 
     assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
     snprintf(value, sizeof value, "%s",
-             PQntuples(r) == 0        ? "<none>"
+             PQntuples(r) == 0      ? "<none>"
              : PQgetisnull(r, 0, 0) ? "<null>"
-                                      : PQgetvalue(r, 0, 0));
+                                    : PQgetvalue(r, 0, 0));
     PQclear(r);
     PQfinish(c);
     return value;
@@ -189,12 +189,24 @@ rd_all(redisContext *c)
 static struct run
 try_short(const char *target, const char *set)
 {
-    const char *script = strncmp(target, "mysql", 5) == 0 ? script_my
+    const char *script = strncmp(target, "mysql", 5) == 0      ? script_my
                          : strncmp(target, "postgres", 8) == 0 ? script_pg
-                                                                 : NULL;
-    char *args[] = {"try",      (char *)target, "--set", (char *)set, "--rounds", "1",
-                    "--for",    "1",            "-P",    "0.5",       "--warmup", "0",
-                    script ? "-f" : NULL,       (char *)script,       NULL};
+                                                               : NULL;
+    char *args[] = {"try",
+                    (char *)target,
+                    "--set",
+                    (char *)set,
+                    "--rounds",
+                    "1",
+                    "--for",
+                    "1",
+                    "-P",
+                    "0.5",
+                    "--warmup",
+                    "0",
+                    script ? "-f" : NULL,
+                    (char *)script,
+                    NULL};
 
     return itest_runv(args);
 }
@@ -211,12 +223,24 @@ try_undo(const char *target)
 static pid_t
 spawn_until(const char *target, const char *set, int (*b_on)(void *), void *arg, int *o, int *e)
 {
-    const char *script = strncmp(target, "mysql", 5) == 0 ? script_my
+    const char *script = strncmp(target, "mysql", 5) == 0      ? script_my
                          : strncmp(target, "postgres", 8) == 0 ? script_pg
-                                                                 : NULL;
-    char *args[] = {"try",      (char *)target, "--set", (char *)set, "--rounds", "4",
-                    "--for",    "2",            "-P",    "0.5",       "--warmup", "0",
-                    script ? "-f" : NULL,       (char *)script,       NULL};
+                                                               : NULL;
+    char *args[] = {"try",
+                    (char *)target,
+                    "--set",
+                    (char *)set,
+                    "--rounds",
+                    "4",
+                    "--for",
+                    "2",
+                    "-P",
+                    "0.5",
+                    "--warmup",
+                    "0",
+                    script ? "-f" : NULL,
+                    (char *)script,
+                    NULL};
     pid_t pid = itest_spawn(args, o, e);
     int i;
 
@@ -546,8 +570,9 @@ static void
 test_cluster_refused(void **state)
 {
     const char *target = itest_env("BENCHTOP_RC_TARGET");
-    char *sweep[] = {"sweep", (char *)target, "--set-values", "hz=20,30", "--step-time", "1",
-                     "--warmup", "0", "-P", "0.5", NULL};
+    char *sweep[] = {
+        "sweep", (char *)target, "--set-values", "hz=20,30", "--step-time", "1", "--warmup",
+        "0",     "-P",           "0.5",          NULL};
     struct run r = try_short(target, "hz=20");
 
     fprintf(stderr, "%s", r.err);
@@ -569,8 +594,20 @@ test_cluster_refused(void **state)
 static void
 test_output_full_named(void **state)
 {
-    char *args[] = {"try",      itest_env("BENCHTOP_RD_TARGET"), "--try-clients", "2",
-                    "--rounds", "1", "--for", "1", "-P", "0.5", "--warmup", "0", "-o", "/dev/full",
+    char *args[] = {"try",
+                    itest_env("BENCHTOP_RD_TARGET"),
+                    "--try-clients",
+                    "2",
+                    "--rounds",
+                    "1",
+                    "--for",
+                    "1",
+                    "-P",
+                    "0.5",
+                    "--warmup",
+                    "0",
+                    "-o",
+                    "/dev/full",
                     NULL};
     struct run r = itest_runv(args);
 
@@ -586,8 +623,21 @@ static void
 test_stdout_full_said(void **state)
 {
     char rec[700];
-    char *tr[] = {"try", itest_env("BENCHTOP_RD_TARGET"), "--try-clients", "2", "--rounds", "1",
-                  "--for", "1", "-P", "0.5", "--warmup", "0", "-o", rec, NULL};
+    char *tr[] = {"try",
+                  itest_env("BENCHTOP_RD_TARGET"),
+                  "--try-clients",
+                  "2",
+                  "--rounds",
+                  "1",
+                  "--for",
+                  "1",
+                  "-P",
+                  "0.5",
+                  "--warmup",
+                  "0",
+                  "-o",
+                  rec,
+                  NULL};
     char *inspect[] = {"inspect", itest_env("BENCHTOP_RD_TARGET"), "--json", NULL};
     char *report[] = {"report", rec, NULL};
     char *const *cmds[] = {inspect, report};
@@ -664,12 +714,24 @@ prop_rand(unsigned n)
 static void
 kill_and_undo(const char *target, const char *set)
 {
-    const char *script = strncmp(target, "mysql", 5) == 0 ? script_my
+    const char *script = strncmp(target, "mysql", 5) == 0      ? script_my
                          : strncmp(target, "postgres", 8) == 0 ? script_pg
-                                                                 : NULL;
-    char *args[] = {"try",      (char *)target, "--set", (char *)set, "--rounds", "1",
-                    "--for",    "1",            "-P",    "0.5",       "--warmup", "0",
-                    script ? "-f" : NULL,       (char *)script,       NULL};
+                                                               : NULL;
+    char *args[] = {"try",
+                    (char *)target,
+                    "--set",
+                    (char *)set,
+                    "--rounds",
+                    "1",
+                    "--for",
+                    "1",
+                    "-P",
+                    "0.5",
+                    "--warmup",
+                    "0",
+                    script ? "-f" : NULL,
+                    (char *)script,
+                    NULL};
     int o, e, ms = (int)prop_rand(2600);
     pid_t pid = itest_spawn(args, &o, &e);
     struct run r;
@@ -690,8 +752,8 @@ kill_and_undo(const char *target, const char *set)
 
 /* A value other than v for a PostgreSQL setting of vartype, within [min, max]; 0 if none. */
 static int
-pg_other(const char *vartype, const char *v, const char *min, const char *max,
-         const char *enums, char *out, size_t len)
+pg_other(const char *vartype, const char *v, const char *min, const char *max, const char *enums,
+         char *out, size_t len)
 {
     if (strcmp(vartype, "bool") == 0)
         return snprintf(out, len, "%s", strcmp(v, "on") == 0 ? "off" : "on") > 0;
@@ -717,13 +779,14 @@ property_pg(int k)
 {
     const char *target = itest_env("BENCHTOP_PG_TARGET");
     PGconn *c = itest_pg("postgres");
-    PGresult *res = PQexec(
-        c, "SELECT name, vartype, setting, coalesce(min_val, ''), coalesce(max_val, ''),"
-           " coalesce(enumvals::text, '') FROM pg_settings WHERE context IN ('user', "
-           "'superuser', 'sighup') AND vartype IN ('bool', 'enum', 'integer', 'real')"
-           " AND name !~ '(timeout|pass|auth|secret|read_only|deferrable|exit_on_error|"
-           "replication_role|^ssl|isolation|^debug_|^trace_|^log_|client_min_messages|db_user_namespace|krb_)'"
-           " ORDER BY name");
+    PGresult *res =
+        PQexec(c, "SELECT name, vartype, setting, coalesce(min_val, ''), coalesce(max_val, ''),"
+                  " coalesce(enumvals::text, '') FROM pg_settings WHERE context IN ('user', "
+                  "'superuser', 'sighup') AND vartype IN ('bool', 'enum', 'integer', 'real')"
+                  " AND name !~ '(timeout|pass|auth|secret|read_only|deferrable|exit_on_error|"
+                  "replication_role|^ssl|isolation|^debug_|^trace_|^log_|client_min_messages|db_"
+                  "user_namespace|krb_)'"
+                  " ORDER BY name");
     int n = PQntuples(res);
 
     assert_true(n > 50);
@@ -758,15 +821,16 @@ property_mysql(int k)
     int n;
 
     assert_int_equal(
-        mysql_query(m, "SELECT LOWER(VARIABLE_NAME), VARIABLE_TYPE, GLOBAL_VALUE, NUMERIC_MIN_VALUE,"
-                       " NUMERIC_MAX_VALUE, ENUM_VALUE_LIST FROM information_schema.SYSTEM_VARIABLES"
-                       " WHERE READ_ONLY = 'NO' AND VARIABLE_SCOPE IN ('GLOBAL', 'SESSION')"
-                       " AND GLOBAL_VALUE IS NOT NULL AND (VARIABLE_TYPE IN ('BOOLEAN', 'ENUM')"
-                       " OR VARIABLE_TYPE LIKE '%INT%') AND VARIABLE_NAME NOT REGEXP"
-                       " '(READ_ONLY|WSREP|GTID|BUFFER_POOL_SIZE|MAX_USER_CONNECTIONS|TIMEOUT|"
-                       "PASS|AUTH|SECRET|DEBUG|SQL_LOG|OFFLINE|INNODB_FAST_SHUTDOWN|SLAVE|"
-                       "REPLICA|BINLOG|LOG_BIN|RPL|SERVER_ID|AUTOCOMMIT|MAX_CONNECT)'"
-                       " ORDER BY 1"),
+        mysql_query(m,
+                    "SELECT LOWER(VARIABLE_NAME), VARIABLE_TYPE, GLOBAL_VALUE, NUMERIC_MIN_VALUE,"
+                    " NUMERIC_MAX_VALUE, ENUM_VALUE_LIST FROM information_schema.SYSTEM_VARIABLES"
+                    " WHERE READ_ONLY = 'NO' AND VARIABLE_SCOPE IN ('GLOBAL', 'SESSION')"
+                    " AND GLOBAL_VALUE IS NOT NULL AND (VARIABLE_TYPE IN ('BOOLEAN', 'ENUM')"
+                    " OR VARIABLE_TYPE LIKE '%INT%') AND VARIABLE_NAME NOT REGEXP"
+                    " '(READ_ONLY|WSREP|GTID|BUFFER_POOL_SIZE|MAX_USER_CONNECTIONS|TIMEOUT|"
+                    "PASS|AUTH|SECRET|DEBUG|SQL_LOG|OFFLINE|INNODB_FAST_SHUTDOWN|SLAVE|"
+                    "REPLICA|BINLOG|LOG_BIN|RPL|SERVER_ID|AUTOCOMMIT|MAX_CONNECT)'"
+                    " ORDER BY 1"),
         0);
     res = mysql_store_result(m);
     n = (int)mysql_num_rows(res);
@@ -810,9 +874,10 @@ property_mysql(int k)
 static void
 property_redis(int k)
 {
-    static const char *const skip[] = {"maxmemory", "timeout", "min-replicas", "min-slaves",
-                                       "appendonly", "maxmemory-clients", "port", "tls",
-                                       "cluster", "replica", "slave", "save", NULL};
+    static const char *const skip[] = {
+        "maxmemory", "timeout", "min-replicas", "min-slaves", "appendonly", "maxmemory-clients",
+        "port",      "tls",     "cluster",      "replica",    "slave",      "save",
+        NULL};
     redisContext *c = rtest_connect();
     redisReply *all = rtest_cmd(c, "CONFIG GET *");
     size_t n = all->elements / 2;
