@@ -344,8 +344,11 @@ take_lock(struct tryset *t, char *err)
                       "for it to end (one try at a time per server)",
                       holder[0] ? " on " : "", holder);
     t->locked = 1;
-    if (t->cls->try_lock_renew_s > 0 && pthread_create(&t->renewer, NULL, renew_loop, t) == 0)
+    if (t->cls->try_lock_renew_s > 0) { /* a lock that would expire mid-try is none */
+        if ((rv = pthread_create(&t->renewer, NULL, renew_loop, t)) != 0)
+            return seterr(err, "cannot start a thread to keep the try lock: %s", strerror(rv));
         t->renewing = 1;
+    }
     return 0;
 }
 
