@@ -1375,10 +1375,28 @@ my_coll_apply(void *conn, const char *name, const char *value, char *err)
     return my_settings_apply(((struct my_coll *)conn)->m, name, value, err);
 }
 
-static int
-my_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *err)
+static char *
+my_coll_undo_value(void *conn, const char *name, char *err)
 {
-    return my_settings_undo_value(((struct my_coll *)conn)->m, name, value, len, err);
+    return my_settings_undo_value(((struct my_coll *)conn)->m, name, err);
+}
+
+static int
+my_coll_try_lock(void *conn, const char *token, int renew, char *holder, size_t len, char *err)
+{
+    return my_settings_try_lock(((struct my_coll *)conn)->m, holder, len, err);
+}
+
+static void
+my_coll_try_unlock(void *conn, const char *token)
+{
+    my_settings_try_unlock(((struct my_coll *)conn)->m);
+}
+
+static int
+my_coll_identity(void *conn, char *buf, size_t len, char *err)
+{
+    return my_settings_identity(((struct my_coll *)conn)->m, buf, len, err);
 }
 
 static int
@@ -1414,6 +1432,9 @@ const struct collector_class mysql_collector_class = {
     .read_settings = my_coll_settings,
     .apply_setting = my_coll_apply,
     .undo_value = my_coll_undo_value,
+    .try_lock = my_coll_try_lock,
+    .try_unlock = my_coll_try_unlock,
+    .identity = my_coll_identity,
     .sessions = my_coll_sessions,
     .statements = my_coll_statements,
     .kill = my_coll_kill,

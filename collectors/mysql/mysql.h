@@ -157,8 +157,12 @@ struct coll_settings;
 int my_settings_read(MYSQL *m, struct coll_settings *out, char *err);
 /* The collector class's apply_setting: SET GLOBAL (not persisted). */
 int my_settings_apply(MYSQL *m, const char *name, const char *value, char *err);
-/* The collector class's undo_value: SELECT @@GLOBAL.name; read-only variables refused. */
-int my_settings_undo_value(MYSQL *m, const char *name, char *value, size_t len, char *err);
+/* The collector class's undo_value: SELECT @@GLOBAL.name whole; read-only variables refused. */
+char *my_settings_undo_value(MYSQL *m, const char *name, char *err);
+/* try_lock: GET_LOCK('benchtop_try', 0) (holder: its connection); try_unlock; identity. */
+int my_settings_try_lock(MYSQL *m, char *holder, size_t len, char *err);
+void my_settings_try_unlock(MYSQL *m);
+int my_settings_identity(MYSQL *m, char *buf, size_t len, char *err);
 
 /* --- what a run needs in the database (mysql/init.c) --- */
 

@@ -122,42 +122,121 @@ one_cell(MYSQL *m, const char *sql, const char *name, char *out, size_t len, cha
     return rc < 0 ? -1 : rc != MY_CELL_NONE;
 }
 
-int
-my_settings_undo_value(MYSQL *m, const char *name, char *value, size_t len, char *err)
+/* The first cell of sql's one row, whole: a new string ("DEFAULT" for NULL); NULL, err "" for no
+ * row. */
+static char *
+cell_dup(MYSQL *m, const char *sql, const char *name, char *err)
+{
+    MYSQL_RES *res;
+    MYSQL_ROW row;
+    unsigned long *lens;
+    char *v = NULL;
+
+    err[0] = '\0';
+    if (mysql_query(m, sql) != 0 || (res = mysql_store_result(m)) == NULL) {
+        my_sql_error(m, "read", name, err);
+        return NULL;
+    }
+    if ((row = mysql_fetch_row(res)) != NULL && (lens = mysql_fetch_lengths(res)) != NULL) {
+        v = xmalloc(lens[0] + 1);
+        if (row[0] != NULL)
+            memcpy(v, row[0], lens[0]);
+        v[lens[0]] = '\0';
+        if (row[0] == NULL) {
+            free(v);
+            v = xstrdup("DEFAULT");
+        }
+    }
+    mysql_free_result(res);
+    return v;
+}
+
+char *
+my_settings_undo_value(MYSQL *m, const char *name, char *err)
 {
     char sql[256], ro[8];
+    char *value;
 
     if (check_name(name, err) < 0)
-        return -1;
-    err[0] = '\0';
+        return NULL;
     snprintf(sql, sizeof sql, "SELECT @@GLOBAL.%s", name);
-    if (one_cell(m, sql, name, value, len, err) <= 0)
-        return err[0] ? -1 : seterr(err, "%s is not a global variable", name);
+    if ((value = cell_dup(m, sql, name, err)) == NULL) {
+        if (!err[0])
+            seterr(err, "%s is not a global variable", name);
+        return NULL;
+    }
     /* MariaDB says which are read-only; MySQL has no such table, and SET GLOBAL refuses later */
     snprintf(sql, sizeof sql,
              "SELECT READ_ONLY FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = "
              "UPPER('%s')",
              name);
-    if (one_cell(m, sql, name, ro, sizeof ro, err) == 1 && strcmp(ro, "YES") == 0)
-        return seterr(err, "%s is read-only: it needs a restart (set it in my.cnf)", name);
+    if (one_cell(m, sql, name, ro, sizeof ro, err) == 1 && strcmp(ro, "YES") == 0) {
+        free(value);
+        seterr(err, "%s is read-only: it needs a restart (set it in my.cnf)", name);
+        return NULL;
+    }
     err[0] = '\0';
-    return 0;
+    return value;
 }
 
 int
 my_settings_apply(MYSQL *m, const char *name, const char *value, char *err)
 {
-    char sql[512], quoted[2 * 64 + 1];
+    size_t n = strlen(value);
+    char *quoted = xmalloc(2 * n + 1), *sql;
+    int rv = 0;
 
-    if (check_name(name, err) < 0)
+    if (check_name(name, err) < 0) {
+        free(quoted);
         return -1;
+    }
     if (bare(value))
-        snprintf(sql, sizeof sql, "SET GLOBAL %s = %s", name, value);
+        sql = xasprintf("SET GLOBAL %s = %s", name, value);
     else {
-        mysql_real_escape_string(m, quoted, value, (unsigned long)strnlen(value, 64));
-        snprintf(sql, sizeof sql, "SET GLOBAL %s = '%s'", name, quoted);
+        mysql_real_escape_string(m, quoted, value, (unsigned long)n);
+        sql = xasprintf("SET GLOBAL %s = '%s'", name, quoted);
     }
     if (mysql_query(m, sql) != 0)
-        return my_sql_error(m, "set", name, err);
+        rv = my_sql_error(m, "set", name, err);
+    free(sql);
+    free(quoted);
+    return rv;
+}
+
+/* One try at a time per server: GET_LOCK on the collector's session (gone with it). */
+int
+my_settings_try_lock(MYSQL *m, char *holder, size_t len, char *err)
+{
+    char got[8], who[32];
+
+    if (my_query_cell(m, "SELECT GET_LOCK('benchtop_try', 0)", "the try lock", got, sizeof got,
+                      err) < 0)
+        return -1;
+    if (strcmp(got, "1") == 0)
+        return 1;
+    if (my_query_cell(m, "SELECT IS_USED_LOCK('benchtop_try')", "the try lock", who, sizeof who,
+                      err) == MY_CELL_VALUE)
+        snprintf(holder, len, "connection %s", who);
+    return 0;
+}
+
+void
+my_settings_try_unlock(MYSQL *m)
+{
+    char got[8], err[BT_ERRLEN];
+
+    my_query_cell(m, "SELECT RELEASE_LOCK('benchtop_try')", "the try lock", got, sizeof got, err);
+}
+
+/* The server whatever the target's spelling: its host name, port and server id (or uuid). */
+int
+my_settings_identity(MYSQL *m, char *buf, size_t len, char *err)
+{
+    char id[200];
+
+    if (my_query_cell(m, "SELECT CONCAT_WS(':', @@hostname, @@port, @@server_id)", "the server id",
+                      id, sizeof id, err) < 0)
+        return -1;
+    snprintf(buf, len, "mysql:%s", id);
     return 0;
 }

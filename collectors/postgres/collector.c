@@ -313,15 +313,53 @@ pg_coll_apply(void *conn, const char *name, const char *value, char *err)
     return pg_settings_apply(c->conn, name, value, c->restart, err);
 }
 
+/* The glances' transaction ended first: a try's statements run outside it. */
 static int
-pg_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *err)
+out_of_glance(struct pg_coll *c, char *err)
 {
-    struct pg_coll *c = conn;
-
     if (PQtransactionStatus(c->conn) == PQTRANS_INTRANS &&
         pg_exec_ok(c->conn, "COMMIT", "read the setting", err) < 0)
         return -1;
-    return pg_settings_undo_value(c->conn, name, value, len, c->restart, err);
+    return 0;
+}
+
+static char *
+pg_coll_undo_value(void *conn, const char *name, char *err)
+{
+    struct pg_coll *c = conn;
+
+    if (out_of_glance(c, err) < 0)
+        return NULL;
+    return pg_settings_undo_value(c->conn, name, c->restart, err);
+}
+
+static int
+pg_coll_try_lock(void *conn, const char *token, int renew, char *holder, size_t len, char *err)
+{
+    struct pg_coll *c = conn;
+
+    if (out_of_glance(c, err) < 0)
+        return -1;
+    return pg_settings_try_lock(c->conn, err);
+}
+
+static void
+pg_coll_try_unlock(void *conn, const char *token)
+{
+    char err[BT_ERRLEN];
+
+    if (out_of_glance(conn, err) == 0)
+        pg_settings_try_unlock(((struct pg_coll *)conn)->conn);
+}
+
+static int
+pg_coll_identity(void *conn, char *buf, size_t len, char *err)
+{
+    struct pg_coll *c = conn;
+
+    if (out_of_glance(c, err) < 0)
+        return -1;
+    return pg_settings_identity(c->conn, buf, len, err);
 }
 
 static int
@@ -374,6 +412,9 @@ const struct collector_class postgres_collector_class = {
     .read_settings = pg_coll_settings,
     .apply_setting = pg_coll_apply,
     .undo_value = pg_coll_undo_value,
+    .try_lock = pg_coll_try_lock,
+    .try_unlock = pg_coll_try_unlock,
+    .identity = pg_coll_identity,
     .has_setting = pg_coll_has_setting,
     .allow_restart = pg_coll_allow_restart,
     .sessions = pg_coll_sessions,

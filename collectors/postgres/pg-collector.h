@@ -191,9 +191,16 @@ int pg_settings_apply(struct pg_conn *conn, const char *name, const char *value,
                       char *err);
 /* The collector class's has_setting: 1 when pg_settings has name, 0 when not, -1 with err. */
 int pg_settings_has(struct pg_conn *conn, const char *name, char *err);
-/* The collector class's undo_value: "default" unless ALTER SYSTEM set it; likewise. */
-int pg_settings_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len,
-                           int restart, char *err);
+/*
+ * The collector class's undo_value: postgresql.auto.conf's line for name as
+ * written, or "default" when it has none; a role's or database's setting
+ * that masks it for the target's sessions refused. A new string, or NULL.
+ */
+char *pg_settings_undo_value(struct pg_conn *conn, const char *name, int restart, char *err);
+/* try_lock: a session-level advisory lock (1 taken, 0 held elsewhere); try_unlock; identity. */
+int pg_settings_try_lock(struct pg_conn *conn, char *err);
+void pg_settings_try_unlock(struct pg_conn *conn);
+int pg_settings_identity(struct pg_conn *conn, char *buf, size_t len, char *err);
 
 extern const struct collector_class postgres_collector_class;
 

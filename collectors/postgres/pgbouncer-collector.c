@@ -168,10 +168,10 @@ pgb_coll_has_setting(void *conn, const char *name, const char *value, char *err)
     return pgb_has_setting(((struct pgb_coll *)conn)->conn, name, value, err);
 }
 
-static int
-pgb_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *err)
+static char *
+pgb_coll_undo_value(void *conn, const char *name, char *err)
 {
-    return pgb_undo_value(((struct pgb_coll *)conn)->conn, name, value, len, err);
+    return pgb_undo_value(((struct pgb_coll *)conn)->conn, name, err);
 }
 
 static int

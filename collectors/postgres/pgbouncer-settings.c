@@ -82,21 +82,25 @@ pgb_has_setting(struct pg_conn *conn, const char *name, const char *value, char 
     return rv;
 }
 
-int
-pgb_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len, char *err)
+/* PgBouncer's SET takes at most a short value (sql[256] below): a longer one is refused. */
+char *
+pgb_undo_value(struct pg_conn *conn, const char *name, char *err)
 {
-    int changeable, rv = config_row(conn, name, value, len, &changeable, err);
+    char value[256];
+    int changeable, rv = config_row(conn, name, value, sizeof value, &changeable, err);
 
     if (rv < 0)
-        return -1;
+        return NULL;
     if (rv == 0)
-        return seterr(err, "%.60s is not a PgBouncer setting (see SHOW CONFIG)", name);
-    if (!changeable)
-        return seterr(err, "%s needs a PgBouncer restart (set it in pgbouncer.ini)", name);
-    if (pgb_setting_check(name, value, err) < 0) /* what puts it back must be writable too */
-        return seterr(err, "%s's value now (%.60s) could not be put back by SET: not tried", name,
-                      value);
-    return 0;
+        seterr(err, "%.60s is not a PgBouncer setting (see SHOW CONFIG)", name);
+    else if (!changeable)
+        seterr(err, "%s needs a PgBouncer restart (set it in pgbouncer.ini)", name);
+    else if (strlen(value) >= sizeof value - 1 || pgb_setting_check(name, value, err) < 0)
+        /* what puts it back must be writable too */
+        seterr(err, "%s's value now could not be put back by SET: not tried", name);
+    else
+        return xstrdup(value);
+    return NULL;
 }
 
 int

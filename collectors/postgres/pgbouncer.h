@@ -53,7 +53,7 @@ int pgb_setting_check(const char *name, const char *value, char *err);
 /* The collector class's settings hooks (collector.h) on the console's connection: SHOW CONFIG
  * and SET. */
 int pgb_has_setting(struct pg_conn *conn, const char *name, const char *value, char *err);
-int pgb_undo_value(struct pg_conn *conn, const char *name, char *value, size_t len, char *err);
+char *pgb_undo_value(struct pg_conn *conn, const char *name, char *err);
 int pgb_apply_setting(struct pg_conn *conn, const char *name, const char *value, char *err);
 
 extern const struct collector_class pgbouncer_collector_class;

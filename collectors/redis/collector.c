@@ -683,10 +683,30 @@ rd_coll_apply(void *conn, const char *name, const char *value, char *err)
     return redis_settings_apply(((struct rd_coll *)conn)->ctx, name, value, err);
 }
 
-static int
-rd_coll_undo_value(void *conn, const char *name, char *value, size_t len, char *err)
+static char *
+rd_coll_undo_value(void *conn, const char *name, char *err)
 {
-    return redis_settings_undo_value(((struct rd_coll *)conn)->ctx, name, value, len, err);
+    return redis_settings_undo_value(((struct rd_coll *)conn)->ctx, name, err);
+}
+
+static int
+rd_coll_try_lock(void *conn, const char *token, int renew, char *holder, size_t len, char *err)
+{
+    struct rd_coll *c = conn;
+
+    return redis_settings_try_lock(c->ctx, c->nodes != NULL, token, renew, holder, len, err);
+}
+
+static void
+rd_coll_try_unlock(void *conn, const char *token)
+{
+    redis_settings_try_unlock(((struct rd_coll *)conn)->ctx, token);
+}
+
+static int
+rd_coll_identity(void *conn, char *buf, size_t len, char *err)
+{
+    return redis_settings_identity(((struct rd_coll *)conn)->ctx, buf, len, err);
 }
 
 static int
@@ -718,6 +738,10 @@ const struct collector_class redis_collector_class = {
     .read_settings = rd_coll_settings,
     .apply_setting = rd_coll_apply,
     .undo_value = rd_coll_undo_value,
+    .try_lock = rd_coll_try_lock,
+    .try_unlock = rd_coll_try_unlock,
+    .try_lock_renew_s = 5,
+    .identity = rd_coll_identity,
     .sessions = rd_coll_sessions,
     .kill = rd_coll_kill,
     .statements = rd_coll_statements,

@@ -242,9 +242,13 @@ struct coll_settings;
 int redis_settings_read(redisContext *ctx, int *all, struct coll_settings *out, char *err);
 /* The collector class's apply_setting: CONFIG SET (in memory; the config file is not rewritten). */
 int redis_settings_apply(redisContext *ctx, const char *name, const char *value, char *err);
-/* The collector class's undo_value: CONFIG GET of one exact name. */
-int redis_settings_undo_value(redisContext *ctx, const char *name, char *value, size_t len,
-                              char *err);
+/* The collector class's undo_value: CONFIG GET of one exact name, whole (a new string). */
+char *redis_settings_undo_value(redisContext *ctx, const char *name, char *err);
+/* try_lock (a key with a TTL; a cluster node refused), try_unlock, identity (run_id). */
+int redis_settings_try_lock(redisContext *ctx, int cluster, const char *token, int renew,
+                            char *holder, size_t len, char *err);
+void redis_settings_try_unlock(redisContext *ctx, const char *token);
+int redis_settings_identity(redisContext *ctx, char *buf, size_t len, char *err);
 
 /* --- benchtop inspect (redis/inspect.c) --- */
 

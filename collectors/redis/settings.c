@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/collector.h"
+#include "base/text.h"
 #include "base/util.h"
 
 static const char *const names[] = {
@@ -107,22 +108,104 @@ redis_settings_apply(redisContext *ctx, const char *name, const char *value, cha
     return rv;
 }
 
-int
-redis_settings_undo_value(redisContext *ctx, const char *name, char *value, size_t len, char *err)
+char *
+redis_settings_undo_value(redisContext *ctx, const char *name, char *err)
 {
     redisReply *r = redis_command(ctx, "CONFIG GET %s", name);
+    char *value = NULL;
+
+    if (r == NULL) {
+        seterr(err, "lost the connection: %s", ctx->errstr);
+        return NULL;
+    }
+    /* a glob would answer for several names: only one exact name can be put back */
+    if (r->type == REDIS_REPLY_ERROR)
+        seterr(err, "CONFIG GET %s refused: %.150s", name, r->str);
+    else if (strpbrk(name, "*?[") != NULL || r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+             r->element[1]->type != REDIS_REPLY_STRING)
+        seterr(err, "%s is not a setting (see CONFIG GET *)", name);
+    else
+        value = xstrdup(r->element[1]->str); /* the exact text CONFIG SET takes back */
+    freeReplyObject(r);
+    return value;
+}
+
+/*
+ * One try at a time per server: a key with a TTL, as Redis has no session
+ * lock; renewed by tryset while the try runs, so a killed try's lock ends
+ * by itself. Its value is the holder's HOST:PID.
+ */
+#define REDIS_TRY_KEY "benchtop:try-lock"
+#define REDIS_TRY_TTL_MS "15000"
+
+/* The key's value now into holder ("" for none); -1 with err. */
+static int
+lock_holder(redisContext *ctx, char *holder, size_t len, char *err)
+{
+    redisReply *r = redis_command(ctx, "GET " REDIS_TRY_KEY);
+
+    if (r == NULL)
+        return seterr(err, "lost the connection: %s", ctx->errstr);
+    holder[0] = '\0';
+    if (r->type == REDIS_REPLY_STRING)
+        text_clean(holder, len, r->str);
+    freeReplyObject(r);
+    return 0;
+}
+
+int
+redis_settings_try_lock(redisContext *ctx, int cluster, const char *token, int renew, char *holder,
+                        size_t len, char *err)
+{
+    redisReply *r;
+    int got;
+
+    if (cluster)
+        return seterr(err, "the target is a Redis Cluster node: CONFIG SET changes that node only "
+                           "while the load goes to every master, so benchtop does not try "
+                           "settings there (try them on a standalone Redis)");
+    if (renew && (lock_holder(ctx, holder, len, err) < 0 ||
+                  (holder[0] != '\0' && strcmp(holder, token) != 0)))
+        return 0; /* someone took it over: leave it */
+    r = redis_command(ctx, renew ? "SET %s %s PX %s" : "SET %s %s NX PX %s", REDIS_TRY_KEY, token,
+                      REDIS_TRY_TTL_MS);
+    if (r == NULL)
+        return seterr(err, "lost the connection: %s", ctx->errstr);
+    if (r->type == REDIS_REPLY_ERROR) {
+        seterr(err, "could not take the try lock (SET %s): %.150s", REDIS_TRY_KEY, r->str);
+        freeReplyObject(r);
+        return -1;
+    }
+    got = r->type == REDIS_REPLY_STATUS;
+    freeReplyObject(r);
+    if (!got && lock_holder(ctx, holder, len, err) < 0)
+        return -1;
+    return got;
+}
+
+void
+redis_settings_try_unlock(redisContext *ctx, const char *token)
+{
+    char holder[128], err[BT_ERRLEN];
+
+    if (lock_holder(ctx, holder, sizeof holder, err) == 0 && strcmp(holder, token) == 0)
+        freeReplyObject(redis_command(ctx, "DEL " REDIS_TRY_KEY));
+}
+
+int
+redis_settings_identity(redisContext *ctx, char *buf, size_t len, char *err)
+{
+    redisReply *r = redis_command(ctx, "INFO server");
+    const char *id;
     int rv = 0;
 
     if (r == NULL)
         return seterr(err, "lost the connection: %s", ctx->errstr);
-    /* a glob would answer for several names: only one exact name can be put back */
-    if (r->type == REDIS_REPLY_ERROR)
-        rv = seterr(err, "CONFIG GET %s refused: %.150s", name, r->str);
-    else if (strpbrk(name, "*?[") != NULL || r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
-             r->element[1]->type != REDIS_REPLY_STRING)
-        rv = seterr(err, "%s is not a setting (see CONFIG GET *)", name);
+    id = r->type == REDIS_REPLY_STRING ? strstr(r->str, "run_id:") : NULL;
+    if (id == NULL)
+        rv = seterr(err, "INFO server has no run_id: the server cannot be told apart");
     else
-        snprintf(value, len, "%s", r->element[1]->str);
+        snprintf(buf, len, "redis:%.40s", id + 7);
     freeReplyObject(r);
     return rv;
 }

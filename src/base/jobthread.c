@@ -85,8 +85,14 @@ jobthread_new(const struct jobthread_hooks *hooks)
         fatal("job thread: eventfd: %s", strerror(errno));
     t->cancel_fd = -1;
     rc = pthread_create(&t->thread, NULL, thread_main, t);
-    if (rc != 0)
-        fatal("job thread: cannot start a thread: %s (use fewer clients)", strerror(rc));
+    if (rc != 0) { /* a memory limit (ulimit -v) or a thread limit: the user's to change */
+        static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+
+        pthread_mutex_lock(&once); /* never let go: another worker's failure waits for exit */
+        usage_fatal("cannot start a thread for a connection: %s (use fewer clients -c, or allow "
+                    "more memory and threads: ulimit -v, ulimit -u)",
+                    strerror(rc));
+    }
     return t;
 }
 

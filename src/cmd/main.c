@@ -2,6 +2,7 @@
  * main: finds the subcommand in cmd_table (src/cmd/cmd.c), parses the options
  * it takes and runs it. Each subcommand lives in its own src/cmd-NAME.c.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,18 @@ unknown_command(const char *word)
         if ((*c)->summary != NULL)
             n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", (*c)->name);
     usage_fatal("unknown command '%s' (use %s; a target looks like SCHEME://HOST)", word, list);
+}
+
+/* A command's answer that could not reach stdout (a full disk, /dev/full) is said, once, exit 1. */
+static int
+said_if_unwritten(int rv)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rv;
+    fprintf(stderr, "benchtop: cannot write to standard output: %s (check where it goes)\n",
+            errno ? strerror(errno) : "write error");
+    return 1;
 }
 
 int
@@ -59,5 +72,5 @@ main(int argc, char **argv)
         cmd = cmd_table[0];
     if (cmd->mask & (CMD_RUN | CMD_INIT | CMD_SWEEP | CMD_WATCH))
         target_default(&rc, &pos, &npos);
-    return cmd->exec(&rc, pos, npos);
+    return said_if_unwritten(cmd->exec(&rc, pos, npos));
 }

@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "analysis/sweep.h"
 #include "analysis/trystat.h"
+#include "base/text.h"
 #include "base/util.h"
 #include "engine/registry.h"
 #include "run/tryset.h"
@@ -116,20 +117,6 @@ check_client_side(const struct runconf *rc)
     if (rc->try_connect && rc->connect_per_txn)
         usage_fatal("--try-connect: A already opens a connection per transaction (drop -C or "
                     "--try-connect)");
-}
-
-/* A try that died left its undo file: say so in one line and stop. */
-static void
-check_leftover(const struct runconf *rc)
-{
-    char path[512], err[BT_ERRLEN];
-
-    if (tryset_undo_path(rc->tgt.masked, path, sizeof path, err) < 0)
-        usage_fatal("%s", err);
-    if (access(path, F_OK) == 0)
-        usage_fatal("a try on %s did not finish and left settings changed (%s): put them back "
-                    "with benchtop try --undo TARGET",
-                    rc->tgt.masked, path);
 }
 
 /* The settings B changes: read what undoes them (restart-only refused), undo file written. */
@@ -290,32 +277,44 @@ report(const struct try_run *t, const struct try_result *res)
     free(tab);
 }
 
-/* try --undo: the leftover file's values put back. */
+/* try --undo: the leftover file's values put back (found by the server's identity). */
 static int
 undo(struct runconf *rc)
 {
     struct tryset set = {0};
-    char path[512], target[512], err[BT_ERRLEN];
-    int i;
+    char target[512], path[512], err[BT_ERRLEN];
+    int i, found;
 
-    if (tryset_undo_path(rc->tgt.masked, path, sizeof path, err) < 0)
+    if (tryset_open(&set, collector_for(rc->tgt.driver->name), &rc->tgt, err) < 0 ||
+        (found = tryset_find_undo(&set, rc->tgt.masked, err)) < 0) {
+        tryset_finish(&set, target);
         usage_fatal("%s", err);
-    if (access(path, F_OK) != 0) {
+    }
+    if (!found) {
+        tryset_finish(&set, err);
         fprintf(stderr, "benchtop: no try left settings changed on %s: nothing to put back\n",
                 rc->tgt.masked);
         return 0;
     }
+    snprintf(path, sizeof path, "%s", set.path);
     if (tryset_load(&set, path, target, sizeof target, err) < 0 ||
-        tryset_open(&set, collector_for(rc->tgt.driver->name), &rc->tgt, err) < 0 ||
         tryrun_pooler(&set, rc, 0, err) < 0 ||
-        (set.restart && tryset_restart_on(&set, rc->tgt.masked, err) < 0))
+        (set.restart && tryset_restart_on(&set, rc->tgt.masked, err) < 0)) {
+        set.applied = 0; /* nothing done: only closes, the file stays */
+        set.path[0] = '\0';
+        tryset_finish(&set, target);
         usage_fatal("%s", err);
+    }
     if (tryset_finish(&set, err) < 0) {
-        fprintf(stderr, "benchtop: %s (the undo file %s is kept)\n", err, path);
+        fprintf(stderr, "benchtop: %s (the undo file %s is kept)\n", err, set.path);
         return 1;
     }
-    for (i = 0; i < set.n; i++)
-        fprintf(stderr, "benchtop: put %s back to %s\n", set.orig[i].name, set.orig[i].value);
+    for (i = 0; i < set.n; i++) {
+        fprintf(stderr, "benchtop: put %s back to ", set.orig[i].name);
+        text_put(stderr, set.orig[i].value, TEXT_TERM);
+        fputc('\n', stderr);
+    }
+    tryset_free(&set);
     return 0;
 }
 
@@ -358,7 +357,6 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
     if (rc->try_undo)
         return undo(rc);
     check_client_side(rc);
-    check_leftover(rc);
     t->rc = rc;
     t->change = change_of(rc);
     t->a_pipeline = rc->pipeline;
@@ -377,6 +375,7 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
     try_judge(t->rounds, t->n, t->change, t->change == TRY_SETTING ? t->rc->try_set : NULL, &res);
     report(t, &res);
     tryset_guard(NULL);
+    tryset_free(&t->set);
     if (t->out != NULL && fclose(t->out) != 0)
         usage_fatal("cannot write -o %s: %s", rc->try_output, strerror(errno));
     free(t);
@@ -410,7 +409,7 @@ setting_step(struct try_run *t, struct sweep *sw, int i)
 
     if ((signo = pending_signal(t->sigfd)) != 0)
         interrupted(t, signo);
-    snprintf(t->set.want[0].value, sizeof t->set.want[0].value, "%s", sw->values[i]);
+    tryset_want(&t->set, 0, sw->values[i]);
     if (tryset_apply(&t->set, err) < 0) {
         tryset_put_back(&t->set);
         usage_fatal("%s", err);
@@ -439,7 +438,6 @@ cmd_try_sweep(struct runconf *rc)
     if (rc->read_only)
         usage_fatal("--read-only refuses --set-values: it changes the server's settings");
     values_parse(rc->sweep_set_values, sw);
-    check_leftover(rc);
     t->rc = rc;
     rc->try_for_s = rc->step_s;
     rc->headless = 1;
@@ -460,6 +458,7 @@ cmd_try_sweep(struct runconf *rc)
     if (!rc->quiet)
         report_sweep_table(stderr, sw, &ctx);
     tryset_guard(NULL);
+    tryset_free(&t->set);
     free(sw);
     free(t);
     return 0;

@@ -375,13 +375,34 @@ struct collector_class {
     /*
      * Optional (NULL: `benchtop try` cannot change this server's settings).
      * Before apply_setting changes name for a try: the value that puts it
-     * back as it was, into value (len bytes), to be given to apply_setting
-     * later (PostgreSQL: "default" when postgresql.auto.conf does not set
-     * it, so the revert is a RESET). A setting a reload or SET GLOBAL cannot
-     * change (restart-only, read-only) or an unknown name is refused here,
-     * before anything is written: -1 with a one-line err naming it.
+     * back as it was, the server's source text whole (no length limit), to
+     * be given to apply_setting later (PostgreSQL: postgresql.auto.conf's
+     * line as written, or "default" when it has none, so the revert is a
+     * RESET). A setting a reload or SET GLOBAL cannot change (restart-only,
+     * read-only), one that B would not reach the load's sessions with (a
+     * role's setting that masks it), or an unknown name is refused here,
+     * before anything is written: NULL with a one-line err naming it.
+     * Returns a new string (free it). Also read again before each revert,
+     * to see that B is still what the server holds.
      */
-    int (*undo_value)(void *conn, const char *name, char *value, size_t len, char *err);
+    char *(*undo_value)(void *conn, const char *name, char *err);
+    /*
+     * Optional (NULL: no lock, no identity). try_lock takes the server's
+     * one-try-at-a-time lock on conn, held while conn stays open: 1 taken
+     * (or, renew, kept), 0 another try holds it (holder: who, when the
+     * server can say: "HOST:PID" of that benchtop), -1 with err. token is
+     * this benchtop's "HOST:PID". A class whose lock expires on its own
+     * sets try_lock_renew_s: tryset renews it that often from a thread
+     * (conn is then used by one thread at a time, under tryset's mutex).
+     * try_unlock lets it go (best effort). identity: the server's own
+     * identity, whatever the target's spelling (PostgreSQL's
+     * system_identifier and port, Redis's run_id), into buf: the undo
+     * file's key. 0, or -1 with err.
+     */
+    int (*try_lock)(void *conn, const char *token, int renew, char *holder, size_t len, char *err);
+    void (*try_unlock)(void *conn, const char *token);
+    int try_lock_renew_s;
+    int (*identity)(void *conn, char *buf, size_t len, char *err);
     /*
      * Optional (NULL: not asked). 1 when the server has a setting of that
      * name (changeable or not), 0 when it has none; -1 with a one-line err

@@ -386,7 +386,11 @@ launch_finish(struct session *s, struct report_ctx *ctx, const char **targets)
             check_watched(s->collect[i], targets[i]);
     for (i = 0; i < s->ncollect; i++)
         collect_stop(s->collect[i]);
-    check_output(ctx->json, ctx->json == stdout ? "standard output" : s->rc->record,
+    check_output(ctx->json,
+                 ctx->json == stdout ? "standard output"
+                 : s->rc->record     ? s->rc->record
+                 : s->rc->try_output ? s->rc->try_output /* try -o: the rounds' lines */
+                                     : "the output file",
                  ctx->json_errno);
     check_output(ctx->human, "standard error", 0);
 }

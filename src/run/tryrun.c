@@ -33,18 +33,14 @@ static int
 open_settings(struct tryrun *tr, const struct runconf *rc, const char *set, char *err)
 {
     char more[BT_ERRLEN];
-    int left = tryset_leftover(rc->tgt.masked, err);
 
-    if (left < 0)
-        return -1;
-    if (left)
-        return seterr(err, "a try on this target did not finish and left settings changed: put "
-                           "them back with benchtop try --undo TARGET");
+    /* tryset_save refuses a leftover undo file of this server, or another try running */
     if (tryset_parse(&tr->set, set, err) < 0 ||
         tryset_open(&tr->set, collector_for(rc->tgt.driver->name), &rc->tgt, err) < 0)
         return -1;
     if (tryrun_pooler(&tr->set, rc, 1, err) < 0 || tryset_save(&tr->set, rc->tgt.masked, err) < 0) {
         tryset_finish(&tr->set, more); /* nothing applied yet: closes both */
+        tryset_free(&tr->set);
         return -1;
     }
     tryset_guard(&tr->set);
@@ -108,6 +104,7 @@ end(struct tryrun *tr, struct engine *e, char *err)
     if (tr->set.conn != NULL)
         rv = tryset_finish(&tr->set, err);
     tryset_guard(NULL);
+    tryset_free(&tr->set);
     return rv;
 }
 

@@ -7,13 +7,16 @@
  *
  * Order: tryset_parse -> tryset_open [-> tryset_open_pooler ->
  * tryset_route] -> tryset_save (the values that put each setting back,
- * written to the undo file before anything changes) ->
+ * written to the undo file before anything changes, under the server's
+ * one-try lock) ->
  * { tryset_apply, tryset_revert }* -> tryset_finish (reverts if still
  * applied, removes the undo file, closes). A run that dies leaves the
  * undo file; tryset_load reads it back for `try --undo`.
  *
  * The undo file is $XDG_STATE_HOME/benchtop/undo-HASH.json (default
- * ~/.local/state), HASH of the masked target: it holds that masked target
+ * ~/.local/state), HASH of the server's identity (collector.h: identity;
+ * the masked target for a class without one), so that any spelling of the
+ * target finds it: it holds the masked target
  * (no password) and each setting's name and value to put back; a pooler's
  * setting has "pooler":true, and the file then names the pooler's masked
  * target ("pooler"), so that try --undo can ask for it.
@@ -25,16 +28,34 @@
 
 #include "engine/collector.h"
 
+#include <pthread.h>
+
 #define TRYSET_MAX 8
+
+/* One setting: its name and a value of any length (heap; tryset_finish frees it). */
+struct tryset_value {
+    char name[64];
+    char *value;
+};
 
 struct tryset {
     const struct collector_class *cls;
     void *conn;
     int n;
-    struct coll_setting want[TRYSET_MAX]; /* B: as the user typed them */
-    struct coll_setting orig[TRYSET_MAX]; /* A: what puts each back (undo_value) */
+    struct tryset_value want[TRYSET_MAX]; /* B: as the user typed them */
+    struct tryset_value orig[TRYSET_MAX]; /* A: what puts each back (undo_value) */
+    char *seen[TRYSET_MAX];               /* B as the server holds it (undo_value after apply) */
+    unsigned char done[TRYSET_MAX];       /* setting i may be B on the server now */
     int applied;                          /* some of B may be on the server now */
+    char drift[64];                       /* a setting someone else changed during the try */
     char path[512];                       /* the undo file; "" while none is written */
+    char id[256];                         /* the server's identity (undo file's key); "" none */
+    /* the server's one-try lock (try_lock), renewed by a thread when it expires on its own */
+    int locked, renewing, stop;
+    char token[128];
+    pthread_t renewer;
+    pthread_mutex_t mu; /* conn: one thread at a time */
+    pthread_cond_t cv;
     /* --restart: restart-only settings, each change followed by a restart of the throwaway */
     int restart;
     const struct target *target; /* to reconnect after a restart (the caller's: outlives t) */
@@ -50,10 +71,14 @@ struct tryset {
     unsigned char pooled[TRYSET_MAX];
 };
 
-/* --set's values ('\n'-separated NAME=VALUE) into t->want. 0, or -1 with err. */
+/*
+ * --set's values ('\n'-separated NAME=VALUE) into t->want. 0, or -1 with
+ * err; a name that looks like it holds a secret (pass, auth, secret,
+ * credential) is refused: its value would be in the undo file and on screen.
+ */
 int tryset_parse(struct tryset *t, const char *list, char *err);
-/* The undo file's path for a masked target (its folder made). 0, or -1 with err. */
-int tryset_undo_path(const char *target_masked, char *buf, size_t len, char *err);
+/* Setting i's B value from now on (a sweep's next step). */
+void tryset_want(struct tryset *t, int i, const char *value);
 /* Connects cls to target for the changes; -1 with err when the class cannot change settings. */
 int tryset_open(struct tryset *t, const struct collector_class *cls, const struct target *target,
                 char *err);
@@ -72,11 +97,31 @@ int tryset_open_pooler(struct tryset *t, const struct collector_class *cls,
 int tryset_route(struct tryset *t, char *err);
 /* Some setting is the pooler's (from tryset_route or the undo file). */
 int tryset_pooled(const struct tryset *t);
-/* Reads the values that put each setting back (refusing restart-only ones), then writes them. */
+/*
+ * Takes the server's try lock (another try running: -1 with a one-line
+ * err), finds the undo file by the server's identity (one left by a try
+ * that did not finish: -1), reads the values that put each setting back
+ * (refusing restart-only ones), then writes them.
+ */
 int tryset_save(struct tryset *t, const char *target_masked, char *err);
+/*
+ * try --undo, after tryset_open: the server's try lock, then the undo
+ * file of this server found (t->path): 1, 0 when there is none, -1 with err.
+ */
+int tryset_find_undo(struct tryset *t, const char *target_masked, char *err);
+/*
+ * B on the server; a setting the server refuses is not changed, so it is
+ * not put back either (a refusal of everything leaves nothing to undo).
+ */
 int tryset_apply(struct tryset *t, char *err);
-/* Puts every saved value back (each is tried even when one fails; err is the first failure). */
+/*
+ * Puts every changed value back (each is tried even when one fails; err is
+ * the first failure). A value that is no longer B's (someone changed it
+ * during the try) is left as it is, and said so on stderr.
+ */
 int tryset_revert(struct tryset *t, char *err);
+/* Frees the values (after tryset_finish, once nothing reads want[] any more). */
+void tryset_free(struct tryset *t);
 /* Reverts if needed; the undo file is removed only when the revert worked. Closes. */
 int tryset_finish(struct tryset *t, char *err);
 /*
@@ -86,8 +131,6 @@ int tryset_finish(struct tryset *t, char *err);
 void tryset_put_back(struct tryset *t);
 /* From now on an exit() (a fatal error on the way) puts t back first: one try at a time. */
 void tryset_guard(struct tryset *t);
-/* There is an undo file for this masked target (a try that did not finish): 1, 0, -1 with err. */
-int tryset_leftover(const char *target_masked, char *err);
 /*
  * `benchtop serve` registers the throwaway it keeps up, per masked target:
  * $XDG_STATE_HOME/benchtop/serve-HASH holds its pid and the restarts done,
