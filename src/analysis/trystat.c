@@ -361,8 +361,9 @@ sentence(struct try_result *out)
     snprintf(out->sentence, sizeof out->sentence, "%s: %s [%s, %s], %d pairs (%s \u00b1%s)%s",
              head[out->outcome], d, pct_text(out->lo, lo, sizeof lo),
              pct_text(out->hi, hi, sizeof hi), out->pairs,
-             out->outcome == TRY_SAME ? "within" : out->outcome == TRY_INCONCLUSIVE ? "against"
-                                                                                    : "beyond",
+             out->outcome == TRY_SAME           ? "within"
+             : out->outcome == TRY_INCONCLUSIVE ? "against"
+                                                : "beyond",
              delta, more);
     if (out->drifted)
         snprintf(out->note, sizeof out->note,
@@ -548,7 +549,8 @@ prediction(struct try_result *out, enum try_change c, const char *advice, const 
     if (e == 0)
         snprintf(expected, sizeof expected, "no gain from more clients");
     else if (out->gain > 0)
-        snprintf(expected, sizeof expected, "B faster by %s at least", pct_text(out->gain, g, sizeof g));
+        snprintf(expected, sizeof expected, "B faster by %s at least",
+                 pct_text(out->gain, g, sizeof g));
     if (out->verdict == VK_NONE)
         snprintf(out->prediction, sizeof out->prediction,
                  "the A rounds had no verdict: nothing was predicted");

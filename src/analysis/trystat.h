@@ -101,21 +101,21 @@ struct try_plan {
 
 struct try_result {
     struct try_side a, b;
-    int pairs;          /* complete AB or BA pairs; 0: a round finished nothing */
-    double diff;        /* B / A - 1 of the pairs' mean log ratio: 0.52 is +52% */
-    double lo, hi;      /* the interval of B / A - 1; NAN under two pairs */
-    double level;       /* its confidence (0.975 at the first of several looks) */
-    double min_effect;  /* δ it was judged against */
+    int pairs;         /* complete AB or BA pairs; 0: a round finished nothing */
+    double diff;       /* B / A - 1 of the pairs' mean log ratio: 0.52 is +52% */
+    double lo, hi;     /* the interval of B / A - 1; NAN under two pairs */
+    double level;      /* its confidence (0.975 at the first of several looks) */
+    double min_effect; /* δ it was judged against */
     enum try_outcome outcome;
-    int more_pairs;     /* inconclusive: about this many more pairs would decide; -1: many */
-    double drift;       /* the last A round's tps over the first's - 1; NAN under two A rounds */
-    int drifted;        /* beyond the interval's half-width and δ: the host changed meanwhile */
-    double gain;        /* the prediction's minimum gain (a fraction); 0: only "faster" */
+    int more_pairs; /* inconclusive: about this many more pairs would decide; -1: many */
+    double drift;   /* the last A round's tps over the first's - 1; NAN under two A rounds */
+    int drifted;    /* beyond the interval's half-width and δ: the host changed meanwhile */
+    double gain;    /* the prediction's minimum gain (a fraction); 0: only "faster" */
     enum verdict_kind verdict; /* what held most of the A rounds */
     enum try_held held;
     char advice[SWEEP_ADVICE]; /* that verdict's advice, as the A rounds gave it */
-    char sentence[200]; /* "B is faster: +52% [+18%, +96%], 5 pairs (beyond ±5%)" */
-    char note[200];     /* the drift, when flagged; "" */
+    char sentence[200];        /* "B is faster: +52% [+18%, +96%], 5 pairs (beyond ±5%)" */
+    char note[200];            /* the drift, when flagged; "" */
     char prediction[240];
 };
 

@@ -29,7 +29,8 @@ inspectable(char *buf, size_t len)
     return used ? buf : "none in this build";
 }
 
-/* inspect's --budget when none is given: long enough for a million keys, short for a busy server. */
+/* inspect's --budget when none is given: long enough for a million keys, short for a busy server.
+ */
 #define INSPECT_BUDGET_S 10.0
 
 static int

@@ -50,10 +50,10 @@ struct try_run {
     int a_pipeline, a_connect; /* A's client side, put back after each B round */
     char *a_mode;
     struct try_plan plan;
-    struct rng order;   /* each pair's AB or BA */
-    uint64_t seed;      /* ... drawn from this, printed and recorded */
-    char stop[80];      /* why the rounds stopped */
-    double budget_s;    /* --budget, or TRY_BUDGET_S */
+    struct rng order;    /* each pair's AB or BA */
+    uint64_t seed;       /* ... drawn from this, printed and recorded */
+    char stop[80];       /* why the rounds stopped */
+    double budget_s;     /* --budget, or TRY_BUDGET_S */
     struct hist *lat[2]; /* each side's rounds' latencies, merged (a mean of p99s is no p99) */
 };
 
@@ -315,7 +315,7 @@ pairs(struct try_run *t, struct try_result *res)
             continue;
         if (!rc->quiet)
             fprintf(stderr, "after %d pairs: %s\n", p, res->sentence);
-        if (try_decisive(res) || res->outcome == TRY_NOTHING) {
+        if (try_decisive(res) || res->pairs == 0) { /* 0: a round finished nothing */
             snprintf(t->stop, sizeof t->stop, "%s after %d pairs",
                      try_decisive(res) ? "decisive" : "nothing to compare", p);
             return;

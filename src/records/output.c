@@ -674,8 +674,7 @@ report_marker(FILE *f, double t, const char *label)
 }
 
 void
-report_try_event(FILE *f, double t, const char *change, uint64_t seed,
-                 const struct try_result *res)
+report_try_event(FILE *f, double t, const char *change, uint64_t seed, const struct try_result *res)
 {
     char text[400];
 

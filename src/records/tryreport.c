@@ -225,8 +225,8 @@ tally_line(const char *line, struct try_tally *tally)
     struct try_result res;
     int is_try = strncmp(line, "{\"type\":\"try\"", 13) == 0;
 
-    if (!is_try && (strncmp(line, "{\"type\":\"event\"", 15) != 0 ||
-                    strstr(line, "\"kind\":\"try\"") == NULL))
+    if (!is_try &&
+        (strncmp(line, "{\"type\":\"event\"", 15) != 0 || strstr(line, "\"kind\":\"try\"") == NULL))
         return 0;
     if ((o = json_loads(line, 0, NULL)) == NULL || !json_is_object(o) ||
         (!is_try && strcmp(record_jstr(o, "kind"), "try") != 0) ||
@@ -294,8 +294,8 @@ try_tally_print(FILE *f, const struct try_tally *tally)
             n += tally->n[k][h];
         if (n == 0)
             continue;
-        snprintf(head, sizeof head, "  %s: ",
-                 k == VK_NONE ? "no verdict" : verdict_label((enum verdict_kind)k));
+        snprintf(head, sizeof head,
+                 "  %s: ", k == VK_NONE ? "no verdict" : verdict_label((enum verdict_kind)k));
         tally_line_print(f, head, tally->n[k]);
     }
 }

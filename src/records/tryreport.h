@@ -20,9 +20,9 @@ struct try_table {
     char change[512]; /* "synchronous_commit=off, -c 8" */
     int rounds;       /* A/B pairs at most (--rounds) */
     double for_s, warmup_s;
-    double budget_s;  /* --budget: no pair started after it was spent */
-    uint64_t seed;    /* each pair's order (AB or BA) drawn from it */
-    char stop[80];    /* why the rounds stopped: "decisive", "the budget (180 s) was spent" */
+    double budget_s; /* --budget: no pair started after it was spent */
+    uint64_t seed;   /* each pair's order (AB or BA) drawn from it */
+    char stop[80];   /* why the rounds stopped: "decisive", "the budget (180 s) was spent" */
     int n;
     struct try_round r[TRY_MAX_ROUNDS];
     struct try_result res;

@@ -49,7 +49,7 @@ struct tryrun {
     struct try_plan plan; /* δ and the looks */
     uint64_t seed;        /* each pair's order drawn from it (recorded) */
     struct rng order;
-    int ba[TRY_MAX_ROUNDS / 2]; /* pair i ran BA */
+    int ba[TRY_MAX_ROUNDS / 2];      /* pair i ran BA */
     double start_t, pair_t, longest; /* run times: the start, the last pair's end; a pair's most */
     char stop[80];                   /* why the rounds stopped */
     struct hist *lat[2];             /* each side's latencies, merged */

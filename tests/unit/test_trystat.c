@@ -221,7 +221,8 @@ next_u64(uint64_t *s)
 static double
 gauss(uint64_t *s)
 {
-    double u1 = ((next_u64(s) >> 11) + 1) / 9007199254740993.0, u2 = (next_u64(s) >> 11) / 9007199254740992.0;
+    double u1 = ((next_u64(s) >> 11) + 1) / 9007199254740993.0,
+           u2 = (next_u64(s) >> 11) / 9007199254740992.0;
 
     return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
