@@ -314,7 +314,7 @@ pairs(struct try_run *t, struct try_result *res)
         if (p < t->plan.first_look)
             continue;
         if (!rc->quiet)
-            fprintf(stderr, "after %d pairs: %s\n", p, res->sentence);
+            fprintf(stderr, "after %d pair%s: %s\n", p, p == 1 ? "" : "s", res->sentence);
         if (try_decisive(res) || res->pairs == 0) { /* 0: a round finished nothing */
             snprintf(t->stop, sizeof t->stop, "%s after %d pairs",
                      try_decisive(res) ? "decisive" : "nothing to compare", p);
