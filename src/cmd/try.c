@@ -52,7 +52,7 @@ struct try_run {
     struct try_plan plan;
     struct rng order;    /* each pair's AB or BA */
     uint64_t seed;       /* ... drawn from this, printed and recorded */
-    char stop[80];       /* why the rounds stopped */
+    char stop[120];      /* why the rounds stopped */
     double budget_s;     /* --budget, or TRY_BUDGET_S */
     struct hist *lat[2]; /* each side's rounds' latencies, merged (a mean of p99s is no p99) */
 };
@@ -322,8 +322,9 @@ pairs(struct try_run *t, struct try_result *res)
         }
         if (p < rc->try_rounds && elapsed + longest > t->budget_s) {
             snprintf(t->stop, sizeof t->stop,
-                     "--budget %g s spent (%.0f s, a pair takes %.0f s) after %d pairs",
-                     t->budget_s, elapsed, longest, p);
+                     "one more pair (%.0f s) would end after --budget %g s (at %.0f s now), "
+                     "after %d pairs",
+                     longest, t->budget_s, elapsed, p);
             return;
         }
     }

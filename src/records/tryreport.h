@@ -22,7 +22,7 @@ struct try_table {
     double for_s, warmup_s;
     double budget_s; /* --budget: no pair started after it was spent */
     uint64_t seed;   /* each pair's order (AB or BA) drawn from it */
-    char stop[80];   /* why the rounds stopped: "decisive", "the budget (180 s) was spent" */
+    char stop[120];  /* why the rounds stopped: "decisive after 3 pairs", ... */
     int n;
     struct try_round r[TRY_MAX_ROUNDS];
     struct try_result res;

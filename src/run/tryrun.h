@@ -51,7 +51,7 @@ struct tryrun {
     struct rng order;
     int ba[TRY_MAX_ROUNDS / 2];      /* pair i ran BA */
     double start_t, pair_t, longest; /* run times: the start, the last pair's end; a pair's most */
-    char stop[80];                   /* why the rounds stopped */
+    char stop[120];                  /* why the rounds stopped */
     struct hist *lat[2];             /* each side's latencies, merged */
     struct sweep sw;                 /* a step per round: the warm-up is the settle */
     int n;

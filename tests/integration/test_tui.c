@@ -1218,7 +1218,7 @@ test_try_key_pool(void **state)
     tmux("send-keys -t bt t");
     free(wait_for("try default_pool_size=4 (pool-bound", 5000));
     tmux("send-keys -t bt y");
-    free(wait_for("round side", 5000));
+    free(wait_for("pair order", 5000));
     value[0] = '\0';
     for (int i = 0; i < 300 && strcmp(value, "4") != 0; i++) {
         pool_config(console, "default_pool_size", value, sizeof value);
@@ -1230,8 +1230,8 @@ test_try_key_pool(void **state)
      * B opened stay busy when the pool is put back, so the A rounds after
      * the first B run with B's pool (pgbouncer-settings.c).
      */
-    s = wait_for("the server was put back", 120000);
-    fprintf(stderr, "%s", s); /* the figures, for the log */
+    s = wait_for("the server was put back", 240000); /* pairs until decisive: 180 s budget */
+    fprintf(stderr, "%s", s);                        /* the figures, for the log */
     assert_non_null(strstr(s, "try default_pool_size=4: "));
     free(s);
     pool_config(console, "default_pool_size", value, sizeof value);

@@ -6,11 +6,16 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/trystat.h"
 #include "base/util.h"
 #include "engine/tryset.h"
+#include "records/output.h"
+#include "records/tryreport.h"
 
 /* ABAB... rounds from tps pairs, A's verdict k, clients 4 (B: b_clients). */
 static int
@@ -628,6 +633,75 @@ test_round_from_step(void **state)
     assert_int_equal(r.verdict, VK_COMMIT);
 }
 
+/* A try's table as try_table_print writes it, in a string the caller frees. */
+static char *
+table_text(const struct try_table *t)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    try_table_print(f, t);
+    fclose(f);
+    return text;
+}
+
+/*
+ * The record of advice: three tries' lines (held, did not hold, and an
+ * inconclusive one), and a dashboard's try event, tallied by kind; a
+ * try line read back prints the table it was written from.
+ */
+static void
+test_advice_record(void **state)
+{
+    const double a[] = {100, 104, 98}, fast[] = {310, 318, 305}, same[] = {100.4, 104.2, 98.3},
+                 noisy[] = {95, 130, 80};
+    const double *b[] = {fast, same, noisy};
+    char path[] = "/tmp/test-trystat-XXXXXX", err[BT_ERRLEN], *text = NULL, *before, *after;
+    struct try_table *t = calloc(1, sizeof *t), *back = calloc(1, sizeof *back);
+    struct try_tally tally = {0};
+    size_t len = 0;
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+
+    snprintf(t->target, sizeof t->target, "postgres://x@127.0.0.1/db");
+    snprintf(t->change, sizeof t->change, "synchronous_commit=off");
+    snprintf(t->stop, sizeof t->stop, "decisive after 3 pairs");
+    t->rounds = 16;
+    t->for_s = 10;
+    t->warmup_s = 2;
+    t->budget_s = 180;
+    t->seed = 9007199254740991ULL; /* 2^53 - 1: kept whole */
+    for (int i = 0; i < 3; i++) {
+        t->n = rounds(t->r, a, b[i], 3, VK_COMMIT, 4);
+        try_judge(t->r, t->n, TRY_SETTING, NULL, NULL, &t->res);
+        try_line_write(f, t);
+    }
+    report_try_event(f, 12.5, "-c 8", 7, &t->res); /* the dashboard's: inconclusive too */
+    fclose(f);
+    assert_int_equal(try_tally_read(path, &tally, err), 4);
+    f = open_memstream(&text, &len);
+    try_tally_print(f, &tally);
+    fclose(f);
+    assert_string_equal(text, "the advice's record: 4 tries: 1 held, 1 did not, 2 inconclusive\n"
+                              "  commit/I/O-bound: 4 tries: 1 held, 1 did not, 2 inconclusive\n");
+    free(text);
+    assert_int_equal(try_line_read(path, back, err), 1); /* the last try line */
+    assert_true(back->seed == t->seed);
+    assert_int_equal(back->res.outcome, TRY_INCONCLUSIVE);
+    assert_int_equal(back->res.held, TRY_UNTESTED);
+    before = table_text(t);
+    after = table_text(back);
+    assert_string_equal(after, before);
+    assert_non_null(strstr(before, "stopped: decisive after 3 pairs; each pair AB or BA by seed "
+                                   "9007199254740991\n"));
+    free(before);
+    free(after);
+    unlink(path);
+    free(t);
+    free(back);
+}
+
 int
 main(void)
 {
@@ -652,6 +726,7 @@ main(void)
         cmocka_unit_test(test_propose_commit_and_clients),
         cmocka_unit_test(test_propose_memory_and_pool),
         cmocka_unit_test(test_round_from_step),
+        cmocka_unit_test(test_advice_record),
     };
     return cmocka_run_group_tests_name("trystat", tests, NULL, NULL);
 }
