@@ -138,7 +138,8 @@ test_sync_commit_off_wins(void **state)
     assert_non_null(strstr(r.out, "\nB is faster: +"));
     assert_non_null(strstr(r.out, "], 3 pairs (beyond \u00b15%)\n"));
     assert_non_null(strstr(r.out, "its advice expected B faster: held"));
-    assert_non_null(strstr(r.out, "\nstopped: decisive after 3 pairs; each pair AB or BA by seed "));
+    assert_non_null(
+        strstr(r.out, "\nstopped: decisive after 3 pairs; each pair AB or BA by seed "));
     assert_string_equal(show("synchronous_commit"), "on");
     assert_int_equal(itest_undo_files(state_dir), 0);
     rep = itest_runv(report); /* the record's try line gives the same table */
