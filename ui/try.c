@@ -34,6 +34,16 @@ refusal(const struct tui_try *tt, const struct session *s)
     return NULL;
 }
 
+/* Rounds long enough for the run's own interval-to-interval noise (try_round_seconds). */
+static double
+round_length(const struct dash *d, const struct session *s)
+{
+    double delta = s->rc->try_min_effect > 0 ? s->rc->try_min_effect / 100 : TRY_MIN_EFFECT;
+
+    return try_round_seconds(d->tps_hist, d->nhist, s->rc->interval_s, delta, TRYRUN_ROUND_S,
+                             TRYRUN_ROUND_MAX_S);
+}
+
 int
 tui_try_ask(struct tui_try *tt, struct dash *d, struct session *s, enum verdict_kind shown)
 {
@@ -61,7 +71,7 @@ tui_try_ask(struct tui_try *tt, struct dash *d, struct session *s, enum verdict_
     snprintf(d->prompt, sizeof d->prompt,
              "try %.80s: A/B pairs of %.0f+%.0f s until decisive (3 to %d, %.0f s at most), "
              "then put back? y: yes, any other key: no",
-             text, TRYRUN_SETTLE_S, TRYRUN_ROUND_S, TRYRUN_MAX_PAIRS,
+             text, TRYRUN_SETTLE_S, round_length(d, s), TRYRUN_MAX_PAIRS,
              s->rc->budget_s > 0 ? s->rc->budget_s : TRY_BUDGET_S);
     return 1;
 }
@@ -134,7 +144,7 @@ tui_try_answer(struct tui_try *tt, struct dash *d, struct session *s, int yes, d
         return;
     }
     no = refusal(tt, s); /* the load may have ended while the question was up */
-    if (no == NULL && tryrun_start(&tt->run, s->rc, s->eng, &tt->p, t, err) < 0)
+    if (no == NULL && tryrun_start(&tt->run, s->rc, s->eng, &tt->p, round_length(d, s), t, err) < 0)
         no = err;
     if (no != NULL) {
         text_clean(text, sizeof text, no);

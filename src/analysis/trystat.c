@@ -99,6 +99,38 @@ try_look_level(int k, int last)
     return 1 - 0.05 / ((double)k * (k + 1));
 }
 
+/*
+ * A pair's log ratio carries each round's own noise: a round of k
+ * intervals whose log tps spread by sd adds sd^2 / k, two rounds
+ * 2 sd^2 / k; under (min_effect / 2)^2 needs k >= 8 sd^2 / min_effect^2.
+ * Longer rounds do nothing for drift between rounds (the pairs' t
+ * interval sees that); they only keep the interval-to-interval noise
+ * from deciding the pairs' spread.
+ */
+double
+try_round_seconds(const double *tps, int n, double interval_s, double min_effect, double lo_s,
+                  double hi_s)
+{
+    double m = 0, m2 = 0, sd, k;
+    int used = 0;
+
+    for (int i = n > 30 ? n - 30 : 0; i < n; i++) { /* the last 30 intervals */
+        double x, delta;
+
+        if (!(tps[i] > 0))
+            continue;
+        x = log(tps[i]);
+        delta = x - m;
+        m += delta / ++used;
+        m2 += delta * (x - m);
+    }
+    if (used < 5 || !(interval_s > 0) || !(min_effect > 0))
+        return lo_s;
+    sd = sqrt(m2 / (used - 1));
+    k = ceil(8 * sd * sd / (min_effect * min_effect));
+    return fmin(hi_s, fmax(lo_s, k * interval_s));
+}
+
 static void
 side_add(struct try_side *s, const struct try_round *r)
 {

@@ -176,6 +176,14 @@ enum try_held try_held_of(const char *key);
  * 1 - 0.05 / k at the last.
  */
 double try_look_level(int k, int last);
+/*
+ * The dashboard's round length for the run's own noise: from the last
+ * intervals' tps (n of them, oldest first, each interval_s long), enough
+ * intervals that their noise moves a pair's ratio by under half of
+ * min_effect, within [lo_s, hi_s]; lo_s under 5 usable intervals.
+ */
+double try_round_seconds(const double *tps, int n, double interval_s, double min_effect,
+                         double lo_s, double hi_s);
 /* Student's t quantile: P(|T| <= t) = level with df degrees of freedom. */
 double try_t_quantile(double level, int df);
 

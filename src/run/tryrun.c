@@ -125,7 +125,7 @@ end(struct tryrun *tr, struct engine *e, char *err)
 
 int
 tryrun_start(struct tryrun *tr, const struct runconf *rc, struct engine *e,
-             const struct try_proposal *p, double t, char *err)
+             const struct try_proposal *p, double round_s, double t, char *err)
 {
     char more[BT_ERRLEN];
 
@@ -137,7 +137,7 @@ tryrun_start(struct tryrun *tr, const struct runconf *rc, struct engine *e,
     tr->b_threads = p->change == TRY_THREADS ? p->threads : e->active;
     tr->rounds = TRYRUN_MAX_PAIRS;
     tr->settle_s = TRYRUN_SETTLE_S;
-    tr->round_s = TRYRUN_ROUND_S;
+    tr->round_s = round_s > 0 ? round_s : TRYRUN_ROUND_S;
     tr->budget_s = rc->budget_s > 0 ? rc->budget_s : TRY_BUDGET_S;
     tr->plan = (struct try_plan){rc->try_min_effect > 0 ? rc->try_min_effect / 100 : TRY_MIN_EFFECT,
                                  TRY_FIRST_LOOK, tr->rounds};

@@ -29,10 +29,15 @@
 #include "engine/engine.h"
 #include "engine/tryset.h"
 
-/* The dashboard's rounds: short, so that a clear try ends in a minute (3 x (2 + 5) s each side). */
+/*
+ * The dashboard's rounds: short, so that a clear try ends in a minute (3
+ * x (2 + 5) s each side); longer (15 s at most) for a run whose intervals
+ * vary more (try_round_seconds).
+ */
 #define TRYRUN_MAX_PAIRS (TRY_MAX_ROUNDS / 2)
 #define TRYRUN_SETTLE_S 2.0
 #define TRYRUN_ROUND_S 5.0
+#define TRYRUN_ROUND_MAX_S 15.0
 
 struct tryrun {
     int active; /* rounds run now (0 before the start and once done or aborted) */
@@ -62,13 +67,14 @@ struct tryrun {
 enum tryrun_event { TRYRUN_NOTHING, TRYRUN_ROUND, TRYRUN_DONE };
 
 /*
- * Starts p's rounds at run time t on the load e: for a setting, refuses a
+ * Starts p's rounds of round_s seconds (0: TRYRUN_ROUND_S) at run time t
+ * on the load e: for a setting, refuses a
  * target with an undo file left, reads the values that put it back and
  * writes the undo file (nothing changes until the first B). 0, or -1 with
  * a one-line err.
  */
 int tryrun_start(struct tryrun *tr, const struct runconf *rc, struct engine *e,
-                 const struct try_proposal *p, double t, char *err);
+                 const struct try_proposal *p, double round_s, double t, char *err);
 /*
  * One tick of the load (its verdict v, the server's figures srv): a round
  * ended (TRYRUN_ROUND, tr->n grew), the last one (TRYRUN_DONE: everything

@@ -1230,7 +1230,7 @@ test_try_key_pool(void **state)
      * B opened stay busy when the pool is put back, so the A rounds after
      * the first B run with B's pool (pgbouncer-settings.c).
      */
-    s = wait_for("the server was put back", 240000); /* pairs until decisive: 180 s budget */
+    s = wait_for("the server was put back", 300000); /* until decisive: 180 s budget */
     fprintf(stderr, "%s", s);                        /* the figures, for the log */
     assert_non_null(strstr(s, "try default_pool_size=4: "));
     free(s);

@@ -633,6 +633,22 @@ test_round_from_step(void **state)
     assert_int_equal(r.verdict, VK_COMMIT);
 }
 
+/* The dashboard's rounds: 5 s for a steady run, longer for a noisy one, 15 s at most. */
+static void
+test_round_seconds(void **state)
+{
+    double steady[40], noisy[40], few[3] = {100, 50, 200};
+
+    for (int i = 0; i < 40; i++) {
+        steady[i] = i % 2 ? 101 : 99;               /* 1%: 1 interval would do */
+        noisy[i] = i % 2 ? 100 * 1.05 : 100 / 1.05; /* 5%: 8 sd^2 / 0.05^2 = 8 intervals */
+    }
+    assert_true(try_round_seconds(steady, 40, 1, 0.05, 5, 15) == 5);
+    assert_true(fabs(try_round_seconds(noisy, 40, 1, 0.05, 5, 15) - 8) < 1e-9);
+    assert_true(try_round_seconds(noisy, 40, 2, 0.05, 5, 15) == 15); /* capped */
+    assert_true(try_round_seconds(few, 3, 1, 0.05, 5, 15) == 5);     /* too few to tell */
+}
+
 /* A try's table as try_table_print writes it, in a string the caller frees. */
 static char *
 table_text(const struct try_table *t)
@@ -727,6 +743,7 @@ main(void)
         cmocka_unit_test(test_propose_memory_and_pool),
         cmocka_unit_test(test_round_from_step),
         cmocka_unit_test(test_advice_record),
+        cmocka_unit_test(test_round_seconds),
     };
     return cmocka_run_group_tests_name("trystat", tests, NULL, NULL);
 }
