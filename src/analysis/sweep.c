@@ -549,6 +549,8 @@ finish_step(struct sweep *sw, double t)
     st->end_t = t;
     st->warmup_txns = sw->warmup_txns;
     sweep_acc_finish(&sw->acc, st);
+    if (sw->lat_into != NULL)
+        hist_merge(sw->lat_into, sw->acc.lat);
     if (!sw->find_rate)
         return;
     if (sw->capacity_step) {

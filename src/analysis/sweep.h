@@ -199,6 +199,7 @@ struct sweep {
     double rate; /* -R: the fixed rate of a clients sweep (0: closed loop), find-rate's start */
     char setting[40];                 /* SWEEP_SETTING: the setting's name */
     char values[SWEEP_MAX_STEPS][64]; /* ... and each step's value (steps[i].index) */
+    struct hist *lat_into; /* NULL, or where a finished step's latencies are added (try's sides) */
 
     enum sweep_phase phase;
     double x;       /* clients or rate of the running step */

@@ -1,22 +1,133 @@
 /* trystat: A/B rounds judged (trystat.h). */
 #include "trystat.h"
 
+#include "base/hist.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static const double FLOOR = 0.03; /* the smallest change called beyond noise */
-
-/* Student's t for a two-sided 95% interval, by degrees of freedom (1..10; then 2.0). */
+/*
+ * The regularized incomplete beta I_x(a, b) by its continued fraction
+ * (Lentz; Numerical Recipes' betacf): Student's t tail below.
+ */
 static double
-t95(int df)
+beta_cf(double a, double b, double x)
 {
-    static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571,
-                               2.447,  2.365, 2.306, 2.262, 2.228};
+    const double tiny = 1e-300;
+    double c = 1, d = 1 - (a + b) * x / (a + 1), h;
 
-    return df >= 1 && df <= 10 ? t[df - 1] : 2.0;
+    d = 1 / (fabs(d) < tiny ? tiny : d);
+    h = d;
+    for (int m = 1; m <= 300; m++) {
+        double aa = m * (b - m) * x / ((a - 1 + 2 * m) * (a + 2 * m)), del;
+
+        d = 1 + aa * d;
+        c = 1 + aa / c;
+        d = 1 / (fabs(d) < tiny ? tiny : d);
+        c = fabs(c) < tiny ? tiny : c;
+        h *= d * c;
+        aa = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 1 + 2 * m));
+        d = 1 + aa * d;
+        c = 1 + aa / c;
+        d = 1 / (fabs(d) < tiny ? tiny : d);
+        c = fabs(c) < tiny ? tiny : c;
+        del = d * c;
+        h *= del;
+        if (fabs(del - 1) < 1e-14)
+            break;
+    }
+    return h;
+}
+
+static double
+beta_inc(double a, double b, double x)
+{
+    double front;
+
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x));
+    return x < (a + 1) / (a + b + 2) ? front * beta_cf(a, b, x) / a
+                                     : 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+/* P(|T| > t), T Student's t with df degrees of freedom. */
+static double
+t_tail(double t, int df)
+{
+    return beta_inc(df / 2.0, 0.5, df / (df + t * t));
+}
+
+double
+try_t_quantile(double level, int df)
+{
+    double lo = 0, hi = 1, alpha = 1 - level;
+
+    if (df < 1 || !(alpha > 0 && alpha < 1))
+        return NAN;
+    while (t_tail(hi, df) > alpha && hi < 1e12)
+        hi *= 2;
+    for (int i = 0; i < 100 && hi - lo > 1e-7 * hi; i++) {
+        double mid = (lo + hi) / 2;
+
+        if (t_tail(mid, df) > alpha)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+/*
+ * Alpha spending over the looks: 0.05 / (k (k + 1)) at look k sums to
+ * 0.05 (1 - 1 / L) over L - 1 looks, and the last possible one takes
+ * the rest, 0.05 / L: one look alone is the plain 95% interval.
+ */
+double
+try_look_level(int k, int last)
+{
+    if (k < 1)
+        k = 1;
+    if (last > 0 && k >= last) /* beyond it (a longer try's look): as if it were the last */
+        return 1 - 0.05 / k;
+    return 1 - 0.05 / ((double)k * (k + 1));
+}
+
+/*
+ * A pair's log ratio carries each round's own noise: a round of k
+ * intervals whose log tps spread by sd adds sd^2 / k, two rounds
+ * 2 sd^2 / k; under (min_effect / 2)^2 needs k >= 8 sd^2 / min_effect^2.
+ * Longer rounds do nothing for drift between rounds (the pairs' t
+ * interval sees that); they only keep the interval-to-interval noise
+ * from deciding the pairs' spread.
+ */
+double
+try_round_seconds(const double *tps, int n, double interval_s, double min_effect, double lo_s,
+                  double hi_s)
+{
+    double m = 0, m2 = 0, sd, k;
+    int used = 0;
+
+    for (int i = n > 30 ? n - 30 : 0; i < n; i++) { /* the last 30 intervals */
+        double x, delta;
+
+        if (!(tps[i] > 0))
+            continue;
+        x = log(tps[i]);
+        delta = x - m;
+        m += delta / ++used;
+        m2 += delta * (x - m);
+    }
+    if (used < 5 || !(interval_s > 0) || !(min_effect > 0))
+        return lo_s;
+    sd = sqrt(m2 / (used - 1));
+    k = ceil(8 * sd * sd / (min_effect * min_effect));
+    return fmin(hi_s, fmax(lo_s, k * interval_s));
 }
 
 static void
@@ -97,120 +208,199 @@ a_split(const struct try_round *r, int n, enum verdict_kind k, char *buf, size_t
         snprintf(buf + used, len - used, ")");
 }
 
-/* Sum and sum of squares of ln tps over one side's rounds; 0 when a round finished nothing. */
-static int
-log_sums(const struct try_round *r, int n, int b, double *sum, double *ss, int *k)
-{
-    double mean;
-    int i;
-
-    *sum = *ss = 0;
-    *k = 0;
-    for (i = 0; i < n; i++) {
-        if (r[i].b != b)
-            continue;
-        if (!(r[i].tps > 0))
-            return 0;
-        *sum += log(r[i].tps);
-        (*k)++;
-    }
-    mean = *k ? *sum / *k : 0;
-    for (i = 0; i < n; i++)
-        if (r[i].b == b)
-            *ss += (log(r[i].tps) - mean) * (log(r[i].tps) - mean);
-    return *k > 0;
-}
-
 /*
  * The pairs' log ratios, B over its pair's A (rounds 2i and 2i+1, AB or
- * BA, so that a drift of the host falls on both sides): their mean in *d and the
- * 95% half-width of a paired t interval in *h. 0 under PAIRED_MIN pairs:
- * two pairs give one degree of freedom (t = 12.7), weaker than the
- * two-sample interval (a x10 on a loaded machine was "no difference").
+ * BA): how many, their mean and standard deviation. -1 when a round
+ * finished nothing (no ratio to take).
+ *
+ * Why a t interval on the log ratios and not a bootstrap: with 3 pairs a
+ * bootstrap has 10 distinct resamples and its percentile interval is
+ * narrower than the data allow (it cannot reach beyond the smallest and
+ * largest ratio), so it decides too early; the t interval widens with
+ * few pairs as it must (t = 4.3 at 95% with 2 degrees of freedom).
+ * Throughput ratios are near log-normal, so the log ratios are near
+ * normal; one outlying pair widens the interval (an inconclusive try),
+ * it does not decide one.
  */
-enum { PAIRED_MIN = 3 };
-
 static int
-paired(const struct try_round *r, int n, double *d, double *h)
+pair_ratios(const struct try_round *r, int n, double *mean, double *sd)
 {
-    double mean = 0, m2 = 0; /* Welford: the log ratios' mean and squared deviations */
-    int k = 0, i;
+    double m = 0, m2 = 0; /* Welford: the log ratios' mean and squared deviations */
+    int k = 0;
 
-    for (i = 0; i + 1 < n; i += 2) { /* a pair: rounds 2i and 2i+1, AB or BA */
+    for (int i = 0; i + 1 < n; i += 2) {
         const struct try_round *a = r[i].b ? &r[i + 1] : &r[i], *b = r[i].b ? &r[i] : &r[i + 1];
         double x, delta;
 
         if (a->b == b->b)
             continue;
+        if (!(a->tps > 0) || !(b->tps > 0))
+            return -1;
         x = log(b->tps / a->tps);
-        delta = x - mean;
-        mean += delta / ++k;
-        m2 += delta * (x - mean);
+        delta = x - m;
+        m += delta / ++k;
+        m2 += delta * (x - m);
     }
-    if (k < PAIRED_MIN)
-        return 0;
-    *d = mean;
-    *h = t95(k - 1) * sqrt(m2 / (k - 1) / k);
-    return 1;
+    *mean = m;
+    *sd = k > 1 ? sqrt(m2 / (k - 1)) : NAN;
+    return k;
+}
+
+/* The outcome of an interval [lo, hi] of B/A - 1 against ±delta. */
+static enum try_outcome
+outcome_of(double lo, double hi, double delta)
+{
+    if (lo > delta)
+        return TRY_FASTER;
+    if (hi < -delta)
+        return TRY_SLOWER;
+    if (lo > -delta && hi < delta)
+        return TRY_SAME;
+    return TRY_INCONCLUSIVE;
+}
+
+/* The interval's half-width in logs with k pairs of spread sd, at look level. */
+static double
+half_width(double sd, int k, double level)
+{
+    return try_t_quantile(level, k - 1) * sd / sqrt(k);
+}
+
+/* The outcome with m pairs of these ratios, at the level of their look (last: the plan's). */
+static enum try_outcome
+outcome_with(double mean, double sd, int m, int first, int last, double delta)
+{
+    int look = m - first + 1;
+    double h = half_width(sd, m, try_look_level(look, last));
+
+    return outcome_of(exp(mean - h) - 1, exp(mean + h) - 1, delta);
 }
 
 /*
- * B against A in log tps (a change multiplies throughput): the difference
- * of the sides' means, and the 95% half-width of a two-sample t interval
- * with the rounds' pooled variance (nA + nB - 2 degrees of freedom), or
- * with three pairs or more the paired interval,
- * turned back into a ratio: diff = B/A - 1, band = the distance from it to
- * the interval's end nearer no change (the interval is not symmetric as a
- * ratio), so the sentence's "± band" is beyond noise exactly when larger.
+ * About how many more pairs would decide, if the ratios went on as they
+ * did (their mean and spread): the fewest whose interval, at the level
+ * of its look, is decisive; the interval narrows with the pairs
+ * (as 1 / sqrt), so a bisection finds it. -1 beyond 64 more: the change
+ * is too near ±delta to tell.
+ */
+static int
+more_pairs(double mean, double sd, int k, int first, int last, double delta)
+{
+    int lo = k, hi = k + 64; /* lo: not decisive; hi: decisive, once checked */
+
+    if (outcome_with(mean, sd, hi, first, last, delta) == TRY_INCONCLUSIVE)
+        return -1;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+
+        if (outcome_with(mean, sd, mid, first, last, delta) == TRY_INCONCLUSIVE)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi - k;
+}
+
+/* The A rounds in time order: the last one's tps over the first's, less 1; NAN under two. */
+static double
+a_drift(const struct try_round *r, int n)
+{
+    int first = -1, last = -1;
+
+    for (int i = 0; i < n; i++)
+        if (!r[i].b && r[i].tps > 0) {
+            if (first < 0)
+                first = i;
+            last = i;
+        }
+    return first >= 0 && last > first ? r[last].tps / r[first].tps - 1 : NAN;
+}
+
+/*
+ * B against A: the pairs' mean log ratio as diff, its interval at the
+ * look's level as [lo, hi], the outcome, and the A side's drift. Before
+ * the first look (fewer pairs than plan->first_look) the interval is
+ * shown but decides nothing.
  */
 static void
-differences(const struct try_round *r, int n, struct try_result *out)
+differences(const struct try_round *r, int n, const struct try_plan *p, struct try_result *out)
 {
-    double sa, ssa, sb, ssb, d, h;
-    int na, nb, df;
+    double mean, sd, h;
+    int k = pair_ratios(r, n, &mean, &sd), look = k - p->first_look + 1;
+    int last = p->max_pairs > 0 ? p->max_pairs - p->first_look + 1 : 0;
 
-    out->diff = out->band = NAN;
-    if (!log_sums(r, n, 0, &sa, &ssa, &na) || !log_sums(r, n, 1, &sb, &ssb, &nb))
+    out->lo = out->hi = out->drift = NAN;
+    out->diff = NAN;
+    out->outcome = TRY_NOTHING;
+    if (k <= 0)
         return;
-    out->pairs = na < nb ? na : nb;
-    d = sb / nb - sa / na;
-    out->diff = exp(d) - 1;
-    df = na + nb - 2;
-    if (df < 1)
+    out->pairs = k;
+    out->diff = exp(mean) - 1;
+    if (k < 2)
         return;
-    h = t95(df) * sqrt((ssa + ssb) / df * (1.0 / na + 1.0 / nb));
-    /* three pairs or more: each B against its own A (B won every pair by 9-12% on a drifting host)
-     */
-    if (paired(r, n, &d, &h))
-        out->diff = exp(d) - 1;
-    /* the end nearer no change: then |diff| > band exactly when the interval leaves 0 out */
-    out->band = fabs(exp(d) - exp(d >= 0 ? d - h : d + h));
+    out->level = try_look_level(look, last);
+    h = half_width(sd, k, out->level);
+    out->lo = exp(mean - h) - 1;
+    out->hi = exp(mean + h) - 1;
+    out->outcome = look >= 1 ? outcome_of(out->lo, out->hi, p->min_effect) : TRY_INCONCLUSIVE;
+    if (out->outcome == TRY_INCONCLUSIVE)
+        out->more_pairs = look >= 1 ? more_pairs(mean, sd, k, p->first_look, last, p->min_effect)
+                                    : p->first_look - k;
+    out->drift = a_drift(r, n);
     /*
-     * Rounds that repeat almost exactly (a 20 ms fsync: 46.0 and 45.5 tps)
-     * give a band near 0, and an A/A try was "slower by 1% ± 0%, beyond
-     * noise": under FLOOR a difference is within what runs drift by.
+     * The first and last A rounds' log ratio has the spread of a pair's
+     * (a difference of two rounds' logs): beyond the 95% range of the
+     * pairs' own spread, and by more than counts, the host moved.
      */
-    out->band = fmax(out->band, FLOOR);
-    out->beyond = fabs(d) > h && fabs(out->diff) > FLOOR;
+    out->drifted = !isnan(out->drift) &&
+                   fabs(log1p(out->drift)) > try_t_quantile(0.95, k - 1) * sd &&
+                   fabs(out->drift) > p->min_effect;
+}
+
+/* A change as benchstat prints it: "+52%", "-3.1%" (a decimal under 10%). */
+static const char *
+pct_text(double v, char *buf, size_t len)
+{
+    snprintf(buf, len, fabs(v) < 0.1 ? "%+.1f%%" : "%+.0f%%", v * 100);
+    return buf;
 }
 
 static void
 sentence(struct try_result *out)
 {
-    if (out->pairs == 0)
+    static const char *const head[] = {"", "inconclusive", "B is faster", "B is slower",
+                                       "no meaningful effect"};
+    char d[16], lo[16], hi[16], delta[16], more[80] = "";
+
+    snprintf(delta, sizeof delta, "%.3g%%", out->min_effect * 100);
+    if (out->pairs == 0) {
         snprintf(out->sentence, sizeof out->sentence,
                  "nothing to compare: a round finished no transaction");
-    else if (isnan(out->band))
+        return;
+    }
+    pct_text(out->diff, d, sizeof d);
+    if (out->outcome == TRY_NOTHING) {
         snprintf(out->sentence, sizeof out->sentence,
-                 "B differs by %+.0f%% (one round each: no noise band; use --rounds 3)",
-                 out->diff * 100);
-    else if (out->beyond)
-        snprintf(out->sentence, sizeof out->sentence,
-                 "B is %s by %.0f%% \u00b1 %.0f%%, beyond noise",
-                 out->diff > 0 ? "faster" : "slower", fabs(out->diff) * 100, out->band * 100);
-    else
-        snprintf(out->sentence, sizeof out->sentence, "no difference beyond noise (\u00b1 %.0f%%)",
-                 out->band * 100);
+                 "inconclusive: B differs by %s, 1 pair: no interval (use --rounds 3)", d);
+        return;
+    }
+    if (out->outcome == TRY_INCONCLUSIVE && out->more_pairs > 0)
+        snprintf(more, sizeof more, "; about %d more pair%s would decide it", out->more_pairs,
+                 out->more_pairs == 1 ? "" : "s");
+    else if (out->outcome == TRY_INCONCLUSIVE)
+        snprintf(more, sizeof more, "; over 64 more pairs would be needed to decide it");
+    snprintf(out->sentence, sizeof out->sentence, "%s: %s [%s, %s], %d pairs (%s \u00b1%s)%s",
+             head[out->outcome], d, pct_text(out->lo, lo, sizeof lo),
+             pct_text(out->hi, hi, sizeof hi), out->pairs,
+             out->outcome == TRY_SAME           ? "within"
+             : out->outcome == TRY_INCONCLUSIVE ? "against"
+                                                : "beyond",
+             delta, more);
+    if (out->drifted)
+        snprintf(out->note, sizeof out->note,
+                 "drift: A went %s from its first round to its last, more than the interval "
+                 "allows: the host changed during the try",
+                 pct_text(out->drift, d, sizeof d));
 }
 
 /*
@@ -295,47 +485,102 @@ a_advice(const struct try_round *r, int n, enum verdict_kind k)
     return a;
 }
 
+int
+try_decisive(const struct try_result *res)
+{
+    return res->outcome == TRY_FASTER || res->outcome == TRY_SLOWER || res->outcome == TRY_SAME;
+}
+
+/*
+ * e (1: B faster, 0: no gain) against the outcome. Faster is held when
+ * the interval's low end reaches the predicted gain (δ when only the
+ * direction is predicted); not held only when its high end stays below
+ * it: an interval that holds the predicted gain leaves it untested.
+ */
+static enum try_held
+score(int e, const struct try_result *out)
+{
+    double g = out->gain > 0 ? out->gain : out->min_effect;
+
+    if (e < 0)
+        return TRY_UNPREDICTED;
+    if (!try_decisive(out))
+        return TRY_UNTESTED;
+    if (e == 0)
+        return out->outcome == TRY_FASTER ? TRY_NOT_HELD : TRY_HELD;
+    if (out->outcome == TRY_FASTER && out->lo >= g)
+        return TRY_HELD;
+    return out->hi < g ? TRY_NOT_HELD : TRY_UNTESTED;
+}
+
+/* "held", "untested (inconclusive)", ...: the prediction's last words. */
+static const char *
+scored_text(const struct try_result *out)
+{
+    if (out->held == TRY_HELD)
+        return "held";
+    if (out->held == TRY_NOT_HELD)
+        return "did not hold";
+    return try_decisive(out) ? "untested (faster, but not surely by the predicted gain)"
+                             : "untested (inconclusive)";
+}
+
 static void
 prediction(struct try_result *out, enum try_change c, const struct advice_list *advice,
            const char *set, const char *split)
 {
     int e = out->verdict == VK_NONE ? -1 : expects(out->verdict, c, &out->a, &out->b);
-    int faster = out->beyond && out->diff > 0;
-    static const char *const words[] = {"untested", "held", "did not hold", "held", "did not hold"};
-    char why[160] = "";
+    char why[160] = "", expected[64] = "B faster", g[16];
 
     if (c == TRY_SETTING && set != NULL && advice != NULL && out->verdict != VK_NONE)
         e = advice_names(advice, set, why, sizeof why);
-    if (e < 0)
-        out->held = TRY_UNTESTED;
-    else if (e == 1)
-        out->held = faster ? TRY_HELD : TRY_NOT_HELD;
-    else
-        out->held = faster ? TRY_GAINED : TRY_NO_GAIN;
+    if (why[0])
+        e = -1;
+    out->held = score(e, out);
+    if (e == 0)
+        snprintf(expected, sizeof expected, "no gain from more clients");
+    else if (out->gain > 0)
+        snprintf(expected, sizeof expected, "B faster by %s at least",
+                 pct_text(out->gain, g, sizeof g));
     if (out->verdict == VK_NONE)
         snprintf(out->prediction, sizeof out->prediction,
                  "the A rounds had no verdict: nothing was predicted");
-    else if (why[0]) {
-        out->held = TRY_UNTESTED;
-        snprintf(out->prediction, sizeof out->prediction, "A was %s%s; its advice was %s: untested",
-                 verdict_label(out->verdict), split, why);
-    } else if (e < 0)
+    else if (why[0])
         snprintf(out->prediction, sizeof out->prediction,
-                 "A was %s%s; its advice names no such change: untested",
+                 "A was %s%s; its advice was %s: nothing to score", verdict_label(out->verdict),
+                 split, why);
+    else if (e < 0)
+        snprintf(out->prediction, sizeof out->prediction,
+                 "A was %s%s; its advice names no such change: nothing to score",
                  verdict_label(out->verdict), split);
     else
         snprintf(out->prediction, sizeof out->prediction, "A was %s%s; its advice expected %s: %s",
-                 verdict_label(out->verdict), split, e ? "B faster" : "no gain from more clients",
-                 words[out->held]);
+                 verdict_label(out->verdict), split, expected, scored_text(out));
+}
+
+/* The smallest minimum gain the A rounds of verdict k predicted; 0 when none did. */
+static double
+a_gain(const struct try_round *r, int n, enum verdict_kind k)
+{
+    double g = 0;
+
+    for (int i = 0; i < n; i++)
+        if (!r[i].b && r[i].verdict == k && r[i].gain > 0 && (g == 0 || r[i].gain < g))
+            g = r[i].gain;
+    return g;
 }
 
 void
 try_judge(const struct try_round *r, int n, enum try_change c, const char *set,
-          struct try_result *out)
+          const struct try_plan *plan, struct try_result *out)
 {
-    int i;
+    const struct try_plan defaults = {TRY_MIN_EFFECT, TRY_FIRST_LOOK, 0};
+    const struct advice_list *adv;
     char split[96];
+    int i;
 
+    if (plan == NULL)
+        plan = &defaults;
     memset(out, 0, sizeof *out);
     if (n > TRY_MAX_ROUNDS)
         n = TRY_MAX_ROUNDS;
@@ -343,19 +588,41 @@ try_judge(const struct try_round *r, int n, enum try_change c, const char *set,
         side_add(r[i].b ? &out->b : &out->a, &r[i]);
     side_mean(&out->a);
     side_mean(&out->b);
-    differences(r, n, out);
+    out->min_effect = plan->min_effect;
+    differences(r, n, plan, out);
     out->verdict = a_verdict(r, n);
+    out->gain = a_gain(r, n, out->verdict);
+    adv = a_advice(r, n, out->verdict);
+    if (adv != NULL && adv->n > 0) /* the record keeps the advice's sentence, made from its data */
+        advice_text(&adv->a[0], out->advice, sizeof out->advice);
     sentence(out);
     a_split(r, n, out->verdict, split, sizeof split);
-    prediction(out, c, a_advice(r, n, out->verdict), set, split);
+    prediction(out, c, adv, set, split);
 }
+
+static const char *const held_keys[] = {"none", "held", "not_held", "untested"};
 
 const char *
 try_held_key(enum try_held h)
 {
-    static const char *const keys[] = {"untested", "held", "not_held", "no_gain", "gained"};
+    return h <= TRY_UNTESTED ? held_keys[h] : "none";
+}
 
-    return h <= TRY_GAINED ? keys[h] : "untested";
+enum try_held
+try_held_of(const char *key)
+{
+    for (int i = 0; i <= TRY_UNTESTED; i++)
+        if (key != NULL && strcmp(key, held_keys[i]) == 0)
+            return (enum try_held)i;
+    return TRY_UNPREDICTED;
+}
+
+const char *
+try_outcome_key(enum try_outcome o)
+{
+    static const char *const keys[] = {"none", "inconclusive", "faster", "slower", "no_effect"};
+
+    return o <= TRY_SAME ? keys[o] : "none";
 }
 
 void
@@ -372,6 +639,17 @@ try_round_from_step(const struct sweep_step *st, int b, struct try_round *r)
     r->verdict = st->verdict;
     memcpy(r->advice, st->advice, sizeof r->advice);
     r->adv = st->adv;
+    /* r->gain stays 0: the verdict names a direction, not yet a predicted gain */
+}
+
+void
+try_side_latency(struct try_side *s, const struct hist *lat)
+{
+    if (lat == NULL || hist_count(lat) == 0)
+        return;
+    s->p50_ms = (double)hist_percentile(lat, 50) / 1000.0;
+    s->p95_ms = (double)hist_percentile(lat, 95) / 1000.0;
+    s->p99_ms = (double)hist_percentile(lat, 99) / 1000.0;
 }
 
 /* A setting's value as the server shows it ("128MB", "134217728"). NULL if not listed. */

@@ -1,17 +1,23 @@
 /*
  * trystat: the pure judgement of `benchtop try`: A and B rounds in, each
- * side's figures, the difference with its noise band, the plain sentence,
- * and whether the A rounds' verdict predicted it. No I/O; tests feed it
+ * side's figures, B/A with its interval, one of three outcomes, and
+ * whether the A rounds' verdict predicted it. No I/O; tests feed it
  * rounds.
  *
- * Rounds alternate A, B, A, B..., so drift on a shared host falls on both
- * sides. A change multiplies throughput, so the sides are compared in log
- * tps: B/A - 1 from the difference of their means, and its noise band
- * from a two-sample t interval (95%, the rounds' pooled variance,
- * nA + nB - 2 degrees of freedom), beyond noise when the interval leaves 0
- * out. A paired interval would have pairs - 1 degrees of freedom (t = 12.7
- * with two rounds): a x10 effect whose B rounds differed by half was then
- * "no difference" on the loaded test machine.
+ * Rounds come in pairs (AB or BA, the order drawn per pair), so that a
+ * drift of the host falls on both sides. A change multiplies throughput,
+ * so each pair gives one log ratio ln(B/A), and the interval of B/A is a
+ * t interval over those ratios, turned back into ratios. Against the
+ * smallest change that counts (δ, --min-effect):
+ *   faster / slower:      the interval lies wholly beyond +δ / -δ;
+ *   no meaningful effect: it lies wholly within ±δ;
+ *   inconclusive:         anything else (never read as "no effect").
+ * The rounds go on until the outcome is decisive (the caller's loop), so
+ * the interval is looked at more than once: look k of a try (pairs
+ * first_look + k - 1) uses the level 1 - 0.05 / (k (k + 1)), the last
+ * possible look (the cap) 1 - 0.05 / k: their errors sum to 5% at most
+ * however many looks are taken (a Bonferroni alpha spending), so an A/A
+ * try says faster or slower in at most 5% of tries.
  */
 #ifndef BENCHTOP_TRYSTAT_H
 #define BENCHTOP_TRYSTAT_H
@@ -19,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hist.h"
 #include "sweep.h"
 #include "verdict.h"
 
@@ -34,6 +41,13 @@ struct try_round {
     enum verdict_kind verdict; /* what held most of the round */
     char advice[SWEEP_ADVICE]; /* that verdict's evidence ("...; try synchronous_commit = off") */
     struct advice_list adv;    /* ... its advice as data: what a B setting is checked against */
+    /*
+     * The verdict's predicted minimum gain from its advice, a fraction
+     * (0.2: B at least 20% faster); 0 while the verdict predicts only a
+     * direction (then "held" is: decisively faster). For the verdict's
+     * model to fill; 0 (not NAN) so that a zeroed round predicts nothing.
+     */
+    double gain;
 };
 
 /* What B changes, for the verdict's prediction. */
@@ -46,7 +60,11 @@ enum try_change {
     TRY_CONNECT,  /* --try-connect */
 };
 
-/* One side over its rounds: means of the rounds' figures, errors summed. */
+/*
+ * One side over its rounds: tps the rounds' mean, errors summed; the
+ * percentiles the rounds' mean unless try_side_latency gives them from
+ * the rounds' merged histogram (a mean of p99s is no p99).
+ */
 struct try_side {
     int n;
     int clients;
@@ -54,24 +72,52 @@ struct try_side {
     uint64_t errors;
 };
 
-enum try_held {
-    TRY_UNTESTED, /* the verdict's advice names no such change */
-    TRY_HELD,     /* it expected B faster, and B was, beyond noise */
-    TRY_NOT_HELD, /* it expected B faster, and B was not */
-    TRY_NO_GAIN,  /* it expected no gain from more clients, and there was none */
-    TRY_GAINED,   /* it expected no gain, and B was faster beyond noise */
+/* What the rounds show, B against A. */
+enum try_outcome {
+    TRY_NOTHING,      /* nothing to compare: a round finished no transaction, or one pair */
+    TRY_INCONCLUSIVE, /* the interval reaches both beyond and within ±δ */
+    TRY_FASTER,       /* wholly above +δ */
+    TRY_SLOWER,       /* wholly below -δ */
+    TRY_SAME,         /* wholly within ±δ: no meaningful effect */
 };
+
+/* The advice scored against its prediction. */
+enum try_held {
+    TRY_UNPREDICTED, /* the verdict's advice names no such change (or there was no verdict) */
+    TRY_HELD,        /* decisive, and at least the predicted gain (or none, as predicted) */
+    TRY_NOT_HELD,    /* decisive, and below it: "no meaningful effect" counts */
+    TRY_UNTESTED,    /* predicted, but the outcome is inconclusive: never "did not hold" */
+};
+
+/* How the rounds are judged: NULL to try_judge gives the defaults. */
+struct try_plan {
+    double min_effect; /* δ, a fraction (0.05); --min-effect */
+    int first_look;    /* pairs at the first look (3; fewer when the cap is) */
+    int max_pairs;     /* the cap (--rounds): its look spends what is left of the 5% */
+};
+
+#define TRY_MIN_EFFECT 0.05
+#define TRY_FIRST_LOOK 3
+#define TRY_BUDGET_S 180.0 /* --budget's default for try and the dashboard's t: 3 minutes */
 
 struct try_result {
     struct try_side a, b;
-    int pairs;   /* rounds on the smaller side; 0: a round finished nothing */
-    double diff; /* B / A - 1 of the sides' mean log tps: 2.12 is +212% */
-    double band; /* to the 95% interval's end nearer no change, as diff; NAN with one pair */
-    int beyond;  /* the interval leaves 0 out */
+    int pairs;         /* complete AB or BA pairs; 0: a round finished nothing */
+    double diff;       /* B / A - 1 of the pairs' mean log ratio: 0.52 is +52% */
+    double lo, hi;     /* the interval of B / A - 1; NAN under two pairs */
+    double level;      /* its confidence (0.975 at the first of several looks) */
+    double min_effect; /* δ it was judged against */
+    enum try_outcome outcome;
+    int more_pairs; /* inconclusive: about this many more pairs would decide; -1: many */
+    double drift;   /* the last A round's tps over the first's - 1; NAN under two A rounds */
+    int drifted;    /* beyond the interval's half-width and δ: the host changed meanwhile */
+    double gain;    /* the prediction's minimum gain (a fraction); 0: only "faster" */
     enum verdict_kind verdict; /* what held most of the A rounds */
     enum try_held held;
-    char sentence[160]; /* "B is faster by 212% ± 6%, beyond noise" */
-    char prediction[200];
+    char advice[SWEEP_ADVICE]; /* that verdict's advice, as the A rounds gave it */
+    char sentence[200];        /* "B is faster: +52% [+18%, +96%], 5 pairs (beyond ±5%)" */
+    char note[200];            /* the drift, when flagged; "" */
+    char prediction[240];
 };
 
 /* A round's figures from its measured step (a one-step load, or a step of a running load). */
@@ -109,14 +155,39 @@ void try_propose(const struct try_situation *in, struct try_proposal *out);
 
 /*
  * Judges n rounds (at most TRY_MAX_ROUNDS) of what change c made; set:
- * B's settings, "NAME=VALUE" lines, for a TRY_SETTING (NULL otherwise).
+ * B's settings, "NAME=VALUE" lines, for a TRY_SETTING (NULL otherwise);
+ * plan: δ and the looks (NULL: 5%, the first look at 3 pairs, no cap).
  * A setting is expected to help when the A rounds' advice names it (with
  * B's value, or none: "raise shared_buffers"); without advice, when the
  * verdict's kind is one a setting relieves.
  */
 void try_judge(const struct try_round *r, int n, enum try_change c, const char *set,
-               struct try_result *out);
-/* "held", "did not hold", "untested", ... for JSON. */
+               const struct try_plan *plan, struct try_result *out);
+/* s's percentiles from its rounds' latencies merged into lat (NULL or empty: kept). */
+void try_side_latency(struct try_side *s, const struct hist *lat);
+/* The outcome is one to stop at: faster, slower or no meaningful effect. */
+int try_decisive(const struct try_result *res);
+/* "held", "not_held", "untested", "none", for JSON. */
 const char *try_held_key(enum try_held h);
+/* "faster", "slower", "no_effect", "inconclusive", "none", for JSON. */
+const char *try_outcome_key(enum try_outcome o);
+/* The key's enum (try_held_key's inverse; unknown: TRY_UNPREDICTED). */
+enum try_held try_held_of(const char *key);
+/*
+ * The two-sided confidence level of look k (1, 2, ...) of a try whose
+ * last possible look is `last` (0: no cap): 1 - 0.05 / (k (k + 1)), and
+ * 1 - 0.05 / k at the last.
+ */
+double try_look_level(int k, int last);
+/*
+ * The dashboard's round length for the run's own noise: from the last
+ * intervals' tps (n of them, oldest first, each interval_s long), enough
+ * intervals that their noise moves a pair's ratio by under half of
+ * min_effect, within [lo_s, hi_s]; lo_s under 5 usable intervals.
+ */
+double try_round_seconds(const double *tps, int n, double interval_s, double min_effect,
+                         double lo_s, double hi_s);
+/* Student's t quantile: P(|T| <= t) = level with df degrees of freedom. */
+double try_t_quantile(double level, int df);
 
 #endif

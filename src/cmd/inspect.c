@@ -30,12 +30,16 @@ inspectable(char *buf, size_t len)
     return used ? buf : "none in this build";
 }
 
+/* inspect's --budget when none is given: long enough for a million keys, short for a busy server.
+ */
+#define INSPECT_BUDGET_S 10.0
+
 static int
 cmd_inspect(struct runconf *rc, char **pos, int npos)
 {
     const struct driver_class *drv;
     const struct collector_class *cls;
-    struct inspect_conf ic = {.budget_s = rc->inspect_budget_s,
+    struct inspect_conf ic = {.budget_s = rc->budget_s > 0 ? rc->budget_s : INSPECT_BUDGET_S,
                               .sample = rc->inspect_sample,
                               .separator = rc->inspect_separator,
                               .json = rc->inspect_json,

@@ -1,9 +1,12 @@
 /*
  * try: `benchtop try TARGET --set NAME=VALUE`: the verdict's advice tested.
  * A (the server as it is) and B (the settings, clients or threads changed)
- * alternate in rounds, each a load of its own with a settle (--warmup) and
- * a measured part (--for), so that drift on a shared host falls on both
- * sides; src/analysis/trystat.c judges them.
+ * run in pairs of rounds, AB or BA as a seeded draw says, each round a
+ * load of its own with a settle (--warmup) and a measured part (--for),
+ * so that drift on a shared host falls on both sides. After 3 pairs
+ * (fewer when --rounds caps them) src/analysis/trystat.c judges the
+ * pairs after each one, and the try stops once the outcome is decisive,
+ * at --rounds, or when the --budget would be spent by one more pair.
  *
  * A setting only a pooler in front of the server knows (--pooler, or found
  * at the target's port) is changed on the pooler (run/tryrun.h's
@@ -15,6 +18,7 @@
  * taken there.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,8 @@
 #include "cmd.h"
 #include "analysis/sweep.h"
 #include "analysis/trystat.h"
+#include "base/hist.h"
+#include "base/rand.h"
 #include "base/text.h"
 #include "base/util.h"
 #include "engine/registry.h"
@@ -44,6 +50,12 @@ struct try_run {
     struct try_round rounds[TRY_MAX_ROUNDS];
     int a_pipeline, a_connect; /* A's client side, put back after each B round */
     char *a_mode;
+    struct try_plan plan;
+    struct rng order;    /* each pair's AB or BA */
+    uint64_t seed;       /* ... drawn from this, printed and recorded */
+    char stop[120];      /* why the rounds stopped */
+    double budget_s;     /* --budget, or TRY_BUDGET_S */
+    struct hist *lat[2]; /* each side's rounds' latencies, merged (a mean of p99s is no p99) */
 };
 
 /* A signal ended a round or waits: revert, say so, and end with the shell's 128 + N. */
@@ -183,7 +195,7 @@ client_side(struct try_run *t, int b)
 
 /* One round's load: a one-step sweep (settle, then the measured part). */
 static int
-run_round(struct try_run *t, int clients, int threads, struct sweep_step *out)
+run_round(struct try_run *t, int clients, int threads, struct hist *lat, struct sweep_step *out)
 {
     struct runconf *rc = t->rc;
     struct sweep *sw = xcalloc(1, sizeof *sw);
@@ -197,6 +209,7 @@ run_round(struct try_run *t, int clients, int threads, struct sweep_step *out)
     sw->step_s = rc->try_for_s;
     sw->clients = clients;
     sw->rate = rc->rate;
+    sw->lat_into = lat;
     sweep_init(sw);
     rc->clients = clients;
     rc->threads = threads < clients ? threads : clients;
@@ -238,7 +251,7 @@ one_round(struct try_run *t, int b)
         apply_b(t);
     client_side(t, b);
     rv = run_round(t, b && rc->try_clients ? rc->try_clients : rc->clients,
-                   b && rc->try_threads ? rc->try_threads : rc->threads, &st);
+                   b && rc->try_threads ? rc->try_threads : rc->threads, t->lat[b], &st);
     client_side(t, 0);
     if (b)
         revert_b(t);
@@ -251,6 +264,58 @@ one_round(struct try_run *t, int b)
     try_round_from_step(&st, b, r);
     round_line(t, r);
     t->n++;
+}
+
+/* The pairs so far judged; each side's percentiles from its merged histogram. */
+static void
+judge(const struct try_run *t, struct try_result *res)
+{
+    try_judge(t->rounds, t->n, t->change, t->change == TRY_SETTING ? t->rc->try_set : NULL,
+              &t->plan, res);
+    try_side_latency(&res->a, t->lat[0]);
+    try_side_latency(&res->b, t->lat[1]);
+}
+
+/*
+ * The pairs, each AB or BA by the seeded draw, until the outcome is
+ * decisive (from the first look on), --rounds is reached, or one more
+ * pair, as long as the longest so far, would end after the --budget.
+ */
+static void
+pairs(struct try_run *t, struct try_result *res)
+{
+    const struct runconf *rc = t->rc;
+    uint64_t start = now_us(), last = start;
+    double longest = 0, elapsed;
+    int p;
+
+    for (p = 1; p <= rc->try_rounds; p++) {
+        int ba = (int)(rng_next(&t->order) >> 63);
+
+        one_round(t, ba);
+        one_round(t, !ba);
+        longest = fmax(longest, (double)(now_us() - last) / 1e6);
+        last = now_us();
+        elapsed = (double)(last - start) / 1e6;
+        judge(t, res);
+        if (p < t->plan.first_look)
+            continue;
+        if (!rc->quiet)
+            fprintf(stderr, "after %d pair%s: %s\n", p, p == 1 ? "" : "s", res->sentence);
+        if (try_decisive(res) || res->pairs == 0) { /* 0: a round finished nothing */
+            snprintf(t->stop, sizeof t->stop, "%s after %d pairs",
+                     try_decisive(res) ? "decisive" : "nothing to compare", p);
+            return;
+        }
+        if (p < rc->try_rounds && elapsed + longest > t->budget_s) {
+            snprintf(t->stop, sizeof t->stop,
+                     "one more pair (%.0f s) would end after --budget %g s (at %.0f s now), "
+                     "after %d pairs",
+                     longest, t->budget_s, elapsed, p);
+            return;
+        }
+    }
+    snprintf(t->stop, sizeof t->stop, "--rounds %d reached", rc->try_rounds);
 }
 
 /* The table as try prints it and -o records it (src/records/tryreport.c). */
@@ -268,6 +333,9 @@ report(const struct try_run *t, const struct try_result *res)
     tab->rounds = t->rc->try_rounds;
     tab->for_s = t->rc->try_for_s;
     tab->warmup_s = t->rc->warmup_s;
+    tab->budget_s = t->budget_s;
+    tab->seed = t->seed;
+    snprintf(tab->stop, sizeof tab->stop, "%s", t->stop);
     tab->n = t->n;
     memcpy(tab->r, t->rounds, sizeof tab->r);
     tab->res = *res;
@@ -346,7 +414,6 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
 {
     struct try_run *t = xcalloc(1, sizeof *t);
     struct try_result res;
-    int i;
 
     if (npos != 1)
         usage_fatal(npos ? "unexpected argument '%s' (give one target; options start with -)"
@@ -368,16 +435,23 @@ cmd_try_exec(struct runconf *rc, char **pos, int npos)
     t->sigfd = session_block_signals(); /* before the first change: a signal must not kill us */
     prepare_settings(t);
     open_output(t);
-    /* AB BA AB ...: a drift within each pair (a table that grows) falls on both sides */
-    for (i = 0; i < 2 * rc->try_rounds; i++)
-        one_round(t, (i % 2) ^ ((i / 2) % 2));
+    t->plan = (struct try_plan){rc->try_min_effect / 100,
+                                rc->try_rounds < TRY_FIRST_LOOK ? rc->try_rounds : TRY_FIRST_LOOK,
+                                rc->try_rounds};
+    t->budget_s = rc->budget_s > 0 ? rc->budget_s : TRY_BUDGET_S;
+    t->lat[0] = hist_new();
+    t->lat[1] = hist_new();
+    t->seed = tryrun_seed(rc);
+    rng_seed(&t->order, t->seed);
+    pairs(t, &res);
     tryset_put_back(&t->set);
-    try_judge(t->rounds, t->n, t->change, t->change == TRY_SETTING ? t->rc->try_set : NULL, &res);
     report(t, &res);
     tryset_guard(NULL);
     tryset_free(&t->set);
     if (t->out != NULL && fclose(t->out) != 0)
         usage_fatal("cannot write -o %s: %s", rc->try_output, strerror(errno));
+    hist_free(t->lat[0]);
+    hist_free(t->lat[1]);
     free(t);
     return 0;
 }
@@ -414,7 +488,7 @@ setting_step(struct try_run *t, struct sweep *sw, int i)
         tryset_put_back(&t->set);
         usage_fatal("%s", err);
     }
-    rv = run_round(t, t->rc->clients, t->rc->threads, st);
+    rv = run_round(t, t->rc->clients, t->rc->threads, NULL, st);
     if (rv < 0)
         interrupted(t, -rv);
     if (rv > 0) {
@@ -466,6 +540,7 @@ cmd_try_sweep(struct runconf *rc)
 
 /* name, option mask, exec, usage, summary for --help */
 const struct cmd_entry cmd_try_entry = {
-    "try", CMD_TRY, cmd_try_exec, "benchtop try TARGET --set NAME=VALUE [--rounds N] [--for S]",
-    "A/B rounds: the server as it is against a setting (or clients, threads) changed, then put "
-    "back"};
+    "try", CMD_TRY, cmd_try_exec,
+    "benchtop try TARGET --set NAME=VALUE [--min-effect PCT] [--budget S] [--for S]",
+    "A/B rounds until decisive: the server as it is against a setting (or clients, threads) "
+    "changed, then put back"};

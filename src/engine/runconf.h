@@ -67,7 +67,7 @@ struct runconf {
     struct target_list watch; /* --watch: other targets' collectors beside the load */
     char *theme;              /* --theme NAME or path */
     char *report_format;      /* report --format: text, markdown, csv, json */
-    double inspect_budget_s;  /* inspect --budget: seconds the scan may take */
+    double budget_s;          /* --budget: inspect's scan, try's pairs (0: each one's default) */
     uint64_t inspect_sample;  /* inspect --sample: keys looked at, at most (0: all) */
     char *inspect_separator;  /* inspect --separator: what ends a key's prefix */
     int inspect_json;         /* inspect --json */
@@ -84,7 +84,8 @@ struct runconf {
     int find_rate;            /* sweep --find-rate */
     char *slo;                /* sweep --slo, e.g. "p99<5ms" */
     char *try_set;            /* try --set NAME=VALUE, repeatable: '\n'-separated */
-    int try_rounds;           /* try --rounds: A/B pairs */
+    int try_rounds;           /* try --rounds: A/B pairs at most */
+    double try_min_effect;    /* try --min-effect: the smallest change that counts, % */
     double try_for_s;         /* try --for: each round's measured part */
     int try_clients;          /* try --try-clients: B's -c (0: as A) */
     int try_threads;          /* try --try-threads: B's -j (0: as A) */

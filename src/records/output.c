@@ -13,6 +13,7 @@
 #include "base/hdrlog.h"
 #include "base/hist.h"
 #include "base/json.h"
+#include "tryreport.h"
 #include "base/text.h"
 #include "base/util.h"
 
@@ -721,7 +722,7 @@ report_marker(FILE *f, double t, const char *label)
 }
 
 void
-report_try_event(FILE *f, double t, const char *change, const struct try_result *res)
+report_try_event(FILE *f, double t, const char *change, uint64_t seed, const struct try_result *res)
 {
     char text[400];
 
@@ -731,12 +732,8 @@ report_try_event(FILE *f, double t, const char *change, const struct try_result 
     json_member_str(f, "change", change);
     json_member_num(f, "a_tps", res->a.tps);
     json_member_num(f, "b_tps", res->b.tps);
-    json_member_num(f, "pairs", res->pairs);
-    json_member_num(f, "diff", res->diff);
-    json_member_num(f, "band", res->band);
-    fprintf(f, ",\"beyond_noise\":%s", res->beyond ? "true" : "false");
-    json_member_str(f, "sentence", res->sentence);
-    json_member_str(f, "prediction", res->prediction);
+    fprintf(f, ",\"seed\":%llu", (unsigned long long)seed);
+    try_result_json(f, res);
     fputs("}\n", f);
     fflush(f);
 }

@@ -73,8 +73,13 @@ void report_settings_events(FILE *f, const char *name, const struct collect_resu
                             struct report_seen *seen);
 /* A user's marker as a {"type":"event","kind":"marker"} line; t in seconds since the start. */
 void report_marker(FILE *f, double t, const char *label);
-/* The dashboard's try ended: what B changed, each side's tps, the difference and the sentence. */
-void report_try_event(FILE *f, double t, const char *change, const struct try_result *res);
+/*
+ * The dashboard's try ended: what B changed, each side's tps, the pairs'
+ * order seed, the outcome with its interval, the advice and its score
+ * (tryreport.h's try_result_json; `report` tallies them).
+ */
+void report_try_event(FILE *f, double t, const char *change, uint64_t seed,
+                      const struct try_result *res);
 /* A run's end summary for people (a sweep's is its table: run-output.c). */
 void report_run_summary(FILE *f, const struct snapshot *snap, const struct verdict *v,
                         const struct report_ctx *ctx);

@@ -43,8 +43,12 @@ const struct option_def option_table[] = {
     {"set", 0, OPT_LIST, OFF(try_set), 0, 0, "", "NAME=VALUE", CMD_TRY,
      "try: B changes this server setting (repeatable); put back after each B round and at the "
      "end"},
-    {"rounds", 0, OPT_INT, OFF(try_rounds), 1, 16, "3", "N", CMD_TRY,
-     "try: run N pairs of rounds, A and B (3: AB BA AB)"},
+    {"rounds", 0, OPT_INT, OFF(try_rounds), 1, 16, "16", "N", CMD_TRY,
+     "try: at most N pairs of rounds, A and B, each pair AB or BA at random (3 at least, then "
+     "more until decisive or the --budget is spent)"},
+    {"min-effect", 0, OPT_DOUBLE, OFF(try_min_effect), 0.1, 1000, "5", "PERCENT", CMD_TRY,
+     "try: the smallest change in tps that counts: B/A's 95% interval wholly beyond it is "
+     "faster or slower, wholly within it no meaningful effect, else inconclusive"},
     {"for", 0, OPT_DOUBLE, OFF(try_for_s), 0.01, 1e6, "10", "SECONDS", CMD_TRY,
      "try: measure each round this long"},
     {"try-clients", 0, OPT_INT, OFF(try_clients), 1, 100000, "", "N", CMD_TRY,
@@ -146,8 +150,9 @@ const struct option_def option_table[] = {
      "--stat and vmstat), the header again every 20 lines, instead of JSON"},
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
-    {"budget", 0, OPT_DOUBLE, OFF(inspect_budget_s), 0.001, 3600, "10", "SECONDS", CMD_INSPECT,
-     "inspect: stop scanning the keys after this long (what was seen is reported)"},
+    {"budget", 0, OPT_DOUBLE, OFF(budget_s), 0.001, 1e6, "", "SECONDS", CMD_INSPECT | CMD_TRY,
+     "inspect: stop scanning the keys after this long (10; what was seen is reported); try: "
+     "start no pair of rounds after this long (180; the first 3 pairs always run)"},
     {"sample", 0, OPT_U64, OFF(inspect_sample), 0, 1e12, "100000", "N", CMD_INSPECT,
      "inspect: look at no more than N keys (0: all); the figures then say of how many"},
     {"separator", 0, OPT_STRING, OFF(inspect_separator), 0, 0, ":", "TEXT", CMD_INSPECT,

@@ -34,6 +34,16 @@ refusal(const struct tui_try *tt, const struct session *s)
     return NULL;
 }
 
+/* Rounds long enough for the run's own interval-to-interval noise (try_round_seconds). */
+static double
+round_length(const struct dash *d, const struct session *s)
+{
+    double delta = s->rc->try_min_effect > 0 ? s->rc->try_min_effect / 100 : TRY_MIN_EFFECT;
+
+    return try_round_seconds(d->tps_hist, d->nhist, s->rc->interval_s, delta, TRYRUN_ROUND_S,
+                             TRYRUN_ROUND_MAX_S);
+}
+
 int
 tui_try_ask(struct tui_try *tt, struct dash *d, struct session *s, enum verdict_kind shown)
 {
@@ -61,37 +71,65 @@ tui_try_ask(struct tui_try *tt, struct dash *d, struct session *s, enum verdict_
         return 0;
     }
     snprintf(d->prompt, sizeof d->prompt,
-             "try %.120s: %d A/B rounds of %.0f + %.0f s, then put back? y: yes, any other key: no",
-             text, TRYRUN_ROUNDS, TRYRUN_SETTLE_S, TRYRUN_ROUND_S);
+             "try %.80s: A/B pairs of %.0f+%.0f s until decisive (3 to %d, %.0f s at most), "
+             "then put back? y: yes, any other key: no",
+             text, TRYRUN_SETTLE_S, round_length(d, s), TRYRUN_MAX_PAIRS,
+             s->rc->budget_s > 0 ? s->rc->budget_s : TRY_BUDGET_S);
     return 1;
 }
 
-/* The overlay's rows: what B changes, a row per round, the one running, the result. */
+/* Pair i's row: its order, each side's tps and p99, B/A. */
+static void
+pair_row(const struct tryrun *r, int i, char *line, size_t len)
+{
+    const struct try_round *x = &r->r[2 * i], *y = &r->r[2 * i + 1];
+    const struct try_round *a = x->b ? y : x, *b = x->b ? x : y;
+
+    snprintf(line, len, "%-5d%-6s%10.1f%10.1f%+9.0f%%%10.2f%10.2f  %s", i + 1,
+             r->ba[i] ? "BA" : "AB", a->tps, b->tps, a->tps > 0 ? (b->tps / a->tps - 1) * 100 : 0,
+             a->p99_ms, b->p99_ms, verdict_label(a->verdict));
+}
+
+/*
+ * The overlay's rows: what B changes, a row per pair (the latest that
+ * fit), the round running, the interval so far, the result.
+ */
 static void
 overlay(const struct tui_try *tt, struct dash *d, double now)
 {
     const struct tryrun *r = &tt->run;
     struct dash_try *o = &d->trial;
-    char change[sizeof r->text];
+    char change[sizeof r->text], text[sizeof r->res.prediction];
+    int pairs = r->n / 2, room = DASH_TRY_LINES - 8, i;
 
     text_clean(change, sizeof change, r->text);
     o->n = 0;
-    snprintf(o->lines[o->n++], sizeof o->lines[0], "B: %.100s; A: as it was; %d rounds each side",
-             change, r->rounds);
-    snprintf(o->lines[o->n++], sizeof o->lines[0], "%-6s%-5s%10s%10s%10s%8s  %s", "round", "side",
-             "tps", "p50 ms", "p99 ms", "errors", "verdict");
-    for (int i = 0; i < r->n && o->n < DASH_TRY_LINES - 3; i++)
-        snprintf(o->lines[o->n++], sizeof o->lines[0], "%-6d%-5s%10.1f%10.2f%10.2f%8llu  %s",
-                 i / 2 + 1, r->r[i].b ? "B" : "A", r->r[i].tps, r->r[i].p50_ms, r->r[i].p99_ms,
-                 (unsigned long long)r->r[i].errors, verdict_label(r->r[i].verdict));
+    snprintf(o->lines[o->n++], sizeof o->lines[0],
+             "B: %.90s; A: as it was; pairs AB or BA (seed %llu), 3 to %d", change,
+             (unsigned long long)r->seed, r->rounds);
+    snprintf(o->lines[o->n++], sizeof o->lines[0], "%-5s%-6s%10s%10s%10s%10s%10s  %s", "pair",
+             "order", "A tps", "B tps", "B/A", "A p99 ms", "B p99 ms", "A's verdict");
+    for (i = pairs > room ? pairs - room : 0; i < pairs; i++)
+        pair_row(r, i, o->lines[o->n++], sizeof o->lines[0]);
     if (r->active)
-        snprintf(o->lines[o->n++], sizeof o->lines[0], "%-6d%-5s%s %.0f of %.0f s", r->n / 2 + 1,
-                 r->n % 2 ? "B" : "A", r->sw.phase == SWEEP_WARMUP ? "settling" : "measuring",
+        snprintf(o->lines[o->n++], sizeof o->lines[0], "%-5d%-6s%s %s %.0f of %.0f s", pairs + 1,
+                 r->ba[pairs] ? "BA" : "AB", r->sw.lat_into == r->lat[1] ? "B" : "A",
+                 r->sw.phase == SWEEP_WARMUP ? "settling" : "measuring",
                  fmax(0, now - r->sw.phase_t),
                  r->sw.phase == SWEEP_WARMUP ? r->settle_s : r->round_s);
+    if (r->active && r->res.pairs >= 2) { /* the running interval: decides nothing before 3 */
+        text_clean(text, sizeof text, r->res.sentence);
+        snprintf(o->lines[o->n++], sizeof o->lines[0], "so far: %.140s", text);
+    }
     if (r->done) {
-        snprintf(o->lines[o->n++], sizeof o->lines[0], "%.150s", r->res.sentence);
-        snprintf(o->lines[o->n++], sizeof o->lines[0], "%.150s", r->res.prediction);
+        const char *lines[] = {r->res.sentence, r->res.note, r->res.prediction, r->stop};
+
+        for (i = 0; i < 4; i++)
+            if (lines[i][0]) {
+                text_clean(text, sizeof text, lines[i]);
+                snprintf(o->lines[o->n++], sizeof o->lines[0], "%s%.150s",
+                         i == 3 ? "stopped: " : "", text);
+            }
     }
     snprintf(o->lines[o->n++], sizeof o->lines[0], "%s",
              r->active ? "q stops it and puts the server back" : "any key closes this");
@@ -108,7 +146,7 @@ tui_try_answer(struct tui_try *tt, struct dash *d, struct session *s, int yes, d
         return;
     }
     no = refusal(tt, s); /* the load may have ended while the question was up */
-    if (no == NULL && tryrun_start(&tt->run, s->rc, s->eng, &tt->p, t, err) < 0)
+    if (no == NULL && tryrun_start(&tt->run, s->rc, s->eng, &tt->p, round_length(d, s), t, err) < 0)
         no = err;
     if (no != NULL) {
         text_clean(text, sizeof text, no);
@@ -116,7 +154,8 @@ tui_try_answer(struct tui_try *tt, struct dash *d, struct session *s, int yes, d
         return;
     }
     text_clean(text, sizeof text, tt->run.text);
-    dash_event_add(d, ROW_NORMAL, "try %s: %d A/B rounds", text, tt->run.rounds);
+    dash_event_add(d, ROW_NORMAL, "try %s: A/B pairs until decisive (3 to %d)", text,
+                   tt->run.rounds);
     d->trial.shown = 1;
     overlay(tt, d, t);
 }
@@ -127,7 +166,7 @@ round_event(const struct tui_try *tt, struct dash *d)
 {
     const struct try_round *r = &tt->run.r[tt->run.n - 1];
 
-    dash_event_add(d, ROW_NORMAL, "try round %d %s: %.0f tps, p99 %.2f ms", (tt->run.n - 1) / 2 + 1,
+    dash_event_add(d, ROW_NORMAL, "try pair %d %s: %.0f tps, p99 %.2f ms", (tt->run.n - 1) / 2 + 1,
                    r->b ? "B" : "A", r->tps, r->p99_ms);
 }
 
@@ -136,13 +175,19 @@ static void
 result(const struct tui_try *tt, struct dash *d, double t, FILE *record)
 {
     const struct try_result *res = &tt->run.res;
-    char text[sizeof tt->run.text];
+    char text[sizeof tt->run.text], line[sizeof res->prediction];
 
     text_clean(text, sizeof text, tt->run.text);
-    dash_event_add(d, res->beyond ? ROW_GOOD : ROW_NORMAL, "try %s: %s", text, res->sentence);
-    dash_event_add(d, ROW_NORMAL, "try: %s; the server was put back", res->prediction);
+    text_clean(line, sizeof line, res->sentence);
+    dash_event_add(d, try_decisive(res) ? ROW_GOOD : ROW_NORMAL, "try %s: %s", text, line);
+    if (res->note[0]) {
+        text_clean(line, sizeof line, res->note);
+        dash_event_add(d, ROW_WARN, "try: %s", line);
+    }
+    text_clean(line, sizeof line, res->prediction);
+    dash_event_add(d, ROW_NORMAL, "try: %s; the server was put back", line);
     if (record != NULL)
-        report_try_event(record, t, tt->run.text, res);
+        report_try_event(record, t, tt->run.text, tt->run.seed, res);
 }
 
 void

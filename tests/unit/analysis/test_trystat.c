@@ -6,11 +6,16 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/trystat.h"
 #include "base/util.h"
 #include "run/tryset.h"
+#include "records/output.h"
+#include "records/tryreport.h"
 
 /* ABAB... rounds from tps pairs, A's verdict k, clients 4 (B: b_clients). */
 static int
@@ -33,6 +38,18 @@ rounds(struct try_round *r, const double *a, const double *b, int pairs, enum ve
     return 2 * pairs;
 }
 
+/* The A rounds' advice as data, on each of them: a setting (value "": raise it), or a kind. */
+static void
+advise(struct try_round *r, int n, enum advice_kind k, const char *name, const char *value)
+{
+    for (int i = 0; i < n; i++) {
+        memset(&r[i].adv, 0, sizeof r[i].adv);
+        r[i].adv.n = 1;
+        advice_setting(&r[i].adv.a[0], 0, name, value);
+        r[i].adv.a[0].kind = k;
+    }
+}
+
 static void
 test_large_effect_beyond_noise(void **state)
 {
@@ -40,19 +57,23 @@ test_large_effect_beyond_noise(void **state)
     struct try_round r[6];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, NULL, &res);
     assert_int_equal(res.pairs, 3);
     assert_true(fabs(res.a.tps - 302.0 / 3) < 1e-9);
     assert_int_equal(res.b.errors, 3);
     assert_true(res.diff > 2.0 && res.diff < 2.2);
-    assert_true(res.beyond);
-    assert_non_null(strstr(res.sentence, "B is faster by 2"));
-    assert_non_null(strstr(res.sentence, "%, beyond noise"));
+    assert_int_equal(res.outcome, TRY_FASTER);
+    assert_true(res.lo > 1.9 && res.hi < 2.3 && res.lo < res.diff && res.diff < res.hi);
+    assert_true(fabs(res.level - 0.975) < 1e-12); /* the first of several looks */
+    /* as benchstat and criterion print it: the change, its interval, the pairs */
+    assert_non_null(strstr(res.sentence, "B is faster: +20")); /* +207% [...] */
+    assert_non_null(strstr(res.sentence, "%], 3 pairs (beyond \u00b15%)"));
     assert_int_equal(res.verdict, VK_COMMIT); /* A's verdict, not B's */
     assert_int_equal(res.held, TRY_HELD);
     assert_string_equal(try_held_key(res.held), "held");
+    assert_string_equal(try_outcome_key(res.outcome), "faster");
     /* a pool-bound A: the pool's size is a setting (the pooler's), its advice */
-    try_judge(r, rounds(r, a, b, 3, VK_POOL, 4), TRY_SETTING, NULL, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_POOL, 4), TRY_SETTING, NULL, NULL, &res);
     assert_int_equal(res.held, TRY_HELD);
     assert_non_null(strstr(res.prediction, "its advice expected B faster: held"));
     /* ... and with the pool verdict's own advice, which names the setting */
@@ -61,61 +82,117 @@ test_large_effect_beyond_noise(void **state)
         r[i].adv.n = 1;
         advice_setting(&r[i].adv.a[0], 1, "default_pool_size", ""); /* raise it */
     }
-    try_judge(r, 6, TRY_SETTING, "default_pool_size=8", &res);
+    try_judge(r, 6, TRY_SETTING, "default_pool_size=8", NULL, &res);
     assert_int_equal(res.held, TRY_HELD);
 }
 
+/* Rounds that spread by 10-20%: inconclusive, never "no effect", the advice untested. */
 static void
-test_same_values_no_difference(void **state)
+test_noisy_is_inconclusive(void **state)
 {
     const double a[] = {100, 90, 110}, b[] = {95, 104, 99};
     struct try_round r[6];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
-    assert_false(res.beyond);
-    assert_non_null(strstr(res.sentence, "no difference beyond noise ("));
-    assert_int_equal(res.held, TRY_NOT_HELD); /* commit-bound expected B faster */
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, NULL, &res);
+    print_message("%s\n", res.sentence);
+    assert_int_equal(res.outcome, TRY_INCONCLUSIVE);
+    assert_true(res.lo < -0.05 && res.hi > 0.05);
+    assert_non_null(strstr(res.sentence, "inconclusive: "));
+    /* a spread of 38% around no change: over 64 more pairs to bound it within 5% */
+    assert_int_equal(res.more_pairs, -1);
+    assert_non_null(strstr(res.sentence, "over 64 more pairs would be needed"));
+    assert_int_equal(res.held, TRY_UNTESTED); /* commit-bound expected B faster: not tested */
+    assert_non_null(strstr(res.prediction, "untested (inconclusive)"));
+    assert_null(strstr(res.prediction, "did not hold"));
 }
 
+/* Rounds that repeat within 1%: no meaningful effect, and an advice that expected more failed. */
 static void
-test_slower_and_band(void **state)
+test_same_is_no_effect(void **state)
 {
-    /* log tps: A 0 spread, B ln 50 and ln 40; pooled over 2 df, t(2) = 4.303 */
-    const double a[] = {100, 100}, b[] = {50, 40};
-    double d = (log(50) + log(40)) / 2 - log(100), m = (log(50) - log(40)) / 2;
-    double h = 4.303 * sqrt(2 * m * m / 2 * (0.5 + 0.5));
-    struct try_round r[4];
+    const double a[] = {100, 101, 99}, b[] = {100.4, 100.9, 99.6};
+    struct try_round r[6];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, NULL, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, NULL, &res);
+    assert_int_equal(res.outcome, TRY_SAME);
+    assert_true(res.lo > -0.05 && res.hi < 0.05);
+    assert_non_null(strstr(res.sentence, "no meaningful effect: +0."));
+    assert_non_null(strstr(res.sentence, "(within \u00b15%)"));
+    assert_int_equal(res.held, TRY_NOT_HELD);
+    assert_non_null(strstr(res.prediction, "expected B faster: did not hold"));
+    /* a larger δ decides sooner; a tiny one makes the same rounds inconclusive */
+    try_judge(r, 6, TRY_SETTING, NULL, &(struct try_plan){0.001, 3, 0}, &res);
+    assert_int_equal(res.outcome, TRY_INCONCLUSIVE);
+    assert_non_null(strstr(res.sentence, "(against \u00b10.1%)"));
+}
+
+/* Student's t against its tables; the looks' levels sum their errors to 5%. */
+static void
+test_t_and_looks(void **state)
+{
+    double spent = 0;
+
+    assert_true(fabs(try_t_quantile(0.95, 1) - 12.706) < 1e-3);
+    assert_true(fabs(try_t_quantile(0.95, 2) - 4.303) < 1e-3);
+    assert_true(fabs(try_t_quantile(0.95, 10) - 2.228) < 1e-3);
+    assert_true(fabs(try_t_quantile(0.99, 5) - 4.032) < 1e-3);
+    assert_true(fabs(try_t_quantile(0.975, 2) - 6.205) < 1e-3);
+    assert_true(fabs(try_look_level(1, 1) - 0.95) < 1e-12); /* one look: the plain 95% */
+    assert_true(fabs(try_look_level(1, 0) - 0.975) < 1e-12);
+    for (int k = 1; k <= 14; k++)
+        spent += 1 - try_look_level(k, 14);
+    assert_true(fabs(spent - 0.05) < 1e-12);
+}
+
+/*
+ * The interval at the cap's one look: two pairs, t(1) = 12.7 at 95%; B/A
+ * 0.5 and 0.4 with so few pairs reach from -86% to +84%: inconclusive.
+ */
+static void
+test_slower_and_interval(void **state)
+{
+    const double a[] = {100, 100}, b[] = {50, 40};
+    double d = (log(0.5) + log(0.4)) / 2, sd = (log(0.5) - log(0.4)) / sqrt(2);
+    double h = 12.7062 * sd / sqrt(2);
+    struct try_round r[6];
+    struct try_result res;
+
+    try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, NULL, &(struct try_plan){0.05, 2, 2},
+              &res);
     assert_true(fabs(res.diff - (exp(d) - 1)) < 1e-9);
-    assert_true(fabs(res.band - (exp(d + h) - exp(d))) < 1e-4); /* the end nearer no change */
-    assert_true(fabs(res.diff) > res.band);
-    assert_true(res.beyond);
-    assert_non_null(strstr(res.sentence, "B is slower by 55% "));
-    assert_int_equal(res.held, TRY_UNTESTED);
+    assert_true(fabs(res.lo - (exp(d - h) - 1)) < 1e-3);
+    assert_true(fabs(res.hi - (exp(d + h) - 1)) < 1e-3);
+    assert_int_equal(res.outcome, TRY_INCONCLUSIVE);
+    assert_int_equal(res.held, TRY_UNPREDICTED);
     assert_non_null(strstr(res.prediction, "no verdict"));
+    /* a third pair like them: slower, wholly */
+    const double a3[] = {100, 100, 100}, b3[] = {50, 40, 45};
+    try_judge(r, rounds(r, a3, b3, 3, VK_NONE, 4), TRY_SETTING, NULL, NULL, &res);
+    assert_int_equal(res.outcome, TRY_SLOWER);
+    assert_non_null(strstr(res.sentence, "B is slower: -55% ["));
 }
 
 static void
 test_x10_with_unsteady_b(void **state)
 {
-    /* the loaded machine's run that a paired interval called no difference */
-    const double a[] = {36.0, 37.4}, b[] = {512, 322};
-    struct try_round r[4];
+    /* the loaded machine's run: B's rounds differ by half, and a x10 is still decided */
+    const double a[] = {36.0, 37.4, 35.0}, b[] = {512, 322, 400};
+    struct try_round r[6];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 2, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
-    assert_true(res.beyond);
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, NULL, &res);
+    assert_int_equal(res.outcome, TRY_FASTER);
     assert_true(res.diff > 9);
-    assert_true(res.diff > res.band);
+    assert_true(res.lo > 1);
 }
 
 /*
  * A host whose other load grows round by round: B wins every pair by
  * 9-12%, far less than the drift between pairs. Each B against its own A
- * finds it; the sides' means alone called it no difference.
+ * finds it; the drift of A (-40% from its first round to its last) is
+ * flagged.
  */
 static void
 test_drift_paired(void **state)
@@ -124,61 +201,211 @@ test_drift_paired(void **state)
     struct try_round r[6];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
-    assert_true(res.beyond);
+    try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, NULL, &res);
+    assert_int_equal(res.outcome, TRY_FASTER);
     assert_true(res.diff > 0.09 && res.diff < 0.12);
-    assert_non_null(strstr(res.sentence, "B is faster by 1"));
-    try_judge(r, rounds(r, a, same, 3, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
-    assert_false(res.beyond);
+    assert_non_null(strstr(res.sentence, "B is faster: +1"));
+    assert_true(res.drifted);
+    assert_true(fabs(res.drift + 0.4) < 1e-9);
+    assert_non_null(strstr(res.note, "drift: A went -40% from its first round to its last"));
+    try_judge(r, rounds(r, a, same, 3, VK_COMMIT, 4), TRY_SETTING, NULL, NULL, &res);
+    assert_true(res.outcome != TRY_FASTER && res.outcome != TRY_SLOWER);
+    /* a steady A is not flagged */
+    const double steady[] = {100, 101, 100};
+    try_judge(r, rounds(r, steady, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, NULL, &res);
+    assert_false(res.drifted);
+    assert_string_equal(res.note, "");
 }
 
-/* A/A tries with 5% noise per round and a drifting host: "beyond noise" in under 10% of them. */
+/* A 64-bit generator (splitmix64) and a standard normal from it (Box-Muller). */
+static uint64_t
+next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double
+gauss(uint64_t *s)
+{
+    double u1 = ((next_u64(s) >> 11) + 1) / 9007199254740993.0,
+           u2 = (next_u64(s) >> 11) / 9007199254740992.0;
+
+    return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/*
+ * One try as `benchtop try` runs it: pairs in a random order, a look
+ * after each from the third, stopped when decisive or at cap. Each round
+ * is 100 tps (B: x effect) times a log-normal noise, on a host that
+ * drifts by `drift` per pair.
+ */
+static void
+sequential(double effect, double noise, double drift, int cap, uint64_t *seed,
+           struct try_result *res)
+{
+    struct try_round r[TRY_MAX_ROUNDS];
+    struct try_plan plan = {TRY_MIN_EFFECT, TRY_FIRST_LOOK, cap};
+    int n = 0;
+
+    memset(r, 0, sizeof r);
+    for (int p = 0; p < cap; p++) {
+        int ba = (int)(next_u64(seed) & 1);
+
+        for (int j = 0; j < 2; j++, n++) {
+            int b = ba ^ j;
+
+            r[n].b = b;
+            r[n].clients = 4;
+            r[n].verdict = VK_COMMIT;
+            r[n].tps = 100 * (b ? effect : 1) * (1 + drift * p) * exp(noise * gauss(seed));
+        }
+        if (p + 1 < plan.first_look)
+            continue;
+        try_judge(r, n, TRY_SETTING, NULL, &plan, res);
+        if (try_decisive(res))
+            return;
+    }
+}
+
+/* 1000 A/A tries (10% noise per round, looks after every pair to 16): at most 5% decide. */
 static void
 test_aa_false_alarms(void **state)
 {
-    double a[3], b[3];
+    uint64_t seed = 45;
+    struct try_result res;
+    int alarms = 0, same = 0, drifted = 0;
+
+    for (int trial = 0; trial < 1000; trial++) {
+        sequential(1, 0.1, trial % 2 ? -0.03 : 0, 16, &seed, &res);
+        alarms += res.outcome == TRY_FASTER || res.outcome == TRY_SLOWER;
+        same += res.outcome == TRY_SAME;
+        drifted += res.drifted;
+        /* only a false alarm can make an A/A try's advice hold */
+        assert_true(res.held != TRY_HELD || res.outcome == TRY_FASTER);
+    }
+    print_message("A/A: %d faster or slower, %d no effect of 1000 (%d drift flagged)\n", alarms,
+                  same, drifted);
+    assert_true(alarms <= 50);
+    assert_true(same > 0); /* and it can say so when it is so */
+}
+
+/* A x2 with 15% noise per round: decided faster every time, within the cap. */
+static void
+test_x2_decided(void **state)
+{
+    uint64_t seed = 7;
+    struct try_result res;
+    int faster = 0, at_first = 0;
+
+    for (int trial = 0; trial < 200; trial++) {
+        sequential(2, 0.15, 0, 16, &seed, &res);
+        faster += res.outcome == TRY_FASTER;
+        at_first += res.pairs == 3;
+        assert_true(res.held != TRY_NOT_HELD);
+    }
+    print_message("x2: %d of 200 faster, %d at the first look\n", faster, at_first);
+    assert_int_equal(faster, 200);
+    assert_true(at_first > 100);
+}
+
+/*
+ * The issue's case: the demo's commit-bound `t`, A 418 / 221 / 286 tps
+ * against B 642 / 748 / 1625. B won every pair; three pairs cannot bound
+ * it away from +5%, so it is inconclusive with the pairs that would
+ * decide it, and never "did not hold". Five more pairs of x2.5 decide it.
+ */
+static void
+test_issue_case_never_not_held(void **state)
+{
+    const double a[] = {418.0, 221.0, 286.3, 400, 250, 300, 350, 280},
+                 b[] = {641.7, 748.0, 1624.7, 1000, 600, 800, 900, 700};
+    struct try_round r[16];
+    struct try_result res;
+    int n = rounds(r, a, b, 3, VK_COMMIT, 4);
+
+    advise(r, n, ADV_SETTING, "synchronous_commit", "off");
+    try_judge(r, n, TRY_SETTING, "synchronous_commit=off", NULL, &res);
+    print_message("%s\n%s\n", res.sentence, res.prediction);
+    assert_int_not_equal(res.held, TRY_NOT_HELD);
+    assert_null(strstr(res.prediction, "did not hold"));
+    assert_int_equal(res.outcome, TRY_INCONCLUSIVE);
+    assert_true(res.diff > 1.5); /* +158%: the pairs' geometric mean */
+    assert_true(res.more_pairs >= 1 && res.more_pairs <= 10);
+    assert_non_null(strstr(res.sentence, "more pair"));
+    n = rounds(r, a, b, 8, VK_COMMIT, 4);
+    advise(r, n, ADV_SETTING, "synchronous_commit", "off");
+    try_judge(r, n, TRY_SETTING, "synchronous_commit=off", NULL, &res);
+    print_message("%s\n", res.sentence);
+    assert_int_equal(res.outcome, TRY_FASTER);
+    assert_int_equal(res.held, TRY_HELD);
+}
+
+/*
+ * One outlying round (a B round that collapsed to half of A while the
+ * others doubled): the interval widens; it is never decided slower and
+ * the advice never "did not hold".
+ */
+static void
+test_one_outlier_round(void **state)
+{
+    const double a[] = {100, 102, 98, 101, 99, 100}, b[] = {201, 199, 50, 203, 198, 202};
+    struct try_round r[12];
+    struct try_result res;
+
+    for (int pairs = 3; pairs <= 6; pairs++) {
+        try_judge(r, rounds(r, a, b, pairs, VK_COMMIT, 4), TRY_SETTING, NULL, NULL, &res);
+        assert_true(res.outcome == TRY_INCONCLUSIVE || res.outcome == TRY_FASTER);
+        assert_int_not_equal(res.held, TRY_NOT_HELD);
+    }
+}
+
+/* A predicted minimum gain (the verdict's model): held only when the interval reaches it. */
+static void
+test_predicted_gain(void **state)
+{
+    const double a[] = {100, 104, 98}, b[] = {130, 135, 128};
     struct try_round r[6];
     struct try_result res;
-    unsigned seed = 12345;
-    int trial, i, alarms = 0;
+    int n = rounds(r, a, b, 3, VK_COMMIT, 4);
 
-    for (trial = 0; trial < 2000; trial++) {
-        for (i = 0; i < 3; i++) {
-            double drift = 100 * (1 - 0.15 * i), u1, u2, g;
-
-            seed = seed * 1103515245 + 12345;
-            u1 = ((seed >> 8) + 1) / 16777217.0;
-            seed = seed * 1103515245 + 12345;
-            u2 = ((seed >> 8) + 1) / 16777217.0;
-            g = sqrt(-2 * log(u1));
-            a[i] = drift * exp(0.05 * g * cos(2 * M_PI * u2));
-            b[i] = drift * exp(0.05 * g * sin(2 * M_PI * u2));
-        }
-        try_judge(r, rounds(r, a, b, 3, VK_COMMIT, 4), TRY_SETTING, NULL, &res);
-        alarms += res.beyond;
-    }
-    print_message("A/A alarms: %d of 2000\n", alarms);
-    assert_true(alarms < 200);
+    for (int i = 0; i < n; i += 2)
+        r[i].gain = 0.2; /* at least +20%: B is +30% [+2x%, +3x%] */
+    try_judge(r, n, TRY_SETTING, NULL, NULL, &res);
+    assert_int_equal(res.outcome, TRY_FASTER);
+    assert_true(fabs(res.gain - 0.2) < 1e-12);
+    assert_int_equal(res.held, TRY_HELD);
+    assert_non_null(strstr(res.prediction, "expected B faster by +20% at least: held"));
+    for (int i = 0; i < n; i += 2)
+        r[i].gain = 1.0; /* at least x2: the interval is wholly below it */
+    try_judge(r, n, TRY_SETTING, NULL, NULL, &res);
+    assert_int_equal(res.outcome, TRY_FASTER);
+    assert_int_equal(res.held, TRY_NOT_HELD);
 }
 
 static void
 test_more_clients_prediction(void **state)
 {
-    const double a[] = {100, 101, 99}, b[] = {101, 99, 100};
+    const double a[] = {100, 101, 99}, b[] = {100.2, 101.1, 99.3};
     struct try_round r[6];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 3, VK_SERVER_CPU, 8), TRY_CLIENTS, NULL, &res);
-    assert_int_equal(res.held, TRY_NO_GAIN); /* server-bound: more clients gain nothing */
-    try_judge(r, rounds(r, a, b, 3, VK_UNDERLOADED, 8), TRY_CLIENTS, NULL, &res);
+    try_judge(r, rounds(r, a, b, 3, VK_SERVER_CPU, 8), TRY_CLIENTS, NULL, NULL, &res);
+    assert_int_equal(res.outcome, TRY_SAME);
+    assert_int_equal(res.held, TRY_HELD); /* server-bound: more clients gain nothing, as said */
+    assert_non_null(strstr(res.prediction, "expected no gain from more clients: held"));
+    try_judge(r, rounds(r, a, b, 3, VK_UNDERLOADED, 8), TRY_CLIENTS, NULL, NULL, &res);
     assert_int_equal(res.held, TRY_NOT_HELD);
-    try_judge(r, rounds(r, a, b, 3, VK_LOCK, 4), TRY_THREADS, NULL, &res);
-    assert_int_equal(res.held, TRY_UNTESTED);
+    try_judge(r, rounds(r, a, b, 3, VK_LOCK, 4), TRY_THREADS, NULL, NULL, &res);
+    assert_int_equal(res.held, TRY_UNPREDICTED);
     assert_null(strstr(res.prediction, " rounds ("));
     /* a neighbour in one A round of three: the prediction says the rounds disagreed */
     rounds(r, a, b, 3, VK_SERVER_CPU, 8);
     r[2].verdict = VK_HOST;
-    try_judge(r, 6, TRY_CLIENTS, NULL, &res);
+    try_judge(r, 6, TRY_CLIENTS, NULL, NULL, &res);
     assert_int_equal(res.verdict, VK_SERVER_CPU);
     assert_non_null(strstr(res.prediction, "A was server CPU-bound in 2 of 3 rounds (1 host"));
 }
@@ -199,27 +426,14 @@ test_pairs_in_both_orders(void **state)
     memset(r, 0, sizeof r);
     for (int i = 0; i < 6; i++)
         r[i] = (struct try_round){.b = b[i], .clients = 8, .tps = tps[i], .verdict = VK_COMMIT};
-    try_judge(r, 6, TRY_SETTING, NULL, &res);
+    try_judge(r, 6, TRY_SETTING, NULL, NULL, &res);
     assert_int_equal(res.pairs, 3);
-    assert_false(res.beyond);
-    assert_non_null(strstr(res.sentence, "no difference beyond noise"));
+    assert_int_equal(res.outcome, TRY_INCONCLUSIVE);
     /* the BA pair's ratio is B over its own A (the round after it) */
     r[2].tps = 1500 * 1.5;
     r[4].tps = 1500; /* AB: -12%, BA: +50%, AB: +3%: the geometric mean +10.8% */
-    try_judge(r, 6, TRY_SETTING, NULL, &res);
+    try_judge(r, 6, TRY_SETTING, NULL, NULL, &res);
     assert_true(res.diff > 0.10 && res.diff < 0.115);
-}
-
-/* The A rounds' advice as data, on each of them: a setting (value "": raise it), or a kind. */
-static void
-advise(struct try_round *r, int n, enum advice_kind k, const char *name, const char *value)
-{
-    for (int i = 0; i < n; i++) {
-        memset(&r[i].adv, 0, sizeof r[i].adv);
-        r[i].adv.n = 1;
-        advice_setting(&r[i].adv.a[0], 0, name, value);
-        r[i].adv.a[0].kind = k;
-    }
 }
 
 /*
@@ -231,42 +445,42 @@ advise(struct try_round *r, int n, enum advice_kind k, const char *name, const c
 static void
 test_setting_prediction_from_advice(void **state)
 {
-    const double a[] = {100, 101, 99}, same[] = {99, 100, 101}, b[] = {300, 310, 305};
+    const double a[] = {100, 101, 99}, same[] = {100.1, 101.1, 99.1}, b[] = {300, 310, 305};
     struct try_round r[6];
     struct try_result res;
     int n;
 
     n = rounds(r, a, same, 3, VK_COMMIT, 4);
     advise(r, n, ADV_SETTING, "synchronous_commit", "off");
-    try_judge(r, n, TRY_SETTING, "synchronous_commit=on", &res);
-    assert_int_equal(res.held, TRY_UNTESTED);
+    try_judge(r, n, TRY_SETTING, "synchronous_commit=on", NULL, &res);
+    assert_int_equal(res.held, TRY_UNPREDICTED);
     assert_string_equal(res.prediction, "A was commit/I/O-bound; its advice was "
-                                        "synchronous_commit = off, B sets on: untested");
-    try_judge(r, n, TRY_SETTING, "track_wal_io_timing=on", &res); /* measuring, not relief */
-    assert_int_equal(res.held, TRY_UNTESTED);
+                                        "synchronous_commit = off, B sets on: nothing to score");
+    try_judge(r, n, TRY_SETTING, "track_wal_io_timing=on", NULL, &res); /* measuring, not relief */
+    assert_int_equal(res.held, TRY_UNPREDICTED);
     assert_non_null(strstr(res.prediction, "names no such change"));
-    try_judge(r, n, TRY_SETTING, "work_mem=64MB\nSynchronous_Commit=OFF", &res);
-    assert_int_equal(res.held, TRY_NOT_HELD); /* advised, and B was no faster */
+    try_judge(r, n, TRY_SETTING, "work_mem=64MB\nSynchronous_Commit=OFF", NULL, &res);
+    assert_int_equal(res.held, TRY_NOT_HELD); /* advised, and no meaningful effect */
     n = rounds(r, a, b, 3, VK_COMMIT, 4);
     advise(r, n, ADV_SETTING, "synchronous_commit", "off");
-    try_judge(r, n, TRY_SETTING, "synchronous_commit=off", &res);
+    try_judge(r, n, TRY_SETTING, "synchronous_commit=off", NULL, &res);
     assert_int_equal(res.held, TRY_HELD);
     n = rounds(r, a, b, 3, VK_MEMORY, 4);
     advise(r, n, ADV_SETTING, "shared_buffers", "");
-    try_judge(r, n, TRY_SETTING, "shared_buffers=1GB", &res);
+    try_judge(r, n, TRY_SETTING, "shared_buffers=1GB", NULL, &res);
     assert_int_equal(res.held, TRY_HELD);
-    try_judge(r, n, TRY_SETTING, "buffers=1GB", &res); /* a part of a name is not the name */
-    assert_int_equal(res.held, TRY_UNTESTED);
+    try_judge(r, n, TRY_SETTING, "buffers=1GB", NULL, &res); /* a part of a name is not the name */
+    assert_int_equal(res.held, TRY_UNPREDICTED);
     n = rounds(r, a, b, 3, VK_SERVER_CPU, 4);
     advise(r, n, ADV_SETTING, "io-threads", "1");
-    try_judge(r, n, TRY_SETTING, "io-threads=1", &res);
+    try_judge(r, n, TRY_SETTING, "io-threads=1", NULL, &res);
     assert_int_equal(res.held, TRY_HELD); /* a kind no setting relieves, but the advice names it */
-    try_judge(r, n, TRY_SETTING, "io-threads=8", &res);
-    assert_int_equal(res.held, TRY_UNTESTED);
+    try_judge(r, n, TRY_SETTING, "io-threads=8", NULL, &res);
+    assert_int_equal(res.held, TRY_UNPREDICTED);
     assert_non_null(strstr(res.prediction, "io-threads = 1, B sets 8"));
     advise(r, n, ADV_HARDWARE, "", ""); /* advice that names no setting */
-    try_judge(r, n, TRY_SETTING, "io-threads=1", &res);
-    assert_int_equal(res.held, TRY_UNTESTED);
+    try_judge(r, n, TRY_SETTING, "io-threads=1", NULL, &res);
+    assert_int_equal(res.held, TRY_UNPREDICTED);
     assert_non_null(strstr(res.prediction, "names no such change"));
 }
 
@@ -277,11 +491,12 @@ test_one_pair_and_empty_a(void **state)
     struct try_round r[4];
     struct try_result res;
 
-    try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, NULL, &res);
+    try_judge(r, rounds(r, a, b, 2, VK_NONE, 4), TRY_SETTING, NULL, NULL, &res);
     assert_int_equal(res.pairs, 0);
     assert_non_null(strstr(res.sentence, "nothing to compare"));
-    try_judge(r, rounds(r, a1, b1, 1, VK_NONE, 4), TRY_SETTING, NULL, &res);
-    assert_non_null(strstr(res.sentence, "no noise band"));
+    try_judge(r, rounds(r, a1, b1, 1, VK_NONE, 4), TRY_SETTING, NULL, NULL, &res);
+    assert_non_null(strstr(res.sentence, "1 pair: no interval"));
+    assert_int_equal(res.outcome, TRY_NOTHING);
 }
 
 static void
@@ -465,15 +680,106 @@ test_round_from_step(void **state)
     assert_int_equal(r.verdict, VK_COMMIT);
 }
 
+/* The dashboard's rounds: 5 s for a steady run, longer for a noisy one, 15 s at most. */
+static void
+test_round_seconds(void **state)
+{
+    double steady[40], noisy[40], few[3] = {100, 50, 200};
+
+    for (int i = 0; i < 40; i++) {
+        steady[i] = i % 2 ? 101 : 99;               /* 1%: 1 interval would do */
+        noisy[i] = i % 2 ? 100 * 1.05 : 100 / 1.05; /* 5%: 8 sd^2 / 0.05^2 = 8 intervals */
+    }
+    assert_true(try_round_seconds(steady, 40, 1, 0.05, 5, 15) == 5);
+    assert_true(fabs(try_round_seconds(noisy, 40, 1, 0.05, 5, 15) - 8) < 1e-9);
+    assert_true(try_round_seconds(noisy, 40, 2, 0.05, 5, 15) == 15); /* capped */
+    assert_true(try_round_seconds(few, 3, 1, 0.05, 5, 15) == 5);     /* too few to tell */
+}
+
+/* A try's table as try_table_print writes it, in a string the caller frees. */
+static char *
+table_text(const struct try_table *t)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    try_table_print(f, t);
+    fclose(f);
+    return text;
+}
+
+/*
+ * The record of advice: three tries' lines (held, did not hold, and an
+ * inconclusive one), and a dashboard's try event, tallied by kind; a
+ * try line read back prints the table it was written from.
+ */
+static void
+test_advice_record(void **state)
+{
+    const double a[] = {100, 104, 98}, fast[] = {310, 318, 305}, same[] = {100.4, 104.2, 98.3},
+                 noisy[] = {95, 130, 80};
+    const double *b[] = {fast, same, noisy};
+    char path[] = "/tmp/test-trystat-XXXXXX", err[BT_ERRLEN], *text = NULL, *before, *after;
+    struct try_table *t = calloc(1, sizeof *t), *back = calloc(1, sizeof *back);
+    struct try_tally tally = {0};
+    size_t len = 0;
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+
+    snprintf(t->target, sizeof t->target, "postgres://x@127.0.0.1/db");
+    snprintf(t->change, sizeof t->change, "synchronous_commit=off");
+    snprintf(t->stop, sizeof t->stop, "decisive after 3 pairs");
+    t->rounds = 16;
+    t->for_s = 10;
+    t->warmup_s = 2;
+    t->budget_s = 180;
+    t->seed = 9007199254740991ULL; /* 2^53 - 1: kept whole */
+    for (int i = 0; i < 3; i++) {
+        t->n = rounds(t->r, a, b[i], 3, VK_COMMIT, 4);
+        try_judge(t->r, t->n, TRY_SETTING, NULL, NULL, &t->res);
+        try_line_write(f, t);
+    }
+    report_try_event(f, 12.5, "-c 8", 7, &t->res); /* the dashboard's: inconclusive too */
+    fclose(f);
+    assert_int_equal(try_tally_read(path, &tally, err), 4);
+    f = open_memstream(&text, &len);
+    try_tally_print(f, &tally);
+    fclose(f);
+    assert_string_equal(text, "the advice's record: 4 tries: 1 held, 1 did not, 2 inconclusive\n"
+                              "  commit/I/O-bound: 4 tries: 1 held, 1 did not, 2 inconclusive\n");
+    free(text);
+    assert_int_equal(try_line_read(path, back, err), 1); /* the last try line */
+    assert_true(back->seed == t->seed);
+    assert_int_equal(back->res.outcome, TRY_INCONCLUSIVE);
+    assert_int_equal(back->res.held, TRY_UNTESTED);
+    before = table_text(t);
+    after = table_text(back);
+    assert_string_equal(after, before);
+    assert_non_null(strstr(before, "stopped: decisive after 3 pairs; each pair AB or BA by seed "
+                                   "9007199254740991\n"));
+    free(before);
+    free(after);
+    unlink(path);
+    free(t);
+    free(back);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_large_effect_beyond_noise),
-        cmocka_unit_test(test_same_values_no_difference),
-        cmocka_unit_test(test_slower_and_band),
+        cmocka_unit_test(test_noisy_is_inconclusive),
+        cmocka_unit_test(test_same_is_no_effect),
+        cmocka_unit_test(test_t_and_looks),
+        cmocka_unit_test(test_slower_and_interval),
         cmocka_unit_test(test_drift_paired),
         cmocka_unit_test(test_aa_false_alarms),
+        cmocka_unit_test(test_x2_decided),
+        cmocka_unit_test(test_issue_case_never_not_held),
+        cmocka_unit_test(test_one_outlier_round),
+        cmocka_unit_test(test_predicted_gain),
         cmocka_unit_test(test_x10_with_unsteady_b),
         cmocka_unit_test(test_more_clients_prediction),
         cmocka_unit_test(test_setting_prediction_from_advice),
@@ -484,6 +790,8 @@ main(void)
         cmocka_unit_test(test_propose_from_advice),
         cmocka_unit_test(test_propose_memory_and_pool),
         cmocka_unit_test(test_round_from_step),
+        cmocka_unit_test(test_advice_record),
+        cmocka_unit_test(test_round_seconds),
     };
     return cmocka_run_group_tests_name("trystat", tests, NULL, NULL);
 }
