@@ -11,6 +11,7 @@
 
 #include "engine/collect.h"
 #include "records/output.h"
+#include "base/json.h"
 #include "base/text.h"
 #include "base/util.h"
 
@@ -104,6 +105,32 @@ server_json(const struct collect_result *res, double t, char *buf, size_t len)
 
     report_server(f, t, "redis", "redis://x", res, NULL, 0);
     fclose(f);
+}
+
+static char *
+number_of(double v)
+{
+    static char buf[64];
+    FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+    json_number(f, v);
+    fclose(f);
+    return buf;
+}
+
+/* An integer whole (a 20 MiB key's bytes read back exact); a float with the digits it needs. */
+static void
+test_json_number_digits(void **state)
+{
+    (void)state;
+    assert_string_equal(number_of(20971520), "20971520");
+    assert_string_equal(number_of(-3), "-3");
+    assert_string_equal(number_of(9007199254740991.0), "9007199254740991");
+    assert_string_equal(number_of(0.1), "0.1");
+    assert_string_equal(number_of(1234.5678912), "1234.5678912");
+    assert_string_equal(number_of(2.5e-7), "2.5e-07");
+    assert_string_equal(number_of(1e20), "1e+20");
+    assert_string_equal(number_of(NAN), "null");
 }
 
 static void
@@ -209,7 +236,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean),        cmocka_unit_test(test_json_string),
-        cmocka_unit_test(test_json_numbers), cmocka_unit_test(test_error_messages_counted),
+        cmocka_unit_test(test_json_numbers), cmocka_unit_test(test_json_number_digits), cmocka_unit_test(test_error_messages_counted),
         cmocka_unit_test(test_ascii),        cmocka_unit_test(test_sql_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
