@@ -12,6 +12,8 @@
 #include "engine/collect.h"
 #include "records/output.h"
 #include "records/run-output.h"
+#include "base/hist.h"
+#include "base/json.h"
 #include "base/text.h"
 #include "base/util.h"
 
@@ -120,6 +122,32 @@ server_json(const struct collect_result *res, double t, char *buf, size_t len)
     fclose(f);
 }
 
+static char *
+number_of(double v)
+{
+    static char buf[64];
+    FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+    json_number(f, v);
+    fclose(f);
+    return buf;
+}
+
+/* An integer whole (a 20 MiB key's bytes read back exact); a float with the digits it needs. */
+static void
+test_json_number_digits(void **state)
+{
+    (void)state;
+    assert_string_equal(number_of(20971520), "20971520");
+    assert_string_equal(number_of(-3), "-3");
+    assert_string_equal(number_of(9007199254740991.0), "9007199254740991");
+    assert_string_equal(number_of(0.1), "0.1");
+    assert_string_equal(number_of(1234.5678912), "1234.5678912");
+    assert_string_equal(number_of(2.5e-7), "2.5e-07");
+    assert_string_equal(number_of(1e20), "1e+20");
+    assert_string_equal(number_of(NAN), "null");
+}
+
 static void
 test_json_numbers(void **state)
 {
@@ -203,6 +231,51 @@ test_error_messages_counted(void **state)
     wstats_free(&b);
 }
 
+static char *
+summary_of(struct snapshot *snap)
+{
+    static char buf[4096];
+    struct runconf rc = {.tgt.masked = "postgres://x", .threads = 1};
+    struct report_ctx ctx = {.rc = &rc, .workload = "w", .mode = "prepared"};
+    FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+    report_human_summary(f, snap, NULL, &ctx);
+    fclose(f);
+    return buf;
+}
+
+/* 8 failures in 47,241 are said (not only above 1%); a wait still open past the max is said. */
+static void
+test_summary_few_failures_and_stuck(void **state)
+{
+    struct snapshot snap = {.t = 10.0, .clients = 8};
+
+    (void)state;
+    wstats_init(&snap.total);
+    wstats_init(&snap.cur);
+    snap.total.txns = 47241;
+    snap.total.errors[ERR_OTHER] = 8;
+    wstats_count_msg(&snap.total, "deadlock detected", 8);
+    hist_record(snap.total.lat, 570092);
+    snap.cur.oldest_us = 13300000;
+    char *out = summary_of(&snap);
+    assert_memory_equal(
+        out, "failed: 0.017% of transactions (8 of 47249)\n  8 x deadlock detected\n",
+        strlen("failed: 0.017% of transactions (8 of 47249)\n  8 x deadlock detected\n"));
+    assert_non_null(strstr(out, "max 570."));
+    assert_non_null(
+        strstr(out, "stuck at the end: a transaction still in flight had waited 13.3 s"));
+
+    /* no failure, nothing in flight past the max: neither line */
+    snap.total.errors[ERR_OTHER] = 0;
+    snap.cur.oldest_us = 100000;
+    out = summary_of(&snap);
+    assert_memory_equal(out, "workload: w\n", strlen("workload: w\n"));
+    assert_null(strstr(out, "stuck"));
+    wstats_free(&snap.total);
+    wstats_free(&snap.cur);
+}
+
 /* A reply quoted in a one-line message: control, DEL and high bytes as '.', cut to fit. */
 static void
 test_ascii(void **state)
@@ -226,6 +299,8 @@ main(void)
         cmocka_unit_test(test_one_line),
         cmocka_unit_test(test_json_string),
         cmocka_unit_test(test_json_numbers),
+        cmocka_unit_test(test_json_number_digits),
+        cmocka_unit_test(test_summary_few_failures_and_stuck),
         cmocka_unit_test(test_error_messages_counted),
         cmocka_unit_test(test_ascii),
         cmocka_unit_test(test_sql_digest),
