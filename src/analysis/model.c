@@ -303,7 +303,7 @@ advise_res(const struct model_input *in, enum model_res r, struct advice *a)
     if (r == MR_COMMIT && g->commit_try[0])
         adv_assignment(a, g->commit_try);
     else if (r == MR_COMMIT)
-        a->kind = ADV_BATCH;
+        advice_batch(a, in->ops_per_txn);
     else if (r == MR_DISK && g->mem_limit_setting[0] && g->mem_limit_setting[0] != '-')
         adv_set(a, ADV_SETTING, g->mem_limit_setting, "");
     else if (r == MR_SERVER_CPU && g->rows_per_txn >= param(P_LARGE_ROWS) && g->seq_scans_s >= 1)
@@ -488,6 +488,13 @@ advice_list_add(struct advice_list *l, const struct advice *a)
 }
 
 void
+advice_batch(struct advice *a, double ops_per_txn)
+{
+    a->kind = ADV_BATCH;
+    a->n = ops_per_txn >= 2 && ops_per_txn < 1e6 ? (int)(ops_per_txn + 0.5) : 0;
+}
+
+void
 advice_setting(struct advice *a, int pooler, const char *name, const char *value)
 {
     memset(a, 0, sizeof *a);
@@ -519,8 +526,11 @@ advice_text(const struct advice *a, char *buf, size_t len)
         if (a->name[0])
             snprintf(buf + strlen(buf), len - strlen(buf), ")");
         break;
-    case ADV_BATCH:
-        snprintf(buf, len, "fewer, larger transactions (--batch N)");
+    case ADV_BATCH: /* a run that batches already is told of a larger batch, not "--batch N" */
+        if (a->n >= 2)
+            snprintf(buf, len, "a larger --batch (each commit holds %d statements now)", a->n);
+        else
+            snprintf(buf, len, "fewer, larger transactions (--batch N)");
         break;
     case ADV_TRIPS:
         snprintf(buf, len, "fewer round trips inside each transaction");

@@ -58,7 +58,7 @@ struct advice {
     enum advice_kind kind;
     char name[48];  /* a setting's, a table's, another session's */
     char value[48]; /* "off", "256MB"; "" for "raise it" */
-    int n;          /* clients or threads */
+    int n;          /* clients or threads; a batch: the statements per commit now */
     double lo, hi;  /* predicted throughput, as a factor of the current (NAN unknown) */
 };
 
@@ -98,7 +98,8 @@ struct model_input {
     double host_busy_pct; /* the host, % of all cores, when the server runs on it */
     double others_pct;    /* other programs on the host, % of one core */
     int cores, threads, allowed_cpus;
-    double quota; /* benchtop's cgroup quota in cores; 0 none */
+    double quota;       /* benchtop's cgroup quota in cores; 0 none */
+    double ops_per_txn; /* statements each transaction holds (--batch 100: 100); NAN */
     int clients;
 };
 
@@ -125,6 +126,8 @@ const char *advice_key(enum advice_kind k);
 void advice_text(const struct advice *a, char *buf, size_t len);
 /* Appends a to l (dropped when l is full or a is ADV_NONE). */
 void advice_list_add(struct advice_list *l, const struct advice *a);
+/* Fewer, larger transactions; n: the statements each holds now when it batches already. */
+void advice_batch(struct advice *a, double ops_per_txn);
 /* A setting advice (ADV_SETTING, or ADV_POOLER with pooler) with a name and a value ("" raise). */
 void advice_setting(struct advice *a, int pooler, const char *name, const char *value);
 /* "relieving the commit: up to about 2,900 tps from 1,100 (synchronous_commit = off)" */

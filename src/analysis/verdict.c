@@ -1646,7 +1646,7 @@ advise_data(const struct verdict_state *st, const struct window *w, enum verdict
     if (k == VK_COMMIT && g->commit_try[0])
         advise_assignment(&a, g->commit_try);
     else if (k == VK_COMMIT)
-        a.kind = ADV_BATCH;
+        advice_batch(&a, in->ops_per_txn);
     else if ((k == VK_MEMORY || k == VK_IO) && g->mem_limit_setting[0])
         advice_setting(&a, 0, g->mem_limit_setting, "");
     else if (k == VK_THREAD && g->threads_setting[0] && !commands_fill_thread(g))
@@ -1838,6 +1838,7 @@ model_of(const struct verdict_state *st, const struct verdict_input *in, const s
     mi.threads = in->threads;
     mi.allowed_cpus = in->allowed_cpus;
     mi.quota = in->quota;
+    mi.ops_per_txn = in->ops_per_txn;
     mi.clients = accounted_clients(in);
     model_make(&mi, m);
 }

@@ -380,10 +380,30 @@ test_param_table(void **state)
     assert_null(param_row(P__COUNT));
 }
 
+/* A run that batches already is told of a larger batch, never "--batch N" (test_sqlite's C6). */
+static void
+test_batch_advice_knows_the_batch(void **state)
+{
+    struct advice a;
+    char buf[128];
+
+    (void)state;
+    memset(&a, 0, sizeof a);
+    advice_batch(&a, 100);
+    advice_text(&a, buf, sizeof buf);
+    assert_string_equal(buf, "a larger --batch (each commit holds 100 statements now)");
+    advice_batch(&a, 1);
+    advice_text(&a, buf, sizeof buf);
+    assert_string_equal(buf, "fewer, larger transactions (--batch N)");
+    advice_batch(&a, NAN);
+    assert_int_equal(a.n, 0);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batch_advice_knows_the_batch),
         cmocka_unit_test(test_commit_limit),
         cmocka_unit_test(test_more_clients),
         cmocka_unit_test(test_other_programs),
