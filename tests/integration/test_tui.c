@@ -1112,7 +1112,7 @@ try_answer_no(const char *slow)
     char value[64];
 
     tmux("send-keys -t bt t");
-    free(wait_for("try synchronous_commit=off (commit-bound", 5000));
+    free(wait_for("try synchronous_commit=off (commit", 5000)); /* the verdict's label */
     tmux("send-keys -t bt n");
     free(wait_for("no experiment run: nothing changed", 5000));
     show_on(slow, "synchronous_commit", value, sizeof value);
@@ -1126,7 +1126,7 @@ try_answer_yes(const char *slow)
     char value[64] = "";
 
     tmux("send-keys -t bt t");
-    free(wait_for("try synchronous_commit=off (commit-bound", 5000));
+    free(wait_for("try synchronous_commit=off (commit", 5000)); /* the verdict's label */
     tmux("send-keys -t bt y");
     free(wait_for("pair order", 5000)); /* the overlay's heads */
     for (int i = 0; i < 300 && strcmp(value, "off") != 0; i++) {
