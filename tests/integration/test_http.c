@@ -163,7 +163,7 @@ test_watched_needs_no_hint(void **state)
      */
     assert_non_null(
         strstr(r.out, "\"label\":\"threads\",\"value\":\"2 (worker_processes), busiest"));
-    if (strstr(sum, "\"kind\":\"none\"") != NULL || strstr(sum, "unknown") != NULL)
+    if (strstr(sum, "\"verdict\":{\"kind\":\"none\"") != NULL || strstr(sum, "unknown") != NULL)
         fail_msg("nginx's workers seen, yet no verdict: %s", sum);
     itest_free(&r);
 }
