@@ -509,11 +509,13 @@ test_set_parse(void **state)
     assert_int_equal(t.n, 2);
     assert_string_equal(t.want[1].name, "work_mem");
     assert_string_equal(t.want[1].value, "64MB");
+    tryset_free(&t);
     memset(&t, 0, sizeof t);
     assert_int_equal(tryset_parse(&t, "work_mem", err), -1);
     assert_non_null(strstr(err, "NAME=VALUE"));
     assert_int_equal(tryset_parse(&t, "=1", err), -1);
     assert_int_equal(tryset_parse(&t, "a=", err), -1);
+    tryset_free(&t);
 }
 
 /* A situation on signals reset to "unknown" (every figure NAN, no names). */
