@@ -283,13 +283,21 @@ text_totals(FILE *f, const struct mc_census *c, const char *where)
             (unsigned long long)v[MCS_CMD_SET]);
 }
 
+/* memcached-tool display's "Full?": every chunk of the class's pages holds an item. */
+static int
+slab_full(const struct mc_slab_class *k)
+{
+    return k->total_chunks > 0 && k->used_chunks == k->total_chunks;
+}
+
 static void
 text_slabs(FILE *f, const struct mc_slabs *sl)
 {
-    char chunk[32], mem[32], req[32], age[32];
+    char chunk[32], mem[32], req[32], age[32], evage[32];
 
-    fprintf(f, "slab classes:\n  %5s %10s %10s %21s %10s %10s %9s %8s\n", "class", "chunk", "items",
-            "chunks used/total", "memory", "requested", "evicted", "oldest");
+    fprintf(f, "slab classes:\n  %5s %10s %10s %21s %6s %5s %10s %10s %9s %9s %5s %8s\n", "class",
+            "chunk", "items", "chunks used/total", "pages", "full?", "memory", "requested",
+            "evicted", "evict age", "oom", "oldest");
     for (int i = 1; i < MC_MAX_SLAB_CLASSES; i++) {
         const struct mc_slab_class *k = &sl->cls[i];
         if (!k->present)
@@ -298,10 +306,12 @@ text_slabs(FILE *f, const struct mc_slabs *sl)
         units_iec(mem, sizeof mem, (double)(k->total_chunks * k->chunk_size), "");
         units_iec(req, sizeof req, (double)k->mem_requested, "");
         units_duration(age, sizeof age, (double)k->age);
-        fprintf(f, "  %5d %10s %10llu %10llu/%-10llu %10s %10s %9llu %8s\n", i, chunk,
-                (unsigned long long)k->items, (unsigned long long)k->used_chunks,
-                (unsigned long long)k->total_chunks, mem, req, (unsigned long long)k->evicted,
-                k->items ? age : "-");
+        units_duration(evage, sizeof evage, (double)k->evicted_time);
+        fprintf(f, "  %5d %10s %10llu %10llu/%-10llu %6llu %5s %10s %10s %9llu %9s %5llu %8s\n", i,
+                chunk, (unsigned long long)k->items, (unsigned long long)k->used_chunks,
+                (unsigned long long)k->total_chunks, (unsigned long long)k->total_pages,
+                slab_full(k) ? "yes" : "no", mem, req, (unsigned long long)k->evicted,
+                k->evicted ? evage : "-", (unsigned long long)k->outofmemory, k->items ? age : "-");
     }
 }
 
@@ -347,12 +357,15 @@ json_slabs(FILE *f, const struct mc_slabs *sl)
             continue;
         fprintf(f,
                 "%s{\"class\":%d,\"chunk_size\":%llu,\"items\":%llu,\"used_chunks\":%llu,"
-                "\"total_chunks\":%llu,\"memory\":%llu,\"requested\":%llu,\"evicted\":%llu,"
-                "\"oldest_age_s\":%llu}",
+                "\"total_chunks\":%llu,\"pages\":%llu,\"full\":%s,\"memory\":%llu,"
+                "\"requested\":%llu,\"evicted\":%llu,\"evicted_time_s\":%llu,"
+                "\"outofmemory\":%llu,\"oldest_age_s\":%llu}",
                 n++ ? "," : "", i, (unsigned long long)k->chunk_size, (unsigned long long)k->items,
                 (unsigned long long)k->used_chunks, (unsigned long long)k->total_chunks,
+                (unsigned long long)k->total_pages, slab_full(k) ? "true" : "false",
                 (unsigned long long)(k->total_chunks * k->chunk_size),
                 (unsigned long long)k->mem_requested, (unsigned long long)k->evicted,
+                (unsigned long long)k->evicted_time, (unsigned long long)k->outofmemory,
                 (unsigned long long)k->age);
     }
     fputc(']', f);

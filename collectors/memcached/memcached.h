@@ -228,11 +228,12 @@ struct mc_slab_class {
     uint64_t total_chunks;
     uint64_t used_chunks;
     uint64_t mem_requested;
-    uint64_t items;       /* stats items: number */
-    uint64_t evicted;     /* stats items: evicted */
-    uint64_t outofmemory; /* stats items: outofmemory */
-    uint64_t age;         /* stats items: age, seconds since the oldest item's last access */
-    int present;          /* seen in `stats slabs` or `stats items` */
+    uint64_t items;        /* stats items: number */
+    uint64_t evicted;      /* stats items: evicted */
+    uint64_t outofmemory;  /* stats items: outofmemory */
+    uint64_t evicted_time; /* stats items: seconds since the last evicted item's last access */
+    uint64_t age;          /* stats items: age, seconds since the oldest item's last access */
+    int present;           /* seen in `stats slabs` or `stats items` */
 };
 
 struct mc_slabs {

@@ -267,6 +267,8 @@ take_item(void *arg, const struct stat_line *l, char *err)
         dst = &c->evicted;
     else if (name_is(l, rest, "outofmemory"))
         dst = &c->outofmemory;
+    else if (name_is(l, rest, "evicted_time"))
+        dst = &c->evicted_time;
     else if (name_is(l, rest, "age"))
         dst = &c->age;
     else if (name_is(l, rest, "mem_requested")) /* 1.6 moved it here from `stats slabs` */

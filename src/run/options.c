@@ -151,10 +151,10 @@ const struct option_def option_table[] = {
     {"force", 0, OPT_FLAG, OFF(force), 0, 1, "0", "", CMD_INIT,
      "init: drop and recreate existing tables"},
     {"budget", 0, OPT_DOUBLE, OFF(budget_s), 0.001, 1e6, "", "SECONDS", CMD_INSPECT | CMD_TRY,
-     "inspect: stop scanning the keys after this long (10; what was seen is reported); try: "
+     "inspect: stop scanning the keys after this long (300; what was seen is reported); try: "
      "start no pair of rounds after this long (180; the first 3 pairs always run)"},
     {"sample", 0, OPT_U64, OFF(inspect_sample), 0, 1e12, "100000", "N", CMD_INSPECT,
-     "inspect: look at no more than N keys (0: all); the figures then say of how many"},
+     "inspect: look at N keys in full (0: all; Redis reads every key's type and length anyway)"},
     {"separator", 0, OPT_STRING, OFF(inspect_separator), 0, 0, ":", "TEXT", CMD_INSPECT,
      "inspect: a key's prefix ends at the first TEXT (user:42 is in user)"},
     {"json", 0, OPT_FLAG, OFF(inspect_json), 0, 1, "0", "", CMD_INSPECT,

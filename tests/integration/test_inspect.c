@@ -72,7 +72,8 @@ test_known_keys(void **state)
     fill(c);
     r = inspect(NULL, NULL);
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "152 of 152 keys looked at"));
+    assert_non_null(strstr(r.out, "152 of 152 keys' types and lengths read"));
+    assert_non_null(strstr(r.out, "152 of 152 keys looked at in full"));
     assert_non_null(strstr(line(r.out, "  string "), " 100 keys"));
     assert_non_null(strstr(line(r.out, "  string "), " 10000 elements")); /* 100 bytes each */
     assert_non_null(strstr(line(r.out, "  hash "), " 50 keys"));
@@ -133,7 +134,7 @@ test_sample_budget_and_refusals(void **state)
 
     fill(c);
     r = inspect("--sample", "20");
-    assert_non_null(strstr(r.out, "20 of 152 keys looked at"));
+    assert_non_null(strstr(r.out, "20 of 152 keys looked at in full"));
     assert_non_null(strstr(r.out, "(a sample: --sample)"));
     itest_free(&r);
     r = itest_runv(args);
@@ -142,6 +143,49 @@ test_sample_budget_and_refusals(void **state)
     itest_free(&r);
     r = inspect("--separator=", NULL);
     assert_int_equal(r.status, 2);
+    itest_free(&r);
+    rtest_do(c, "FLUSHDB");
+    redisFree(c);
+}
+
+/*
+ * 20,000 small keys, one 1 MiB string and one zset: with --sample 100 the
+ * big string and the zset are most likely outside the sample (issue 47:
+ * the sample called 2 KiB keys the biggest), yet every key's type and
+ * length is read, so both are found, and the big string's MEMORY USAGE too.
+ */
+static void
+test_big_key_outside_sample(void **state)
+{
+    redisContext *c = rtest_connect();
+    redisReply *rep;
+    struct run r;
+    const char *p;
+
+    rtest_do(c, "SELECT 9");
+    rtest_do(c, "FLUSHDB");
+    for (int i = 0; i < 20000; i++)
+        redisAppendCommand(c, "SET small:%d xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", i);
+    for (int i = 0; i < 20000; i++) {
+        assert_int_equal(redisGetReply(c, (void **)&rep), REDIS_OK);
+        freeReplyObject(rep);
+    }
+    rtest_do(c, "SETRANGE huge:blob 1048575 x");
+    for (int i = 0; i < 50; i++)
+        freeReplyObject(rtest_cmd(c, "ZADD only:zset %d m%d", i, i));
+    r = inspect("--sample", "100");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "20002 of 20002 keys' types and lengths read"));
+    assert_non_null(strstr(r.out, "100 of 20002 keys looked at in full"));
+    assert_non_null(strstr(r.out, "(a string's bytes):\n  huge:blob "));
+    assert_non_null(strstr(line(r.out, "  huge:blob "), " 1048576"));
+    assert_non_null(strstr(line(r.out, "  zset "), " 1 keys"));
+    assert_non_null(strstr(line(r.out, "  zset "), " 50 elements"));
+    p = strstr(r.out, "biggest keys by MEMORY USAGE");
+    assert_non_null(p);
+    assert_int_equal(strncmp(strchr(p, '\n'), "\n  huge:blob ", 13), 0);
+    assert_non_null(strstr(strchr(p, '\n'), "MiB")); /* 1 MiB and a little */
+    assert_non_null(strstr(r.out, "paced by SCAN's round trip: "));
     itest_free(&r);
     rtest_do(c, "FLUSHDB");
     redisFree(c);
@@ -178,6 +222,7 @@ main(void)
         cmocka_unit_test(test_known_keys),
         cmocka_unit_test(test_hot_keys),
         cmocka_unit_test(test_sample_budget_and_refusals),
+        cmocka_unit_test(test_big_key_outside_sample),
         cmocka_unit_test(test_watch_stat),
     };
     return cmocka_run_group_tests_name("inspect", tests, setup, NULL);

@@ -236,6 +236,27 @@ test_budget(void **state)
     close(fd);
 }
 
+/* A memcached of our own on port, -m mb, with opt (or NULL); its pid, fd >= 0 once it answers. */
+static pid_t
+start_own(int port, const char *mb, const char *opt, int *fd)
+{
+    char p[16];
+    pid_t pid;
+
+    snprintf(p, sizeof p, "%d", port);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execlp("memcached", "memcached", "-u", "nobody", "-l", "127.0.0.1", "-p", p, "-U", "0",
+               "-m", mb, opt ? "-o" : (char *)NULL, opt, (char *)NULL);
+        _exit(127);
+    }
+    *fd = -1;
+    for (int i = 0; i < 100 && (*fd = mc_dial(port)) < 0; i++) /* ready within 10 s */
+        itest_sleep_ms(100);
+    return pid;
+}
+
 /*
  * A memcached of our own started with -o no_lru_crawler refuses the
  * metadump: the report still has the totals and slabs, and one line
@@ -244,22 +265,12 @@ test_budget(void **state)
 static void
 test_crawler_off(void **state)
 {
-    int port = itest_free_port(), fd = -1;
-    char p[16], target[64], *args[] = {"inspect", target, NULL};
-    pid_t pid;
+    int port = itest_free_port(), fd;
+    char target[64], *args[] = {"inspect", target, NULL};
+    pid_t pid = start_own(port, "16", "no_lru_crawler", &fd);
     struct run r;
 
-    snprintf(p, sizeof p, "%d", port);
     snprintf(target, sizeof target, "memcached://127.0.0.1:%d", port);
-    pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        execlp("memcached", "memcached", "-u", "nobody", "-l", "127.0.0.1", "-p", p, "-U", "0",
-               "-m", "16", "-o", "no_lru_crawler", (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 100 && (fd = mc_dial(port)) < 0; i++) /* ready within 10 s */
-        itest_sleep_ms(100);
     if (fd >= 0)
         close(fd);
     r = itest_runv(args);
@@ -274,6 +285,76 @@ test_crawler_off(void **state)
     itest_free(&r);
 }
 
+/* Debian's memcached package installs it here, off PATH. */
+#define MEMCACHED_TOOL "/usr/share/memcached/scripts/memcached-tool"
+
+/* memcached-tool HOST:PORT display's row for the class that evicted: 0, or -1 if none. */
+static int
+tool_row(int port, int *cls, long *pages, long *count, char *full, long *evicted, long *evtime,
+         long *oom)
+{
+    char cmd[128], line[256];
+    FILE *f;
+    int found = -1;
+
+    snprintf(cmd, sizeof cmd, "perl %s 127.0.0.1:%d display 2>&1", MEMCACHED_TOOL, port);
+    f = popen(cmd, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f) != NULL)
+        if (found < 0 &&
+            sscanf(line, "%d %*s %*ds %ld %ld %3s %ld %ld %ld", cls, pages, count, full, evicted,
+                   evtime, oom) == 7 &&
+            *evicted > 0)
+            found = 0;
+    pclose(f);
+    return found;
+}
+
+/*
+ * 8 MB filled with 400 items of 30,000 bytes: their class evicts. Its
+ * pages, items, Full?, evictions, evict time and OOM as memcached-tool
+ * display shows them (issue 47: these columns were missing).
+ */
+static void
+test_evictions_as_memcached_tool(void **state)
+{
+    int port = itest_free_port(), fd, cls = 0, row;
+    char target[64], key[32], full[4] = "", *args[] = {"inspect", target, "--json", NULL};
+    long pages, count, evicted, evtime, oom;
+    pid_t pid = start_own(port, "8", NULL, &fd);
+    json_t *root, *k = NULL, *slab;
+    struct run r;
+    size_t i;
+
+    snprintf(target, sizeof target, "memcached://127.0.0.1:%d", port);
+    if (fd < 0)
+        kill(pid, SIGTERM), waitpid(pid, NULL, 0);
+    assert_true(fd >= 0);
+    for (int n = 0; n < 400; n++)
+        snprintf(key, sizeof key, "big:%d", n), set_one(fd, key, 0, 30000);
+    close(fd);
+    r = itest_runv(args);
+    row = tool_row(port, &cls, &pages, &count, full, &evicted, &evtime, &oom);
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    assert_int_equal(row, 0);
+    assert_int_equal(r.status, 0);
+    root = json_loads(r.out, 0, NULL);
+    assert_non_null(root);
+    json_array_foreach(json_object_get(root, "slabs"), i, slab) if (num(slab, "class") == cls) k =
+        slab;
+    assert_non_null(k);
+    assert_int_equal(num(k, "pages"), pages);
+    assert_int_equal(num(k, "items"), count);
+    assert_int_equal(json_is_true(json_object_get(k, "full")), strcmp(full, "yes") == 0);
+    assert_int_equal(num(k, "evicted"), evicted);
+    assert_true(labs((long)num(k, "evicted_time_s") - evtime) <= 1); /* a second may tick between */
+    assert_int_equal(num(k, "outofmemory"), oom);
+    assert_true(evicted > 0);
+    json_decref(root);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -282,6 +363,7 @@ main(void)
         cmocka_unit_test(test_sample),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_crawler_off),
+        cmocka_unit_test(test_evictions_as_memcached_tool),
     };
     return cmocka_run_group_tests_name("inspect_memcached", tests, NULL, NULL);
 }
