@@ -46,6 +46,7 @@ struct pg_coll {
     char *sql;     /* pg_collector_sql(version) */
     struct pg_settings_cache settings;
     int restart; /* restart-only settings taken (try --restart restarts the server) */
+    struct pg_ckpt_ring ckpt; /* requested checkpoints over the last minute */
 };
 
 /* Reads the version and whether we see every session; 0 or -1 with err. */
@@ -288,6 +289,8 @@ pg_coll_sample(void *conn, void *out, char *err)
                     PG_SAMPLE_PARTS);
     if (rc == 0 && in_tx)
         rc = pg_exec_ok(c->conn, "COMMIT", "sample the server", err);
+    if (rc == 0)
+        pg_ckpt_window(&c->ckpt, now_us(), &s->ckpt);
     if (rc == 0) /* tells read_settings whether the server re-read its configuration */
         snprintf(c->settings.seen, sizeof c->settings.seen, "%s", s->conf_load_time);
     return rc;

@@ -593,10 +593,11 @@ test_requested_checkpoints(void **state)
                  strstr(v.events[i], "max_wal_size") != NULL;
     fprintf(stderr, "  3 CHECKPOINTs in %.2f s: %.2f/s requested; storm event %d\n", secs,
             v.sig.checkpoints_req_s, storm);
-    assert_true(fabs(v.sig.checkpoints_req_s * secs - 3) < 1e-6);
-    assert_int_equal(storm, v.sig.checkpoints_req_s >= 0.5);
+    /* the rate is the collector's window (from the first sample) over its own clock */
+    assert_true(fabs(v.sig.checkpoints_req_s * secs / 3 - 1) < 0.1);
+    assert_int_equal(storm, 1); /* 3 within seconds: closer than checkpoint_warning's 30 s */
+    assert_non_null(strstr(row(&v, "checkpoints", "requested")->value, "(3 in "));
     assert_int_equal(row(&v, "checkpoints", "requested")->level, ROW_WARN);
-    assert_non_null(strstr(row(&v, "checkpoints", "requested")->value, "/s)"));
     assert_string_not_equal(row(&v, "settings", "max_wal_size")->value, "-");
     postgres_collector_class.close(c);
 }
