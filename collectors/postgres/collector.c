@@ -45,7 +45,7 @@ struct pg_coll {
     char role[72]; /* quote_ident(current_user) */
     char *sql;     /* pg_collector_sql(version) */
     struct pg_settings_cache settings;
-    int restart; /* restart-only settings taken (try --restart restarts the server) */
+    int restart;              /* restart-only settings taken (try --restart restarts the server) */
     struct pg_ckpt_ring ckpt; /* requested checkpoints over the last minute */
 };
 
@@ -179,6 +179,8 @@ chain_read(struct pg_coll *c, const PGresult *res)
         s->handoff = s->blocker == 0 && cell_true(res, row, "waiting");
         s->running_s = pg_cell_f64(res, row, "running_s", 0);
         snprintf(s->query, sizeof s->query, "%s", q ? q : "");
+        q = pg_cell_text(res, row, "app");
+        snprintf(s->app, sizeof s->app, "%s", q ? q : "");
     }
     return n;
 }

@@ -326,7 +326,8 @@ ckpt_storm(struct span *sp, struct coll_view *v, double requested)
     v->sig.checkpoints_req_s = isnan(n) || secs <= 0 ? NAN : n / secs;
     if (isnan(requested) || requested <= 0 || n < 2 || secs / n >= STORM_GAP_S)
         return;
-    coll_event_add(v, "checkpoint storm: %.0f requested in %.0f s (one every %.1f s), max_wal_size %s",
+    coll_event_add(v,
+                   "checkpoint storm: %.0f requested in %.0f s (one every %.1f s), max_wal_size %s",
                    n, secs, secs / n, sp->cur->settings[6]);
 }
 

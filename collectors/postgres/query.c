@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 #include "pg-collector.h"
+#include "collectors/shared/locks.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -138,6 +139,7 @@ const char pg_probe_sql[] =
  * lock (pg_blocking_pids takes the lock manager's locks): the waiters
  * with their blockers, and the blockers themselves, with what each does.
  */
+_Static_assert(LOCK_QUERY_CHARS == 241, "pg_chains_sql reads left(a.query, LOCK_QUERY_CHARS)");
 const char pg_chains_sql[] =
     "WITH w AS (SELECT pid, pg_blocking_pids(pid) AS b FROM pg_stat_activity"
     " WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid())"
@@ -148,7 +150,7 @@ const char pg_chains_sql[] =
     " coalesce(a.wait_event_type = 'Lock', false) AS waiting,"
     " w.b::text AS blockers,"
     " coalesce(extract(epoch FROM clock_timestamp() - a.query_start), 0) AS running_s,"
-    " left(a.query, 39) AS query"
+    " left(a.query, 241) AS query, a.application_name AS app"
     " FROM pg_stat_activity a LEFT JOIN w ON w.pid = a.pid"
     " WHERE w.pid IS NOT NULL OR a.pid IN (SELECT unnest(b) FROM w) LIMIT 64";
 

@@ -453,10 +453,13 @@ static void
 test_glances_whose_waits(void **state)
 {
     void *c = open_collector(itest_target(DB));
-    PGconn *holder = connect_as(DB, NULL, "bt-holder");
+    PGconn *holder = connect_as(DB, NULL, "billing-batch");
     PGconn *other = connect_as(DB, NULL, "bt-other");
     PGconn *ours = connect_as(DB, NULL, "benchtop");
     PGconn *waiters[2] = {other, ours};
+    /* issue 47: its whole statement (cut at 39 bytes it read "SET bbalance = ;") */
+    static const char lock_sql[] =
+        "LOCK TABLE t IN ACCESS EXCLUSIVE MODE /* billing run 2026-12-07 */";
     char err[BT_ERRLEN];
     struct pg_sample a;
     struct coll_view v;
@@ -466,7 +469,7 @@ test_glances_whose_waits(void **state)
     int i;
 
     itest_exec(holder, "BEGIN");
-    itest_exec(holder, "LOCK TABLE t IN ACCESS EXCLUSIVE MODE");
+    itest_exec(holder, lock_sql);
     assert_int_equal(PQsendQuery(other, "SELECT count(*) FROM t"), 1);
     assert_int_equal(PQsendQuery(ours, "SELECT count(*) FROM t"), 1);
     wait_for_waiters(2);
@@ -487,7 +490,8 @@ test_glances_whose_waits(void **state)
     assert_true(v.sig.lock_root_client == 1 && v.sig.lock_root_other == 1);
     assert_true(v.sig.lock_root_commit == 0);
     assert_true(v.sig.other_stall_share == 1);
-    assert_non_null(strstr(v.sig.other_stall_what, "(idle in transaction "));
+    assert_non_null(strstr(v.sig.other_stall_what, " billing-batch (idle in transaction "));
+    assert_string_equal(v.sig.other_stall_what + v.sig.other_stall_sql_at, lock_sql);
     coll_row_states(&v);
     assert_non_null(strchr(row(&v, "sessions", "time (sampled)")->value, 'L')); /* the bar */
     itest_exec(holder, "ROLLBACK");

@@ -604,12 +604,12 @@ main(void)
         cmocka_unit_test(test_cache_hit),        cmocka_unit_test(test_first_sample),
         cmocka_unit_test(test_zero_interval),    cmocka_unit_test(test_counter_reset),
         cmocka_unit_test(test_checkpoint_event), cmocka_unit_test(test_checkpoint_window),
-        cmocka_unit_test(test_deadlock_level),
-        cmocka_unit_test(test_temp_bytes),       cmocka_unit_test(test_sessions),
-        cmocka_unit_test(test_hidden_sessions),  cmocka_unit_test(test_version_rows),
-        cmocka_unit_test(test_wal_sync_time),    cmocka_unit_test(test_rows_fit),
-        cmocka_unit_test(test_sql_by_version),   cmocka_unit_test(test_glance_signals),
-        cmocka_unit_test(test_buffer_signals),   cmocka_unit_test(test_commit_advice),
+        cmocka_unit_test(test_deadlock_level),   cmocka_unit_test(test_temp_bytes),
+        cmocka_unit_test(test_sessions),         cmocka_unit_test(test_hidden_sessions),
+        cmocka_unit_test(test_version_rows),     cmocka_unit_test(test_wal_sync_time),
+        cmocka_unit_test(test_rows_fit),         cmocka_unit_test(test_sql_by_version),
+        cmocka_unit_test(test_glance_signals),   cmocka_unit_test(test_buffer_signals),
+        cmocka_unit_test(test_commit_advice),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
