@@ -200,7 +200,8 @@ probe_chains(struct pg_coll *c, char *err)
      * 1: roots running 5.3 of 10, idle 0.1 per glance; live, idle ones
      * were the most)
      */
-    if (pg_exec_ok(c->conn, "SELECT pg_stat_clear_snapshot()", "follow the lock chains", err) < 0 ||
+    if (pg_exec_ok(c->conn, "SELECT " PG_OWN "pg_stat_clear_snapshot()", "follow the lock chains",
+                   err) < 0 ||
         (res = pg_exec_timed(c->conn, pg_chains_sql, NULL, err)) == NULL)
         return -1;
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
@@ -270,8 +271,8 @@ pg_coll_sample(void *conn, void *out, char *err)
     if (pg_measure_rtt(c->conn, &s->rtt_ms, err) < 0)
         return -1;
     /* after glances the sample runs in their transaction and commits it: still one commit */
-    if (in_tx &&
-        pg_exec_ok(c->conn, "SELECT pg_stat_clear_snapshot()", "sample the server", err) < 0)
+    if (in_tx && pg_exec_ok(c->conn, "SELECT " PG_OWN "pg_stat_clear_snapshot()",
+                            "sample the server", err) < 0)
         return -1;
     if (!pg_send_rows(c->conn, PQsendQuery(c->conn, c->sql)))
         return pg_result_error(c->conn, NULL, "sample the server", err);
