@@ -104,7 +104,7 @@ static const struct rate_row innodb_rows[] = {
  */
 static const char probe_trx_sql[] =
     "SELECT trx_mysql_thread_id, trx_state, trx_id,"
-    " TIMESTAMPDIFF(SECOND, trx_started, NOW()), LEFT(trx_query, 39)"
+    " TIMESTAMPDIFF(SECOND, trx_started, NOW()), LEFT(trx_query, 241)"
     " FROM information_schema.INNODB_TRX";
 
 /*
@@ -117,13 +117,14 @@ static const char lock_waits_sql[] =
 
 /* A transaction INNODB_TRX showed: its session, its state, and who blocks it. */
 struct my_trx {
-    uint64_t id;      /* the session's (trx_mysql_thread_id) */
-    uint64_t trx_id;  /* the transaction's */
-    uint64_t blocker; /* the session that blocks it (INNODB_LOCK_WAITS); 0 */
-    char state[16];   /* "RUNNING", "LOCK WAIT", "COMMITTING", "ROLLING BACK" */
-    double age_s;     /* since it started */
-    char query[40];   /* its statement's start */
+    uint64_t id;                    /* the session's (trx_mysql_thread_id) */
+    uint64_t trx_id;                /* the transaction's */
+    uint64_t blocker;               /* the session that blocks it (INNODB_LOCK_WAITS); 0 */
+    char state[16];                 /* "RUNNING", "LOCK WAIT", "COMMITTING", "ROLLING BACK" */
+    double age_s;                   /* since it started */
+    char query[2 * COLL_STALL_SQL]; /* its statement, LOCK_QUERY_CHARS characters at most */
 };
+_Static_assert(LOCK_QUERY_CHARS == 241, "probe_trx_sql reads LEFT(trx_query, LOCK_QUERY_CHARS)");
 
 enum { MY_CHAIN_MAX = 64 };
 

@@ -45,7 +45,8 @@ struct pg_coll {
     char role[72]; /* quote_ident(current_user) */
     char *sql;     /* pg_collector_sql(version) */
     struct pg_settings_cache settings;
-    int restart; /* restart-only settings taken (try --restart restarts the server) */
+    int restart;              /* restart-only settings taken (try --restart restarts the server) */
+    struct pg_ckpt_ring ckpt; /* requested checkpoints over the last minute */
 };
 
 /* Reads the version and whether we see every session; 0 or -1 with err. */
@@ -178,6 +179,8 @@ chain_read(struct pg_coll *c, const PGresult *res)
         s->handoff = s->blocker == 0 && cell_true(res, row, "waiting");
         s->running_s = pg_cell_f64(res, row, "running_s", 0);
         snprintf(s->query, sizeof s->query, "%s", q ? q : "");
+        q = pg_cell_text(res, row, "app");
+        snprintf(s->app, sizeof s->app, "%s", q ? q : "");
     }
     return n;
 }
@@ -197,7 +200,8 @@ probe_chains(struct pg_coll *c, char *err)
      * 1: roots running 5.3 of 10, idle 0.1 per glance; live, idle ones
      * were the most)
      */
-    if (pg_exec_ok(c->conn, "SELECT pg_stat_clear_snapshot()", "follow the lock chains", err) < 0 ||
+    if (pg_exec_ok(c->conn, "SELECT " PG_OWN "pg_stat_clear_snapshot()", "follow the lock chains",
+                   err) < 0 ||
         (res = pg_exec_timed(c->conn, pg_chains_sql, NULL, err)) == NULL)
         return -1;
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
@@ -267,8 +271,8 @@ pg_coll_sample(void *conn, void *out, char *err)
     if (pg_measure_rtt(c->conn, &s->rtt_ms, err) < 0)
         return -1;
     /* after glances the sample runs in their transaction and commits it: still one commit */
-    if (in_tx &&
-        pg_exec_ok(c->conn, "SELECT pg_stat_clear_snapshot()", "sample the server", err) < 0)
+    if (in_tx && pg_exec_ok(c->conn, "SELECT " PG_OWN "pg_stat_clear_snapshot()",
+                            "sample the server", err) < 0)
         return -1;
     if (!pg_send_rows(c->conn, PQsendQuery(c->conn, c->sql)))
         return pg_result_error(c->conn, NULL, "sample the server", err);
@@ -288,6 +292,8 @@ pg_coll_sample(void *conn, void *out, char *err)
                     PG_SAMPLE_PARTS);
     if (rc == 0 && in_tx)
         rc = pg_exec_ok(c->conn, "COMMIT", "sample the server", err);
+    if (rc == 0)
+        pg_ckpt_window(&c->ckpt, now_us(), &s->ckpt);
     if (rc == 0) /* tells read_settings whether the server re-read its configuration */
         snprintf(c->settings.seen, sizeof c->settings.seen, "%s", s->conf_load_time);
     return rc;

@@ -18,7 +18,12 @@ enum {
     LABEL_MAX = 24,
 };
 
-static const double STORM_PER_S = 0.5;
+/*
+ * Requested checkpoints closer than this on average are a storm: the gap
+ * under which the server itself logs "checkpoints are occurring too
+ * frequently" (checkpoint_warning's default).
+ */
+static const double STORM_GAP_S = 30;
 
 /* What a role without pg_monitor misses, and the grant that shows it (the role is appended). */
 static const char hidden_note[] =
@@ -282,6 +287,50 @@ checkpoint_event(struct coll_view *v, double timed, double requested, double buf
                    isnan(write_ms) ? 0 : write_ms, isnan(sync_ms) ? 0 : sync_ms);
 }
 
+/* The window the rate is over: the collector's last minute, or this span alone (a test's pair). */
+static void
+ckpt_window(const struct span *sp, double requested, double *n, double *secs)
+{
+    const struct pg_checkpoints *b = &sp->cur->ckpt;
+
+    if (b->win_s > 0) {
+        *n = (double)b->win_requested;
+        *secs = b->win_s;
+    } else {
+        *n = requested;
+        *secs = sp->secs;
+    }
+}
+
+/* "3 in 20 s" : a count over the seconds it came in, as the server's log would tell it */
+static const char *
+ckpt_window_text(const struct span *sp, double requested, char *buf, size_t size)
+{
+    double n, secs;
+
+    ckpt_window(sp, requested, &n, &secs);
+    snprintf(buf, size, "%.0f in %.0f s", n, secs);
+    return buf;
+}
+
+/*
+ * The rate is a count over the window's seconds; a storm is two or more
+ * closer than STORM_GAP_S on average, said when one more came in this span.
+ */
+static void
+ckpt_storm(struct span *sp, struct coll_view *v, double requested)
+{
+    double n, secs;
+
+    ckpt_window(sp, requested, &n, &secs);
+    v->sig.checkpoints_req_s = isnan(n) || secs <= 0 ? NAN : n / secs;
+    if (isnan(requested) || requested <= 0 || n < 2 || secs / n >= STORM_GAP_S)
+        return;
+    coll_event_add(v,
+                   "checkpoint storm: %.0f requested in %.0f s (one every %.1f s), max_wal_size %s",
+                   n, secs, secs / n, sp->cur->settings[6]);
+}
+
 static void
 derive_checkpoints(struct span *sp, struct coll_view *v)
 {
@@ -291,12 +340,13 @@ derive_checkpoints(struct span *sp, struct coll_view *v)
     double buffers = span_delta(sp, a->buffers_checkpoint, b->buffers_checkpoint);
     double write_ms = span_delta(sp, a->write_ms, b->write_ms);
     double sync_ms = span_delta(sp, a->sync_ms, b->sync_ms);
+    char win[48];
 
     coll_row_add(v, CHECKPOINTS, "timed", b->timed, ROW_NORMAL, "%lld", (long long)b->timed);
     /* Requested ones during a run usually mean max_wal_size is too small for the load. */
     if (requested > 0)
-        coll_row_add(v, CHECKPOINTS, "requested", b->requested, ROW_WARN, "%lld (%.1f/s)",
-                     (long long)b->requested, requested / sp->secs);
+        coll_row_add(v, CHECKPOINTS, "requested", b->requested, ROW_WARN, "%lld (%s)",
+                     (long long)b->requested, ckpt_window_text(sp, requested, win, sizeof win));
     else
         coll_row_add(v, CHECKPOINTS, "requested", b->requested, ROW_NORMAL, "%lld",
                      (long long)b->requested);
@@ -310,11 +360,7 @@ derive_checkpoints(struct span *sp, struct coll_view *v)
     else
         add_rate(v, CHECKPOINTS, "backend buffers/s",
                  span_rate(sp, a->buffers_backend, b->buffers_backend), ROW_NORMAL);
-    v->sig.checkpoints_req_s = requested / sp->secs;
-    /* several a second: max_wal_size fills between two, each writes every dirty page again */
-    if (v->sig.checkpoints_req_s >= STORM_PER_S)
-        coll_event_add(v, "checkpoint storm: %.1f/s requested, max_wal_size %s",
-                       v->sig.checkpoints_req_s, sp->cur->settings[6]);
+    ckpt_storm(sp, v, requested);
     checkpoint_event(v, timed, requested, buffers, write_ms, sync_ms);
 }
 
@@ -500,6 +546,31 @@ derive_settings(const struct pg_sample *cur, struct coll_view *v)
     for (i = 0; i < PG_NSETTINGS; i++)
         coll_row_add(v, SETTINGS, pg_setting_names[i], NAN, ROW_NORMAL, "%s",
                      cur->settings[i][0] ? cur->settings[i] : "-");
+}
+
+void
+pg_ckpt_window(struct pg_ckpt_ring *r, uint64_t t_us, struct pg_checkpoints *c)
+{
+    int last = (r->head + PG_CKPT_RING - 1) % PG_CKPT_RING, oldest;
+
+    if (r->n > 0 && c->requested < r->at[last].requested)
+        r->n = 0; /* statistics reset or a restart: the window starts again */
+    r->at[r->head].t_us = t_us;
+    r->at[r->head].requested = c->requested;
+    r->head = (r->head + 1) % PG_CKPT_RING;
+    if (r->n < PG_CKPT_RING)
+        r->n++;
+    /* drop the readings older than the window, keeping the one at its start */
+    while (r->n > 1) {
+        int second = (r->head + PG_CKPT_RING - r->n + 1) % PG_CKPT_RING;
+
+        if (t_us - r->at[second].t_us < (uint64_t)PG_CKPT_WINDOW_S * 1000000u)
+            break;
+        r->n--;
+    }
+    oldest = (r->head + PG_CKPT_RING - r->n) % PG_CKPT_RING;
+    c->win_requested = c->requested - r->at[oldest].requested;
+    c->win_s = (double)(t_us - r->at[oldest].t_us) / 1e6;
 }
 
 void

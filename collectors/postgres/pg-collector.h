@@ -97,7 +97,30 @@ struct pg_checkpoints {
     int64_t buffers_checkpoint;
     int64_t buffers_clean;
     int64_t buffers_backend; /* -1: not counted any more (17+) */
+    /* requested checkpoints over the last PG_CKPT_WINDOW_S (pg_ckpt_window); win_s 0: unknown */
+    int64_t win_requested;
+    double win_s;
 };
+
+/*
+ * The requested-checkpoint counter at each sample of the last minute, so a
+ * rate is a count over seconds: one checkpoint in a 1 s sample is not 1/s.
+ */
+enum { PG_CKPT_WINDOW_S = 60, PG_CKPT_RING = 256 };
+struct pg_ckpt_ring {
+    int n, head;
+    struct {
+        uint64_t t_us;
+        int64_t requested;
+    } at[PG_CKPT_RING];
+};
+
+/*
+ * Adds the reading (requested at t_us) to r and sets c's win_requested and
+ * win_s from the oldest reading within PG_CKPT_WINDOW_S; a counter that went
+ * backwards (a reset) starts the window again. Pure.
+ */
+void pg_ckpt_window(struct pg_ckpt_ring *r, uint64_t t_us, struct pg_checkpoints *c);
 
 /* pg_stat_wal (14+). */
 struct pg_wal {

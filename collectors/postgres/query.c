@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 #include "pg-collector.h"
+#include "collectors/shared/locks.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -81,7 +82,7 @@ const char pg_privilege_sql[] = "SELECT current_setting('server_version_num')::i
 #define PG_ON_CPU "state = 'active' AND (wait_event IS NULL OR " PG_PARALLEL ")"
 
 static const char sessions_sql[] =
-    "SELECT coalesce(application_name = 'benchtop', false) AS ours,"
+    "SELECT " PG_OWN "coalesce(application_name = 'benchtop', false) AS ours,"
     " CASE WHEN backend_type IS NULL THEN 'hidden' ELSE state END AS state,"
     " count(*) AS n,"
     " count(*) FILTER (WHERE wait_event_type = 'Lock') AS lock_waiters,"
@@ -111,8 +112,8 @@ static const char sessions_sql[] =
  * sessions as they are, not as the transaction's first look saw them.
  */
 const char pg_probe_sql[] =
-    "SELECT pg_stat_clear_snapshot();"
-    "SELECT coalesce(application_name = 'benchtop', false) AS ours, count(*) AS n,"
+    "SELECT " PG_OWN "pg_stat_clear_snapshot();"
+    "SELECT " PG_OWN "coalesce(application_name = 'benchtop', false) AS ours, count(*) AS n,"
     " count(*) FILTER (WHERE state = 'active') AS active,"
     " count(*) FILTER (WHERE " PG_ON_CPU ") AS on_cpu,"
     " count(*) FILTER (WHERE wait_event_type = 'Lock') AS lock,"
@@ -138,8 +139,9 @@ const char pg_probe_sql[] =
  * lock (pg_blocking_pids takes the lock manager's locks): the waiters
  * with their blockers, and the blockers themselves, with what each does.
  */
+_Static_assert(LOCK_QUERY_CHARS == 241, "pg_chains_sql reads left(a.query, LOCK_QUERY_CHARS)");
 const char pg_chains_sql[] =
-    "WITH w AS (SELECT pid, pg_blocking_pids(pid) AS b FROM pg_stat_activity"
+    "WITH " PG_OWN "w AS (SELECT pid, pg_blocking_pids(pid) AS b FROM pg_stat_activity"
     " WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid())"
     " SELECT a.pid, coalesce(a.application_name = 'benchtop', false) AS ours,"
     " coalesce(a.state LIKE 'idle%', false) AS idle,"
@@ -148,24 +150,25 @@ const char pg_chains_sql[] =
     " coalesce(a.wait_event_type = 'Lock', false) AS waiting,"
     " w.b::text AS blockers,"
     " coalesce(extract(epoch FROM clock_timestamp() - a.query_start), 0) AS running_s,"
-    " left(a.query, 39) AS query"
+    " left(a.query, 241) AS query, a.application_name AS app"
     " FROM pg_stat_activity a LEFT JOIN w ON w.pid = a.pid"
     " WHERE w.pid IS NOT NULL OR a.pid IN (SELECT unnest(b) FROM w) LIMIT 64";
 
 /* Idle sessions all wait on Client:ClientRead, which says nothing; LIMIT is PG_TOP_WAITS. */
-static const char waits_sql[] = "SELECT wait_event_type || ':' || wait_event AS wait, count(*) AS n"
-                                " FROM pg_stat_activity"
-                                " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
-                                " AND state <> 'idle' AND wait_event IS NOT NULL"
-                                " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5";
+static const char waits_sql[] =
+    "SELECT " PG_OWN "wait_event_type || ':' || wait_event AS wait, count(*) AS n"
+    " FROM pg_stat_activity"
+    " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
+    " AND state <> 'idle' AND wait_event IS NOT NULL"
+    " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5";
 
 static const char database_sql[] =
-    "SELECT xact_commit, xact_rollback, blks_read, blks_hit, tup_returned, tup_fetched,"
+    "SELECT " PG_OWN "xact_commit, xact_rollback, blks_read, blks_hit, tup_returned, tup_fetched,"
     " tup_inserted, tup_updated, tup_deleted, deadlocks, temp_files, temp_bytes"
     " FROM pg_stat_database WHERE datname = current_database()";
 
 static const char checkpoints_sql_10[] =
-    "SELECT checkpoints_timed AS timed, checkpoints_req AS requested,"
+    "SELECT " PG_OWN "checkpoints_timed AS timed, checkpoints_req AS requested,"
     " checkpoint_write_time AS write_ms, checkpoint_sync_time AS sync_ms,"
     " buffers_checkpoint, buffers_clean, buffers_backend"
     " FROM pg_stat_bgwriter";
@@ -175,33 +178,35 @@ static const char checkpoints_sql_10[] =
  * names and dropped buffers_backend (backends' writes are in pg_stat_io).
  */
 static const char checkpoints_sql_17[] =
-    "SELECT c.num_timed AS timed, c.num_requested AS requested,"
+    "SELECT " PG_OWN "c.num_timed AS timed, c.num_requested AS requested,"
     " c.write_time AS write_ms, c.sync_time AS sync_ms,"
     " c.buffers_written AS buffers_checkpoint, b.buffers_clean,"
     " NULL::bigint AS buffers_backend"
     " FROM pg_stat_checkpointer c, pg_stat_bgwriter b";
 
 static const char wal_sql_10[] =
-    "SELECT NULL::bigint AS wal_records, NULL::numeric AS wal_bytes,"
+    "SELECT " PG_OWN "NULL::bigint AS wal_records, NULL::numeric AS wal_bytes,"
     " NULL::bigint AS wal_sync, NULL::double precision AS wal_sync_time";
 
 static const char wal_sql_14[] =
-    "SELECT wal_records, wal_bytes, wal_sync, wal_sync_time FROM pg_stat_wal";
+    "SELECT " PG_OWN "wal_records, wal_bytes, wal_sync, wal_sync_time FROM pg_stat_wal";
 
 /* 18 moved WAL syncs to pg_stat_io. */
-static const char wal_sql_18[] = "SELECT wal_records, wal_bytes, NULL::bigint AS wal_sync,"
-                                 " NULL::double precision AS wal_sync_time FROM pg_stat_wal";
+static const char wal_sql_18[] =
+    "SELECT " PG_OWN "wal_records, wal_bytes, NULL::bigint AS wal_sync,"
+    " NULL::double precision AS wal_sync_time FROM pg_stat_wal";
 
 /* Sequential scans: the total, and the tables that read the most rows that way. */
 static const char scans_sql[] =
-    "SELECT relname, seq_scan, seq_tup_read, sum(seq_scan) OVER () AS total"
+    "SELECT " PG_OWN "relname, seq_scan, seq_tup_read, sum(seq_scan) OVER () AS total"
     " FROM pg_stat_user_tables ORDER BY seq_tup_read DESC NULLS LAST LIMIT 5";
 
-static const char locks_sql[] = "SELECT count(*) AS not_granted FROM pg_locks WHERE NOT granted";
+static const char locks_sql[] =
+    "SELECT " PG_OWN "count(*) AS not_granted FROM pg_locks WHERE NOT granted";
 
 /* current_setting formats as SHOW does ("128MB", "5min"); missing_ok before 14. */
 static const char settings_sql[] =
-    "SELECT current_setting('shared_buffers') AS shared_buffers,"
+    "SELECT " PG_OWN "current_setting('shared_buffers') AS shared_buffers,"
     " current_setting('max_connections') AS max_connections,"
     " current_setting('synchronous_commit') AS synchronous_commit,"
     " current_setting('wal_level') AS wal_level,"

@@ -22,7 +22,7 @@
  * otherwise (how long it has been idle in its transaction, say).
  */
 static const char list_sql[] =
-    "SELECT pid, coalesce(usename, '') AS usr, coalesce(application_name, '') AS app,"
+    "SELECT " PG_OWN "pid, coalesce(usename, '') AS usr, coalesce(application_name, '') AS app,"
     " coalesce(host(client_addr) || ':' || client_port, 'local') AS client,"
     " coalesce(datname, '') AS db, coalesce(state, '') AS state,"
     " coalesce(wait_event_type || ':' || wait_event, '') AS wait,"
@@ -93,7 +93,7 @@ pg_sessions_read(PGconn *conn, int privileged, const char *role, struct coll_ses
 
     if (PQtransactionStatus(conn) == PQTRANS_IDLE && run(conn, "BEGIN", "list sessions", err) < 0)
         return -1;
-    if (run(conn, "SELECT pg_stat_clear_snapshot()", "list sessions", err) < 0 ||
+    if (run(conn, "SELECT " PG_OWN "pg_stat_clear_snapshot()", "list sessions", err) < 0 ||
         (res = pg_exec_timed(conn, list_sql, NULL, err)) == NULL)
         return -1;
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {

@@ -22,10 +22,11 @@ static const char where_sql[] =
 
 /* %s: the time column (total_exec_time from 13 on, total_time before), the schema. */
 static const char top_sql[] =
-    "SELECT coalesce(s.queryid::text, '') || ':' || s.dbid || ':' || s.userid AS id,"
+    "SELECT " PG_OWN "coalesce(s.queryid::text, '') || ':' || s.dbid || ':' || s.userid AS id,"
     " left(coalesce(s.query, ''), 199) AS text, s.calls, s.%1$s AS total_ms, s.rows,"
     " sum(s.%1$s) OVER () AS all_ms, sum(s.calls) OVER () AS all_calls, count(*) OVER () AS total"
-    " FROM %2$s.pg_stat_statements s ORDER BY s.%1$s DESC LIMIT 32";
+    " FROM %2$s.pg_stat_statements s WHERE s.query NOT LIKE '%%" PG_OWN "%%'"
+    " ORDER BY s.%1$s DESC LIMIT 32";
 
 static int
 run(PGconn *conn, const char *sql, char *err)

@@ -29,23 +29,27 @@ root_of(const struct lock_node *s, int n, const struct lock_node *w)
     return hops < MAX_HOPS ? w : NULL;
 }
 
+/*
+ * "70 billing-batch (idle in transaction 9 s): UPDATE ...": the root's
+ * application and its whole statement, on one line and escaped; a long one
+ * ends in "…" (issue 47: cut at 39 bytes it read "SET bbalance = ;").
+ */
 static void
 note_stall(struct lock_roots *out, const struct lock_node *root, double *longest)
 {
-    char q[4 * sizeof root->query], line[COLL_STALL_WHAT + 4 * sizeof root->query]; /* escaped */
-    size_t n;
+    char one[sizeof root->query], q[COLL_STALL_SQL + 1], app[LOCK_APP_LEN];
 
     out->own_by_other++;
     if (root->running_s <= *longest)
         return;
     *longest = root->running_s;
-    text_clean(q, sizeof q, root->query);
+    text_one_line(one, sizeof one, root->query);
+    text_clean_cut(q, sizeof q, one);
+    text_clean_cut(app, sizeof app, root->app);
     /* an idle session may show no statement (MariaDB's processlist): then none is quoted */
-    snprintf(line, sizeof line, "%llu (%s%.0f s)%s%s", (unsigned long long)root->id,
-             root->idle ? LOCK_IDLE_WHAT " " : "", root->running_s, q[0] ? ": " : "", q);
-    n = strlen(line) < sizeof out->what ? strlen(line) : sizeof out->what - 1; /* cut: fits */
-    memcpy(out->what, line, n);
-    out->what[n] = '\0';
+    snprintf(out->what, sizeof out->what, "%llu%s%s (%s%.0f s)%s%s", (unsigned long long)root->id,
+             app[0] ? " " : "", app, root->idle ? LOCK_IDLE_WHAT " " : "", root->running_s,
+             q[0] ? ": " : "", q);
 }
 
 void

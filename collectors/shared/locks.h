@@ -14,6 +14,9 @@
 
 #include "engine/collector.h"
 
+/* A statement read for a chain: its first LOCK_QUERY_CHARS characters, one more than shown. */
+enum { LOCK_QUERY_CHARS = COLL_STALL_SQL + 1, LOCK_APP_LEN = 40 };
+
 /* One session of a lock chain: a lock waiter or a blocker. */
 struct lock_node {
     uint64_t id;      /* the session's (pid, connection id) */
@@ -23,14 +26,18 @@ struct lock_node {
     uint64_t blocker; /* when it waits on a lock, a session that holds it; 0 */
     int handoff;      /* waits on a lock that no session holds any more: being woken */
     double running_s; /* its statement's age */
-    char query[40];   /* the statement's start, as the server sent it (not escaped) */
+    /* the statement, as the server sent it (not escaped), up to twice what is shown: */
+    /* longer than COLL_STALL_SQL is told by its length */
+    char query[2 * COLL_STALL_SQL];
+    char app[LOCK_APP_LEN]; /* its application's name (application_name); "" none */
 };
 
 /* Lock waiters by their chain's root, and the roots that stall benchtop's waiters. */
 struct lock_roots {
     int commit, client, other;
     /* benchtop's waiters whose root is another application's session, running or idle in its
-     * transaction (not the commit); the longest running such root, escaped: "12 (3 s): UPDATE ..."
+     * transaction (not the commit); the longest running such root, escaped: "12 billing-batch (3
+     * s): UPDATE ..."
      */
     int own_by_other;
     char what[COLL_STALL_WHAT];

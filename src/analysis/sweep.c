@@ -231,15 +231,22 @@ sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const 
 {
     const double fig[4] = {srv->tps, srv->active, srv->waiting, srv->cpu_pct};
     enum verdict_kind verdict = v->kind;
+    uint64_t errors = 0;
     size_t n;
 
     hist_merge(a->lat, cur->lat);
     a->txns += cur->txns;
     a->ops += cur->ops;
-    for (int k = 0; k < ERR__COUNT; k++)
+    for (int k = 0; k < ERR__COUNT; k++) {
         a->errors[k] += cur->errors[k];
+        errors += cur->errors[k];
+    }
     a->secs += secs;
-    a->outage_s += cur->txns == 0 ? secs : 0;
+    /*
+     * an outage finishes nothing and fails: a quiet interval without errors
+     * is a slow schedule (a probe at 1.6/s), not the server away (issue 47)
+     */
+    a->outage_s += cur->txns == 0 && errors > 0 ? secs : 0;
     a->ticks++;
     a->verdict_ticks[verdict]++;
     n = strnlen(v->evidence, sizeof a->advice[verdict] - 1); /* the advice is at its start */

@@ -93,10 +93,10 @@ struct sweep_step {
     struct advice_list adv;     /* ... and its advice as data */
     struct sweep_server server; /* averaged over the step's ticks that had it */
     struct host_split host;     /* the host's CPU split, likewise (verdict_check reads it) */
-    double outage_s;            /* intervals that finished no transaction: the server was away */
-    int capacity;               /* find-rate: the closed-loop step measured before the probes */
-    int probe;                  /* find-rate: a probe, judged against the SLO */
-    int probe_again;            /* ... of a rate that failed the probe before */
+    double outage_s; /* intervals that finished no transaction and had errors: the server away */
+    int capacity;    /* find-rate: the closed-loop step measured before the probes */
+    int probe;       /* find-rate: a probe, judged against the SLO */
+    int probe_again; /* ... of a rate that failed the probe before */
     int slo_met;
     double slo_value_us; /* the SLO's percentile over the step */
 };

@@ -189,7 +189,7 @@ struct verdict_state {
     struct verdict last;
     /* the last session seen stalling the others, and where its statement starts in it */
     char stall_what[sizeof(((struct coll_signals *)0)->other_stall_what)];
-    unsigned char stall_sql_at;
+    unsigned short stall_sql_at;
     /* the last error an interval named: last_in's points into a buffer the next interval reuses */
     char last_error[160];
 };

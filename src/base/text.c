@@ -58,15 +58,14 @@ text_ascii(char *dst, size_t len, const char *src, size_t n)
     return i;
 }
 
-void
-text_clean(char *dst, size_t len, const char *src)
+/* text_clean's work; 1 when the whole of src went in, 0 when it was cut. */
+static int
+clean_into(char *dst, size_t len, const char *src)
 {
     static const char hex[] = "0123456789abcdef";
     size_t j = 0;
     long cp;
 
-    if (len == 0)
-        return;
     while (*src) {
         int n = text_utf8(src, &cp);
         if (n > 0 && !text_is_control(cp)) {
@@ -89,6 +88,29 @@ text_clean(char *dst, size_t len, const char *src)
         }
     }
     dst[j] = '\0';
+    return *src == '\0';
+}
+
+void
+text_clean(char *dst, size_t len, const char *src)
+{
+    if (len > 0)
+        clean_into(dst, len, src);
+}
+
+void
+text_clean_cut(char *dst, size_t len, const char *src)
+{
+    static const char ellipsis[] = "\u2026";
+
+    if (len < sizeof ellipsis) {
+        text_clean(dst, len, src);
+        return;
+    }
+    if (clean_into(dst, len, src))
+        return;
+    clean_into(dst, len - (sizeof ellipsis - 1), src);
+    strcat(dst, ellipsis);
 }
 
 /* The entity or escape of a character that means something in mode; NULL if none. */

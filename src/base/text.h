@@ -25,6 +25,8 @@ int text_is_control(long cp);
  * sequence from a server reaches the terminal. Cuts at a whole escape.
  */
 void text_clean(char *dst, size_t len, const char *src);
+/* text_clean, but a src that does not fit ends in "…" after its last whole character. */
+void text_clean_cut(char *dst, size_t len, const char *src);
 /* A statement on one line: newlines and tabs as spaces, runs of spaces as one (not escaped). */
 void text_one_line(char *dst, size_t len, const char *q);
 /*

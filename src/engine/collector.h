@@ -28,10 +28,12 @@
 #define COLL_MAX_SESSIONS 64
 #define COLL_MAX_STATEMENTS 32
 /*
- * A stall's description, wherever it is kept: "4242 (idle in transaction
- * 35 s): " and the statement's first 39 bytes, escaped, fit whole.
+ * A stall's description, wherever it is kept: "4242 billing-batch (idle in
+ * transaction 35 s): " and the statement, escaped, up to COLL_STALL_SQL
+ * bytes (a longer one ends in "…", never cut in the middle), fit whole.
  */
-#define COLL_STALL_WHAT 112
+#define COLL_STALL_SQL 240
+#define COLL_STALL_WHAT (COLL_STALL_SQL + 112)
 
 enum row_level {
     ROW_NORMAL,
@@ -146,15 +148,15 @@ struct coll_signals {
                               /* sessions' commands (Redis DEBUG SLEEP, a long KEYS, ...) */
     /* ... what stalled it ("DEBUG SLEEP 0.3 from 127.0.0.1:5123") */
     char other_stall_what[COLL_STALL_WHAT];
-    unsigned char other_stall_sql_at; /* other_stall_what from here on is the command's text */
-    double cmd_top_busy;              /* an event loop's costliest command: its share of a core */
-    double cmd_top_usec;              /* ... its time per call, µs */
-    char cmd_top[24];                 /* ... its name ("lrange"); "" */
-    double evictions_s;               /* a cache's evictions per second */
-    double hit_ratio;                 /* a cache's (or buffer pool's) hits / lookups, 0..1 */
-    double mem_used;                  /* bytes the cache holds */
-    double mem_limit;                 /* bytes it may hold (maxmemory, memcached -m) */
-    char mem_limit_setting[24];       /* the setting that raises it ("maxmemory", "-m") */
+    unsigned short other_stall_sql_at; /* other_stall_what from here on is the command's text */
+    double cmd_top_busy;               /* an event loop's costliest command: its share of a core */
+    double cmd_top_usec;               /* ... its time per call, µs */
+    char cmd_top[24];                  /* ... its name ("lrange"); "" */
+    double evictions_s;                /* a cache's evictions per second */
+    double hit_ratio;                  /* a cache's (or buffer pool's) hits / lookups, 0..1 */
+    double mem_used;                   /* bytes the cache holds */
+    double mem_limit;                  /* bytes it may hold (maxmemory, memcached -m) */
+    char mem_limit_setting[24];        /* the setting that raises it ("maxmemory", "-m") */
     double
         pool_fill; /* the share of the buffer pool holding pages, 0..1 (under 0.9: warming); NAN */
     enum lock_kind lock_kind; /* what most lock waiters wait for; LK_UNKNOWN */

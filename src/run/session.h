@@ -103,7 +103,7 @@ struct session {
      */
     double stall_debt_s, stall_last_t;
     char stall_what[COLL_STALL_WHAT]; /* as coll_signals.other_stall_what */
-    unsigned char stall_sql_at;
+    unsigned short stall_sql_at;
     void *arg;
 };
 

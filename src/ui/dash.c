@@ -71,6 +71,15 @@ dash_level_style(enum row_level level, enum style plain)
     return plain;
 }
 
+void
+dash_verdict_line(char *buf, size_t len, const char *head, const char *advice, const char *evidence)
+{
+    if (advice != NULL && advice[0])
+        snprintf(buf, len, "%s, try %s: %s", head, advice, evidence);
+    else
+        snprintf(buf, len, "%s: %s", head, evidence);
+}
+
 int
 dash_cells(const char *s)
 {

@@ -176,6 +176,13 @@ extern const char *const dash_eighths[9];
 /* Cells a UTF-8 string takes (one per code point, as grid_put counts). */
 int dash_cells(const char *s);
 
+/*
+ * The verdict line: the limit, then what to try, then the evidence, so a
+ * line cut at 80 columns still says what to do ("COMMIT-BOUND (clear),
+ * try synchronous_commit = off: ..."); advice "" or NULL when there is none.
+ */
+void dash_verdict_line(char *buf, size_t len, const char *head, const char *advice,
+                       const char *evidence);
 /* Appends an event (dropping the oldest when full). */
 void dash_event_add(struct dash *d, enum row_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

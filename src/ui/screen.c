@@ -193,9 +193,11 @@ screen_draw(const struct grid *g)
     for (y = 0; y < g->h && y < sh; y++) {
         for (x = 0; x < g->w && x < sw; x++) {
             const struct cell *c = grid_at(g, x, y);
-            /* the bottom-right cell: writing it would scroll some terminals */
-            if (y == sh - 1 && x == sw - 1)
-                continue;
+            /*
+             * the bottom-right cell too: curses writes it without scrolling
+             * (scrollok is off; the update puts it with the terminal's insert
+             * mode), where skipping it left every frame without its corner
+             */
             attrset(style_attr[c->style < ST__COUNT ? c->style : 0]);
             mvaddstr(y, x, c->ch[0] ? c->ch : " ");
         }

@@ -141,7 +141,7 @@ note_interval_events(struct tui *t, const struct snapshot *snap)
 static void
 show_verdict(struct tui *t, const struct verdict *v)
 {
-    char label[48];
+    char label[48], head[96], advice[160] = "";
     size_t i;
 
     if (v->kind == VK_NONE && strcmp(v->evidence, "warming up") == 0) {
@@ -158,10 +158,12 @@ show_verdict(struct tui *t, const struct verdict *v)
     for (i = 0; label[i]; i++)
         label[i] = (char)toupper((unsigned char)label[i]);
     if (v->kind == VK_NONE)
-        snprintf(t->d.verdict, sizeof(t->d.verdict), "%s: %.340s", label, v->evidence);
+        snprintf(head, sizeof head, "%s", label);
     else
-        snprintf(t->d.verdict, sizeof(t->d.verdict), "%s (%s): %.330s", label, v->confidence,
-                 v->evidence);
+        snprintf(head, sizeof head, "%s (%s)", label, v->confidence);
+    if (v->kind != VK_NONE && v->advice.n > 0)
+        advice_text(&v->advice.a[0], advice, sizeof advice);
+    dash_verdict_line(t->d.verdict, sizeof(t->d.verdict), head, advice, v->evidence);
     t->d.verdict_level = v->kind == VK_UNDERLOADED ? ROW_GOOD : ROW_WARN;
     if (v->kind != t->last_verdict)
         dash_event_add(&t->d, ROW_NORMAL, "limit: %s", verdict_label(v->kind));

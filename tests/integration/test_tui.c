@@ -947,6 +947,29 @@ test_verdict_line_cut_or_whole(void **state)
     }
 }
 
+/* Issue 47: at 80x24 the frame's bottom-right corner was never drawn (the last cell skipped). */
+static void
+test_corner_at_80x24(void **state)
+{
+    char args[600], *s, *last;
+    size_t n;
+
+    snprintf(args, sizeof(args), "%s -c 1 -j 1 -T 60", itest_target(DB));
+    term_w = 80;
+    term_h = 24;
+    start(args);
+    s = wait_for("limit: ", 30000);
+    n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+        s[--n] = '\0';
+    last = strrchr(s, '\n') != NULL ? strrchr(s, '\n') + 1 : s;
+    fprintf(stderr, "  the last row: %d cells, ends in %s\n", cells(last), n >= 3 ? s + n - 3 : s);
+    assert_int_equal(cells(last), 80);
+    assert_string_equal(s + n - 3, "\u2518"); /* ┘ */
+    free(s);
+    quit_ok();
+}
+
 /*
  * Zoomed, the server pane scrolls at 80x24: j moves its rows up a line at
  * a time and says how many are above; End goes to the last, Home back.
@@ -1309,6 +1332,7 @@ main(void)
         cmocka_unit_test(test_watch_sessions_read_only),
         cmocka_unit_test(test_watch_top_statements),
         cmocka_unit_test(test_verdict_line_cut_or_whole),
+        cmocka_unit_test(test_corner_at_80x24),
         cmocka_unit_test(test_server_pane_scrolls),
         cmocka_unit_test(test_watch_redis_clients),
         cmocka_unit_test(test_try_key),

@@ -321,6 +321,23 @@ test_rate_search_capacity_bound(void **state)
 
 /* One interval of `txns` transactions at `lat_us` each, `secs` long, ending at t. */
 static void
+tick_errors(struct sweep *sw, struct snapshot *snap, double t, uint64_t txns, uint64_t lat_us,
+            enum verdict_kind v, struct sweep_action *act, uint64_t errors)
+{
+    struct sweep_server srv = {.tps = (double)txns, .active = 2, .waiting = NAN, .cpu_pct = 50};
+    struct verdict judged = {.kind = v};
+
+    wstats_reset(&snap->cur);
+    snap->cur.txns = txns;
+    for (uint64_t i = 0; i < txns; i++)
+        hist_record(snap->cur.lat, lat_us);
+    snap->cur.errors[ERR_OTHER] = errors;
+    snap->t = t;
+    snap->interval_s = 1;
+    sweep_tick(sw, snap, &judged, &srv, act);
+}
+
+static void
 tick(struct sweep *sw, struct snapshot *snap, double t, uint64_t txns, uint64_t lat_us,
      enum verdict_kind v, struct sweep_action *act)
 {
@@ -385,6 +402,40 @@ test_steps_from_ticks(void **state)
     sweep_free(&sw);
 }
 
+/*
+ * Issue 47: a probe at 1.6/s finishes no transaction in some 1 s intervals
+ * and was marked "OUTAGE" with 0 errors. An interval is an outage only when
+ * it finished nothing and failed: the server away, not a slow schedule.
+ */
+static void
+test_quiet_interval_is_no_outage(void **state)
+{
+    struct sweep sw = {.axis = SWEEP_CLIENTS, .warmup_s = 0, .step_s = 4};
+    struct snapshot snap = {0};
+    struct sweep_action act;
+    char err[BT_ERRLEN];
+    double t = 0;
+
+    assert_int_equal(sweep_list_parse("1,2", 1, &sw.list, err), 0);
+    sweep_init(&sw);
+    wstats_init(&snap.cur);
+    tick_errors(&sw, &snap, t += 1, 2, 1000, VK_NONE, &act, 0);
+    tick_errors(&sw, &snap, t += 1, 0, 1000, VK_NONE, &act, 0);
+    tick_errors(&sw, &snap, t += 1, 1, 1000, VK_NONE, &act, 0);
+    tick_errors(&sw, &snap, t += 1, 0, 1000, VK_NONE, &act, 0);
+    assert_int_equal(sw.nsteps, 1);
+    assert_true(sw.steps[0].outage_s == 0);
+    /* the same quiet intervals with failures are an outage */
+    tick_errors(&sw, &snap, t += 1, 2, 1000, VK_NONE, &act, 0);
+    tick_errors(&sw, &snap, t += 1, 0, 1000, VK_NONE, &act, 3);
+    tick_errors(&sw, &snap, t += 1, 1, 1000, VK_NONE, &act, 0);
+    tick_errors(&sw, &snap, t += 1, 0, 1000, VK_NONE, &act, 0);
+    assert_int_equal(sw.nsteps, 2);
+    assert_true(sw.steps[1].outage_s == 1);
+    wstats_free(&snap.cur);
+    sweep_free(&sw);
+}
+
 static void
 test_find_rate_steps(void **state)
 {
@@ -432,6 +483,7 @@ main(void)
         cmocka_unit_test(test_no_knee),
         cmocka_unit_test(test_knee_by_throughput_latency_apart),
         cmocka_unit_test(test_knee_skips_outage),
+        cmocka_unit_test(test_quiet_interval_is_no_outage),
         cmocka_unit_test(test_knee_fixed_steps),
         cmocka_unit_test(test_rate_search),
         cmocka_unit_test(test_rate_search_one_stall),

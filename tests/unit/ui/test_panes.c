@@ -621,6 +621,35 @@ test_verdict_cut_with_a_sign(void **state)
     free(d);
 }
 
+/*
+ * Issue 47: at 80 columns the line was cut before its advice ("0.4 of 1
+ * active benchtop sessions wait fo…"); the limit and what to try come
+ * first, the evidence after, so the cut takes only evidence.
+ */
+static void
+test_verdict_advice_first(void **state)
+{
+    struct dash *d = new_dash();
+    char row[ROW_BUF];
+    struct grid *g;
+
+    d->utf8 = 1;
+    dash_verdict_line(d->verdict, sizeof d->verdict, "COMMIT/I/O-BOUND (tentative)",
+                      "synchronous_commit = off",
+                      "0.4 of 1 active benchtop sessions wait for the log's flush at commit "
+                      "(WAL sync 2.1 ms each); the clients' time: commit 38%, client 20%");
+    g = render(d, 80, 24);
+    grid_row_text(g, 2, row, sizeof row);
+    assert_non_null(
+        strstr(row, "limit: COMMIT/I/O-BOUND (tentative), try synchronous_commit = off: 0.4 of"));
+    assert_non_null(strstr(row, "\u2026"));
+    grid_free(g);
+    /* without advice, the evidence follows the limit */
+    dash_verdict_line(d->verdict, sizeof d->verdict, "NOT ENOUGH LOAD (clear)", "", "idle 90%");
+    assert_string_equal(d->verdict, "NOT ENOUGH LOAD (clear): idle 90%");
+    free(d);
+}
+
 static void fill_sweep(struct dash *d);
 
 static void
@@ -1267,6 +1296,7 @@ main(void)
         cmocka_unit_test(test_cut_rows_marker_flags_hidden_problems),
         cmocka_unit_test(test_server_rows_scroll_when_zoomed),
         cmocka_unit_test(test_verdict_cut_with_a_sign),
+        cmocka_unit_test(test_verdict_advice_first),
         cmocka_unit_test(test_nothing_written_outside_the_grid),
         cmocka_unit_test(test_long_strings_are_clipped),
         cmocka_unit_test(test_too_small_shows_notice),

@@ -211,20 +211,66 @@ test_checkpoint_event(void **state)
     v = derive(&a, &b, 1.0);
     assert_int_equal(v.nevents, 2);
     /* 2 a second: a storm, named with the setting that makes room between them */
-    assert_string_equal(v.events[0], "checkpoint storm: 2.0/s requested, max_wal_size 1GB");
+    assert_string_equal(v.events[0],
+                        "checkpoint storm: 2 requested in 1 s (one every 0.5 s), max_wal_size 1GB");
     assert_string_equal(v.events[1],
                         "2 checkpoints (requested): 1234 buffers, write 2345 ms, sync 12 ms");
     assert_int_equal(row(&v, "checkpoints", "requested")->level, ROW_WARN);
-    assert_string_equal(row(&v, "checkpoints", "requested")->value, "2 (2.0/s)");
+    assert_string_equal(row(&v, "checkpoints", "requested")->value, "2 (2 in 1 s)");
     assert_float_equal(v.sig.checkpoints_req_s, 2.0, 1e-9);
 
-    /* the same 2 over 10 s: requested, not a storm */
+    /* the same 2 over 10 s: still closer than 30 s apart, a storm */
     v = derive(&a, &b, 10.0);
-    assert_int_equal(v.nevents, 1);
+    assert_int_equal(v.nevents, 2);
     assert_float_equal(v.sig.checkpoints_req_s, 0.2, 1e-9);
+    /* over 80 s: one every 40 s, requested but not a storm */
+    v = derive(&a, &b, 80.0);
+    assert_int_equal(v.nevents, 1);
+    assert_float_equal(v.sig.checkpoints_req_s, 0.025, 1e-9);
 
     v = derive(&a, &a, 1.0);
     assert_int_equal(v.nevents, 0);
+}
+
+/*
+ * Issue 47: pg_stat_bgwriter went 25 -> 28 in 20 s, sampled each second;
+ * the span with one of them said "1.0/s". The rate is the window's count
+ * over its seconds: 3 in 20 s, 0.15/s; after a reset the window restarts.
+ */
+static void
+test_checkpoint_window(void **state)
+{
+    struct pg_ckpt_ring *r = calloc(1, sizeof *r);
+    struct pg_sample a = base_sample(), b = base_sample();
+    struct coll_view v;
+    const int64_t at[21] = {25, 25, 25, 25, 25, 25, 26, 26, 26, 26, 26,
+                            26, 26, 27, 27, 27, 27, 27, 27, 28, 28};
+
+    (void)state;
+    for (int i = 0; i < 20; i++) {
+        a = b;
+        b.ckpt.requested = at[i];
+        pg_ckpt_window(r, (uint64_t)i * 1000000u, &b.ckpt);
+    }
+    /* the span 18 -> 19 s holds one requested checkpoint, the window three */
+    assert_int_equal(b.ckpt.win_requested, 3);
+    assert_float_equal(b.ckpt.win_s, 19.0, 1e-9);
+    v = derive(&a, &b, 1.0);
+    assert_float_equal(v.sig.checkpoints_req_s, 3.0 / 19, 1e-9);
+    assert_string_equal(row(&v, "checkpoints", "requested")->value, "28 (3 in 19 s)");
+    assert_string_equal(v.events[0], "checkpoint storm: 3 requested in 19 s (one every 6.3 s), "
+                                     "max_wal_size 1GB");
+    /* a minute later the window holds only its last minute */
+    for (int i = 20; i <= 100; i++)
+        pg_ckpt_window(r, (uint64_t)i * 1000000u, &b.ckpt);
+    assert_int_equal(b.ckpt.win_requested, 0);
+    assert_float_equal(b.ckpt.win_s, 60.0, 1e-9);
+    /* a reset (28 -> 1) starts it again rather than going negative */
+    b.ckpt.requested = 1;
+    pg_ckpt_window(r, 101000000u, &b.ckpt);
+    assert_int_equal(b.ckpt.win_requested, 0);
+    assert_float_equal(b.ckpt.win_s, 0.0, 1e-9);
+    free(r);
 }
 
 static void
@@ -557,12 +603,13 @@ main(void)
         cmocka_unit_test(test_rates_exact),      cmocka_unit_test(test_tps_counts_rollbacks),
         cmocka_unit_test(test_cache_hit),        cmocka_unit_test(test_first_sample),
         cmocka_unit_test(test_zero_interval),    cmocka_unit_test(test_counter_reset),
-        cmocka_unit_test(test_checkpoint_event), cmocka_unit_test(test_deadlock_level),
-        cmocka_unit_test(test_temp_bytes),       cmocka_unit_test(test_sessions),
-        cmocka_unit_test(test_hidden_sessions),  cmocka_unit_test(test_version_rows),
-        cmocka_unit_test(test_wal_sync_time),    cmocka_unit_test(test_rows_fit),
-        cmocka_unit_test(test_sql_by_version),   cmocka_unit_test(test_glance_signals),
-        cmocka_unit_test(test_buffer_signals),   cmocka_unit_test(test_commit_advice),
+        cmocka_unit_test(test_checkpoint_event), cmocka_unit_test(test_checkpoint_window),
+        cmocka_unit_test(test_deadlock_level),   cmocka_unit_test(test_temp_bytes),
+        cmocka_unit_test(test_sessions),         cmocka_unit_test(test_hidden_sessions),
+        cmocka_unit_test(test_version_rows),     cmocka_unit_test(test_wal_sync_time),
+        cmocka_unit_test(test_rows_fit),         cmocka_unit_test(test_sql_by_version),
+        cmocka_unit_test(test_glance_signals),   cmocka_unit_test(test_buffer_signals),
+        cmocka_unit_test(test_commit_advice),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,12 +81,52 @@ test_root_is_another_idle_transaction(void **state)
     lock_roots(s, 4, &r);
     assert_string_equal(r.what, "70 (idle in transaction 9 s)");
     assert_string_equal(r.what + lock_what_sql_at(r.what), "");
-    /* the statement's 39 bytes the collectors read stand whole beside the age (48 cut them) */
+    /*
+     * issue 47: the holder's whole statement and its application, not its
+     * first 39 bytes ("UPDATE pgbench_branches SET bbalance = ;")
+     */
     s[0].running_s = 1234;
-    snprintf(s[0].query, sizeof s[0].query, "UPDATE pgbench_accounts SET abalance = ");
+    snprintf(s[0].query, sizeof s[0].query,
+             "UPDATE pgbench_branches\n  SET bbalance = bbalance + 5 WHERE bid = 1;");
+    snprintf(s[0].app, sizeof s[0].app, "billing-batch");
     lock_roots(s, 4, &r);
-    assert_string_equal(r.what, "70 (idle in transaction 1234 s): "
-                                "UPDATE pgbench_accounts SET abalance = ");
+    assert_string_equal(r.what,
+                        "70 billing-batch (idle in transaction 1234 s): "
+                        "UPDATE pgbench_branches SET bbalance = bbalance + 5 WHERE bid = 1;");
+    assert_string_equal(r.what + lock_what_sql_at(r.what),
+                        "UPDATE pgbench_branches SET bbalance = bbalance + 5 WHERE bid = 1;");
+}
+
+/* A statement longer than is shown ends in "…" after a whole character, never cut inside. */
+static void
+test_long_statement_cut_at_its_end(void **state)
+{
+    (void)state;
+    struct lock_node s[] = {
+        {.id = 70, .idle = 1, .running_s = 9},
+        {.id = 71, .ours = 1, .blocker = 70},
+    };
+    struct lock_roots r;
+    const char *sql;
+    size_t n = 0;
+
+    /* "é" is two bytes: 239 of them cannot end on a whole one at 240 bytes */
+    n += (size_t)snprintf(s[0].query, sizeof s[0].query, "SELECT '");
+    while (n + 2 < sizeof s[0].query - 1) {
+        memcpy(s[0].query + n, "\xc3\xa9", 2);
+        n += 2;
+    }
+    s[0].query[n] = '\0';
+    lock_roots(s, 2, &r);
+    sql = r.what + lock_what_sql_at(r.what);
+    assert_true(strlen(sql) <= COLL_STALL_SQL);
+    assert_true(strlen(sql) > COLL_STALL_SQL - 4);
+    assert_string_equal(sql + strlen(sql) - 5, "\xc3\xa9\xe2\x80\xa6"); /* é… */
+    assert_null(strstr(sql, "\\x")); /* no half character escaped */
+    /* one that fits is whole, with no ellipsis */
+    snprintf(s[0].query, sizeof s[0].query, "COMMIT");
+    lock_roots(s, 2, &r);
+    assert_string_equal(r.what, "70 (idle in transaction 9 s): COMMIT");
 }
 
 /*
@@ -165,6 +205,7 @@ main(void)
         cmocka_unit_test(test_root_is_the_client),
         cmocka_unit_test(test_root_is_another_statement),
         cmocka_unit_test(test_root_is_another_idle_transaction),
+        cmocka_unit_test(test_long_statement_cut_at_its_end),
         cmocka_unit_test(test_cycles_and_gone),
     };
 
