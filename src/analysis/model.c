@@ -132,8 +132,9 @@ server_cpu(const struct model_input *in, struct model *m)
 
     if (in->cores > 0 && c > in->cores)
         c = in->cores;                    /* a server cannot use more cores than the host has */
-    if (isnan(busy) && !isnan(g->on_cpu)) /* sessions on CPU against the cores */
-        busy = g->on_cpu, c = in->cores;
+    /* sessions on CPU against the cores: those past the cores wait for one (U at most 1) */
+    if (isnan(busy) && !isnan(g->on_cpu))
+        busy = fmin(g->on_cpu, in->cores), c = in->cores;
     own = busy * own_cpu_share(g);
     set_capacity(&m->r[MR_SERVER_CPU], c, busy, own, in->tps);
     if (!isnan(busy) && c > 0)
@@ -171,6 +172,33 @@ commit_log(const struct model_input *in, struct model *m)
         set_capacity(&m->r[MR_COMMIT], 1, busy, busy, in->tps);
 }
 
+/*
+ * Transit (the clients' time outside the server's sessions and benchtop)
+ * is the network only on a wire: a round trip of P_WIRE_MS or more that
+ * makes P_NETWORK_SHARE of the latency. On a short path it is the
+ * clients' own gap between a reply and the next request, which more
+ * clients overlap (no resource), or, P_STALL_MS a round trip and more,
+ * a stall: the server answered no one (another client's CLIENT PAUSE).
+ * Without a measured round trip it stays the network's.
+ */
+static void
+transit_as(const struct model_input *in, struct model *m)
+{
+    struct model_resource *net = &m->r[MR_NETWORK], *stall = &m->r[MR_STALL];
+    double rtt = in->sig != NULL ? in->sig->rtt_ms : NAN;
+    double trips = in->ops_per_txn >= 1 ? in->ops_per_txn : 1;
+
+    if (isnan(rtt) || !(net->share > 0))
+        return;
+    if (rtt >= param(P_WIRE_MS) && rtt * trips >= param(P_NETWORK_SHARE) * in->lat_mean_ms)
+        return;
+    if (net->resid_s * 1000 / trips >= param(P_STALL_MS)) {
+        stall->share += net->share;
+        stall->resid_s = z(stall->resid_s) + net->resid_s;
+    }
+    net->share = net->resid_s = 0;
+}
+
 static void
 resources(const struct model_input *in, struct model *m)
 {
@@ -184,6 +212,7 @@ resources(const struct model_input *in, struct model *m)
         x->resid_s = in->tps > 0 ? x->share * n / in->tps : NAN;
         x->capacity = x->demand_s = x->util = x->bound = NAN;
     }
+    transit_as(in, m);
     benchtop_cpu(in, m);
     if (g == NULL)
         return;

@@ -15,6 +15,9 @@ static const struct param table[P__COUNT] = {
     [P_SHARE_MIN] = {"share_min", 0.05,
                      "the account's text names shares of 1% or more; a "
                      "finding needs five times that"},
+    [P_STALL_MS] = {"stall_ms", 50,
+                    "a loopback round trip is 0.05 ms and a wait for a CPU a scheduler slice "
+                    "(CFS: 6-24 ms): 50 ms a trip outside the server is someone holding it"},
     [P_CLEAR_OBS] = {"clear_obs", 30, "sampled sessions: 30 make a share's proportion +-18%"},
     [P_LIKELY_OBS] = {"likely_obs", 8, "sampled sessions: 8 make it +-35%"},
     [P_MIN_SHOWN] = {"min_shown", 0.01, "shares under 1% are noise in the text"},
