@@ -170,6 +170,9 @@ commit_log(const struct model_input *in, struct model *m)
 
     if (g->log_syncs_s > 0 && !isnan(busy))
         set_capacity(&m->r[MR_COMMIT], 1, busy, busy, in->tps);
+    /* the redo log's room is the commit's too: full, every write waits for pages to flush */
+    if (g->redo_fill > m->r[MR_COMMIT].util || (isnan(m->r[MR_COMMIT].util) && g->redo_fill >= 0))
+        m->r[MR_COMMIT].util = g->redo_fill;
 }
 
 /*
@@ -329,7 +332,9 @@ advise_res(const struct model_input *in, enum model_res r, struct advice *a)
     }
     if (g == NULL)
         return;
-    if (r == MR_COMMIT && g->commit_try[0])
+    if (r == MR_COMMIT && g->redo_fill >= param(P_SATURATED) && g->redo_setting[0])
+        adv_set(a, ADV_SETTING, g->redo_setting, "");
+    else if (r == MR_COMMIT && g->commit_try[0])
         adv_assignment(a, g->commit_try);
     else if (r == MR_COMMIT)
         advice_batch(a, in->ops_per_txn);

@@ -458,6 +458,42 @@ test_sessions_past_the_cores(void **state)
     near(m.findings[0].bound, 1000, 1e-9);
 }
 
+/*
+ * An InnoDB redo log at 95% of its room (checkpoint age / max age) with
+ * the clients' time in the commit (75%): the commit is the limit at U 0.95
+ * (its syncs untimed), and its relief, 300 / 0.25 = 1,200, is the log's
+ * size, not the flush setting.
+ */
+static void
+test_redo_log_full(void **state)
+{
+    struct account a;
+    struct coll_signals g;
+    struct model_input in;
+    struct model m;
+
+    (void)state;
+    acct(&a, 8);
+    a.t[AS_COMMIT] = 6;
+    a.t[AS_SERVER_CPU] = 2;
+    signals(&g);
+    g.redo_fill = 0.95;
+    snprintf(g.redo_setting, sizeof g.redo_setting, "innodb_log_file_size");
+    snprintf(g.commit_try, sizeof g.commit_try, "innodb_flush_log_at_trx_commit=2");
+    input(&in, &a, &g, 300);
+    model_make(&in, &m);
+    near(m.r[MR_COMMIT].util, 0.95, 1e-12);
+    assert_int_equal(m.limit, MR_COMMIT);
+    assert_int_equal(m.findings[0].res, MR_COMMIT);
+    near(m.findings[0].bound, 1200, 1e-9);
+    assert_int_equal(m.findings[0].advice.kind, ADV_SETTING);
+    assert_string_equal(m.findings[0].advice.name, "innodb_log_file_size");
+    /* with room in it, the flush setting */
+    g.redo_fill = 0.3;
+    model_make(&in, &m);
+    assert_string_equal(m.findings[0].advice.name, "innodb_flush_log_at_trx_commit");
+}
+
 /* Every threshold has a name and the measurement it comes from. */
 static void
 test_param_table(void **state)
@@ -509,6 +545,7 @@ main(void)
         cmocka_unit_test(test_loopback_transit_is_not_the_network),
         cmocka_unit_test(test_transit_of_seconds_is_a_stall),
         cmocka_unit_test(test_sessions_past_the_cores),
+        cmocka_unit_test(test_redo_log_full),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
