@@ -887,9 +887,8 @@ redo_signals(const struct my_sample *cur, struct coll_signals *g)
 {
     if (present(cur, MY_CHECKPOINT_AGE) && present(cur, MY_CHECKPOINT_MAX) &&
         cur->status[MY_CHECKPOINT_MAX] > 0)
-        g->redo_fill = fmin((double)cur->status[MY_CHECKPOINT_AGE] /
-                                (double)cur->status[MY_CHECKPOINT_MAX],
-                            1);
+        g->redo_fill = fmin(
+            (double)cur->status[MY_CHECKPOINT_AGE] / (double)cur->status[MY_CHECKPOINT_MAX], 1);
     snprintf(g->redo_setting, sizeof g->redo_setting, "innodb_log_file_size");
 }
 

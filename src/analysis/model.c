@@ -131,7 +131,7 @@ server_cpu(const struct model_input *in, struct model *m)
     double busy = pct / 100, own;
 
     if (in->cores > 0 && c > in->cores)
-        c = in->cores;                    /* a server cannot use more cores than the host has */
+        c = in->cores; /* a server cannot use more cores than the host has */
     /* sessions on CPU against the cores: those past the cores wait for one (U at most 1) */
     if (isnan(busy) && !isnan(g->on_cpu))
         busy = fmin(g->on_cpu, in->cores), c = in->cores;
