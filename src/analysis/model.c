@@ -332,7 +332,7 @@ advise_res(const struct model_input *in, enum model_res r, struct advice *a)
     }
     if (g == NULL)
         return;
-    if (r == MR_COMMIT && g->redo_fill >= param(P_SATURATED) && g->redo_setting[0])
+    if (r == MR_COMMIT && g->redo_fill >= param(P_REDO_FULL) && g->redo_setting[0])
         adv_set(a, ADV_SETTING, g->redo_setting, "");
     else if (r == MR_COMMIT && g->commit_try[0])
         adv_assignment(a, g->commit_try);

@@ -19,6 +19,9 @@ static const struct param table[P__COUNT] = {
     [P_STALL_MS] = {"stall_ms", 50,
                     "a loopback round trip is 0.05 ms and a wait for a CPU a scheduler slice "
                     "(CFS: 6-24 ms): 50 ms a trip outside the server is someone holding it"},
+    [P_REDO_FULL] = {"redo_full", 0.875,
+                     "the engine flushes pages ahead from 7/8 of its max checkpoint age "
+                     "(max_modified_age_async); a write-heavy run's steady state was 0.80"},
     [P_CLEAR_OBS] = {"clear_obs", 30, "sampled sessions: 30 make a share's proportion +-18%"},
     [P_LIKELY_OBS] = {"likely_obs", 8, "sampled sessions: 8 make it +-35%"},
     [P_MIN_SHOWN] = {"min_shown", 0.01, "shares under 1% are noise in the text"},

@@ -16,6 +16,7 @@ enum param_id {
     P_FINDING_MIN, /* a relief whose bound gains less than this (x) is no finding */
     P_SHARE_MIN,   /* a share of the clients' time below this names no finding */
     P_STALL_MS,    /* transit per round trip (ms) on a short path that is a stall */
+    P_REDO_FULL,   /* the redo log's room in use (checkpoint age / its max) that is full */
     /* the account (account.c) */
     P_CLEAR_OBS,  /* sampled sessions behind a share that make it clear */
     P_LIKELY_OBS, /* ... likely */

@@ -1171,7 +1171,7 @@ advise_commit(const struct coll_signals *g, double ops_per_txn, char *ev)
         appendf(ev, EV, "; turn %s on for the sync time", g->sync_untimed);
     if (g->checkpoints_req_s > 0)
         appendf(ev, EV, "; %.1f requested checkpoints/s: raise the log size", g->checkpoints_req_s);
-    if (g->redo_fill >= param(P_SATURATED) && g->redo_setting[0])
+    if (g->redo_fill >= param(P_REDO_FULL) && g->redo_setting[0])
         appendf(ev, EV, "; the redo log is %.0f%% full (checkpoint age): raise %s",
                 100 * g->redo_fill, g->redo_setting);
     if (g->commit_held[0])
@@ -1657,7 +1657,7 @@ advise_data(const struct verdict_state *st, const struct window *w, enum verdict
 
     memset(&a, 0, sizeof a);
     a.lo = a.hi = NAN;
-    if (k == VK_COMMIT && g->redo_fill >= param(P_SATURATED) && g->redo_setting[0])
+    if (k == VK_COMMIT && g->redo_fill >= param(P_REDO_FULL) && g->redo_setting[0])
         advice_setting(&a, 0, g->redo_setting, "");
     else if (k == VK_COMMIT && g->commit_try[0])
         advise_assignment(&a, g->commit_try);
