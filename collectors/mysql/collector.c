@@ -486,6 +486,9 @@ covered(const struct my_sample *cur, enum my_status_var v)
 {
     size_t i;
 
+    /* MariaDB's alone: MySQL keeps the checkpoint age out of its status, nothing is missing */
+    if (v == MY_CHECKPOINT_AGE || v == MY_CHECKPOINT_MAX)
+        return 1;
     for (i = 0; i < sizeof alternates / sizeof alternates[0]; i++)
         if (alternates[i].alt == v || (alternates[i].var == v && present(cur, alternates[i].alt)))
             return 1;
@@ -874,6 +877,22 @@ commit_advice(const struct my_sample *cur, struct coll_signals *g)
         snprintf(g->commit_try, sizeof g->commit_try, "sync_binlog=0");
 }
 
+/*
+ * The redo log's room: the checkpoint age (redo not yet flushed to the
+ * data files) against the most it may reach. Near it, InnoDB flushes
+ * pages synchronously and every write waits: the log's size is the limit.
+ * MariaDB counts both; MySQL has neither in its status (NAN).
+ */
+static void
+redo_signals(const struct my_sample *cur, struct coll_signals *g)
+{
+    if (present(cur, MY_CHECKPOINT_AGE) && present(cur, MY_CHECKPOINT_MAX) &&
+        cur->status[MY_CHECKPOINT_MAX] > 0)
+        g->redo_fill = fmin(
+            (double)cur->status[MY_CHECKPOINT_AGE] / (double)cur->status[MY_CHECKPOINT_MAX], 1);
+    snprintf(g->redo_setting, sizeof g->redo_setting, "innodb_log_file_size");
+}
+
 /* Commits against the log's fsyncs, and the rows and pages each transaction reads. */
 static void
 my_work_signals(const struct my_sample *prev, const struct my_sample *cur, double secs,
@@ -892,6 +911,7 @@ my_work_signals(const struct my_sample *prev, const struct my_sample *cur, doubl
     if (has_setting(cur, MY_SET_MAX_CONN))
         g->max_sessions = cur->setting[MY_SET_MAX_CONN];
     commit_advice(cur, g);
+    redo_signals(cur, g);
 }
 
 /*

@@ -250,7 +250,9 @@ extern const char my_pad_template[MY_PAD_LEN + 1];
     X(DATA_FSYNCS, "Innodb_data_fsyncs")                                                           \
     X(LOG_FSYNCS, "Innodb_os_log_fsyncs")                                                          \
     X(LOG_WAITS, "Innodb_log_waits")                                                               \
-    X(LOG_WRITES, "Innodb_log_writes") /* MariaDB 10.11, without Innodb_os_log_fsyncs */           \
+    X(LOG_WRITES, "Innodb_log_writes")         /* MariaDB 10.11, without Innodb_os_log_fsyncs */   \
+    X(CHECKPOINT_AGE, "Innodb_checkpoint_age") /* MariaDB: redo bytes not yet flushed */           \
+    X(CHECKPOINT_MAX, "Innodb_checkpoint_max_age") /* ... the most it may reach */                 \
     X(ROWS_READ, "Innodb_rows_read")                                                               \
     X(ROWS_INSERTED, "Innodb_rows_inserted")                                                       \
     X(ROWS_UPDATED, "Innodb_rows_updated")                                                         \

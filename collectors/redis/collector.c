@@ -473,6 +473,31 @@ derive_stall(const struct redis_sample *p, const struct redis_sample *c, double 
                  (size_t)at);
 }
 
+/*
+ * A save's fork blocks the main thread for the fork's time (latest_fork_usec,
+ * each fork since the last sample), and every client waits through it: a
+ * stall by the save, not by the load. Added to the slowlog's others' share.
+ */
+static void
+derive_fork_stall(const struct redis_sample *p, const struct redis_sample *c, double secs,
+                  struct coll_view *v)
+{
+    const struct redis_info *i = &c->info;
+    double forks, share, was;
+
+    if (p == NULL || !(secs > 0) || !(i->have & REDIS_HAVE_TOTAL_FORKS) ||
+        i->total_forks <= p->info.total_forks)
+        return;
+    forks = (double)(i->total_forks - p->info.total_forks);
+    share = forks * (double)i->latest_fork_usec / 1e6 / secs;
+    was = isnan(v->sig.other_stall_share) ? 0 : v->sig.other_stall_share;
+    v->sig.other_stall_share = fmin(was + share, 1);
+    if (v->sig.other_stall_what[0] == '\0')
+        snprintf(v->sig.other_stall_what, sizeof v->sig.other_stall_what,
+                 "%.0f save fork%s of %.1f ms (%s)", forks, forks == 1 ? "" : "s",
+                 (double)i->latest_fork_usec / 1000, persistence_state(i));
+}
+
 static void
 derive_slowlog(const struct redis_sample *p, const struct redis_sample *c, double secs,
                struct coll_view *v)
@@ -662,6 +687,7 @@ rd_coll_derive(const void *prevp, const void *curp, double secs, struct coll_vie
     derive_aof(p, c, secs, v);
     derive_slowlog(p, c, secs, v);
     derive_stall(p, c, secs, v);
+    derive_fork_stall(p, c, secs, v);
     derive_commands(p, c, secs, v);
     coll_row_add(v, "server", "version", NAN, ROW_NORMAL, "%s", c->info.version);
     coll_row_add(v, "server", "uptime", (double)c->info.uptime_s, ROW_NORMAL, "%llu s",

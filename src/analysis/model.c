@@ -131,9 +131,10 @@ server_cpu(const struct model_input *in, struct model *m)
     double busy = pct / 100, own;
 
     if (in->cores > 0 && c > in->cores)
-        c = in->cores;                    /* a server cannot use more cores than the host has */
-    if (isnan(busy) && !isnan(g->on_cpu)) /* sessions on CPU against the cores */
-        busy = g->on_cpu, c = in->cores;
+        c = in->cores; /* a server cannot use more cores than the host has */
+    /* sessions on CPU against the cores: those past the cores wait for one (U at most 1) */
+    if (isnan(busy) && !isnan(g->on_cpu))
+        busy = fmin(g->on_cpu, in->cores), c = in->cores;
     own = busy * own_cpu_share(g);
     set_capacity(&m->r[MR_SERVER_CPU], c, busy, own, in->tps);
     if (!isnan(busy) && c > 0)
@@ -169,6 +170,36 @@ commit_log(const struct model_input *in, struct model *m)
 
     if (g->log_syncs_s > 0 && !isnan(busy))
         set_capacity(&m->r[MR_COMMIT], 1, busy, busy, in->tps);
+    /* the redo log's room is the commit's too: full, every write waits for pages to flush */
+    if (g->redo_fill > m->r[MR_COMMIT].util || (isnan(m->r[MR_COMMIT].util) && g->redo_fill >= 0))
+        m->r[MR_COMMIT].util = g->redo_fill;
+}
+
+/*
+ * Transit (the clients' time outside the server's sessions and benchtop)
+ * is the network only on a wire: a round trip of P_WIRE_MS or more that
+ * makes P_NETWORK_SHARE of the latency. On a short path it is the
+ * clients' own gap between a reply and the next request, which more
+ * clients overlap (no resource), or, P_STALL_MS a round trip and more,
+ * a stall: the server answered no one (another client's CLIENT PAUSE).
+ * Without a measured round trip it stays the network's.
+ */
+static void
+transit_as(const struct model_input *in, struct model *m)
+{
+    struct model_resource *net = &m->r[MR_NETWORK], *stall = &m->r[MR_STALL];
+    double rtt = in->sig != NULL ? in->sig->rtt_ms : NAN;
+    double trips = in->ops_per_txn >= 1 ? in->ops_per_txn : 1;
+
+    if (isnan(rtt) || !(net->share > 0))
+        return;
+    if (rtt >= param(P_WIRE_MS) && rtt * trips >= param(P_NETWORK_SHARE) * in->lat_mean_ms)
+        return;
+    if (net->resid_s * 1000 / trips >= param(P_STALL_MS)) {
+        stall->share += net->share;
+        stall->resid_s = z(stall->resid_s) + net->resid_s;
+    }
+    net->share = net->resid_s = 0;
 }
 
 static void
@@ -184,6 +215,7 @@ resources(const struct model_input *in, struct model *m)
         x->resid_s = in->tps > 0 ? x->share * n / in->tps : NAN;
         x->capacity = x->demand_s = x->util = x->bound = NAN;
     }
+    transit_as(in, m);
     benchtop_cpu(in, m);
     if (g == NULL)
         return;
@@ -300,7 +332,9 @@ advise_res(const struct model_input *in, enum model_res r, struct advice *a)
     }
     if (g == NULL)
         return;
-    if (r == MR_COMMIT && g->commit_try[0])
+    if (r == MR_COMMIT && g->redo_fill >= param(P_REDO_FULL) && g->redo_setting[0])
+        adv_set(a, ADV_SETTING, g->redo_setting, "");
+    else if (r == MR_COMMIT && g->commit_try[0])
         adv_assignment(a, g->commit_try);
     else if (r == MR_COMMIT)
         advice_batch(a, in->ops_per_txn);

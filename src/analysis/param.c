@@ -2,6 +2,7 @@
 #include "param.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 static const struct param table[P__COUNT] = {
     [P_SATURATED] = {"saturated", 0.8,
@@ -15,6 +16,12 @@ static const struct param table[P__COUNT] = {
     [P_SHARE_MIN] = {"share_min", 0.05,
                      "the account's text names shares of 1% or more; a "
                      "finding needs five times that"},
+    [P_STALL_MS] = {"stall_ms", 50,
+                    "a loopback round trip is 0.05 ms and a wait for a CPU a scheduler slice "
+                    "(CFS: 6-24 ms): 50 ms a trip outside the server is someone holding it"},
+    [P_REDO_FULL] = {"redo_full", 0.875,
+                     "the engine flushes pages ahead from 7/8 of its max checkpoint age "
+                     "(max_modified_age_async); a write-heavy run's steady state was 0.80"},
     [P_CLEAR_OBS] = {"clear_obs", 30, "sampled sessions: 30 make a share's proportion +-18%"},
     [P_LIKELY_OBS] = {"likely_obs", 8, "sampled sessions: 8 make it +-35%"},
     [P_MIN_SHOWN] = {"min_shown", 0.01, "shares under 1% are noise in the text"},
@@ -90,6 +97,88 @@ static const struct param table[P__COUNT] = {
     [P_CPU_FULL] = {"cpu_full", 0.7,
                     "a page's unindexed query: the app's workers waiting on the "
                     "scan with the server's CPU at 70% or more"},
+    [P_COMMITS_MIN] = {"commits_min", 5,
+                       "commits/s under which syncs per commit is noise: one sync more or less in "
+                       "a 1 s interval moves it by 0.2"},
+    [P_CLEAR_SCORE] = {"clear_score", 0.8,
+                       "a share of 80% of the clients' time leaves every other under 20%"},
+    [P_LIKELY_SCORE] = {"likely_score", 0.5,
+                        "half the clients' time: no other share can be larger"},
+    [P_CLOSE_SECOND] =
+        {"close_second", 1.15,
+         "a lead under 15%: the smoothed shares move that much from one 1 s interval to the next"},
+    [P_CLEAR_MARGIN] = {"clear_margin", 1.5, "a lead of half again the next share: clear"},
+    [P_RISING_INTERVALS] = {"rising_intervals", 3,
+                            "intervals in a row of rising rows per transaction: a burst (an "
+                            "autovacuum) lasts one or two"},
+    [P_ROWS_RISE] =
+        {"rows_rise", 1.05,
+         "rows per transaction up 5% in an interval: growth beyond the smoothing's drift"},
+    [P_SESSION_SEEN] =
+        {"session_seen", 0.5,
+         "session counts are averages over samples: half a session is one seen half the time"},
+    [P_LOOP_QUEUE] = {"loop_queue", 32,
+                      "an event loop on a full host with this many clients answers the ping after "
+                      "every ready one (250 clients, loop at 40%: a queue)"},
+    [P_LOOP_SLEEPS] = {"loop_sleeps", 0.5,
+                       "an event loop under half its limit mostly sleeps (a cache at 11% with 8 "
+                       "clients behind a 1 ms proxy: 4x clients gave x3.3)"},
+    [P_PING_WAITS] =
+        {"ping_waits", 1.5,
+         "a transaction holds a round trip: a ping half again its mean latency waited for a CPU"},
+    [P_RTT_JITTER] = {"rtt_jitter", 0.25,
+                      "a wire's round trip stays within a quarter from tick to tick; CPU waits on "
+                      "a full host jitter more (2.4-3.2 ms)"},
+    [P_FLOOR_RTT] = {"floor_rtt", 0.5,
+                     "the fastest 1% of transactions took half the ping or more a trip: a floor "
+                     "every one pays (a 1 ms proxy: p1 over 2 ms)"},
+    [P_OTHERS_SMALL] =
+        {"others_small", 25,
+         "others under a quarter of a core: the server and benchtop hold the host between them"},
+    [P_BENCHTOP_BUSY] = {"benchtop_busy", 40,
+                         "benchtop at 40% of a core or more takes the core a helper thread would "
+                         "use (GET at -c 50, 78%: io-threads 2 gave -33%)"},
+    [P_CORES_FREE] = {"cores_free", 0.5, "under half a core free, a new thread waits for one"},
+    [P_MISS_READS] =
+        {"miss_reads", 1000,
+         "buffer reads a second whose copies are CPU worth naming (scale 30 on 128 MB: 75% hits)"},
+    [P_SERVER_BUSY] = {"server_busy", 0.5,
+                       "the server's CPU at half its capacity or more: where misses' copies cost"},
+    [P_LATE] = {"late", 0.5,
+                "-R: half the transactions started late: the rate is beyond the clients"},
+    [P_ALL_BUSY] =
+        {"all_busy", 0.9,
+         "clients in flight at the tick: 90% is all of them but one between transactions at 10"},
+    [P_RATE_KEPT] = {"rate_kept", 0.9,
+                     "-R: 90% of the rate kept is the rate (Poisson arrivals vary by more in 1 s "
+                     "at low rates)"},
+    [P_SYNCS_NONE] = {"syncs_none", 0.05,
+                      "log syncs per commit under this: the wait is no sync (a group commit "
+                      "at 0.26 a commit still synced: flush=2 gave x6.1)"},
+    [P_KERNEL_NAMED] = {"kernel_named", 5,
+                        "the kernel's packet work named at 5% of a core (a cache at -c 500: 58%)"},
+    [P_OTHERS_NAMED] = {"others_named", 20, "other programs named at a fifth of a core"},
+    [P_WAIT_NAMED] = {"wait_named", 20,
+                      "benchtop's thread waiting for a CPU a fifth of the time: named"},
+    [P_CMD_FILLS] = {"cmd_fills", 0.25,
+                     "one command a quarter of the busy thread's time: it fills the thread, not "
+                     "the thread count"},
+    [P_OWN_LIMIT] = {"own_limit", 0.15,
+                     "the run's own wait beside a host others hold or a pool: a sixth of the "
+                     "clients' time pays (commit 31%: synchronous_commit=off +63%)"},
+    [P_WAIT_SHARE] =
+        {"wait_share", 0.2,
+         "a wait that is one whatever the load, at a fifth of the clients' time, leads past a "
+         "light load (an event loop stalled 27% by a sleep: stopping it x1.57)"},
+    [P_RUNQ_PART] = {"runq_part", 0.35,
+                     "that wait against benchtop's wait for a CPU: a third or more, relieving it "
+                     "pays (commit 20-29% beside waits 28-42%: off +18..50%)"},
+    [P_REFUSED] = {"refused", 0.25,
+                   "a quarter of the clients refused with the rest short of load: the refusal is "
+                   "the limit (a limit of 10 clients at -c 50)"},
+    [P_BLIND] = {"blind", 0.5,
+                 "an interval whose account is half unknown did not see the server (a collector's "
+                 "first sample)"},
 };
 
 const struct param *
@@ -102,4 +191,27 @@ double
 param(enum param_id id)
 {
     return id >= 0 && id < P__COUNT ? table[id].value : 0;
+}
+
+/* A source's text for roff: backslashes and hyphens escaped (each line starts with the value). */
+static void
+man_text(FILE *out, const char *s)
+{
+    for (; *s; s++)
+        if (*s == '\\')
+            fputs("\\e", out);
+        else if (*s == '-')
+            fputs("\\-", out);
+        else
+            fputc(*s, out);
+}
+
+void
+param_print_man(FILE *out)
+{
+    for (int i = 0; i < P__COUNT; i++) {
+        fprintf(out, ".TP\n.B %s\n%g: ", table[i].name, table[i].value);
+        man_text(out, table[i].source);
+        fputc('\n', out);
+    }
 }

@@ -7,12 +7,16 @@
 #ifndef BENCHTOP_PARAM_H
 #define BENCHTOP_PARAM_H
 
+#include <stdio.h>
+
 enum param_id {
     /* the model (model.c) */
     P_SATURATED,   /* utilization at which a resource is saturated */
     P_LITTLE_TOL,  /* Little's law: measured / predicted clients in flight beyond 1 +- this */
     P_FINDING_MIN, /* a relief whose bound gains less than this (x) is no finding */
     P_SHARE_MIN,   /* a share of the clients' time below this names no finding */
+    P_STALL_MS,    /* transit per round trip (ms) on a short path that is a stall */
+    P_REDO_FULL,   /* the redo log's room in use (checkpoint age / its max) that is full */
     /* the account (account.c) */
     P_CLEAR_OBS,  /* sampled sessions behind a share that make it clear */
     P_LIKELY_OBS, /* ... likely */
@@ -50,6 +54,37 @@ enum param_id {
     P_SERVER_HOLDS,      /* the server's share of a busy host that makes its CPU the limit there */
     P_RUN_HOLDS,         /* the run's share (server, benchtop, kernel) of a full host it holds */
     P_CPU_FULL,          /* the server's CPU, of its limit or the cores, behind an app's queue */
+    P_COMMITS_MIN,
+    P_CLEAR_SCORE,
+    P_LIKELY_SCORE,
+    P_CLOSE_SECOND,
+    P_CLEAR_MARGIN,
+    P_RISING_INTERVALS,
+    P_ROWS_RISE,
+    P_SESSION_SEEN,
+    P_LOOP_QUEUE,
+    P_LOOP_SLEEPS,
+    P_PING_WAITS,
+    P_RTT_JITTER,
+    P_FLOOR_RTT,
+    P_OTHERS_SMALL,
+    P_BENCHTOP_BUSY,
+    P_CORES_FREE,
+    P_MISS_READS,
+    P_SERVER_BUSY,
+    P_LATE,
+    P_ALL_BUSY,
+    P_RATE_KEPT,
+    P_SYNCS_NONE,
+    P_KERNEL_NAMED,
+    P_OTHERS_NAMED,
+    P_WAIT_NAMED,
+    P_CMD_FILLS,
+    P_OWN_LIMIT,
+    P_WAIT_SHARE,
+    P_RUNQ_PART,
+    P_REFUSED,
+    P_BLIND,
     P__COUNT
 };
 
@@ -61,5 +96,7 @@ struct param {
 
 double param(enum param_id id);
 const struct param *param_row(enum param_id id);
+/* The table as man page lines (.TP name value, then its source): the VERDICT section's table. */
+void param_print_man(FILE *out);
 
 #endif

@@ -10,6 +10,7 @@
 
 enum {
     STREAK_TO_SHOW = 2, /* intervals a new leader must lead before it is shown */
+    HOST_FIGS = 6,      /* the host's figures verdict_state sums (host_fig) */
     EV = sizeof(((struct verdict *)0)->evidence),
 };
 
@@ -257,7 +258,7 @@ cpu_saturation(double load, double limit)
 static double
 syncs_per_commit(const struct coll_signals *g)
 {
-    if (!(g->commits_s >= 5))
+    if (!(g->commits_s >= param(P_COMMITS_MIN)))
         return NAN;
     return g->sync_each_commit[0] ? 1 : g->log_syncs_s / g->commits_s;
 }
@@ -278,7 +279,9 @@ name_behind(const struct verdict_input *in, struct verdict *v)
 static const char *
 confidence(double score)
 {
-    return score >= 0.8 ? "clear" : score >= 0.5 ? "likely" : "tentative";
+    return score >= param(P_CLEAR_SCORE)    ? "clear"
+           : score >= param(P_LIKELY_SCORE) ? "likely"
+                                            : "tentative";
 }
 
 /* The primary share of a verdict kind, for its confidence. */
@@ -312,9 +315,9 @@ confidence_of(const struct account *a, const double g[VK__COUNT], int first, int
 {
     const char *c = account_confidence(a, primary_share(first));
 
-    if (g[first] < 1.15 * g[second])
+    if (g[first] < param(P_CLOSE_SECOND) * g[second])
         return "tentative";
-    if (g[first] < 1.5 * g[second] && strcmp(c, "clear") == 0)
+    if (g[first] < param(P_CLEAR_MARGIN) * g[second] && strcmp(c, "clear") == 0)
         return "likely";
     return c;
 }
@@ -374,7 +377,7 @@ scans_lead(const struct verdict_state *st, const struct coll_signals *g)
      * index gave x156)
      */
     return !isnan(st->rows_now) && ((st->rows_now >= param(P_LARGE_ROWS) && g->seq_scans_s >= 1) ||
-                                    st->rows_now >= 10 * param(P_LARGE_ROWS));
+                                    st->rows_now >= param(P_SCAN_ROWS));
 }
 
 /* "; each transaction reads 31,000 rows, rising; 12 sequential scans/s on table cache" */
@@ -382,7 +385,8 @@ static void
 add_work(const struct verdict_state *st, const struct coll_signals *g, struct verdict *v)
 {
     int rising = !isnan(st->rows_base) && st->rows_now >= 2 * st->rows_base &&
-                 st->rows_now - st->rows_base >= 100 && st->rows_rising >= 3;
+                 st->rows_now - st->rows_base >= 100 &&
+                 st->rows_rising >= param(P_RISING_INTERVALS);
     char n[32];
 
     if (v->kind == VK_SERVER_CPU && scans_lead(st, g))
@@ -544,7 +548,7 @@ add_others(const struct coll_signals *g, struct verdict *v)
 {
     double others = g->lock_wait - g->own_lock_wait;
 
-    if (own_known(g) && others >= 0.5)
+    if (own_known(g) && others >= param(P_SESSION_SEEN))
         appendf(v->evidence, EV, "; other sessions: %.0f waiting on locks", others);
 }
 
@@ -602,7 +606,8 @@ update_smoothing(struct verdict_state *st, const struct verdict_input *in)
         return;
     rows = smooth(st->rows_now, rows);
     /* one burst (an autovacuum in the same database) is not a trend */
-    st->rows_rising = !isnan(st->rows_now) && rows >= 1.05 * st->rows_now ? st->rows_rising + 1 : 0;
+    st->rows_rising =
+        !isnan(st->rows_now) && rows >= param(P_ROWS_RISE) * st->rows_now ? st->rows_rising + 1 : 0;
     st->rows_now = rows;
     if (st->intervals > 2 && (isnan(st->rows_base) || st->rows_now < st->rows_base))
         st->rows_base = st->rows_now;
@@ -688,11 +693,12 @@ transit_kind(const struct verdict_input *in)
      * host full of others: 4x clients gave x3.3) does not.
      */
     if (in->sig.server_cpu_limit > 0 && in->host_busy_pct >= param(P_HOST_FULL) &&
-        (in->clients >= 32 ||
-         !(in->sig.server_cpu_pct < 0.5 * fmin(in->sig.server_cpu_limit, 100))))
+        (in->clients >= param(P_LOOP_QUEUE) ||
+         !(in->sig.server_cpu_pct < param(P_LOOP_SLEEPS) * fmin(in->sig.server_cpu_limit, 100))))
         return VK_UNDERLOADED;
     /* one ping against a mean: half again the mean latency is a wait for a CPU, not the wire */
-    if (!(rtt >= param(P_WIRE_MS)) || !(in->lat_mean_ms > 0) || rtt > 1.5 * in->lat_mean_ms)
+    if (!(rtt >= param(P_WIRE_MS)) || !(in->lat_mean_ms > 0) ||
+        rtt > param(P_PING_WAITS) * in->lat_mean_ms)
         return VK_UNDERLOADED;
     return rtt * trips >= param(P_NETWORK_SHARE) * in->lat_mean_ms ? VK_NETWORK : VK_UNDERLOADED;
 }
@@ -718,7 +724,7 @@ transit_split(const struct verdict_input *in, double t, double g[VK__COUNT])
         g[k] += t;
         return;
     }
-    for (int i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof to / sizeof to[0]; i++) {
         g[to[i]] += t * f[i] / fmax(n, sum);
         g[VK_APP] -= t * f[i] / fmax(n, sum);
     }
@@ -787,7 +793,7 @@ steady_rtt(const struct verdict_state *st, const struct verdict_input *in)
     double r = in->sig.rtt_ms, last = st->last_rtt_ms;
 
     return r >= param(P_STEADY_RTT_MS) || (r >= param(P_WIRE_MS) && last >= param(P_WIRE_MS) &&
-                                           fabs(r - last) <= 0.25 * fmin(r, last));
+                                           fabs(r - last) <= param(P_RTT_JITTER) * fmin(r, last));
 }
 
 /*
@@ -803,7 +809,7 @@ wire_floor(const struct verdict_input *in)
 {
     double trips = in->ops_per_txn >= 1 ? in->ops_per_txn : 1, f = in->lat_floor_ms / trips;
 
-    return f >= 1 && f >= 0.5 * in->sig.rtt_ms;
+    return f >= param(P_WIRE_MS) && f >= param(P_FLOOR_RTT) * in->sig.rtt_ms;
 }
 
 /*
@@ -857,15 +863,16 @@ thread_full(const struct window *w, const struct coll_signals *g)
      * 2 cores: io-threads 2 gave 50.9k and 57.4k tps against 101.6k and
      * 105.5k). C9 above had others holding 55-67%.
      */
-    if (g->threads_io_only && w->host_full && !isnan(w->split.others) && w->split.others < 25)
+    if (g->threads_io_only && w->host_full && !isnan(w->split.others) &&
+        w->split.others < param(P_OTHERS_SMALL))
         return 0;
     /*
      * ... and short of full, with less than half a core free and benchtop
      * at 40% of a core or more (GET at -c 50, the thread at 99%, benchtop
      * 78%, 0.2 cores free: io-threads 2 gave -33%, field trial 7, case 9b)
      */
-    if (g->threads_io_only && !isnan(w->split.others) && w->split.others < 25 &&
-        z0(w->split.benchtop) >= 40 && cores_free(w) < 0.5)
+    if (g->threads_io_only && !isnan(w->split.others) && w->split.others < param(P_OTHERS_SMALL) &&
+        z0(w->split.benchtop) >= param(P_BENCHTOP_BUSY) && cores_free(w) < param(P_CORES_FREE))
         return 0;
     /*
      * On a full host, a thread that waits for a core longer than it runs,
@@ -897,9 +904,10 @@ misses_cost_cpu(const struct verdict_state *st, const struct window *w)
 {
     const struct coll_signals *g = &w->in->sig;
 
-    return g->hit_ratio < param(P_MISSES_COST) && g->disk_reads_s >= 1000 &&
+    return g->hit_ratio < param(P_MISSES_COST) && g->disk_reads_s >= param(P_MISS_READS) &&
            g->mem_limit_setting[0] && !warming(g) &&
-           (server_used(st, w) >= 0.5 || w->split.server >= 50) &&
+           (server_used(st, w) >= param(P_SERVER_BUSY) ||
+            w->split.server >= 100 * param(P_SERVER_BUSY)) &&
            !(st->rows_now >= param(P_SCAN_ROWS));
 }
 
@@ -979,12 +987,14 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
      * share the same cores (-R 80000 at -c 2, host 99.9%, server 125% and
      * benchtop 75%: -c 16 gave -12% and -c 4 -13%, field trial 5, C4).
      */
-    if ((k == VK_UNDERLOADED || k == VK_NETWORK) && in->rate > 0 && in->late_share >= 0.5 &&
-        (in->busy >= 0.9 * in->clients || account_share(w->acct, AS_SCHEDULE) < 0.05))
+    if ((k == VK_UNDERLOADED || k == VK_NETWORK) && in->rate > 0 &&
+        in->late_share >= param(P_LATE) &&
+        (in->busy >= param(P_ALL_BUSY) * in->clients ||
+         account_share(w->acct, AS_SCHEDULE) < param(P_SHARE_MIN)))
         return run_holds_host(w) ? VK_HOST : VK_OPEN_LOOP;
     /* an open loop that keeps its rate is limited by the rate, whatever its threads wait for */
-    if ((k == VK_CLIENT || k == VK_UNDERLOADED) && in->rate > 0 && in->tps >= 0.9 * in->rate &&
-        !(quota_pct(w) >= param(P_QUOTA_HELD)))
+    if ((k == VK_CLIENT || k == VK_UNDERLOADED) && in->rate > 0 &&
+        in->tps >= param(P_RATE_KEPT) * in->rate && !(quota_pct(w) >= param(P_QUOTA_HELD)))
         return VK_UNDERLOADED;
     if (k == VK_CLIENT && quota_pct(w) >= param(P_QUOTA_HELD))
         return VK_CLIENT;
@@ -1031,7 +1041,7 @@ refine(const struct verdict_state *st, const struct window *w, enum verdict_kind
     if (k == VK_UNDERLOADED && run_fills_host(w))
         return VK_HOST;
     if (k == VK_SERVER_CPU && !in->embedded && !w->host_full &&
-        cpu_saturation(server_used(st, w), g->server_cpu_limit) < 0.3)
+        cpu_saturation(server_used(st, w), g->server_cpu_limit) < param(P_THRESHOLD))
         k = VK_UNDERLOADED;
     if (k == VK_CLIENT && wants < param(P_WANTS_CORE) && !w->host_full)
         k = VK_UNDERLOADED;
@@ -1161,6 +1171,9 @@ advise_commit(const struct coll_signals *g, double ops_per_txn, char *ev)
         appendf(ev, EV, "; turn %s on for the sync time", g->sync_untimed);
     if (g->checkpoints_req_s > 0)
         appendf(ev, EV, "; %.1f requested checkpoints/s: raise the log size", g->checkpoints_req_s);
+    if (g->redo_fill >= param(P_REDO_FULL) && g->redo_setting[0])
+        appendf(ev, EV, "; the redo log is %.0f%% full (checkpoint age): raise %s",
+                100 * g->redo_fill, g->redo_setting);
     if (g->commit_held[0])
         appendf(ev, EV, "; %s: end it", g->commit_held);
     /*
@@ -1169,7 +1182,7 @@ advise_commit(const struct coll_signals *g, double ops_per_txn, char *ev)
      * at 0.26 a commit: innodb_flush_log_at_trx_commit=2 gave x6.1); next
      * to none, the wait is not a sync.
      */
-    if (g->commit_advice[0] && !(per < 0.05))
+    if (g->commit_advice[0] && !(per < param(P_SYNCS_NONE)))
         try_commit(g, ops_per_txn, ev);
 }
 
@@ -1272,7 +1285,7 @@ advise_host(const struct window *w, char *ev)
              "%.0f%%",
              h->busy, h->cores, h->server, h->names[0] ? " (" : "", h->names,
              h->names[0] ? ")" : "", h->benchtop, h->others);
-    if (z0(h->kernel) >= 5)
+    if (z0(h->kernel) >= param(P_KERNEL_NAMED))
         appendf(ev, EV, ", kernel (interrupts, packets) %.0f%%", h->kernel);
     if (host_split_others_hold(h))
         appendf(ev, EV,
@@ -1292,16 +1305,16 @@ advise_host(const struct window *w, char *ev)
      * they hold (two yes at 35% beside benchtop's 40%: stopping them gave
      * +34%, field trial 4, C13): said beside benchtop's part.
      */
-    if (!host_split_others_hold(h) && h->others >= 20 &&
+    if (!host_split_others_hold(h) && h->others >= param(P_OTHERS_NAMED) &&
         h->others >= param(P_HOST_PART) * w->host_used)
         appendf(ev, EV, "; other programs take %.0f%%: stopping them frees as much", h->others);
     if (pinned_short(w->in))
         add_affinity(w, ev);
-    else if (z0(w->in->worker_wait_max) >= 20)
+    else if (z0(w->in->worker_wait_max) >= param(P_WAIT_NAMED))
         appendf(ev, EV, "; benchtop's thread waits for a CPU %.0f%% of the time",
                 w->in->worker_wait_max);
     /* an event loop below its core still gains from more clients ready per wakeup */
-    if (h->event_loop && g->server_cpu_pct < 0.8 * g->server_cpu_limit)
+    if (h->event_loop && g->server_cpu_pct < param(P_SATURATED) * g->server_cpu_limit)
         appendf(ev, EV,
                 "; its event loop at %.0f%% of %.0f%% can still gain from more clients per wakeup",
                 g->server_cpu_pct, fmin(g->server_cpu_limit, 100.0 * h->cores));
@@ -1318,7 +1331,7 @@ static int
 commands_fill_thread(const struct coll_signals *g)
 {
     return g->threads_io_only && g->cmd_top[0] && g->thread_max_pct > 0 &&
-           g->cmd_top_busy >= 0.25 * g->thread_max_pct / 100;
+           g->cmd_top_busy >= param(P_CMD_FILLS) * g->thread_max_pct / 100;
 }
 
 /* What the server's threads are: nginx's are worker processes. */
@@ -1343,8 +1356,9 @@ add_others_hold(const struct window *w, char *ev)
 static void
 add_competes(const struct window *w, char *ev)
 {
-    if ((w->host_full || cores_free(w) < 0.5) && z0(w->split.benchtop) >= 40 &&
-        z0(w->split.others) < 25)
+    if ((w->host_full || cores_free(w) < param(P_CORES_FREE)) &&
+        z0(w->split.benchtop) >= param(P_BENCHTOP_BUSY) &&
+        z0(w->split.others) < param(P_OTHERS_SMALL))
         appendf(ev, EV,
                 "; benchtop takes %.0f%% of a core on a host with %.1f cores free: a %s more "
                 "competes with it (run benchtop on another machine)",
@@ -1455,7 +1469,7 @@ advise_app(const struct window *w, char *ev)
      * field trial 7, case 12b). A page that sleeps leaves the host idle.
      */
     if (g->app_workers > 0 && g->app_queue >= 1 && !in->behind &&
-        (w->host_full || cores_free(w) < 0.5) && !host_split_others_hold(h) &&
+        (w->host_full || cores_free(w) < param(P_CORES_FREE)) && !host_split_others_hold(h) &&
         h->server >= param(P_RUN_HOLDS) * w->host_used) {
         snprintf(ev, EV,
                  "%s at %s %.0f, %.0f requests queued, and the server side%s%s%s takes %.0f%% "
@@ -1643,7 +1657,9 @@ advise_data(const struct verdict_state *st, const struct window *w, enum verdict
 
     memset(&a, 0, sizeof a);
     a.lo = a.hi = NAN;
-    if (k == VK_COMMIT && g->commit_try[0])
+    if (k == VK_COMMIT && g->redo_fill >= param(P_REDO_FULL) && g->redo_setting[0])
+        advice_setting(&a, 0, g->redo_setting, "");
+    else if (k == VK_COMMIT && g->commit_try[0])
         advise_assignment(&a, g->commit_try);
     else if (k == VK_COMMIT)
         advice_batch(&a, in->ops_per_txn);
@@ -1698,7 +1714,7 @@ add_own_limit(const struct verdict_state *st, const struct window *w, struct ver
     enum verdict_kind k = v->second;
     int host = v->kind == VK_HOST && host_split_others_hold(&w->split);
 
-    if ((!host && v->kind != VK_POOL) || !(v->share[k] >= 0.15) ||
+    if ((!host && v->kind != VK_POOL) || !(v->share[k] >= param(P_OWN_LIMIT)) ||
         (k != VK_COMMIT && k != VK_LOCK && k != VK_IO))
         return;
     own[0] = '\0';
@@ -1732,7 +1748,8 @@ explain(const struct verdict_state *st, const struct verdict_input *in, struct v
                 in->unseen_hint);
     account_text(&v->acct, text, sizeof(text));
     appendf(v->evidence, EV, "; %s", text);
-    if (in->behind != NULL && v->kind != VK_APP && account_share(&v->acct, AS_TRANSIT) >= 0.2)
+    if (in->behind != NULL && v->kind != VK_APP &&
+        account_share(&v->acct, AS_TRANSIT) >= param(P_WAIT_SHARE))
         appendf(v->evidence, EV, " (transit: the queue for the app's workers, which wait so)");
     v->host = w.split;
 }
@@ -1748,7 +1765,8 @@ explain(const struct verdict_state *st, const struct verdict_input *in, struct v
 static int
 demoted_past(enum verdict_kind k, int first, int second, const double g[VK__COUNT])
 {
-    if (k != VK_UNDERLOADED || first == VK_UNDERLOADED || second == VK_NONE || g[second] < 0.2)
+    if (k != VK_UNDERLOADED || first == VK_UNDERLOADED || second == VK_NONE ||
+        g[second] < param(P_WAIT_SHARE))
         return 0;
     return second == VK_STALL || second == VK_LOCK || second == VK_COMMIT || second == VK_IO ||
            second == VK_POOL || second == VK_MEMORY;
@@ -1785,8 +1803,9 @@ static int
 wait_before_host(const struct window *w, enum verdict_kind k, int first, int second,
                  const double g[VK__COUNT])
 {
-    if (k != VK_HOST || first != VK_CLIENT || second == VK_NONE || g[second] < 0.15 ||
-        g[second] < 0.35 * account_share(w->acct, AS_RUNQ) || host_split_others_hold(&w->split))
+    if (k != VK_HOST || first != VK_CLIENT || second == VK_NONE || g[second] < param(P_OWN_LIMIT) ||
+        g[second] < param(P_RUNQ_PART) * account_share(w->acct, AS_RUNQ) ||
+        host_split_others_hold(&w->split))
         return 0;
     return second == VK_COMMIT || second == VK_LOCK || second == VK_IO;
 }
@@ -1804,7 +1823,7 @@ refused_first(const struct verdict_input *in, enum verdict_kind k)
 {
     int down = refused(in);
 
-    return down >= 2 && down >= in->clients / 4 && in->connected > 0 &&
+    return down >= 2 && down >= param(P_REFUSED) * in->clients && in->connected > 0 &&
            (k == VK_UNDERLOADED || k == VK_NETWORK || k == VK_OPEN_LOOP || k == VK_NONE);
 }
 
@@ -1975,7 +1994,7 @@ host_add(struct verdict_state *st, const struct verdict_input *in, int blind)
 {
     struct verdict_input c = *in;
 
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < HOST_FIGS; i++)
         if (!isnan(*host_fig(&c, i))) {
             st->host_sum[blind][i] += *host_fig(&c, i);
             st->host_n[blind][i]++;
@@ -2023,7 +2042,7 @@ verdict_step(struct verdict_state *st, const struct verdict_input *in, struct ve
      * sample, from before the load) is judged alone: it neither enters the
      * smoothed account nor, once the server was seen, the run's.
      */
-    blind = !in->have_server || account_share(&a, AS_UNKNOWN) >= 0.5;
+    blind = !in->have_server || account_share(&a, AS_UNKNOWN) >= param(P_BLIND);
     account_add(blind ? &st->run_blind : &st->run, &a);
     st->run_txns[blind] += in->tps * ai.interval_s;
     st->run_secs[blind] += ai.interval_s;
@@ -2075,7 +2094,7 @@ verdict_finish(const struct verdict_state *st, struct verdict *out)
         in.sig.other_stall_sql_at = st->stall_sql_at;
     }
     /* the run's host split, not its last interval's (which a late burst of others can fill) */
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < HOST_FIGS; i++)
         *host_fig(&in, i) =
             st->host_n[blind][i] > 0 ? st->host_sum[blind][i] / st->host_n[blind][i] : NAN;
     decide(st, &in, run, out);

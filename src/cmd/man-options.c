@@ -2,13 +2,19 @@
 #include "cmd.h"
 
 #include <stdio.h>
+#include <string.h>
 
+#include "analysis/param.h"
 #include "run/options.h"
 
+/* "params": the verdict's parameter table instead (the VERDICT section's @PARAMS@). */
 static int
 cmd_man_options_exec(struct runconf *rc, char **pos, int npos)
 {
-    options_print_man(stdout);
+    if (npos == 1 && strcmp(pos[0], "params") == 0)
+        param_print_man(stdout);
+    else
+        options_print_man(stdout);
     return 0;
 }
 

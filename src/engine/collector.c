@@ -97,7 +97,7 @@ coll_view_reset(struct coll_view *v)
     g->other_stall_share = g->evictions_s = g->hit_ratio = g->mem_used = g->mem_limit =
         g->pool_fill = NAN;
     g->disk_reads_s = g->server_threads = g->thread_max_pct = g->thread_wait_pct = NAN;
-    g->checkpoints_req_s = g->server_cpu_self_pct = NAN;
+    g->checkpoints_req_s = g->server_cpu_self_pct = g->redo_fill = NAN;
     g->cmd_top_busy = g->cmd_top_usec = NAN;
     g->samples = 1;
 }

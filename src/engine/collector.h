@@ -175,6 +175,8 @@ struct coll_signals {
      */
     unsigned char threads_io_only;
     double checkpoints_req_s;   /* checkpoints forced by the log's size, per second */
+    double redo_fill;           /* the redo log's room in use: checkpoint age / its max, 0..1 */
+    char redo_setting[24];      /* the setting that sizes it ("innodb_log_file_size"); "" */
     double server_cpu_self_pct; /* the server's CPU as it reports it (INFO, rusage): */
                                 /* for a server whose processes this host cannot see */
 };

@@ -364,6 +364,136 @@ test_row_locks_held_through_the_commit(void **state)
     near(m.findings[0].bound, 121 / 0.68, 1e-6);
 }
 
+/*
+ * Transit on a loopback (round trip 0.1 ms): 1 client at 500 tps, 2 ms a
+ * transaction, transit 56% = 1.12 ms a transaction, under P_STALL_MS: the
+ * client's own gap, no resource (no network finding). A round trip of
+ * 1.5 ms against 2 ms (over P_NETWORK_SHARE of it) is a wire: the network.
+ */
+static void
+test_loopback_transit_is_not_the_network(void **state)
+{
+    struct account a;
+    struct coll_signals g;
+    struct model_input in;
+    struct model m;
+
+    (void)state;
+    acct(&a, 1);
+    a.t[AS_TRANSIT] = 0.56;
+    a.t[AS_SERVER_CPU] = 0.30;
+    a.t[AS_BENCHTOP] = 0.14;
+    signals(&g);
+    g.rtt_ms = 0.1;
+    input(&in, &a, &g, 500);
+    in.lat_mean_ms = 2;
+    in.ops_per_txn = 1;
+    model_make(&in, &m);
+    near(m.r[MR_NETWORK].share, 0, 1e-12);
+    near(m.r[MR_STALL].share, 0, 1e-12);
+    for (int i = 0; i < m.nfindings; i++)
+        assert_int_not_equal(m.findings[i].res, MR_NETWORK);
+    g.rtt_ms = 1.5;
+    model_make(&in, &m);
+    near(m.r[MR_NETWORK].share, 0.56, 1e-12);
+    assert_int_equal(m.findings[0].res, MR_NETWORK);
+}
+
+/*
+ * 8 clients at 10 tps on a loopback (round trip 0.05 ms): transit 90% of
+ * their time, 0.9 x 8 / 10 = 0.72 s a transaction, past P_STALL_MS: the
+ * server answered no one (another client's CLIENT PAUSE). A stall by
+ * others: relieving it gives 10 / (1 - 0.9) = 100 tps.
+ */
+static void
+test_transit_of_seconds_is_a_stall(void **state)
+{
+    struct account a;
+    struct coll_signals g;
+    struct model_input in;
+    struct model m;
+
+    (void)state;
+    acct(&a, 8);
+    a.t[AS_TRANSIT] = 7.2;
+    a.t[AS_SERVER_CPU] = 0.8;
+    signals(&g);
+    g.rtt_ms = 0.05;
+    input(&in, &a, &g, 10);
+    in.lat_mean_ms = 800;
+    in.ops_per_txn = 1;
+    model_make(&in, &m);
+    near(m.r[MR_NETWORK].share, 0, 1e-12);
+    near(m.r[MR_STALL].share, 0.9, 1e-12);
+    assert_int_equal(m.findings[0].res, MR_STALL);
+    assert_int_equal(m.findings[0].advice.kind, ADV_STOP_SESSIONS);
+    near(m.findings[0].bound, 100, 1e-9);
+}
+
+/*
+ * 12 sessions on CPU on 4 cores at 500 tps: those past the cores wait for
+ * one, U = 1 (not 3), D = 4 / 500 = 8 ms, bound 500: the limit. A larger
+ * server: min(500 / 0.25, 2 x 500) = 1,000.
+ */
+static void
+test_sessions_past_the_cores(void **state)
+{
+    struct account a;
+    struct coll_signals g;
+    struct model_input in;
+    struct model m;
+
+    (void)state;
+    acct(&a, 16);
+    a.t[AS_SERVER_CPU] = 12;
+    a.t[AS_SERVER_OTHER] = 4;
+    signals(&g);
+    g.on_cpu = 12;
+    input(&in, &a, &g, 500);
+    model_make(&in, &m);
+    near(m.r[MR_SERVER_CPU].util, 1, 1e-12);
+    near(m.r[MR_SERVER_CPU].bound, 500, 1e-9);
+    assert_int_equal(m.limit, MR_SERVER_CPU);
+    assert_int_equal(m.findings[0].res, MR_SERVER_CPU);
+    near(m.findings[0].bound, 1000, 1e-9);
+}
+
+/*
+ * An InnoDB redo log at 95% of its room (checkpoint age / max age) with
+ * the clients' time in the commit (75%): the commit is the limit at U 0.95
+ * (its syncs untimed), and its relief, 300 / 0.25 = 1,200, is the log's
+ * size, not the flush setting.
+ */
+static void
+test_redo_log_full(void **state)
+{
+    struct account a;
+    struct coll_signals g;
+    struct model_input in;
+    struct model m;
+
+    (void)state;
+    acct(&a, 8);
+    a.t[AS_COMMIT] = 6;
+    a.t[AS_SERVER_CPU] = 2;
+    signals(&g);
+    g.redo_fill = 0.95;
+    snprintf(g.redo_setting, sizeof g.redo_setting, "innodb_log_file_size");
+    snprintf(g.commit_try, sizeof g.commit_try, "innodb_flush_log_at_trx_commit=2");
+    input(&in, &a, &g, 300);
+    model_make(&in, &m);
+    near(m.r[MR_COMMIT].util, 0.95, 1e-12);
+    assert_int_equal(m.limit, MR_COMMIT);
+    assert_int_equal(m.findings[0].res, MR_COMMIT);
+    near(m.findings[0].bound, 1200, 1e-9);
+    assert_int_equal(m.findings[0].advice.kind, ADV_SETTING);
+    assert_string_equal(m.findings[0].advice.name, "innodb_log_file_size");
+    /* with room in it, the flush setting */
+    g.redo_fill = 0.3;
+    model_make(&in, &m);
+    assert_string_equal(m.findings[0].advice.name, "innodb_flush_log_at_trx_commit");
+}
+
 /* Every threshold has a name and the measurement it comes from. */
 static void
 test_param_table(void **state)
@@ -412,6 +542,10 @@ main(void)
         cmocka_unit_test(test_little_disagrees),
         cmocka_unit_test(test_row_locks_held_through_the_commit),
         cmocka_unit_test(test_param_table),
+        cmocka_unit_test(test_loopback_transit_is_not_the_network),
+        cmocka_unit_test(test_transit_of_seconds_is_a_stall),
+        cmocka_unit_test(test_sessions_past_the_cores),
+        cmocka_unit_test(test_redo_log_full),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -633,6 +633,19 @@ test_commit_bound(void **state)
     v = run(&st, &in, 3);
     assert_int_equal(v.kind, VK_COMMIT);
     assert_non_null(strstr(v.evidence, "850 ms/s"));
+
+    /* an InnoDB redo log at 95% of its room: its size first, before the flush setting */
+    in.sig.redo_fill = 0.95;
+    snprintf(in.sig.redo_setting, sizeof in.sig.redo_setting, "innodb_log_file_size");
+    snprintf(in.sig.commit_try, sizeof in.sig.commit_try, "innodb_flush_log_at_trx_commit=2");
+    verdict_init(&st);
+    v = run(&st, &in, 3);
+    assert_int_equal(v.kind, VK_COMMIT);
+    assert_non_null(strstr(v.evidence, "the redo log is 95% full (checkpoint age): raise "
+                                       "innodb_log_file_size"));
+    assert_int_equal(v.advice.a[0].kind, ADV_SETTING);
+    assert_string_equal(v.advice.a[0].name, "innodb_log_file_size");
+    assert_string_equal(v.model.findings[0].advice.name, "innodb_log_file_size");
 }
 
 /*

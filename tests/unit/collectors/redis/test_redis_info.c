@@ -891,6 +891,7 @@ test_derive_stall(void **state)
     struct coll_view v;
 
     fill_samples(&p, &c);
+    c.info.total_forks = p.info.total_forks; /* no save's fork: the slowlog's alone */
     c.slowlog.n = 4;
     c.slowlog.e[0] = (struct redis_slow_entry){
         .id = 43, .usec = 300000, .what = "DEBUG SLEEP 0.3", .client = "127.0.0.1:5123"};
@@ -909,6 +910,31 @@ test_derive_stall(void **state)
     redis_collector_class.derive(&p, &c, 2.0, &v);
     assert_true(v.sig.other_stall_share == 0);
     assert_null(coll_row_find(&v, "slowlog", "others stalled"));
+}
+
+/*
+ * A save forked twice in a 2 s interval, each fork blocking the main
+ * thread 150 ms: every client waited 15% of the interval, by the save.
+ */
+static void
+test_derive_fork_stall(void **state)
+{
+    (void)state;
+    struct redis_sample p, c;
+    struct coll_view v;
+
+    fill_samples(&p, &c);
+    c.slowlog.n = 0;
+    c.info.total_forks = p.info.total_forks + 2;
+    c.info.latest_fork_usec = 150000;
+    c.info.rdb_bgsave_in_progress = 1;
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_true(fabs(v.sig.other_stall_share - 0.15) < 1e-9);
+    assert_string_equal(v.sig.other_stall_what, "2 save forks of 150.0 ms (rdb save)");
+    /* no fork since the last sample: no stall */
+    c.info.total_forks = p.info.total_forks;
+    redis_collector_class.derive(&p, &c, 2.0, &v);
+    assert_true(v.sig.other_stall_share == 0);
 }
 
 /*
@@ -1136,6 +1162,7 @@ main(void)
         cmocka_unit_test(test_derive_aof_always),
         cmocka_unit_test(test_slowlog_entries),
         cmocka_unit_test(test_derive_stall),
+        cmocka_unit_test(test_derive_fork_stall),
         cmocka_unit_test(test_derive_cache_signals),
         cmocka_unit_test(test_client_list),
     };
