@@ -243,7 +243,8 @@ advice_ranges(struct advice_list *l, const struct model *m)
                 (a->value[0] && strcasecmp(p->value, a->value) != 0))
                 continue;
             a->lo = p->lo;
-            a->hi = p->hi;
+            /* "raise it": the finding's value is one step; more may give more */
+            a->hi = a->value[0] || !p->value[0] ? p->hi : NAN;
         }
     }
 }
