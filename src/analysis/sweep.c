@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/util.h"
 
@@ -224,6 +225,30 @@ host_add(struct sweep_acc *a, const struct host_split *h)
     a->host_n++;
 }
 
+/*
+ * Each advice of the verdict without a predicted range takes the one of
+ * the model's finding that advises the same (kind, and the setting's
+ * name and value): what a try of it is scored against (trystat.h).
+ */
+static void
+advice_ranges(struct advice_list *l, const struct model *m)
+{
+    for (int i = 0; i < l->n && i < ADVICE_MAX; i++) {
+        struct advice *a = &l->a[i];
+
+        for (int f = 0; f < m->nfindings && f < MODEL_FINDINGS && !(a->lo > 0); f++) {
+            const struct advice *p = &m->findings[f].advice;
+
+            if (p->kind != a->kind || strcasecmp(p->name, a->name) != 0 ||
+                (a->value[0] && strcasecmp(p->value, a->value) != 0))
+                continue;
+            a->lo = p->lo;
+            /* "raise it": the finding's value is one step; more may give more */
+            a->hi = a->value[0] || !p->value[0] ? p->hi : NAN;
+        }
+    }
+}
+
 /* One interval of the step: its stats, length, verdict (with the host split), and the server's. */
 static void
 sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const struct verdict *v,
@@ -253,6 +278,8 @@ sweep_acc_add(struct sweep_acc *a, const struct wstats *cur, double secs, const 
     memcpy(a->advice[verdict], v->evidence, n);
     a->advice[verdict][n] = '\0';
     a->adv[verdict] = v->advice;
+    if (v->model.made)
+        advice_ranges(&a->adv[verdict], &v->model);
     for (int i = 0; i < 4; i++) {
         if (isnan(fig[i]))
             continue;

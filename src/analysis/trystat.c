@@ -491,6 +491,12 @@ try_decisive(const struct try_result *res)
     return res->outcome == TRY_FASTER || res->outcome == TRY_SLOWER || res->outcome == TRY_SAME;
 }
 
+int
+try_settled(const struct try_result *res)
+{
+    return try_decisive(res) && res->held != TRY_UNTESTED;
+}
+
 /*
  * e (1: B faster, 0: no gain) against the outcome. Faster is held when
  * the interval's low end reaches the predicted gain (δ when only the
@@ -525,12 +531,34 @@ scored_text(const struct try_result *out)
                              : "untested (inconclusive)";
 }
 
+/*
+ * "B faster by +82% to +190% (measured +132% [+54%, +251%])": the
+ * predicted range beside the measured interval.
+ */
+static void
+expected_range(const struct try_result *out, char *buf, size_t len)
+{
+    char g[16], h[16] = "", d[16], lo[16], hi[16], measured[64] = "";
+
+    pct_text(out->gain, g, sizeof g);
+    if (out->gain_hi > out->gain)
+        pct_text(out->gain_hi, h, sizeof h);
+    if (!isnan(out->lo))
+        snprintf(measured, sizeof measured, " (measured %s [%s, %s])",
+                 pct_text(out->diff, d, sizeof d), pct_text(out->lo, lo, sizeof lo),
+                 pct_text(out->hi, hi, sizeof hi));
+    if (h[0])
+        snprintf(buf, len, "B faster by %s to %s%s", g, h, measured);
+    else
+        snprintf(buf, len, "B faster by %s at least%s", g, measured);
+}
+
 static void
 prediction(struct try_result *out, enum try_change c, const struct advice_list *advice,
            const char *set, const char *split)
 {
     int e = out->verdict == VK_NONE ? -1 : expects(out->verdict, c, &out->a, &out->b);
-    char why[160] = "", expected[64] = "B faster", g[16];
+    char why[160] = "", expected[128] = "B faster";
 
     if (c == TRY_SETTING && set != NULL && advice != NULL && out->verdict != VK_NONE)
         e = advice_names(advice, set, why, sizeof why);
@@ -540,8 +568,7 @@ prediction(struct try_result *out, enum try_change c, const struct advice_list *
     if (e == 0)
         snprintf(expected, sizeof expected, "no gain from more clients");
     else if (out->gain > 0)
-        snprintf(expected, sizeof expected, "B faster by %s at least",
-                 pct_text(out->gain, g, sizeof g));
+        expected_range(out, expected, sizeof expected);
     if (out->verdict == VK_NONE)
         snprintf(out->prediction, sizeof out->prediction,
                  "the A rounds had no verdict: nothing was predicted");
@@ -558,16 +585,83 @@ prediction(struct try_result *out, enum try_change c, const struct advice_list *
                  verdict_label(out->verdict), split, expected, scored_text(out));
 }
 
-/* The smallest minimum gain the A rounds of verdict k predicted; 0 when none did. */
-static double
-a_gain(const struct try_round *r, int n, enum verdict_kind k)
+/* set ("NAME=VALUE" lines) sets name, to value unless value is "" ("raise it"). */
+static int
+set_names(const char *set, const char *name, const char *value)
 {
-    double g = 0;
+    for (const char *line = set, *end; line != NULL && *line; line = *end ? end + 1 : end) {
+        const char *eq;
 
-    for (int i = 0; i < n; i++)
-        if (!r[i].b && r[i].verdict == k && r[i].gain > 0 && (g == 0 || r[i].gain < g))
-            g = r[i].gain;
-    return g;
+        end = line + strcspn(line, "\n");
+        eq = memchr(line, '=', (size_t)(end - line));
+        if (eq == NULL || strlen(name) != (size_t)(eq - line) ||
+            strncasecmp(name, line, (size_t)(eq - line)) != 0)
+            continue;
+        if (value[0] == '\0' || (strlen(value) == (size_t)(end - eq - 1) &&
+                                 strncasecmp(value, eq + 1, (size_t)(end - eq - 1)) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* Advice a is the change B makes (c, with set's settings): its range is B's prediction. */
+static int
+advice_is_change(const struct advice *a, enum try_change c, const char *set)
+{
+    if (c == TRY_SETTING)
+        return (a->kind == ADV_SETTING || a->kind == ADV_POOLER) &&
+               set_names(set, a->name, a->value);
+    return (c == TRY_CLIENTS && a->kind == ADV_CLIENTS) ||
+           (c == TRY_THREADS && a->kind == ADV_THREADS);
+}
+
+/*
+ * Round r's predicted gain of change c, fractions: its own (gain > 0),
+ * else the range of the advice that names c (lo and hi are factors of
+ * the current tps; a factor of 1 or less, or NAN, predicts no gain).
+ */
+static void
+round_range(const struct try_round *r, enum try_change c, const char *set, double *lo, double *hi)
+{
+    *lo = r->gain;
+    *hi = r->gain_hi > r->gain ? r->gain_hi : NAN;
+    if (*lo > 0)
+        return;
+    for (int i = 0; i < r->adv.n && i < ADVICE_MAX; i++) {
+        const struct advice *a = &r->adv.a[i];
+
+        if (!advice_is_change(a, c, set) || !(a->lo > 1))
+            continue;
+        *lo = a->lo - 1;
+        *hi = a->hi >= a->lo ? a->hi - 1 : NAN;
+        return;
+    }
+}
+
+/*
+ * The predicted range over the A rounds of verdict k: the smallest
+ * minimum (the one B must reach to hold; 0 when none was predicted) and
+ * the largest maximum (NAN: none).
+ */
+static void
+a_range(const struct try_round *r, int n, enum verdict_kind k, enum try_change c, const char *set,
+        struct try_result *out)
+{
+    out->gain = 0;
+    out->gain_hi = NAN;
+    for (int i = 0; i < n; i++) {
+        double lo, hi;
+
+        if (r[i].b || r[i].verdict != k)
+            continue;
+        round_range(&r[i], c, set, &lo, &hi);
+        if (lo > 0 && (out->gain == 0 || lo < out->gain))
+            out->gain = lo;
+        if (hi > 0 && !(hi <= out->gain_hi))
+            out->gain_hi = hi;
+    }
+    if (out->gain == 0)
+        out->gain_hi = NAN;
 }
 
 void
@@ -591,7 +685,7 @@ try_judge(const struct try_round *r, int n, enum try_change c, const char *set,
     out->min_effect = plan->min_effect;
     differences(r, n, plan, out);
     out->verdict = a_verdict(r, n);
-    out->gain = a_gain(r, n, out->verdict);
+    a_range(r, n, out->verdict, c, set, out);
     adv = a_advice(r, n, out->verdict);
     if (adv != NULL && adv->n > 0) /* the record keeps the advice's sentence, made from its data */
         advice_text(&adv->a[0], out->advice, sizeof out->advice);

@@ -42,12 +42,14 @@ struct try_round {
     char advice[SWEEP_ADVICE]; /* that verdict's evidence ("...; try synchronous_commit = off") */
     struct advice_list adv;    /* ... its advice as data: what a B setting is checked against */
     /*
-     * The verdict's predicted minimum gain from its advice, a fraction
-     * (0.2: B at least 20% faster); 0 while the verdict predicts only a
-     * direction (then "held" is: decisively faster). For the verdict's
-     * model to fill; 0 (not NAN) so that a zeroed round predicts nothing.
+     * The predicted gain of B's change, fractions (0.2: B at least 20%
+     * faster): gain its minimum, 0 while only a direction is predicted
+     * (then "held" is: decisively faster), gain_hi its maximum (0: none).
+     * 0 (not NAN) so that a zeroed round predicts nothing. Set here, or
+     * by try_judge from the advice in adv that names B's change (its lo
+     * and hi, the model's range: sweep steps carry them).
      */
-    double gain;
+    double gain, gain_hi;
 };
 
 /* What B changes, for the verdict's prediction. */
@@ -112,12 +114,13 @@ struct try_result {
     double drift;   /* the last A round's tps over the first's - 1; NAN under two A rounds */
     int drifted;    /* beyond the interval's half-width and δ: the host changed meanwhile */
     double gain;    /* the prediction's minimum gain (a fraction); 0: only "faster" */
+    double gain_hi; /* ... its maximum; NAN: none predicted */
     enum verdict_kind verdict; /* what held most of the A rounds */
     enum try_held held;
     char advice[SWEEP_ADVICE]; /* that verdict's advice, as the A rounds gave it */
     char sentence[200];        /* "B is faster: +52% [+18%, +96%], 5 pairs (beyond ±5%)" */
     char note[200];            /* the drift, when flagged; "" */
-    char prediction[240];
+    char prediction[320];
 };
 
 /* A round's figures from its measured step (a one-step load, or a step of a running load). */
@@ -167,6 +170,12 @@ void try_judge(const struct try_round *r, int n, enum try_change c, const char *
 void try_side_latency(struct try_side *s, const struct hist *lat);
 /* The outcome is one to stop at: faster, slower or no meaningful effect. */
 int try_decisive(const struct try_result *res);
+/*
+ * Decisive, and the prediction scored too: a faster B whose interval
+ * still holds the predicted minimum gain (untested) is worth more pairs,
+ * since they may show it held or not.
+ */
+int try_settled(const struct try_result *res);
 /* "held", "not_held", "untested", "none", for JSON. */
 const char *try_held_key(enum try_held h);
 /* "faster", "slower", "no_effect", "inconclusive", "none", for JSON. */

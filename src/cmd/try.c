@@ -302,7 +302,7 @@ pairs(struct try_run *t, struct try_result *res)
             continue;
         if (!rc->quiet)
             fprintf(stderr, "after %d pair%s: %s\n", p, p == 1 ? "" : "s", res->sentence);
-        if (try_decisive(res) || res->pairs == 0) { /* 0: a round finished nothing */
+        if (try_settled(res) || res->pairs == 0) { /* 0: a round finished nothing */
             snprintf(t->stop, sizeof t->stop, "%s after %d pairs",
                      try_decisive(res) ? "decisive" : "nothing to compare", p);
             return;

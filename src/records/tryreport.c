@@ -135,6 +135,7 @@ try_result_json(FILE *f, const struct try_result *res)
     json_member_str(f, "verdict", verdict_key(res->verdict));
     json_member_str(f, "advice", res->advice);
     json_member_num(f, "predicted_gain", res->gain > 0 ? res->gain : NAN);
+    json_member_num(f, "predicted_gain_hi", res->gain > 0 ? res->gain_hi : NAN);
     json_member_str(f, "held", try_held_key(res->held));
     json_member_str(f, "prediction", res->prediction);
 }
@@ -193,6 +194,10 @@ result_read(const json_t *o, struct try_result *res)
         if (strcmp(record_jstr(o, "verdict"), verdict_key((enum verdict_kind)k)) == 0)
             res->verdict = (enum verdict_kind)k;
     res->held = try_held_of(record_jstr(o, "held"));
+    res->gain = record_jnum(o, "predicted_gain");
+    res->gain_hi = record_jnum(o, "predicted_gain_hi");
+    if (!(res->gain > 0)) /* no prediction: 0, as try_judge leaves it */
+        res->gain = 0, res->gain_hi = NAN;
     snprintf(res->sentence, sizeof res->sentence, "%s", record_jstr(o, "sentence"));
     snprintf(res->note, sizeof res->note, "%s", record_jstr(o, "note"));
     snprintf(res->advice, sizeof res->advice, "%s", record_jstr(o, "advice"));

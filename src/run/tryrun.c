@@ -178,7 +178,7 @@ pair_stops(struct tryrun *tr, double t)
 
     tr->longest = fmax(tr->longest, t - tr->pair_t);
     tr->pair_t = t;
-    if (pairs >= tr->plan.first_look && (try_decisive(&tr->res) || tr->res.pairs == 0))
+    if (pairs >= tr->plan.first_look && (try_settled(&tr->res) || tr->res.pairs == 0))
         snprintf(tr->stop, sizeof tr->stop, "%s after %d pairs",
                  try_decisive(&tr->res) ? "decisive" : "nothing to compare", pairs);
     else if (pairs >= tr->rounds)

@@ -185,7 +185,8 @@ result(const struct tui_try *tt, struct dash *d, double t, FILE *record)
         dash_event_add(d, ROW_WARN, "try: %s", line);
     }
     text_clean(line, sizeof line, res->prediction);
-    dash_event_add(d, ROW_NORMAL, "try: %s; the server was put back", line);
+    /* put back first: the prediction with its range may run past the pane's edge */
+    dash_event_add(d, ROW_NORMAL, "try: the server was put back; %s", line);
     if (record != NULL)
         report_try_event(record, t, tt->run.text, tt->run.seed, res);
 }
