@@ -18,6 +18,7 @@
 #include "engine/collector.h"
 #include "engine/target.h"
 #include "base/json.h"
+#include "base/progress.h"
 #include "base/text.h"
 #include "base/units.h"
 #include "base/util.h"
@@ -51,6 +52,7 @@ struct census {
     uint64_t ttl[CENSUS_NTTL];
     char policy[32];
     int lfu, budget_hit, sample_hit;
+    int signo; /* the signal that stopped the scan (inspect blocks them), else 0 */
     double secs;
     redisReply *keyspace; /* INFO keyspace */
 };
@@ -241,7 +243,8 @@ scan_all(redisContext *ctx, struct census *c, const struct inspect_conf *ic, cha
             return -1;
         c->sample_hit |= ic->sample > 0 && c->seen >= ic->sample && cursor != 0;
         c->budget_hit = cursor != 0 && (double)(now_us() - t0) / 1e6 >= ic->budget_s;
-    } while (cursor != 0 && !c->sample_hit && !c->budget_hit);
+        c->signo = cursor != 0 ? progress_interrupted() : 0;
+    } while (cursor != 0 && !c->sample_hit && !c->budget_hit && !c->signo);
     c->secs = (double)(now_us() - t0) / 1e6;
     census_prefix_sort(&c->prefixes);
     return 0;
@@ -280,16 +283,28 @@ text_keyspace(FILE *f, const struct census *c)
     }
 }
 
+/* Why the scan ended before the last key: " (stopped at --budget)", ...; "" when it did not. */
+static const char *
+scan_end(const struct census *c, char *buf, size_t len)
+{
+    if (c->signo)
+        snprintf(buf, len, " (stopped by %s: what was counted so far)", strsignal(c->signo));
+    else
+        snprintf(buf, len, "%s",
+                 c->budget_hit   ? " (stopped at --budget)"
+                 : c->sample_hit ? " (a sample: --sample)"
+                                 : "");
+    return buf;
+}
+
 static void
 text_report(FILE *f, const struct census *c, const struct inspect_conf *ic, const char *where)
 {
-    char b1[32];
+    char b1[32], note[96];
 
     fprintf(f, "redis %s: %llu of %llu keys looked at in %.2f s%s\n", where,
             (unsigned long long)c->seen, (unsigned long long)c->dbsize, c->secs,
-            c->budget_hit   ? " (stopped at --budget)"
-            : c->sample_hit ? " (a sample: --sample)"
-                            : "");
+            scan_end(c, note, sizeof note));
     fprintf(f, "keys by type:\n");
     for (int i = 0; i < NTYPES; i++) {
         if (c->type_keys[i] == 0)
@@ -331,8 +346,8 @@ json_report(FILE *f, const struct census *c, const struct inspect_conf *ic)
 {
     fprintf(f, "{\"type\":\"inspect\",\"server\":\"redis\",\"seen\":%llu,\"dbsize\":%llu",
             (unsigned long long)c->seen, (unsigned long long)c->dbsize);
-    fprintf(f, ",\"secs\":%.3f,\"budget_hit\":%s,\"sample_hit\":%s,\"types\":{", c->secs,
-            c->budget_hit ? "true" : "false", c->sample_hit ? "true" : "false");
+    fprintf(f, ",\"secs\":%.3f,\"budget_hit\":%s,\"sample_hit\":%s,\"signal\":%d,\"types\":{",
+            c->secs, c->budget_hit ? "true" : "false", c->sample_hit ? "true" : "false", c->signo);
     for (int i = 0, n = 0; i < NTYPES; i++)
         if (c->type_keys[i] > 0)
             fprintf(f, "%s\"%s\":{\"keys\":%llu,\"elements\":%.0f,\"bytes\":%.0f}", n++ ? "," : "",
