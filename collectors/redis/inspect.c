@@ -52,7 +52,8 @@ struct census {
     uint64_t ttl[CENSUS_NTTL];
     char policy[32];
     int lfu, budget_hit, sample_hit;
-    int signo; /* the signal that stopped the scan (inspect blocks them), else 0 */
+    int signo;   /* the signal that stopped the scan (inspect blocks them), else 0 */
+    int masters; /* a cluster node's: the cluster's masters (CLUSTER SLOTS); 0 standalone */
     double secs;
     redisReply *keyspace; /* INFO keyspace */
 };
@@ -211,6 +212,32 @@ scan_step(redisContext *ctx, struct census *c, const struct inspect_conf *ic,
     return rc;
 }
 
+/* A cluster node holds its own slots' keys only: the cluster's masters counted, to say so. */
+static int
+read_cluster(redisContext *ctx, struct census *c, char *err)
+{
+    redisReply *r = redis_command(ctx, "INFO cluster");
+    struct redis_slot_map *m;
+    char why[256];
+
+    if (r == NULL)
+        return lost(ctx, err);
+    c->masters = r->type == REDIS_REPLY_STRING && redis_info_cluster_enabled(r->str, r->len);
+    freeReplyObject(r);
+    if (!c->masters)
+        return 0;
+    if ((r = redis_command(ctx, "CLUSTER SLOTS")) == NULL)
+        return lost(ctx, err);
+    m = xmalloc(sizeof *m);
+    if (redis_slot_map_parse(r, m, why) == 0)
+        c->masters = m->nnodes;
+    else
+        c->masters = -1; /* a cluster node, its masters unknown */
+    free(m);
+    freeReplyObject(r);
+    return 0;
+}
+
 /* DBSIZE, the eviction policy (LFU gives OBJECT FREQ), INFO keyspace. */
 static int
 read_server(redisContext *ctx, struct census *c, char *err)
@@ -229,7 +256,7 @@ read_server(redisContext *ctx, struct census *c, char *err)
     c->lfu = strstr(c->policy, "lfu") != NULL;
     if ((c->keyspace = redis_command(ctx, "INFO keyspace")) == NULL)
         return lost(ctx, err);
-    return 0;
+    return read_cluster(ctx, c, err);
 }
 
 static int
@@ -300,9 +327,15 @@ scan_end(const struct census *c, char *buf, size_t len)
 static void
 text_report(FILE *f, const struct census *c, const struct inspect_conf *ic, const char *where)
 {
-    char b1[32], note[96];
+    char b1[32], note[96], node[80];
 
-    fprintf(f, "redis %s: %llu of %llu keys looked at in %.2f s%s\n", where,
+    if (c->masters > 0)
+        snprintf(node, sizeof node, ", one node of a cluster of %d masters (its keys only)",
+                 c->masters);
+    else
+        snprintf(node, sizeof node, "%s",
+                 c->masters < 0 ? ", one node of a cluster (its keys only)" : "");
+    fprintf(f, "redis %s%s: %llu of %llu keys looked at in %.2f s%s\n", where, node,
             (unsigned long long)c->seen, (unsigned long long)c->dbsize, c->secs,
             scan_end(c, note, sizeof note));
     fprintf(f, "keys by type:\n");
@@ -346,6 +379,8 @@ json_report(FILE *f, const struct census *c, const struct inspect_conf *ic)
 {
     fprintf(f, "{\"type\":\"inspect\",\"server\":\"redis\",\"seen\":%llu,\"dbsize\":%llu",
             (unsigned long long)c->seen, (unsigned long long)c->dbsize);
+    if (c->masters != 0) /* a cluster node's keys only: -1 when its masters are unknown */
+        fprintf(f, ",\"cluster_masters\":%d", c->masters);
     fprintf(f, ",\"secs\":%.3f,\"budget_hit\":%s,\"sample_hit\":%s,\"signal\":%d,\"types\":{",
             c->secs, c->budget_hit ? "true" : "false", c->sample_hit ? "true" : "false", c->signo);
     for (int i = 0, n = 0; i < NTYPES; i++)
