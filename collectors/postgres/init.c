@@ -444,16 +444,25 @@ side_answer(PGconn *conn, const char *sql, const char *param, int secs, char *ou
 
 /*
  * What conn's statement waits for, asked on a second connection: "a lock on
- * T held by pid N, idle in transaction", or "the server's answer".
+ * T held by pid N, idle in transaction", or "the server's answer". The
+ * chain of blockers is followed to its root: behind a queued ALTER TABLE the
+ * wait is for the session the ALTER waits for, not the ALTER.
  */
 static void
 what_blocks(PGconn *conn, char *out, size_t len)
 {
     static const char sql[] =
-        "select format('a lock on %s held by pid %s, %s', coalesce(w.relation::regclass::text, "
-        "w.locktype), b.pid, coalesce(b.state, 'no state')) from pg_locks w, pg_stat_activity b "
-        "where w.pid = $1::int and not w.granted and b.pid = any(pg_blocking_pids($1::int)) "
-        "limit 1";
+        "with recursive chain(pid, depth) as ("
+        " select unnest(pg_blocking_pids($1::int)), 1"
+        " union select unnest(pg_blocking_pids(c.pid)), c.depth + 1 from chain c"
+        " where c.depth < 8) "
+        "select format('a lock on %s held by pid %s, %s%s', coalesce(w.relation::regclass::text, "
+        "w.locktype), b.pid, coalesce(b.state, 'no state'), case when c.depth > 1 then "
+        "format(' (pid %s waits for it too, ahead of this one)', "
+        "(pg_blocking_pids($1::int))[1]) else '' end) "
+        "from pg_locks w, chain c, pg_stat_activity b "
+        "where w.pid = $1::int and not w.granted and b.pid = c.pid "
+        "order by cardinality(pg_blocking_pids(c.pid)) = 0 desc, c.depth limit 1";
     PQconninfoOption *o = PQconninfo(conn), *i;
     const char *keys[64], *values[64];
     char pid[16], lock[256];

@@ -552,6 +552,48 @@ test_pg_lock_is_named(void **state)
 }
 
 /*
+ * Issue 46: a lock queue behind DDL. A session idle in its transaction holds
+ * a share lock, an ALTER TABLE queues for it, benchtop queues behind the
+ * ALTER: the wait names the holder at the chain's root, not the ALTER.
+ */
+static void
+test_pg_lock_queue_root(void **state)
+{
+    char *target = itest_target("bt_hostile_queue");
+    char *args[] = {"run", target, "-T", "1", "-c", "1", "--headless", "--no-collect", NULL};
+    char want[160];
+    PGconn *holder, *ddl;
+    PGresult *res;
+    int o, e;
+    pid_t pid;
+    struct run r;
+
+    (void)state;
+    assert_int_equal(itest_pg_fresh_db("bt_hostile_queue", "1"), 0);
+    holder = itest_pg("bt_hostile_queue");
+    ddl = itest_pg("bt_hostile_queue");
+    itest_exec(holder, "BEGIN");
+    itest_exec(holder, "SELECT count(*) FROM pgbench_branches");
+    assert_int_equal(PQsendQuery(ddl, "ALTER TABLE pgbench_branches ADD COLUMN note int"), 1);
+    pid = itest_spawn(args, &o, &e);
+    snprintf(want, sizeof want,
+             "waiting for a lock on pgbench_branches held by pid %d, idle in transaction (pid %d "
+             "waits for it too",
+             PQbackendPID(holder), PQbackendPID(ddl));
+    wait_said(e, "waiting for", 150);
+    itest_exec(holder, "COMMIT");
+    PQfinish(holder);
+    while ((res = PQgetResult(ddl)) != NULL)
+        PQclear(res);
+    PQfinish(ddl);
+    r = itest_finish(pid, o, e);
+    fprintf(stderr, "%s", r.err);
+    assert_non_null(strstr(r.err, want));
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+}
+
+/*
  * Item 8: a PostgreSQL that answers benchtop's first statement with rows
  * forever. libpq kept them all (3.9 GB after 19 s); now rows are read one at
  * a time and a thousand end it: benchtop stays small.
@@ -1096,6 +1138,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pg_never_answers),
         cmocka_unit_test(test_pg_lock_is_named),
+        cmocka_unit_test(test_pg_lock_queue_root),
         cmocka_unit_test(test_pg_rows_forever),
         cmocka_unit_test(test_pg_rows_mid_run),
         cmocka_unit_test(test_pg_watch_flood),
