@@ -25,6 +25,7 @@
 #include "base/text.h"
 #include "base/units.h"
 #include "base/uri.h"
+#include "base/progress.h"
 #include "base/util.h"
 
 enum {
@@ -44,6 +45,7 @@ struct mc_census {
     double bytes, secs;
     struct census_prefixes prefixes;
     int budget_hit, sample_hit;
+    int signo;          /* the signal that stopped the dump (inspect blocks them), else 0 */
     char dump_err[160]; /* why there is no census (the crawler refused), else "" */
     int64_t t0;         /* the server's clock when the dump began */
 };
@@ -176,20 +178,26 @@ dump_lines(struct mc_census *c, char *buf, size_t *len, const struct inspect_con
     return rc;
 }
 
-/* Waits for the dump's next bytes until the budget's end; 1 readable, 0 budget over, -1 err. */
+/*
+ * Waits for the dump's next bytes until the budget's end or a signal (looked
+ * at every 100 ms: inspect blocks them); 1 readable, 0 budget over or
+ * signalled (*signo), -1 err.
+ */
 static int
-dump_wait(int fd, uint64_t deadline_us, char *err)
+dump_wait(int fd, uint64_t deadline_us, int *signo, char *err)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
-    uint64_t now = now_us();
-    int rc;
+    uint64_t now;
+    int rc = 0;
 
-    if (now >= deadline_us)
-        return 0;
-    rc = poll(&p, 1, (int)((deadline_us - now + 999) / 1000));
-    if (rc < 0 && errno != EINTR)
-        return seterr(err, "waiting for the metadump: %s", strerror(errno));
-    return rc != 0;
+    while (rc == 0 && (now = now_us()) < deadline_us && (*signo = progress_interrupted()) == 0) {
+        uint64_t left_ms = (deadline_us - now + 999) / 1000;
+        rc = poll(&p, 1, left_ms < 100 ? (int)left_ms : 100);
+        if (rc < 0 && errno != EINTR)
+            return seterr(err, "waiting for the metadump: %s", strerror(errno));
+        rc = rc > 0;
+    }
+    return rc;
 }
 
 static int
@@ -203,9 +211,9 @@ dump_read(int fd, const struct mc_addr *a, struct mc_census *c, const struct ins
 
     while (rc == 0) {
         ssize_t n;
-        rc = dump_wait(fd, deadline, err);
+        rc = dump_wait(fd, deadline, &c->signo, err);
         if (rc <= 0) {
-            c->budget_hit = rc == 0;
+            c->budget_hit = rc == 0 && c->signo == 0;
             rc = rc < 0 ? -1 : 1;
             break;
         }
@@ -325,9 +333,11 @@ text_census(FILE *f, const struct mc_census *c, const struct inspect_conf *ic)
                 c->dump_err);
         return;
     }
-    fprintf(f, "keys (lru_crawler metadump all): %llu of %llu looked at in %.2f s%s\n",
+    fprintf(f, "keys (lru_crawler metadump all): %llu of %llu looked at in %.2f s%s%s%s\n",
             (unsigned long long)c->seen, (unsigned long long)c->st.v[MCS_CURR_ITEMS], c->secs,
-            c->budget_hit   ? " (stopped at --budget)"
+            c->signo ? " (stopped by " : "", c->signo ? strsignal(c->signo) : "",
+            c->signo        ? ": what was counted so far)"
+            : c->budget_hit ? " (stopped at --budget)"
             : c->sample_hit ? " (a sample: --sample)"
                             : "");
     census_prefix_text(f, &c->prefixes, ic->separator, c->bytes);
@@ -375,8 +385,9 @@ static void
 json_census(FILE *f, const struct mc_census *c, const struct inspect_conf *ic)
 {
     fprintf(f,
-            ",\"seen\":%llu,\"secs\":%.3f,\"budget_hit\":%s,\"sample_hit\":%s,\"metadump_error\":",
-            (unsigned long long)c->seen, c->secs, c->budget_hit ? "true" : "false",
+            ",\"seen\":%llu,\"secs\":%.3f,\"budget_hit\":%s,\"signal\":%d,\"sample_hit\":%s,"
+            "\"metadump_error\":",
+            (unsigned long long)c->seen, c->secs, c->budget_hit ? "true" : "false", c->signo,
             c->sample_hit ? "true" : "false");
     if (c->dump_err[0] != '\0')
         json_put_string(f, c->dump_err);

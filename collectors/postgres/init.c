@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* pgbench's rows per unit of scale (nbranches, ntellers, naccounts). */
@@ -363,6 +364,42 @@ connect_error(const char *target, const char *message, char *err)
 /* ---- statements with a deadline, their waits told ---- */
 
 /*
+ * The declared lengths of the answer's first messages, read with MSG_PEEK
+ * before libpq takes any byte: 1 when one is over PG_REPLY_MAX (libpq would
+ * make room for it and read it whole: one wide row of 12 columns of 20 MB
+ * was 747 MB), else 0. Looks until ReadyForQuery, 64 KiB or a second;
+ * over TLS the bytes are sealed and nothing is looked at.
+ */
+static int
+first_messages_too_large(PGconn *conn)
+{
+    static unsigned char buf[65536];
+    uint64_t until = now_us() + 1000000u;
+
+    if (PQsslInUse(conn))
+        return 0;
+    for (;;) {
+        ssize_t n = recv(PQsocket(conn), buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
+        size_t at = 0;
+
+        while (n > 0 && at + 5 <= (size_t)n) {
+            uint32_t len = (uint32_t)buf[at + 1] << 24 | (uint32_t)buf[at + 2] << 16 |
+                           (uint32_t)buf[at + 3] << 8 | buf[at + 4];
+            int may_be_long = buf[at] != '\0' && strchr("TDdVENA", buf[at]) != NULL;
+            if (may_be_long && len > PG_REPLY_MAX)
+                return 1;
+            if (buf[at] == 'Z' || (!may_be_long && len > 30000))
+                return 0; /* the end, or a message libpq refuses itself (sync lost) */
+            at += 1 + (size_t)len;
+        }
+        if (n == (ssize_t)sizeof buf || (n <= 0 && errno != EAGAIN) || now_us() >= until ||
+            progress_interrupted())
+            return 0;
+        nanosleep(&(struct timespec){0, 10000000}, NULL); /* the next header is not here yet */
+    }
+}
+
+/*
  * Waits for conn's next result until deadline (us; 0: none): 0 ready, 1 out
  * of time, -1 connection error. poll in slices of a second, so that a
  * pending signal (progress_check) ends the wait.
@@ -444,16 +481,25 @@ side_answer(PGconn *conn, const char *sql, const char *param, int secs, char *ou
 
 /*
  * What conn's statement waits for, asked on a second connection: "a lock on
- * T held by pid N, idle in transaction", or "the server's answer".
+ * T held by pid N, idle in transaction", or "the server's answer". The
+ * chain of blockers is followed to its root: behind a queued ALTER TABLE the
+ * wait is for the session the ALTER waits for, not the ALTER.
  */
 static void
 what_blocks(PGconn *conn, char *out, size_t len)
 {
     static const char sql[] =
-        "select format('a lock on %s held by pid %s, %s', coalesce(w.relation::regclass::text, "
-        "w.locktype), b.pid, coalesce(b.state, 'no state')) from pg_locks w, pg_stat_activity b "
-        "where w.pid = $1::int and not w.granted and b.pid = any(pg_blocking_pids($1::int)) "
-        "limit 1";
+        "with recursive chain(pid, depth) as ("
+        " select unnest(pg_blocking_pids($1::int)), 1"
+        " union select unnest(pg_blocking_pids(c.pid)), c.depth + 1 from chain c"
+        " where c.depth < 8) "
+        "select format('a lock on %s held by pid %s, %s%s', coalesce(w.relation::regclass::text, "
+        "w.locktype), b.pid, coalesce(b.state, 'no state'), case when c.depth > 1 then "
+        "format(' (pid %s waits for it too, ahead of this one)', "
+        "(pg_blocking_pids($1::int))[1]) else '' end) "
+        "from pg_locks w, chain c, pg_stat_activity b "
+        "where w.pid = $1::int and not w.granted and b.pid = c.pid "
+        "order by cardinality(pg_blocking_pids(c.pid)) = 0 desc, c.depth limit 1";
     PQconninfoOption *o = PQconninfo(conn), *i;
     const char *keys[64], *values[64];
     char pid[16], lock[256];
@@ -487,6 +533,13 @@ pg_result_bounded(PGconn *conn, int secs, char *err)
     int rc, told = 0;
 
     PQsetSingleRowMode(conn); /* refused after PQsendPrepare, which returns no rows */
+    if (first_messages_too_large(conn)) {
+        seterr(err,
+               "the server announced a message over %d MiB for one of benchtop's own statements "
+               "(is this a PostgreSQL server?)",
+               PG_REPLY_MAX >> 20);
+        return NULL;
+    }
     for (;;) {
         rc = wait_result(conn, told ? deadline : t0 + 1000000u);
         if (rc == 1 && !told) {

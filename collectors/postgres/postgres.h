@@ -56,8 +56,9 @@ int pg_connect_as(const char *target, const char *application_name, int connect_
  * pgbench_accounts held by pid 4242, idle in transaction"); a SIGINT or
  * SIGTERM ends it. Rows are read one at a time and only the first is
  * kept: more than PG_ROWS_MAX is an error, so a server that streams rows
- * cannot fill memory. On NULL the connection may be busy: PQfinish it.
- * pg_result_bounded waits for a statement already sent (PQsendPrepare).
+ * cannot fill memory; a first message announced over PG_REPLY_MAX (one
+ * wide row, which libpq would read whole) is refused before it is read. On NULL the connection may
+ * be busy: PQfinish it. pg_result_bounded waits for a statement already sent (PQsendPrepare).
  */
 enum { PG_ANSWER_TIMEOUT_S = 15, PG_ROWS_MAX = 1000 };
 

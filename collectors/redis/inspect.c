@@ -24,6 +24,7 @@
 #include "engine/collector.h"
 #include "engine/target.h"
 #include "base/json.h"
+#include "base/progress.h"
 #include "base/text.h"
 #include "base/units.h"
 #include "base/util.h"
@@ -87,6 +88,8 @@ struct census {
     uint64_t ttl[CENSUS_NTTL];
     char policy[32];
     int lfu, budget_hit, sample_hit;
+    int signo;   /* the signal that stopped the scan (inspect blocks them), else 0 */
+    int masters; /* a cluster node's: the cluster's masters (CLUSTER SLOTS); 0 standalone */
     double secs;
     redisReply *keyspace; /* INFO keyspace */
 };
@@ -326,6 +329,32 @@ read_candidates(redisContext *ctx, struct census *c, char *err)
     return 0;
 }
 
+/* A cluster node holds its own slots' keys only: the cluster's masters counted, to say so. */
+static int
+read_cluster(redisContext *ctx, struct census *c, char *err)
+{
+    redisReply *r = redis_command(ctx, "INFO cluster");
+    struct redis_slot_map *m;
+    char why[256];
+
+    if (r == NULL)
+        return lost(ctx, err);
+    c->masters = r->type == REDIS_REPLY_STRING && redis_info_cluster_enabled(r->str, r->len);
+    freeReplyObject(r);
+    if (!c->masters)
+        return 0;
+    if ((r = redis_command(ctx, "CLUSTER SLOTS")) == NULL)
+        return lost(ctx, err);
+    m = xmalloc(sizeof *m);
+    if (redis_slot_map_parse(r, m, why) == 0)
+        c->masters = m->nnodes;
+    else
+        c->masters = -1; /* a cluster node, its masters unknown */
+    free(m);
+    freeReplyObject(r);
+    return 0;
+}
+
 /* DBSIZE, the eviction policy (LFU gives OBJECT FREQ), INFO keyspace. */
 static int
 read_server(redisContext *ctx, struct census *c, char *err)
@@ -344,7 +373,7 @@ read_server(redisContext *ctx, struct census *c, char *err)
     c->lfu = strstr(c->policy, "lfu") != NULL;
     if ((c->keyspace = redis_command(ctx, "INFO keyspace")) == NULL)
         return lost(ctx, err);
-    return 0;
+    return read_cluster(ctx, c, err);
 }
 
 static int
@@ -358,8 +387,9 @@ scan_all(redisContext *ctx, struct census *c, const struct inspect_conf *ic, cha
         if (scan_step(ctx, c, ic, &cursor, err) < 0)
             return -1;
         c->budget_hit = cursor != 0 && (double)(now_us() - t0) / 1e6 >= ic->budget_s;
-    } while (cursor != 0 && !c->budget_hit);
-    if (read_candidates(ctx, c, err) < 0)
+        c->signo = cursor != 0 ? progress_interrupted() : 0;
+    } while (cursor != 0 && !c->budget_hit && !c->signo);
+    if (!c->signo && read_candidates(ctx, c, err) < 0)
         return -1;
     c->secs = (double)(now_us() - t0) / 1e6;
     census_prefix_sort(&c->prefixes);
@@ -399,14 +429,31 @@ text_keyspace(FILE *f, const struct census *c)
     }
 }
 
+/* Why the scan ended before the last key: " (stopped at --budget)", ...; "" when it did not. */
+static const char *
+scan_end(const struct census *c, char *buf, size_t len)
+{
+    if (c->signo)
+        snprintf(buf, len, " (stopped by %s: what was counted so far)", strsignal(c->signo));
+    else
+        snprintf(buf, len, "%s", c->budget_hit ? " (stopped at --budget)" : "");
+    return buf;
+}
+
 static void
 text_report(FILE *f, const struct census *c, const struct inspect_conf *ic, const char *where)
 {
-    char b1[32];
+    char b1[32], note[96], node[80];
 
-    fprintf(f, "redis %s: %llu of %llu keys' types and lengths read in %.2f s%s\n", where,
+    if (c->masters > 0)
+        snprintf(node, sizeof node, ", one node of a cluster of %d masters (its keys only)",
+                 c->masters);
+    else
+        snprintf(node, sizeof node, "%s",
+                 c->masters < 0 ? ", one node of a cluster (its keys only)" : "");
+    fprintf(f, "redis %s%s: %llu of %llu keys' types and lengths read in %.2f s%s\n", where, node,
             (unsigned long long)c->passed, (unsigned long long)c->dbsize, c->secs,
-            c->budget_hit ? " (stopped at --budget)" : "");
+            scan_end(c, note, sizeof note));
     fprintf(f, "%llu of %llu keys looked at in full (TTL, MEMORY USAGE, prefix)%s\n",
             (unsigned long long)c->seen, (unsigned long long)c->passed,
             c->sample_hit ? " (a sample: --sample)" : "");
@@ -461,11 +508,13 @@ json_report(FILE *f, const struct census *c, const struct inspect_conf *ic)
             "\"dbsize\":%llu",
             (unsigned long long)c->seen, (unsigned long long)c->passed,
             (unsigned long long)c->dbsize);
+    if (c->masters != 0) /* a cluster node's keys only: -1 when its masters are unknown */
+        fprintf(f, ",\"cluster_masters\":%d", c->masters);
     fprintf(
         f, ",\"pace\":{\"scan_min_ms\":%.3f,\"scan_max_ms\":%.3f,\"slow\":%llu,\"waited_s\":%.3f}",
         c->pace.base_ms, c->pace.max_ms, (unsigned long long)c->pace.slow, c->pace.wait_ms / 1e3);
-    fprintf(f, ",\"secs\":%.3f,\"budget_hit\":%s,\"sample_hit\":%s,\"types\":{", c->secs,
-            c->budget_hit ? "true" : "false", c->sample_hit ? "true" : "false");
+    fprintf(f, ",\"secs\":%.3f,\"budget_hit\":%s,\"sample_hit\":%s,\"signal\":%d,\"types\":{",
+            c->secs, c->budget_hit ? "true" : "false", c->sample_hit ? "true" : "false", c->signo);
     for (int i = 0, n = 0; i < NTYPES; i++)
         if (c->type_keys[i] > 0)
             fprintf(f, "%s\"%s\":{\"keys\":%llu,\"elements\":%.0f,\"bytes\":%.0f}", n++ ? "," : "",

@@ -5,12 +5,14 @@
  */
 #include "cmd.h"
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "engine/collector.h"
 #include "engine/driver.h"
 #include "engine/registry.h"
 #include "run/options.h"
+#include "base/progress.h"
 #include "base/util.h"
 
 /* "redis://..." for the backends whose collector can inspect, from the registry. */
@@ -34,6 +36,25 @@ inspectable(char *buf, size_t len)
  */
 #define INSPECT_BUDGET_S 300.0
 
+/*
+ * SIGINT, SIGTERM and SIGHUP blocked: the scan looks for them between steps
+ * and reports what it counted. SIGINT and SIGTERM are taken even where the
+ * shell ignored them (a job started with &), or they would be lost.
+ */
+static void
+block_signals(void)
+{
+    sigset_t set;
+
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 static int
 cmd_inspect(struct runconf *rc, char **pos, int npos)
 {
@@ -45,6 +66,7 @@ cmd_inspect(struct runconf *rc, char **pos, int npos)
                               .json = rc->inspect_json,
                               .out = stdout};
     char err[BT_ERRLEN], names[128];
+    int signo;
 
     if (npos != 1)
         usage_fatal("inspect needs one target (e.g. benchtop inspect SCHEME://HOST:PORT)");
@@ -55,11 +77,13 @@ cmd_inspect(struct runconf *rc, char **pos, int npos)
     if (cls == NULL || cls->inspect == NULL)
         usage_fatal("%s servers cannot be inspected (%s can)", drv->name,
                     inspectable(names, sizeof names));
+    block_signals();
     if (cls->inspect(&rc->tgt, &ic, err) < 0) {
         fprintf(stderr, "benchtop: %s\n", err);
         return 1;
     }
-    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    signo = progress_interrupted();
+    return signo ? 128 + signo : 0; /* a write error is main's to say */
 }
 
 /* name, option mask, exec, usage, summary for --help */

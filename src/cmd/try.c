@@ -44,7 +44,8 @@ struct try_run {
     struct runconf *rc;
     struct tryset set;
     enum try_change change;
-    FILE *out; /* -o FILE, or NULL */
+    FILE *out;        /* -o FILE, or NULL */
+    const char *what; /* "sweep" for sweep --set-values, else NULL: a try */
     int sigfd;
     int n;
     struct try_round rounds[TRY_MAX_ROUNDS];
@@ -63,8 +64,8 @@ static void
 interrupted(struct try_run *t, int signo)
 {
     tryset_put_back(&t->set);
-    fprintf(stderr, "benchtop: try stopped by %s; the server's settings were put back\n",
-            strsignal(signo));
+    fprintf(stderr, "benchtop: %s stopped by %s; the server's settings were put back\n",
+            t->what ? t->what : "try", strsignal(signo));
     exit(128 + signo);
 }
 
@@ -513,6 +514,7 @@ cmd_try_sweep(struct runconf *rc)
         usage_fatal("--read-only refuses --set-values: it changes the server's settings");
     values_parse(rc->sweep_set_values, sw);
     t->rc = rc;
+    t->what = "sweep";
     rc->try_for_s = rc->step_s;
     rc->headless = 1;
     if (rc->threads > rc->clients)

@@ -44,7 +44,15 @@ struct engine {
     double last_cpu_s;         /* the process's CPU seconds at the last tick */
     struct cpu_self last_self; /* ... and its waits for a CPU (run queue, quota) */
     struct snapshot snap;      /* cur = the last interval, total = the run */
-    int nstmts;                /* -r: statements counted per worker (driver.h stmt_labels) */
+    /*
+     * The intervals just before this one in which nothing finished, nothing
+     * failed and transactions waited: an outage's start when failures with no
+     * answer follow (a stopped server: the stall timeout ends its waits only
+     * later), a slow transaction's time when a success does.
+     */
+    double waited_s, waited_from;
+    int in_outage; /* the last interval counted towards the outage: waits go on counting */
+    int nstmts;    /* -r: statements counted per worker (driver.h stmt_labels) */
     int stopped;
 };
 

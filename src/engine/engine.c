@@ -111,18 +111,43 @@ measure_cpu(struct engine *e, double secs)
     measure_waits(e, secs);
 }
 
-/* An interval in which the server answered nothing counts towards the outage. */
+/* Failures that are no answer from the server: a connection lost, cut by a stall, refused. */
+static uint64_t
+unanswered(const struct wstats *c)
+{
+    return c->errors[ERR_CONN] + c->connect_fails;
+}
+
+/*
+ * An interval in which the server answered nothing counts towards the
+ * outage, with the waits that led to it and those that follow it until an
+ * answer. A slow transaction is no outage, nor an error the server sent: it
+ * answered.
+ */
 static void
 count_outage(struct engine *e)
 {
     const struct wstats *c = &e->snap.cur;
+    double from = e->snap.t - e->snap.interval_s;
 
-    /* a slow transaction is no outage: only failures with no success are */
-    if (c->txns > 0 || wstats_errors(c) + c->connect_fails == 0)
+    if (c->txns > 0 || wstats_errors(c) > c->errors[ERR_CONN]) { /* it answered */
+        e->waited_s = 0;
+        e->in_outage = 0;
         return;
+    }
+    if (unanswered(c) == 0 && !e->in_outage) { /* waiting, or idle: an outage if failures follow */
+        if (c->busy + c->connecting > 0 && e->waited_s == 0)
+            e->waited_from = from;
+        e->waited_s = c->busy + c->connecting > 0 ? e->waited_s + e->snap.interval_s : 0;
+        return;
+    }
+    if (e->waited_s > 0)
+        from = e->waited_from;
     if (isnan(e->snap.outage_from))
-        e->snap.outage_from = e->snap.t - e->snap.interval_s;
-    e->snap.outage_s += e->snap.interval_s;
+        e->snap.outage_from = from;
+    e->snap.outage_s += e->snap.interval_s + e->waited_s;
+    e->waited_s = 0;
+    e->in_outage = 1;
 }
 
 /* The client counts so far: a new entry when the count changed; when full, the last is replaced. */

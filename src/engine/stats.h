@@ -79,8 +79,10 @@ struct snapshot {
     struct wstats total;    /* since the start */
     /*
      * The run's seconds in intervals where the server answered nothing:
-     * no transaction finished and some failed or could not reconnect
-     * (a slow transaction is no outage): the summary's outage.
+     * no transaction finished and some lost their connection or could not
+     * reconnect, with the intervals of waiting just before (a slow
+     * transaction, or an error the server sent, is no outage): the summary's
+     * outage.
      */
     double outage_s;
     double outage_from; /* when the first such interval began (t); NAN if none */

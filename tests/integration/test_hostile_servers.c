@@ -195,6 +195,41 @@ pg_flood(int fd)
         ;
 }
 
+/* Logs in; to the first statement, one row of 12 text columns of 20 MB each (240 MB). */
+static void
+pg_wide(int fd)
+{
+    enum { COLS = 12, COL = 20 << 20, CHUNK = 1 << 20 };
+    static char desc[2 + COLS * 20], chunk[CHUNK];
+    char buf[4096], head[7 + 4];
+    size_t n = 2;
+
+    desc[1] = COLS;
+    for (int i = 0; i < COLS; i++) { /* name "c", table 0, attnum 0, text (25), -1, -1, text */
+        static const char col[] = {
+            'c', 0,  0,          0,          0,          0,          0,          0,          0, 0,
+            0,   25, (char)0xff, (char)0xff, (char)0xff, (char)0xff, (char)0xff, (char)0xff, 0, 0};
+        memcpy(desc + n, col, sizeof col);
+        n += sizeof col;
+    }
+    memset(chunk, 'w', sizeof chunk);
+    head[0] = 'D';
+    be32(head + 1, 4 + 2 + COLS * (4u + COL));
+    head[5] = 0;
+    head[6] = COLS;
+    if (pg_login(fd) < 0 || recv(fd, buf, sizeof buf, 0) <= 0 || pg_send(fd, 'T', desc, n) < 0 ||
+        send_full(fd, head, 7) < 0)
+        return;
+    for (int i = 0; i < COLS; i++) {
+        be32(head + 7, COL);
+        if (send_full(fd, head + 7, 4) < 0)
+            return;
+        for (int j = 0; j < COL / CHUNK; j++)
+            if (send_full(fd, chunk, CHUNK) < 0)
+                return;
+    }
+}
+
 /* Logs in; to the first statement, bytes that are no protocol message. */
 static void
 pg_garbage(int fd)
@@ -207,7 +242,7 @@ pg_garbage(int fd)
         ;
 }
 
-static struct fake pg_quiet, pg_rows, pg_junk;
+static struct fake pg_quiet, pg_rows, pg_junk, pg_wide_row;
 
 /* ---- a fake MySQL: any login is accepted (mysql_native_password, never checked) ---- */
 
@@ -552,6 +587,48 @@ test_pg_lock_is_named(void **state)
 }
 
 /*
+ * Issue 46: a lock queue behind DDL. A session idle in its transaction holds
+ * a share lock, an ALTER TABLE queues for it, benchtop queues behind the
+ * ALTER: the wait names the holder at the chain's root, not the ALTER.
+ */
+static void
+test_pg_lock_queue_root(void **state)
+{
+    char *target = itest_target("bt_hostile_queue");
+    char *args[] = {"run", target, "-T", "1", "-c", "1", "--headless", "--no-collect", NULL};
+    char want[160];
+    PGconn *holder, *ddl;
+    PGresult *res;
+    int o, e;
+    pid_t pid;
+    struct run r;
+
+    (void)state;
+    assert_int_equal(itest_pg_fresh_db("bt_hostile_queue", "1"), 0);
+    holder = itest_pg("bt_hostile_queue");
+    ddl = itest_pg("bt_hostile_queue");
+    itest_exec(holder, "BEGIN");
+    itest_exec(holder, "SELECT count(*) FROM pgbench_branches");
+    assert_int_equal(PQsendQuery(ddl, "ALTER TABLE pgbench_branches ADD COLUMN note int"), 1);
+    pid = itest_spawn(args, &o, &e);
+    snprintf(want, sizeof want,
+             "waiting for a lock on pgbench_branches held by pid %d, idle in transaction (pid %d "
+             "waits for it too",
+             PQbackendPID(holder), PQbackendPID(ddl));
+    wait_said(e, "waiting for", 150);
+    itest_exec(holder, "COMMIT");
+    PQfinish(holder);
+    while ((res = PQgetResult(ddl)) != NULL)
+        PQclear(res);
+    PQfinish(ddl);
+    r = itest_finish(pid, o, e);
+    fprintf(stderr, "%s", r.err);
+    assert_non_null(strstr(r.err, want));
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+}
+
+/*
  * Item 8: a PostgreSQL that answers benchtop's first statement with rows
  * forever. libpq kept them all (3.9 GB after 19 s); now rows are read one at
  * a time and a thousand end it: benchtop stays small.
@@ -566,6 +643,34 @@ test_pg_rows_forever(void **state)
     r = run_fake("postgres://bench@127.0.0.1:%d/bench", pg_rows.port, &peak);
     assert_non_null(strstr(r.err, "more than 1000 rows"));
     assert_true(peak < 200 * 1024);
+    itest_free(&r);
+}
+
+/*
+ * Issue 46: one row of 12 columns of 20 MB to benchtop's first statement,
+ * before the run and in init. libpq reads a row whole (747 MB, 32.6 s);
+ * now the row's announced length is refused before libpq reads it.
+ */
+static void
+test_pg_wide_row(void **state)
+{
+    char target[96];
+    char *init[] = {"init", target, "--scale", "1", NULL};
+    const char *said = "announced a message over 64 MiB for one of benchtop's own statements";
+    long peak;
+    struct run r;
+
+    (void)state;
+    r = run_fake("postgres://bench@127.0.0.1:%d/bench", pg_wide_row.port, &peak);
+    assert_non_null(strstr(r.err, said));
+    assert_true(peak < 100 * 1024);
+    itest_free(&r);
+    snprintf(target, sizeof target, "postgres://bench@127.0.0.1:%d/bench", pg_wide_row.port);
+    r = run_bounded(init, 45, &peak);
+    fprintf(stderr, "%s(peak %ld kB)\n", r.err, peak);
+    assert_int_not_equal(r.status, 0);
+    assert_non_null(strstr(r.err, said));
+    assert_true(peak < 100 * 1024);
     itest_free(&r);
 }
 
@@ -1079,6 +1184,7 @@ setup(void **state)
     fake_start(&pg_quiet, pg_silent);
     fake_start(&pg_rows, pg_flood);
     fake_start(&pg_junk, pg_garbage);
+    fake_start(&pg_wide_row, pg_wide);
     fake_start(&my_quiet, my_silent);
     fake_start(&my_big, my_chain);
     fake_start(&mc_big, mc_huge);
@@ -1096,7 +1202,9 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pg_never_answers),
         cmocka_unit_test(test_pg_lock_is_named),
+        cmocka_unit_test(test_pg_lock_queue_root),
         cmocka_unit_test(test_pg_rows_forever),
+        cmocka_unit_test(test_pg_wide_row),
         cmocka_unit_test(test_pg_rows_mid_run),
         cmocka_unit_test(test_pg_watch_flood),
         cmocka_unit_test(test_pg_garbage_is_named),

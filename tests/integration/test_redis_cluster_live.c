@@ -466,6 +466,25 @@ test_collector_every_master(void **state)
     itest_free(&r);
 }
 
+/* inspect on one node says it counted that node's keys, one of the cluster's 3 masters. */
+static void
+test_inspect_says_one_node(void **state)
+{
+    char *args[] = {"inspect", itest_env("BENCHTOP_RC_TARGET"), NULL};
+    char *json[] = {"inspect", itest_env("BENCHTOP_RC_TARGET"), "--json", NULL};
+    struct run r;
+
+    (void)state;
+    r = itest_runv(args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "one node of a cluster of 3 masters (its keys only): "));
+    itest_free(&r);
+    r = itest_runv(json);
+    assert_int_equal(r.status, 0);
+    assert_int_equal((int)itest_num(r.out, "cluster_masters"), 3);
+    itest_free(&r);
+}
+
 int
 main(void)
 {
@@ -477,8 +496,11 @@ main(void)
         cmocka_unit_test(test_run_eval),
         cmocka_unit_test(test_run_ask),
         cmocka_unit_test(test_collector_every_master),
+        cmocka_unit_test(test_inspect_says_one_node),
         cmocka_unit_test(test_run_moved), /* last: it leaves master 1 with 100 more slots */
     };
 
+    if (getenv("ITEST_FILTER") != NULL)
+        cmocka_set_test_filter(getenv("ITEST_FILTER"));
     return cmocka_run_group_tests(tests, setup, teardown);
 }

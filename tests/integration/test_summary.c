@@ -8,7 +8,7 @@
  * harness's Redis (BENCHTOP_RD_TARGET), and a redis-server of this test's
  * own for the outage, since it is shut down mid-run.
  */
-#include "itest.h"
+#include "itest-redis.h"
 
 #include <signal.h>
 
@@ -86,6 +86,89 @@ test_outage_exits_2_and_is_told_first(void **state)
         head = strstr(head, "\nOUTAGE: ") + 1;
     assert_true(strncmp(head, "OUTAGE: the server answered nothing for ", 40) == 0);
     assert_non_null(strstr(r.err, "the server answered)\n"));
+    itest_free(&r);
+}
+
+/*
+ * A Redis stopped (SIGSTOP) for 5 s of a 9 s run with --stall-timeout 2:
+ * the outage is the stop, not only the intervals where a stall ended a
+ * wait (2 s before), and the tps "over the time the server answered" is
+ * over the rest.
+ */
+static void
+test_stopped_server_outage_whole(void **state)
+{
+    char target[64];
+    char *args[] = {"run", target, "--headless", "-T",           "9", "-c", "2", "--stall-timeout",
+                    "2",   "-P",   "1",          "--no-collect", NULL};
+    pid_t server = own_redis(target, sizeof target);
+    int o, e;
+    pid_t pid = itest_spawn(args, &o, &e);
+    struct run r;
+    const char *sum;
+    double outage, duration;
+    char want[96];
+
+    (void)state;
+    itest_sleep_ms(1500);
+    kill(server, SIGSTOP);
+    itest_sleep_ms(5000);
+    kill(server, SIGCONT);
+    r = itest_finish(pid, o, e);
+    kill(server, SIGKILL);
+    waitpid(server, NULL, 0);
+    fprintf(stderr, "%s", r.err);
+    sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(sum);
+    outage = itest_num(sum, "outage_s");
+    duration = itest_num(sum, "duration_s");
+    assert_true(outage >= 3.5 && outage <= 6.5);
+    snprintf(want, sizeof want, "OUTAGE: the server answered nothing for %.1f s", outage);
+    assert_non_null(strstr(r.err, want));
+    snprintf(want, sizeof want, " over the %.1f s the server answered)", duration - outage);
+    assert_non_null(strstr(r.err, want));
+    itest_free(&r);
+}
+
+/*
+ * A server that answers with errors answered: no outage, and no "time the
+ * server answered" that leaves those seconds out (INCR on a key made a
+ * string 1 s into the run: every later transaction fails).
+ */
+static void
+test_errors_are_answers(void **state)
+{
+    char target[300], script[] = "/tmp/itest-incr-XXXXXX";
+    char *args[] = {"run", target, "--headless", "-T",           "3", "-c",
+                    "2",   "-f",   script,       "--no-collect", NULL};
+    int fd = mkstemp(script), o, e;
+    redisContext *c;
+    pid_t pid;
+    struct run r;
+    const char *sum;
+
+    (void)state;
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "INCR btcounter\n", 15), 15);
+    close(fd);
+    snprintf(target, sizeof target, "%s/12", itest_env("BENCHTOP_RD_TARGET"));
+    c = rtest_connect();
+    rtest_do(c, "SELECT 12");
+    rtest_do(c, "DEL btcounter");
+    pid = itest_spawn(args, &o, &e);
+    itest_sleep_ms(1000);
+    rtest_do(c, "SET btcounter abc");
+    r = itest_finish(pid, o, e);
+    fprintf(stderr, "%s", r.err);
+    sum = itest_line(r.out, "\"type\":\"summary\"");
+    assert_non_null(sum);
+    assert_true(itest_num(sum, "errors") > 0);
+    assert_true(itest_num(sum, "outage_s") == 0);
+    assert_null(strstr(r.err, "OUTAGE"));
+    assert_null(strstr(r.err, "the server answered"));
+    rtest_do(c, "DEL btcounter");
+    redisFree(c);
+    unlink(script);
     itest_free(&r);
 }
 
@@ -247,6 +330,8 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_outage_exits_2_and_is_told_first),
+        cmocka_unit_test(test_stopped_server_outage_whole),
+        cmocka_unit_test(test_errors_are_answers),
         cmocka_unit_test(test_closed_pipe_exits_1),
         cmocka_unit_test(test_progress_lines_and_p95),
         cmocka_unit_test(test_sweep_steps_and_clients_history),
@@ -255,5 +340,7 @@ main(void)
         cmocka_unit_test(test_wrong_scheme_names_what_answered),
     };
 
+    if (getenv("ITEST_FILTER") != NULL)
+        cmocka_set_test_filter(getenv("ITEST_FILTER"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

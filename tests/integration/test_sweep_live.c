@@ -5,6 +5,7 @@
  * find-rate against a known capacity, and bad lists and combinations.
  */
 #include "itest-redis.h"
+#include "itest-try.h"
 
 #define DB "bt_sweep"
 
@@ -339,14 +340,69 @@ test_report_pairs_steps(void **state)
     unlink(b);
 }
 
+/* hz as CONFIG GET says it, copied. */
+static void
+redis_hz(char *buf, size_t len)
+{
+    redisContext *c = rtest_connect();
+    redisReply *r = rtest_cmd(c, "CONFIG GET hz");
+
+    assert_int_equal((int)r->elements, 2);
+    snprintf(buf, len, "%s", r->element[1]->str);
+    freeReplyObject(r);
+    redisFree(c);
+}
+
+/* A signalled sweep --set-values says the sweep stopped (not "try"), and puts hz back. */
+static void
+test_signal_says_sweep(void **state)
+{
+    char dir[] = "/tmp/itest-sweep-state-XXXXXX", before[32], after[32], cmd[80];
+    char *args[] = {"sweep",
+                    itest_env("BENCHTOP_RD_TARGET"),
+                    "--set-values",
+                    "hz=21,31",
+                    "--step-time",
+                    "10",
+                    "--warmup",
+                    "0",
+                    "-P",
+                    "0.5",
+                    NULL};
+    int o, e;
+    pid_t pid;
+    struct run r;
+
+    assert_non_null(mkdtemp(dir));
+    setenv("XDG_STATE_HOME", dir, 1); /* its undo file out of the user's state */
+    redis_hz(before, sizeof before);
+    pid = itest_spawn(args, &o, &e);
+    itest_sleep_ms(2000);
+    kill(pid, SIGTERM);
+    r = itest_finish(pid, o, e);
+    fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 128 + SIGTERM);
+    assert_non_null(strstr(r.err, "benchtop: sweep stopped by "));
+    assert_null(strstr(r.err, "try stopped"));
+    redis_hz(after, sizeof after);
+    assert_string_equal(after, before);
+    itest_free(&r);
+    assert_int_equal(itest_undo_files(dir), 0);
+    unsetenv("XDG_STATE_HOME");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_input),           cmocka_unit_test(test_pg_clients_sweep),
         cmocka_unit_test(test_redis_clients_sweep), cmocka_unit_test(test_find_rate_known_capacity),
-        cmocka_unit_test(test_report_pairs_steps),
+        cmocka_unit_test(test_report_pairs_steps),  cmocka_unit_test(test_signal_says_sweep),
     };
 
+    if (getenv("ITEST_FILTER") != NULL)
+        cmocka_set_test_filter(getenv("ITEST_FILTER"));
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -118,6 +118,27 @@ draw_row(const struct coll_session *s, struct cols c, int selected, struct grid 
         put_col(g, &x, y, end - x, st, q);
 }
 
+/*
+ * The rows out of view on a line of their own: those below the pane, and
+ * those the collector did not read (it keeps COLL_MAX_SESSIONS).
+ */
+static void
+draw_more(const struct coll_sessions *l, int below, struct grid *g, int x, int y, int w)
+{
+    int n = l->n < COLL_MAX_SESSIONS ? l->n : COLL_MAX_SESSIONS;
+    int unread = l->total > n ? l->total - n : 0;
+    char line[160];
+
+    if (below < 0)
+        below = 0;
+    if (unread > 0)
+        snprintf(line, sizeof line, "+%d more: %d of them not listed (%d of %d sessions read)",
+                 below + unread, unread, n, l->total);
+    else
+        snprintf(line, sizeof line, "+%d more (j/k)", below);
+    grid_put(g, x, y, w, ST_DIM, line); /* the whole line: nothing of a row shows through */
+}
+
 /* The bottom line: the keys, or why they are off, and what the server hides. */
 static void
 draw_foot(const struct dash *d, struct grid *g, struct rect in)
@@ -139,7 +160,7 @@ pane_sessions(const struct dash *d, struct grid *g, struct rect r)
     const struct dash_sessions *ss = &d->sessions;
     struct rect in = {r.x + 1, r.y + 1, r.w - 2, r.h - 2};
     int n = ss->list.n < COLL_MAX_SESSIONS ? ss->list.n : COLL_MAX_SESSIONS;
-    int rows = in.h - 2, top, end = in.x + in.w;
+    int rows = in.h - 2, top, end = in.x + in.w, marked = 0;
     char title[64];
     struct cols c;
 
@@ -158,11 +179,14 @@ pane_sessions(const struct dash *d, struct grid *g, struct rect r)
     }
     c = fit(&ss->list, in.w);
     draw_head(&ss->list, c, g, in.x, in.y, end);
+    /* a list longer than the pane, or than what was read, keeps its last line for the marker */
+    if (rows > 0 && (n > rows || ss->list.total > n))
+        rows--, marked = 1;
     /* the selected row stays in view: the list scrolls under it */
     top = ss->sel >= rows ? ss->sel - rows + 1 : 0;
     for (int i = 0; i < rows && top + i < n; i++)
         draw_row(&ss->list.s[top + i], c, top + i == ss->sel, g, in.x, in.y + 1 + i, end);
-    if (rows > 0 && n - top > rows)
-        grid_printf(g, end - 10, in.y + rows, 10, ST_DIM, "+%d more", n - top - rows);
+    if (marked)
+        draw_more(&ss->list, n - top - rows, g, in.x, in.y + 1 + rows, in.w);
     draw_foot(d, g, in);
 }

@@ -1251,6 +1251,52 @@ test_sessions_scroll_with_selection(void **state)
     free(d);
 }
 
+/*
+ * 115 sessions of which the collector read 64: the marker counts those below
+ * the pane and those not read, on a line of its own (it once overlapped a
+ * row: "curren+51 moreg(").
+ */
+static void
+test_sessions_more_than_read(void **state)
+{
+    struct dash *d = watch_dash();
+    char id[16], row[ROW_BUF], want[96];
+    struct grid *g;
+    int x, y, rows;
+
+    d->sessions.list.n = 0;
+    for (int i = 0; i < COLL_MAX_SESSIONS; i++) {
+        snprintf(id, sizeof(id), "s%02d", i);
+        add_session(&d->sessions.list, id, "active", 70 - i, 0, 0,
+                    "SELECT current_setting('work_mem'), pg_sleep(1)");
+    }
+    d->sessions.list.total = 115;
+    d->zoom = 7;
+    g = render(d, 80, 24);
+    assert_true(has_text(g, "7 sessions 64 of 115"));
+    assert_true(find_text(g, " more: 51 of them not listed (64 of 115 sessions read)", &x, &y));
+    grid_row_text(g, y, row, sizeof(row));
+    assert_null(strstr(row, "SELECT"));
+    assert_null(strstr(row, "current"));
+    /* the rows drawn and the marker's count add up to the 64 read */
+    rows = 0;
+    for (int i = 0; i < COLL_MAX_SESSIONS; i++) {
+        snprintf(id, sizeof(id), " s%02d ", i);
+        rows += has_text(g, id);
+    }
+    snprintf(want, sizeof(want), "+%d more: 51 of them", 115 - rows);
+    assert_true(has_text(g, want));
+    grid_free(g);
+    /* all of them read but not all in view: the count of those below, no "not listed" */
+    d->sessions.list.total = COLL_MAX_SESSIONS;
+    g = render(d, 80, 24);
+    snprintf(want, sizeof(want), "+%d more (j/k)", COLL_MAX_SESSIONS - rows);
+    assert_true(has_text(g, want));
+    assert_false(has_text(g, "not listed"));
+    grid_free(g);
+    free(d);
+}
+
 /* Zoomed, the events pane scrolls back to the oldest kept and says how many are below. */
 static void
 test_events_scroll_when_zoomed(void **state)
@@ -1312,6 +1358,7 @@ main(void)
         cmocka_unit_test(test_sessions_sort),
         cmocka_unit_test(test_sessions_pane_in_watch),
         cmocka_unit_test(test_sessions_scroll_with_selection),
+        cmocka_unit_test(test_sessions_more_than_read),
         cmocka_unit_test(test_events_scroll_when_zoomed),
     };
 
