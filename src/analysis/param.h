@@ -50,6 +50,10 @@ enum param_id {
     P_SERVER_HOLDS,      /* the server's share of a busy host that makes its CPU the limit there */
     P_RUN_HOLDS,         /* the run's share (server, benchtop, kernel) of a full host it holds */
     P_CPU_FULL,          /* the server's CPU, of its limit or the cores, behind an app's queue */
+    /* watch: a server under someone else's load (watch.c) */
+    P_IDLE_RATE,   /* the server's transactions or commands/s under which it may be idle */
+    P_IDLE_ACTIVE, /* ... and its active sessions under this */
+    P_WATCH_WAIT,  /* a wait's share of the active sessions' time that names it the limit */
     P__COUNT
 };
 
