@@ -187,7 +187,7 @@ connections(struct coll_view *v, const struct mc_stats *p, const struct mc_stats
 {
     uint64_t cur = c->v[MCS_CURR_CONNECTIONS], max = c->v[MCS_MAX_CONNECTIONS];
 
-    /* the clients' connections, less the collector's own and the listening sockets' */
+    /* less the collector's own (memcached counts its listening socket too: one more) */
     if (mc_stat_has(c, MCS_CURR_CONNECTIONS))
         v->sig.sessions = cur > 1 ? (double)(cur - 1) : 0;
     if (mc_stat_has(c, MCS_MAX_CONNECTIONS) && max > 0)
