@@ -44,6 +44,13 @@ set_capacity(struct model_resource *r, double c, double busy, double x)
     r->bound = r->demand_s > 0 ? c / r->demand_s : NAN;
 }
 
+/* Pages read from disk with a hit ratio under P_MEMORY_HITS: the pool is short. */
+static int
+misses(const struct coll_signals *g)
+{
+    return g->disk_reads_s > 0 && g->hit_ratio < param(P_MEMORY_HITS);
+}
+
 /*
  * The server's CPU: what it used against the cores it can use (its limit,
  * never more than the host's), or its busiest thread against one core when
@@ -61,8 +68,14 @@ server_cpu(const struct watch_input *in, struct model_resource *r)
 
     if (in->cores > 0 && c > in->cores)
         c = in->cores;
-    if (isnan(busy) && !isnan(g->on_cpu))
-        busy = g->on_cpu, c = in->cores > 0 ? in->cores : 1;
+    /*
+     * Sessions shown running stand in for the CPU only when no data is
+     * read from disk: MariaDB's processlist shows a session reading pages
+     * as running (16 "running" on 2 cores at 0-90% of one core was called
+     * "server CPU 100%").
+     */
+    if (isnan(busy) && !isnan(g->on_cpu) && !misses(g))
+        busy = fmin(g->on_cpu, in->cores > 0 ? in->cores : 1), c = in->cores > 0 ? in->cores : 1;
     if (isnan(busy) || !(c > 0))
         return 0;
     if (thread > 0 && c > 1 && thread > busy / c) {
@@ -123,7 +136,7 @@ account_of(const struct watch_input *in, const struct model_resource *cpu, struc
     busy = cpu->util * cpu->capacity; /* cores busy */
     hidden = !isnan(busy) && cpu->util < param(P_SATURATED) && on > busy ? on - busy : 0;
     on -= hidden;
-    if (g->disk_reads_s > 0 && g->hit_ratio < param(P_MEMORY_HITS))
+    if (misses(g))
         io += hidden, hidden = 0;
     sum = on + lock + io + commit + sleep + hidden;
     if (sum > act) /* counts from different glances: scaled to fit */
@@ -369,6 +382,8 @@ decide(const struct watch_input *in, int thread, struct verdict *v)
 
     v->kind = VK_NONE;
     v->confidence = "clear";
+    if (isnan(in->x)) /* the first sample, gauges only: no rate to judge a limit by */
+        return r;
     if (m->limit < MR__COUNT && m->limit_util >= param(P_SATURATED))
         r = m->limit, v->kind = kind_of(m->limit, thread && m->limit == MR_SERVER_CPU);
     else if (g->max_sessions > 0 && g->sessions / g->max_sessions >= param(P_SATURATED))

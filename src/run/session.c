@@ -400,14 +400,16 @@ watch_cpu(struct session *s, int i, struct coll_view *v)
 {
     double pct;
 
-    if (s->watch_port[i] == 0 || !isnan(v->sig.server_cpu_pct))
+    if (s->watch_port[i] == 0)
         return;
-    if (!s->watch_found[i]) {
+    if (!s->watch_found[i]) { /* at the first result: the first with figures has a CPU */
         cpu_group_init(&s->watch_procs[i]);
         cpu_group_add(&s->watch_procs[i], cpu_port_owner(s->watch_port[i]));
         s->watch_found[i] = 1;
-        return; /* the first read is the starting point */
+        return;
     }
+    if (v == NULL || !isnan(v->sig.server_cpu_pct))
+        return;
     pct = cpu_group_pct(&s->watch_procs[i], s->interval_s);
     if (isnan(pct))
         return;
@@ -446,8 +448,8 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
             int judged = s->eng == NULL && res.ok && res.have_view;
 
             res.role = s->role[i];
-            if (judged)
-                watch_cpu(s, i, &res.view);
+            if (s->eng == NULL && s->follow == NULL)
+                watch_cpu(s, i, judged ? &res.view : NULL);
             if (judged) /* watch: the server's side alone, no load of ours to judge */
                 watch_judge(&(struct watch_input){.sig = &res.view.sig,
                                                   .x = res.view.server_tps,

@@ -139,6 +139,13 @@ test_io_stall(void **state)
     assert_int_equal(out.kind, VK_IO);
     assert_int_equal(out.advice.n, 1);
     assert_string_equal(out.advice.a[0].name, "innodb_buffer_pool_size");
+    /* a server whose CPU is not seen (remote): "running" sessions beside misses are no CPU */
+    v.server_tps = 12;
+    v.sig.server_cpu_pct = v.sig.server_cpu_limit = NAN;
+    judge(&v, &out);
+    assert_int_not_equal(out.kind, VK_SERVER_CPU);
+    assert_true(isnan(out.model.r[MR_SERVER_CPU].util));
+    v.sig.server_cpu_limit = 200;
     /* the same sessions with the CPU full are CPU-bound: the "running" ones queue for it */
     v.server_tps = 12;
     v.sig.server_cpu_pct = 196;
@@ -164,7 +171,9 @@ test_busy_not_idle(void **state)
     v.server_tps = 0.3;
     judge(&v, &out);
     assert_int_equal(out.kind, VK_UNDERLOADED);
-    /* throughput unknown: never idle on the sessions alone */
+    /* throughput unknown (a first sample, gauges only): no limit named, and never idle */
+    v.sig.server_cpu_pct = 199;
+    v.sig.server_cpu_limit = 200;
     v.server_tps = NAN;
     judge(&v, &out);
     assert_int_equal(out.kind, VK_NONE);
