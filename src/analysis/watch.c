@@ -366,10 +366,17 @@ leading_wait(const struct model *m)
     return best;
 }
 
+/*
+ * Idle: under P_IDLE_RATE and no session active; or no client connected at
+ * all, whose rate is then the monitors' own (an idle MariaDB counted 13
+ * statements/s: the collector's own SELECTs, as autocommit transactions).
+ */
 static int
 idle(const struct watch_input *in)
 {
-    return in->x < param(P_IDLE_RATE) && !(in->sig->active >= param(P_IDLE_ACTIVE));
+    const struct coll_signals *g = in->sig;
+
+    return (in->x < param(P_IDLE_RATE) || g->sessions == 0) && !(g->active >= param(P_IDLE_ACTIVE));
 }
 
 /* The kind, and the resource behind it (MR__COUNT: none). */

@@ -171,6 +171,12 @@ test_busy_not_idle(void **state)
     v.server_tps = 0.3;
     judge(&v, &out);
     assert_int_equal(out.kind, VK_UNDERLOADED);
+    /* no client connected: the rate is the monitors' own */
+    v.server_tps = 13;
+    v.sig.sessions = 0;
+    v.sig.active = 0;
+    judge(&v, &out);
+    assert_int_equal(out.kind, VK_UNDERLOADED);
     /* throughput unknown (a first sample, gauges only): no limit named, and never idle */
     v.sig.server_cpu_pct = 199;
     v.sig.server_cpu_limit = 200;
