@@ -187,6 +187,9 @@ connections(struct coll_view *v, const struct mc_stats *p, const struct mc_stats
 {
     uint64_t cur = c->v[MCS_CURR_CONNECTIONS], max = c->v[MCS_MAX_CONNECTIONS];
 
+    /* less the collector's own (memcached counts its listening socket too: one more) */
+    if (mc_stat_has(c, MCS_CURR_CONNECTIONS))
+        v->sig.sessions = cur > 1 ? (double)(cur - 1) : 0;
     if (mc_stat_has(c, MCS_MAX_CONNECTIONS) && max > 0)
         coll_row_add(v, "connections", "current", (double)cur,
                      cur * 10 >= max * 9 ? ROW_WARN : ROW_NORMAL, "%llu of %llu",
@@ -266,6 +269,7 @@ memory(struct coll_view *v, const struct mc_stats *p, const struct mc_stats *c, 
     } else {
         coll_row_add(v, "memory", "bytes", used, ROW_NORMAL, "%.1f MB", used / MB);
     }
+    v->sig.keys = (double)c->v[MCS_CURR_ITEMS];
     coll_row_add(v, "memory", "items", (double)c->v[MCS_CURR_ITEMS], ROW_NORMAL, "%llu",
                  (unsigned long long)c->v[MCS_CURR_ITEMS]);
     rate_row(v, "memory", "evictions/s", rate(p, c, MCS_EVICTIONS, secs), c, MCS_EVICTIONS,

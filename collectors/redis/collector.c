@@ -285,6 +285,9 @@ derive_clients(const struct redis_sample *p, const struct redis_sample *c, doubl
 
     coll_row_add(v, "clients", "connected", (double)i->connected_clients, ROW_NORMAL, "%llu",
                  (unsigned long long)i->connected_clients);
+    /* the clients' connections, less the collector's own (CLIENT LIST's, redis-cli --stat's less 1)
+     */
+    v->sig.sessions = i->connected_clients > 0 ? (double)i->connected_clients - 1 : 0;
     coll_row_add(v, "clients", "blocked", (double)i->blocked_clients,
                  i->blocked_clients ? ROW_WARN : ROW_NORMAL, "%llu",
                  (unsigned long long)i->blocked_clients);
@@ -362,6 +365,7 @@ derive_keyspace(const struct redis_sample *p, const struct redis_sample *c, doub
 
     coll_row_add(v, "keyspace", "keys", (double)i->keys, ROW_NORMAL, "%llu",
                  (unsigned long long)i->keys);
+    v->sig.keys = (double)i->keys;
     add_rate(v, "keyspace", "hits",
              units_rate(pi ? pi->keyspace_hits : 0, i->keyspace_hits, p != NULL, secs), ROW_NORMAL);
     add_rate(v, "keyspace", "misses",

@@ -22,6 +22,7 @@ static const struct {
     [MR_STALL] = {"stall", "the stalls"},
     [MR_CONNECT] = {"connect", "connecting"},
     [MR_SLEEP] = {"sleep", "the statements' sleeps"},
+    [MR_MEMORY] = {"memory", "the cache's memory"},
 };
 
 static const char *const advice_keys[ADV__COUNT] = {
@@ -40,8 +41,7 @@ static const char *const advice_keys[ADV__COUNT] = {
     [ADV_HARDWARE] = "hardware",
 };
 
-/* "the commit", "benchtop's CPU", ... for people. */
-static const char *
+const char *
 model_res_label(enum model_res r)
 {
     return r >= 0 && r < MR__COUNT ? res_names[r].label : "?";

@@ -34,6 +34,7 @@ enum model_res {
     MR_STALL,      /* delay: stalls by other sessions' commands */
     MR_CONNECT,    /* delay: connection set-up */
     MR_SLEEP,      /* delay: sleeps the statements ask for */
+    MR_MEMORY,     /* a cache's memory (watch): full and evicting what is looked up again */
     MR__COUNT
 };
 
@@ -120,6 +121,8 @@ struct model {
 void model_make(const struct model_input *in, struct model *out);
 /* "commit", "benchtop", ... for JSON. */
 const char *model_res_key(enum model_res r);
+/* "the commit", "benchtop's CPU", ... for people. */
+const char *model_res_label(enum model_res r);
 /* "setting", "clients", ... for JSON. */
 const char *advice_key(enum advice_kind k);
 /* The advice's sentence ("synchronous_commit = off"; "-c 32"); "" for ADV_NONE. */

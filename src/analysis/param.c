@@ -179,6 +179,15 @@ static const struct param table[P__COUNT] = {
     [P_BLIND] = {"blind", 0.5,
                  "an interval whose account is half unknown did not see the server (a collector's "
                  "first sample)"},
+    [P_IDLE_RATE] = {"idle_rate", 1,
+                     "not measured: a monitor polling once a second; a cache at 48,000 "
+                     "ops/s and an event loop at 38,000 commands/s were called idle by a rule on "
+                     "sessions alone (a DBA's trial, issue 47)"},
+    [P_IDLE_ACTIVE] = {"idle_active", 0.5,
+                       "the old watch rule: under half a session active on average"},
+    [P_WATCH_WAIT] = {"watch_wait", 0.35,
+                      "the old watch rule named lock or commit waits at 36% of the "
+                      "active sessions (a ramp from 25% to 60%, scored 0.3)"},
 };
 
 const struct param *

@@ -85,6 +85,10 @@ enum param_id {
     P_RUNQ_PART,
     P_REFUSED,
     P_BLIND,
+    /* watch: a server under someone else's load (watch.c) */
+    P_IDLE_RATE,   /* the server's transactions or commands/s under which it may be idle */
+    P_IDLE_ACTIVE, /* ... and its active sessions under this */
+    P_WATCH_WAIT,  /* a wait's share of the active sessions' time that names it the limit */
     P__COUNT
 };
 

@@ -14,11 +14,6 @@ enum {
     EV = sizeof(((struct verdict *)0)->evidence),
 };
 
-struct scores {
-    double s[VK__COUNT];
-    char ev[VK__COUNT][EV];
-};
-
 /* Figures every rule reads, computed once per interval so that all come from one window. */
 struct window {
     const struct verdict_input *in;
@@ -276,14 +271,6 @@ name_behind(const struct verdict_input *in, struct verdict *v)
     memcpy(v->evidence, text, EV);
 }
 
-static const char *
-confidence(double score)
-{
-    return score >= param(P_CLEAR_SCORE)    ? "clear"
-           : score >= param(P_LIKELY_SCORE) ? "likely"
-                                            : "tentative";
-}
-
 /* The primary share of a verdict kind, for its confidence. */
 static enum account_share
 primary_share(int k)
@@ -320,46 +307,6 @@ confidence_of(const struct account *a, const double g[VK__COUNT], int first, int
     if (g[first] < param(P_CLEAR_MARGIN) * g[second] && strcmp(c, "clear") == 0)
         return "likely";
     return c;
-}
-
-/* The two leading candidates (never NONE or MIXED). */
-static void
-leaders(const struct scores *sc, int *a, int *b)
-{
-    int k;
-
-    *a = *b = VK_NONE;
-    for (k = VK_CLIENT; k < VK_MIXED; k++) {
-        if (*a == VK_NONE || sc->s[k] > sc->s[*a]) {
-            *b = *a;
-            *a = k;
-        } else if (*b == VK_NONE || sc->s[k] > sc->s[*b]) {
-            *b = k;
-        }
-    }
-}
-
-/* v's text for its kind from this interval's scores: rebuilt every interval. */
-static void
-describe(const struct scores *sc, struct verdict *v)
-{
-    int a = v->first, b = v->second;
-
-    if (v->kind == VK_MIXED) {
-        snprintf(v->evidence, EV, "%s: %.135s | %s: %.135s", verdict_label(a), sc->ev[a],
-                 verdict_label(b), sc->ev[b]);
-        v->score = fmin(sc->s[a], sc->s[b]);
-    } else if (v->kind == VK_NONE) {
-        snprintf(v->evidence, EV, "undecided: %s %.2f, %s %.2f", verdict_label(a), sc->s[a],
-                 verdict_label(b), sc->s[b]);
-        v->score = sc->s[a];
-    } else {
-        snprintf(v->evidence, EV, "%s", sc->ev[v->kind]);
-        v->score = sc->s[v->kind];
-    }
-    v->first_score = sc->s[a];
-    v->second_score = sc->s[b];
-    v->confidence = confidence(v->score);
 }
 
 /*
@@ -2107,53 +2054,6 @@ verdict_final_text(const struct verdict *v, char *buf, size_t len)
 {
     snprintf(buf, len, "final: %s (%.0f%% of the clients' time): %s", verdict_label(v->kind),
              v->share[v->kind] * 100, v->evidence);
-}
-
-/* --- watch: the server's side only --- */
-
-void
-verdict_server(const struct coll_signals *g, int cores, struct verdict *out)
-{
-    struct scores sc;
-    double active = isnan(g->active) ? 0 : g->active;
-    double commit = isnan(g->io_wait) ? g->commit_wait : g->commit_wait + g->io_wait;
-    double per = syncs_per_commit(g);
-    double cpu = max2(frac(g->server_cpu_pct, g->server_cpu_limit),
-                      isnan(g->on_cpu) ? NAN : fmin(g->on_cpu / (cores > 0 ? cores : 1), 1));
-    char n[32];
-    int a, b;
-
-    memset(&sc, 0, sizeof(sc));
-    sc.s[VK_SERVER_CPU] = cpu_saturation(cpu, g->server_cpu_limit);
-    snprintf(sc.ev[VK_SERVER_CPU], EV, "server CPU %.0f%% of its capacity", cpu * 100);
-    sc.s[VK_LOCK] = active >= 1 ? ramp(frac(g->lock_wait, active), 0.25, 0.6) : 0;
-    n_of(n, sizeof(n), g->lock_wait, active);
-    snprintf(sc.ev[VK_LOCK], EV, "%s active sessions wait on locks", n);
-    sc.s[VK_COMMIT] = active >= 1 ? ramp(frac(commit, active), 0.25, 0.6) : 0;
-    sc.s[VK_COMMIT] = max2(sc.s[VK_COMMIT], 0.7 * ramp(per, 0.5, 0.9) * (active >= 0.5));
-    n_of(n, sizeof(n), commit, active);
-    snprintf(sc.ev[VK_COMMIT], EV, "%s active sessions wait on the log sync or I/O", n);
-    if (!isnan(per))
-        appendf(sc.ev[VK_COMMIT], EV, "; %.2f log syncs per commit", per);
-    sc.s[VK_CONNECTION] = ramp(frac(g->sessions, g->max_sessions), 0.8, 0.95);
-    n_of(n, sizeof(n), g->sessions, g->max_sessions);
-    snprintf(sc.ev[VK_CONNECTION], EV, "connections saturated: %s allowed", n);
-    /* without a load of its own, only the server's side can lead (no "client-bound 0.00") */
-    for (a = VK_CLIENT; a < VK_MIXED; a++)
-        if (a != VK_SERVER_CPU && a != VK_LOCK && a != VK_COMMIT && a != VK_CONNECTION)
-            sc.s[a] = -1;
-    leaders(&sc, &a, &b);
-    memset(out, 0, sizeof(*out));
-    out->first = (enum verdict_kind)a;
-    out->second = (enum verdict_kind)b;
-    out->kind = sc.s[a] >= param(P_THRESHOLD) ? (enum verdict_kind)a : VK_NONE;
-    describe(&sc, out);
-    if (out->kind == VK_NONE && active < 0.5) {
-        out->kind = VK_UNDERLOADED;
-        n_of(n, sizeof(n), active, g->sessions);
-        snprintf(out->evidence, EV, "server idle: %s sessions active", n);
-        out->confidence = "clear";
-    }
 }
 
 /* --- the prediction, checked against the next step --- */

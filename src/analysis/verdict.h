@@ -203,12 +203,6 @@ void verdict_finish(const struct verdict_state *st, struct verdict *out);
 void verdict_final_text(const struct verdict *v, char *buf, size_t len);
 
 /*
- * Without a load (watch): what the server itself shows, from one
- * collector's signals and the host's cores. Labelled server-side by callers.
- */
-void verdict_server(const struct coll_signals *sig, int cores, struct verdict *out);
-
-/*
  * Each verdict predicts what more load does: not enough load, the network
  * and commit-bound mean more clients raise tps (commit-bound: through group
  * commit, as one log sync serves every commit waiting for it); server-,

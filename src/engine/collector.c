@@ -84,7 +84,7 @@ coll_view_reset(struct coll_view *v)
     memset(v, 0, sizeof(*v));
     v->server_tps = NAN;
     g->sessions = g->active = g->on_cpu = g->lock_wait = g->lwlock_wait = NAN;
-    g->temp_bytes_s = NAN;
+    g->temp_bytes_s = g->keys = NAN;
     g->io_wait = g->commit_wait = g->log_sync_ms_s = NAN;
     g->server_cpu_pct = g->server_cpu_limit = g->rtt_ms = NAN;
     g->pool_waiting = g->pool_servers = g->pool_size = g->pool_maxwait_ms = NAN;

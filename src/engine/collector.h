@@ -156,6 +156,7 @@ struct coll_signals {
     double hit_ratio;                  /* a cache's (or buffer pool's) hits / lookups, 0..1 */
     double mem_used;                   /* bytes the cache holds */
     double mem_limit;                  /* bytes it may hold (maxmemory, memcached -m) */
+    double keys;                       /* keys (items) it holds, as redis-cli --stat counts */
     char mem_limit_setting[24];        /* the setting that raises it ("maxmemory", "-m") */
     double
         pool_fill; /* the share of the buffer pool holding pages, 0..1 (under 0.9: warming); NAN */

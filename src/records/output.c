@@ -16,6 +16,7 @@
 #include "tryreport.h"
 #include "base/text.h"
 #include "base/util.h"
+#include "analysis/watch.h"
 
 static double
 per_s(uint64_t n, double secs)
@@ -671,8 +672,9 @@ report_server(FILE *f, double t, const char *name, const char *target,
     if (v != NULL) { /* watch: what the server shows, with no load of ours to judge */
         fputs(",\"server_verdict\":{\"kind\":", f);
         json_put_string(f, verdict_key(v->kind));
-        json_member_str(f, "label", v->kind == VK_UNDERLOADED ? "idle" : verdict_label(v->kind));
+        json_member_str(f, "label", watch_label(v));
         json_member_str(f, "evidence", v->evidence);
+        json_model(f, &v->model);
         fputc('}', f);
     }
     fputs("}\n", f);

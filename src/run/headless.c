@@ -71,8 +71,8 @@ stat_col(char *buf, size_t len, int w, double v, double scale, int decimals)
 void
 headless_stat_header(char *buf, size_t len)
 {
-    snprintf(buf, len, "%-10s %9s %6s %6s %5s %5s %6s %9s %8s", "server", "tps", "conns", "active",
-             "lock", "cpu%", "hit%", "mem_MB", "evict/s");
+    snprintf(buf, len, "%-10s %9s %6s %6s %5s %5s %6s %9s %9s %8s", "server", "tps", "conns",
+             "active", "lock", "cpu%", "hit%", "keys", "mem_MB", "evict/s");
 }
 
 void
@@ -88,6 +88,7 @@ headless_stat_line(const char *name, const struct coll_view *v, char *buf, size_
     stat_col(buf, len, 5, isnan(g->server_cpu_pct) ? g->server_cpu_self_pct : g->server_cpu_pct, 1,
              0);
     stat_col(buf, len, 6, g->hit_ratio, 100, 1);
+    stat_col(buf, len, 9, g->keys, 1, 0);
     stat_col(buf, len, 9, g->mem_used, 1.0 / (1 << 20), 1);
     stat_col(buf, len, 8, g->evictions_s, 1, 1);
 }

@@ -226,6 +226,7 @@ add_class(struct session *s, const struct collector_class *cls, const struct tar
         usage_fatal("%s", err);
     s->role[s->ncollect] = role;
     s->title[s->ncollect] = cls->title ? cls->title : cls->name;
+    s->watch_port[s->ncollect] = target->local && target->port > 0 ? target->port : 0;
     names[s->ncollect++] = cls->name;
 }
 

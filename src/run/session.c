@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/watch.h"
 #include "base/util.h"
 
 enum { FD_SIG, FD_FINISHED, FD_INPUT, FD_COLLECT };
@@ -389,6 +390,33 @@ fill(struct session *s, int sigfd, struct pollfd *p)
     return FD_COLLECT + s->ncollect;
 }
 
+/*
+ * watch: a local server's processes' CPU (% of one core) into a view that
+ * has none of the server's own, against the host's cores: the model's
+ * capacity for a server whose sessions run on every core.
+ */
+static void
+watch_cpu(struct session *s, int i, struct coll_view *v)
+{
+    double pct;
+
+    if (s->watch_port[i] == 0)
+        return;
+    if (!s->watch_found[i]) { /* at the first result: the first with figures has a CPU */
+        cpu_group_init(&s->watch_procs[i]);
+        cpu_group_add(&s->watch_procs[i], cpu_port_owner(s->watch_port[i]));
+        s->watch_found[i] = 1;
+        return;
+    }
+    if (v == NULL || !isnan(v->sig.server_cpu_pct))
+        return;
+    pct = cpu_group_pct(&s->watch_procs[i], s->interval_s);
+    if (isnan(pct))
+        return;
+    v->sig.server_cpu_pct = pct;
+    v->sig.server_cpu_limit = 100.0 * cpu_cores();
+}
+
 /* Waits for the next event or until deadline; returns 1 when the session must end. */
 static int
 wait_events(struct session *s, int sigfd, uint64_t deadline)
@@ -420,8 +448,13 @@ wait_events(struct session *s, int sigfd, uint64_t deadline)
             int judged = s->eng == NULL && res.ok && res.have_view;
 
             res.role = s->role[i];
+            if (s->eng == NULL && s->follow == NULL)
+                watch_cpu(s, i, judged ? &res.view : NULL);
             if (judged) /* watch: the server's side alone, no load of ours to judge */
-                verdict_server(&res.view.sig, cpu_cores(), &server_side);
+                watch_judge(&(struct watch_input){.sig = &res.view.sig,
+                                                  .x = res.view.server_tps,
+                                                  .cores = cpu_cores()},
+                            &server_side);
             s->sigs[i] = res.view.sig;
             s->have[i] = res.ok && res.have_view;
             if (res.ok && res.have_view && s->role[i] == COLL_SERVER)

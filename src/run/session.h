@@ -84,7 +84,15 @@ struct session {
     int embedded;             /* the target is a database file run in our threads (SQLite) */
     int allowed_cpus;         /* the CPUs benchtop may run on, read at the start (its affinity) */
     struct cpu_group procs;   /* the run's local processes: the server side of the host split */
-    int server_ports[16];     /* the target's other server processes' ports (a cluster's) */
+    /*
+     * watch: each collector's server's processes, when it listens on a
+     * loopback port of this host (0: not known): its CPU against the
+     * cores, for a server that does not report its own (PostgreSQL, MariaDB).
+     */
+    int watch_port[SESSION_MAX_COLLECT];
+    int watch_found[SESSION_MAX_COLLECT];
+    struct cpu_group watch_procs[SESSION_MAX_COLLECT];
+    int server_ports[16]; /* the target's other server processes' ports (a cluster's) */
     int nserver_ports;
     /*
      * A tick whose client interval is taken but not yet judged: it waits

@@ -22,6 +22,7 @@
 #include "theme.h"
 #include "try.h"
 #include "base/util.h"
+#include "analysis/watch.h"
 
 struct tui {
     struct dash d;
@@ -249,7 +250,7 @@ check_step(struct tui *t, const struct snapshot *snap, const struct verdict *v)
 static void
 show_server_verdict(struct tui *t, const struct verdict *v)
 {
-    const char *label = v->kind == VK_UNDERLOADED ? "idle" : verdict_label(v->kind);
+    const char *label = watch_label(v);
 
     snprintf(t->d.verdict, sizeof(t->d.verdict), "server-side: %s: %.240s", label, v->evidence);
     t->d.verdict_level = v->kind == VK_UNDERLOADED || v->kind == VK_NONE ? ROW_NORMAL : ROW_WARN;
@@ -467,6 +468,8 @@ on_server(struct session *s, int i, const struct collect_result *res, const stru
     if ((res->have_view || !res->ok) && t->s->eng != NULL && !t->s->load_over)
         dash_server_sample(&t->d, t->last_server_tps, sample_taken_s(t->s, res), t->last_tick_s,
                            t->s->interval_s);
+    else if ((res->have_view || !res->ok) && t->s->eng == NULL && t->s->follow == NULL)
+        t->d.server_tps = t->last_server_tps; /* watch: no tick of a load sets the header's */
     if (v != NULL && i == 0)
         show_server_verdict(t, v);
     if (i == 0)

@@ -296,13 +296,101 @@ test_evictions_and_threads(void **state)
     redis_collector_class.close(conn);
 }
 
+/* redis-benchmark with 12 clients on the throwaway server, GETs and SETs until killed. */
+static pid_t
+benchmark_start(void)
+{
+    const char *target = itest_env("BENCHTOP_RD_TARGET"), *colon = strrchr(target, ':');
+    char port[16];
+    pid_t pid;
+
+    assert_non_null(colon);
+    snprintf(port, sizeof port, "%d", atoi(colon + 1));
+    pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+
+        dup2(null, 1);
+        dup2(null, 2);
+        execlp("redis-benchmark", "redis-benchmark", "-h", "127.0.0.1", "-p", port, "-q", "-c",
+               "12", "-n", "100000000", "-r", "10000", "-t", "set,get", "-l", (char *)NULL);
+        _exit(127);
+    }
+    assert_true(pid > 0);
+    return pid;
+}
+
+/* The --stat line's figure in column col (0: the name), as text. */
+static void
+stat_field(const char *line, int col, char *out, size_t len)
+{
+    const char *p = line;
+
+    for (int i = 0; i < col; i++) {
+        p += strcspn(p, " ");
+        p += strspn(p, " ");
+    }
+    snprintf(out, len, "%.*s", (int)strcspn(p, " \n"), p);
+}
+
+/*
+ * watch under someone else's load (issue 44, item 4; issue 47, item 6):
+ * redis-benchmark's 12 clients make a busy server, never "idle" (the old
+ * rule said "server idle: ? sessions active" at 38,000 commands/s), with
+ * its rate in the JSON; --stat counts the 12 clients and the keys.
+ */
+static void
+test_watch_under_benchmark(void **state)
+{
+    char *json[] = {"watch", itest_env("BENCHTOP_RD_TARGET"), "--headless", "-T", "4", NULL};
+    char *stat[] = {"watch", itest_env("BENCHTOP_RD_TARGET"), "--stat", "-T", "3", NULL};
+    pid_t bench = benchmark_start();
+    struct run w, s;
+    const char *line, *last = NULL, *p;
+    char conns[16], keys[24];
+
+    itest_sleep_ms(1000);
+    w = itest_runv(json);
+    s = itest_runv(stat);
+    kill(bench, SIGTERM);
+    waitpid(bench, NULL, 0);
+    assert_int_equal(w.status, 0);
+    for (p = w.out; (line = strstr(p, "\"server_verdict\"")) != NULL; p = line + 1)
+        last = line;
+    assert_non_null(last);
+    while (last > w.out && last[-1] != '\n')
+        last--;
+    fprintf(stderr, "  %.*s\n", (int)strcspn(strstr(last, "\"server_verdict\""), "\n"),
+            strstr(last, "\"server_verdict\""));
+    assert_true(itest_num(last, "server_tps") > 100);
+    last = strstr(last, "\"server_verdict\"");
+    assert_null(strstr(last, "\"kind\":\"underloaded\""));
+    assert_null(strstr(last, "idle"));
+    assert_null(strstr(last, "\"limit\":\"none\"")); /* its CPU at least, with its bound */
+    assert_non_null(strstr(last, "commands/s; server CPU"));
+    assert_int_equal(s.status, 0);
+    fprintf(stderr, "%s", s.out);
+    line = strrchr(s.out, '\n');
+    assert_non_null(line);
+    while (line > s.out && line[-1] != '\n')
+        line--;
+    stat_field(line, 2, conns, sizeof conns);
+    stat_field(line, 7, keys, sizeof keys);
+    assert_true(atoi(conns) >= 12); /* redis-benchmark's clients (others may be connected) */
+    assert_true(atoi(keys) > 0);
+    assert_string_not_equal(conns, "-");
+    itest_free(&w);
+    itest_free(&s);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commands_rate),      cmocka_unit_test(test_hit_ratio),
-        cmocka_unit_test(test_missing_privilege),  cmocka_unit_test(test_restart),
-        cmocka_unit_test(test_other_client_stall), cmocka_unit_test(test_evictions_and_threads),
+        cmocka_unit_test(test_commands_rate),         cmocka_unit_test(test_hit_ratio),
+        cmocka_unit_test(test_missing_privilege),     cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_other_client_stall),    cmocka_unit_test(test_evictions_and_threads),
+        cmocka_unit_test(test_watch_under_benchmark),
     };
     return cmocka_run_group_tests_name("redis_collector", tests, setup, teardown);
 }

@@ -654,6 +654,41 @@ test_watch_verdict_line(void **state)
     assert_int_equal(exit_code(), 0);
 }
 
+/*
+ * watch's throughput header under another benchtop's load: the server's
+ * rate beside "server tps" (it said "server tps -" while the chart and
+ * the server pane had the rate: issue 47, item 6).
+ */
+static void
+test_watch_server_tps(void **state)
+{
+    char args[600], *s = NULL;
+    char *load[] = {
+        "run", itest_target(DB), "--headless", "-q", "--no-collect", "-T", "12", "-c", "2",
+        "-w",  "select-only",    NULL};
+    double tps = -1;
+    int o, e;
+    pid_t pid = itest_spawn(load, &o, &e);
+    struct run r;
+
+    snprintf(args, sizeof(args), "watch %s", itest_target(DB));
+    start(args);
+    for (int i = 0; i < 40 && !(tps > 0); i++) { /* the second sample has the first rate */
+        itest_sleep_ms(250);
+        free(s);
+        s = capture();
+        tps = figure(s, "server tps ");
+    }
+    fprintf(stderr, "  header: server tps %.1f\n", tps);
+    assert_true(tps > 10);
+    free(s);
+    tmux("send-keys -t bt q");
+    assert_int_equal(exit_code(), 0);
+    r = itest_finish(pid, o, e);
+    assert_int_equal(r.status, 0);
+    itest_free(&r);
+}
+
 /* Two application sessions in known states: one idle in its transaction, one waiting on its lock.
  */
 struct lock_pair {
@@ -1361,6 +1396,7 @@ main(void)
         cmocka_unit_test_teardown(test_record_full_disk, itest_full_drop),
         cmocka_unit_test(test_help_and_pause),
         cmocka_unit_test(test_watch_verdict_line),
+        cmocka_unit_test(test_watch_server_tps),
         cmocka_unit_test(test_set_setting),
         cmocka_unit_test(test_read_only),
         cmocka_unit_test(test_sweep_pane),

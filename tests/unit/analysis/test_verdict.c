@@ -1215,29 +1215,6 @@ test_failing_load(void **state)
     assert_non_null(strstr(v.evidence, "100% of transactions fail"));
 }
 
-/* watch: a busy server that nothing limits names only server-side candidates. */
-static void
-test_server_side_candidates(void **state)
-{
-    struct coll_view view;
-    struct verdict v;
-
-    coll_view_reset(&view);
-    view.sig.sessions = 6;
-    view.sig.active = 2;
-    view.sig.on_cpu = 0.4;
-    view.sig.lock_wait = view.sig.commit_wait = 0;
-    view.sig.max_sessions = 151;
-    verdict_server(&view.sig, 2, &v);
-    assert_int_equal(v.kind, VK_NONE);
-    assert_true(v.first == VK_SERVER_CPU || v.first == VK_LOCK || v.first == VK_COMMIT ||
-                v.first == VK_CONNECTION);
-    assert_true(v.second == VK_SERVER_CPU || v.second == VK_LOCK || v.second == VK_COMMIT ||
-                v.second == VK_CONNECTION);
-    assert_non_null(strstr(v.evidence, "server CPU-bound 0.00"));
-    assert_null(strstr(v.evidence, "client-bound"));
-}
-
 static void
 test_check(void **state)
 {
@@ -1781,7 +1758,6 @@ main(void)
         cmocka_unit_test(test_undecided_and_final),
         cmocka_unit_test(test_failing_load),
         cmocka_unit_test(test_check),
-        cmocka_unit_test(test_server_side_candidates),
         cmocka_unit_test(test_commit_bound_by_setting),
         cmocka_unit_test(test_properties),
         cmocka_unit_test(test_app_bound),

@@ -22,12 +22,15 @@ test_stat_line_columns(void **state)
     v.sig.sessions = 12;
     v.sig.hit_ratio = 0.987;
     v.sig.mem_used = 64.0 * (1 << 20);
+    v.sig.keys = 81399;
     headless_stat_header(head, sizeof head);
     headless_stat_line("postgres", &v, line, sizeof line);
-    assert_string_equal(head,
-                        "server           tps  conns active  lock  cpu%   hit%    mem_MB  evict/s");
+    assert_string_equal(
+        head, "server           tps  conns active  lock  cpu%   hit%      keys    mem_MB  "
+              "evict/s");
     assert_string_equal(line,
-                        "postgres      1234.5     12      -     -     -   98.7      64.0        -");
+                        "postgres      1234.5     12      -     -     -   98.7     81399      "
+                        "64.0        -");
     /* every figure ends under its heading */
     assert_int_equal(strlen(head), strlen(line));
     v.server_tps = 1e12; /* an absurd figure widens its column, never truncates it */
