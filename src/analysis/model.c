@@ -226,8 +226,8 @@ resources(const struct model_input *in, struct model *m)
 }
 
 /* The bottleneck's bound: the smallest capacity / demand known, except skip's; NAN none. */
-static double
-min_bound(const struct model *m, int skip)
+double
+model_min_bound(const struct model *m, int skip)
 {
     double b = NAN;
 
@@ -264,7 +264,8 @@ little(const struct model_input *in, struct model *m)
 static void
 closed_loop(const struct model_input *in, struct model *m)
 {
-    double zt = m->r[MR_BENCHTOP].resid_s, rmin = in->lat_floor_ms / 1000, b = min_bound(m, -1);
+    double zt = m->r[MR_BENCHTOP].resid_s, rmin = in->lat_floor_ms / 1000,
+           b = model_min_bound(m, -1);
 
     m->x_closed = m->clients_to_saturate = NAN;
     if (isnan(rmin) || !(rmin + z(zt) > 0))
@@ -378,7 +379,7 @@ finding_add(struct finding *all, int *n, enum model_res r, double share, double 
 static double
 relieved(const struct model_input *in, const struct model *m, enum model_res r, double x)
 {
-    double s = m->r[r].share, cap = min_bound(m, r);
+    double s = m->r[r].share, cap = model_min_bound(m, r);
 
     /*
      * Row locks are held until the holder's commit ends: a shorter commit
@@ -408,7 +409,7 @@ static double
 others_relieved(const struct model_input *in, const struct model *m, struct advice *a)
 {
     const struct model_resource *s = &m->r[MR_SERVER_CPU];
-    double cap = min_bound(m, MR_SERVER_CPU), c = in->cores, x = in->tps;
+    double cap = model_min_bound(m, MR_SERVER_CPU), c = in->cores, x = in->tps;
     double b = s->demand_s > 0 && m->r[MR_OTHERS].util > 0 ? s->capacity / s->demand_s : NAN;
     double used = in->host_busy_pct / 100 * c, o = in->others_pct / 100, h = NAN;
     double cpu = s->share + m->r[MR_BENCHTOP].share;
@@ -421,7 +422,7 @@ others_relieved(const struct model_input *in, const struct model *m, struct advi
         memset(a, 0, sizeof *a);
         a->kind = ADV_STOP_OTHERS;
         b = h;
-        cap = min_bound(m, -1);
+        cap = model_min_bound(m, -1);
     }
     if (isnan(b))
         return NAN;
@@ -436,7 +437,7 @@ others_relieved(const struct model_input *in, const struct model *m, struct advi
 static double
 clients_relieved(const struct model_input *in, const struct model *m, int *n)
 {
-    double b = min_bound(m, -1), twice = 2.0 * in->clients;
+    double b = model_min_bound(m, -1), twice = 2.0 * in->clients;
     static const enum model_res queues[] = {MR_COMMIT, MR_DISK, MR_LOCK};
 
     if (!(m->limit_util < param(P_SATURATED)) || !(in->clients > 0))

@@ -119,6 +119,8 @@ struct model {
 };
 
 void model_make(const struct model_input *in, struct model *out);
+/* The smallest bound (capacity / demand) known, leaving out resource skip (-1: none); NAN none. */
+double model_min_bound(const struct model *m, int skip);
 /* "commit", "benchtop", ... for JSON. */
 const char *model_res_key(enum model_res r);
 /* "the commit", "benchtop's CPU", ... for people. */

@@ -207,17 +207,6 @@ limit(struct model *m)
             m->limit = r, m->limit_util = m->r[r].util;
 }
 
-static double
-min_bound(const struct model *m, int skip)
-{
-    double b = NAN;
-
-    for (int r = 0; r < MR__COUNT; r++)
-        if (r != skip && !isnan(m->r[r].bound) && (isnan(b) || m->r[r].bound < b))
-            b = m->r[r].bound;
-    return b;
-}
-
 static void
 advise(const struct coll_signals *g, enum model_res r, int thread, struct advice *a)
 {
@@ -261,7 +250,8 @@ advise(const struct coll_signals *g, enum model_res r, int thread, struct advice
 static double
 relieved(const struct watch_input *in, const struct model *m, enum model_res r)
 {
-    double s = z(m->r[r].share), b = s < 1 ? in->x / (1 - s) : INFINITY, cap = min_bound(m, r);
+    double s = z(m->r[r].share), b = s < 1 ? in->x / (1 - s) : INFINITY,
+           cap = model_min_bound(m, r);
 
     if (!isnan(m->r[r].bound))
         b = fmin(b, 2 * m->r[r].bound);
