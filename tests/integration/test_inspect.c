@@ -225,7 +225,8 @@ test_sigint_reports_so_far(void **state)
     assert_int_equal(sscanf(strstr(r.out, ": ") + 2, "%llu of %llu keys", &seen, &all), 2);
     assert_int_equal((int)all, 200000);
     assert_true(seen > 0 && seen < all);
-    assert_non_null(strstr(r.out, "keys by type (memory: of the keys looked at in full):\n  string "));
+    assert_non_null(
+        strstr(r.out, "keys by type (memory: of the keys looked at in full):\n  string "));
     itest_free(&r);
     rtest_do(c, "FLUSHDB");
     redisFree(c);
